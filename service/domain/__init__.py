@@ -1,0 +1,1 @@
+"""Pure game domain: cards, hands, rules, scoring, money, arranging, Big Two. No I/O."""

@@ -1,0 +1,135 @@
+"""Cards: ranks, suits, parsing every accepted notation (RULES.md 1) and canonical output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from .errors import FieldError, InvalidCard, raise_collected
+
+
+class Rank(IntEnum):
+    """Card rank; the value is the rank's poker strength (2..14, ace high)."""
+
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    TEN = 10
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+    ACE = 14
+
+    @property
+    def char(self) -> str:
+        return RANK_CHARS[self - 2]
+
+
+class Suit(Enum):
+    """Card suit; the value is its canonical letter."""
+
+    CLUBS = "c"
+    DIAMONDS = "d"
+    HEARTS = "h"
+    SPADES = "s"
+
+    @property
+    def symbol(self) -> str:
+        return _SUIT_SYMBOLS[self]
+
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "cdhs"  # also the deck order of a deal (2c 2d 2h 2s 3c ...)
+_SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥", Suit.SPADES: "♠"}
+_RANK_INPUT = {c: Rank(i + 2) for i, c in enumerate(RANK_CHARS)} | {"10": Rank.TEN}
+_SUIT_INPUT = {s.value: s for s in Suit} | {v: k for k, v in _SUIT_SYMBOLS.items()}
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Card:
+    """One of the 52 cards. `index` is 0..51 in deck order (rank major, suits c d h s)."""
+
+    rank: Rank
+    suit: Suit
+
+    @property
+    def index(self) -> int:
+        return (self.rank - 2) * 4 + SUIT_CHARS.index(self.suit.value)
+
+    @classmethod
+    def from_str(cls, text: str) -> Card:
+        """Parse any accepted notation.
+
+        >>> Card.from_str('10h'), Card.from_str('a♠'), Card.from_str('TH')
+        (Card.from_str('Th'), Card.from_str('As'), Card.from_str('Th'))
+        """
+        card = _PARSE.get(text) if isinstance(text, str) else None
+        if card is None:
+            raise InvalidCard(f"unknown card {text!r}")
+        return card
+
+    @classmethod
+    def from_index(cls, index: int) -> Card:
+        return DECK[index]
+
+    def __str__(self) -> str:
+        return self.rank.char + self.suit.value
+
+    def __repr__(self) -> str:
+        return f"Card.from_str({str(self)!r})"
+
+
+DECK: tuple[Card, ...] = tuple(
+    Card(Rank(r), Suit(s)) for r in range(2, 15) for s in SUIT_CHARS
+)
+
+
+def _build_parse_table() -> dict[str, Card]:
+    table: dict[str, Card] = {}
+    for card in DECK:
+        rank_texts = [k for k, v in _RANK_INPUT.items() if v == card.rank]
+        suit_texts = [k for k, v in _SUIT_INPUT.items() if v == card.suit]
+        for r in rank_texts:
+            for s in suit_texts:
+                for rr in {r, r.lower(), r.upper()}:
+                    for ss in {s, s.lower(), s.upper()}:
+                        table[rr + ss] = card
+    return table
+
+
+_PARSE = _build_parse_table()
+
+
+def parse_cards(texts: Sequence[object], field: str) -> list[Card]:
+    """Parse a list of cards, collecting every bad one with its path (`field[i]`).
+
+    A card given twice in the list is an error at its second position.
+    """
+    errors: list[FieldError] = []
+    cards: list[Card] = []
+    seen: dict[Card, int] = {}
+    for i, text in enumerate(texts):
+        card = _PARSE.get(text) if isinstance(text, str) else None
+        if card is None:
+            errors.append(FieldError(f"{field}[{i}]", f"unknown card {text!r}"))
+            continue
+        if card in seen:
+            errors.append(
+                FieldError(f"{field}[{i}]", f"{str(card)!r} is also at {field}[{seen[card]}]")
+            )
+            continue
+        seen[card] = i
+        cards.append(card)
+    raise_collected(errors, InvalidCard)
+    return cards
+
+
+def canonical(cards: Iterable[Card]) -> list[str]:
+    """Canonical strings of cards, in the given order."""
+    return [str(c) for c in cards]

@@ -1,0 +1,77 @@
+"""The domain's one exception hierarchy; the API maps each class to a problem type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One problem at one place of the input (`field` is a path like `players[1].hand[2]`)."""
+
+    field: str
+    message: str
+
+
+class CapsaError(ValueError):
+    """Base of every domain error: input that cannot be processed."""
+
+    problem = "validation"
+    title = "Validation failed"
+
+    def __init__(
+        self, message: str, field: str | None = None, errors: list[FieldError] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if errors is None:
+            errors = [FieldError(field, message)] if field is not None else []
+        self.errors: list[FieldError] = errors
+
+
+class InvalidCard(CapsaError):
+    """A card that is not one of the 52, a duplicate, or a wrong number of cards."""
+
+    problem = "invalid-cards"
+    title = "Invalid cards"
+
+
+class InvalidArrangement(InvalidCard):
+    """Rows of the wrong size, or rows that do not use exactly the dealt hand."""
+
+
+class UnknownRules(CapsaError):
+    """An unknown preset, a preset of the other game, or an unknown parameter name."""
+
+    problem = "unknown-rules"
+    title = "Unknown rules"
+
+
+class InvalidParameter(CapsaError):
+    """A rule parameter of the wrong type or out of bounds."""
+
+
+class InvalidMoney(CapsaError):
+    """A stake or amount that is not a positive multiple of the currency's minor unit."""
+
+
+class InvalidRound(CapsaError):
+    """A round that cannot be scored: player count, ids, surrender where not allowed."""
+
+
+class IllegalMove(CapsaError):
+    """A Big Two move that the rules refuse; the reason says why."""
+
+    problem = "illegal-move"
+    title = "Illegal move"
+
+
+def raise_collected(errors: list[FieldError], cls: type[CapsaError] = CapsaError) -> None:
+    """Raise `cls` carrying every collected error, when there is at least one."""
+    if not errors:
+        return
+    if len(errors) == 1:
+        message = f"{errors[0].field}: {errors[0].message}"
+    else:
+        message = f"{len(errors)} problems in the request body"
+    raise cls(message, errors=errors)

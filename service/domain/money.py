@@ -1,0 +1,120 @@
+"""Money (RULES.md 3.6): minor units from CLDR, stake parsing, pair amounts to fees and nets.
+
+Amounts are integers of the currency's minor unit everywhere inside the service; only
+the edges parse and format decimal strings, so no float ever touches money.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from babel.numbers import get_currency_precision, list_currencies
+
+from .errors import InvalidMoney
+
+MAX_MINOR = 10**15
+_MONEY = re.compile(r"^(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?$")
+_CURRENCIES = frozenset(list_currencies())
+
+
+def check_currency(code: object, field: str = "currency") -> str:
+    """An ISO 4217 code known to CLDR (upper case), or InvalidMoney."""
+    if not isinstance(code, str) or code not in _CURRENCIES:
+        raise InvalidMoney(f"unknown currency {code!r}", field=field)
+    return code
+
+
+def minor_digits(currency: str) -> int:
+    """Digits of the currency's minor unit (IDR 0, JPY 0, USD 2), from CLDR via Babel."""
+    return int(get_currency_precision(currency))
+
+
+def parse_stake(text: object, currency: str, field: str) -> int:
+    """A stake as a positive integer of minor units.
+
+    Only a plain decimal string is money: a JSON number, an exponent, a sign, zero or
+    a value finer than the minor unit is refused, naming the value.
+
+    >>> parse_stake("1000.00", "IDR", "stake"), parse_stake("12.50", "USD", "stake")
+    (1000, 1250)
+    """
+    if not isinstance(text, str):
+        raise InvalidMoney(
+            f"money must be a decimal string such as \"1000\", not the JSON value {text!r}",
+            field=field,
+        )
+    if not _MONEY.match(text):
+        raise InvalidMoney(f"{text!r} is not a plain positive decimal amount", field=field)
+    digits = minor_digits(currency)
+    scaled = Decimal(text).scaleb(digits)
+    if scaled != scaled.to_integral_value():
+        raise InvalidMoney(
+            f"{text!r} is finer than the minor unit of {currency} ({digits} decimals)",
+            field=field,
+        )
+    minor = int(scaled)
+    if minor <= 0:
+        raise InvalidMoney(f"{text!r} must be positive", field=field)
+    if minor > MAX_MINOR:
+        raise InvalidMoney(f"{text!r} is above the limit of 10^15 minor units", field=field)
+    return minor
+
+
+def format_money(minor: int, currency: str) -> str:
+    """Plain decimal string with exactly the minor-unit digits: 1250 USD -> "12.50"."""
+    return format(Decimal(minor).scaleb(-minor_digits(currency)), "f")
+
+
+def fee_of(basis_minor: int, rate: Decimal) -> int:
+    """`rate` x `basis`, rounded half-up to the minor unit; nothing on a basis <= 0."""
+    if basis_minor <= 0:
+        return 0
+    return int((Decimal(basis_minor) * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoney:
+    """A player's money in minor units: result = sum of pair amounts, net = result - fee."""
+
+    result: int
+    winnings: int
+    fee: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Per-player money in seat order and the house's fee (sum of fees)."""
+
+    players: tuple[PlayerMoney, ...]
+    house_fee: int
+
+
+def settle(
+    n_players: int,
+    pair_amounts: Sequence[tuple[int, int, int]],
+    fee_rate: Decimal,
+    fee_basis: str,
+) -> Settlement:
+    """Settle a round from `(a, b, amount_for_a)` per pair, amounts in minor units.
+
+    Exactly: sum of result == 0 and sum of net + house_fee == 0.
+    """
+    result = [0] * n_players
+    winnings = [0] * n_players
+    for a, b, amount in pair_amounts:
+        result[a] += amount
+        result[b] -= amount
+        if amount > 0:
+            winnings[a] += amount
+        elif amount < 0:
+            winnings[b] -= amount
+    players = []
+    for i in range(n_players):
+        basis = winnings[i] if fee_basis == "winnings" else result[i]
+        fee = fee_of(basis, fee_rate)
+        players.append(PlayerMoney(result[i], winnings[i], fee, result[i] - fee))
+    return Settlement(tuple(players), sum(p.fee for p in players))
