@@ -1,0 +1,1 @@
+"""Subcommands of the `capsa` CLI, one module per feature."""
