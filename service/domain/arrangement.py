@@ -1,0 +1,178 @@
+"""Arrangements: three rows of 3/5/5 cards, the order rule (foul / PAO) and row bonuses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, parse_cards
+from .errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
+from .hands import Category, HandValue, evaluate_front, evaluate_five
+from .naturals import detect_natural
+from .rules import SusunParams
+
+ROWS = ("front", "middle", "back")
+ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
+FRONT_BEATS_MIDDLE = "front beats middle"
+MIDDLE_BEATS_BACK = "middle beats back"
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """A player's 13 cards set into front (3), middle (5) and back (5)."""
+
+    front: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    back: tuple[Card, ...]
+
+    @property
+    def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
+        return (self.front, self.middle, self.back)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.front + self.middle + self.back
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {name: [str(c) for c in row] for name, row in zip(ROWS, self.rows)}
+
+    @classmethod
+    def from_strings(cls, front: str, middle: str, back: str) -> Arrangement:
+        """Build from space-separated cards: `Arrangement.from_strings('Ah Ad 7c', ...)`."""
+        return cls(*(tuple(Card.from_str(t) for t in row.split()) for row in (front, middle, back)))
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    """One evaluated row: its hand value and the bonus it earns if won."""
+
+    row: str
+    cards: tuple[Card, ...]
+    value: HandValue
+    bonus: int
+
+    @property
+    def category(self) -> Category:
+        return self.value.category
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "category": self.value.category.label,
+            "cards": [str(c) for c in self.cards],
+            "bonus": self.bonus,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ArrangementResult:
+    """An evaluated arrangement: rows, foul and its reason, the natural it holds."""
+
+    arrangement: Arrangement
+    rows: tuple[RowResult, RowResult, RowResult]
+    foul: bool
+    foul_reason: str | None
+    natural: str | None
+
+    @property
+    def bonus_total(self) -> int:
+        return sum(r.bonus for r in self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """The evaluate document of API.md."""
+        return {
+            "rows": {r.row: r.to_json() for r in self.rows},
+            "foul": self.foul,
+            "foul_reason": self.foul_reason,
+            "natural": self.natural,
+            "bonus_total": self.bonus_total,
+        }
+
+
+def row_bonus(row: str, value: HandValue, params: SusunParams) -> int:
+    """The bonus a row earns if won (RULES.md 3.2): one table entry per row and category."""
+    amount = params.bonus.get(f"{row}.{value.category.label}", 0)
+    if params.royalty_flat and amount > 0:
+        return 1
+    return amount
+
+
+def evaluate_rows(arrangement: Arrangement, params: SusunParams) -> tuple[HandValue, ...]:
+    """The hand values of front, middle and back."""
+    return (
+        evaluate_front(arrangement.front),
+        evaluate_five(arrangement.middle, params.wheel),
+        evaluate_five(arrangement.back, params.wheel),
+    )
+
+
+def foul_reason(values: Sequence[HandValue], params: SusunParams) -> str | None:
+    """Why the rows break the order rule, or None when they keep it."""
+    front, middle, back = values
+    limit = 0 if params.strict_order else 1  # a compare() result that fouls is >= limit
+    if front.compare(middle, params.suit_tiebreak) >= limit:
+        return FRONT_BEATS_MIDDLE
+    if middle.compare(back, params.suit_tiebreak) >= limit:
+        return MIDDLE_BEATS_BACK
+    return None
+
+
+def evaluate(arrangement: Arrangement, params: SusunParams) -> ArrangementResult:
+    """Evaluate an arrangement under a rule set.
+
+    A natural is detected first: its holder is never a fouler and its rows earn no
+    bonus (they are not compared). A fouled hand earns no bonus either.
+    """
+    values = evaluate_rows(arrangement, params)
+    natural = detect_natural(arrangement.rows, values, params)
+    reason = None if natural else foul_reason(values, params)
+    plays = natural is None and reason is None
+    rows = tuple(
+        RowResult(name, cards, value, row_bonus(name, value, params) if plays else 0)
+        for name, cards, value in zip(ROWS, arrangement.rows, values)
+    )
+    return ArrangementResult(arrangement, rows, reason is not None, reason, natural)  # type: ignore[arg-type]
+
+
+def parse_arrangement(
+    doc: object, field: str, hand: Sequence[Card] | None = None
+) -> Arrangement:
+    """Parse `{"front", "middle", "back"}`; with `hand`, the rows must use exactly it."""
+    if not isinstance(doc, Mapping):
+        raise InvalidArrangement("must be an object with front, middle and back", field=field)
+    errors: list[FieldError] = []
+    unknown = sorted(set(doc) - set(ROWS))
+    errors += [FieldError(f"{field}.{k}", f"unknown row {k!r}") for k in unknown]
+    rows: dict[str, list[Card]] = {}
+    seen: dict[Card, str] = {}
+    for name in ROWS:
+        path = f"{field}.{name}"
+        texts = doc.get(name)
+        if not isinstance(texts, list):
+            errors.append(FieldError(path, f"the {name} must be a list of {ROW_SIZES[name]} cards"))
+            continue
+        if len(texts) != ROW_SIZES[name]:
+            errors.append(
+                FieldError(path, f"the {name} needs {ROW_SIZES[name]} cards, got {len(texts)}")
+            )
+        try:
+            cards = parse_cards(texts, path)
+        except InvalidCard as exc:
+            errors += exc.errors
+            continue
+        for i, card in enumerate(cards):
+            if card in seen:
+                errors.append(FieldError(f"{path}[{i}]", f"{str(card)!r} is also at {seen[card]}"))
+            else:
+                seen[card] = f"{path}[{i}]"
+        rows[name] = cards
+    raise_collected(errors, InvalidArrangement)
+    arrangement = Arrangement(*(tuple(rows[n]) for n in ROWS))
+    if hand is not None and set(arrangement.cards) != set(hand):
+        missing = [str(c) for c in hand if c not in seen]
+        extra = [str(c) for c in arrangement.cards if c not in set(hand)]
+        raise InvalidArrangement(
+            f"the rows must use exactly the dealt hand: not in the hand {extra}, unused {missing}",
+            field=field,
+        )
+    return arrangement

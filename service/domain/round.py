@@ -1,0 +1,328 @@
+"""A round request, end to end: validate the body, score it, settle the money, build documents.
+
+`score_round_request` is what `POST /v1/score`, `POST /v1/rounds` and `capsa score` call.
+The body is the JSON object of API.md "Rounds"; every problem is reported with its path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ENGINE_VERSION
+from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
+from .cards import Card, parse_cards
+from .errors import (
+    CapsaError,
+    FieldError,
+    InvalidCard,
+    InvalidRound,
+    raise_collected,
+)
+from .money import Settlement, check_currency, format_money, parse_stake, settle
+from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
+from .scoring import PairResult, PlayerHand, RoundResult, score_round
+
+CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+_ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
+_PLAYER_KEYS = {"id", "hand", "arrangement", "surrender"}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    """A player's points and money in minor units."""
+
+    id: str
+    points: int
+    result: int
+    winnings: int
+    fee: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairLine:
+    """A pair's stake, points and amount (minor units), from `a`'s side."""
+
+    a: str
+    b: str
+    stake: int
+    points: int
+    amount: int
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRound:
+    """A scored round: the `POST /v1/score` document, the normalised request, money rows."""
+
+    document: dict[str, Any]
+    request: dict[str, Any]
+    rules: RuleSet
+    preset: str
+    currency: str
+    table: str | None
+    reference: str | None
+    players: tuple[PlayerLine, ...]
+    pairs: tuple[PairLine, ...]
+    house_fee: int
+
+
+def check_identifier(value: object, field: str, errors: list[FieldError]) -> str | None:
+    """A client-chosen identifier (`^[A-Za-z0-9._:-]{1,64}$`), or an error appended."""
+    if isinstance(value, str) and CLIENT_ID.match(value):
+        return value
+    errors.append(FieldError(field, f"{value!r} is not an identifier (1-64 of A-Z a-z 0-9 . _ : -)"))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _ParsedPlayer:
+    id: str
+    hand: tuple[Card, ...] | None
+    arrangement: Arrangement | None
+
+
+def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
+    if not isinstance(raw, list):
+        raise InvalidRound("must be a list of 2 to 4 players", field="players")
+    if not 2 <= len(raw) <= 4:
+        raise InvalidRound(f"a round has 2 to 4 players, got {len(raw)}", field="players")
+    errors: list[FieldError] = []
+    players: list[_ParsedPlayer] = []
+    ids: dict[str, int] = {}
+    holders: dict[Card, str] = {}
+    for i, doc in enumerate(raw):
+        path = f"players[{i}]"
+        if not isinstance(doc, Mapping):
+            errors.append(FieldError(path, "must be an object"))
+            continue
+        errors += [FieldError(f"{path}.{k}", f"unknown field {k!r}") for k in sorted(set(doc) - _PLAYER_KEYS)]
+        pid = check_identifier(doc.get("id"), f"{path}.id", errors)
+        if pid is not None:
+            if pid in ids:
+                errors.append(FieldError(f"{path}.id", f"{pid!r} is also players[{ids[pid]}]"))
+            ids[pid] = i
+        surrender = doc.get("surrender", False)
+        if not isinstance(surrender, bool):
+            errors.append(FieldError(f"{path}.surrender", "must be true or false"))
+            surrender = False
+        hand: list[Card] | None = None
+        try:
+            if doc.get("hand") is not None:
+                texts = doc["hand"]
+                if not isinstance(texts, list) or len(texts) != 13:
+                    n = len(texts) if isinstance(texts, list) else texts
+                    raise InvalidCard(f"a hand has 13 cards, got {n!r}", field=f"{path}.hand")
+                hand = parse_cards(texts, f"{path}.hand")
+            arrangement = None
+            if surrender:
+                if not params.surrender_allowed:
+                    errors.append(FieldError(f"{path}.surrender", "these rules do not allow surrender"))
+                if doc.get("arrangement") is not None:
+                    errors.append(
+                        FieldError(f"{path}.arrangement", "a surrendering player sends no arrangement")
+                    )
+            elif doc.get("arrangement") is None:
+                errors.append(FieldError(f"{path}.arrangement", "required unless the player surrenders"))
+            else:
+                arrangement = parse_arrangement(doc["arrangement"], f"{path}.arrangement", hand)
+        except CapsaError as exc:
+            errors += exc.errors
+            continue
+        cards: list[tuple[Card, str]] = []
+        if arrangement is not None:
+            cards = [(c, f"{path}.arrangement.{row}[{k}]") for row, cs in zip(("front", "middle", "back"), arrangement.rows) for k, c in enumerate(cs)]
+        elif hand is not None:
+            cards = [(c, f"{path}.hand[{k}]") for k, c in enumerate(hand)]
+        for card, where in cards:
+            if card in holders:
+                errors.append(FieldError(where, f"{str(card)!r} is also held by {holders[card]}"))
+            else:
+                holders[card] = path
+        players.append(_ParsedPlayer(pid or "", tuple(hand) if hand else None, arrangement))
+    raise_collected(errors, _error_class(errors))
+    return players
+
+
+def _error_class(errors: list[FieldError]) -> type[CapsaError]:
+    """`invalid-cards` when any problem is about cards or rows, else `validation`."""
+    card_paths = (".hand", ".arrangement")
+    return InvalidCard if any(any(p in e.field for p in card_paths) for e in errors) else InvalidRound
+
+
+def _pair_stakes(raw: object, ids: list[str], currency: str, default: int) -> dict[tuple[str, str], int]:
+    stakes = {(a, b): default for i, a in enumerate(ids) for b in ids[i + 1 :]}
+    if raw is None:
+        return stakes
+    if not isinstance(raw, list):
+        raise InvalidRound("must be a list of {players, stake}", field="pair_stakes")
+    errors: list[FieldError] = []
+    given: set[frozenset[str]] = set()
+    for k, doc in enumerate(raw):
+        path = f"pair_stakes[{k}]"
+        if not isinstance(doc, Mapping) or set(doc) != {"players", "stake"}:
+            errors.append(FieldError(path, "must be an object with players and stake"))
+            continue
+        pair = doc["players"]
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(p, str) and p in ids for p in pair)
+            or pair[0] == pair[1]
+        ):
+            errors.append(FieldError(f"{path}.players", f"{pair!r} must name two different players of the round"))
+            continue
+        if frozenset(pair) in given:
+            errors.append(FieldError(f"{path}.players", f"{pair!r} already has a stake"))
+            continue
+        given.add(frozenset(pair))
+        try:
+            stake = parse_stake(doc["stake"], currency, f"{path}.stake")
+        except CapsaError as exc:
+            errors += exc.errors
+            continue
+        a, b = sorted(pair, key=ids.index)
+        stakes[(a, b)] = stake
+    raise_collected(errors, InvalidRound)
+    return stakes
+
+
+def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
+    return {
+        "players": [pair.a, pair.b],
+        "stake": format_money(stake, currency),
+        "rows": None
+        if pair.rows is None
+        else {"front": pair.rows[0], "middle": pair.rows[1], "back": pair.rows[2]},
+        "bonus": {pair.a: pair.bonus_a, pair.b: pair.bonus_b},
+        "outcome": pair.outcome,
+        "multiplier": pair.multiplier,
+        "points": pair.points,
+        "amount": format_money(pair.points * stake, currency),
+    }
+
+
+def _player_doc(
+    evaluation: ArrangementResult | None, line: PlayerLine, currency: str
+) -> dict[str, Any]:
+    return {
+        "id": line.id,
+        "rows": None if evaluation is None else {r.row: r.to_json() for r in evaluation.rows},
+        "foul": bool(evaluation and evaluation.foul),
+        "natural": evaluation.natural if evaluation else None,
+        "surrender": evaluation is None,
+        "points": line.points,
+        "result": format_money(line.result, currency),
+        "winnings": format_money(line.winnings, currency),
+        "fee": format_money(line.fee, currency),
+        "net": format_money(line.net, currency),
+    }
+
+
+def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
+    """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds")."""
+    if not isinstance(body, Mapping):
+        raise InvalidRound("the body must be a JSON object", field="body")
+    errors: list[FieldError] = [
+        FieldError(k, f"unknown field {k!r}") for k in sorted(set(body) - _ROUND_KEYS)
+    ]
+    raise_collected(errors, InvalidRound)
+    rules = resolve_rules(body.get("rules"), SUSUN)
+    params = rules.params
+    assert isinstance(params, SusunParams)
+    table = body.get("table")
+    reference = body.get("reference")
+    deal = body.get("deal")
+    for name, value in (("table", table), ("reference", reference), ("deal", deal)):
+        if value is not None:
+            check_identifier(value, name, errors)
+    try:
+        currency = check_currency(body.get("currency"))
+        stake = parse_stake(body.get("stake"), currency, "stake")
+    except CapsaError as exc:
+        errors += exc.errors
+    raise_collected(errors, InvalidRound)
+    parsed = _parse_players(body.get("players"), params)
+    ids = [p.id for p in parsed]
+    stakes = _pair_stakes(body.get("pair_stakes"), ids, currency, stake)
+    result: RoundResult = score_round([PlayerHand(p.id, p.arrangement) for p in parsed], params)
+    index = {pid: i for i, pid in enumerate(ids)}
+    money: Settlement = settle(
+        len(ids),
+        [(index[p.a], index[p.b], p.points * stakes[(p.a, p.b)]) for p in result.pairs],
+        params.fee_rate,
+        params.fee_basis,
+    )
+    lines = tuple(
+        PlayerLine(pr.id, pr.points, m.result, m.winnings, m.fee, m.net)
+        for pr, m in zip(result.players, money.players)
+    )
+    pair_lines = tuple(
+        PairLine(p.a, p.b, stakes[(p.a, p.b)], p.points, p.points * stakes[(p.a, p.b)], p.outcome)
+        for p in result.pairs
+    )
+    rules_json = rules.to_json()
+    document = {
+        "game": "susun",
+        "table": table,
+        "reference": reference,
+        "currency": currency,
+        "stake": format_money(stake, currency),
+        "rules": rules_json,
+        "engine_version": ENGINE_VERSION,
+        "players": [
+            _player_doc(pr.evaluation, line, currency) for pr, line in zip(result.players, lines)
+        ],
+        "pairs": [_pair_doc(p, stakes[(p.a, p.b)], currency) for p in result.pairs],
+        "house_fee": format_money(money.house_fee, currency),
+    }
+    request = {
+        "rules": rules_json,
+        "table": table,
+        "reference": reference,
+        "currency": currency,
+        "stake": format_money(stake, currency),
+        "pair_stakes": [
+            {"players": [a, b], "stake": format_money(s, currency)}
+            for (a, b), s in stakes.items()
+            if s != stake
+        ],
+        "deal": deal,
+        "players": [
+            {
+                "id": p.id,
+                "hand": None if p.hand is None else [str(c) for c in p.hand],
+                "arrangement": None if p.arrangement is None else p.arrangement.to_json(),
+                "surrender": p.arrangement is None,
+            }
+            for p in parsed
+        ],
+    }
+    return ScoredRound(
+        document, request, rules, rules.preset, currency, table, reference, lines, pair_lines, money.house_fee
+    )
+
+
+def evaluate_arrangement_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of `POST /v1/arrangements/evaluate` to its evaluate document (API.md)."""
+    if not isinstance(body, Mapping):
+        raise InvalidRound("the body must be a JSON object", field="body")
+    unknown = sorted(set(body) - {"rules", "arrangement", "hand"})
+    raise_collected([FieldError(k, f"unknown field {k!r}") for k in unknown], InvalidRound)
+    rules = resolve_rules(body.get("rules"), SUSUN)
+    params = rules.params
+    assert isinstance(params, SusunParams)
+    hand = None
+    if body.get("hand") is not None:
+        texts = body["hand"]
+        if not isinstance(texts, list) or len(texts) != 13:
+            n = len(texts) if isinstance(texts, list) else texts
+            raise InvalidCard(f"a hand has 13 cards, got {n!r}", field="hand")
+        hand = parse_cards(texts, "hand")
+    arrangement = parse_arrangement(body.get("arrangement"), "arrangement", hand)
+    document = evaluate(arrangement, params).to_json()
+    document["rules"] = rules.to_json()
+    return document

@@ -1,0 +1,237 @@
+"""Head-to-head scoring of a Capsa Susun / Chinese Poker round (RULES.md 3.1-3.5).
+
+Every preset uses the one formula of 3.1; the presets differ only in parameter values:
+
+    points(A, B) = rows x mult + overall + scoop + bonus
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from .arrangement import Arrangement, ArrangementResult, evaluate
+from .naturals import compare_naturals
+from .rules import SusunParams
+
+LEGAL, FOUL, NATURAL, SURRENDER = "legal", "foul", "natural", "surrender"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerHand:
+    """A player's input to scoring: an arrangement, or None when it surrenders."""
+
+    id: str
+    arrangement: Arrangement | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """A player's evaluated hand, whether it was super, and its round points."""
+
+    id: str
+    evaluation: ArrangementResult | None
+    status: str
+    super_: bool
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """One head-to-head settlement, from `a`'s side: `rows` per row +1/0/-1 or None."""
+
+    a: str
+    b: str
+    rows: tuple[int, int, int] | None
+    bonus_a: int
+    bonus_b: int
+    outcome: str
+    multiplier: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """Players in seat order and the pairs (i < j in seat order)."""
+
+    players: tuple[PlayerResult, ...]
+    pairs: tuple[PairResult, ...]
+
+
+def _status(evaluation: ArrangementResult | None) -> str:
+    if evaluation is None:
+        return SURRENDER
+    if evaluation.natural:
+        return NATURAL
+    return FOUL if evaluation.foul else LEGAL
+
+
+def _row_compare(a: ArrangementResult, b: ArrangementResult, params: SusunParams) -> tuple[int, int, int]:
+    ra, rb = a.rows, b.rows
+    return (
+        ra[0].value.compare(rb[0].value, params.suit_tiebreak),
+        ra[1].value.compare(rb[1].value, params.suit_tiebreak),
+        ra[2].value.compare(rb[2].value, params.suit_tiebreak),
+    )
+
+
+def _paid(bonuses: Sequence[int], params: SusunParams) -> int:
+    """What a player is paid from the bonuses it earns in one pair (`max_one_royalty`)."""
+    if params.max_one_royalty:
+        return max(bonuses, default=0)
+    return sum(bonuses)
+
+
+def _bonuses(
+    a: ArrangementResult, b: ArrangementResult, cmp: tuple[int, int, int], params: SusunParams
+) -> tuple[int, int]:
+    """Bonuses paid to A and to B in a compared pair, per `bonus_paid` (RULES.md 3.2)."""
+    ba = [r.bonus for r in a.rows]
+    bb = [r.bonus for r in b.rows]
+    if params.bonus_paid == "both":
+        return _paid(ba, params), _paid(bb, params)
+    cancel = params.bonus_paid == "cancel"
+    to_a, to_b = [], []
+    for i, c in enumerate(cmp):
+        if cancel and ba[i] > 0 and bb[i] > 0:
+            continue
+        if c > 0:
+            to_a.append(ba[i])
+        elif c < 0:
+            to_b.append(bb[i])
+    return _paid(to_a, params), _paid(to_b, params)
+
+
+def _compared_pair(
+    a: PlayerResult,
+    b: PlayerResult,
+    cmp: tuple[int, int, int],
+    params: SusunParams,
+) -> PairResult:
+    assert a.evaluation is not None and b.evaluation is not None
+    won_a, won_b = cmp.count(1), cmp.count(-1)
+    rows = won_a - won_b
+    bonus_a, bonus_b = _bonuses(a.evaluation, b.evaluation, cmp, params)
+    sign = 1 if won_a == 3 else -1 if won_b == 3 else 0
+    sweeper = a if sign > 0 else b
+    mult = 1
+    outcome = None
+    if sign:
+        if sweeper.super_:
+            mult = params.super_multiplier
+            outcome = "super" if params.super_multiplier > 1 else None
+        else:
+            mult = params.tembus_multiplier
+        if outcome is None:
+            outcome = "tembus" if params.tembus_multiplier > 1 else "scoop"
+    overall = params.overall_unit * (1 if won_a >= 2 else -1 if won_b >= 2 else 0)
+    points = rows * mult + overall + sign * params.scoop_bonus + bonus_a - bonus_b
+    if outcome is None:
+        outcome = "normal" if points else "tie"
+    return PairResult(a.id, b.id, cmp, bonus_a, bonus_b, outcome, mult, points)
+
+
+def _foul_payment(winner: ArrangementResult, params: SusunParams) -> tuple[int, int]:
+    """(points, bonus) a legal hand takes from a fouling one (RULES.md 3.4)."""
+    bonus = _paid([r.bonus for r in winner.rows], params)
+    return 3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus, bonus
+
+
+def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> PairResult:
+    """A pair decided by a foul, a natural or a surrender (the table of RULES.md 3.5)."""
+    sa, sb = a.status, b.status
+    ea, eb = a.evaluation, b.evaluation
+    if SURRENDER in (sa, sb):
+        if sa == sb or FOUL in (sa, sb):
+            points = 0
+        else:
+            points = params.surrender_cost if sb == SURRENDER else -params.surrender_cost
+        return PairResult(a.id, b.id, None, 0, 0, SURRENDER, 1, points)
+    if NATURAL in (sa, sb):
+        assert ea is not None and eb is not None and (ea.natural or eb.natural)
+        values = params.natural_values
+        if sa == sb:
+            assert ea.natural is not None and eb.natural is not None
+            c = compare_naturals(
+                ea.natural,
+                ea.arrangement.rows,
+                [r.value for r in ea.rows],
+                eb.natural,
+                eb.arrangement.rows,
+                [r.value for r in eb.rows],
+                params,
+            )
+            natural = ea.natural if c > 0 else eb.natural
+            points = c * values.get(natural, 0) if c else 0
+        elif sa == NATURAL:
+            assert ea.natural is not None
+            points = values.get(ea.natural, 0)
+        else:
+            assert eb.natural is not None
+            points = -values.get(eb.natural, 0)
+        return PairResult(a.id, b.id, None, 0, 0, NATURAL, 1, points)
+    # at least one foul, no natural, no surrender
+    if sa == sb:
+        return PairResult(a.id, b.id, None, 0, 0, FOUL, 1, 0)
+    if sb == FOUL:
+        assert ea is not None
+        points, bonus = _foul_payment(ea, params)
+        return PairResult(a.id, b.id, None, bonus, 0, FOUL, params.foul_multiplier, points)
+    assert eb is not None
+    points, bonus = _foul_payment(eb, params)
+    return PairResult(a.id, b.id, None, 0, bonus, FOUL, params.foul_multiplier, -points)
+
+
+def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResult:
+    """Score a round of 2-4 players head to head; points are zero-sum.
+
+    Super (RULES.md 3.3): a legal player who sweeps every other player, where fouled
+    opponents count as swept and a natural or a surrender prevents it, at a table of at
+    least `super_min_players`.
+    """
+    evaluations = [None if p.arrangement is None else evaluate(p.arrangement, params) for p in players]
+    statuses = [_status(e) for e in evaluations]
+    n = len(players)
+    cmps: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for i, j in combinations(range(n), 2):
+        if statuses[i] == LEGAL and statuses[j] == LEGAL:
+            ei, ej = evaluations[i], evaluations[j]
+            assert ei is not None and ej is not None
+            cmps[(i, j)] = _row_compare(ei, ej, params)
+
+    def swept(i: int, j: int) -> bool:
+        if statuses[j] == FOUL:
+            return True
+        if statuses[j] != LEGAL:
+            return False
+        cmp = cmps[(i, j)] if i < j else tuple(-c for c in cmps[(j, i)])
+        return all(c > 0 for c in cmp)
+
+    supers = [
+        statuses[i] == LEGAL
+        and n >= params.super_min_players
+        and all(swept(i, j) for j in range(n) if j != i)
+        for i in range(n)
+    ]
+    provisional = [
+        PlayerResult(p.id, evaluations[i], statuses[i], supers[i], 0) for i, p in enumerate(players)
+    ]
+    pairs = []
+    for i, j in combinations(range(n), 2):
+        if (i, j) in cmps:
+            pairs.append(_compared_pair(provisional[i], provisional[j], cmps[(i, j)], params))
+        else:
+            pairs.append(_uncompared_pair(provisional[i], provisional[j], params))
+    points = [0] * n
+    index = {p.id: i for i, p in enumerate(players)}
+    for pair in pairs:
+        points[index[pair.a]] += pair.points
+        points[index[pair.b]] -= pair.points
+    return RoundResult(
+        tuple(
+            PlayerResult(p.id, p.evaluation, p.status, p.super_, points[i])
+            for i, p in enumerate(provisional)
+        ),
+        tuple(pairs),
+    )

@@ -1,0 +1,79 @@
+"""Strict JSON reading for request bodies and files: what `json.loads` lets through, refused.
+
+NaN/Infinity, duplicate keys, numbers too large for a double (`1e400`) and nesting deeper
+than `MAX_DEPTH` are malformed JSON here (API.md: 400).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 32
+
+
+class MalformedJSON(ValueError):
+    """The text is not acceptable JSON; the message says why."""
+
+
+def _no_constant(name: str) -> Any:
+    raise MalformedJSON(f"{name} is not JSON")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise MalformedJSON(f"the number {text[:40]} is too large")
+    return value
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise MalformedJSON(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _depth_ok(text: str, limit: int) -> bool:
+    """True when brackets outside strings never nest deeper than `limit`."""
+    depth = 0
+    in_string = escape = False
+    for ch in text:
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse strict JSON, raising MalformedJSON with a reason."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedJSON(f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if not _depth_ok(data, MAX_DEPTH):
+        raise MalformedJSON(f"nesting deeper than {MAX_DEPTH}")
+    try:
+        return json.loads(
+            data, parse_constant=_no_constant, object_pairs_hook=_pairs, parse_float=_float
+        )
+    except MalformedJSON:
+        raise
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        raise MalformedJSON(str(exc)) from exc
