@@ -1,0 +1,515 @@
+"""Capsa Banting (Big Two) referee and settlement (RULES.md 4): pure (state, move) -> state.
+
+`new_game` validates the deal and seats the players in request order (play goes in seat
+order); `apply_move` returns a new `GameState` or raises `IllegalMove` with one of the API.md
+reasons, never changing the state it was given; `state_document` and `settlement_document`
+give the domain-derived parts of the API.md game state and Banting round documents. The HTTP
+layer can persist the initial hands and the moves and rebuild a state with `replay`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .banting_plays import (
+    Combination,
+    NotAPlay,
+    Play,
+    candidate_plays,
+    card_value,
+    classify,
+    is_bomb,
+    sort_cards,
+    why_not_beats,
+)
+from .cards import Card, canonical
+from .errors import CapsaError, FieldError, IllegalMove, InvalidCard, InvalidRound, raise_collected
+from .money import PlayerMoney, format_money, settle
+from .rules import BantingParams
+
+HAND_SIZE = 13
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+PLAYING = "playing"
+FINISHED = "finished"
+
+# The exact reasons of API.md; messages start with one of them, details may follow.
+NOT_YOUR_TURN = "not your turn"
+NOT_IN_HAND = "cards not in hand"
+NOT_A_COMBINATION = "not a combination"
+DOES_NOT_BEAT = "does not beat"
+MUST_CONTAIN_LOWEST = "must contain the lowest card"
+PASSED_ALREADY = "passed already in this trick"
+LEADER_CANNOT_PASS = "the leader cannot pass"
+
+
+class GameFinished(CapsaError):
+    """A move on a game that has ended (API.md: 409)."""
+
+    problem = "conflict"
+    title = "Conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A player's move: `cards` to play, or None for a pass."""
+
+    player: str
+    cards: tuple[Card, ...] | None
+
+    @classmethod
+    def play(cls, player: str, cards: Iterable[Card]) -> Move:
+        return cls(player, tuple(cards))
+
+    @classmethod
+    def pass_turn(cls, player: str) -> Move:
+        return cls(player, None)
+
+    @property
+    def is_pass(self) -> bool:
+        return self.cards is None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One applied move: `n` from 1, the player's seat, the play (None for a pass)."""
+
+    n: int
+    seat: int
+    play: Play | None
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlay:
+    """The play to beat and the seat that made it."""
+
+    seat: int
+    play: Play
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A Big Two game at one moment. Immutable: `apply_move` returns a new one.
+
+    Seats are request order. `turn` is None once finished. `passed` is per trick.
+    `opening_card` is the lowest dealt card until the first play has contained it.
+    `bombed` is the seat whose 2 was bombed when a bomb ended the game.
+    """
+
+    params: BantingParams
+    player_ids: tuple[str, ...]
+    dealt: tuple[tuple[Card, ...], ...]
+    hands: tuple[frozenset[Card], ...]
+    turn: int | None
+    leader: int
+    table: TablePlay | None
+    passed: tuple[bool, ...]
+    history: tuple[HistoryEntry, ...]
+    opening_card: Card | None
+    winner: int | None = None
+    bombed: int | None = None
+
+    @property
+    def status(self) -> str:
+        return FINISHED if self.winner is not None else PLAYING
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    def seat_of(self, player: str) -> int | None:
+        try:
+            return self.player_ids.index(player)
+        except ValueError:
+            return None
+
+    def cards_left(self, seat: int) -> int:
+        return len(self.hands[seat])
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The seat's cards, weakest first."""
+        return sort_cards(self.hands[seat], self.params)
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The applied moves, replayable with `replay`."""
+        return tuple(
+            Move(self.player_ids[e.seat], None if e.play is None else e.play.cards)
+            for e in self.history
+        )
+
+
+# -- starting a game ------------------------------------------------------------------------
+
+
+def new_game(
+    player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params: BantingParams
+) -> GameState:
+    """Seat 2 to 4 players with 13 distinct cards each; the lowest dealt card's holder leads.
+
+    Wrong counts or repeated ids raise InvalidRound; a wrong hand size or a card held twice
+    (in one hand or two) raises InvalidCard with every problem at `players[i].hand[j]`.
+    """
+    n = len(player_ids)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise InvalidRound(f"a Big Two game is for 2 to 4 players, not {n}", field="players")
+    if len(hands) != n:
+        raise InvalidRound(f"{len(hands)} hands for {n} players", field="players")
+    id_errors = [
+        FieldError(f"players[{i}].id", f"{pid!r} is also players[{player_ids.index(pid)}]")
+        for i, pid in enumerate(player_ids)
+        if player_ids.index(pid) != i
+    ]
+    raise_collected(id_errors, InvalidRound)
+    errors: list[FieldError] = []
+    holder: dict[Card, tuple[int, int]] = {}
+    for i, hand in enumerate(hands):
+        if len(hand) != HAND_SIZE:
+            errors.append(
+                FieldError(f"players[{i}].hand", f"a hand has {HAND_SIZE} cards, not {len(hand)}")
+            )
+        for j, card in enumerate(hand):
+            if card in holder:
+                hi, hj = holder[card]
+                where = f"players[{hi}]" if hi != i else f"players[{i}].hand[{hj}]"
+                errors.append(
+                    FieldError(f"players[{i}].hand[{j}]", f"{str(card)!r} is also held by {where}")
+                )
+            else:
+                holder[card] = (i, j)
+    raise_collected(errors, InvalidCard)
+    lowest = min(holder, key=lambda c: card_value(c, params))
+    leader = holder[lowest][0]
+    return GameState(
+        params=params,
+        player_ids=tuple(player_ids),
+        dealt=tuple(tuple(h) for h in hands),
+        hands=tuple(frozenset(h) for h in hands),
+        turn=leader,
+        leader=leader,
+        table=None,
+        passed=(False,) * n,
+        history=(),
+        opening_card=lowest,
+    )
+
+
+# -- the referee ----------------------------------------------------------------------------
+
+
+def apply_move(state: GameState, move: Move) -> GameState:
+    """The state after `move`, or IllegalMove (GameFinished once the game has ended).
+
+    Checks, in order: the game is on, the player exists and has not passed in this trick,
+    it is its turn; a pass is not by the trick's leader; a play is in the hand, is a
+    combination, contains the lowest dealt card if it is the first play, and beats the table.
+    """
+    if state.finished:
+        raise GameFinished("the game has finished", field="player")
+    seat = state.seat_of(move.player)
+    if seat is None:
+        raise IllegalMove(f"{NOT_YOUR_TURN}: {move.player!r} is not in this game", field="player")
+    if state.passed[seat]:
+        raise IllegalMove(
+            f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player"
+        )
+    if seat != state.turn:
+        assert state.turn is not None
+        raise IllegalMove(
+            f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player"
+        )
+    if move.cards is None:
+        return _apply_pass(state, seat)
+    return _apply_play(state, seat, move.cards)
+
+
+def _apply_pass(state: GameState, seat: int) -> GameState:
+    if state.table is None:
+        # Leading a trick (the table is empty) is the one time a pass is refused.
+        raise IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
+    passed = tuple(p or i == seat for i, p in enumerate(state.passed))
+    history = (*state.history, HistoryEntry(len(state.history) + 1, seat, None))
+    return _advance(replace(state, passed=passed, history=history), seat)
+
+
+def _apply_play(state: GameState, seat: int, cards: tuple[Card, ...]) -> GameState:
+    params = state.params
+    hand = state.hands[seat]
+    missing = [(i, c) for i, c in enumerate(cards) if c not in hand]
+    if missing:
+        shown = " ".join(str(c) for _, c in missing)
+        raise IllegalMove(f"{NOT_IN_HAND}: {shown}", field=f"play[{missing[0][0]}]")
+    play = classify(cards, params)
+    if isinstance(play, NotAPlay):
+        raise IllegalMove(play.reason, field="play")
+    if state.opening_card is not None and state.opening_card not in cards:
+        raise IllegalMove(f"{MUST_CONTAIN_LOWEST}: {state.opening_card}", field="play")
+    bomb = False
+    if state.table is not None:
+        reason = why_not_beats(play, state.table.play, params)
+        if reason is not None:
+            raise IllegalMove(reason, field="play")
+        bomb = is_bomb(play, state.table.play)
+    hands = tuple(h - set(cards) if i == seat else h for i, h in enumerate(state.hands))
+    history = (*state.history, HistoryEntry(len(state.history) + 1, seat, play))
+    after = replace(
+        state,
+        hands=hands,
+        table=TablePlay(seat, play),
+        history=history,
+        opening_card=None,
+    )
+    if bomb and params.bomb_ends_game:
+        assert state.table is not None
+        # The bomb wins outright even when it also empties the hand: only the 2's owner pays.
+        return replace(after, winner=seat, bombed=state.table.seat, turn=None)
+    if not hands[seat]:
+        return replace(after, winner=seat, turn=None)
+    return _advance(after, seat)
+
+
+def _advance(state: GameState, mover: int) -> GameState:
+    """Give the turn to the next seat that has not passed; a full circle ends the trick."""
+    assert state.table is not None
+    n = len(state.player_ids)
+    nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])
+    if nxt == state.table.seat:
+        # Everyone else passed: the last player to play leads a new trick with anything.
+        return replace(state, table=None, passed=(False,) * n, leader=nxt, turn=nxt)
+    return replace(state, turn=nxt)
+
+
+def replay(
+    player_ids: Sequence[str],
+    hands: Sequence[Sequence[Card]],
+    params: BantingParams,
+    moves: Iterable[Move],
+) -> GameState:
+    """The state after applying `moves` to a new game (raising on the first illegal one)."""
+    state = new_game(player_ids, hands, params)
+    for move in moves:
+        state = apply_move(state, move)
+    return state
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every move the player in turn may make (plays in no set order, then a pass if allowed)."""
+    if state.turn is None:
+        return []
+    seat = state.turn
+    player = state.player_ids[seat]
+    params = state.params
+    table = state.table
+    moves: list[Move] = []
+    if table is None:
+        for play in candidate_plays(state.hands[seat], params):
+            if state.opening_card is None or state.opening_card in play.cards:
+                moves.append(Move(player, play.cards))
+        return moves
+    plays = candidate_plays(state.hands[seat], params, table.play.size)
+    if table.play.size == 1 and table.play.cards[0].rank == 2:
+        plays += [
+            p
+            for p in candidate_plays(state.hands[seat], params, 5)
+            if p.combination is Combination.FOUR_OF_A_KIND
+        ]
+    moves.extend(
+        Move(player, p.cards) for p in plays if why_not_beats(p, table.play, params) is None
+    )
+    moves.append(Move.pass_turn(player))
+    return moves
+
+
+def random_game(
+    player_ids: Sequence[str],
+    hands: Sequence[Sequence[Card]],
+    params: BantingParams,
+    rng: random.Random,
+) -> GameState:
+    """A game played to its end by players choosing uniformly among their legal moves."""
+    state = new_game(player_ids, hands, params)
+    while not state.finished:
+        state = apply_move(state, rng.choice(legal_moves(state)))
+    return state
+
+
+# -- documents ------------------------------------------------------------------------------
+
+
+def _play_document(play: Play) -> list[str]:
+    return canonical(play.cards)
+
+
+def state_document(state: GameState) -> dict[str, Any]:
+    """The domain-derived fields of the API.md game state, JSON-ready.
+
+    `status`, `players` [{id, seat, cards_left, passed}], `turn`, `leader`, `table_play`,
+    `history` [{n, player, play, pass}] and `winner`; the HTTP layer adds id, version,
+    rules, currency, stake, table and round. Hands are never shown.
+    """
+    ids = state.player_ids
+    table = state.table
+    return {
+        "status": state.status,
+        "players": [
+            {
+                "id": pid,
+                "seat": seat,
+                "cards_left": len(state.hands[seat]),
+                "passed": state.passed[seat],
+            }
+            for seat, pid in enumerate(ids)
+        ],
+        "turn": None if state.turn is None else ids[state.turn],
+        "leader": ids[state.leader],
+        "table_play": None
+        if table is None
+        else {
+            "player": ids[table.seat],
+            "cards": _play_document(table.play),
+            "combination": table.play.combination.value,
+        },
+        "history": [
+            {
+                "n": e.n,
+                "player": ids[e.seat],
+                "play": None if e.play is None else _play_document(e.play),
+                "pass": e.play is None,
+            }
+            for e in state.history
+        ],
+        "winner": None if state.winner is None else ids[state.winner],
+    }
+
+
+# -- settlement -----------------------------------------------------------------------------
+
+WIN = "win"
+BOMB = "bomb"
+
+
+def card_multiplier(cards_left: int, params: BantingParams) -> int:
+    """3 at `triple_at` cards or more, else 2 at `double_at` or more, else 1."""
+    if cards_left >= params.triple_at:
+        return 3
+    if cards_left >= params.double_at:
+        return 2
+    return 1
+
+
+@dataclass(frozen=True, slots=True)
+class BantingPair:
+    """Winner against one loser: points the loser owes (cards left x multiplier)."""
+
+    winner: int
+    loser: int
+    outcome: str
+    cards_left: int
+    multiplier: int
+    points: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BantingPlayer:
+    """A player's cards left, points and money (minor units)."""
+
+    seat: int
+    cards_left: int
+    points: int
+    money: PlayerMoney
+
+
+@dataclass(frozen=True, slots=True)
+class BantingSettlement:
+    """A finished game settled: players in seat order, one pair per loser, the house's fee."""
+
+    stake: int
+    players: tuple[BantingPlayer, ...]
+    pairs: tuple[BantingPair, ...]
+    house_fee: int
+
+
+def settle_game(
+    state: GameState, stake_minor: int, params: BantingParams | None = None
+) -> BantingSettlement:
+    """Settle a finished game (RULES.md 4 and 3.6) at `stake_minor` a point.
+
+    Each loser owes the winner cards left x multiplier points. After a bomb that ended the
+    game only the bombed player owes; the other pairs are `bomb` with multiplier 0.
+    `params` defaults to the game's own rule set.
+    """
+    if state.winner is None:
+        raise InvalidRound("the game has not finished", field="game")
+    params = params or state.params
+    winner = state.winner
+    pairs: list[BantingPair] = []
+    for seat in range(len(state.player_ids)):
+        if seat == winner:
+            continue
+        left = len(state.hands[seat])
+        if state.bombed is None:
+            outcome, mult = WIN, card_multiplier(left, params)
+        else:
+            outcome = BOMB
+            mult = card_multiplier(left, params) if seat == state.bombed else 0
+        points = left * mult
+        pairs.append(BantingPair(winner, seat, outcome, left, mult, points, points * stake_minor))
+    money = settle(
+        len(state.player_ids),
+        [(p.winner, p.loser, p.amount) for p in pairs],
+        params.fee_rate,
+        params.fee_basis,
+    )
+    owed = {p.loser: p.points for p in pairs}
+    players = tuple(
+        BantingPlayer(
+            seat,
+            len(state.hands[seat]),
+            sum(owed.values()) if seat == winner else -owed[seat],
+            money.players[seat],
+        )
+        for seat in range(len(state.player_ids))
+    )
+    return BantingSettlement(stake_minor, players, tuple(pairs), money.house_fee)
+
+
+def settlement_document(
+    state: GameState, settlement: BantingSettlement, currency: str
+) -> dict[str, Any]:
+    """The settled parts of the API.md Banting round document: players, pairs, house_fee."""
+    ids = state.player_ids
+
+    def money(minor: int) -> str:
+        return format_money(minor, currency)
+
+    return {
+        "players": [
+            {
+                "id": ids[p.seat],
+                "cards_left": p.cards_left,
+                "points": p.points,
+                "result": money(p.money.result),
+                "winnings": money(p.money.winnings),
+                "fee": money(p.money.fee),
+                "net": money(p.money.net),
+            }
+            for p in settlement.players
+        ],
+        "pairs": [
+            {
+                "players": [ids[p.winner], ids[p.loser]],
+                "stake": money(settlement.stake),
+                "rows": None,
+                "outcome": p.outcome,
+                "multiplier": p.multiplier,
+                "points": p.points,
+                "amount": money(p.amount),
+            }
+            for p in settlement.pairs
+        ],
+        "house_fee": money(settlement.house_fee),
+    }

@@ -1,0 +1,65 @@
+"""Provably fair deals (API.md "Deals"): the commitment, the HMAC byte stream and the shuffle.
+
+Everything here is deterministic from (server_seed, client_seed, nonce), so anyone holding
+a revealed server seed can recompute a deal; the service only adds the random seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+
+from .cards import DECK, Card
+from .errors import InvalidRound
+
+HAND_SIZE = 13
+_U32 = 2**32
+
+
+def commitment(server_seed: bytes) -> str:
+    """Lowercase hex SHA-256 of the server seed, published before the deal is used."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def _words(server_seed: bytes, client_seed: str, nonce: int) -> Iterator[int]:
+    """4-byte big-endian unsigned integers from HMAC-SHA256 blocks i = 0, 1, 2, ..."""
+    i = 0
+    while True:
+        message = f"{client_seed}:{nonce}:{i}".encode()
+        block = hmac.new(server_seed, message, hashlib.sha256).digest()
+        # 32-byte blocks hold exactly eight words, so words never straddle blocks.
+        for k in range(0, len(block), 4):
+            yield int.from_bytes(block[k : k + 4], "big")
+        i += 1
+
+
+def shuffle(server_seed: bytes, client_seed: str, nonce: int) -> list[Card]:
+    """The whole shuffled deck: Fisher-Yates from position 51 down, rejection-sampled.
+
+    Rejecting u >= floor(2^32 / n) * n keeps every j in 0..i equally likely (no modulo bias).
+    """
+    deck = list(DECK)
+    words = _words(server_seed, client_seed, nonce)
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        limit = (_U32 // n) * n
+        u = next(words)
+        while u >= limit:
+            u = next(words)
+        j = u % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def deal(server_seed: bytes, client_seed: str, nonce: int, n_players: int) -> list[list[Card]]:
+    """Hands of 13 cards: player k gets shuffled positions 13k .. 13k+12 (the rest stay out).
+
+    >>> hands = deal(bytes(range(32)), "table-7", 0, 4)
+    >>> " ".join(str(c) for c in hands[0])
+    '7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s'
+    """
+    if not 2 <= n_players <= len(DECK) // HAND_SIZE:
+        raise InvalidRound(f"a deal is for 2 to 4 players, not {n_players!r}", field="players")
+    deck = shuffle(server_seed, client_seed, nonce)
+    return [deck[HAND_SIZE * k : HAND_SIZE * (k + 1)] for k in range(n_players)]
