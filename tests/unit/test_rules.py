@@ -1,0 +1,111 @@
+"""Rule sets (RULES.md 5): exact presets, overrides with type checks, JSON round trips."""
+
+import json
+
+import pytest
+
+from service.domain.errors import InvalidParameter, UnknownRules
+from service.domain.rules import RuleSet, list_presets, resolve_rules
+
+ID_BONUS = {"front.three_of_a_kind": 5, "middle.full_house": 3, "middle.four_of_a_kind": 14,
+            "middle.straight_flush": 18, "middle.royal_flush": 22, "back.four_of_a_kind": 7,
+            "back.straight_flush": 9, "back.royal_flush": 11}
+WEST_BONUS = {"front.three_of_a_kind": 3, "middle.full_house": 2, "middle.four_of_a_kind": 8,
+              "middle.straight_flush": 10, "middle.royal_flush": 10, "back.four_of_a_kind": 4,
+              "back.straight_flush": 5, "back.royal_flush": 5}
+ALL4 = ["dragon", "three_straights", "three_flushes", "six_pairs"]
+WEST_NAT = {"dragon": 13, "three_straights": 4, "three_flushes": 3, "six_pairs": 3}
+COMMON = {"wheel": "low", "strict_order": False, "bonus_paid": "winner", "royalty_flat": False,
+          "max_one_royalty": False, "super_min_players": 4, "surrender_cost": 3,
+          "fee_rate": "0.03", "fee_basis": "winnings"}
+
+EXPECTED = {
+    "capsa-susun-id": COMMON | {
+        "suit_tiebreak": True, "naturals": ["dragon"], "natural_values": {"dragon": 208},
+        "bonus": ID_BONUS, "tembus_multiplier": 2, "super_multiplier": 4, "foul_multiplier": 4,
+        "overall_unit": 0, "scoop_bonus": 0, "surrender_allowed": False},
+    "chinese-poker-2-4": COMMON | {
+        "suit_tiebreak": False, "naturals": ALL4, "natural_values": WEST_NAT, "bonus": WEST_BONUS,
+        "tembus_multiplier": 1, "super_multiplier": 1, "foul_multiplier": 1, "overall_unit": 1,
+        "scoop_bonus": 0, "surrender_allowed": True},
+    "chinese-poker-1-6": COMMON | {
+        "suit_tiebreak": False, "naturals": ALL4, "natural_values": WEST_NAT, "bonus": WEST_BONUS,
+        "tembus_multiplier": 1, "super_multiplier": 1, "foul_multiplier": 1, "overall_unit": 0,
+        "scoop_bonus": 3, "surrender_allowed": True},
+    "capsa-banting-id": {"suit_order": "dchs", "flush_order": "suit_first",
+                         "straights_with_two": False, "bomb_ends_game": True, "double_at": 10,
+                         "triple_at": 13, "fee_rate": "0.03", "fee_basis": "winnings"},
+}
+
+
+@pytest.mark.parametrize("preset", sorted(EXPECTED))
+def test_each_preset_has_exactly_the_parameters_of_the_rule_book(preset):
+    doc = resolve_rules(preset, None).to_json()
+    assert doc == {"preset": preset, "version": 1, "params": EXPECTED[preset]}
+
+
+def test_every_preset_is_listed():
+    assert sorted(r.preset for r, _ in list_presets()) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("preset", sorted(EXPECTED))
+def test_a_resolved_rule_set_loads_back_equal_from_its_json(preset):
+    overrides = {"fee_rate": "0.05", "fee_basis": "result"}
+    rules = resolve_rules({"preset": preset, "params": overrides}, None)
+    assert RuleSet.from_json(json.loads(json.dumps(rules.to_json()))) == rules
+
+
+def test_overriding_a_table_replaces_the_whole_table():
+    rules = resolve_rules({"preset": "capsa-susun-id", "params": {"bonus": {"back.royal_flush": 50}}}, "susun")
+    assert dict(rules.params.bonus) == {"back.royal_flush": 50}
+
+
+@pytest.mark.parametrize(
+    "params, field, cls",
+    [
+        ({"nope": 1}, "rules.params.nope", UnknownRules),
+        ({"wheel": "high"}, "rules.params.wheel", InvalidParameter),
+        ({"suit_tiebreak": 1}, "rules.params.suit_tiebreak", InvalidParameter),
+        ({"tembus_multiplier": 0}, "rules.params.tembus_multiplier", InvalidParameter),
+        ({"overall_unit": 10_001}, "rules.params.overall_unit", InvalidParameter),
+        ({"overall_unit": True}, "rules.params.overall_unit", InvalidParameter),
+        ({"overall_unit": 1.0}, "rules.params.overall_unit", InvalidParameter),
+        ({"fee_rate": 0.03}, "rules.params.fee_rate", InvalidParameter),
+        ({"fee_rate": "1"}, "rules.params.fee_rate", InvalidParameter),
+        ({"fee_rate": "-0.1"}, "rules.params.fee_rate", InvalidParameter),
+        ({"fee_rate": "NaN"}, "rules.params.fee_rate", InvalidParameter),
+        ({"naturals": ["dragon", "dragon"]}, "rules.params.naturals", InvalidParameter),
+        ({"naturals": ["unicorn"]}, "rules.params.naturals", InvalidParameter),
+        ({"bonus": {"front.pair": 1}}, "rules.params.bonus", InvalidParameter),
+        ({"natural_values": {"dragon": -1}}, "rules.params.natural_values", InvalidParameter),
+        ({"bonus_paid": "loser"}, "rules.params.bonus_paid", InvalidParameter),
+    ],
+)
+def test_a_bad_override_is_an_error_naming_it(params, field, cls):
+    with pytest.raises(cls) as exc:
+        resolve_rules({"preset": "capsa-susun-id", "params": params}, "susun")
+    assert exc.value.errors[0].field == field
+
+
+def test_unknown_presets_and_versions_are_unknown_rules():
+    for ref in ("nope", {"preset": "capsa-susun-id", "version": 2}, {"params": {}}, 7):
+        with pytest.raises(UnknownRules):
+            resolve_rules(ref, "susun")
+
+
+def test_a_preset_of_the_other_game_is_refused():
+    with pytest.raises(UnknownRules, match="other game"):
+        resolve_rules("chinese-poker-2-4", "banting")
+
+
+def test_omitted_rules_default_to_the_game_preset():
+    assert resolve_rules(None, "susun").preset == "capsa-susun-id"
+    assert resolve_rules(None, "banting").preset == "capsa-banting-id"
+
+
+def test_rule_sets_are_frozen():
+    rules = resolve_rules("capsa-susun-id", "susun")
+    with pytest.raises(AttributeError):
+        rules.params.wheel = "second"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        rules.params.bonus["front.three_of_a_kind"] = 1  # type: ignore[index]
