@@ -254,14 +254,14 @@ def evaluate_play(
     """
     table_play: Play | None = None
     if table is not None:
-        classified = classify(table, params)
-        if isinstance(classified, NotAPlay):
-            raise InvalidCard(classified.reason, field="beats")
-        table_play = classified
         held = set(cards)
         for i, c in enumerate(table):
             if c in held:
                 raise InvalidCard(f"{str(c)!r} is also in cards", field=f"beats[{i}]")
+        classified = classify(table, params)
+        if isinstance(classified, NotAPlay):
+            raise InvalidCard(classified.reason, field="beats")
+        table_play = classified
     play = classify(cards, params)
     if isinstance(play, NotAPlay):
         return {
