@@ -8,7 +8,7 @@ from typing import Any
 
 from .cards import Card, parse_cards
 from .errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
-from .hands import Category, HandValue, evaluate_front, evaluate_five
+from .hands import Category, HandValue, evaluate_five, evaluate_front
 from .naturals import detect_natural
 from .rules import SusunParams
 

@@ -125,7 +125,7 @@ def _int(lo: int) -> Callable[[Any], int]:
             raise _Bad("must be an integer")
         if not lo <= v <= INT_MAX:
             raise _Bad(f"must be between {lo} and {INT_MAX}")
-        return v
+        return int(v)
 
     return check
 
@@ -343,6 +343,7 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules") -> RuleSet:
         ref = DEFAULT_PRESET[game or SUSUN]
     overrides: Mapping[str, Any] = {}
     version: Any = None
+    name: Any
     if isinstance(ref, str):
         name = ref
     elif isinstance(ref, Mapping):

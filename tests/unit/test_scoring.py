@@ -4,7 +4,6 @@ Each expected number is worked out by hand from RULES.md in the comment beside i
 """
 
 import pytest
-
 from builders import (
     DRAGON,
     FOUL,
