@@ -1,0 +1,86 @@
+"""The audit trail's pure parts: ledger lines, canonical JSON, the chain and its checks."""
+
+from datetime import UTC, datetime
+
+from service.domain.audit import (
+    GENESIS_HASH,
+    LedgerLine,
+    StoredLink,
+    canonical,
+    chain_hash,
+    differences,
+    reversal_lines,
+    round_lines,
+    timestamp,
+    verify_chain,
+)
+
+
+def test_the_api_md_chain_example_hashes_as_published():
+    rec = {"sequence": 1, "kind": "round", "round": "rnd_x", "created_at": "2026-11-29T10:00:00.000Z"}
+    assert canonical(rec) == (
+        b'{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}')
+    assert chain_hash(GENESIS_HASH, canonical(rec)) == (
+        "394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c")
+
+
+def test_round_lines_follow_the_api_order_and_sum_to_zero():
+    # the API.md example: a +11000 paying 330, b -11000, house 330
+    lines = round_lines([("a", 11000, 330), ("b", -11000, 0)], 330)
+    assert lines == (
+        LedgerLine("player:a", "settlement", 11000),
+        LedgerLine("player:a", "fee", -330),
+        LedgerLine("player:b", "settlement", -11000),
+        LedgerLine("house", "fee", 330),
+    )
+    assert sum(line.amount for line in lines) == 0
+
+
+def test_no_fee_lines_without_fees():
+    assert round_lines([("a", 5, 0), ("b", -5, 0)], 0) == (
+        LedgerLine("player:a", "settlement", 5), LedgerLine("player:b", "settlement", -5))
+
+
+def test_a_void_reverses_every_line():
+    lines = round_lines([("a", 11000, 330), ("b", -11000, 0)], 330)
+    rev = reversal_lines(lines)
+    assert [(r.account, r.kind, r.amount) for r in rev] == [
+        ("player:a", "reversal", -11000), ("player:a", "reversal", 330),
+        ("player:b", "reversal", 11000), ("house", "reversal", -330)]
+
+
+def test_timestamps_are_hashed_with_milliseconds_in_utc():
+    assert timestamp(datetime(2026, 11, 29, 10, 0, 0, 123456, tzinfo=UTC)) == "2026-11-29T10:00:00.123Z"
+    assert timestamp(datetime(2026, 11, 29, 10, 0, 0)) == "2026-11-29T10:00:00.000Z"
+
+
+def _chain(n):
+    links, prev = [], GENESIS_HASH
+    for i in range(1, n + 1):
+        body = canonical({"sequence": i})
+        h = chain_hash(prev, body)
+        links.append(StoredLink(i, prev, h, body, body))
+        prev = h
+    return links
+
+
+def test_an_intact_chain_verifies():
+    check = verify_chain(_chain(5), 1, GENESIS_HASH)
+    assert (check.ok, check.records_checked, check.first_bad_sequence) == (True, 5, None)
+
+
+def test_a_gap_an_edit_or_a_broken_link_is_found_at_its_sequence():
+    links = _chain(5)
+    assert verify_chain(links[:2] + links[3:], 1, GENESIS_HASH).first_bad_sequence == 3
+    edited = links[:]
+    edited[3] = StoredLink(4, links[3].previous_hash, links[3].hash, links[3].canonical, b"{}")
+    assert verify_chain(edited, 1, GENESIS_HASH).first_bad_sequence == 4
+    forged = links[:]
+    forged[1] = StoredLink(2, links[1].previous_hash, "f" * 64, links[1].canonical, links[1].canonical)
+    assert verify_chain(forged, 1, GENESIS_HASH).first_bad_sequence == 2
+
+
+def test_differences_name_each_changed_leaf():
+    stored = {"players": [{"points": 11}, {"points": -11}], "house_fee": "330"}
+    now = {"players": [{"points": 12}, {"points": -11}], "house_fee": "330"}
+    assert differences(stored, now) == [{"field": "players[0].points", "stored": 11, "recomputed": 12}]
