@@ -115,9 +115,7 @@ def _weight(ranks: Sequence[int]) -> int:
     return sum(_RANK_WEIGHTS[r - 2] for r in ranks)
 
 
-def _build() -> tuple[
-    dict[str, list[int]], dict[str, list[int]], list[int], list[tuple[int, ...]]
-]:
+def _build() -> tuple[dict[str, list[int]], dict[str, list[int]], list[int], list[tuple[int, ...]]]:
     """Number every key, and map each rank sum to its strength (0: no such hand)."""
     fives = list(_rank_multisets(5))
     fronts = list(_rank_multisets(3))
@@ -234,9 +232,7 @@ def hand_value(cards: Sequence[int], wheel: str = "low") -> HandValue:
 
 IntArray = npt.NDArray[np.int32]
 
-CATEGORY_BY_STRENGTH: npt.NDArray[np.int8] = np.array(
-    [int(c) for c in _CATEGORY_OF], dtype=np.int8
-)
+CATEGORY_BY_STRENGTH: npt.NDArray[np.int8] = np.array([int(c) for c in _CATEGORY_OF], dtype=np.int8)
 _TOP_RANK_ARRAY = np.array([r - 2 for r in _TOP_RANK], dtype=np.int32)
 _SUIT_OF_CARD = np.array([_SUIT_OF_DECK_SUIT[i & 3] for i in range(52)], dtype=np.int32)
 _RANK_OF_CARD = np.arange(52, dtype=np.int32) >> 2
@@ -245,9 +241,7 @@ _WS_ARRAY = np.array(_WS, dtype=np.int32)
 # Suit-digit sum -> offset of the flush half of the five-card table.
 _FLUSH_OFFSET = np.zeros(5 * _SUIT_DIGIT[-1] + 1, dtype=np.int32)
 _FLUSH_OFFSET[sorted(_FLUSH_SUIT_SUMS)] = _TABLE5_SIZE
-_TABLE5_ARRAY = {
-    w: np.array(_PLAIN5[w] + _FLUSH5[w], dtype=np.int32) for w in WHEELS
-}
+_TABLE5_ARRAY = {w: np.array(_PLAIN5[w] + _FLUSH5[w], dtype=np.int32) for w in WHEELS}
 _TABLE3_ARRAY = np.array(_FRONT3, dtype=np.int32)
 
 
@@ -308,4 +302,3 @@ def combinations(n: int, k: int) -> npt.NDArray[np.intp]:
             array = np.column_stack([rows, new])
     array.flags.writeable = False
     return array
-
