@@ -137,17 +137,14 @@ class GameState:
     def moves(self) -> tuple[Move, ...]:
         """The applied moves, replayable with `replay`."""
         return tuple(
-            Move(self.player_ids[e.seat], None if e.play is None else e.play.cards)
-            for e in self.history
+            Move(self.player_ids[e.seat], None if e.play is None else e.play.cards) for e in self.history
         )
 
 
 # -- starting a game ------------------------------------------------------------------------
 
 
-def new_game(
-    player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params: BantingParams
-) -> GameState:
+def new_game(player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params: BantingParams) -> GameState:
     """Seat 2 to 4 players with 13 distinct cards each; the lowest dealt card's holder leads.
 
     Wrong counts or repeated ids raise InvalidRound; a wrong hand size or a card held twice
@@ -168,16 +165,12 @@ def new_game(
     holder: dict[Card, tuple[int, int]] = {}
     for i, hand in enumerate(hands):
         if len(hand) != HAND_SIZE:
-            errors.append(
-                FieldError(f"players[{i}].hand", f"a hand has {HAND_SIZE} cards, not {len(hand)}")
-            )
+            errors.append(FieldError(f"players[{i}].hand", f"a hand has {HAND_SIZE} cards, not {len(hand)}"))
         for j, card in enumerate(hand):
             if card in holder:
                 hi, hj = holder[card]
                 where = f"players[{hi}]" if hi != i else f"players[{i}].hand[{hj}]"
-                errors.append(
-                    FieldError(f"players[{i}].hand[{j}]", f"{str(card)!r} is also held by {where}")
-                )
+                errors.append(FieldError(f"players[{i}].hand[{j}]", f"{str(card)!r} is also held by {where}"))
             else:
                 holder[card] = (i, j)
     raise_collected(errors, InvalidCard)
@@ -213,14 +206,10 @@ def apply_move(state: GameState, move: Move) -> GameState:
     if seat is None:
         raise IllegalMove(f"{NOT_YOUR_TURN}: {move.player!r} is not in this game", field="player")
     if state.passed[seat]:
-        raise IllegalMove(
-            f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player"
-        )
+        raise IllegalMove(f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player")
     if seat != state.turn:
         assert state.turn is not None
-        raise IllegalMove(
-            f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player"
-        )
+        raise IllegalMove(f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player")
     if move.cards is None:
         return _apply_pass(state, seat)
     return _apply_play(state, seat, move.cards)
@@ -296,29 +285,26 @@ def replay(
 
 
 def legal_moves(state: GameState) -> list[Move]:
-    """Every move the player in turn may make (plays in no set order, then a pass if allowed)."""
+    """Every move the player in turn may make, in a stable order, then a pass if allowed."""
     if state.turn is None:
         return []
     seat = state.turn
     player = state.player_ids[seat]
     params = state.params
     table = state.table
+    # Sorted, not the frozenset's order (which follows string hashing): a seeded random
+    # player then makes the same game in every process.
+    hand = state.hand(seat)
     moves: list[Move] = []
     if table is None:
-        for play in candidate_plays(state.hands[seat], params):
+        for play in candidate_plays(hand, params):
             if state.opening_card is None or state.opening_card in play.cards:
                 moves.append(Move(player, play.cards))
         return moves
-    plays = candidate_plays(state.hands[seat], params, table.play.size)
+    plays = candidate_plays(hand, params, table.play.size)
     if table.play.size == 1 and table.play.cards[0].rank == 2:
-        plays += [
-            p
-            for p in candidate_plays(state.hands[seat], params, 5)
-            if p.combination is Combination.FOUR_OF_A_KIND
-        ]
-    moves.extend(
-        Move(player, p.cards) for p in plays if why_not_beats(p, table.play, params) is None
-    )
+        plays += [p for p in candidate_plays(hand, params, 5) if p.combination is Combination.FOUR_OF_A_KIND]
+    moves.extend(Move(player, p.cards) for p in plays if why_not_beats(p, table.play, params) is None)
     moves.append(Move.pass_turn(player))
     return moves
 
@@ -433,9 +419,7 @@ class BantingSettlement:
     house_fee: int
 
 
-def settle_game(
-    state: GameState, stake_minor: int, params: BantingParams | None = None
-) -> BantingSettlement:
+def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
     """Settle a finished game (RULES.md 4 and 3.6) at `stake_minor` a point.
 
     Each loser owes the winner cards left x multiplier points. After a bomb that ended the
@@ -477,9 +461,7 @@ def settle_game(
     return BantingSettlement(stake_minor, players, tuple(pairs), money.house_fee)
 
 
-def settlement_document(
-    state: GameState, settlement: BantingSettlement, currency: str
-) -> dict[str, Any]:
+def settlement_document(state: GameState, settlement: BantingSettlement, currency: str) -> dict[str, Any]:
     """The settled parts of the API.md Banting round document: players, pairs, house_fee."""
     ids = state.player_ids
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
@@ -21,7 +21,7 @@ from .errors import InvalidCard
 from .rules import BantingParams
 
 
-class Combination(str, Enum):
+class Combination(StrEnum):
     """The kinds of play; the value is the API name."""
 
     SINGLE = "single"
@@ -147,9 +147,7 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
         if ordered[0].rank != ordered[1].rank:
             return NotAPlay(f"not a combination: a pair needs two cards of one rank, not {shown}")
         # The pair's higher suit decides between pairs of one rank.
-        return Play(
-            Combination.PAIR, ordered, (big_two_rank(ordered[0].rank), pos[ordered[1].suit])
-        )
+        return Play(Combination.PAIR, ordered, (big_two_rank(ordered[0].rank), pos[ordered[1].suit]))
     if n == 3:
         if len({c.rank for c in ordered}) != 1:
             return NotAPlay(
@@ -158,8 +156,7 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
         return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(ordered[0].rank),))
     if n == 4:
         return NotAPlay(
-            "not a combination: four cards are no play (a four of a kind is played with a "
-            "fifth card)"
+            "not a combination: four cards are no play (a four of a kind is played with a fifth card)"
         )
     if n > 5:
         return NotAPlay(f"not a combination: a play has 1, 2, 3 or 5 cards, not {n}")
@@ -181,9 +178,7 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         )
     if shape == [3, 2]:
         trips = next(r for r, k in counts.items() if k == 3)
-        return Play(
-            Combination.FULL_HOUSE, ordered, (_TIER[Combination.FULL_HOUSE], big_two_rank(trips))
-        )
+        return Play(Combination.FULL_HOUSE, ordered, (_TIER[Combination.FULL_HOUSE], big_two_rank(trips)))
     ranks = {int(r) for r in counts}
     suited = len({c.suit for c in ordered}) == 1
     top = _straight_top(ranks, params) if len(ranks) == 5 else None
@@ -201,9 +196,7 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
             key = (_TIER[Combination.FLUSH], *high_to_low, suit)
         return Play(Combination.FLUSH, ordered, key)
     if len(ranks) == 5 and _two_blocks_straight(ranks):
-        return NotAPlay(
-            f"not a combination: a 2 cannot be in a straight under these rules ({shown})"
-        )
+        return NotAPlay(f"not a combination: a 2 cannot be in a straight under these rules ({shown})")
     if shape == [2, 2, 1]:
         return NotAPlay(f"not a combination: two pair is no play in Big Two ({shown})")
     return NotAPlay(
@@ -281,9 +274,7 @@ def evaluate_play(
     }
 
 
-def candidate_plays(
-    hand: Iterable[Card], params: BantingParams, size: int | None = None
-) -> list[Play]:
+def candidate_plays(hand: Iterable[Card], params: BantingParams, size: int | None = None) -> list[Play]:
     """Every play the hand holds (of `size` cards when given), each once, in no set order."""
     cards = tuple(hand)
     by_rank: dict[Rank, list[Card]] = {}

@@ -323,16 +323,14 @@ def test_a_three_player_game_replayed_from_its_script_settles_exactly() -> None:
     assert (state.status, state_document(state)["winner"]) == ("finished", "b")
     doc = settlement_document(state, settle_game(state, 1000), "IDR")
     assert [
-        (p["id"], p["cards_left"], p["points"], p["result"], p["fee"], p["net"])
-        for p in doc["players"]
+        (p["id"], p["cards_left"], p["points"], p["result"], p["fee"], p["net"]) for p in doc["players"]
     ] == [
         ("a", 12, -24, "-24000", "0", "-24000"),  # 12 cards: x2
         ("b", 0, 29, "29000", "870", "28130"),
         ("c", 5, -5, "-5000", "0", "-5000"),  # 5 cards: x1
     ]
     assert [
-        (p["players"], p["outcome"], p["multiplier"], p["points"], p["amount"])
-        for p in doc["pairs"]
+        (p["players"], p["outcome"], p["multiplier"], p["points"], p["amount"]) for p in doc["pairs"]
     ] == [
         (["b", "a"], "win", 2, 24, "24000"),
         (["b", "c"], "win", 1, 5, "5000"),
@@ -364,9 +362,7 @@ def test_replay_rebuilds_the_same_state_from_the_moves() -> None:
 
 
 @pytest.mark.parametrize(("cards_left", "multiplier"), [(1, 1), (9, 1), (10, 2), (12, 2), (13, 3)])
-def test_losers_pay_double_from_ten_cards_and_triple_at_thirteen(
-    cards_left: int, multiplier: int
-) -> None:
+def test_losers_pay_double_from_ten_cards_and_triple_at_thirteen(cards_left: int, multiplier: int) -> None:
     assert card_multiplier(cards_left, params()) == multiplier
 
 

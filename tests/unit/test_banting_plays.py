@@ -265,9 +265,7 @@ EVALUATIONS: list[tuple[str, str | None, dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("text", "table", "expected"), EVALUATIONS)
-def test_evaluate_gives_the_api_document(
-    text: str, table: str | None, expected: dict[str, Any]
-) -> None:
+def test_evaluate_gives_the_api_document(text: str, table: str | None, expected: dict[str, Any]) -> None:
     assert evaluate_play(cards(text), None if table is None else cards(table), DEFAULT) == expected
 
 
