@@ -389,7 +389,7 @@ def deal(seed: int, n: int) -> tuple[list[str], list[list[Card]]]:
     return [f"p{i}" for i in range(n)], [deck[13 * i : 13 * i + 13] for i in range(n)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 4), p=VARIANTS, stake=st.integers(1, 10**6))
 def test_random_legal_games_terminate_conserve_the_cards_and_settle_zero_sum(
     seed: int, n: int, p: BantingParams, stake: int
@@ -421,7 +421,7 @@ def test_random_legal_games_terminate_conserve_the_cards_and_settle_zero_sum(
     assert sum(pl.money.net for pl in settlement.players) + settlement.house_fee == 0
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 4), p=VARIANTS, steps=st.integers(0, 30))
 def test_legal_moves_are_exactly_the_moves_the_referee_accepts(
     seed: int, n: int, p: BantingParams, steps: int
