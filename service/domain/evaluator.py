@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -218,10 +219,11 @@ def suited(strength: int, top_suit: int) -> int:
 
 def hand_value(cards: Sequence[int], wheel: str = "low") -> HandValue:
     """The `HandValue` of a row of deck indices, as `hands.evaluate_row` gives it."""
+    cards = [operator.index(c) for c in cards]  # numpy integers too
     if len(cards) not in (3, 5) or len(set(cards)) != len(cards):
-        raise InvalidCard(f"a row needs 3 or 5 distinct cards, got {list(cards)!r}")
-    if not all(isinstance(c, int) and 0 <= c < 52 for c in cards):
-        raise InvalidCard(f"card indices must be 0..51, got {list(cards)!r}")
+        raise InvalidCard(f"a row needs 3 or 5 distinct cards, got {cards!r}")
+    if not all(0 <= c < 52 for c in cards):
+        raise InvalidCard(f"card indices must be 0..51, got {cards!r}")
     s = strength(cards, wheel)
     rank = _TOP_RANK[s] - 2
     top = max((c for c in cards if c >> 2 == rank), key=lambda c: _SUIT_OF_DECK_SUIT[c & 3])
