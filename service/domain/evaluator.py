@@ -7,7 +7,7 @@ Cards are deck indices 0..51 (`Card.index`: rank major, suits c d h s).
 
 The scale. Every distinct `HandValue.key` of a five-card row (under both `wheel`
 settings) and of a three-card front is sorted and numbered from 1: a row's
-*strength* is the number of its key. So strengths of fronts and five-card rows compare
+*strength* is the number of its key (1..`MAX_STRENGTH` = 7,919; 0 is no hand). So strengths of fronts and five-card rows compare
 exactly as their keys do (`K-K-Q` front < `K-K-Q-3-2` middle), and an A-2-3-4-5
 straight gets a different strength under `wheel="low"` and `wheel="second"`. Equal
 strengths mean equal keys, hence rows of the same size, so the Indonesian suit
