@@ -10,6 +10,8 @@ from collections.abc import Sequence
 # Modules that define `register(subparsers)`; each adds its own subcommands.
 COMMAND_MODULES = [
     "service.commands.offline",  # score, evaluate
+    "service.commands.server",  # serve, db upgrade, openapi
+    "service.commands.clients",  # clients create|key|revoke|list
 ]
 
 

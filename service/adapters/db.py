@@ -1,0 +1,70 @@
+"""Engines: URL normalisation, SQLite pragmas and `BEGIN IMMEDIATE` for write transactions."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+DEFAULT_DATABASE_URL = "sqlite:///var/capsa.db"
+
+# Every engine made here, so gunicorn's post_fork can drop pools inherited from the master.
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def normalise_url(url: str) -> str:
+    """Pin the PostgreSQL driver to psycopg 3 (plain `postgresql://` picks another by version)."""
+    for prefix in ("postgresql://", "postgres://", "postgresql+psycopg2://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(normalise_url(url)).get_backend_name() == "sqlite"
+
+
+def make_engine(url: str, **options: Any) -> Engine:
+    """An engine for `url`; SQLite gets WAL, a busy timeout, foreign keys and IMMEDIATE writes."""
+    url = normalise_url(url)
+    if is_sqlite(url):
+        engine = create_engine(url, **options)
+        _configure_sqlite(engine)
+    else:
+        options.setdefault("pool_pre_ping", True)
+        options.setdefault("pool_size", 5)
+        options.setdefault("max_overflow", 10)
+        options.setdefault("pool_timeout", 5)
+        options.setdefault("connect_args", {"connect_timeout": 3})
+        engine = create_engine(url, **options)
+    _ENGINES.add(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event emit BEGIN itself (pysqlite's own is deferred only).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=5000")
+        if engine.url.database not in (None, "", ":memory:"):
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # Writers take the lock up front, so two writers never deadlock on an upgrade.
+        if conn.get_execution_options().get("capsa_write"):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+def dispose_all() -> None:
+    """Drop inherited pool connections in a forked worker (gunicorn `post_fork`)."""
+    for engine in list(_ENGINES):
+        engine.dispose(close=False)

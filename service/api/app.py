@@ -1,0 +1,114 @@
+"""The Flask app factory: config, database, blueprints, errors, auth, docs, logs, metrics."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import swagger_ui_bundle
+from flask import Flask, Response, request, send_from_directory
+
+from service import ENGINE_VERSION
+from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.uow import Database
+
+from . import problems
+from .auth import authenticate_request
+from .blueprints import arrangements, rounds, rules, service
+from .body import load_body
+from .observability import Metrics, configure_logging, init_request, install
+from .problems import Problem
+from .spec import DESCRIPTION, CapsaApi, spec_yaml
+from .state import Capsa, state
+
+MAX_BODY = 64 * 1024
+_JSON_TYPES = ["application/json", "application/problem+json"]
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _env_config() -> dict[str, Any]:
+    return {
+        "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+        "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
+        "DATABASE_OPTIONS": {},
+    }
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app; `config` overrides the environment (DATABASE_URL, LOG_LEVEL, ...)."""
+    app = Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        API_TITLE="Capsa scoring service",
+        API_VERSION=ENGINE_VERSION,
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        API_SPEC_OPTIONS={
+            "info": {"description": DESCRIPTION},
+            "servers": [{"url": "/"}],
+            "security": [{"bearerAuth": []}],
+            "components": {
+                "securitySchemes": {
+                    "bearerAuth": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "capsa_<prefix>_<secret>, from `capsa clients create`.",
+                    }
+                }
+            },
+        },
+    )
+    app.config.update(_env_config())
+    app.config.update(config or {})
+    configure_logging(app.config["LOG_LEVEL"])
+
+    app.extensions["capsa"] = Capsa(
+        db=Database(app.config["DATABASE_URL"], **app.config["DATABASE_OPTIONS"]),
+        metrics=Metrics(),
+    )
+    api = CapsaApi(app)
+    api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
+    for module in (service, rules, arrangements, rounds):
+        api.register_blueprint(module.blp)
+    problems.register(app)
+    install(app, state_of(app).metrics)
+    app.before_request(_before_request)
+    state_of(app).spec_yaml = spec_yaml(api)
+
+    @app.get("/openapi.yaml")
+    def openapi_yaml() -> Response:
+        return Response(state().spec_yaml, content_type="application/yaml")
+
+    @app.get("/docs/assets/<path:filename>")
+    def docs_assets(filename: str) -> Response:
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
+
+    return app
+
+
+def _openapi_attributes(self: Any, field: Any, **_: Any) -> dict[str, Any]:
+    return dict(getattr(field, "openapi", {}))
+
+
+def state_of(app: Flask) -> Capsa:
+    capsa: Capsa = app.extensions["capsa"]
+    return capsa
+
+
+def _before_request() -> None:
+    init_request()
+    if request.routing_exception is not None:
+        return  # 404 / 405: answered by the routing error itself
+    path = request.path
+    if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
+        accept = request.headers.get("Accept", "").strip()
+        if accept and request.accept_mimetypes.best_match(_JSON_TYPES) is None:
+            raise Problem(406, "not-acceptable", "this route answers application/json only")
+    if path.startswith("/v1/"):
+        authenticate_request()
+        if request.method in _BODY_METHODS:
+            load_body()

@@ -1,0 +1,36 @@
+"""Bearer API keys on every /v1 route; `write` scope unless a view is marked `allow_read`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import current_app, g, request
+
+from service.services import clients
+from service.services.errors import Forbidden
+
+from .state import db
+
+F = TypeVar("F", bound=Callable[..., Any])
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def allow_read(fn: F) -> F:
+    """Mark a non-GET view method that a `read` key may call (score, evaluate)."""
+    fn.capsa_allow_read = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _view_allows_read() -> bool:
+    view = current_app.view_functions.get(request.endpoint or "")
+    view_class = getattr(view, "view_class", None)
+    method = getattr(view_class, request.method.lower(), None) if view_class else view
+    return bool(getattr(method, "capsa_allow_read", False))
+
+
+def authenticate_request() -> None:
+    principal = clients.authenticate(db(), request.headers.get("Authorization"))
+    g.principal = principal
+    if request.method not in _SAFE and principal.scope != clients.WRITE and not _view_allows_read():
+        raise Forbidden(f"a {principal.scope} key cannot call {request.method} {request.path}")

@@ -1,0 +1,121 @@
+"""Rounds: score (preview), score and store, fetch one, list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, g, request
+from flask.views import MethodView
+
+from service.services import rounds
+from service.services.idempotency import StoredResponse, parse_key
+
+from ..auth import allow_read
+from ..schemas import (
+    RoundDocumentSchema,
+    RoundListSchema,
+    RoundQuerySchema,
+    RoundRequestSchema,
+    ScoreDocumentSchema,
+)
+from ..state import db, principal, state
+from . import AUTH, BODY, Blueprint, json_response
+
+blp = Blueprint("rounds", __name__, url_prefix="/v1", description="Capsa Susun rounds.")
+
+EXAMPLE = {
+    "rules": "capsa-susun-id",
+    "table": "table-7",
+    "reference": "client-round-9912",
+    "currency": "IDR",
+    "stake": "1000",
+    "players": [
+        {
+            "id": "a",
+            "arrangement": {
+                "front": ["2c", "2d", "2h"],
+                "middle": ["3s", "4d", "5c", "6h", "7d"],
+                "back": ["8h", "Th", "Qh", "Kh", "4h"],
+            },
+        },
+        {
+            "id": "b",
+            "arrangement": {
+                "front": ["Ac", "Kd", "9s"],
+                "middle": ["9h", "9d", "Jc", "Qc", "3c"],
+                "back": ["Ts", "Td", "Js", "Jd", "5s"],
+            },
+        },
+    ],
+}
+IDEMPOTENCY_KEY = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "description": "1-255 printable ASCII characters (a quoted string is accepted). The same "
+    "key with the same body replays the first 201 byte for byte with "
+    "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 257},
+    "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
+}
+CREATED_HEADERS = {
+    "Location": {"description": "The new round.", "schema": {"type": "string"}},
+    "Idempotent-Replayed": {
+        "description": "`true` on a replay of a stored answer.",
+        "schema": {"type": "string", "example": "true"},
+    },
+}
+
+
+def _send(stored: StoredResponse) -> Response:
+    response = Response(stored.body, status=stored.status, content_type=stored.content_type)
+    if stored.location:
+        response.headers["Location"] = stored.location
+    if stored.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+@blp.route("/score")
+class Score(MethodView):
+    @allow_read
+    @blp.arguments(RoundRequestSchema, example=EXAMPLE)
+    @blp.response(200, ScoreDocumentSchema)
+    @blp.problems(*BODY)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Score a round without storing it: the document POST /v1/rounds would store."""
+        document, preset = rounds.preview(body)
+        state().metrics.round_scored(preset, stored=False)
+        return json_response(document)
+
+
+@blp.route("/rounds")
+class Rounds(MethodView):
+    @blp.arguments(RoundQuerySchema, location="query")
+    @blp.response(200, RoundListSchema)
+    @blp.problems(*AUTH)
+    def get(self, query: dict[str, Any]) -> Response:
+        """List this client's rounds, newest first, filtered, in pages."""
+        return json_response(rounds.list_(db(), principal().client_id, **query))
+
+    @blp.doc(parameters=[IDEMPOTENCY_KEY])
+    @blp.arguments(RoundRequestSchema, example=EXAMPLE)
+    @blp.response(201, RoundDocumentSchema, headers=CREATED_HEADERS)
+    @blp.problems(*BODY, 409)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Score a round and store it (idempotent with Idempotency-Key)."""
+        key = parse_key(request.headers.get("Idempotency-Key"))
+        raw = g.raw_body.decode("utf-8")
+        created = rounds.create(db(), principal().client_id, body, raw, key)
+        if created.preset is not None:
+            state().metrics.round_scored(created.preset, stored=True)
+        return _send(created.response)
+
+
+@blp.route("/rounds/<string:round_id>")
+class RoundById(MethodView):
+    @blp.response(200, RoundDocumentSchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, round_id: str) -> Response:
+        """One round of this client (another client's round is 404)."""
+        return json_response(rounds.get(db(), principal().client_id, round_id))

@@ -1,0 +1,22 @@
+"""GET /v1/rules: the rule presets."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+
+from service.services import catalogue
+
+from ..schemas import PresetListSchema
+from . import AUTH, Blueprint, json_response
+
+blp = Blueprint("rules", __name__, url_prefix="/v1", description="Rule presets (RULES.md 5).")
+
+
+@blp.route("/rules")
+class Rules(MethodView):
+    @blp.response(200, PresetListSchema)
+    @blp.problems(*AUTH)
+    def get(self) -> Response:
+        """List every preset with its game, description and every parameter."""
+        return json_response(catalogue.rules())

@@ -1,0 +1,58 @@
+"""Service routes without a key: health, readiness, metrics."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+
+from service.adapters.errors import DatabaseUnavailable
+
+from ..problems import problem_response
+from ..schemas import HealthSchema, ReadySchema
+from ..state import db, state
+from . import Blueprint, json_response
+
+blp = Blueprint("service", __name__, description="Health, readiness and metrics (no key).")
+
+NO_AUTH: list[dict[str, list[str]]] = []
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    @blp.doc(security=NO_AUTH)
+    @blp.response(200, HealthSchema)
+    def get(self) -> Response:
+        """Liveness: answers without touching the database."""
+        return json_response({"status": "ok"})
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    @blp.doc(security=NO_AUTH)
+    @blp.response(200, ReadySchema)
+    @blp.problems(503)
+    def get(self) -> Response:
+        """Readiness: 200 when the database answers, 503 otherwise."""
+        try:
+            db().ping()
+        except DatabaseUnavailable:
+            return problem_response(
+                503, "unavailable", "the database does not answer", headers={"Retry-After": "5"}
+            )
+        return json_response({"status": "ok", "database": "ok"})
+
+
+@blp.route("/metrics")
+class Metrics(MethodView):
+    @blp.doc(
+        security=NO_AUTH,
+        responses={
+            "200": {
+                "description": "Prometheus text exposition format.",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    def get(self) -> Response:
+        """Prometheus metrics: latency per endpoint, rounds scored per preset."""
+        return state().metrics.exposition()

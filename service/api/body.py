@@ -1,0 +1,131 @@
+"""Request bodies: JSON only, UTF-8, at most 64 KiB, parsed strictly before any schema sees them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from flask import g, request
+from webargs import core
+from webargs.flaskparser import FlaskParser
+
+from service.domain.errors import FieldError
+
+from .problems import Problem
+
+MAX_DEPTH = 32
+_FLOAT_MAX = sys.float_info.max
+
+
+class _Malformed(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Malformed(f"{name} is not JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Malformed(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Malformed(f"the number {text[:40]} is too large for a double")
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if abs(value) > _FLOAT_MAX:
+        raise _Malformed(f"the number {text[:40]}... is too large for a double")
+    return value
+
+
+def _depth(value: Any) -> int:
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node)
+    return deepest
+
+
+def parse_strict(data: bytes) -> dict[str, Any]:
+    """The body as a JSON object, or a 400 `malformed-json` problem saying why."""
+    if not data:
+        raise _bad("the request body is empty; a JSON object is expected")
+    try:
+        text = data.decode("utf-8")
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_no_duplicates,
+            parse_float=_float,
+            parse_int=_int,
+        )
+    except _Malformed as exc:
+        raise _bad(str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise _bad("the body is not UTF-8") from exc
+    except json.JSONDecodeError as exc:
+        raise _bad(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise _bad(f"not JSON: {exc}"[:200]) from exc
+    if _depth(value) > MAX_DEPTH:
+        raise _bad(f"JSON nested deeper than {MAX_DEPTH} levels")
+    if not isinstance(value, dict):
+        raise _bad("the body must be a JSON object")
+    return value
+
+
+def _bad(message: str) -> Problem:
+    return Problem(400, "malformed-json", message, [FieldError("body", message)])
+
+
+def load_body() -> None:
+    """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
+    mimetype = request.mimetype
+    if not request.content_type:
+        raise Problem(415, "unsupported-media-type", "Content-Type must be application/json")
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise Problem(
+            415,
+            "unsupported-media-type",
+            f"Content-Type {mimetype!r} is not application/json",
+            [FieldError("header.Content-Type", "must be application/json")],
+        )
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise Problem(
+            415,
+            "unsupported-media-type",
+            f"charset {charset!r} is not UTF-8",
+            [FieldError("header.Content-Type", "the charset must be UTF-8")],
+        )
+    data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
+    g.raw_body = data
+    g.body = parse_strict(data)
+
+
+class StrictParser(FlaskParser):
+    """webargs parser that reads the body parsed by `load_body` instead of `json.loads`."""
+
+    def _raw_load_json(self, req: Any) -> Any:
+        body = g.get("body")
+        return core.missing if body is None else body
+
+
+parser = StrictParser()

@@ -1,0 +1,116 @@
+"""Request ids, structured JSON logs (structlog) and Prometheus metrics (multiprocess-safe)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+
+import structlog
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_configured = False
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """JSON lines on stdout, once per process (structlog's configuration is global)."""
+    global _configured
+    if _configured:
+        return
+    logging.basicConfig(format="%(message)s", stream=sys.stdout, level=level.upper())
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
+        ),
+        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        cache_logger_on_first_use=True,
+    )
+    _configured = True
+
+
+class Metrics:
+    """Per-app metrics in their own registry, so a new app per test registers nothing twice.
+
+    Under gunicorn (PROMETHEUS_MULTIPROC_DIR set) the values live in per-process files and
+    `/metrics` aggregates them; the registry here then only names the metrics.
+    """
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.latency = Histogram(
+            "capsa_http_request_duration_seconds",
+            "Request latency by endpoint name (never by path), method and status.",
+            ["endpoint", "method", "status"],
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=self.registry,
+        )
+        self.rounds = Counter(
+            "capsa_rounds_scored_total",
+            "Rounds scored, by rule preset; stored is false for POST /v1/score previews.",
+            ["preset", "stored"],
+            registry=self.registry,
+        )
+
+    def round_scored(self, preset: str, stored: bool) -> None:
+        self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()
+
+    def exposition(self) -> Response:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+            data = generate_latest(registry)
+        else:
+            data = generate_latest(self.registry)
+        return Response(data, content_type=CONTENT_TYPE_LATEST)
+
+
+log = structlog.get_logger("service.access")
+
+
+def init_request() -> None:
+    """First before_request hook: the request id and the clock."""
+    incoming = request.headers.get("X-Request-ID", "")
+    g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    g.started = time.perf_counter()
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(request_id=g.request_id)
+
+
+def install(app: Flask, metrics: Metrics) -> None:
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        started = g.get("started")
+        duration = time.perf_counter() - started if started is not None else 0.0
+        response.headers["X-Request-ID"] = g.get("request_id", "")
+        endpoint = request.endpoint or "unmatched"
+        metrics.latency.labels(endpoint, request.method, str(response.status_code)).observe(duration)
+        principal = g.get("principal")
+        log.info(
+            "request",
+            method=request.method,
+            path=request.path,
+            endpoint=endpoint,
+            status=response.status_code,
+            duration_ms=round(duration * 1000, 2),
+            client_id=principal.client_id if principal else None,
+        )
+        return response

@@ -1,0 +1,205 @@
+"""RFC 9457 problem details for every error: HTTP, webargs, domain, service, storage, crashes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+from flask import Flask, Response, g
+from werkzeug.exceptions import HTTPException
+
+from service.adapters.errors import DatabaseUnavailable, UniqueViolation
+from service.domain.errors import CapsaError, FieldError
+from service.services.errors import ServiceError
+from service.services.jsondoc import dump
+
+from .schemas import PROBLEM_TYPES
+
+log = structlog.get_logger("service.api")
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+RETRY_AFTER_UNAVAILABLE = 5
+
+_BY_STATUS = {
+    400: "malformed-json",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    409: "conflict",
+    412: "precondition-failed",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    422: "validation",
+    429: "rate-limited",
+    503: "unavailable",
+}
+_TITLES = {
+    "malformed-json": "Malformed JSON",
+    "validation": "Validation failed",
+    "unauthorized": "Unauthorized",
+    "forbidden": "Forbidden",
+    "not-found": "Not found",
+    "method-not-allowed": "Method not allowed",
+    "not-acceptable": "Not acceptable",
+    "conflict": "Conflict",
+    "precondition-failed": "Precondition failed",
+    "payload-too-large": "Payload too large",
+    "unsupported-media-type": "Unsupported media type",
+    "rate-limited": "Too many requests",
+    "unavailable": "Service unavailable",
+    "internal": "Internal error",
+}
+
+
+class Problem(Exception):
+    """Raised by the HTTP layer itself (body parsing, Accept): answered as it says."""
+
+    def __init__(
+        self,
+        status: int,
+        problem: str,
+        detail: str,
+        errors: Iterable[FieldError] = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.problem = problem
+        self.detail = detail
+        self.errors = list(errors)
+        self.headers = dict(headers or {})
+
+
+def problem_response(
+    status: int,
+    problem: str,
+    detail: str,
+    errors: Iterable[FieldError] = (),
+    title: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    body = {
+        "type": f"/problems/{problem}",
+        "title": title or _TITLES.get(problem, problem.replace("-", " ").capitalize()),
+        "status": status,
+        "detail": detail,
+        "errors": [{"field": e.field, "message": e.message} for e in errors],
+    }
+    response = Response(dump(body), status=status, content_type=PROBLEM_CONTENT_TYPE)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="capsa"'
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def flatten_messages(messages: Any, prefix: str = "") -> list[FieldError]:
+    """marshmallow's nested messages as `players[1].arrangement.front[2]` paths."""
+    out: list[FieldError] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if key == "_schema":
+                    walk(value, path)
+                elif isinstance(key, int):
+                    walk(value, f"{path}[{key}]")
+                else:
+                    walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item, path)
+        else:
+            out.append(FieldError(path or "body", str(node)))
+
+    walk(messages, prefix)
+    return out
+
+
+_LOCATIONS = {"json": "", "query": "query", "headers": "header", "view_args": "path"}
+
+
+def _webargs_errors(data: Mapping[str, Any]) -> list[FieldError]:
+    messages = data.get("messages") or {}
+    errors: list[FieldError] = []
+    for location, nested in messages.items():
+        errors += flatten_messages(nested, _LOCATIONS.get(location, str(location)))
+    return errors
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    problem = _BY_STATUS.get(status, "internal" if status >= 500 else "validation")
+    data = getattr(error, "data", None) or {}
+    errors = _webargs_errors(data) if status == 422 else []
+    headers: dict[str, str] = {}
+    for name, value in error.get_headers():
+        if name.lower() not in ("content-type", "content-length"):
+            headers[name] = value
+    headers.update(data.get("headers") or {})
+    if status == 422 and errors:
+        detail = (
+            f"{errors[0].field}: {errors[0].message}"
+            if len(errors) == 1
+            else f"{len(errors)} problems in the request"
+        )
+    else:
+        detail = error.description or error.name
+    if status == 413:
+        detail = "the request body is over the limit of 64 KiB"
+    if status >= 500:
+        problem = "internal"
+        log.error("internal_error", request_id=g.get("request_id"), error=repr(error))
+    return problem_response(status, problem, detail, errors, headers=headers)
+
+
+def register(app: Flask) -> None:
+    """Error handlers for everything but HTTPException (flask-smorest's Api routes that one)."""
+
+    @app.errorhandler(Problem)
+    def _problem(exc: Problem) -> Response:
+        return problem_response(exc.status, exc.problem, exc.detail, exc.errors, headers=exc.headers)
+
+    @app.errorhandler(CapsaError)
+    def _domain(exc: CapsaError) -> Response:
+        problem = exc.problem if exc.problem in PROBLEM_TYPES else "validation"
+        return problem_response(422, problem, exc.message, exc.errors, title=exc.title)
+
+    @app.errorhandler(ServiceError)
+    def _service(exc: ServiceError) -> Response:
+        status = PROBLEM_TYPES[exc.problem][0]
+        headers = {}
+        if exc.retry_after is not None:
+            headers["Retry-After"] = str(exc.retry_after)
+        return problem_response(
+            status, exc.problem, exc.message, exc.errors, title=exc.title, headers=headers
+        )
+
+    @app.errorhandler(DatabaseUnavailable)
+    def _unavailable(exc: DatabaseUnavailable) -> Response:
+        log.warning("database_unavailable", request_id=g.get("request_id"), error=str(exc))
+        return problem_response(
+            503,
+            "unavailable",
+            "the database is unavailable; retry later",
+            headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+        )
+
+    @app.errorhandler(UniqueViolation)
+    def _unique(exc: UniqueViolation) -> Response:
+        # Two requests raced for the same row; the loser may retry and find the winner's.
+        return problem_response(409, "conflict", "a concurrent request stored the same thing")
+
+    @app.errorhandler(Exception)
+    def _internal(exc: Exception) -> Response:
+        if isinstance(exc, HTTPException):  # pragma: no cover - routed to the Api handler
+            return handle_http_exception(exc)
+        log.exception("unhandled_exception", request_id=g.get("request_id"))
+        return problem_response(
+            500,
+            "internal",
+            f"an unexpected error; quote request id {g.get('request_id')} when reporting it",
+        )

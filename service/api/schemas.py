@@ -1,0 +1,380 @@
+"""Request and response schemas. Requests: structure only (game rules live in the domain)."""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+
+from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, StrictBoolean, _meta
+
+CATEGORIES = [
+    "high_card",
+    "pair",
+    "two_pair",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+    "royal_flush",
+]
+NATURALS = ["dragon", "three_straights", "three_flushes", "six_pairs"]
+OUTCOMES = ["normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender"]
+PROBLEM_TYPES = {
+    "malformed-json": (
+        400,
+        (
+            "The body is not JSON, has NaN/Infinity, duplicate keys, nesting "
+            "deeper than 32, a number too large for a double, or is not an object."
+        ),
+    ),
+    "validation": (
+        422,
+        (
+            "The body, a query parameter or a header does not fit the schema, or "
+            "breaks a game-independent bound (player count, money, ids)."
+        ),
+    ),
+    "invalid-cards": (
+        422,
+        ("Unknown cards, wrong counts, duplicate cards, rows that do not use exactly the dealt hand."),
+    ),
+    "unknown-rules": (
+        422,
+        "An unknown preset, a preset of the other game, or an unknown parameter.",
+    ),
+    "unauthorized": (401, "Missing, unknown or revoked API key (WWW-Authenticate: Bearer)."),
+    "forbidden": (403, "A read key on a writing endpoint."),
+    "not-found": (
+        404,
+        "No such resource for this client (another client's round too), or no such route.",
+    ),
+    "conflict": (409, "Conflicting state: `reference` already used."),
+    "idempotency-key-reused": (422, "The Idempotency-Key was used with another body."),
+    "idempotency-in-flight": (
+        409,
+        ("The first request with this Idempotency-Key is still running; retry after Retry-After seconds."),
+    ),
+    "illegal-move": (422, "A Big Two move that the rules refuse."),
+    "payload-too-large": (413, "The body is over the limit (64 KiB)."),
+    "unsupported-media-type": (415, "The body is not application/json."),
+    "rate-limited": (429, "Too many requests; retry after Retry-After seconds."),
+    "unavailable": (503, "The database is unavailable; retry after Retry-After seconds."),
+    "method-not-allowed": (405, "The route does not take this method (see Allow)."),
+    "not-acceptable": (
+        406,
+        "The Accept header allows neither application/json nor application/problem+json.",
+    ),
+    "precondition-failed": (412, "A stale If-Match version."),
+    "internal": (
+        500,
+        (
+            "A safety net for an unexpected error; the tests assert it never "
+            "happens. The request id is logged."
+        ),
+    ),
+}
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+        ordered = True
+
+
+class Out(Schema):
+    """Response shapes: documentation and schema conformance only (views return JSON bytes)."""
+
+    class Meta:
+        unknown = RAISE
+        ordered = True
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+class ArrangementSchema(Strict):
+    front = Cards(["Ah", "Ad", "7c"], "Front row, 3 cards.", required=True)
+    middle = Cards(["9s", "9h", "4d", "4c", "2s"], "Middle row, 5 cards.", required=True)
+    back = Cards(["Ts", "Js", "Qs", "Ks", "As"], "Back row, 5 cards.", required=True)
+
+
+class PlayerSchema(Strict):
+    id = Id("a", "Player id, unique in the round.", required=True)
+    hand = Cards(
+        ["Ah", "Ad", "7c", "9s", "9h", "4d", "4c", "2s", "Ts", "Js", "Qs", "Ks", "As"],
+        "Optional: the 13 dealt cards; the rows must use exactly these.",
+        allow_none=True,
+    )
+    arrangement = fields.Nested(
+        ArrangementSchema,
+        allow_none=True,
+        metadata={"description": "The rows as set; absent for a surrendering player."},
+    )
+    surrender = StrictBoolean(metadata=_meta(False, "The player surrenders (where the rules allow it)."))
+
+
+class PairStakeSchema(Strict):
+    players = fields.List(Id("a"), required=True, validate=validate.Length(2, 2), metadata=_meta(["a", "c"]))
+    stake = Money("5000", required=True)
+
+
+class RoundRequestSchema(Strict):
+    rules = RulesRef()
+    table = Id("table-7", "The operator's table.", allow_none=True)
+    reference = Id(
+        "client-round-9912",
+        "The operator's own id of the round, unique per client.",
+        allow_none=True,
+    )
+    currency = fields.String(
+        required=True,
+        validate=validate.Length(1, 8),
+        metadata=_meta("IDR", "ISO 4217 code known to CLDR."),
+    )
+    stake = Money("1000", "Stake per point, every pair unless `pair_stakes` says otherwise.", required=True)
+    pair_stakes = fields.List(
+        fields.Nested(PairStakeSchema),
+        validate=validate.Length(max=6),
+        metadata=_meta([{"players": ["a", "b"], "stake": "5000"}], "Per-pair stakes."),
+    )
+    deal = fields.String(
+        allow_none=True,
+        validate=validate.Length(1, 64),
+        metadata=_meta(None, "A deal id (provably fair dealing), or null."),
+    )
+    players = fields.List(
+        fields.Nested(PlayerSchema),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata={"description": "2 to 4 players with unique ids."},
+    )
+
+
+class EvaluateRequestSchema(Strict):
+    rules = RulesRef()
+    arrangement = fields.Nested(ArrangementSchema, required=True)
+    hand = Cards(
+        ["Ah", "Ad", "7c", "9s", "9h", "4d", "4c", "2s", "Ts", "Js", "Qs", "Ks", "As"],
+        "Optional: the 13 cards the rows must use.",
+        allow_none=True,
+    )
+
+
+class RoundQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+        ordered = True
+
+    table = Id("table-7")
+    player = Id("a", "Rounds in which this player played.")
+    reference = Id("client-round-9912")
+    since = fields.AwareDateTime(
+        default_timezone=None,
+        metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive."),
+    )
+    until = fields.AwareDateTime(
+        default_timezone=None,
+        metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive."),
+    )
+    limit = fields.Integer(
+        load_default=50,
+        validate=validate.Range(1, 500),
+        metadata=_meta(50, "Page size, 1-500."),
+    )
+    cursor = fields.String(
+        validate=validate.Length(1, 512),
+        metadata=_meta(
+            "WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwicm5kXzAxSiJd",
+            "Opaque: `next_cursor` of the previous page.",
+        ),
+    )
+
+
+# -- responses -------------------------------------------------------------------------------
+
+
+class RowSchema(Out):
+    category = fields.String(required=True, validate=validate.OneOf(CATEGORIES), metadata=_meta("pair"))
+    cards = fields.List(Card(), required=True, metadata=_meta(["Ah", "Ad", "7c"]))
+    bonus = fields.Integer(required=True, metadata=_meta(0, "What this row earns if won."))
+
+
+class RowsSchema(Out):
+    front = fields.Nested(RowSchema, required=True)
+    middle = fields.Nested(RowSchema, required=True)
+    back = fields.Nested(RowSchema, required=True)
+
+
+class RulesEchoSchema(Out):
+    preset = fields.String(required=True, metadata=_meta("capsa-susun-id"))
+    version = fields.Integer(required=True, metadata=_meta(1))
+    params = fields.Dict(
+        required=True,
+        metadata=_meta({"tembus_multiplier": 2, "fee_rate": "0.03"}, "Every parameter of the game."),
+    )
+
+
+class PlayerResultSchema(Out):
+    id = Id("a", required=True)
+    rows = fields.Nested(RowsSchema, required=True, allow_none=True)
+    foul = fields.Boolean(required=True, metadata=_meta(False))
+    natural = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None)
+    )
+    surrender = fields.Boolean(required=True, metadata=_meta(False))
+    points = fields.Integer(required=True, metadata=_meta(11))
+    result = SignedMoney("11000", required=True)
+    winnings = Money("11000", required=True)
+    fee = Money("330", required=True)
+    net = SignedMoney("10670", required=True)
+
+
+class PairRowsSchema(Out):
+    front = fields.Integer(required=True, metadata=_meta(1, "1 won, 0 tied, -1 lost (first player)."))
+    middle = fields.Integer(required=True, metadata=_meta(1))
+    back = fields.Integer(required=True, metadata=_meta(1))
+
+
+class PairResultSchema(Out):
+    players = fields.List(Id("a"), required=True, metadata=_meta(["a", "b"]))
+    stake = Money("1000", required=True)
+    rows = fields.Nested(PairRowsSchema, required=True, allow_none=True)
+    bonus = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata=_meta({"a": 5, "b": 0}, "What each side was paid in this pair."),
+    )
+    outcome = fields.String(required=True, validate=validate.OneOf(OUTCOMES), metadata=_meta("tembus"))
+    multiplier = fields.Integer(required=True, metadata=_meta(2))
+    points = fields.Integer(required=True, metadata=_meta(11, "From the first player's side."))
+    amount = SignedMoney("11000", required=True)
+
+
+class ScoreDocumentSchema(Out):
+    game = fields.String(required=True, validate=validate.OneOf(["susun"]), metadata=_meta("susun"))
+    table = Id("table-7", required=True, allow_none=True)
+    reference = Id("client-round-9912", required=True, allow_none=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    stake = Money("1000", required=True)
+    rules = fields.Nested(RulesEchoSchema, required=True)
+    engine_version = fields.String(required=True, metadata=_meta("1.0.0"))
+    players = fields.List(fields.Nested(PlayerResultSchema), required=True)
+    pairs = fields.List(fields.Nested(PairResultSchema), required=True)
+    house_fee = Money("330", required=True)
+
+
+class VoidSchema(Out):
+    at = fields.String(required=True, metadata=_meta("2026-11-29T11:00:00.000Z", format="date-time"))
+    reason = fields.String(required=True, metadata=_meta("dealer error"))
+
+
+class AuditSchema(Out):
+    sequence = fields.Integer(required=True, metadata=_meta(42))
+    hash = fields.String(required=True, metadata=_meta("0" * 64))
+    previous_hash = fields.String(required=True, metadata=_meta("0" * 64))
+
+
+class RoundDocumentSchema(Out):
+    id = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    game = fields.String(required=True, validate=validate.OneOf(["susun"]), metadata=_meta("susun"))
+    created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    table = Id("table-7", required=True, allow_none=True)
+    reference = Id("client-round-9912", required=True, allow_none=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    stake = Money("1000", required=True)
+    rules = fields.Nested(RulesEchoSchema, required=True)
+    engine_version = fields.String(required=True, metadata=_meta("1.0.0"))
+    status = fields.String(
+        required=True, validate=validate.OneOf(["settled", "void"]), metadata=_meta("settled")
+    )
+    void = fields.Nested(VoidSchema, required=True, allow_none=True)
+    players = fields.List(fields.Nested(PlayerResultSchema), required=True)
+    pairs = fields.List(fields.Nested(PairResultSchema), required=True)
+    house_fee = Money("330", required=True)
+    audit = fields.Nested(
+        AuditSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "null until the audit trail exists."},
+    )
+
+
+class RoundListSchema(Out):
+    items = fields.List(fields.Nested(RoundDocumentSchema), required=True)
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "Pass as `cursor` for the next page; null on the last."),
+    )
+
+
+class EvaluationSchema(Out):
+    rows = fields.Nested(RowsSchema, required=True)
+    foul = fields.Boolean(required=True, metadata=_meta(False))
+    foul_reason = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(["front beats middle", "middle beats back"]),
+        metadata=_meta(None),
+    )
+    natural = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None)
+    )
+    bonus_total = fields.Integer(required=True, metadata=_meta(11))
+    rules = fields.Nested(RulesEchoSchema, required=True)
+
+
+class PresetSchema(Out):
+    preset = fields.String(required=True, metadata=_meta("capsa-susun-id"))
+    version = fields.Integer(required=True, metadata=_meta(1))
+    game = fields.String(
+        required=True, validate=validate.OneOf(["susun", "banting"]), metadata=_meta("susun")
+    )
+    description = fields.String(required=True, metadata=_meta("Capsa Susun as played in ..."))
+    params = fields.Dict(required=True, metadata=_meta({"tembus_multiplier": 2}))
+
+
+class PresetListSchema(Out):
+    items = fields.List(fields.Nested(PresetSchema), required=True)
+
+
+class HealthSchema(Out):
+    status = fields.String(required=True, metadata=_meta("ok"))
+
+
+class ReadySchema(Out):
+    status = fields.String(required=True, metadata=_meta("ok"))
+    database = fields.String(required=True, metadata=_meta("ok"))
+
+
+class FieldErrorSchema(Out):
+    field = fields.String(
+        required=True,
+        metadata=_meta(
+            "players[1].arrangement.front[2]",
+            "A path into the body, or header.<Name> / query.<name>.",
+        ),
+    )
+    message = fields.String(required=True, metadata=_meta("unknown card 'Xx'"))
+
+
+class ProblemSchema(Out):
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf([f"/problems/{p}" for p in PROBLEM_TYPES]),
+        metadata=_meta(
+            "/problems/invalid-cards",
+            "Problem type; one of:\n\n"
+            + "\n".join(f"- `/problems/{p}` ({s}): {d}" for p, (s, d) in PROBLEM_TYPES.items()),
+        ),
+    )
+    title = fields.String(required=True, metadata=_meta("Invalid cards"))
+    status = fields.Integer(required=True, metadata=_meta(422))
+    detail = fields.String(required=True, metadata=_meta("2 problems in the request body"))
+    errors = fields.List(
+        fields.Nested(FieldErrorSchema),
+        required=True,
+        metadata={"description": "Every problem found, each at its place."},
+    )

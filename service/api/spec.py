@@ -1,0 +1,98 @@
+"""The OpenAPI document: info, security, problem responses; YAML as committed in openapi.yaml."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+import yaml
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+
+from .problems import _BY_STATUS, _TITLES
+from .schemas import PROBLEM_TYPES, ProblemSchema
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+DESCRIPTION = """\
+Scores Capsa Susun / Chinese Poker rounds and stores them.
+
+Bodies are JSON (`application/json`, UTF-8, at most 64 KiB). Money is a decimal **string**
+with exactly the currency's minor-unit digits (`"1000"` for IDR, `"12.50"` for USD), never
+a JSON number. Everything under `/v1` needs `Authorization: Bearer <api key>`; a `read` key
+may call every GET, `POST /v1/score` and `POST /v1/arrangements/evaluate`.
+
+Every error is an RFC 9457 problem (`application/problem+json`) with `type`, `title`,
+`status`, `detail` and `errors: [{field, message}]`, where `field` is a path into the body
+(`players[1].arrangement.front[2]`) or `header.<Name>` / `query.<name>`.
+
+Problem types:
+
+""" + "\n".join(f"- `/problems/{p}` ({s}): {d}" for p, (s, d) in PROBLEM_TYPES.items())
+
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "schema": {"type": "integer", "example": 1},
+    }
+}
+
+
+def _example(status: int, problem: str) -> dict[str, Any]:
+    return {
+        "type": f"/problems/{problem}",
+        "title": _TITLES.get(problem, problem),
+        "status": status,
+        "detail": PROBLEM_TYPES[problem][1],
+        "errors": [],
+    }
+
+
+class CapsaApi(Api):
+    """flask-smorest's Api with problem+json error responses documented and produced."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            if status < 400:
+                continue
+            problem = _BY_STATUS.get(status, "internal" if status >= 500 else "validation")
+            response: dict[str, Any] = {
+                "description": f"{status.phrase}: problem `/problems/{problem}`.",
+                "schema": self.ERROR_SCHEMA,
+                "example": _example(int(status), problem),
+            }
+            if status in (409, 429, 503):
+                response["headers"] = _RETRY_AFTER
+            if status == 401:
+                response["headers"] = {
+                    "WWW-Authenticate": {
+                        "description": "`Bearer`",
+                        "schema": {"type": "string", "example": 'Bearer realm="capsa"'},
+                    }
+                }
+            if status == 422:
+                response["description"] = (
+                    "Valid JSON that cannot be processed: schema violations (`validation`), "
+                    "and bodies that fit the schema but break the game rules: "
+                    "`invalid-cards`, `unknown-rules`, bad money, `idempotency-key-reused`."
+                )
+            prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        default = {
+            "description": "Any other error, as a problem.",
+            "schema": self.ERROR_SCHEMA,
+            "example": _example(500, "internal"),
+        }
+        prepare_response(default, self.spec, PROBLEM_CONTENT_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+
+    def handle_http_exception(self, error: Any) -> Any:
+        from .problems import handle_http_exception
+
+        return handle_http_exception(error)
+
+
+def spec_yaml(api: Api) -> str:
+    return yaml.safe_dump(api.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
