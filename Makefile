@@ -29,7 +29,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools
-	$(BIN)/mypy --strict service/domain
+	$(BIN)/mypy --strict --follow-imports=silent service/domain
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .hypothesis

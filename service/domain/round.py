@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import ENGINE_VERSION
 from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
 from .cards import Card, parse_cards
 from .errors import (
@@ -24,6 +23,7 @@ from .errors import (
 from .money import Settlement, check_currency, format_money, parse_stake, settle
 from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
+from .version import ENGINE_VERSION
 
 CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
