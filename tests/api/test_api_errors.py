@@ -1,0 +1,222 @@
+"""Every error is problem+json with a stable type and field paths; nothing is a 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from conftest import make_app
+from httpkit import fields_of, problem, two_player_round
+
+
+def post_raw(http: Any, tenant: Any, data: bytes | str, content_type: str = "application/json"):
+    return http.post("/v1/rounds", data=data, content_type=content_type, headers=tenant.headers)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "not json",
+        '{"stake": NaN}',
+        '{"stake": Infinity}',
+        '{"stake": -Infinity}',
+        '{"a": 1, "a": 2}',
+        '{"n": 1e400}',
+        '{"n": -1e400}',
+        '{"n": ' + "9" * 400 + "}",
+        "[1, 2]",
+        '"a string"',
+        "12",
+        "null",
+        "",
+        '{"a": ' * 40 + "1" + "}" * 40,
+        "[" * 30_000 + "]" * 30_000,
+        b'{"a": "\xff"}',
+        '{"a": 1',
+    ],
+    ids=lambda d: repr(d)[:30],
+)
+def test_bodies_that_are_not_a_plain_json_object_are_400(http, tenant, data):
+    if isinstance(data, str) and len(data) > 64 * 1024:
+        pytest.skip("over the size limit: 413, tested below")
+    problem(post_raw(http, tenant, data), 400, "malformed-json")
+
+
+def test_nesting_of_exactly_32_levels_is_not_malformed(http, tenant):
+    data = '{"a": ' * 31 + '{}' + "}" * 31
+    body = problem(post_raw(http, tenant, data), 422, "validation")
+    assert "a" in fields_of(body)
+
+
+def test_a_non_json_content_type_is_415(http, tenant):
+    problem(post_raw(http, tenant, json.dumps(two_player_round()), "text/plain"), 415,
+            "unsupported-media-type")
+    problem(post_raw(http, tenant, "a=1", "application/x-www-form-urlencoded"), 415,
+            "unsupported-media-type")
+    response = http.post("/v1/rounds", data=b"{}", headers=tenant.headers)
+    problem(response, 415, "unsupported-media-type")
+    problem(post_raw(http, tenant, "{}", "application/json; charset=latin-1"), 415,
+            "unsupported-media-type")
+
+
+def test_a_body_over_64_kib_is_413(http, tenant):
+    big = json.dumps(two_player_round(padding="x" * 70_000))
+    problem(post_raw(http, tenant, big), 413, "payload-too-large")
+
+
+def test_money_as_a_json_number_is_422_on_its_field(http, tenant):
+    body = problem(http.post("/v1/rounds", json=two_player_round(stake=1000),
+                             headers=tenant.headers), 422, "validation")
+    assert fields_of(body) == {"stake"}
+
+
+@pytest.mark.parametrize(
+    ("stake", "currency"),
+    [("-5", "IDR"), ("0", "IDR"), ("1e3", "IDR"), ("10.5", "IDR"), ("12.505", "USD"),
+     ("1000000000000001", "IDR"), (" 10", "IDR")],
+)
+def test_bad_stakes_are_422_on_the_stake(http, tenant, stake, currency):
+    body = problem(
+        http.post("/v1/score", json=two_player_round(stake=stake, currency=currency),
+                  headers=tenant.headers), 422, "validation")
+    assert fields_of(body) == {"stake"}
+
+
+def test_an_unknown_currency_is_422(http, tenant):
+    body = problem(http.post("/v1/score", json=two_player_round(currency="XXQ"),
+                             headers=tenant.headers), 422, "validation")
+    assert "currency" in fields_of(body)
+
+
+def test_an_unknown_card_is_reported_at_its_path(http, tenant):
+    body = two_player_round()
+    body["players"][1]["arrangement"]["front"][2] = "Xx"
+    answer = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422,
+                     "invalid-cards")
+    assert fields_of(answer) == {"players[1].arrangement.front[2]"}
+    assert "Xx" in answer["errors"][0]["message"]
+
+
+def test_a_card_held_by_two_players_is_reported_at_the_second(http, tenant):
+    body = two_player_round()
+    body["players"][1]["arrangement"]["back"][0] = "2c"  # also a's front[0]
+    answer = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422,
+                     "invalid-cards")
+    assert fields_of(answer) == {"players[1].arrangement.back[0]"}
+
+
+def test_a_wrong_row_size_is_invalid_cards(http, tenant):
+    body = two_player_round()
+    body["players"][0]["arrangement"]["front"].pop()
+    answer = problem(http.post("/v1/score", json=body, headers=tenant.headers), 422,
+                     "invalid-cards")
+    assert any(f.startswith("players[0].arrangement.front") for f in fields_of(answer))
+
+
+def test_unknown_rules_and_parameters_are_unknown_rules(http, tenant):
+    problem(http.post("/v1/score", json=two_player_round(rules="poker-night"),
+                      headers=tenant.headers), 422, "unknown-rules")
+    answer = problem(
+        http.post("/v1/score", json=two_player_round(rules={"preset": "capsa-susun-id",
+                                                            "params": {"nope": 1}}),
+                  headers=tenant.headers), 422, "unknown-rules")
+    assert fields_of(answer) == {"rules.params.nope"}
+    problem(http.post("/v1/score", json=two_player_round(rules="capsa-banting-id"),
+                      headers=tenant.headers), 422, "unknown-rules")
+
+
+def test_an_out_of_bounds_parameter_is_422_on_its_path(http, tenant):
+    answer = problem(
+        http.post("/v1/score", json=two_player_round(
+            rules={"preset": "capsa-susun-id", "params": {"fee_rate": "1.5"}}),
+            headers=tenant.headers), 422, "validation")
+    assert fields_of(answer) == {"rules.params.fee_rate"}
+
+
+def test_surrender_where_the_rules_forbid_it_is_422(http, tenant):
+    body = two_player_round()
+    body["players"][1] = {"id": "b", "surrender": True}
+    problem(http.post("/v1/score", json=body, headers=tenant.headers), 422, "validation")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda b: b.update(extra=1), "extra"),
+        (lambda b: b["players"][0].update(nick="x"), "players[0].nick"),
+        (lambda b: b["players"][0]["arrangement"].update(side=[]), "players[0].arrangement.side"),
+        (lambda b: b["players"][1]["arrangement"]["front"].__setitem__(2, 7),
+         "players[1].arrangement.front[2]"),
+        (lambda b: b["players"][0].update(id="bad id"), "players[0].id"),
+        (lambda b: b.update(players=b["players"][:1]), "players"),
+        (lambda b: b.pop("currency"), "currency"),
+        (lambda b: b["players"][0].update(surrender="yes"), "players[0].surrender"),
+        (lambda b: b.update(table="x" * 65), "table"),
+        (lambda b: b.update(rules=7), "rules"),
+    ],
+    ids=["unknown", "unknown-nested", "unknown-deep", "card-number", "id", "one-player",
+         "missing", "bool-string", "table-long", "rules-type"],
+)
+def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate, field):
+    body = two_player_round()
+    mutate(body)
+    answer = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422,
+                     "validation")
+    assert field in fields_of(answer)
+
+
+def test_duplicate_player_ids_are_422(http, tenant):
+    body = two_player_round()
+    body["players"][1]["id"] = "a"
+    answer = http.post("/v1/score", json=body, headers=tenant.headers)
+    assert answer.status_code == 422
+
+
+def test_a_rejected_round_writes_nothing(http, tenant):
+    body = two_player_round()
+    body["players"][1]["arrangement"]["front"][2] = "Xx"
+    http.post("/v1/rounds", json=body, headers=tenant.headers)
+    listed = http.get("/v1/rounds", headers=tenant.headers).get_json()
+    assert listed["items"] == []
+
+
+def test_unknown_routes_are_404_and_wrong_methods_405(http, tenant):
+    problem(http.get("/v1/nothing", headers=tenant.headers), 404, "not-found")
+    problem(http.get("/nothing"), 404, "not-found")
+    answer = http.delete("/v1/rounds", headers=tenant.headers)
+    problem(answer, 405, "method-not-allowed")
+    assert "POST" in answer.headers["Allow"]
+    problem(http.put("/v1/score", headers=tenant.headers), 405, "method-not-allowed")
+
+
+def test_an_unacceptable_accept_is_406(http, tenant):
+    answer = http.get("/v1/rules", headers={**tenant.headers, "Accept": "text/html"})
+    problem(answer, 406, "not-acceptable")
+    ok = http.get("/v1/rules", headers={**tenant.headers, "Accept": "application/*"})
+    assert ok.status_code == 200
+
+
+def test_an_unexpected_exception_is_a_problem_500_with_the_request_id(app, http, tenant,
+                                                                      monkeypatch):
+    from service.services import catalogue
+
+    def boom() -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(catalogue, "rules", boom)
+    answer = http.get("/v1/rules", headers={**tenant.headers, "X-Request-ID": "req-42"})
+    body = problem(answer, 500, "internal")
+    assert "req-42" in body["detail"] and answer.headers["X-Request-ID"] == "req-42"
+    assert "boom" not in body["detail"]
+
+
+def test_a_database_that_is_down_is_503_with_retry_after():
+    app = make_app("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    http = app.test_client()
+    key = {"Authorization": "Bearer capsa_00000000_" + "A" * 43}
+    for response in (http.get("/v1/rules", headers=key), http.get("/readyz"),
+                     http.post("/v1/rounds", json=two_player_round(), headers=key)):
+        problem(response, 503, "unavailable")
+        assert int(response.headers["Retry-After"]) > 0
+    assert http.get("/healthz").status_code == 200

@@ -1,0 +1,193 @@
+"""Rounds through HTTP: exact numbers, stored = previewed, fetch, list filters and pages."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from httpkit import four_player_round, problem, two_player_round
+
+PREVIEW_ONLY_ABSENT = {"id", "created_at", "status", "void", "audit"}
+
+
+def money(doc: dict[str, Any]) -> list[tuple[str, int, str, str, str, str]]:
+    return [
+        (p["id"], p["points"], p["result"], p["winnings"], p["fee"], p["net"])
+        for p in doc["players"]
+    ]
+
+
+def test_a_sweep_with_three_of_a_kind_in_front_scores_eleven_points_and_pays_the_fee(
+    http, tenant
+):
+    response = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+    assert response.status_code == 201
+    doc = response.get_json()
+    assert response.headers["Location"] == f"/v1/rounds/{doc['id']}"
+    assert doc["id"].startswith("rnd_") and len(doc["id"]) == 30
+    assert money(doc) == [
+        ("a", 11, "11000", "11000", "330", "10670"),
+        ("b", -11, "-11000", "0", "0", "-11000"),
+    ]
+    assert doc["house_fee"] == "330"
+    (pair,) = doc["pairs"]
+    assert pair["players"] == ["a", "b"]
+    assert pair["outcome"] == "tembus" and pair["multiplier"] == 2
+    assert pair["rows"] == {"front": 1, "middle": 1, "back": 1}
+    assert pair["bonus"] == {"a": 5, "b": 0}
+    assert (pair["points"], pair["amount"], pair["stake"]) == (11, "11000", "1000")
+    assert doc["players"][0]["rows"]["front"]["category"] == "three_of_a_kind"
+    assert doc["status"] == "settled" and doc["void"] is None and doc["audit"] is None
+    assert doc["rules"]["preset"] == "capsa-susun-id"
+    assert doc["rules"]["params"]["tembus_multiplier"] == 2
+    assert doc["engine_version"] == "1.0.0" and doc["game"] == "susun"
+    assert doc["created_at"].endswith("Z")
+
+
+def test_the_four_player_example_settles_every_player_exactly(http, tenant):
+    response = http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers)
+    assert response.status_code == 201
+    doc = response.get_json()
+    # a: 13 vs b (1 row + 12 bonus), 18 vs c and d (sweep x2 + 12); 3% of winnings.
+    assert money(doc) == [
+        ("a", 49, "49000", "49000", "1470", "47530"),
+        ("b", -1, "-1000", "12000", "360", "-1360"),
+        ("c", -25, "-25000", "0", "0", "-25000"),
+        ("d", -23, "-23000", "1000", "30", "-23030"),
+    ]
+    assert doc["house_fee"] == "1860"
+    assert sum(int(p["result"]) for p in doc["players"]) == 0
+    assert sum(int(p["net"]) for p in doc["players"]) + int(doc["house_fee"]) == 0
+
+
+def test_score_returns_what_rounds_stores_minus_id_time_status_void_and_audit(http, tenant):
+    body = two_player_round(pair_stakes=[{"players": ["a", "b"], "stake": "2500"}])
+    preview = http.post("/v1/score", json=body, headers=tenant.headers)
+    stored = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    assert preview.status_code == 200 and stored.status_code == 201
+    stored_doc = stored.get_json()
+    assert set(stored_doc) - set(preview.get_json()) == PREVIEW_ONLY_ABSENT
+    assert {k: v for k, v in stored_doc.items() if k not in PREVIEW_ONLY_ABSENT} == (
+        preview.get_json()
+    )
+    assert preview.get_json()["pairs"][0]["amount"] == "27500"
+    fetched = http.get(f"/v1/rounds/{stored_doc['id']}", headers=tenant.headers)
+    assert fetched.status_code == 200
+    assert fetched.get_json() == stored_doc
+
+
+def test_score_stores_nothing(http, tenant):
+    body = two_player_round()
+    assert http.post("/v1/score", json=body, headers=tenant.headers).status_code == 200
+    listed = http.get(f"/v1/rounds?reference={body['reference']}", headers=tenant.headers)
+    assert listed.get_json() == {"items": [], "next_cursor": None}
+
+
+def test_money_in_usd_keeps_two_decimals_and_a_stake_with_zero_cents_is_normalised(http, tenant):
+    doc = http.post(
+        "/v1/score", json=two_player_round(currency="USD", stake="0.50"), headers=tenant.headers
+    ).get_json()
+    assert money(doc)[0] == ("a", 11, "5.50", "5.50", "0.17", "5.33")
+    doc = http.post(
+        "/v1/score", json=two_player_round(stake="1000.00"), headers=tenant.headers
+    ).get_json()
+    assert doc["stake"] == "1000"
+
+
+def test_a_used_reference_is_a_conflict_and_writes_nothing(http, tenant):
+    body = two_player_round()
+    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+    again = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 409, "conflict")
+    assert again["errors"][0]["field"] == "reference"
+    listed = http.get(f"/v1/rounds?reference={body['reference']}", headers=tenant.headers)
+    assert len(listed.get_json()["items"]) == 1
+
+
+def test_rounds_without_reference_may_repeat(http, tenant):
+    body = two_player_round(reference=None)
+    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+
+
+def test_an_unknown_round_is_not_found(http, tenant):
+    problem(http.get("/v1/rounds/rnd_nope", headers=tenant.headers), 404, "not-found")
+
+
+def _post(http, tenant, **overrides: Any) -> dict[str, Any]:
+    response = http.post("/v1/rounds", json=two_player_round(**overrides), headers=tenant.headers)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    return dict(response.get_json())
+
+
+def test_the_list_is_newest_first_and_pages_with_an_opaque_cursor(http, tenant):
+    ids = [_post(http, tenant)["id"] for _ in range(5)]
+    seen: list[str] = []
+    url = "/v1/rounds?limit=2"
+    while True:
+        page = http.get(url, headers=tenant.headers).get_json()
+        assert len(page["items"]) <= 2
+        seen += [r["id"] for r in page["items"]]
+        if page["next_cursor"] is None:
+            break
+        url = f"/v1/rounds?limit=2&cursor={page['next_cursor']}"
+    assert seen == list(reversed(ids))
+
+
+def test_the_list_filters_by_table_player_and_reference(http, tenant):
+    one = _post(http, tenant, table="t-1")
+    two = _post(http, tenant, table="t-2")
+    four = http.post("/v1/rounds", json=four_player_round(table="t-2"), headers=tenant.headers)
+    four_doc = four.get_json()
+
+    def ids(query: str) -> list[str]:
+        response = http.get(f"/v1/rounds?{query}", headers=tenant.headers)
+        assert response.status_code == 200
+        return [r["id"] for r in response.get_json()["items"]]
+
+    assert ids("table=t-1") == [one["id"]]
+    assert ids("table=t-2") == [four_doc["id"], two["id"]]
+    assert ids("player=c") == [four_doc["id"]]
+    assert ids(f"reference={two['reference']}") == [two["id"]]
+    assert ids("table=t-2&player=a") == [four_doc["id"], two["id"]]
+    assert ids("player=zz") == []
+
+
+def test_since_is_inclusive_and_until_exclusive(http, tenant):
+    first = _post(http, tenant)
+    time.sleep(0.01)
+    second = _post(http, tenant)
+    at = first["created_at"]
+
+    def ids(query: str) -> list[str]:
+        response = http.get(f"/v1/rounds?{query}", headers=tenant.headers)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return [r["id"] for r in response.get_json()["items"]]
+
+    assert ids(f"since={at}") == [second["id"], first["id"]]
+    assert ids(f"until={at}") == []
+    assert ids(f"since={at}&until={second['created_at']}") == [first["id"]]
+    later = (datetime.now(UTC) + timedelta(hours=1)).isoformat().replace("+00:00", "Z")
+    assert ids(f"since={later}") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("limit=0", "query.limit"),
+        ("limit=501", "query.limit"),
+        ("limit=ten", "query.limit"),
+        ("since=yesterday", "query.since"),
+        ("since=2026-11-29T10:00:00", "query.since"),
+        ("cursor=not-a-cursor", "query.cursor"),
+        ("table=bad%20id", "query.table"),
+    ],
+)
+def test_bad_list_parameters_are_422_with_the_parameter_named(http, tenant, query, field):
+    body = problem(http.get(f"/v1/rounds?{query}", headers=tenant.headers), 422, "validation")
+    assert field in {e["field"] for e in body["errors"]}
+
+
+def test_limit_500_is_accepted(http, tenant):
+    assert http.get("/v1/rounds?limit=500", headers=tenant.headers).status_code == 200

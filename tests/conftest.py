@@ -1,0 +1,148 @@
+"""Shared fixtures for the HTTP and database suites.
+
+`db_url` runs every test that uses it on SQLite and, when TEST_DATABASE_URL is set, again on
+PostgreSQL. Other engineers and CI share that server: each session creates its own uniquely
+named database, migrates it, and drops it at the end; nothing touches the `test` database.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+PG_ENV = "TEST_DATABASE_URL"
+
+
+def pg_admin_url() -> str | None:
+    url = os.environ.get(PG_ENV)
+    if not url:
+        return None
+    from service.adapters.db import normalise_url
+
+    return normalise_url(url)
+
+
+def create_pg_database(admin_url: str) -> tuple[str, str]:
+    """A fresh database `capsa_test_<random>` on the server of `admin_url`: (url, name)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"capsa_test_{secrets.token_hex(6)}"
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    return url, name
+
+
+def drop_pg_database(admin_url: str, name: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from service.adapters.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'capsa.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    admin = pg_admin_url()
+    if admin is None:
+        pytest.skip(f"{PG_ENV} is not set")
+    from service.adapters.migrate import upgrade
+
+    url, name = create_pg_database(admin)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        drop_pg_database(admin, name)
+
+
+@pytest.fixture(
+    scope="session",
+    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)],
+)
+def db_url(request: pytest.FixtureRequest) -> str:
+    """A migrated database of each engine (PostgreSQL only with TEST_DATABASE_URL)."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(request.getfixturevalue("sqlite_url"))
+
+
+def make_app(db_url: str, **config: Any) -> Any:
+    from service import create_app
+
+    options = {"pool_size": 12, "max_overflow": 4} if db_url.startswith("postgresql") else {}
+    return create_app(
+        {"DATABASE_URL": db_url, "LOG_LEVEL": "WARNING", "DATABASE_OPTIONS": options, **config}
+    )
+
+
+@pytest.fixture(scope="session")
+def app(db_url: str) -> Iterator[Any]:
+    application = make_app(db_url)
+    yield application
+    application.extensions["capsa"].db.dispose()
+
+
+@pytest.fixture
+def http(app: Any) -> Any:
+    return app.test_client()
+
+
+@dataclass
+class Tenant:
+    """A client of the service with a write key and a read key; tests isolate by tenant."""
+
+    id: str
+    name: str
+    key: str
+    read_key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def read_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.read_key}"}
+
+
+def make_tenant(app: Any) -> Tenant:
+    from service.services import clients
+
+    db = app.extensions["capsa"].db
+    name = f"t-{secrets.token_hex(5)}"
+    client_id, key = clients.create_client(db, name)
+    read_key = clients.add_key(db, name, clients.READ)
+    return Tenant(client_id, name, key, read_key)
+
+
+@pytest.fixture
+def tenant(app: Any) -> Tenant:
+    return make_tenant(app)
+
+
+@pytest.fixture
+def other_tenant(app: Any) -> Tenant:
+    return make_tenant(app)
