@@ -54,7 +54,7 @@ class SignedMoney(Money):
 def Id(example: str = "table-7", description: str | None = None, **kw: Any) -> fields.String:
     """An identifier chosen by a client: `^[A-Za-z0-9._:-]{1,64}$`."""
     return fields.String(
-        validate=validate.Regexp(ID_PATTERN, error="must match ^[A-Za-z0-9._:-]{1,64}$"),
+        validate=validate.Regexp(ID_PATTERN, error="must match {regex}"),
         metadata=_meta(example, description, pattern=ID_PATTERN),
         **kw,
     )

@@ -42,7 +42,7 @@ def configure_logging(level: str = "INFO") -> None:
             logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
         ),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=False,  # tests change the level at run time
     )
     _configured = True
 

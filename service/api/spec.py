@@ -88,6 +88,9 @@ class CapsaApi(Api):
         prepare_response(default, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
 
+    def _register_pagination_header(self) -> None:
+        """Our lists page with an opaque cursor in the body, not flask-smorest's header."""
+
     def handle_http_exception(self, error: Any) -> Any:
         from .problems import handle_http_exception
 

@@ -1,0 +1,149 @@
+"""Service routes, rules, evaluate, the OpenAPI document, docs, metrics, logs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+from conftest import make_app
+from httpkit import SWEEP_A, problem, two_player_round
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_healthz_answers_ok(http):
+    response = http.get("/healthz")
+    assert response.status_code == 200 and response.get_json() == {"status": "ok"}
+
+
+def test_readyz_answers_when_the_database_does(http):
+    assert http.get("/readyz").get_json() == {"status": "ok", "database": "ok"}
+
+
+def test_the_request_id_is_echoed_or_made(http):
+    assert http.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers[
+        "X-Request-ID"] == "abc-123"
+    made = http.get("/healthz", headers={"X-Request-ID": "bad id"}).headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", made)
+
+
+def test_served_openapi_is_the_committed_file(http):
+    response = http.get("/openapi.yaml")
+    assert response.status_code == 200
+    committed = (ROOT / "openapi.yaml").read_text(encoding="utf-8")
+    assert response.get_data(as_text=True) == committed, (
+        "openapi.yaml drifted from the code: run `capsa openapi` and commit the file"
+    )
+
+
+def test_every_schema_property_has_an_example_and_every_problem_type_is_documented():
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    missing = []
+    for name, schema in spec["components"]["schemas"].items():
+        for prop, definition in schema.get("properties", {}).items():
+            documented = "example" in definition or "$ref" in json.dumps(definition) or (
+                definition.get("type") == "array" and "example" in definition.get("items", {})
+            )
+            if not documented:
+                missing.append(f"{name}.{prop}")
+    assert missing == []
+    text = json.dumps(spec)
+    for kind in ["malformed-json", "validation", "invalid-cards", "unknown-rules",
+                 "unauthorized", "forbidden", "not-found", "conflict", "idempotency-key-reused",
+                 "idempotency-in-flight", "payload-too-large", "unsupported-media-type",
+                 "unavailable", "method-not-allowed", "not-acceptable", "internal"]:
+        assert f"/problems/{kind}" in text
+    post_rounds = spec["paths"]["/v1/rounds"]["post"]["responses"]
+    assert {"201", "400", "401", "403", "409", "413", "415", "422", "503"} <= set(post_rounds)
+
+
+def test_docs_are_served_without_a_cdn(http):
+    page = http.get("/docs")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    scripts = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert scripts and all(s.startswith("/docs/assets/") for s in scripts), scripts
+    for asset in scripts:
+        assert http.get(asset).status_code == 200
+    assert http.get("/openapi.json").status_code == 200
+
+
+def test_metrics_count_rounds_per_preset_and_latency_per_endpoint(db_url, tenant):
+    app = make_app(db_url)
+    http = app.test_client()
+    from conftest import make_tenant
+
+    me = make_tenant(app)
+    for _ in range(2):
+        http.post("/v1/score", json=two_player_round(), headers=me.headers)
+    http.post("/v1/rounds", json=two_player_round(), headers=me.headers)
+    http.get("/v1/rounds/rnd_abc", headers=me.headers)
+    text = http.get("/metrics").get_data(as_text=True)
+    assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="false"} 2.0' in text
+    assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="true"} 1.0' in text
+    assert 'endpoint="rounds.RoundById"' in text and "rnd_abc" not in text
+    # a second app in the same process registers its metrics again without clashing
+    assert make_app(db_url).test_client().get("/metrics").status_code == 200
+
+
+def test_every_request_is_logged_with_id_client_status_and_duration(http, tenant):
+    import logging
+
+    import structlog
+    from structlog.testing import capture_logs
+
+    wrapper = structlog.get_config()["wrapper_class"]
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
+    try:
+        with capture_logs() as logs:
+            http.get("/v1/rules", headers={**tenant.headers, "X-Request-ID": "log-me"})
+    finally:
+        structlog.configure(wrapper_class=wrapper)
+    (entry,) = [e for e in logs if e["event"] == "request"]
+    assert entry["status"] == 200 and entry["client_id"] == tenant.id
+    assert entry["endpoint"] == "rules.Rules" and entry["duration_ms"] >= 0
+    assert entry["method"] == "GET" and entry["path"] == "/v1/rules"
+
+
+def test_logs_are_json_lines():
+    import structlog
+
+    processors = structlog.get_config()["processors"]
+    assert isinstance(processors[-1], structlog.processors.JSONRenderer)
+
+
+def test_rules_lists_the_four_presets_with_every_parameter(http, tenant):
+    items = http.get("/v1/rules", headers=tenant.headers).get_json()["items"]
+    assert [i["preset"] for i in items] == [
+        "capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6", "capsa-banting-id"]
+    susun = items[0]
+    assert susun["game"] == "susun" and susun["version"] == 1 and susun["description"]
+    assert susun["params"]["tembus_multiplier"] == 2 and susun["params"]["fee_rate"] == "0.03"
+    assert items[3]["game"] == "banting" and items[3]["params"]["suit_order"] == "dchs"
+
+
+def test_evaluate_describes_rows_bonuses_and_fouls(http, tenant):
+    ok = http.post("/v1/arrangements/evaluate", json={"arrangement": SWEEP_A},
+                   headers=tenant.headers)
+    assert ok.status_code == 200
+    doc = ok.get_json()
+    assert doc["rows"]["front"] == {"category": "three_of_a_kind", "cards": ["2c", "2d", "2h"],
+                                    "bonus": 5}
+    assert doc["foul"] is False and doc["natural"] is None and doc["bonus_total"] == 5
+    fouled = {"front": ["Ah", "Ad", "7c"], "middle": ["9s", "8h", "4d", "3c", "2s"],
+              "back": ["Ts", "Js", "Qs", "Ks", "As"]}
+    doc = http.post("/v1/arrangements/evaluate", json={"arrangement": fouled},
+                    headers=tenant.headers).get_json()
+    assert doc["foul"] is True and doc["foul_reason"] == "front beats middle"
+
+
+def test_evaluate_with_a_hand_requires_exactly_those_cards(http, tenant):
+    hand = [c for row in SWEEP_A.values() for c in row]
+    ok = http.post("/v1/arrangements/evaluate", json={"arrangement": SWEEP_A, "hand": hand},
+                   headers=tenant.headers)
+    assert ok.status_code == 200
+    other = hand[:-1] + ["As"]
+    problem(http.post("/v1/arrangements/evaluate", json={"arrangement": SWEEP_A, "hand": other},
+                      headers=tenant.headers), 422, "invalid-cards")

@@ -1,0 +1,69 @@
+"""`capsa db upgrade` and `capsa clients ...` against a real database."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.cli import main
+
+KEY = re.compile(r"^capsa_([0-9a-f]{8})_[A-Za-z0-9_-]{43}$")
+
+
+@pytest.fixture
+def cli_db(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["db", "upgrade"]) == 0
+    return url
+
+
+def last_line(capsys: pytest.CaptureFixture[str]) -> str:
+    return capsys.readouterr().out.strip().splitlines()[-1]
+
+
+def test_clients_create_prints_a_write_key_last_and_it_authenticates(cli_db, capsys):
+    from service.adapters.uow import Database
+    from service.services import clients
+
+    assert main(["clients", "create", "casino-1"]) == 0
+    key = last_line(capsys)
+    assert KEY.match(key)
+    principal = clients.authenticate(Database(cli_db), f"Bearer {key}")
+    assert principal.scope == "write"
+
+
+def test_clients_key_read_only_list_and_revoke(cli_db, capsys):
+    from service.adapters.uow import Database
+    from service.services import clients
+    from service.services.errors import Unauthorized
+
+    main(["clients", "create", "casino-2"])
+    capsys.readouterr()
+    assert main(["clients", "key", "casino-2", "--read-only"]) == 0
+    read_key = last_line(capsys)
+    db = Database(cli_db)
+    assert clients.authenticate(db, f"Bearer {read_key}").scope == "read"
+    prefix = KEY.match(read_key).group(1)  # type: ignore[union-attr]
+    assert main(["clients", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "casino-2" in listing and f"capsa_{prefix}_... read active" in listing
+    assert read_key not in listing
+    assert main(["clients", "revoke", prefix]) == 0
+    with pytest.raises(Unauthorized):
+        clients.authenticate(db, f"Bearer {read_key}")
+
+
+def test_clients_errors_exit_non_zero(cli_db, capsys):
+    main(["clients", "create", "dup"])
+    assert main(["clients", "create", "dup"]) == 1
+    assert main(["clients", "key", "nobody"]) == 1
+    assert main(["clients", "revoke", "ffffffff"]) == 1
+    assert main(["clients", "create", "bad name"]) == 1
+
+
+def test_capsa_openapi_writes_the_spec(tmp_path, capsys):
+    out = tmp_path / "spec.yaml"
+    assert main(["openapi", "-o", str(out)]) == 0
+    assert out.read_text().startswith("paths:") or "openapi:" in out.read_text()
