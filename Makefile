@@ -12,8 +12,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test,bench]'
 	touch $(STAMP)
 
+# The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
+# var/demo.key and printed on every run), then serve on 127.0.0.1:8000.
+DEMO_DB := sqlite:///var/capsa.db
 run: $(STAMP)
-	$(BIN)/capsa score service/examples/round-4p-capsa-susun-id.json
+	@mkdir -p var
+	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
+	@if ! DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients list | grep -q '^demo '; then \
+	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients create demo | tail -n 1 > var/demo.key; \
+	elif [ ! -s var/demo.key ]; then \
+	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
+	fi
+	@echo "Demo API key (client demo): $$(cat var/demo.key)"
+	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"
@@ -26,6 +37,9 @@ reliability: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/evaluator.py
+
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=1000 $(BIN)/pytest tests/api/test_api_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools

@@ -8,6 +8,7 @@ does not work with pytest 9 (it reads a removed `Function._nodeid`).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-EXAMPLES = 60
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 CHECKS = [not_a_server_error, response_schema_conformance]
 
 
