@@ -33,7 +33,9 @@ def make_engine(url: str, **options: Any) -> Engine:
         engine = create_engine(url, **options)
         _configure_sqlite(engine)
     else:
-        options.setdefault("pool_pre_ping", True)
+        # No pre-ping: it costs a round trip per checkout. A connection that died is
+        # invalidated on its first error (that request answers 503), then replaced.
+        options.setdefault("pool_recycle", 1800)
         options.setdefault("pool_size", 5)
         options.setdefault("max_overflow", 10)
         options.setdefault("pool_timeout", 5)

@@ -158,9 +158,7 @@ class IdempotencyRecord(Base):
 
     __tablename__ = "idempotency_records"
     __table_args__ = (
-        UniqueConstraint(
-            "client_id", "method", "path", "key", name="uq_idempotency_client_method_path_key"
-        ),
+        UniqueConstraint("client_id", "method", "path", "key", name="uq_idempotency_client_method_path_key"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -11,7 +11,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
-from sqlalchemy import and_, delete, exists, or_, select, text
+from sqlalchemy import and_, delete, exists, insert, or_, select, text
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -52,10 +52,12 @@ class Database:
 
     def __init__(self, url: str, **options: Any) -> None:
         self.engine = make_engine(url, **options)
-        self._read = sessionmaker(self.engine, expire_on_commit=False)
-        self._write = sessionmaker(
-            self.engine.execution_options(capsa_write=True), expire_on_commit=False
-        )
+        read_engine = self.engine
+        if self.engine.dialect.name == "postgresql":
+            # Reads are single statements: autocommit saves the BEGIN and ROLLBACK round trips.
+            read_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._read = sessionmaker(read_engine, expire_on_commit=False)
+        self._write = sessionmaker(self.engine.execution_options(capsa_write=True), expire_on_commit=False)
 
     def unit_of_work(self, write: bool = False) -> UnitOfWork:
         return UnitOfWork(self._write() if write else self._read())
@@ -179,10 +181,22 @@ class RoundRepository:
     def add(self, round_: Round) -> None:
         self.session.add(round_)
 
+    def insert(
+        self,
+        round_row: dict[str, Any],
+        players: list[dict[str, Any]],
+        pairs: list[dict[str, Any]],
+    ) -> None:
+        """Bulk-insert a round and its rows (ORM bulk INSERT: no unit-of-work bookkeeping)."""
+        try:
+            self.session.execute(insert(Round), [round_row])
+            self.session.execute(insert(RoundPlayer), players)
+            self.session.execute(insert(RoundPair), pairs)
+        except IntegrityError as exc:
+            raise UniqueViolation(_constraint_of(exc), str(exc.orig)) from exc
+
     def get(self, client_id: str, round_id: str) -> Round | None:
-        return self.session.scalar(
-            select(Round).where(Round.id == round_id, Round.client_id == client_id)
-        )
+        return self.session.scalar(select(Round).where(Round.id == round_id, Round.client_id == client_id))
 
     def reference_used(self, client_id: str, reference: str) -> bool:
         return bool(
@@ -206,9 +220,7 @@ class RoundRepository:
             q = q.where(Round.reference == where.reference)
         if where.player is not None:
             q = q.where(
-                exists().where(
-                    RoundPlayer.round_id == Round.id, RoundPlayer.player_id == where.player
-                )
+                exists().where(RoundPlayer.round_id == Round.id, RoundPlayer.player_id == where.player)
             )
         if where.since is not None:
             q = q.where(Round.created_at >= where.since)

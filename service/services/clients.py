@@ -55,9 +55,7 @@ def hash_key(key: str) -> str:
 def _new_key(client_id: str, scope: str, now: datetime) -> tuple[ApiKey, str]:
     prefix = secrets.token_hex(4)
     plain = f"capsa_{prefix}_{secrets.token_urlsafe(32)}"
-    key = ApiKey(
-        client_id=client_id, prefix=prefix, key_hash=hash_key(plain), scope=scope, created_at=now
-    )
+    key = ApiKey(client_id=client_id, prefix=prefix, key_hash=hash_key(plain), scope=scope, created_at=now)
     return key, plain
 
 
@@ -111,10 +109,7 @@ def list_clients(db: Database) -> list[ClientInfo]:
                 c.id,
                 c.name,
                 c.created_at,
-                [
-                    KeyInfo(k.prefix, k.scope, k.created_at, k.revoked_at)
-                    for k in uow.clients.keys_of(c.id)
-                ],
+                [KeyInfo(k.prefix, k.scope, k.created_at, k.revoked_at) for k in uow.clients.keys_of(c.id)],
             )
             for c in uow.clients.all()
         ]

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from service.adapters.errors import UniqueViolation
-from service.adapters.models import Round, RoundPair, RoundPlayer
+from service.adapters.models import Round
 from service.adapters.uow import Database, RoundFilter, UnitOfWork, decode_cursor, encode_cursor
 from service.domain.errors import FieldError
 from service.domain.round import ScoredRound, score_round_request
@@ -33,21 +33,27 @@ def preview(body: dict[str, Any]) -> tuple[dict[str, Any], str]:
 
 
 def render(round_: Round) -> dict[str, Any]:
-    """The stored round as its API document: the score document plus id, time and status."""
-    score = round_.document
+    """The stored round as its API document."""
+    return render_document(round_.id, round_.created_at, round_.status, round_.document)
+
+
+def render_document(
+    round_id: str, created_at: datetime, status: str, score: dict[str, Any]
+) -> dict[str, Any]:
+    """The score document plus id, time and status, in API.md's key order."""
     doc: dict[str, Any] = {
-        "id": round_.id,
-        "game": score.get("game", round_.game),
-        "created_at": rfc3339(round_.created_at),
+        "id": round_id,
+        "game": score["game"],
+        "created_at": rfc3339(created_at),
     }
     for name, value in score.items():
         if name == "game":
             continue
         doc[name] = value
         if name == "engine_version":
-            doc["status"] = round_.status
+            doc["status"] = status
             doc["void"] = None
-    doc.setdefault("status", round_.status)
+    doc.setdefault("status", status)
     doc.setdefault("void", None)
     doc["audit"] = None
     return doc
@@ -68,66 +74,69 @@ def create(
         # Scored inside the claim, so a rejected body frees the key for a corrected retry.
         result = score_round_request(body)
         scored.append(result)
-        round_ = _store(uow, client_id, result, raw)
-        return StoredResponse(201, dump(render(round_)), location=f"/v1/rounds/{round_.id}")
+        document = _store(uow, client_id, result, raw)
+        return StoredResponse(201, dump(document), location=f"/v1/rounds/{document['id']}")
 
     response = run_once(db, client_id, "POST", path, idempotency_key, body, action)
     return Created(response, scored[0].preset if scored else None)
 
 
-def _store(uow: UnitOfWork, client_id: str, scored: ScoredRound, raw: str) -> Round:
-    if scored.reference is not None and uow.rounds.reference_used(client_id, scored.reference):
-        raise _reference_conflict(scored.reference)
+def _store(uow: UnitOfWork, client_id: str, scored: ScoredRound, raw: str) -> dict[str, Any]:
+    """Insert the round and its player and pair rows; return its document."""
     now = utcnow_ms()
-    round_ = Round(
-        id=new_id("rnd", now),
-        client_id=client_id,
-        game=str(scored.document.get("game", "susun")),
-        preset=scored.preset,
-        table_ref=scored.table,
-        reference=scored.reference,
-        currency=scored.currency,
-        status="settled",
-        engine_version=str(scored.document["engine_version"]),
-        request_raw=raw,
-        request_json=scored.request,
-        rules_json=scored.document["rules"],
-        document=scored.document,
-        house_fee=scored.house_fee,
-        created_at=now,
-    )
-    round_.players = [
-        RoundPlayer(
-            seat=seat,
-            player_id=p.id,
-            points=p.points,
-            result=p.result,
-            winnings=p.winnings,
-            fee=p.fee,
-            net=p.net,
-        )
+    round_id = new_id("rnd", now)
+    document = scored.document
+    row = {
+        "id": round_id,
+        "client_id": client_id,
+        "game": str(document["game"]),
+        "preset": scored.preset,
+        "table_ref": scored.table,
+        "reference": scored.reference,
+        "currency": scored.currency,
+        "status": "settled",
+        "engine_version": str(document["engine_version"]),
+        "request_raw": raw,
+        "request_json": scored.request,
+        "rules_json": document["rules"],
+        "document": document,
+        "house_fee": scored.house_fee,
+        "created_at": now,
+    }
+    players = [
+        {
+            "round_id": round_id,
+            "seat": seat,
+            "player_id": p.id,
+            "points": p.points,
+            "result": p.result,
+            "winnings": p.winnings,
+            "fee": p.fee,
+            "net": p.net,
+        }
         for seat, p in enumerate(scored.players)
     ]
-    round_.pairs = [
-        RoundPair(
-            position=i,
-            player_a=p.a,
-            player_b=p.b,
-            stake=p.stake,
-            points=p.points,
-            amount=p.amount,
-            outcome=p.outcome,
-        )
+    pairs = [
+        {
+            "round_id": round_id,
+            "position": i,
+            "player_a": p.a,
+            "player_b": p.b,
+            "stake": p.stake,
+            "points": p.points,
+            "amount": p.amount,
+            "outcome": p.outcome,
+        }
         for i, p in enumerate(scored.pairs)
     ]
-    uow.rounds.add(round_)
     try:
-        uow.flush()
+        # A used reference is found by the unique constraint: no query before the insert.
+        uow.rounds.insert(row, players, pairs)
     except UniqueViolation as exc:
         if scored.reference is not None and exc.constraint == "uq_rounds_client_reference":
             raise _reference_conflict(scored.reference) from exc
         raise
-    return round_
+    return render_document(round_id, now, "settled", document)
 
 
 def _reference_conflict(reference: str) -> Conflict:
