@@ -21,8 +21,8 @@ def _meta(example: Any, description: str | None = None, **extra: Any) -> dict[st
 class StrictBoolean(fields.Boolean):
     """Only JSON true and false (marshmallow's Boolean also takes "yes", 1, ...)."""
 
-    truthy: ClassVar[set[Any]] = {True}
-    falsy: ClassVar[set[Any]] = {False}
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(truthy={True}, falsy={False}, **kw)
 
 
 class Money(fields.String):

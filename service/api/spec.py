@@ -5,7 +5,7 @@ from __future__ import annotations
 import http
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
