@@ -135,6 +135,15 @@ class ClientRepository:
     def key_by_hash(self, key_hash: str) -> ApiKey | None:
         return self.session.scalar(select(ApiKey).where(ApiKey.key_hash == key_hash))
 
+    def credentials(self, prefix: str) -> tuple[str, str, str, datetime | None] | None:
+        """(key hash, client id, scope, revoked_at) of a key: columns only, no entity."""
+        row = self.session.execute(
+            select(ApiKey.key_hash, ApiKey.client_id, ApiKey.scope, ApiKey.revoked_at).where(
+                ApiKey.prefix == prefix
+            )
+        ).first()
+        return None if row is None else (row[0], row[1], row[2], row[3])
+
     def key_by_prefix(self, prefix: str) -> ApiKey | None:
         return self.session.scalar(select(ApiKey).where(ApiKey.prefix == prefix))
 
@@ -174,6 +183,11 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     return when, round_id
 
 
+_ROUND_INSERT = insert(Round.__table__)
+_PLAYER_INSERT = insert(RoundPlayer.__table__)
+_PAIR_INSERT = insert(RoundPair.__table__)
+
+
 class RoundRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -187,11 +201,12 @@ class RoundRepository:
         players: list[dict[str, Any]],
         pairs: list[dict[str, Any]],
     ) -> None:
-        """Bulk-insert a round and its rows (ORM bulk INSERT: no unit-of-work bookkeeping)."""
+        """Insert a round and its rows with Core INSERTs (no ORM bookkeeping on the hot path)."""
+        conn = self.session.connection()
         try:
-            self.session.execute(insert(Round), [round_row])
-            self.session.execute(insert(RoundPlayer), players)
-            self.session.execute(insert(RoundPair), pairs)
+            conn.execute(_ROUND_INSERT, [round_row])
+            conn.execute(_PLAYER_INSERT, players)
+            conn.execute(_PAIR_INSERT, pairs)
         except IntegrityError as exc:
             raise UniqueViolation(_constraint_of(exc), str(exc.orig)) from exc
 

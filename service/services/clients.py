@@ -125,10 +125,11 @@ def authenticate(db: Database, authorization: str | None) -> Principal:
     if scheme.lower() != "bearer" or match is None:
         raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
     with db.unit_of_work() as uow:
-        key = uow.clients.key_by_prefix(match.group(1))
-        # Looked up by the public prefix, then compared in constant time on the hash.
-        if key is None or not hmac.compare_digest(key.key_hash, hash_key(token)):
-            raise Unauthorized("unknown API key")
-        if key.revoked_at is not None:
-            raise Unauthorized("this API key has been revoked")
-        return Principal(key.client_id, key.scope, key.prefix)
+        found = uow.clients.credentials(match.group(1))
+    # Looked up by the public prefix, then compared in constant time on the hash.
+    if found is None or not hmac.compare_digest(found[0], hash_key(token)):
+        raise Unauthorized("unknown API key")
+    key_hash, client_id, scope, revoked_at = found
+    if revoked_at is not None:
+        raise Unauthorized("this API key has been revoked")
+    return Principal(client_id, scope, match.group(1))
