@@ -1,0 +1,377 @@
+"""Auto-arrange: exact against a brute force with the readable evaluator, known hands, quality."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from service.domain.arrangement import Arrangement, evaluate, foul_reason
+from service.domain.arranging import (
+    SCALE_SIZE,
+    baseline_arrangement,
+    expected_points,
+    load_tables,
+    model_for,
+    objective_of_rows,
+    row_index,
+    suggest,
+    suggest_request,
+)
+from service.domain.cards import DECK, Card
+from service.domain.errors import InvalidCard, InvalidParameter, UnknownRules
+from service.domain.hands import HandValue, evaluate_five, evaluate_front
+from service.domain.naturals import detect_natural
+from service.domain.rules import RuleSet, SusunParams, resolve_rules
+from service.domain.scoring import PlayerHand, score_round
+
+PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
+
+
+def rules(preset: str = "capsa-susun-id", **overrides: Any) -> RuleSet:
+    return resolve_rules({"preset": preset, "params": overrides}, "susun")
+
+
+def susun(ruleset: RuleSet) -> SusunParams:
+    assert isinstance(ruleset.params, SusunParams)
+    return ruleset.params
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.from_str(t) for t in text.split()]
+
+
+def random_hands(seed: int, n: int) -> list[list[Card]]:
+    rng = random.Random(seed)
+    return [rng.sample(DECK, 13) for _ in range(n)]
+
+
+ROW_NATURAL_CATEGORIES = {"straight", "flush", "straight_flush", "royal_flush"}
+
+
+def brute_force_best(hand: Sequence[Card], ruleset: RuleSet) -> float:
+    """The best objective over every legal setting: readable evaluator, one setting at a time.
+
+    Each row's hand value is computed once per subset (hands.py); the order rule is
+    `arrangement.foul_reason`, naturals `naturals.detect_natural` (asked whenever the hand
+    holds one or both five-card rows are straights or flushes, the only settings that can).
+    """
+    params = susun(ruleset)
+    model = model_for(params)
+    positions = range(13)
+    fronts = {f: evaluate_front([hand[i] for i in f]) for f in itertools.combinations(positions, 3)}
+    fives = {m: evaluate_five([hand[i] for i in m], params.wheel) for m in itertools.combinations(positions, 5)}
+    some = next(iter(fronts))
+    rest0 = [i for i in positions if i not in some]
+    first = (some, tuple(rest0[:5]), tuple(rest0[5:]))
+    hand_natural = detect_natural(
+        [[hand[i] for i in row] for row in first], (fronts[first[0]], fives[first[1]], fives[first[2]]), params
+    ) in ("dragon", "six_pairs")
+    best = -np.inf
+    for front, fv in fronts.items():
+        rest = [i for i in positions if i not in front]
+        for middle in itertools.combinations(rest, 5):
+            back = tuple(i for i in rest if i not in middle)
+            values = (fv, fives[middle], fives[back])
+            natural = None
+            if hand_natural or (
+                values[1].category.label in ROW_NATURAL_CATEGORIES
+                and values[2].category.label in ROW_NATURAL_CATEGORIES
+            ):
+                rows = [[hand[i] for i in row] for row in (front, middle, back)]
+                natural = detect_natural(rows, values, params)
+            if natural is not None:
+                score = float(params.natural_values.get(natural, 0))
+            elif foul_reason(values, params) is not None:
+                continue
+            else:
+                score = objective_of_rows(values, model)
+            best = max(best, score)
+    return best
+
+
+def check_exact(hand: list[Card], ruleset: RuleSet) -> None:
+    result = suggest(hand, ruleset, limit=3)
+    top = result.suggestions[0]
+    assert not any(s.evaluation.foul for s in result.suggestions)
+    assert all(s.evaluation == evaluate(s.arrangement, susun(ruleset)) for s in result.suggestions)
+    assert top.score >= brute_force_best(hand, ruleset) - 1e-9
+    assert top.score == pytest.approx(expected_points(top.arrangement, ruleset), abs=1e-9)
+
+
+@pytest.mark.parametrize("i", range(25))
+def test_the_top_suggestion_is_at_least_as_good_as_every_legal_setting_of_a_brute_force(i: int) -> None:
+    hand = random_hands(2024, 25)[i]
+    check_exact(hand, rules(PRESETS[i % 3]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("i", range(200))
+def test_the_top_suggestion_beats_the_brute_force_on_200_hands(i: int) -> None:
+    hand = random_hands(7, 200)[i]
+    check_exact(hand, rules(PRESETS[i % 3]))
+
+
+@pytest.mark.parametrize(
+    "preset, overrides",
+    [
+        ("capsa-susun-id", {"wheel": "second"}),
+        ("capsa-susun-id", {"suit_tiebreak": False}),
+        ("chinese-poker-2-4", {"strict_order": True}),
+        ("chinese-poker-2-4", {"bonus_paid": "cancel"}),
+        ("chinese-poker-1-6", {"bonus_paid": "both"}),
+        ("capsa-susun-id", {"max_one_royalty": True}),
+        ("chinese-poker-1-6", {"max_one_royalty": True, "bonus_paid": "cancel"}),
+        ("chinese-poker-2-4", {"royalty_flat": True, "tembus_multiplier": 3}),
+    ],
+)
+def test_the_search_is_exact_under_rule_overrides_too(preset: str, overrides: dict[str, Any]) -> None:
+    hand = random_hands(zlib.crc32(repr(overrides).encode()), 1)[0]
+    check_exact(hand, rules(preset, **overrides))
+
+
+# Strong hands make bonuses, ties and naturals matter: quads, full houses, straight flushes.
+STRONG = [
+    "9s 9h 9d 9c Jd 3s 4s 5s 6s 7s Kd Qc 2h",
+    "Ac Ad Ah As 9s 9h 9d 9c Kd Kh 2c 3c 4c",
+    "Ts Js Qs Ks As 7h 7d 7c 2h 2d 5c 5h 8s",
+    "2h 5h 9h 3c 6c 8c Tc Qc 2s 4s 7s Js Ks",
+    "2c 2d 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d As",
+    "Qd Kd Ah 4c 5d 6h 7s 8c 9d Th Js Qc Kc",
+]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("hand", STRONG)
+def test_the_search_is_exact_on_strong_hands(hand: str, preset: str) -> None:
+    check_exact(cards(hand), rules(preset))
+
+
+def test_the_row_score_is_the_expected_3_1_points_over_independent_rows() -> None:
+    """The closed form against all 27 row outcomes scored by RULES.md 3.1 (bonus_paid winner)."""
+    for preset in PRESETS:
+        ruleset = rules(preset)
+        params = susun(ruleset)
+        model = model_for(params)
+        for hand in random_hands(11, 5) + [cards(STRONG[0])]:
+            arrangement = suggest(hand, ruleset, limit=1).suggestions[0].arrangement
+            result = evaluate(arrangement, params)
+            stats = []
+            for r, row in enumerate(result.rows):
+                x = row_index(row.value, model.suited)
+                rm = model.rows[r]
+                stats.append((rm.win[x], rm.lose[x], row.bonus, rm.opp_bonus_won[x]))
+            expected = -sum(s[3] for s in stats)  # the opponent's bonuses, paid when it wins
+            for outcome in itertools.product((1, 0, -1), repeat=3):
+                chance = 1.0
+                for o, (w, lose, _, _) in zip(outcome, stats):
+                    chance *= w if o == 1 else lose if o == -1 else 1 - w - lose
+                won, lost = outcome.count(1), outcome.count(-1)
+                sweep = 1 if won == 3 else -1 if lost == 3 else 0
+                mult = params.tembus_multiplier if sweep else 1
+                overall = params.overall_unit * (1 if won >= 2 else -1 if lost >= 2 else 0)
+                bonus = sum(s[2] for o, s in zip(outcome, stats) if o == 1)
+                points = (won - lost) * mult + overall + sweep * params.scoop_bonus + bonus
+                expected += chance * points
+            assert objective_of_rows([r.value for r in result.rows], model) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_win_and_lose_tables_are_the_opponent_histograms_summed() -> None:
+    tables = load_tables()
+    assert tables.hands >= 800_000
+    for (wheel, suited), counts in tables.counts.items():
+        model = model_for(susun(rules("chinese-poker-2-4", wheel=wheel, suit_tiebreak=suited)))
+        for r, hist in enumerate(counts):
+            assert hist.sum() == tables.hands and len(hist) == SCALE_SIZE
+            if not suited:
+                assert not hist.reshape(-1, 4)[:, 1:].any()
+            for x in (0, 400, 4000, 12000, 20000, SCALE_SIZE - 4):
+                assert model.rows[r].win[x] == pytest.approx(hist[:x].sum() / tables.hands, abs=1e-12)
+                assert model.rows[r].lose[x] == pytest.approx(hist[x + 1 :].sum() / tables.hands, abs=1e-12)
+
+
+# --- known hands ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_dragon_is_reported_as_a_natural_and_scored_at_its_value(preset: str) -> None:
+    ruleset = rules(preset)
+    result = suggest(cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"), ruleset)
+    value = susun(ruleset).natural_values["dragon"]
+    assert result.natural == "dragon"
+    assert [s.evaluation.natural for s in result.suggestions] == ["dragon"] * 3
+    assert [s.score for s in result.suggestions] == [value] * 3
+
+
+def test_four_of_a_kind_goes_to_the_middle_under_capsa_susun_id_when_the_back_is_stronger() -> None:
+    result = suggest(cards(STRONG[0]), rules("capsa-susun-id"))
+    top = result.suggestions[0].evaluation
+    assert top.rows[1].category.label == "four_of_a_kind" and top.rows[1].bonus == 14
+    assert top.rows[2].category.label == "straight_flush"
+    assert not top.foul
+
+
+def test_two_fours_of_a_kind_put_the_lower_in_the_middle_for_14_and_the_higher_at_the_back_for_7() -> None:
+    top = suggest(cards(STRONG[1]), rules("capsa-susun-id")).suggestions[0].evaluation
+    assert [r.bonus for r in top.rows[1:]] == [14, 7]
+
+
+def test_a_lone_four_of_a_kind_stays_at_the_back_where_the_middle_would_foul() -> None:
+    top = suggest(cards("9s 9h 9d 9c Jd 3s 4h 5s 6c Ad Kd Qc 2h"), rules("capsa-susun-id")).suggestions[0]
+    assert top.evaluation.rows[2].category.label == "four_of_a_kind"
+    assert top.evaluation.rows[2].bonus == 7
+
+
+def test_three_flushes_are_reported_where_the_rule_set_knows_them_and_not_under_capsa_susun_id() -> None:
+    hand = cards(STRONG[3])
+    western = suggest(hand, rules("chinese-poker-2-4"))
+    assert western.natural == "three_flushes"
+    assert western.suggestions[0].score >= 3
+    assert suggest(hand, rules("capsa-susun-id")).natural is None
+
+
+def test_six_pairs_are_a_natural_of_the_western_presets() -> None:
+    result = suggest(cards(STRONG[4]), rules("chinese-poker-1-6"))
+    assert result.natural == "six_pairs"
+    assert result.suggestions[0].evaluation.natural == "six_pairs"
+
+
+def test_suggestions_are_distinct_best_first_and_never_fouls() -> None:
+    for hand in random_hands(3, 5):
+        result = suggest(hand, rules("chinese-poker-2-4"), limit=20)
+        settings = [s.arrangement for s in result.suggestions]
+        assert len(settings) == 20 == len({tuple(map(frozenset, a.rows)) for a in settings})
+        scores = [s.score for s in result.suggestions]
+        assert scores == sorted(scores, reverse=True)
+        assert not any(s.evaluation.foul for s in result.suggestions)
+        assert all(set(a.cards) == set(hand) for a in settings)
+
+
+def test_the_result_does_not_depend_on_the_order_of_the_cards() -> None:
+    hand = random_hands(5, 1)[0]
+    a = suggest(hand, rules(), limit=5).to_json()
+    b = suggest(list(reversed(hand)), rules(), limit=5).to_json()
+    assert a == b
+
+
+# --- the baseline arranger ----------------------------------------------------------------
+
+
+def strongest(values: dict[tuple[Card, ...], HandValue], suit_tiebreak: bool) -> HandValue:
+    best = None
+    for value in values.values():
+        if best is None or value.compare(best, suit_tiebreak) > 0:
+            best = value
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_baseline_puts_the_strongest_five_at_the_back_and_the_next_in_the_middle(preset: str) -> None:
+    params = susun(rules(preset))
+    for hand in random_hands(13, 10):
+        a = baseline_arrangement(hand, params)
+        assert set(a.cards) == set(hand) and not evaluate(a, params).foul
+        fives = {c: evaluate_five(c, params.wheel) for c in itertools.combinations(hand, 5)}
+        back = strongest(fives, params.suit_tiebreak)
+        assert evaluate_five(a.back, params.wheel).compare(back, params.suit_tiebreak) == 0
+        rest = [c for c in hand if c not in a.back]
+        middles = {c: evaluate_five(c, params.wheel) for c in itertools.combinations(rest, 5)}
+        middle = strongest(middles, params.suit_tiebreak)
+        assert evaluate_five(a.middle, params.wheel).compare(middle, params.suit_tiebreak) == 0
+
+
+# --- quality --------------------------------------------------------------------------------
+
+
+def play_rounds(preset: str, rounds: int, seed: int) -> tuple[float, float]:
+    """Average points per round of one suggest player and of three baseline players."""
+    ruleset = rules(preset)
+    params = susun(ruleset)
+    rng = random.Random(seed)
+    ours, theirs = 0, 0
+    for n in range(rounds):
+        deck = rng.sample(DECK, 52)
+        hands = [deck[13 * i : 13 * i + 13] for i in range(4)]
+        seat = n % 4
+        players = []
+        for i, hand in enumerate(hands):
+            if i == seat:
+                arrangement: Arrangement = suggest(hand, ruleset, limit=1).suggestions[0].arrangement
+            else:
+                arrangement = baseline_arrangement(hand, params)
+            players.append(PlayerHand(f"p{i}", arrangement))
+        result = score_round(players, params)
+        for i, player in enumerate(result.players):
+            if i == seat:
+                ours += player.points
+            else:
+                theirs += player.points
+    return ours / rounds, theirs / (3 * rounds)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_suggest_player_averages_more_points_than_the_baseline_players(preset: str) -> None:
+    ours, theirs = play_rounds(preset, 300, seed=99)
+    print(f"{preset}: suggest {ours:+.3f} / round, baseline {theirs:+.3f}, margin {ours - theirs:+.3f}")
+    assert ours - theirs > 0
+
+
+# --- the request ------------------------------------------------------------------------------
+
+HAND = "2c 5d 9h Kc Qd 7s 3h Jc Ah 4d 8s Tc Th".split()
+
+
+def test_the_suggest_document_has_the_api_shape() -> None:
+    doc = suggest_request({"rules": "chinese-poker-2-4", "hand": HAND})
+    assert set(doc) == {"natural", "suggestions", "rules"}
+    assert doc["rules"]["preset"] == "chinese-poker-2-4" and len(doc["suggestions"]) == 3
+    first = doc["suggestions"][0]
+    assert set(first) == {"arrangement", "rows", "bonus_total", "score"}
+    assert set(first["rows"]) == {"front", "middle", "back"}
+    assert isinstance(first["score"], float) and isinstance(first["bonus_total"], int)
+    assert suggest_request({"hand": HAND, "limit": 1})["rules"]["preset"] == "capsa-susun-id"
+
+
+def test_ten_of_hearts_notation_and_symbols_are_accepted_and_answered_canonically() -> None:
+    hand = ["10♥" if c == "Th" else c for c in HAND]
+    hand = [c.lower() for c in hand]
+    doc = suggest_request({"hand": hand, "limit": 2})
+    assert all(c in HAND for s in doc["suggestions"] for row in s["arrangement"].values() for c in row)
+
+
+@pytest.mark.parametrize(
+    "body, error, field",
+    [
+        ({"hand": HAND, "limit": 0}, InvalidParameter, "limit"),
+        ({"hand": HAND, "limit": 21}, InvalidParameter, "limit"),
+        ({"hand": HAND, "limit": "3"}, InvalidParameter, "limit"),
+        ({"hand": HAND, "limit": True}, InvalidParameter, "limit"),
+        ({"hand": HAND[:12]}, InvalidCard, "hand"),
+        ({"hand": "2c 3c"}, InvalidCard, "hand"),
+        ({}, InvalidCard, "hand"),
+        ({"hand": HAND[:12] + ["Xx"]}, InvalidCard, "hand[12]"),
+        ({"hand": HAND[:12] + ["2c"]}, InvalidCard, "hand[12]"),
+        ({"hand": HAND, "rules": "capsa-banting-id"}, UnknownRules, "rules"),
+        ({"hand": HAND, "rules": {"preset": "chinese-poker-2-4", "params": {"nope": 1}}}, UnknownRules, "rules.params.nope"),
+        ({"hand": HAND, "players": []}, Exception, "players"),
+    ],
+)
+def test_bad_requests_name_the_field(body: dict[str, Any], error: type[Exception], field: str) -> None:
+    with pytest.raises(error) as info:
+        suggest_request(body)
+    assert [e.field for e in info.value.errors] == [field]  # type: ignore[attr-defined]
+
+
+def test_the_domain_call_refuses_a_hand_that_is_not_13_distinct_cards() -> None:
+    with pytest.raises(InvalidCard):
+        suggest(DECK[:12], rules())
+    with pytest.raises(InvalidCard):
+        suggest(list(DECK[:12]) + [DECK[0]], rules())
+    with pytest.raises(InvalidParameter):
+        suggest(DECK[:13], rules(), limit=0)
