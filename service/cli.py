@@ -12,6 +12,7 @@ COMMAND_MODULES = [
     "service.commands.offline",  # score, evaluate
     "service.commands.server",  # serve, db upgrade, openapi
     "service.commands.clients",  # clients create|key|revoke|list
+    "service.commands.arrange",  # arrange
 ]
 
 

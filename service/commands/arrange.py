@@ -1,0 +1,57 @@
+"""`capsa arrange CARD...`: the best settings of a 13-card hand, offline (no server, no database)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..domain.arranging import LIMIT_MAX, suggest_request
+from ..domain.errors import CapsaError
+
+
+def _table(document: dict[str, Any]) -> str:
+    lines = [f"rules: {document['rules']['preset']}    natural: {document['natural'] or '-'}"]
+    for n, s in enumerate(document["suggestions"], 1):
+        lines.append(f"#{n}  score {s['score']:+.4f}  bonus {s['bonus_total']}")
+        for row in ("front", "middle", "back"):
+            cards = " ".join(s["arrangement"][row])
+            info = s["rows"][row]
+            bonus = f"  +{info['bonus']}" if info["bonus"] else ""
+            lines.append(f"    {row:<6}  {cards:<15} {info['category']}{bonus}")
+    return "\n".join(lines)
+
+
+def _arrange(args: argparse.Namespace) -> int:
+    cards = [c for text in args.cards for c in text.replace(",", " ").split()]
+    body = {"rules": args.rules, "hand": cards, "limit": args.limit}
+    try:
+        document = suggest_request(body)
+    except CapsaError as exc:
+        print(f"capsa: {exc.title.lower()} ({exc.problem})", file=sys.stderr)
+        for err in exc.errors or []:
+            print(f"  {err.field}: {err.message}", file=sys.stderr)
+        if not exc.errors:
+            print(f"  {exc.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(_table(document))
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "arrange",
+        help="suggest the best settings of 13 cards (POST /v1/arrangements/suggest)",
+        description="Suggest the best legal settings of a 13-card hand, best first, by expected "
+        "points against a baseline opponent. Cards in any notation: As 10h Td k♠ ...",
+    )
+    p.add_argument("cards", nargs="+", metavar="CARD")
+    p.add_argument("--rules", default="capsa-susun-id", metavar="PRESET", help="default capsa-susun-id")
+    p.add_argument("--limit", type=int, default=3, metavar="N", help=f"1 to {LIMIT_MAX} (default 3)")
+    p.add_argument("--json", action="store_true", help="print the API document instead of a table")
+    p.set_defaults(func=_arrange)
