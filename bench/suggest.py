@@ -1,0 +1,176 @@
+"""Auto-arrange benchmark: time per hand, against a naive treys search, and the points margin.
+
+Run: .venv/bin/python bench/suggest.py [--hands 1000] [--naive-hands 20] [--rounds 20000]
+     [--http URL --key KEY --requests 2000 --concurrency 8]
+
+- `suggest` p50 / p99 / mean over `--hands` seeded random hands in one process (capsa-susun-id
+  unless `--rules`), after one warm-up call (tables and index arrays load once per process).
+- The naive reference, in the same run: for every one of the 72,072 settings, evaluate the
+  middle and the back with treys (144,144 five-card evaluations per hand), keep the settings
+  whose back is at least the middle and the best by treys rank. It computes no objective and no
+  front, so it is a lower bound on a naive exact search; the ratio is naive time / suggest p50.
+- Quality: `--rounds` seeded four-player rounds per preset; one seat (rotating) uses
+  `suggest`, three the baseline arranger; scored with `scoring.score_round`. Prints average
+  points per round of each side, the margin and its standard error.
+- `--http URL`: requests/s of `POST URL/v1/arrangements/suggest` (start the service under
+  gunicorn first; `--key` is a read or write API key), `--concurrency` client threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from itertools import combinations
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from service.domain.arranging import baseline_arrangement, suggest  # noqa: E402
+from service.domain.cards import DECK, Card  # noqa: E402
+from service.domain.rules import RuleSet, SusunParams, resolve_rules  # noqa: E402
+from service.domain.scoring import PlayerHand, score_round  # noqa: E402
+
+PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def time_suggest(hands: list[list[Card]], rules: RuleSet) -> list[float]:
+    suggest(hands[0], rules)  # warm-up: loads the tables and builds the index arrays
+    times = []
+    for hand in hands:
+        started = time.perf_counter()
+        suggest(hand, rules)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def naive_treys(hand: list[Card]) -> tuple[int, int]:
+    from treys import Card as TCard
+    from treys import Evaluator
+
+    evaluator = Evaluator()
+    evaluate = evaluator.evaluate
+    ids = [TCard.new(str(c)) for c in hand]
+    best, legal = 10**9, 0
+    positions = range(13)
+    for front in combinations(positions, 3):
+        rest = [i for i in positions if i not in front]
+        for middle in combinations(rest, 5):
+            back = [ids[i] for i in rest if i not in middle]
+            m = evaluate([ids[i] for i in middle], [])
+            b = evaluate(back, [])
+            if b <= m:  # treys: lower is stronger
+                legal += 1
+                best = min(best, m + b)
+    return best, legal
+
+
+def quality(preset: str, rounds: int, seed: int) -> tuple[float, float, float]:
+    rules = resolve_rules(preset, "susun")
+    params = rules.params
+    assert isinstance(params, SusunParams)
+    rng = random.Random(seed)
+    diffs = []
+    ours_total, theirs_total = 0.0, 0.0
+    for n in range(rounds):
+        deck = rng.sample(DECK, 52)
+        seat = n % 4
+        players = []
+        for i in range(4):
+            hand = deck[13 * i : 13 * i + 13]
+            if i == seat:
+                arrangement = suggest(hand, rules, limit=1).suggestions[0].arrangement
+            else:
+                arrangement = baseline_arrangement(hand, params)
+            players.append(PlayerHand(f"p{i}", arrangement))
+        points = [p.points for p in score_round(players, params).players]
+        ours = points[seat]
+        theirs = (sum(points) - ours) / 3
+        ours_total += ours
+        theirs_total += theirs
+        diffs.append(ours - theirs)
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
+    return ours_total / rounds, theirs_total / rounds, se
+
+
+def http_rate(url: str, key: str, hands: list[list[Card]], requests: int, concurrency: int) -> None:
+    endpoint = url.rstrip("/") + "/v1/arrangements/suggest"
+    bodies = [json.dumps({"hand": [str(c) for c in h]}).encode() for h in hands]
+
+    def one(i: int) -> int:
+        req = urllib.request.Request(
+            endpoint,
+            data=bodies[i % len(bodies)],
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+        )
+        with urllib.request.urlopen(req, timeout=30) as response:
+            response.read()
+            return int(response.status)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        statuses = list(pool.map(one, range(requests)))
+    seconds = time.perf_counter() - started
+    ok = sum(1 for s in statuses if s == 200)
+    print(f"http: {requests / seconds:,.0f} requests/s ({requests:,} in {seconds:.2f} s, "
+          f"{concurrency} clients, {ok:,} OK) at {endpoint}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--naive-hands", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=20_000)
+    parser.add_argument("--rules", default="capsa-susun-id")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--http", metavar="URL")
+    parser.add_argument("--key", default="")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    hands = [rng.sample(DECK, 13) for _ in range(args.hands)]
+    rules = resolve_rules(args.rules, "susun")
+    times = time_suggest(hands, rules)
+    p50, p99 = _percentile(times, 0.5), _percentile(times, 0.99)
+    print(f"suggest ({args.rules}, {len(hands):,} hands, one process): "
+          f"p50 {p50 * 1e3:.3f} ms  p99 {p99 * 1e3:.3f} ms  mean {statistics.mean(times) * 1e3:.3f} ms  "
+          f"max {max(times) * 1e3:.3f} ms")
+
+    if args.naive_hands:
+        naive = []
+        for hand in hands[: args.naive_hands]:
+            started = time.perf_counter()
+            naive_treys(hand)
+            naive.append(time.perf_counter() - started)
+        n50 = statistics.median(naive)
+        print(f"naive treys search (144,144 five-card evaluations per hand, {len(naive)} hands): "
+              f"median {n50 * 1e3:.1f} ms per hand; ratio naive / suggest p50 = {n50 / p50:,.0f}x")
+
+    if args.rounds:
+        for preset in PRESETS:
+            started = time.perf_counter()
+            ours, theirs, se = quality(preset, args.rounds, args.seed)
+            print(f"quality {preset}: {args.rounds:,} rounds, suggest {ours:+.3f} / round, "
+                  f"baseline {theirs:+.3f} / round, margin {ours - theirs:+.3f} (s.e. {se:.3f}) "
+                  f"[{time.perf_counter() - started:.0f} s]")
+
+    if args.http:
+        http_rate(args.http, args.key, hands, args.requests, args.concurrency)
+    else:
+        print("http: skipped (TODO: pass --http URL --key KEY against the service under gunicorn)")
+
+
+if __name__ == "__main__":
+    main()
