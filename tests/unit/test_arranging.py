@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import zlib
 from collections.abc import Sequence
@@ -375,3 +376,24 @@ def test_the_domain_call_refuses_a_hand_that_is_not_13_distinct_cards() -> None:
         suggest(list(DECK[:12]) + [DECK[0]], rules())
     with pytest.raises(InvalidParameter):
         suggest(DECK[:13], rules(), limit=0)
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def test_capsa_arrange_prints_the_suggestions_as_a_table_and_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli import main
+
+    assert main(["arrange", *STRONG[0].split(), "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("score") == 2 and "four_of_a_kind  +14" in out
+    assert main(["arrange", *HAND, "--rules", "chinese-poker-1-6", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rules"]["preset"] == "chinese-poker-1-6" and len(doc["suggestions"]) == 3
+
+
+def test_capsa_arrange_names_a_bad_card_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli import main
+
+    assert main(["arrange", *HAND[:12], "Xx"]) == 1
+    assert "hand[12]: unknown card 'Xx'" in capsys.readouterr().err
