@@ -183,9 +183,9 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     return when, round_id
 
 
-_ROUND_INSERT = insert(Round.__table__)
-_PLAYER_INSERT = insert(RoundPlayer.__table__)
-_PAIR_INSERT = insert(RoundPair.__table__)
+_ROUND_INSERT = insert(Round)
+_PLAYER_INSERT = insert(RoundPlayer)
+_PAIR_INSERT = insert(RoundPair)
 
 
 class RoundRepository:

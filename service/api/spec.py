@@ -97,5 +97,23 @@ class CapsaApi(Api):
         return handle_http_exception(error)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Block style for multi-line strings, so descriptions read as written."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> Any:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+_ORDER = ("openapi", "info", "servers", "security", "tags", "paths", "components")
+
+
 def spec_yaml(api: Api) -> str:
-    return yaml.safe_dump(api.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+    spec = api.spec.to_dict()
+    ordered = {k: spec[k] for k in _ORDER if k in spec}
+    ordered.update({k: v for k, v in spec.items() if k not in ordered})
+    return str(
+        yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    )
