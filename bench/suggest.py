@@ -24,12 +24,13 @@ import random
 import statistics
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The repository root instead of bench/ (whose http.py would shadow the standard library's).
+sys.path[0] = str(Path(__file__).resolve().parents[1])
+import urllib.request  # noqa: E402
 
 from service.domain.arranging import baseline_arrangement, suggest  # noqa: E402
 from service.domain.cards import DECK, Card  # noqa: E402
