@@ -44,8 +44,12 @@ All 72,072 settings (286 fronts x 252 ways to split the other ten cards) are con
 For a front, each split of the ten cards into two fives is taken once, in the orientation
 that keeps the order rule (the weaker five in the middle); the other orientation is a foul
 unless both fives are equally strong, in which case both are kept (their scores are equal).
-Settings whose front beats the middle are fouls and are dropped. Nothing else is skipped,
-and the best of what is left is taken exactly (ties by the smaller setting number).
+Settings whose front beats the middle are fouls and are dropped, except that a setting
+holding three flushes or three straights (a natural never fouls) is added back in either
+orientation. Nothing else is skipped, and the best of what is left is taken exactly (ties
+by the smaller setting number). Rows whose table index equals the opponent's count as a tie
+(t_r): equal strength without suit tie-breaks; with them, a sampling artefact only. The API
+document rounds `score` to 6 decimals.
 """
 
 from __future__ import annotations
