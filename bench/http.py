@@ -47,13 +47,19 @@ def free_port() -> int:
 
 
 def start_gunicorn(app: str, port: int, env: dict[str, str], pythonpath: str | None = None):
-    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
-            "--bind", f"127.0.0.1:{port}"]
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        str(ROOT / "gunicorn.conf.py"),
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
     if pythonpath:
         argv += ["--pythonpath", pythonpath]
     argv.append(app)
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -63,6 +69,22 @@ def start_gunicorn(app: str, port: int, env: dict[str, str], pythonpath: str | N
             time.sleep(0.2)
     proc.terminate()
     raise SystemExit(f"gunicorn for {app} did not start")
+
+
+def workers_cpu(master: int) -> float:
+    """CPU seconds used so far by the gunicorn workers of `master` (children in /proc)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == master:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def one_request(port: int, headers: dict[str, str]) -> int:
@@ -85,13 +107,21 @@ def _saturate(port: int, headers: dict[str, str], until: float, out: mp.Queue) -
     out.put((done, errors))
 
 
-def saturation(port: int, headers: dict[str, str], seconds: float, clients: int) -> float:
-    """Closed loop with `clients` processes for `seconds` (after a 2 s warm-up): req/s."""
+def saturation(
+    port: int, headers: dict[str, str], seconds: float, clients: int, master: int
+) -> tuple[float, float]:
+    """Closed loop with `clients` processes for `seconds` (after a 2 s warm-up).
+
+    Returns requests/s and the workers' CPU milliseconds per request; the second does not
+    depend on what else runs on the machine.
+    """
     for phase, length in (("warm-up", 2.0), ("measure", seconds)):
+        cpu_before = workers_cpu(master)
         out: mp.Queue = mp.Queue()
         start = time.monotonic()
-        procs = [mp.Process(target=_saturate, args=(port, headers, start + length, out))
-                 for _ in range(clients)]
+        procs = [
+            mp.Process(target=_saturate, args=(port, headers, start + length, out)) for _ in range(clients)
+        ]
         for p in procs:
             p.start()
         results = [out.get() for _ in procs]
@@ -102,11 +132,12 @@ def saturation(port: int, headers: dict[str, str], seconds: float, clients: int)
         errors = sum(r[1] for r in results)
         if errors:
             raise SystemExit(f"{errors} of {done} requests failed during {phase}")
-    return done / elapsed
+    return done / elapsed, (workers_cpu(master) - cpu_before) * 1000 / done
 
 
-def _fixed(port: int, headers: dict[str, str], rate: float, start: float, seconds: float,
-           out: mp.Queue) -> None:
+def _fixed(
+    port: int, headers: dict[str, str], rate: float, start: float, seconds: float, out: mp.Queue
+) -> None:
     latencies, errors, n = [], 0, 0
     while True:
         scheduled = start + n / rate
@@ -122,14 +153,16 @@ def _fixed(port: int, headers: dict[str, str], rate: float, start: float, second
     out.put((latencies, errors, time.monotonic()))
 
 
-def fixed_rate(port: int, headers: dict[str, str], rate: float, clients: int,
-               seconds: float) -> tuple[list[float], int, float]:
+def fixed_rate(
+    port: int, headers: dict[str, str], rate: float, clients: int, seconds: float
+) -> tuple[list[float], int, float]:
     out: mp.Queue = mp.Queue()
     start = time.monotonic() + 0.5
     per_client = rate / clients
-    procs = [mp.Process(target=_fixed, args=(port, headers, per_client,
-                                             start + i / rate, seconds, out))
-             for i in range(clients)]
+    procs = [
+        mp.Process(target=_fixed, args=(port, headers, per_client, start + i / rate, seconds, out))
+        for i in range(clients)
+    ]
     for p in procs:
         p.start()
     results = [out.get() for _ in procs]
@@ -184,26 +217,40 @@ def main() -> int:
 
         bare_port, svc_port = free_port(), free_port()
         procs.append(start_gunicorn("bare_flask:app", bare_port, env, str(ROOT / "bench" / "reference")))
-        bare = saturation(bare_port, headers, args.seconds, args.clients)
+        load = os.getloadavg()[0]
+        bare, bare_cpu = saturation(bare_port, headers, args.seconds, args.clients, procs[-1].pid)
         procs.pop().terminate()
 
         procs.append(start_gunicorn("service.api.wsgi:app", svc_port, env))
-        service = saturation(svc_port, headers, args.seconds, args.clients)
+        service, service_cpu = saturation(svc_port, headers, args.seconds, args.clients, procs[-1].pid)
         time.sleep(1)
         latencies, errors, achieved = fixed_rate(
-            svc_port, headers, args.rate, args.fixed_clients, args.fixed_seconds)
+            svc_port, headers, args.rate, args.fixed_clients, args.fixed_seconds
+        )
         ms = [x * 1000 for x in latencies]
 
-        print(f"machine: {os.cpu_count()} cores; gunicorn.conf.py, {workers} sync workers; "
-              f"PostgreSQL database {name} (dropped after)")
+        print(
+            f"machine: {os.cpu_count()} cores; gunicorn.conf.py, {workers} sync workers; "
+            f"PostgreSQL database {name} (dropped after); load average {load:.2f} at start"
+        )
         print(f"(a) saturation, {args.clients} closed-loop clients, {args.seconds:.0f} s each:")
-        print(f"    bare Flask parsing the body      {bare:8.1f} req/s")
-        print(f"    POST /v1/rounds (4p, stored)     {service:8.1f} req/s")
-        print(f"    ratio service / bare             {service / bare:8.3f}   (goal >= 0.25)")
-        print(f"(b) fixed {args.rate:.0f} req/s over {args.fixed_clients} clients for "
-              f"{args.fixed_seconds:.0f} s: achieved {achieved:.1f} req/s, {errors} errors")
-        print(f"    p50 {statistics.median(ms):6.1f} ms   p99 {percentile(ms, 0.99):6.1f} ms   "
-              f"max {ms[-1]:6.1f} ms   (goal p99 < 50 ms)")
+        print(f"    bare Flask parsing the body      {bare:8.1f} req/s   workers' CPU {bare_cpu:5.2f} ms/req")
+        print(
+            f"    POST /v1/rounds (4p, stored)     {service:8.1f} req/s   "
+            f"workers' CPU {service_cpu:5.2f} ms/req"
+        )
+        print(
+            f"    ratio service / bare             {service / bare:8.3f}   (goal >= 0.25); "
+            f"CPU ratio bare / service {bare_cpu / service_cpu:.3f}"
+        )
+        print(
+            f"(b) fixed {args.rate:.0f} req/s over {args.fixed_clients} clients for "
+            f"{args.fixed_seconds:.0f} s: achieved {achieved:.1f} req/s, {errors} errors"
+        )
+        print(
+            f"    p50 {statistics.median(ms):6.1f} ms   p99 {percentile(ms, 0.99):6.1f} ms   "
+            f"max {ms[-1]:6.1f} ms   (goal p99 < 50 ms)"
+        )
         return 0
     finally:
         for proc in procs:
