@@ -326,6 +326,39 @@ class EvaluationSchema(Out):
     rules = fields.Nested(RulesEchoSchema, required=True)
 
 
+class SuggestRequestSchema(Strict):
+    rules = RulesRef()
+    hand = Cards(
+        ["Ah", "Ad", "7c", "9s", "9h", "4d", "4c", "2s", "Ts", "Js", "Qs", "Ks", "As"],
+        "The 13 cards to set.",
+        required=True,
+    )
+    limit = fields.Integer(
+        strict=True,
+        load_default=3,
+        validate=validate.Range(1, 20),
+        metadata=_meta(3, "How many distinct legal settings to return, best first (1-20)."),
+    )
+
+
+class SuggestionSchema(Out):
+    arrangement = fields.Nested(ArrangementSchema, required=True)
+    rows = fields.Nested(RowsSchema, required=True)
+    bonus_total = fields.Integer(required=True, metadata=_meta(11))
+    score = fields.Float(
+        required=True,
+        metadata=_meta(2.734512, "The objective: expected points against one baseline opponent."),
+    )
+
+
+class SuggestResultSchema(Out):
+    natural = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None)
+    )
+    suggestions = fields.List(fields.Nested(SuggestionSchema), required=True)
+    rules = fields.Nested(RulesEchoSchema, required=True)
+
+
 class PresetSchema(Out):
     preset = fields.String(required=True, metadata=_meta("capsa-susun-id"))
     version = fields.Integer(required=True, metadata=_meta(1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.domain.arranging import suggest_request
 from service.domain.round import evaluate_arrangement_request
 from service.domain.rules import list_presets
 
@@ -28,3 +29,8 @@ def rules() -> dict[str, Any]:
 def evaluate(body: dict[str, Any]) -> dict[str, Any]:
     """`POST /v1/arrangements/evaluate`."""
     return evaluate_arrangement_request(body)
+
+
+def suggest(body: dict[str, Any]) -> dict[str, Any]:
+    """`POST /v1/arrangements/suggest`: the best legal settings of a hand."""
+    return suggest_request(body)

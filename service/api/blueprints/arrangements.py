@@ -10,7 +10,7 @@ from flask.views import MethodView
 from service.services import catalogue
 
 from ..auth import allow_read
-from ..schemas import EvaluateRequestSchema, EvaluationSchema
+from ..schemas import EvaluateRequestSchema, EvaluationSchema, SuggestRequestSchema, SuggestResultSchema
 from . import BODY, Blueprint, json_response
 
 blp = Blueprint("arrangements", __name__, url_prefix="/v1/arrangements", description="Arrangements.")
@@ -37,3 +37,39 @@ class Evaluate(MethodView):
         With `hand`, the rows must use exactly those 13 cards (else 422 `invalid-cards`).
         """
         return json_response(catalogue.evaluate(body))
+
+
+SUGGEST_EXAMPLE = {
+    "rules": "capsa-susun-id",
+    "hand": ["Ah", "Ad", "7c", "9s", "9h", "4d", "4c", "2s", "Ts", "Js", "Qs", "Ks", "As"],
+    "limit": 3,
+}
+
+
+@blp.route("/suggest")
+class Suggest(MethodView):
+    @allow_read
+    @blp.arguments(SuggestRequestSchema, example=SUGGEST_EXAMPLE)
+    @blp.response(200, SuggestResultSchema)
+    @blp.problems(*BODY)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Suggest the best legal arrangements of a 13-card hand, best first.
+
+        Every one of the 72,072 settings is considered (none skipped that could be the
+        best); fouls are never suggested; a natural of the rule set is reported.
+        `score` is the expected points of the setting against ONE opponent of a reference
+        field whose hands are set by a baseline arranger (strongest five at the back,
+        strongest five of the rest in the middle, the other three in front). For each row
+        r, with w_r / l_r the probabilities (from shipped per-row strength tables built
+        from 200,000 seeded deals) that our row wins / loses, B_r our row's bonus and X_r
+        the opponent's expected bonus in a row it wins, rows taken as independent:
+
+        score = sum_r [w_r (1 + B_r) - l_r - X_r]
+        + ((tembus_multiplier - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))
+        + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows)).
+
+        `bonus_paid`, `royalty_flat` and `max_one_royalty` change the bonus terms as the
+        rules do; a setting holding a natural is worth the natural's value. Super, the
+        opponent's naturals and fouls are not modelled.
+        """
+        return json_response(catalogue.suggest(body))
