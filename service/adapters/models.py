@@ -173,3 +173,56 @@ class IdempotencyRecord(Base):
     location: Mapped[str | None] = mapped_column(String(255), nullable=True)
     response_body: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+# -- Capsa Banting and deals (issue 6) -------------------------------------------------------
+
+
+class Deal(Base):
+    """A provably fair deal: the seed stays secret until the deal is used or revealed."""
+
+    __tablename__ = "deals"
+    __table_args__ = (
+        UniqueConstraint("client_id", "nonce", name="uq_deals_client_nonce"),
+        Index("ix_deals_client_created", "client_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    nonce: Mapped[int] = mapped_column(BigInteger)
+    server_seed: Mapped[bytes] = mapped_column(LargeBinary)
+    commitment: Mapped[str] = mapped_column(String(64))
+    client_seed: Mapped[str] = mapped_column(Text)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    hands: Mapped[list[list[str]]] = mapped_column(JSON)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    used_by: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Game(Base):
+    """A Big Two game in play: mutable, every move bumps `version` (optimistic concurrency).
+
+    `hands` are the dealt hands (server side only); the state is `moves` replayed on them.
+    """
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_client_created", "client_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
+    currency: Mapped[str] = mapped_column(String(3))
+    stake: Mapped[int] = mapped_column(BigInteger)
+    table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    hands: Mapped[list[list[str]]] = mapped_column(JSON)
+    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id"), nullable=True)
+    moves: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    winner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

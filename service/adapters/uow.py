@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .db import make_engine
 from .errors import DatabaseUnavailable, UniqueViolation
+from .games import DealRepository, GameRepository
 from .models import ApiKey, Client, IdempotencyRecord, Round, RoundPair, RoundPlayer
 
 
@@ -82,6 +83,8 @@ class UnitOfWork:
         self.clients = ClientRepository(session)
         self.rounds = RoundRepository(session)
         self.idempotency = IdempotencyRepository(session)
+        self.deals = DealRepository(session)
+        self.games = GameRepository(session)
 
     def __enter__(self) -> Self:
         return self

@@ -1,0 +1,89 @@
+"""Repositories of deals and Big Two games (issue 6); SQLAlchemy stays in the adapters."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .errors import UniqueViolation
+from .models import Deal, Game
+
+_DEAL_INSERT = insert(Deal)
+_GAME_INSERT = insert(Game)
+
+
+def _unique(exc: IntegrityError, constraint: str, needle: str) -> UniqueViolation:
+    diag = getattr(exc.orig, "diag", None)
+    name = getattr(diag, "constraint_name", None)
+    if not name and needle in str(exc.orig):  # SQLite names the columns, not the constraint
+        name = constraint
+    return UniqueViolation(name, str(exc.orig))
+
+
+class DealRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def count(self, client_id: str) -> int:
+        """How many deals the client has made: the next nonce."""
+        return int(self.session.scalar(select(func.count()).where(Deal.client_id == client_id)) or 0)
+
+    def insert(self, row: dict[str, Any]) -> None:
+        try:
+            with self.session.begin_nested():
+                self.session.connection().execute(_DEAL_INSERT, [row])
+        except IntegrityError as exc:
+            raise _unique(exc, "uq_deals_client_nonce", "deals.client_id, deals.nonce") from exc
+
+    def get(self, client_id: str, deal_id: str, lock: bool = False) -> Deal | None:
+        q = select(Deal).where(Deal.id == deal_id, Deal.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        return self.session.scalar(q)
+
+    def mark_used(self, deal_id: str, used_by: str, at: datetime) -> bool:
+        """Use the deal once: False when it was already used (the row is not changed then)."""
+        result = self.session.execute(
+            update(Deal)
+            .where(Deal.id == deal_id, Deal.used_at.is_(None))
+            .values(used_at=at, used_by=used_by, revealed_at=func.coalesce(Deal.revealed_at, at))
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def mark_revealed(self, deal_id: str, at: datetime) -> None:
+        self.session.execute(
+            update(Deal)
+            .where(Deal.id == deal_id, Deal.revealed_at.is_(None))
+            .values(revealed_at=at)
+            .execution_options(synchronize_session=False)
+        )
+
+
+class GameRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def insert(self, row: dict[str, Any]) -> None:
+        self.session.connection().execute(_GAME_INSERT, [row])
+
+    def get(self, client_id: str, game_id: str, lock: bool = False) -> Game | None:
+        """The game; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
+        q = select(Game).where(Game.id == game_id, Game.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        return self.session.scalar(q)
+
+    def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
+        """Write `values` and bump the version only if it is still `version`; False otherwise."""
+        result = self.session.execute(
+            update(Game)
+            .where(Game.id == game_id, Game.version == version)
+            .values(version=Game.version + 1, **values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
