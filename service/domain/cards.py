@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from .errors import FieldError, InvalidCard, raise_collected
@@ -51,16 +51,25 @@ _RANK_INPUT = {c: Rank(i + 2) for i, c in enumerate(RANK_CHARS)} | {"10": Rank.T
 _SUIT_INPUT = {s.value: s for s in Suit} | {v: k for k, v in _SUIT_SYMBOLS.items()}
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """One of the 52 cards. `index` is 0..51 in deck order (rank major, suits c d h s)."""
 
     rank: Rank
     suit: Suit
+    index: int = field(init=False, repr=False)
 
-    @property
-    def index(self) -> int:
-        return (self.rank - 2) * 4 + SUIT_CHARS.index(self.suit.value)
+    def __post_init__(self) -> None:
+        # Cards are hashed and compared in every duplicate check: an int makes both cheap.
+        object.__setattr__(self, "index", (self.rank - 2) * 4 + SUIT_CHARS.index(self.suit.value))
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.index == other.index
 
     @classmethod
     def from_str(cls, text: str) -> Card:
