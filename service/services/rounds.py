@@ -7,15 +7,18 @@ from datetime import datetime
 from typing import Any
 
 from service.adapters.errors import UniqueViolation
+from service.adapters.ledger import AuditRepository
 from service.adapters.models import Round
 from service.adapters.uow import Database, RoundFilter, UnitOfWork, decode_cursor, encode_cursor
 from service.domain.errors import FieldError
 from service.domain.round import ScoredRound, score_round_request
 
+from .documents import render_document
 from .errors import Conflict, InvalidInput, NotFound
 from .idempotency import StoredResponse, run_once
-from .ids import new_id, rfc3339, utcnow_ms
+from .ids import rfc3339
 from .jsondoc import dump
+from .recording import audit_json, record_round
 
 
 @dataclass(frozen=True)
@@ -32,31 +35,33 @@ def preview(body: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return scored.document, scored.preset
 
 
-def render(round_: Round) -> dict[str, Any]:
-    """The stored round as its API document."""
-    return render_document(round_.id, round_.created_at, round_.status, round_.document)
-
-
-def render_document(
-    round_id: str, created_at: datetime, status: str, score: dict[str, Any]
+def render(
+    round_: Round,
+    audit: dict[str, Any] | None = None,
+    void: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The score document plus id, time and status, in API.md's key order."""
-    doc: dict[str, Any] = {
-        "id": round_id,
-        "game": score["game"],
-        "created_at": rfc3339(created_at),
-    }
-    for name, value in score.items():
-        if name == "game":
-            continue
-        doc[name] = value
-        if name == "engine_version":
-            doc["status"] = status
-            doc["void"] = None
-    doc.setdefault("status", status)
-    doc.setdefault("void", None)
-    doc["audit"] = None
-    return doc
+    """The stored round as its API document (`status` derived from its void, if any)."""
+    return render_document(
+        round_.id, round_.created_at, round_.status, round_.document, audit=audit, void=void
+    )
+
+
+def render_stored(uow: UnitOfWork, rows: list[Round]) -> list[dict[str, Any]]:
+    """Documents of stored rounds with their audit and void (two queries for the lot)."""
+    repo = AuditRepository(uow.session)
+    ids = [r.id for r in rows]
+    audits, voids = repo.audits(ids), repo.voids(ids)
+    out = []
+    for r in rows:
+        a, v = audits.get(r.id), voids.get(r.id)
+        out.append(
+            render(
+                r,
+                None if a is None else audit_json(a.sequence, a.hash, a.previous_hash),
+                None if v is None else {"at": rfc3339(v.at), "reason": v.reason},
+            )
+        )
+    return out
 
 
 def create(
@@ -82,61 +87,30 @@ def create(
 
 
 def _store(uow: UnitOfWork, client_id: str, scored: ScoredRound, raw: str) -> dict[str, Any]:
-    """Insert the round and its player and pair rows; return its document."""
-    now = utcnow_ms()
-    round_id = new_id("rnd", now)
+    """Record the round (rows, ledger lines, chain record); return its document."""
     document = scored.document
-    row = {
-        "id": round_id,
-        "client_id": client_id,
-        "game": str(document["game"]),
-        "preset": scored.preset,
-        "table_ref": scored.table,
-        "reference": scored.reference,
-        "currency": scored.currency,
-        "status": "settled",
-        "engine_version": str(document["engine_version"]),
-        "request_raw": raw,
-        "request_json": scored.request,
-        "rules_json": document["rules"],
-        "document": document,
-        "house_fee": scored.house_fee,
-        "created_at": now,
-    }
-    players = [
-        {
-            "round_id": round_id,
-            "seat": seat,
-            "player_id": p.id,
-            "points": p.points,
-            "result": p.result,
-            "winnings": p.winnings,
-            "fee": p.fee,
-            "net": p.net,
-        }
-        for seat, p in enumerate(scored.players)
-    ]
-    pairs = [
-        {
-            "round_id": round_id,
-            "position": i,
-            "player_a": p.a,
-            "player_b": p.b,
-            "stake": p.stake,
-            "points": p.points,
-            "amount": p.amount,
-            "outcome": p.outcome,
-        }
-        for i, p in enumerate(scored.pairs)
-    ]
     try:
         # A used reference is found by the unique constraint: no query before the insert.
-        uow.rounds.insert(row, players, pairs)
+        return record_round(
+            uow,
+            client_id,
+            game=str(document["game"]),
+            preset=scored.preset,
+            currency=scored.currency,
+            table=scored.table,
+            reference=scored.reference,
+            request=scored.request,
+            document=document,
+            players=scored.players,
+            pairs=scored.pairs,
+            house_fee=scored.house_fee,
+            raw=raw,
+            engine_version=str(document["engine_version"]),
+        )
     except UniqueViolation as exc:
         if scored.reference is not None and exc.constraint == "uq_rounds_client_reference":
             raise _reference_conflict(scored.reference) from exc
         raise
-    return render_document(round_id, now, "settled", document)
 
 
 def _reference_conflict(reference: str) -> Conflict:
@@ -151,7 +125,7 @@ def get(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
         round_ = uow.rounds.get(client_id, round_id)
         if round_ is None:
             raise NotFound(f"no round {round_id!r}")
-        return render(round_)
+        return render_stored(uow, [round_])[0]
 
 
 def list_(
@@ -179,7 +153,7 @@ def list_(
     where = RoundFilter(table, player, reference, since, until)
     with db.unit_of_work() as uow:
         rows, next_after = uow.rounds.list(client_id, where, limit, after)
-        items = [render(r) for r in rows]
+        items = render_stored(uow, rows)
     return {
         "items": items,
         "next_cursor": None if next_after is None else encode_cursor(*next_after),

@@ -39,7 +39,10 @@ def test_a_sweep_with_three_of_a_kind_in_front_scores_eleven_points_and_pays_the
     assert pair["bonus"] == {"a": 5, "b": 0}
     assert (pair["points"], pair["amount"], pair["stake"]) == (11, "11000", "1000")
     assert doc["players"][0]["rows"]["front"]["category"] == "three_of_a_kind"
-    assert doc["status"] == "settled" and doc["void"] is None and doc["audit"] is None
+    assert doc["status"] == "settled" and doc["void"] is None
+    # The tenant's first record: sequence 1 after the genesis hash.
+    assert doc["audit"]["sequence"] == 1 and doc["audit"]["previous_hash"] == "0" * 64
+    assert len(doc["audit"]["hash"]) == 64
     assert doc["rules"]["preset"] == "capsa-susun-id"
     assert doc["rules"]["params"]["tembus_multiplier"] == 2
     assert doc["engine_version"] == "1.0.0" and doc["game"] == "susun"
