@@ -11,9 +11,21 @@ import tempfile
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1)))
 worker_class = "sync"
+# Timeouts, chosen together with the app's own (DATABASE_STATEMENT_TIMEOUT_MS 5 s, pool wait 5 s,
+# connect 3 s), so a request always ends with an answer (a 503 at worst) before gunicorn acts:
+# - timeout: a worker silent this long is killed and replaced (its client sees a reset). 30 s
+#   is far above any legitimate request (p99 of a stored round is a few ms) and above the
+#   worst database wait (5 + 5 + 3 s); it must stay below the idempotency takeover age (60 s,
+#   service/services/idempotency.py STALE), so a live request is never judged dead.
+# - graceful_timeout: on SIGTERM/HUP, workers finish their current request within this;
+#   20 s covers the worst database wait, and keeps a deploy or `docker stop` (10 s default,
+#   raise its grace period) predictable.
+# - keepalive: sync workers close the connection after each response and ignore it; it only
+#   matters if worker_class is switched to gthread, where a short 2 s stops idle keep-alive
+#   connections from pinning every client on one worker (PITFALLS.md).
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
-graceful_timeout = 30
-keepalive = 2
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "2"))
 max_requests = 10_000
 max_requests_jitter = 1_000
 # The app is built once in the master; workers fork from it (post_fork drops the DB pool).

@@ -26,8 +26,13 @@ def is_sqlite(url: str) -> bool:
     return make_url(normalise_url(url)).get_backend_name() == "sqlite"
 
 
-def make_engine(url: str, **options: Any) -> Engine:
-    """An engine for `url`; SQLite gets WAL, a busy timeout, foreign keys and IMMEDIATE writes."""
+def make_engine(url: str, statement_timeout_ms: int | None = None, **options: Any) -> Engine:
+    """An engine for `url`; SQLite gets WAL, a busy timeout, foreign keys and IMMEDIATE writes.
+
+    `statement_timeout_ms` (PostgreSQL only): the server cancels any statement running longer,
+    so a stuck lock or a runaway query ends as an error (a 503) well before gunicorn's worker
+    timeout kills the worker.
+    """
     url = normalise_url(url)
     if is_sqlite(url):
         engine = create_engine(url, **options)
@@ -39,7 +44,11 @@ def make_engine(url: str, **options: Any) -> Engine:
         options.setdefault("pool_size", 5)
         options.setdefault("max_overflow", 10)
         options.setdefault("pool_timeout", 5)
-        options.setdefault("connect_args", {"connect_timeout": 3})
+        connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        if statement_timeout_ms:
+            timeout = f"-c statement_timeout={int(statement_timeout_ms)}"
+            connect_args["options"] = f"{connect_args.get('options', '')} {timeout}".strip()
+        options["connect_args"] = connect_args
         engine = create_engine(url, **options)
     _ENGINES.add(engine)
     return engine

@@ -13,7 +13,7 @@ from service import ENGINE_VERSION
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 
-from . import problems
+from . import problems, ratelimit
 from .auth import authenticate_request
 from .blueprints import arrangements, rounds, rules, service
 from .body import load_body
@@ -32,6 +32,12 @@ def _env_config() -> dict[str, Any]:
         "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
         "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
         "DATABASE_OPTIONS": {},
+        # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
+        "DATABASE_STATEMENT_TIMEOUT_MS": int(os.environ.get("DATABASE_STATEMENT_TIMEOUT_MS", "5000")),
+        # Per-client limit on /v1 ("off" disables); counters in memory unless a storage URI.
+        "RATE_LIMIT": os.environ.get("RATE_LIMIT", ratelimit.DEFAULT_RATE_LIMIT),
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", ""),
+        "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
     }
 
 
@@ -67,7 +73,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     configure_logging(app.config["LOG_LEVEL"])
 
     app.extensions["capsa"] = Capsa(
-        db=Database(app.config["DATABASE_URL"], **app.config["DATABASE_OPTIONS"]),
+        db=Database(
+            app.config["DATABASE_URL"],
+            **{
+                "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],
+                **app.config["DATABASE_OPTIONS"],
+            },
+        ),
         metrics=Metrics(),
     )
     api = CapsaApi(app)
@@ -77,6 +89,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     problems.register(app)
     install(app, state_of(app).metrics)
     app.before_request(_before_request)
+    ratelimit.install(app)  # after authentication (the key is the client), before the body
+    app.before_request(_read_body)
     state_of(app).spec_yaml = spec_yaml(api)
 
     @app.get("/openapi.yaml")
@@ -110,5 +124,9 @@ def _before_request() -> None:
             raise Problem(406, "not-acceptable", "this route answers application/json only")
     if path.startswith("/v1/"):
         authenticate_request()
+
+
+def _read_body() -> None:
+    if request.routing_exception is None and request.path.startswith("/v1/"):
         if request.method in _BODY_METHODS:
             load_body()

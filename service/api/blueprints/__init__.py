@@ -37,5 +37,5 @@ def json_response(document: Any, status: int = 200, headers: dict[str, str] | No
     return response
 
 
-AUTH = (401, 406, 503)
-BODY = (400, 401, 403, 406, 413, 415, 503)
+AUTH = (401, 406, 429, 503)
+BODY = (400, 401, 403, 406, 413, 415, 429, 503)

@@ -1,0 +1,206 @@
+"""Per-client rate limits (in memory, and in Redis with TEST_REDIS_URL) and the statement timeout."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import make_app, make_tenant
+from httpkit import problem, two_player_round
+
+REDIS_ENV = "TEST_REDIS_URL"
+
+
+def rounds_of(app: Any, tenant: Any) -> int:
+    from sqlalchemy import func, select
+
+    from service.adapters.models import Round
+
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        return int(uow.session.scalar(select(func.count()).where(Round.client_id == tenant.id)) or 0)
+
+
+def assert_rate_limited(response: Any) -> int:
+    body = problem(response, 429, "rate-limited")
+    retry_after = int(response.headers["Retry-After"])
+    assert 1 <= retry_after <= 61  # the window (60 s) rounded up to whole seconds
+    assert "limit" in body["detail"]
+    return retry_after
+
+
+@pytest.fixture(scope="module")
+def limited_app(db_url: str) -> Iterator[Any]:
+    app = make_app(db_url, RATE_LIMIT="5/minute")
+    yield app
+    app.extensions["capsa"].db.dispose()
+
+
+def test_a_client_over_its_limit_gets_429_with_retry_after_and_nothing_is_written(limited_app):
+    http, tenant = limited_app.test_client(), make_tenant(limited_app)
+    for _ in range(4):
+        assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    assert rounds_of(limited_app, tenant) == 1
+    assert_rate_limited(http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers))
+    assert_rate_limited(http.get("/v1/rules", headers=tenant.headers))
+    # Every key of the client shares its budget: the limit key is the client, not the key.
+    assert_rate_limited(http.get("/v1/rules", headers=tenant.read_headers))
+    assert rounds_of(limited_app, tenant) == 1
+
+
+def test_limits_are_per_client_and_only_on_authenticated_routes(limited_app):
+    http, busy, other = limited_app.test_client(), make_tenant(limited_app), make_tenant(limited_app)
+    for _ in range(5):
+        assert http.get("/v1/rules", headers=busy.headers).status_code == 200
+    assert_rate_limited(http.get("/v1/rules", headers=busy.headers))
+    assert http.get("/v1/rules", headers=other.headers).status_code == 200
+    for _ in range(10):
+        assert http.get("/healthz").status_code == 200
+        # Authentication comes first: a request without a valid key is 401, never counted.
+        problem(http.get("/v1/rules"), 401, "unauthorized")
+    assert http.get("/v1/rules", headers=other.headers).status_code == 200
+
+
+def test_a_rate_limited_malformed_body_is_429_not_400(limited_app):
+    http, tenant = limited_app.test_client(), make_tenant(limited_app)
+    for _ in range(5):
+        http.get("/v1/rules", headers=tenant.headers)
+    response = http.post("/v1/rounds", data=b"{not json", content_type="application/json",
+                         headers=tenant.headers)
+    assert_rate_limited(response)
+
+
+@pytest.mark.parametrize("value", ["off", "", "0"])
+def test_the_limit_can_be_switched_off(sqlite_url, value):
+    app = make_app(sqlite_url, RATE_LIMIT=value)
+    http, tenant = app.test_client(), make_tenant(app)
+    assert "capsa_limiter" not in app.extensions
+    for _ in range(30):
+        assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+
+
+def test_the_default_limit_is_on_and_documented(sqlite_url):
+    from service.api.ratelimit import DEFAULT_RATE_LIMIT
+
+    app = make_app(sqlite_url)
+    assert app.config["RATE_LIMIT"] == os.environ.get("RATE_LIMIT", DEFAULT_RATE_LIMIT)
+    spec = app.extensions["capsa"].spec_yaml
+    assert "TOO_MANY_REQUESTS" in spec and "/problems/rate-limited" in spec
+
+
+# --- Redis: counters shared by every worker -------------------------------------------------
+
+
+@pytest.fixture
+def redis_url() -> Iterator[tuple[str, str]]:
+    url = os.environ.get(REDIS_ENV)
+    if not url:
+        pytest.skip(f"{REDIS_ENV} is not set")
+    import redis
+
+    prefix = f"capsa-test-{secrets.token_hex(6)}"
+    client = redis.Redis.from_url(url)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.fail(f"{REDIS_ENV}={url} does not answer: {exc}")
+    yield url, prefix
+    keys = list(client.scan_iter(match=f"*{prefix}*"))
+    if keys:
+        client.delete(*keys)
+    assert not list(client.scan_iter(match=f"*{prefix}*"))
+    client.close()
+
+
+def test_redis_counters_are_shared_by_every_worker(sqlite_url, redis_url):
+    url, prefix = redis_url
+    config = {"RATE_LIMIT": "6/minute", "RATELIMIT_STORAGE_URI": url, "RATELIMIT_KEY_PREFIX": prefix}
+    # Two apps stand for two gunicorn workers: with memory:// each would allow 6.
+    worker_1, worker_2 = make_app(sqlite_url, **config), make_app(sqlite_url, **config)
+    tenant = make_tenant(worker_1)
+    a, b = worker_1.test_client(), worker_2.test_client()
+    for i in range(6):
+        assert (a if i % 2 else b).get("/v1/rules", headers=tenant.headers).status_code == 200
+    assert_rate_limited(a.get("/v1/rules", headers=tenant.headers))
+    assert_rate_limited(b.get("/v1/rules", headers=tenant.headers))
+    import redis
+
+    stored = list(redis.Redis.from_url(url).scan_iter(match=f"*{prefix}*"))
+    assert stored and all(tenant.id.encode() in key for key in stored)
+
+
+def test_concurrent_requests_never_exceed_the_redis_limit(sqlite_url, redis_url):
+    url, prefix = redis_url
+    app = make_app(sqlite_url, RATE_LIMIT="20/minute", RATELIMIT_STORAGE_URI=url,
+                   RATELIMIT_KEY_PREFIX=prefix)
+    tenant = make_tenant(app)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def hammer() -> None:
+        http = app.test_client()
+        for _ in range(10):
+            status = http.get("/v1/rules", headers=tenant.headers).status_code
+            with lock:
+                statuses.append(status)
+
+    threads = [threading.Thread(target=hammer) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(set(statuses)) == [200, 429]
+    assert statuses.count(200) == 20 and statuses.count(429) == 30
+
+
+def test_an_unreachable_rate_limit_store_falls_back_and_never_answers_500(sqlite_url):
+    app = make_app(sqlite_url, RATE_LIMIT="3/minute", RATELIMIT_STORAGE_URI="redis://127.0.0.1:1/0",
+                   RATELIMIT_KEY_PREFIX=f"capsa-test-{secrets.token_hex(4)}")
+    http, tenant = app.test_client(), make_tenant(app)
+    statuses = [http.get("/v1/rules", headers=tenant.headers).status_code for _ in range(5)]
+    assert 500 not in statuses and statuses[0] == 200
+    assert set(statuses) <= {200, 429}
+
+
+# --- PostgreSQL statement timeout -----------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_a_statement_over_the_timeout_is_a_503_with_retry_after_and_writes_nothing(postgres_url):
+    from sqlalchemy import create_engine, text
+
+    app = make_app(postgres_url, DATABASE_STATEMENT_TIMEOUT_MS=300)
+    http, tenant = app.test_client(), make_tenant(app)
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        assert conn.execute(text("SHOW statement_timeout")).scalar() == "300ms"
+    locker = create_engine(postgres_url)
+    try:
+        with locker.connect() as conn:
+            conn.execute(text("LOCK TABLE rounds IN ACCESS EXCLUSIVE MODE"))
+            response = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+            conn.rollback()
+    finally:
+        locker.dispose()
+    problem(response, 503, "unavailable")
+    assert int(response.headers["Retry-After"]) >= 1
+    assert rounds_of(app, tenant) == 0
+    # The lock is gone: the same request now succeeds.
+    assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    app.extensions["capsa"].db.dispose()
+
+
+def test_the_statement_timeout_is_configurable_and_off_with_zero(postgres_url):
+    from sqlalchemy import text
+
+    from service.adapters.uow import Database
+
+    db = Database(postgres_url, statement_timeout_ms=0)
+    try:
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SHOW statement_timeout")).scalar() == "0"
+    finally:
+        db.dispose()
