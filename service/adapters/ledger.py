@@ -51,6 +51,16 @@ class VoidInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class BookedLine:
+    account: str
+    kind: str
+    amount: int
+    rounds: int
+    points: int
+    winnings: int
+
+
+@dataclass(frozen=True, slots=True)
 class ChainRow:
     """A chain record joined with the live rows it was built from (None where missing)."""
 
@@ -196,14 +206,21 @@ class AuditRepository:
         ).all()
         return {r[0]: VoidInfo(r[1], r[2], r[3]) for r in rows}
 
-    def round_lines(self, client_id: str, sequence: int) -> list[tuple[str, str, int]]:
-        """(account, kind, amount) of one record, in line order."""
+    def record_lines(self, client_id: str, sequence: int) -> list[BookedLine]:
+        """The lines of one record, in line order."""
         rows = self.session.execute(
-            select(LedgerLine.account, LedgerLine.kind, LedgerLine.amount)
+            select(
+                LedgerLine.account,
+                LedgerLine.kind,
+                LedgerLine.amount,
+                LedgerLine.rounds,
+                LedgerLine.points,
+                LedgerLine.winnings,
+            )
             .where(LedgerLine.client_id == client_id, LedgerLine.sequence == sequence)
             .order_by(LedgerLine.line_no)
         ).all()
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [BookedLine(*r) for r in rows]
 
     def record(self, client_id: str, sequence: int) -> ChainRecord | None:
         return self.session.get(ChainRecord, (client_id, sequence))

@@ -1,0 +1,230 @@
+"""Schemas of the audit trail, voids, verification, ledgers and round view links."""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, Schema, fields, validate
+
+from .fields import Id, SignedMoney, _meta
+from .schemas import Out, Strict
+
+HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
+GENESIS = "0" * 64
+
+COUNTING = """\
+How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
+So a round voided in a later period still counts in its own period and its reversal in the
+later one; over all time a voided round nets to zero.
+
+- `rounds`: +1 per settlement line (a player's part in a round), -1 per reversal of one.
+- `points`: the player's points on each settlement line, negated on its reversal.
+- `result`: the sum of settlement lines and their reversals.
+- `winnings`: the player's winnings (sum of its positive pair amounts) on each
+  settlement line, negated on its reversal.
+- `fees`: the fees the player paid (fee lines, negated to a positive figure), less
+  their reversals.
+- `net`: the sum of every line of the player's account: `result - fees`.
+"""
+
+
+class Query(Schema):
+    class Meta:
+        unknown = EXCLUDE
+        ordered = True
+
+
+def _since() -> fields.AwareDateTime:
+    return fields.AwareDateTime(
+        default_timezone=None, metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
+    )
+
+
+def _until() -> fields.AwareDateTime:
+    return fields.AwareDateTime(
+        default_timezone=None, metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
+    )
+
+
+def _currency(**kw: object) -> fields.String:
+    return fields.String(
+        validate=validate.Length(1, 8),
+        metadata=_meta("IDR", "ISO 4217 code; only lines in this currency are summed."),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+# -- voids and verification ------------------------------------------------------------------
+
+
+class VoidRequestSchema(Strict):
+    reason = fields.String(
+        required=True,
+        validate=validate.Length(1, 500),
+        metadata=_meta("dealer error", "Why the round is void (1-500 characters)."),
+    )
+
+
+class DifferenceSchema(Out):
+    field = fields.String(
+        required=True, metadata=_meta("players[0].points", "Path into the round document, or `audit.hash`.")
+    )
+    stored = fields.Raw(required=True, allow_none=True, metadata=_meta(11, "What is stored."))
+    recomputed = fields.Raw(
+        required=True, allow_none=True, metadata=_meta(12, "What today's engine / the live rows give.")
+    )
+
+
+class RoundVerifySchema(Out):
+    ok = fields.Boolean(required=True, metadata=_meta(True, "No differences."))
+    differences = fields.List(
+        fields.Nested(DifferenceSchema),
+        required=True,
+        metadata=_meta([], "Each field where the stored round and the recomputation differ."),
+    )
+
+
+class ChainVerifyQuerySchema(Query):
+    from_sequence = fields.Integer(
+        load_default=1,
+        validate=validate.Range(1, 2**62),
+        metadata=_meta(1, "First sequence to check (default 1)."),
+    )
+    limit = fields.Integer(
+        validate=validate.Range(1, 100_000),
+        metadata=_meta(
+            100_000, "Records to check, 1-100,000; default: the rest of the chain (read in pages)."
+        ),
+    )
+
+
+class ChainVerifySchema(Out):
+    ok = fields.Boolean(required=True, metadata=_meta(True))
+    records_checked = fields.Integer(required=True, metadata=_meta(42))
+    first_bad_sequence = fields.Integer(required=True, allow_none=True, metadata=_meta(None))
+    reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "Why the first bad record is bad (missing, hash, rows changed)."),
+    )
+    next_from_sequence = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "Where the next page starts when `limit` stopped early; else null."),
+    )
+
+
+class AuditRecordSchema(Out):
+    sequence = fields.Integer(required=True, metadata=_meta(1))
+    hash = fields.String(required=True, metadata=_meta(HASH))
+    previous_hash = fields.String(required=True, metadata=_meta(GENESIS))
+    canonical = fields.String(
+        required=True,
+        metadata=_meta(
+            '{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}',
+            "The RFC 8785 canonical JSON exactly as hashed.",
+        ),
+    )
+
+
+class AuditHeadSchema(Out):
+    sequence = fields.Integer(required=True, metadata=_meta(42, "0 before the first record."))
+    hash = fields.String(required=True, metadata=_meta(HASH))
+    created_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta("2026-11-29T10:00:00.000Z", "When the last record was made; null when none.", format="date-time"),
+    )
+
+
+# -- ledgers ---------------------------------------------------------------------------------
+
+
+class LedgerQuerySchema(Query):
+    currency = _currency(required=True)
+    since = _since()
+    until = _until()
+
+
+class PlayerLedgerSchema(Out):
+    player = Id("a", required=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    rounds = fields.Integer(required=True, metadata=_meta(3, "Rounds played, less reversals."))
+    points = fields.Integer(required=True, metadata=_meta(11))
+    result = SignedMoney("11000", required=True)
+    winnings = SignedMoney("11000", required=True)
+    fees = SignedMoney("330", required=True)
+    net = SignedMoney("10670", required=True)
+
+
+class SummaryQuerySchema(LedgerQuerySchema):
+    group_by = fields.String(
+        load_default="player",
+        validate=validate.OneOf(["player", "table", "day"]),
+        metadata=_meta("player", "`player`, `table` or `day` (UTC dates); default `player`."),
+    )
+
+
+class SummaryRowSchema(Out):
+    key = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta("a", "The player id, the table (null: rounds without one) or the UTC day."),
+    )
+    rounds = fields.Integer(
+        required=True,
+        metadata=_meta(
+            3,
+            "By player: the player's rounds. By table or day: rounds booked (a reversal counts -1).",
+        ),
+    )
+    result = SignedMoney("11000", required=True)
+    fees = SignedMoney("330", required=True)
+    net = SignedMoney("10670", required=True)
+
+
+class SummarySchema(Out):
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    rows = fields.List(
+        fields.Nested(SummaryRowSchema),
+        required=True,
+        metadata={"description": "Players' lines per group, ordered by key."},
+    )
+    house_fee = SignedMoney("330", required=True)
+
+
+class EntriesQuerySchema(LedgerQuerySchema):
+    player = Id("a", "Only this player's lines.")
+    round = fields.String(
+        validate=validate.Length(1, 40), metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Only this round's lines.")
+    )
+    limit = fields.Integer(
+        load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500 (JSON only).")
+    )
+    cursor = fields.String(
+        validate=validate.Length(1, 512),
+        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0", "Opaque: `next_cursor` of the previous page."),
+    )
+
+
+class EntrySchema(Out):
+    round = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    sequence = fields.Integer(required=True, metadata=_meta(42, "The chain record that booked the line."))
+    created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    account = fields.String(required=True, metadata=_meta("player:a", "`player:<id>` or `house`."))
+    kind = fields.String(
+        required=True, validate=validate.OneOf(["settlement", "fee", "reversal"]), metadata=_meta("settlement")
+    )
+    amount = SignedMoney("11000", required=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+
+
+class EntryListSchema(Out):
+    items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
+    )
+
+
+class ViewLinkSchema(Out):
+    url = fields.String(required=True, metadata=_meta("/view/rounds/WyJjbGlfMDEiLCJybmRfMDEiXQ.Z2x1.c2ln"))
+    expires_at = fields.String(required=True, metadata=_meta("2026-11-29T11:00:00.000Z", format="date-time"))

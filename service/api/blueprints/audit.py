@@ -1,0 +1,77 @@
+"""The audit trail: void a round, re-verify a round or the chain, read records and the head."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service.services import audit
+
+from ..audit_schemas import (
+    AuditHeadSchema,
+    AuditRecordSchema,
+    ChainVerifyQuerySchema,
+    ChainVerifySchema,
+    RoundVerifySchema,
+    VoidRequestSchema,
+)
+from ..schemas import RoundDocumentSchema
+from ..state import db, principal
+from . import AUTH, BODY, Blueprint, json_response
+
+blp = Blueprint(
+    "audit",
+    __name__,
+    url_prefix="/v1",
+    description="Voids, re-verification and the per-client hash chain (API.md \"Ledger and audit\").",
+)
+
+
+@blp.route("/rounds/<string:round_id>/void")
+class RoundVoid(MethodView):
+    @blp.arguments(VoidRequestSchema, example={"reason": "dealer error"})
+    @blp.response(200, RoundDocumentSchema)
+    @blp.problems(*BODY, 404, 409, 422)
+    def post(self, body: dict[str, Any], round_id: str) -> Response:
+        """Void a round: a new chained record with reversing lines; voiding twice is 409."""
+        return json_response(audit.void(db(), principal().client_id, round_id, body["reason"]))
+
+
+@blp.route("/rounds/<string:round_id>/verify")
+class RoundVerify(MethodView):
+    @blp.response(200, RoundVerifySchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, round_id: str) -> Response:
+        """Re-score the stored request with today's engine and recompute the record's hash."""
+        return json_response(audit.verify_round(db(), principal().client_id, round_id))
+
+
+@blp.route("/audit/verify")
+class ChainVerify(MethodView):
+    @blp.arguments(ChainVerifyQuerySchema, location="query")
+    @blp.response(200, ChainVerifySchema)
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Rebuild each record from the live rows and check it against the stored chain."""
+        report = audit.verify_chain(db(), principal().client_id, query["from_sequence"], query.get("limit"))
+        return json_response(report.to_json())
+
+
+@blp.route("/audit/records/<int:sequence>")
+class ChainRecord(MethodView):
+    @blp.response(200, AuditRecordSchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, sequence: int) -> Response:
+        """One record of this client's chain with the canonical JSON that was hashed."""
+        return json_response(audit.record_at(db(), principal().client_id, sequence))
+
+
+@blp.route("/audit/head")
+class ChainHead(MethodView):
+    @blp.response(200, AuditHeadSchema)
+    @blp.problems(*AUTH)
+    def get(self) -> Response:
+        """The last record of this client's chain, for auditors to keep and compare later."""
+        return json_response(audit.head(db(), principal().client_id))

@@ -1,0 +1,94 @@
+"""Ledger reports over the booked lines: a player, a summary, the lines (JSON or CSV)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+from flask.views import MethodView
+
+from service.services import ledger
+
+from ..audit_schemas import (
+    COUNTING,
+    EntriesQuerySchema,
+    EntryListSchema,
+    LedgerQuerySchema,
+    PlayerLedgerSchema,
+    SummaryQuerySchema,
+    SummarySchema,
+)
+from ..state import db, principal
+from . import AUTH, Blueprint, json_response
+
+blp = Blueprint("ledger", __name__, url_prefix="/v1/ledger", description="Ledger reports.\n\n" + COUNTING)
+
+CSV_EXAMPLE = (
+    "round,sequence,created_at,account,kind,amount,currency\r\n"
+    "rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ,1,2026-11-29T10:00:00.000Z,player:a,settlement,11000,IDR\r\n"
+)
+
+
+@blp.route("/players/<string:player>")
+class PlayerLedger(MethodView):
+    @blp.arguments(LedgerQuerySchema, location="query")
+    @blp.response(200, PlayerLedgerSchema)
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any], player: str) -> Response:
+        """One player's totals over the lines dated in the period."""
+        return json_response(ledger.player(db(), principal().client_id, player, **query))
+
+    get.__doc__ = (get.__doc__ or "") + "\n\n" + COUNTING
+
+
+@blp.route("/summary")
+class Summary(MethodView):
+    @blp.arguments(SummaryQuerySchema, location="query")
+    @blp.response(200, SummarySchema)
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Totals per player, table or UTC day over the lines dated in the period."""
+        return json_response(ledger.summary(db(), principal().client_id, **query))
+
+    get.__doc__ = (
+        (get.__doc__ or "")
+        + "\n\nEach row sums the players' lines of its group; `house_fee` sums the house's "
+        "fee lines (less reversals) of the period. By table or day, `rounds` counts rounds "
+        "booked (+1) and reversed (-1).\n\n"
+        + COUNTING
+    )
+
+
+@blp.route("/entries")
+class Entries(MethodView):
+    @blp.arguments(EntriesQuerySchema, location="query")
+    @blp.response(200, EntryListSchema)
+    @blp.doc(
+        responses={
+            "200": {
+                "content": {
+                    "text/csv": {
+                        "schema": {"type": "string"},
+                        "example": CSV_EXAMPLE,
+                    }
+                }
+            }
+        }
+    )
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Ledger lines, newest first by (created_at, id); `Accept: text/csv` streams CSV.
+
+        JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
+        CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
+        row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+        """
+        if wants_csv():
+            chunks = ledger.entries_csv(db(), principal().client_id, **query)
+            return Response(chunks, content_type="text/csv; charset=utf-8")
+        return json_response(ledger.entries(db(), principal().client_id, **query))
+
+
+def wants_csv() -> bool:
+    best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
+    return best == "text/csv"
