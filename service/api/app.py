@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import swagger_ui_bundle
-from flask import Flask, Response, request, send_from_directory
+from flask import Flask, Response, g, request, send_from_directory
 
 from service import ENGINE_VERSION
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 
-from . import problems, ratelimit
+from . import problems, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, rounds, rules, service
 from .body import load_body
@@ -128,5 +128,7 @@ def _before_request() -> None:
 
 def _read_body() -> None:
     if request.routing_exception is None and request.path.startswith("/v1/"):
+        textguard.check_request_line()
         if request.method in _BODY_METHODS:
             load_body()
+            textguard.check_body(g.get("body"))

@@ -24,6 +24,12 @@ class StrictBoolean(fields.Boolean):
     def __init__(self, **kw: Any) -> None:
         super().__init__(truthy={True}, falsy={False}, **kw)
 
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        # `1 in {True}` holds in Python: without this, JSON 1, 1.0 and 0 would pass as booleans.
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
 
 class Money(fields.String):
     """Money is a JSON string only; the domain checks the digits against the currency."""
