@@ -15,7 +15,7 @@ from service.adapters.uow import Database
 
 from . import problems, ratelimit, textguard
 from .auth import authenticate_request
-from .blueprints import arrangements, rounds, rules, service
+from .blueprints import arrangements, banting, deals, rounds, rules, service
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
@@ -84,7 +84,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     api = CapsaApi(app)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
-    for module in (service, rules, arrangements, rounds):
+    for module in (service, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)
     problems.register(app)
     install(app, state_of(app).metrics)

@@ -29,6 +29,14 @@ def _view_allows_read() -> bool:
     return bool(getattr(method, "capsa_allow_read", False))
 
 
+def require_write() -> None:
+    """For views marked `allow_read` that name a resource: 403 for a read key once it is found,
+    so another client's key gets the same 404 whatever its scope."""
+    scope = g.principal.scope
+    if scope != clients.WRITE:
+        raise Forbidden(f"a {scope} key cannot call {request.method} {request.path}")
+
+
 def authenticate_request() -> None:
     principal = clients.authenticate(db(), request.headers.get("Authorization"))
     g.principal = principal

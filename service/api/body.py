@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-from flask import g, request
+from flask import current_app, g, request
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
@@ -95,8 +95,24 @@ def _bad(message: str) -> Problem:
     return Problem(400, "malformed-json", message, [FieldError("body", message)])
 
 
+def optional_body(fn: Any) -> Any:
+    """Mark a POST view that needs no body (`POST /v1/deals/{id}/reveal`): none is `{}`."""
+    fn.capsa_optional_body = True
+    return fn
+
+
+def _body_is_optional() -> bool:
+    view = current_app.view_functions.get(request.endpoint or "")
+    view_class = getattr(view, "view_class", None)
+    method = getattr(view_class, request.method.lower(), None) if view_class else view
+    return bool(getattr(method, "capsa_optional_body", False))
+
+
 def load_body() -> None:
     """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
+    if _body_is_optional() and not request.get_data(cache=True):
+        g.raw_body, g.body = b"", {}
+        return
     mimetype = request.mimetype
     if not request.content_type:
         raise Problem(415, "unsupported-media-type", "Content-Type must be application/json")

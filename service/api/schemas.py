@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+from typing import Any, ClassVar
+
+from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
 from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, StrictBoolean, _meta
 
@@ -19,7 +21,8 @@ CATEGORIES = [
     "royal_flush",
 ]
 NATURALS = ["dragon", "three_straights", "three_flushes", "six_pairs"]
-OUTCOMES = ["normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender"]
+OUTCOMES = ["normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender", "win", "bomb"]
+GAMES = ["susun", "banting"]
 PROBLEM_TYPES = {
     "malformed-json": (
         400,
@@ -49,7 +52,10 @@ PROBLEM_TYPES = {
         404,
         "No such resource for this client (another client's round too), or no such route.",
     ),
-    "conflict": (409, "Conflicting state: `reference` already used."),
+    "conflict": (
+        409,
+        "Conflicting state: `reference` already used, a deal used twice, a move on a finished game.",
+    ),
     "idempotency-key-reused": (422, "The Idempotency-Key was used with another body."),
     "idempotency-in-flight": (
         409,
@@ -216,13 +222,16 @@ class RulesEchoSchema(Out):
 
 
 class PlayerResultSchema(Out):
+    """A player's line; `rows`/`foul`/`natural`/`surrender` in Susun, `cards_left` in Banting."""
+
     id = Id("a", required=True)
-    rows = fields.Nested(RowsSchema, required=True, allow_none=True)
-    foul = fields.Boolean(required=True, metadata=_meta(False))
+    rows = fields.Nested(RowsSchema, allow_none=True, metadata={"description": "Capsa Susun only."})
+    foul = fields.Boolean(metadata=_meta(False, "Capsa Susun only."))
     natural = fields.String(
-        required=True, allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None)
+        allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None, "Capsa Susun only.")
     )
-    surrender = fields.Boolean(required=True, metadata=_meta(False))
+    surrender = fields.Boolean(metadata=_meta(False, "Capsa Susun only."))
+    cards_left = fields.Integer(metadata=_meta(7, "Capsa Banting only: cards left at the end."))
     points = fields.Integer(required=True, metadata=_meta(11))
     result = SignedMoney("11000", required=True)
     winnings = Money("11000", required=True)
@@ -243,8 +252,7 @@ class PairResultSchema(Out):
     bonus = fields.Dict(
         keys=fields.String(),
         values=fields.Integer(),
-        required=True,
-        metadata=_meta({"a": 5, "b": 0}, "What each side was paid in this pair."),
+        metadata=_meta({"a": 5, "b": 0}, "What each side was paid in this pair (Capsa Susun only)."),
     )
     outcome = fields.String(required=True, validate=validate.OneOf(OUTCOMES), metadata=_meta("tembus"))
     multiplier = fields.Integer(required=True, metadata=_meta(2))
@@ -253,7 +261,7 @@ class PairResultSchema(Out):
 
 
 class ScoreDocumentSchema(Out):
-    game = fields.String(required=True, validate=validate.OneOf(["susun"]), metadata=_meta("susun"))
+    game = fields.String(required=True, validate=validate.OneOf(GAMES), metadata=_meta("susun"))
     table = Id("table-7", required=True, allow_none=True)
     reference = Id("client-round-9912", required=True, allow_none=True)
     currency = fields.String(required=True, metadata=_meta("IDR"))
@@ -263,6 +271,10 @@ class ScoreDocumentSchema(Out):
     players = fields.List(fields.Nested(PlayerResultSchema), required=True)
     pairs = fields.List(fields.Nested(PairResultSchema), required=True)
     house_fee = Money("330", required=True)
+    history = fields.List(
+        fields.Nested("HistoryEntrySchema"),
+        metadata={"description": "Capsa Banting only: the game's moves."},
+    )
 
 
 class VoidSchema(Out):
@@ -278,7 +290,7 @@ class AuditSchema(Out):
 
 class RoundDocumentSchema(Out):
     id = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
-    game = fields.String(required=True, validate=validate.OneOf(["susun"]), metadata=_meta("susun"))
+    game = fields.String(required=True, validate=validate.OneOf(GAMES), metadata=_meta("susun"))
     created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
     table = Id("table-7", required=True, allow_none=True)
     reference = Id("client-round-9912", required=True, allow_none=True)
@@ -298,6 +310,10 @@ class RoundDocumentSchema(Out):
         required=True,
         allow_none=True,
         metadata={"description": "null until the audit trail exists."},
+    )
+    history = fields.List(
+        fields.Nested("HistoryEntrySchema"),
+        metadata={"description": "Capsa Banting only: the game's moves."},
     )
 
 
@@ -410,4 +426,185 @@ class ProblemSchema(Out):
         fields.Nested(FieldErrorSchema),
         required=True,
         metadata={"description": "Every problem found, each at its place."},
+    )
+
+
+# -- Capsa Banting (Big Two) and deals (issue 6) ---------------------------------------------
+
+COMBINATIONS = [
+    "single",
+    "pair",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+]
+HAND_EXAMPLE = ["3d", "5c", "5d", "5h", "5s", "9d", "4c", "6c", "8c", "Tc", "Qc", "Kd", "Ad"]
+
+
+class BantingRulesRef(RulesRef):
+    """A rule reference on the Banting endpoints (omitted: capsa-banting-id)."""
+
+    openapi: ClassVar[dict[str, Any]] = {
+        **RulesRef.openapi,
+        "example": "capsa-banting-id",
+        "description": "Rule set: a Banting preset name, or one with parameter overrides "
+        "(RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.",
+    }
+
+
+class DealRequestSchema(Strict):
+    players = fields.List(
+        Id("a"),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata=_meta(["a", "b", "c", "d"], "2 to 4 unique player ids; player k gets cards 13k..13k+12."),
+    )
+    client_seed = fields.String(
+        required=True,
+        validate=validate.Length(1, 128),
+        metadata=_meta("table-7", "Any UTF-8 string of 1-128 characters, mixed into the shuffle."),
+    )
+
+
+class DealHandsField(fields.Dict):
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(
+            keys=fields.String(),
+            values=fields.List(Card()),
+            metadata=_meta(
+                {"a": ["7c", "Qc", "5c", "7h", "9c", "As", "5h", "7d", "3d", "2d", "Kh", "Tc", "2s"]},
+                "Each player's 13 cards, in dealt order.",
+            ),
+            **kw,
+        )
+
+
+class DealCreatedSchema(Out):
+    id = fields.String(required=True, metadata=_meta("dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    commitment = fields.String(
+        required=True,
+        metadata=_meta(
+            "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+            "Hex SHA-256 of the secret server seed.",
+        ),
+    )
+    nonce = fields.Integer(required=True, metadata=_meta(0, "The client's count of deals before this one."))
+    client_seed = fields.String(required=True, metadata=_meta("table-7"))
+    hands = DealHandsField(required=True)
+
+
+class DealSchema(DealCreatedSchema):
+    players = fields.List(Id("a"), required=True, metadata=_meta(["a", "b", "c", "d"], "In deal order."))
+    created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    used_at = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "When a round or game used it.", format="date-time")
+    )
+    used_by = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "The round (rnd_) or game (gm_) that used it.")
+    )
+    revealed_at = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "When the server seed was published.", format="date-time")
+    )
+    server_seed = fields.String(
+        metadata=_meta(
+            "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+            "Hex; present only once the deal is used or revealed.",
+        )
+    )
+
+
+class PlayEvaluateRequestSchema(Strict):
+    rules = BantingRulesRef()
+    cards = Cards(["3d", "3s"], "The play: 1, 2, 3 or 5 cards.", required=True)
+    beats = Cards(["3c", "3h"], "Optional: the play on the table.", allow_none=True)
+
+
+class PlayEvaluationSchema(Out):
+    combination = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(COMBINATIONS), metadata=_meta("pair")
+    )
+    valid = fields.Boolean(required=True, metadata=_meta(True))
+    beats = fields.Boolean(
+        required=True, allow_none=True, metadata=_meta(True, "null when no `beats` play was given.")
+    )
+    reason = fields.String(required=True, allow_none=True, metadata=_meta(None, "Why not valid or not beating."))
+    rules = fields.Nested(RulesEchoSchema, required=True)
+
+
+class BantingPlayerSchema(Strict):
+    id = Id("a", "Player id, unique in the game; seats follow this order.", required=True)
+    hand = Cards(HAND_EXAMPLE, "The 13 dealt cards (omit with a deal, or give the dealt ones).", allow_none=True)
+
+
+class GameRequestSchema(Strict):
+    rules = BantingRulesRef()
+    currency = fields.String(
+        required=True, validate=validate.Length(1, 8), metadata=_meta("IDR", "ISO 4217 code known to CLDR.")
+    )
+    stake = Money("1000", "Stake per card owed.", required=True)
+    table = Id("table-7", "The operator's table.", allow_none=True)
+    deal = fields.String(
+        allow_none=True,
+        validate=validate.Length(1, 64),
+        metadata=_meta(None, "A deal id: the players must be the deal's, in its order."),
+    )
+    players = fields.List(
+        fields.Nested(BantingPlayerSchema),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata={"description": "2 to 4 players in seat order."},
+    )
+
+
+class MoveRequestSchema(Strict):
+    player = Id("a", "The player moving.", required=True)
+    play = Cards(["3d"], "The cards played; omit to pass.", allow_none=True)
+    pass_ = StrictBoolean(data_key="pass", metadata=_meta(False, "true to pass instead of playing."))
+
+    @post_load
+    def _pass_key(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if "pass_" in data:
+            data["pass"] = data.pop("pass_")
+        return data
+
+
+class GamePlayerSchema(Out):
+    id = Id("a", required=True)
+    seat = fields.Integer(required=True, metadata=_meta(0))
+    cards_left = fields.Integer(required=True, metadata=_meta(13))
+    passed = fields.Boolean(required=True, metadata=_meta(False, "Passed in the current trick."))
+
+
+class TablePlaySchema(Out):
+    player = Id("a", required=True)
+    cards = fields.List(Card(), required=True, metadata=_meta(["3d"]))
+    combination = fields.String(required=True, validate=validate.OneOf(COMBINATIONS), metadata=_meta("single"))
+
+
+class HistoryEntrySchema(Out):
+    n = fields.Integer(required=True, metadata=_meta(1, "Move number, from 1."))
+    player = Id("a", required=True)
+    play = fields.List(Card(), required=True, allow_none=True, metadata=_meta(["3d"], "null for a pass."))
+    pass_ = fields.Boolean(required=True, data_key="pass", metadata=_meta(False))
+
+
+class GameStateSchema(Out):
+    id = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    version = fields.Integer(required=True, metadata=_meta(1, "Bumped by every move; send it as If-Match."))
+    rules = fields.Nested(RulesEchoSchema, required=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    stake = Money("1000", required=True)
+    table = Id("table-7", required=True, allow_none=True)
+    players = fields.List(fields.Nested(GamePlayerSchema), required=True)
+    turn = Id("a", "Whose turn; null once finished.", required=True, allow_none=True)
+    leader = Id("a", "Who led the current trick.", required=True)
+    table_play = fields.Nested(TablePlaySchema, required=True, allow_none=True)
+    history = fields.List(fields.Nested(HistoryEntrySchema), required=True)
+    winner = Id("a", required=True, allow_none=True)
+    round = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "The round the finished game became.")
     )

@@ -77,3 +77,10 @@ class Unavailable(ServiceError):
 
     problem = "unavailable"
     title = "Service unavailable"
+
+
+class PreconditionFailed(ServiceError):
+    """A stale `If-Match` version on a Big Two move."""
+
+    problem = "precondition-failed"
+    title = "Precondition failed"

@@ -20,9 +20,18 @@ from service.domain.round import PairLine, PlayerLine, score_round_request
 from .documents import render_document
 from .ids import new_id, utcnow_ms
 
+
+
+def _rescore_banting(request: dict[str, Any]) -> dict[str, Any]:
+    from .banting import rescore  # banting records its rounds through this module
+
+    return rescore(request)
+
+
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "susun": lambda req: score_round_request(req).document,
+    "banting": _rescore_banting,
 }
 
 

@@ -13,6 +13,7 @@ from service.adapters.uow import Database, RoundFilter, UnitOfWork, decode_curso
 from service.domain.errors import FieldError
 from service.domain.round import ScoredRound, score_round_request
 
+from . import deals
 from .documents import render_document
 from .errors import Conflict, InvalidInput, NotFound
 from .idempotency import StoredResponse, run_once
@@ -29,9 +30,17 @@ class Created:
     preset: str | None
 
 
-def preview(body: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """`POST /v1/score`: the document without storing anything, and its preset."""
+def preview(
+    body: dict[str, Any], db: Database | None = None, client_id: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """`POST /v1/score`: the document without storing anything, and its preset.
+
+    With a `deal`, the cards are checked against it (with `db`), but the deal is not used.
+    """
     scored = score_round_request(body)
+    if scored.request.get("deal") is not None and db is not None and client_id is not None:
+        with db.unit_of_work() as uow:
+            deals.check_round_cards(deals.dealt(uow, client_id, scored.request["deal"]), scored.request)
     return scored.document, scored.preset
 
 
@@ -79,7 +88,11 @@ def create(
         # Scored inside the claim, so a rejected body frees the key for a corrected retry.
         result = score_round_request(body)
         scored.append(result)
+        if result.request.get("deal") is not None:
+            deals.check_round_cards(deals.dealt(uow, client_id, result.request["deal"]), result.request)
         document = _store(uow, client_id, result, raw)
+        if result.request.get("deal") is not None:
+            deals.use(uow, result.request["deal"], document["id"])  # 409 when used before
         return StoredResponse(201, dump(document), location=f"/v1/rounds/{document['id']}")
 
     response = run_once(db, client_id, "POST", path, idempotency_key, body, action)

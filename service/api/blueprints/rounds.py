@@ -84,7 +84,7 @@ class Score(MethodView):
     @blp.problems(*BODY)
     def post(self, body: dict[str, Any]) -> Response:
         """Score a round without storing it: the document POST /v1/rounds would store."""
-        document, preset = rounds.preview(body)
+        document, preset = rounds.preview(body, db(), principal().client_id)
         state().metrics.round_scored(preset, stored=False)
         return json_response(document)
 

@@ -1,0 +1,84 @@
+"""Provably fair deals: make one, show it, reveal its server seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service.services import deals
+
+from ..auth import allow_read, require_write
+from ..body import optional_body
+from ..schemas import DealCreatedSchema, DealRequestSchema, DealSchema
+from ..state import db, principal
+from . import AUTH, BODY, Blueprint, json_response
+
+ALGORITHM = """\
+Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
+`commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
+1, ...). Byte stream: blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
+`"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
+unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
+Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
+next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
+cards 13k .. 13k+12.
+
+Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
+commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
+player 0 `7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s`,
+player 3 `3h Qh 4s 5d 8d 9h 3s 6c Jc 7s 3c Ah 2h`.
+
+A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
+`"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
+`invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
+it. `POST /v1/score` checks the cards without using the deal.
+"""
+
+blp = Blueprint(
+    "deals", __name__, url_prefix="/v1/deals", description="Provably fair deals.\n\n" + ALGORITHM
+)
+
+EXAMPLE = {"players": ["a", "b", "c", "d"], "client_seed": "table-7"}
+
+
+@blp.route("")
+class Deals(MethodView):
+    @blp.arguments(DealRequestSchema, example=EXAMPLE)
+    @blp.response(
+        201,
+        DealCreatedSchema,
+        headers={"Location": {"description": "The new deal.", "schema": {"type": "string"}}},
+    )
+    @blp.problems(*BODY)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
+
+        The server seed stays secret (only its SHA-256 `commitment` is shown) until a round
+        or game uses the deal, or it is revealed.
+        """
+        created = deals.create(db(), principal().client_id, body)
+        return json_response(created, 201, {"Location": f"/v1/deals/{created['id']}"})
+
+
+@blp.route("/<string:deal_id>")
+class DealById(MethodView):
+    @blp.response(200, DealSchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, deal_id: str) -> Response:
+        """One deal; `server_seed` (hex) only once it is used or revealed."""
+        return json_response(deals.get(db(), principal().client_id, deal_id))
+
+
+@blp.route("/<string:deal_id>/reveal")
+class Reveal(MethodView):
+    @allow_read  # the write scope is checked in the view, after the deal is found
+    @optional_body
+    @blp.response(200, DealSchema)
+    @blp.problems(*BODY, 404)
+    def post(self, deal_id: str) -> Response:
+        """Publish the deal's server seed, so anyone can recompute the hands (no body needed)."""
+        deals.get(db(), principal().client_id, deal_id)  # another client's deal is 404
+        require_write()
+        return json_response(deals.reveal(db(), principal().client_id, deal_id))

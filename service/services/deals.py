@@ -1,0 +1,218 @@
+"""Provably fair deals (API.md "Deals"): make, show, reveal, and use once by a round or a game.
+
+The shuffle itself is `service.domain.deals`; this module adds the random server seed, the
+per-client nonce, storage, and the checks that a round's or a game's cards are the dealt ones.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.adapters.errors import UniqueViolation
+from service.adapters.models import Deal
+from service.adapters.uow import Database, UnitOfWork
+from service.domain.cards import Card, canonical, parse_cards
+from service.domain.deals import commitment, deal
+from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_collected
+
+from .errors import Conflict, InvalidInput, NotFound
+from .ids import new_id, rfc3339, utcnow_ms
+
+SEED_BYTES = 32
+_NONCE_RETRIES = 5
+
+
+def new_server_seed() -> bytes:
+    """32 bytes from the OS CSPRNG (a test may patch this to reproduce a known deal)."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+@dataclass(frozen=True)
+class DealtHands:
+    """A deal as a round or game checks cards against it: ids in deal order, their hands."""
+
+    id: str
+    players: tuple[str, ...]
+    hands: tuple[tuple[Card, ...], ...]
+
+    def hand_of(self, player: str) -> frozenset[Card] | None:
+        try:
+            return frozenset(self.hands[self.players.index(player)])
+        except ValueError:
+            return None
+
+
+def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """`POST /v1/deals`: a new deal with the client's next nonce; the seed stays secret."""
+    players = list(body["players"])
+    errors = [
+        FieldError(f"players[{i}]", f"{pid!r} is also players[{players.index(pid)}]")
+        for i, pid in enumerate(players)
+        if players.index(pid) != i
+    ]
+    raise_collected(errors, InvalidRound)
+    client_seed = str(body["client_seed"])
+    server_seed = new_server_seed()
+    for _ in range(_NONCE_RETRIES):
+        with db.unit_of_work(write=True) as uow:
+            nonce = uow.deals.count(client_id)
+            hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
+            now = utcnow_ms()
+            row = {
+                "id": new_id("dl", now),
+                "client_id": client_id,
+                "nonce": nonce,
+                "server_seed": server_seed,
+                "commitment": commitment(server_seed),
+                "client_seed": client_seed,
+                "players": players,
+                "hands": hands,
+                "used_at": None,
+                "used_by": None,
+                "revealed_at": None,
+                "created_at": now,
+            }
+            try:
+                uow.deals.insert(row)
+            except UniqueViolation:
+                continue  # a concurrent deal took this nonce (PostgreSQL): count again
+            uow.commit()
+        return {
+            "id": row["id"],
+            "commitment": row["commitment"],
+            "nonce": nonce,
+            "client_seed": client_seed,
+            "hands": dict(zip(players, hands, strict=True)),
+        }
+    raise Conflict("concurrent deals kept taking the next nonce; retry")
+
+
+def document(row: Deal) -> dict[str, Any]:
+    """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed."""
+    doc: dict[str, Any] = {
+        "id": row.id,
+        "commitment": row.commitment,
+        "nonce": row.nonce,
+        "client_seed": row.client_seed,
+        "players": list(row.players),
+        "hands": dict(zip(row.players, row.hands, strict=True)),
+        "created_at": rfc3339(row.created_at),
+        "used_at": _stamp(row.used_at),
+        "used_by": row.used_by,
+        "revealed_at": _stamp(row.revealed_at),
+    }
+    if row.used_at is not None or row.revealed_at is not None:
+        doc["server_seed"] = row.server_seed.hex()
+    return doc
+
+
+def _stamp(at: datetime | None) -> str | None:
+    return None if at is None else rfc3339(at)
+
+
+def get(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
+    with db.unit_of_work() as uow:
+        return document(_found(uow, client_id, deal_id))
+
+
+def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
+    """`POST /v1/deals/{id}/reveal`: publish the server seed (revealing twice is harmless)."""
+    with db.unit_of_work(write=True) as uow:
+        _found(uow, client_id, deal_id)
+        uow.deals.mark_revealed(deal_id, utcnow_ms())
+        uow.commit()
+    return get(db, client_id, deal_id)
+
+
+def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> Deal:
+    row = uow.deals.get(client_id, deal_id)
+    if row is None:
+        raise NotFound(f"no deal {deal_id!r}")
+    return row
+
+
+# -- using a deal ---------------------------------------------------------------------------
+
+
+def dealt(uow: UnitOfWork, client_id: str, deal_id: str) -> DealtHands:
+    """The deal named in a body (422 on `deal` when this client has none by that id)."""
+    row = uow.deals.get(client_id, deal_id)
+    if row is None:
+        raise InvalidInput(
+            f"no deal {deal_id!r} for this client",
+            errors=[FieldError("deal", "no such deal; make one with POST /v1/deals")],
+        )
+    hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
+    return DealtHands(row.id, tuple(row.players), hands)
+
+
+def use(uow: UnitOfWork, deal_id: str, used_by: str) -> None:
+    """Mark the deal used by a round or game (and so revealed); 409 when it was used before."""
+    if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
+        raise Conflict(
+            f"deal {deal_id!r} has already been used",
+            errors=[FieldError("deal", "already used; a deal is used at most once")],
+        )
+
+
+def check_players(dealt_hands: DealtHands, ids: Sequence[str], ordered: bool) -> None:
+    """The body's players are the deal's (in deal order for a game, any order for a round)."""
+    same = list(ids) == list(dealt_hands.players) if ordered else sorted(ids) == sorted(dealt_hands.players)
+    if not same:
+        order = " in this order" if ordered else ""
+        raise InvalidRound(
+            f"the players must be the deal's players{order}: {list(dealt_hands.players)!r}",
+            field="players",
+        )
+
+
+def check_round_cards(dealt_hands: DealtHands, request: Mapping[str, Any]) -> None:
+    """Every player's cards in a normalised round request are exactly its dealt hand.
+
+    A player's cards are its rows, or its `hand` when it surrenders; a surrendering player
+    without a hand shows no cards to check.
+    """
+    players = request["players"]
+    check_players(dealt_hands, [p["id"] for p in players], ordered=False)
+    errors: list[FieldError] = []
+    for i, player in enumerate(players):
+        arrangement = player.get("arrangement")
+        if arrangement is not None:
+            texts = [c for row in ("front", "middle", "back") for c in arrangement[row]]
+            where = f"players[{i}].arrangement"
+        elif player.get("hand") is not None:
+            texts, where = player["hand"], f"players[{i}].hand"
+        else:
+            continue
+        mismatch = _mismatch(dealt_hands, player["id"], texts, where)
+        if mismatch is not None:
+            errors.append(FieldError(where, mismatch))
+    raise_collected(errors, InvalidCard)
+
+
+def check_hand(dealt_hands: DealtHands, player: str, texts: Sequence[str], where: str) -> None:
+    mismatch = _mismatch(dealt_hands, player, texts, where)
+    if mismatch is not None:
+        raise InvalidCard(mismatch, field=where)
+
+
+def _mismatch(dealt_hands: DealtHands, player: str, texts: Sequence[str], where: str) -> str | None:
+    hand = dealt_hands.hand_of(player)
+    assert hand is not None
+    cards = frozenset(parse_cards(texts, where))
+    if cards == hand:
+        return None
+    extra = " ".join(canonical(sorted(cards - hand, key=_order)))
+    missing = " ".join(canonical(sorted(hand - cards, key=_order)))
+    return (
+        f"{player!r} was not dealt these cards by deal {dealt_hands.id}: "
+        f"not dealt {extra or '-'}; dealt but missing {missing or '-'}"
+    )
+
+
+def _order(card: Card) -> int:
+    return card.index

@@ -1,0 +1,227 @@
+"""Provably fair deals over HTTP: the API.md test vector, hidden then revealed seeds, one use,
+hands checked against the deal in Susun rounds and Big Two games."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+from conftest import make_tenant
+from httpkit import fields_of, problem
+
+from service.domain.deals import deal
+from service.services import deals
+
+VECTOR_SEED = bytes(range(32))
+VECTOR_COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+VECTOR_PLAYER_0 = "7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s".split()
+VECTOR_PLAYER_3 = "3h Qh 4s 5d 8d 9h 3s 6c Jc 7s 3c Ah 2h".split()
+
+
+def make_deal(http: Any, tenant: Any, players: str = "a b c d", seed: str = "table-7") -> dict[str, Any]:
+    response = http.post(
+        "/v1/deals", json={"players": players.split(), "client_seed": seed}, headers=tenant.headers
+    )
+    assert response.status_code == 201, response.get_data(as_text=True)
+    doc = response.get_json()
+    assert response.headers["Location"] == f"/v1/deals/{doc['id']}"
+    return dict(doc)
+
+
+def susun_round(made: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """A round whose rows are the dealt hands in order (fouled rows are still a valid round)."""
+    body: dict[str, Any] = {
+        "currency": "IDR",
+        "stake": "1000",
+        "deal": made["id"],
+        "players": [
+            {"id": pid, "arrangement": {"front": h[:3], "middle": h[3:8], "back": h[8:]}}
+            for pid, h in made["hands"].items()
+        ],
+    }
+    body.update(overrides)
+    return body
+
+
+def test_the_api_md_test_vector_reproduces_through_the_service(app, monkeypatch):
+    monkeypatch.setattr(deals, "new_server_seed", lambda: VECTOR_SEED)
+    tenant = make_tenant(app)  # a new client: its first deal has nonce 0
+    made = make_deal(app.test_client(), tenant)
+    assert list(made) == ["id", "commitment", "nonce", "client_seed", "hands"]
+    assert (made["commitment"], made["nonce"], made["client_seed"]) == (VECTOR_COMMITMENT, 0, "table-7")
+    assert list(made["hands"]) == ["a", "b", "c", "d"]
+    assert made["hands"]["a"] == VECTOR_PLAYER_0
+    assert made["hands"]["d"] == VECTOR_PLAYER_3
+
+
+def test_the_service_draws_a_fresh_32_byte_seed_for_every_deal():
+    seeds = {deals.new_server_seed() for _ in range(20)}
+    assert len(seeds) == 20 and {len(s) for s in seeds} == {32}
+
+
+def test_nonces_count_each_clients_deals_from_zero(http, tenant, other_tenant):
+    assert [make_deal(http, tenant)["nonce"] for _ in range(3)] == [0, 1, 2]
+    assert make_deal(http, other_tenant)["nonce"] == 0
+
+
+def test_before_use_the_deal_hides_its_server_seed(http, tenant):
+    made = make_deal(http, tenant)
+    shown = http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers)
+    assert shown.status_code == 200
+    doc = shown.get_json()
+    assert "server_seed" not in doc
+    assert (doc["used_at"], doc["used_by"], doc["revealed_at"]) == (None, None, None)
+    assert doc["hands"] == made["hands"] and doc["players"] == ["a", "b", "c", "d"]
+
+
+def test_after_use_the_seed_is_revealed_and_recomputing_gives_the_hands(http, tenant):
+    made = make_deal(http, tenant)
+    response = http.post(
+        "/v1/banting/games",
+        json={"currency": "IDR", "stake": "1000", "deal": made["id"],
+              "players": [{"id": p} for p in "abcd"]},
+        headers=tenant.headers,
+    )
+    assert response.status_code == 201, response.get_data(as_text=True)
+    game = response.get_json()
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert doc["used_by"] == game["id"] and doc["used_at"] and doc["revealed_at"]
+    seed = bytes.fromhex(doc["server_seed"])
+    assert hashlib.sha256(seed).hexdigest() == made["commitment"]
+    recomputed = deal(seed, made["client_seed"], made["nonce"], 4)
+    assert {p: [str(c) for c in h] for p, h in zip("abcd", recomputed)} == made["hands"]
+
+
+def test_reveal_publishes_the_seed_without_a_body_and_twice_is_harmless(http, tenant):
+    made = make_deal(http, tenant, "a b")
+    first = http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers)
+    assert first.status_code == 200, first.get_data(as_text=True)
+    seed = bytes.fromhex(first.get_json()["server_seed"])
+    assert [[str(c) for c in h] for h in deal(seed, "table-7", made["nonce"], 2)] == list(
+        made["hands"].values()
+    )
+    again = http.post(f"/v1/deals/{made['id']}/reveal", json={}, headers=tenant.headers)
+    assert again.get_json() == first.get_json()
+    problem(http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.read_headers), 403, "forbidden")
+
+
+def test_another_clients_deal_is_not_found(http, tenant, other_tenant):
+    made = make_deal(http, tenant)
+    problem(http.get(f"/v1/deals/{made['id']}", headers=other_tenant.headers), 404, "not-found")
+    problem(http.post(f"/v1/deals/{made['id']}/reveal", headers=other_tenant.headers), 404, "not-found")
+    body = problem(http.post("/v1/rounds", json=susun_round(made), headers=other_tenant.headers), 422,
+                   "validation")
+    assert fields_of(body) == {"deal"}
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"players": ["a"], "client_seed": "x"}, "players"),
+        ({"players": ["a", "b", "c", "d", "e"], "client_seed": "x"}, "players"),
+        ({"players": ["a", "a"], "client_seed": "x"}, "players[1]"),
+        ({"players": ["a", "b"], "client_seed": ""}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "x" * 129}, "client_seed"),
+        ({"players": ["a", "b"]}, "client_seed"),
+        ({"players": ["a b", "c"], "client_seed": "x"}, "players[0]"),
+    ],
+)
+def test_bad_deal_requests_are_422_on_their_field(http, tenant, body, field):
+    answer = problem(http.post("/v1/deals", json=body, headers=tenant.headers), 422, "validation")
+    assert field in fields_of(answer)
+
+
+def test_a_read_key_cannot_deal(http, tenant):
+    answer = http.post("/v1/deals", json={"players": ["a", "b"], "client_seed": "x"},
+                       headers=tenant.read_headers)
+    problem(answer, 403, "forbidden")
+
+
+# -- Capsa Susun rounds with a deal ---------------------------------------------------------
+
+
+def test_a_susun_round_with_the_dealt_hands_uses_the_deal_once(http, tenant):
+    made = make_deal(http, tenant)
+    first = http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers)
+    assert first.status_code == 201, first.get_data(as_text=True)
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert doc["used_by"] == first.get_json()["id"] and "server_seed" in doc
+    second = problem(http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers), 409,
+                     "conflict")
+    assert fields_of(second) == {"deal"}
+    game = http.post(
+        "/v1/banting/games",
+        json={"currency": "IDR", "stake": "1000", "deal": made["id"],
+              "players": [{"id": p} for p in "abcd"]},
+        headers=tenant.headers,
+    )
+    problem(game, 409, "conflict")
+
+
+def test_a_susun_round_whose_cards_differ_from_the_deal_is_422_naming_the_player(http, tenant):
+    made = make_deal(http, tenant, "a b")
+    body = susun_round(made)
+    theirs, mine = body["players"][1]["arrangement"], body["players"][0]["arrangement"]
+    mine["back"][0], theirs["back"][0] = theirs["back"][0], mine["back"][0]  # swap one card
+    answer = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422, "invalid-cards")
+    assert fields_of(answer) == {"players[0].arrangement", "players[1].arrangement"}
+    assert "'a'" in answer["errors"][0]["message"]
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert doc["used_at"] is None and "server_seed" not in doc  # a rejected round uses nothing
+
+
+def test_a_susun_round_with_other_players_than_the_deal_is_422(http, tenant):
+    made = make_deal(http, tenant, "a b")
+    body = susun_round(made)
+    body["players"][1]["id"] = "z"
+    assert fields_of(problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422,
+                             "validation")) == {"players"}
+
+
+def test_score_checks_the_dealt_hands_but_does_not_use_the_deal(http, tenant):
+    made = make_deal(http, tenant, "a b")
+    body = susun_round(made)
+    for _ in range(2):
+        assert http.post("/v1/score", json=body, headers=tenant.read_headers).status_code == 200
+    assert http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()["used_at"] is None
+    swapped = susun_round(made)
+    a, b = swapped["players"][0]["arrangement"], swapped["players"][1]["arrangement"]
+    a["front"][0], b["front"][0] = b["front"][0], a["front"][0]
+    problem(http.post("/v1/score", json=swapped, headers=tenant.headers), 422, "invalid-cards")
+    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+
+
+def test_an_idempotent_replay_of_the_round_that_used_the_deal_replays(http, tenant):
+    made = make_deal(http, tenant, "a b")
+    headers = {**tenant.headers, "Idempotency-Key": "dealt-round"}
+    first = http.post("/v1/rounds", json=susun_round(made), headers=headers)
+    again = http.post("/v1/rounds", json=susun_round(made), headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.data == first.data and again.headers["Idempotent-Replayed"] == "true"
+
+
+# -- Big Two games with a deal --------------------------------------------------------------
+
+
+def test_a_game_from_a_deal_needs_the_deals_players_in_its_order(http, tenant):
+    made = make_deal(http, tenant, "a b c")
+    body = {"currency": "IDR", "stake": "1000", "deal": made["id"],
+            "players": [{"id": p} for p in "bac"]}
+    answer = problem(http.post("/v1/banting/games", json=body, headers=tenant.headers), 422, "validation")
+    assert fields_of(answer) == {"players"}
+    body["players"] = [{"id": "a", "hand": made["hands"]["a"]}, {"id": "b", "hand": made["hands"]["c"]},
+                       {"id": "c"}]
+    answer = problem(http.post("/v1/banting/games", json=body, headers=tenant.headers), 422,
+                     "invalid-cards")
+    assert fields_of(answer) == {"players[1].hand"}
+    body["players"][1] = {"id": "b", "hand": made["hands"]["b"]}
+    created = http.post("/v1/banting/games", json=body, headers=tenant.headers)
+    assert created.status_code == 201, created.get_data(as_text=True)
+    # The holder of the lowest dealt card (3 players: maybe not 3d) leads.
+    lowest = min(
+        (c for h in made["hands"].values() for c in h),
+        key=lambda c: ("3456789TJQKA2".index(c[0]), "dchs".index(c[1])),
+    )
+    leader = next(p for p, h in made["hands"].items() if lowest in h)
+    assert created.get_json()["turn"] == leader
