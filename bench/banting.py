@@ -24,9 +24,10 @@ from service.domain.banting_game import (  # noqa: E402
     legal_moves,
     new_game,
     random_game,
+    replay,
 )
 from service.domain.banting_plays import classify, evaluate_play  # noqa: E402
-from service.domain.cards import Card  # noqa: E402
+from service.domain.cards import Card, parse_cards  # noqa: E402
 from service.domain.deals import deal  # noqa: E402
 from service.domain.errors import IllegalMove  # noqa: E402
 from service.domain.rules import BantingParams, resolve_rules  # noqa: E402
@@ -105,6 +106,27 @@ def main() -> None:
         evaluate_play(cards, None, params)
     evaluate_s = time.perf_counter() - start
 
+    # A move over HTTP rebuilds the state from the stored hands and moves (JSON strings), then
+    # applies the new move: the referee's share of one POST /moves, quadratic in the game length.
+    stored = [
+        (ids, [[str(c) for c in h] for h in hands],
+         [(m.player, None if m.cards is None else [str(c) for c in m.cards]) for m in moves])
+        for ids, hands, moves in games[:100]
+    ]
+    service_moves = 0
+    start = time.perf_counter()
+    for ids, hand_texts, move_texts in stored:
+        for k in range(len(move_texts)):
+            prior = [
+                Move.pass_turn(p) if t is None else Move.play(p, parse_cards(t, "play"))
+                for p, t in move_texts[:k]
+            ]
+            state = replay(ids, [parse_cards(h, "hands") for h in hand_texts], params, prior)
+            p, t = move_texts[k]
+            apply_move(state, Move.pass_turn(p) if t is None else Move.play(p, parse_cards(t, "play")))
+            service_moves += 1
+    service_s = time.perf_counter() - start
+
     # legal_moves alone: what a random or suggesting player pays per decision.
     start = time.perf_counter()
     for s in states:
@@ -115,12 +137,15 @@ def main() -> None:
     print(f"  complete random games   {_rate(args.games, games_s)}")
     print(f"  moves validated (legal) {_rate(n_moves, replay_s)}")
     print(f"  illegal (wrong player) {_rate(len(states), illegal_s)}")
+    print(f"  service moves (replayed){_rate(service_moves, service_s)}")
     print(f"  legal_moves listings    {_rate(len(states), legal_s)}")
     print(f"  evaluate_play           {_rate(len(plays), evaluate_s)}")
     print(f"  classify (reference)    {_rate(len(plays), classify_s)}")
     per_move = replay_s / n_moves
     per_classify = classify_s / len(plays)
     print(f"  ratio: one validated move costs {per_move / per_classify:.1f}x one classify")
+    print(f"  ratio: a service move (replay + move) costs {service_s / service_moves / per_move:.1f}x "
+          "one validated move")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -77,6 +77,13 @@ class GameRepository:
         if lock:
             q = q.with_for_update()
         return self.session.scalar(q)
+
+    def exists(self, client_id: str, game_id: str) -> bool:
+        return bool(
+            self.session.scalar(
+                select(exists().where(Game.id == game_id, Game.client_id == client_id))
+            )
+        )
 
     def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""

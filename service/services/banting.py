@@ -165,6 +165,13 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
         return _document(_row_dict(row), _state(row))
 
 
+def require(db: Database, client_id: str, game_id: str) -> None:
+    """404 unless the client has this game (a cheap look-up, no replay)."""
+    with db.unit_of_work() as uow:
+        if not uow.games.exists(client_id, game_id):
+            raise NotFound(f"no game {game_id!r}")
+
+
 def _found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) -> Game:
     row = uow.games.get(client_id, game_id, lock=lock)
     if row is None:

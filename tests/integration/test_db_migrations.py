@@ -13,7 +13,7 @@ from sqlalchemy import inspect
 from service.adapters.db import make_engine, normalise_url
 from service.adapters.migrate import MIGRATIONS, alembic_config, downgrade, upgrade
 
-TABLES = {"clients", "api_keys", "rounds", "round_players", "round_pairs",
+TABLES = {"clients", "api_keys", "rounds", "round_players", "round_pairs", "deals", "games",
           "idempotency_records", "alembic_version"}
 
 

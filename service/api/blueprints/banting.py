@@ -128,7 +128,7 @@ class Moves(MethodView):
         it as a `game: banting` round, returned as `round`.
         """
         client_id = principal().client_id
-        banting.get(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = banting.parse_if_match(request.headers.get("If-Match"))
