@@ -225,3 +225,29 @@ def test_a_game_from_a_deal_needs_the_deals_players_in_its_order(http, tenant):
     )
     leader = next(p for p, h in made["hands"].items() if lowest in h)
     assert created.get_json()["turn"] == leader
+
+
+def test_two_rounds_racing_for_one_deal_store_exactly_one(app, tenant):
+    import threading
+
+    made = make_deal(app.test_client(), tenant, "a b")
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        client = app.test_client()
+        barrier.wait(10)
+        response = client.post("/v1/rounds", json=susun_round(made), headers=tenant.headers)
+        with lock:
+            answers.append(response)
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(r.status_code for r in answers) == [201, 409]
+    winner = next(r.get_json() for r in answers if r.status_code == 201)
+    doc = app.test_client().get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert doc["used_by"] == winner["id"]
