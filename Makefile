@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability bench lint fuzz clean
+.PHONY: run test slow reliability load bench lint fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,14 +32,21 @@ test: $(STAMP)
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
 
+# Not CI: fault injection on a private PostgreSQL cluster (initdb/pg_ctl), then the mixed-load
+# search and 60 s run on the PostgreSQL server of TEST_DATABASE_URL (a database of its own).
+LOAD_DB ?= $(or $(TEST_DATABASE_URL),postgresql+psycopg://postgres@127.0.0.1:5432/test)
 reliability: $(STAMP)
-	$(BIN)/pytest -m reliability
+	$(BIN)/pytest -m reliability -s -p no:cacheprovider tests/reliability
+	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
+
+load: $(STAMP)
+	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/evaluator.py
 
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=1000 $(BIN)/pytest tests/api/test_api_fuzz.py
+	FUZZ_EXAMPLES=1000 $(BIN)/pytest -s tests/api/test_api_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools
