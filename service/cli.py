@@ -13,6 +13,7 @@ COMMAND_MODULES = [
     "service.commands.server",  # serve, db upgrade, openapi
     "service.commands.clients",  # clients create|key|revoke|list
     "service.commands.arrange",  # arrange
+    "service.commands.audit",  # audit verify
 ]
 
 

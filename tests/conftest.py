@@ -102,7 +102,39 @@ def make_app(db_url: str, **config: Any) -> Any:
 def app(db_url: str) -> Iterator[Any]:
     application = make_app(db_url)
     yield application
-    application.extensions["capsa"].db.dispose()
+    try:
+        reverify_every_round(application)
+    finally:
+        application.extensions["capsa"].db.dispose()
+
+
+# Tenants whose rows a test edits on purpose; every other tenant's rounds must re-verify.
+TAMPERED: set[str] = set()
+_TENANTS: list[tuple[Any, str]] = []
+
+
+def reverify_every_round(app: Any) -> None:
+    """Every round the suite stored re-scores to its document, and every chain verifies."""
+    from sqlalchemy import select
+
+    from service.adapters.models import Round
+    from service.services import audit
+
+    db = app.extensions["capsa"].db
+    bad = []
+    for owner, client_id in _TENANTS:
+        if owner is not app or client_id in TAMPERED:
+            continue
+        report = audit.verify_chain(db, client_id)
+        if not report.ok:
+            bad.append(f"chain of {client_id}: {report}")
+        with db.unit_of_work() as uow:
+            ids = uow.session.scalars(select(Round.id).where(Round.client_id == client_id)).all()
+        for round_id in ids:
+            verdict = audit.verify_round(db, client_id, round_id)
+            if not verdict["ok"]:
+                bad.append(f"round {round_id}: {verdict['differences'][:3]}")
+    assert not bad, "stored rounds no longer verify:\n" + "\n".join(bad[:20])
 
 
 @pytest.fixture
@@ -135,6 +167,7 @@ def make_tenant(app: Any) -> Tenant:
     name = f"t-{secrets.token_hex(5)}"
     client_id, key = clients.create_client(db, name)
     read_key = clients.add_key(db, name, clients.READ)
+    _TENANTS.append((app, client_id))
     return Tenant(client_id, name, key, read_key)
 
 

@@ -16,6 +16,9 @@ from service.adapters.uow import Database
 from . import problems, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
+from .blueprints import audit as audit_routes
+from .blueprints import ledger as ledger_routes
+from .blueprints import views as view_routes
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
@@ -86,6 +89,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
     for module in (service, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)
+    for module in (audit_routes, ledger_routes, view_routes):
+        api.register_blueprint(module.blp)
+    app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)
     install(app, state_of(app).metrics)
     app.before_request(_before_request)
@@ -120,7 +126,8 @@ def _before_request() -> None:
     path = request.path
     if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
         accept = request.headers.get("Accept", "").strip()
-        if accept and request.accept_mimetypes.best_match(_JSON_TYPES) is None:
+        types = _JSON_TYPES + ["text/csv"] if path == "/v1/ledger/entries" else _JSON_TYPES
+        if accept and request.accept_mimetypes.best_match(types) is None:
             raise Problem(406, "not-acceptable", "this route answers application/json only")
     if path.startswith("/v1/"):
         authenticate_request()

@@ -146,7 +146,7 @@ class LedgerQuerySchema(Query):
 
 
 class PlayerLedgerSchema(Out):
-    player = Id("a", required=True)
+    player = fields.String(required=True, metadata=_meta("a", "The player id as asked."))
     currency = fields.String(required=True, metadata=_meta("IDR"))
     rounds = fields.Integer(required=True, metadata=_meta(3, "Rounds played, less reversals."))
     points = fields.Integer(required=True, metadata=_meta(11))

@@ -20,6 +20,7 @@ from .rounds import render_stored
 
 PAGE = 2000  # records per pair of queries while verifying
 MAX_REASON = 500
+MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
 
 
 def void(db: Database, client_id: str, round_id: str, reason: str) -> dict[str, Any]:
@@ -247,6 +248,8 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
 
 
 def record_at(db: Database, client_id: str, sequence: int) -> dict[str, Any]:
+    if not 1 <= sequence <= MAX_SEQUENCE:
+        raise NotFound(f"no record {sequence} in this client's chain")
     with db.unit_of_work() as uow:
         record = AuditRepository(uow.session).record(client_id, sequence)
         if record is None:

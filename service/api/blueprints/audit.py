@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.services import audit
+from service.services import audit, rounds
 
 from ..audit_schemas import (
     AuditHeadSchema,
@@ -17,6 +17,7 @@ from ..audit_schemas import (
     RoundVerifySchema,
     VoidRequestSchema,
 )
+from ..auth import allow_read, require_write
 from ..schemas import RoundDocumentSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
@@ -31,11 +32,14 @@ blp = Blueprint(
 
 @blp.route("/rounds/<string:round_id>/void")
 class RoundVoid(MethodView):
+    @allow_read  # the scope is checked once the round is found (require_write)
     @blp.arguments(VoidRequestSchema, example={"reason": "dealer error"})
     @blp.response(200, RoundDocumentSchema)
     @blp.problems(*BODY, 404, 409, 422)
     def post(self, body: dict[str, Any], round_id: str) -> Response:
         """Void a round: a new chained record with reversing lines; voiding twice is 409."""
+        rounds.get(db(), principal().client_id, round_id)  # another client's round: 404, any key
+        require_write()
         return json_response(audit.void(db(), principal().client_id, round_id, body["reason"]))
 
 

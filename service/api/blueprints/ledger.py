@@ -67,6 +67,7 @@ class Entries(MethodView):
         responses={
             "200": {
                 "content": {
+                    "application/json": {"schema": EntryListSchema},
                     "text/csv": {
                         "schema": {"type": "string"},
                         "example": CSV_EXAMPLE,

@@ -1,0 +1,390 @@
+"""The audit trail over HTTP: chain, voids, tampering found at its sequence, the guard, the view."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import threading
+import time
+from typing import Any
+
+import pytest
+from conftest import TAMPERED, Tenant, make_tenant
+from httpkit import four_player_round, problem, two_player_round
+from itsdangerous.timed import TimestampSigner
+from sqlalchemy import text, update
+
+from service import cli
+from service.adapters.ledger import AuditRepository, UnbalancedLines, line_rows
+from service.adapters.models import Round
+from service.adapters.uow import UniqueViolation
+from service.domain.audit import GENESIS_HASH, canonical, chain_hash
+from service.services import viewlinks
+
+
+def post_rounds(http: Any, tenant: Tenant, n: int) -> list[dict[str, Any]]:
+    docs = []
+    for i in range(n):
+        body = four_player_round() if i % 2 else two_player_round()
+        r = http.post("/v1/rounds", json=body, headers=tenant.headers)
+        assert r.status_code == 201, r.get_data(as_text=True)
+        docs.append(r.get_json())
+    return docs
+
+
+def chain_verify(http: Any, tenant: Tenant, query: str = "") -> dict[str, Any]:
+    r = http.get(f"/v1/audit/verify{query}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def sql(app: Any, statement: Any, **params: Any) -> None:
+    with app.extensions["capsa"].db.engine.begin() as conn:
+        conn.execute(text(statement) if isinstance(statement, str) else statement, params)
+
+
+def cli_verify(app: Any, tenant: Tenant) -> tuple[int, str]:
+    url = app.config["DATABASE_URL"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["audit", "verify", "--client", tenant.name, "--database-url", url])
+    return code, out.getvalue()
+
+
+# -- the chain -----------------------------------------------------------------------------------
+
+
+def test_each_round_is_chained_after_the_previous_one_with_the_hash_of_its_stored_bytes(http, tenant):
+    docs = post_rounds(http, tenant, 3)
+    previous = GENESIS_HASH
+    for n, doc in enumerate(docs, start=1):
+        assert doc["audit"]["sequence"] == n and doc["audit"]["previous_hash"] == previous
+        record = http.get(f"/v1/audit/records/{n}", headers=tenant.read_headers).get_json()
+        stored = record["canonical"].encode()
+        assert chain_hash(previous, stored) == record["hash"] == doc["audit"]["hash"]
+        import json
+
+        parsed = json.loads(stored)
+        assert canonical(parsed) == stored  # the bytes are RFC 8785
+        assert parsed["kind"] == "round" and parsed["round"] == doc["id"] and parsed["sequence"] == n
+        assert parsed["result"] == {k: v for k, v in doc.items() if k not in ("id", "created_at", "status", "void", "audit")}
+        assert parsed["created_at"] == doc["created_at"]
+        previous = record["hash"]
+    head = http.get("/v1/audit/head", headers=tenant.read_headers).get_json()
+    assert head == {"sequence": 3, "hash": previous, "created_at": docs[-1]["created_at"]}
+    assert http.get(f"/v1/rounds/{docs[0]['id']}", headers=tenant.headers).get_json()["audit"] == docs[0]["audit"]
+
+
+def test_ledger_lines_follow_api_md_order_and_sum_to_zero(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    import json
+
+    record = json.loads(http.get("/v1/audit/records/1", headers=tenant.read_headers).get_json()["canonical"])
+    assert record["ledger_lines"] == [
+        {"account": "player:a", "kind": "settlement", "amount": "11000"},
+        {"account": "player:a", "kind": "fee", "amount": "-330"},
+        {"account": "player:b", "kind": "settlement", "amount": "-11000"},
+        {"account": "house", "kind": "fee", "amount": "330"},
+    ]
+    assert doc["house_fee"] == "330"
+
+
+def test_a_new_tenant_has_an_empty_chain_that_verifies(http, tenant):
+    assert http.get("/v1/audit/head", headers=tenant.read_headers).get_json() == {
+        "sequence": 0, "hash": GENESIS_HASH, "created_at": None}
+    assert chain_verify(http, tenant) == {"ok": True, "records_checked": 0, "first_bad_sequence": None,
+                                          "reason": None, "next_from_sequence": None}
+    problem(http.get("/v1/audit/records/1", headers=tenant.read_headers), 404, "not-found")
+
+
+def test_verify_pages_with_limit_and_from_sequence(http, tenant):
+    post_rounds(http, tenant, 5)
+    first = chain_verify(http, tenant, "?limit=2")
+    assert first == {"ok": True, "records_checked": 2, "first_bad_sequence": None, "reason": None,
+                     "next_from_sequence": 3}
+    second = chain_verify(http, tenant, "?from_sequence=3&limit=2")
+    assert second["records_checked"] == 2 and second["next_from_sequence"] == 5
+    last = chain_verify(http, tenant, "?from_sequence=5&limit=2")
+    assert last["ok"] and last["records_checked"] == 1 and last["next_from_sequence"] is None
+    assert chain_verify(http, tenant)["records_checked"] == 5
+
+
+@pytest.mark.parametrize("query", ["?limit=0", "?limit=100001", "?from_sequence=0", "?limit=x"])
+def test_bad_verify_parameters_are_422(http, tenant, query):
+    problem(http.get(f"/v1/audit/verify{query}", headers=tenant.read_headers), 422, "validation")
+
+
+def test_another_clients_chain_and_records_are_not_visible(http, tenant, other_tenant):
+    post_rounds(http, tenant, 1)
+    problem(http.get("/v1/audit/records/1", headers=other_tenant.headers), 404, "not-found")
+    assert http.get("/v1/audit/head", headers=other_tenant.headers).get_json()["sequence"] == 0
+
+
+# -- tampering, each directly in SQL ---------------------------------------------------------------
+
+
+def _tampered(app: Any, http: Any, n: int = 5) -> tuple[Tenant, list[dict[str, Any]]]:
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = post_rounds(http, tenant, n)
+    assert chain_verify(http, tenant)["ok"]
+    return tenant, docs
+
+
+def _assert_bad_at(app: Any, http: Any, tenant: Tenant, sequence: int) -> dict[str, Any]:
+    report = chain_verify(http, tenant)
+    assert report["ok"] is False and report["first_bad_sequence"] == sequence, report
+    assert report["reason"] and report["next_from_sequence"] is None
+    code, out = cli_verify(app, tenant)
+    assert code == 1 and f"first bad sequence {sequence}:" in out, out
+    return report
+
+
+def test_a_changed_stored_result_is_found_at_its_sequence_and_by_the_rounds_own_verify(app, http):
+    tenant, docs = _tampered(app, http)
+    victim = docs[2]
+    stored = http.get(f"/v1/rounds/{victim['id']}", headers=tenant.headers).get_json()
+    document = {k: v for k, v in stored.items() if k not in ("id", "created_at", "status", "void", "audit")}
+    document["players"][0]["points"] += 1
+    sql(app, update(Round).where(Round.id == victim["id"]).values(document=document))
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert "no longer match" in report["reason"]
+    verdict = http.get(f"/v1/rounds/{victim['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["ok"] is False
+    fields = {d["field"] for d in verdict["differences"]}
+    assert "players[0].points" in fields and "audit.hash" in fields
+    diff = next(d for d in verdict["differences"] if d["field"] == "players[0].points")
+    assert diff["stored"] == diff["recomputed"] + 1
+    assert http.get(f"/v1/rounds/{docs[1]['id']}/verify", headers=tenant.read_headers).get_json() == {
+        "ok": True, "differences": []}
+
+
+def test_a_changed_ledger_amount_is_found_at_its_sequence(app, http):
+    tenant, docs = _tampered(app, http)
+    # Kept balanced (the guard refuses anything else): only the chain can tell.
+    sql(app, "UPDATE ledger_lines SET amount = amount + CASE line_no WHEN 0 THEN 100 ELSE -100 END"
+             " WHERE round_id = :r AND line_no IN (0, 1)", r=docs[3]["id"])
+    _assert_bad_at(app, http, tenant, 4)
+    verdict = http.get(f"/v1/rounds/{docs[3]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["ok"] is False and [d["field"] for d in verdict["differences"]] == ["audit.hash"]
+
+
+def test_a_deleted_round_is_found_at_its_sequence(app, http):
+    tenant, docs = _tampered(app, http)
+    rid = docs[1]["id"]
+    for table in ("ledger_lines", "round_players", "round_pairs"):
+        sql(app, f"DELETE FROM {table} WHERE round_id = :r", r=rid)
+    sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
+    report = _assert_bad_at(app, http, tenant, 2)
+    assert "missing" in report["reason"]
+
+
+def test_a_deleted_round_with_its_chain_record_is_a_gap(app, http):
+    tenant, docs = _tampered(app, http)
+    rid = docs[4]["id"]  # the newest: only the head still knows it existed
+    for table in ("ledger_lines", "round_players", "round_pairs"):
+        sql(app, f"DELETE FROM {table} WHERE round_id = :r", r=rid)
+    sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
+    sql(app, "DELETE FROM chain_records WHERE round_id = :r", r=rid)
+    report = _assert_bad_at(app, http, tenant, 5)
+    assert "missing" in report["reason"]
+
+
+def test_two_swapped_sequences_are_found_at_the_first(app, http):
+    tenant, docs = _tampered(app, http)
+    c = tenant.id
+    sql(app, "UPDATE chain_records SET sequence = -1 WHERE client_id = :c AND sequence = 2", c=c)
+    sql(app, "UPDATE chain_records SET sequence = 2 WHERE client_id = :c AND sequence = 4", c=c)
+    sql(app, "UPDATE chain_records SET sequence = 4 WHERE client_id = :c AND sequence = -1", c=c)
+    _assert_bad_at(app, http, tenant, 2)
+    assert chain_verify(http, tenant, "?limit=1")["ok"]  # record 1 is still fine
+
+
+# -- voids -------------------------------------------------------------------------------------------
+
+
+def test_a_void_is_chained_reverses_the_lines_and_keeps_the_round_readable(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    r = http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "dealer error"}, headers=tenant.headers)
+    assert r.status_code == 200
+    voided = r.get_json()
+    assert voided["status"] == "void" and voided["void"]["reason"] == "dealer error"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", voided["void"]["at"])
+    assert {k: v for k, v in voided.items() if k not in ("status", "void")} == {
+        k: v for k, v in doc.items() if k not in ("status", "void")}
+    again = http.get(f"/v1/rounds/{doc['id']}", headers=tenant.read_headers).get_json()
+    assert again == voided
+    import json
+
+    record = json.loads(http.get("/v1/audit/records/2", headers=tenant.read_headers).get_json()["canonical"])
+    assert record["kind"] == "void" and record["round"] == doc["id"]
+    assert record["result"] == {"reason": "dealer error"} and record["created_at"] == voided["void"]["at"]
+    assert [line["amount"] for line in record["ledger_lines"]] == ["-11000", "330", "11000", "-330"]
+    assert {line["kind"] for line in record["ledger_lines"]} == {"reversal"}
+    assert chain_verify(http, tenant)["records_checked"] == 2
+    assert http.get(f"/v1/rounds/{doc['id']}/verify", headers=tenant.read_headers).get_json()["ok"]
+    listed = http.get("/v1/rounds", headers=tenant.headers).get_json()["items"][0]
+    assert listed["status"] == "void"
+
+
+def test_voiding_twice_is_409_and_books_nothing(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    assert http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    problem(http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "y"}, headers=tenant.headers), 409, "conflict")
+    assert http.get("/v1/audit/head", headers=tenant.headers).get_json()["sequence"] == 2
+
+
+def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant, other_tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    url = f"/v1/rounds/{doc['id']}/void"
+    problem(http.post(url, json={"reason": "x"}, headers=tenant.read_headers), 403, "forbidden")
+    problem(http.post(url, json={"reason": "x"}, headers=other_tenant.headers), 404, "not-found")
+    problem(http.post(url, json={}, headers=tenant.headers), 422, "validation")
+    problem(http.post(url, json={"reason": ""}, headers=tenant.headers), 422, "validation")
+    problem(http.post(url, json={"reason": "x" * 501}, headers=tenant.headers), 422, "validation")
+    problem(http.post("/v1/rounds/rnd_nope/void", json={"reason": "x"}, headers=tenant.headers), 404, "not-found")
+    problem(http.get(f"/v1/rounds/{doc['id']}/verify", headers=other_tenant.headers), 404, "not-found")
+
+
+def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_the_round(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    time.sleep(0.005)
+    between = http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "x"}, headers=tenant.headers)
+    void_at = between.get_json()["void"]["at"]
+    h = tenant.read_headers
+    everything = http.get("/v1/ledger/players/a?currency=IDR", headers=h).get_json()
+    assert everything == {"player": "a", "currency": "IDR", "rounds": 0, "points": 0, "result": "0",
+                          "winnings": "0", "fees": "0", "net": "0"}
+    before = http.get(f"/v1/ledger/players/a?currency=IDR&until={void_at}", headers=h).get_json()
+    assert before == {"player": "a", "currency": "IDR", "rounds": 1, "points": 11, "result": "11000",
+                      "winnings": "11000", "fees": "330", "net": "10670"}
+    after = http.get(f"/v1/ledger/players/a?currency=IDR&since={void_at}", headers=h).get_json()
+    assert (after["rounds"], after["points"], after["net"]) == (-1, -11, "-10670")
+    summary = http.get("/v1/ledger/summary?currency=IDR", headers=h).get_json()
+    assert summary["house_fee"] == "0" and all(r["net"] == "0" for r in summary["rows"])
+    assert http.get(f"/v1/ledger/summary?currency=IDR&until={void_at}", headers=h).get_json()["house_fee"] == "330"
+
+
+# -- the database guard ----------------------------------------------------------------------------
+
+
+def test_the_database_refuses_ledger_lines_that_do_not_sum_to_zero(app, tenant):
+    db = app.extensions["capsa"].db
+    rid = post_rounds(app.test_client(), tenant, 1)[0]["id"]
+    from service.services.ids import utcnow_ms
+
+    rows = line_rows(client_id=tenant.id, round_id=rid, sequence=99, created_at=utcnow_ms(), currency="IDR",
+                     table=None, lines=[("player:a", "settlement", "settlement", 100, 1, 1, 100),
+                                        ("player:b", "settlement", "settlement", -99, 1, -1, 0)])
+    with pytest.raises((UnbalancedLines, UniqueViolation)):  # SQLite: in code; PostgreSQL: at commit
+        with db.unit_of_work(write=True) as uow:
+            AuditRepository(uow.session).add_lines(rows)
+            uow.commit()
+    with db.unit_of_work() as uow:
+        assert AuditRepository(uow.session).record_lines(tenant.id, 99) == []
+
+
+@pytest.mark.postgres
+def test_postgresql_refuses_an_unbalanced_insert_written_in_plain_sql(app, tenant):
+    if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
+        pytest.skip("the deferred constraint trigger is PostgreSQL's")
+    rid = post_rounds(app.test_client(), tenant, 1)[0]["id"]
+    from sqlalchemy.exc import IntegrityError
+
+    with pytest.raises(IntegrityError, match="sum to"):
+        sql(app, "INSERT INTO ledger_lines (client_id, round_id, sequence, line_no, created_at, account, kind, basis,"
+                 " amount, currency, rounds, points, winnings) VALUES (:c, :r, 98, 0, now(), 'house', 'fee', 'fee',"
+                 " 5, 'IDR', 0, 0, 0)", c=tenant.id, r=rid)
+
+
+# -- concurrency -----------------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_concurrent_rounds_of_one_client_give_a_gap_free_unforked_chain(app, http, tenant):
+    if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers with BEGIN IMMEDIATE; the race is PostgreSQL's")
+    results: list[int] = []
+    errors: list[str] = []
+    start = threading.Barrier(8)
+
+    def worker() -> None:
+        client = app.test_client()
+        start.wait()
+        for i in range(5):
+            body = two_player_round() if i % 2 else four_player_round()
+            r = client.post("/v1/rounds", json=body, headers=tenant.headers)
+            if r.status_code != 201:
+                errors.append(r.get_data(as_text=True))
+            else:
+                results.append(r.get_json()["audit"]["sequence"])
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(results) == list(range(1, 41))
+    assert chain_verify(http, tenant) == {"ok": True, "records_checked": 40, "first_bad_sequence": None,
+                                          "reason": None, "next_from_sequence": None}
+
+
+# -- the round view --------------------------------------------------------------------------------
+
+
+def test_the_round_view_shows_every_players_cards_and_the_matrix(http, tenant):
+    doc = post_rounds(http, tenant, 2)[1]  # the 4-player example
+    r = http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.read_headers)
+    assert r.status_code == 201
+    link = r.get_json()
+    assert link["url"].startswith("/view/rounds/") and tenant.key not in link["url"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", link["expires_at"])
+    page = http.get(link["url"])
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    html = page.get_data(as_text=True)
+    for player in doc["players"]:
+        assert f'id="player-{player["id"]}"' in html
+        for row in player["rows"].values():
+            for card in row["cards"]:
+                assert f'title="{card}"' in html
+    assert 'id="matrix"' in html and "♥" in html and 'class="card red"' in html
+    assert doc["house_fee"] in html and "pays" in html
+    assert "http://" not in html and "https://" not in html  # nothing from a CDN
+
+
+def test_a_voided_round_view_says_so(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "misdeal"}, headers=tenant.headers)
+    url = http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.headers).get_json()["url"]
+    assert "misdeal" in http.get(url).get_data(as_text=True)
+
+
+def test_forged_expired_and_foreign_view_links_are_404_pages(app, http, tenant, other_tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    problem(http.post(f"/v1/rounds/{doc['id']}/view-link", headers=other_tenant.headers), 404, "not-found")
+    url = http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.headers).get_json()["url"]
+    token = url.rsplit("/", 1)[1]
+    forged = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
+    for bad in (forged, "nonsense", token + "x"):
+        r = http.get(f"/view/rounds/{bad}")
+        assert r.status_code == 404 and r.headers["Content-Type"].startswith("text/html")
+    # A token signed with another secret (another deployment) names nothing here.
+    other = viewlinks.ViewLinks("another secret").create(app.extensions["capsa"].db, tenant.id, doc["id"])
+    assert http.get(other["url"]).status_code == 404
+    # Expired: the same secret, a clock an hour and a bit later.
+    signer = app.extensions["capsa_view_links"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(TimestampSigner, "get_timestamp", lambda self: int(time.time()) - 3700)
+        old = signer.create(app.extensions["capsa"].db, tenant.id, doc["id"])
+    assert http.get(old["url"]).status_code == 404
+    # A validly signed token naming this round under another client shows nothing.
+    foreign = signer._serializer.dumps([other_tenant.id, doc["id"]])
+    assert http.get(f"/view/rounds/{foreign}").status_code == 404
+    assert http.get(url).status_code == 200
+
+
+def test_view_links_share_one_secret_across_workers(app):
+    db = app.extensions["capsa"].db
+    assert viewlinks.stored_secret(db) == viewlinks.stored_secret(db)
