@@ -286,6 +286,36 @@ class IdempotencyRepository:
     def delete_older_than(self, cutoff: datetime) -> None:
         self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.created_at < cutoff))
 
+    def hold(self, record_id: int) -> None:
+        """Lock an in-flight marker for the rest of the transaction (PostgreSQL).
+
+        The lock lives exactly as long as its owner's transaction: a worker that dies or a
+        database that restarts releases it, which is how `owner_alive` tells a request
+        that is still running from one that will never finish. SQLite serialises writers
+        instead, so this is a no-op there.
+        """
+        if self.session.bind is not None and self.session.bind.dialect.name == "postgresql":
+            self.session.execute(
+                select(IdempotencyRecord.id).where(IdempotencyRecord.id == record_id).with_for_update()
+            )
+
+    def owner_alive(self, record_id: int) -> bool:
+        """True while another transaction holds the marker's lock (PostgreSQL only)."""
+        if self.session.bind is None or self.session.bind.dialect.name != "postgresql":
+            return True
+        try:
+            with self.session.begin_nested():
+                self.session.execute(
+                    select(IdempotencyRecord.id)
+                    .where(IdempotencyRecord.id == record_id)
+                    .with_for_update(nowait=True)
+                )
+        except OperationalError as exc:
+            if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_not_available
+                return True
+            raise
+        return False
+
 
 __all__ = [
     "ApiKey",

@@ -26,6 +26,10 @@ DONE = "done"
 KEEP = timedelta(hours=24)
 # An in-flight marker older than this belongs to a worker that died: it may be taken over.
 STALE = timedelta(seconds=60)
+# On PostgreSQL the owner locks its marker as the first statement of its transaction; a
+# marker older than this whose lock is free has lost its owner (a killed worker, a database
+# restart) and is taken over at once instead of after STALE.
+OWNER_GRACE = timedelta(seconds=5)
 RETRY_AFTER = 1
 _KEY = re.compile(r"^[\x20-\x7e]{1,255}$")
 
@@ -81,6 +85,7 @@ def run_once(
         return claimed
     try:
         with db.unit_of_work(write=True) as uow:
+            uow.idempotency.hold(claimed)
             response = action(uow)
             record = uow.session.get(IdempotencyRecord, claimed)
             if record is None or record.state != IN_FLIGHT:
@@ -113,8 +118,13 @@ def _claim(
         with db.unit_of_work(write=True) as uow:
             existing = uow.idempotency.get(client_id, method, path, key)
             if existing is not None:
-                expired = (existing.state == DONE and now - existing.created_at > KEEP) or (
-                    existing.state == IN_FLIGHT and now - existing.created_at > STALE
+                age = now - existing.created_at
+                expired = (existing.state == DONE and age > KEEP) or (
+                    existing.state == IN_FLIGHT
+                    and (
+                        age > STALE
+                        or (age > OWNER_GRACE and not uow.idempotency.owner_alive(existing.id))
+                    )
                 )
                 if expired:
                     uow.idempotency.delete(existing.id)

@@ -133,3 +133,47 @@ def test_eight_concurrent_posts_with_one_key_store_one_round(app, tenant):
         else:
             assert r.data == fresh[0].data
     assert count(app.test_client(), tenant) == 1
+
+
+def _orphan_marker(app: Any, tenant: Any, body: dict[str, Any], key: str, age_s: float) -> int:
+    """An in-flight marker as a request leaves it when its worker dies mid-way."""
+    from datetime import timedelta
+
+    from service.adapters.models import IdempotencyRecord
+    from service.services.idempotency import IN_FLIGHT
+    from service.services.ids import utcnow_ms
+    from service.services.jsondoc import body_hash
+
+    db = app.extensions["capsa"].db
+    with db.unit_of_work(write=True) as uow:
+        record = IdempotencyRecord(
+            client_id=tenant.id, method="POST", path="/v1/rounds", key=key,
+            request_hash=body_hash(body), state=IN_FLIGHT,
+            created_at=utcnow_ms() - timedelta(seconds=age_s))
+        uow.idempotency.add(record)
+        uow.commit()
+        return record.id
+
+
+@pytest.mark.postgres
+def test_a_marker_whose_owner_died_is_taken_over_without_waiting_a_minute(app, http, tenant, db_url):
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite serialises writers; the owner's lock exists on PostgreSQL")
+    body = two_player_round()
+    _orphan_marker(app, tenant, body, "orphan", age_s=10)  # no transaction holds its lock
+    answer = post(http, tenant, body, "orphan")
+    assert answer.status_code == 201, answer.get_json()
+    assert count(http, tenant) == 1
+
+
+@pytest.mark.postgres
+def test_a_marker_whose_owner_still_holds_it_stays_in_flight(app, http, tenant, db_url):
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite serialises writers; the owner's lock exists on PostgreSQL")
+    body = two_player_round()
+    record_id = _orphan_marker(app, tenant, body, "alive", age_s=10)
+    db = app.extensions["capsa"].db
+    with db.unit_of_work(write=True) as owner:  # a slow request still running
+        owner.idempotency.hold(record_id)
+        problem(post(http, tenant, body, "alive"), 409, "idempotency-in-flight")
+    assert count(http, tenant) == 0
