@@ -421,3 +421,17 @@ def test_a_finished_game_is_a_chained_round_that_its_re_scorer_reproduces(app, h
         assert [m["player"] for m in request["moves"]] == [line.split(":")[0] for line in THREE_SCRIPT]
         assert [p["hand"] for p in request["players"]] == [h.split() for h in THREE.values()]
         assert RESCORERS["banting"](request) == stored.document
+
+
+def test_a_finished_game_verifies_and_books_its_ledger_lines(http, tenant):
+    game = start(http, tenant, FOUR, currency="USD", stake="12.50")
+    final = play(http, tenant, game["id"], BOMB_SCRIPT)
+    response = http.get(f"/v1/rounds/{final['round']}/verify", headers=tenant.read_headers)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.get_json() == {"ok": True, "differences": []}
+    ledger = http.get("/v1/ledger/players/d?currency=USD", headers=tenant.headers).get_json()
+    assert (ledger["rounds"], ledger["points"], ledger["result"], ledger["net"]) == (1, -24, "-300.00", "-300.00")
+    winner = http.get("/v1/ledger/players/a?currency=USD", headers=tenant.headers).get_json()
+    assert (winner["result"], winner["fees"], winner["net"]) == ("300.00", "9.00", "291.00")
+    chain = http.get("/v1/audit/verify", headers=tenant.read_headers).get_json()
+    assert chain["ok"] and chain["records_checked"] == 1
