@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import weakref
 from typing import Any
 
@@ -22,6 +23,13 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def json_text(value: Any) -> str:
+    """JSON columns are stored as sorted, compact UTF-8 text: for our documents (ASCII keys,
+    integers, strings) that is their RFC 8785 form, so the audit verifier compares the live
+    column text with the hashed record without parsing it. Renderers restore display order."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def is_sqlite(url: str) -> bool:
     return make_url(normalise_url(url)).get_backend_name() == "sqlite"
 
@@ -34,6 +42,7 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, **options: An
     timeout kills the worker.
     """
     url = normalise_url(url)
+    options.setdefault("json_serializer", json_text)
     if is_sqlite(url):
         engine = create_engine(url, **options)
         _configure_sqlite(engine)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from service.adapters.ledger import AuditRepository, ChainRow, line_rows
+from service.adapters.ledger import AuditRepository, ChainRow, chain_pages, line_rows
 from service.adapters.uow import Database
 from service.domain import audit as chain
 from service.domain.errors import CapsaError, FieldError
@@ -90,7 +91,7 @@ def _rebuild(row: ChainRow, lines: list[tuple[str, str, int, str]]) -> dict[str,
     if row.kind == "round":
         if row.round_created is None:
             return None
-        request, result = row.request, row.document
+        request, result = _parsed(row.request), _parsed(row.document)
         engine, created = row.round_engine, row.round_created
     else:
         if row.void_created is None:
@@ -103,26 +104,70 @@ def _rebuild(row: ChainRow, lines: list[tuple[str, str, int, str]]) -> dict[str,
         "round": row.round_id,
         "request": request,
         "result": result,
-        "ledger_lines": [{"account": a, "kind": k, "amount": chain.money_text(m, c)} for a, k, m, c in lines],
+        "ledger_lines": [
+            {"account": a, "kind": k, "amount": chain.money_text(m, c)} for a, k, m, c in lines
+        ],
         "engine_version": engine,
         "created_at": chain.timestamp(created),
     }
 
 
-def _links(repo: AuditRepository, client_id: str, start: int, stop: int) -> Iterator[chain.StoredLink]:
+def _parsed(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _spliced(row: ChainRow, lines: list[tuple[str, str, int, str]]) -> bytes | None:
+    """The record's canonical bytes put together from the columns' stored text, unparsed.
+
+    JSON columns hold sorted compact text (adapters.db.json_text), so for records written
+    by this service this is exactly the hashed form. Any difference sends the record to the
+    full rebuild (`_rebuild` + RFC 8785), which decides; this is only the cheap first try."""
+    if row.kind == "round":
+        if row.round_created is None or not isinstance(row.request, str) or not isinstance(row.document, str):
+            return None
+        request, result = row.request, row.document
+        engine, created = row.round_engine, row.round_created
+    else:
+        if row.void_created is None:
+            return None
+        request = result = '{"reason":' + json.dumps(row.void_reason, ensure_ascii=False) + "}"
+        engine, created = row.void_engine, row.void_created
+    booked = ",".join(
+        f'{{"account":"{a}","amount":"{chain.money_text(m, c)}","kind":"{k}"}}' for a, k, m, c in lines
+    )
+    return (
+        f'{{"created_at":"{chain.timestamp(created)}","engine_version":"{engine}","kind":"{row.kind}",'
+        f'"ledger_lines":[{booked}],"request":{request},"result":{result},'
+        f'"round":"{row.round_id}","sequence":{row.sequence}}}'
+    ).encode()
+
+
+def _links(db: Database, client_id: str, start: int, stop: int) -> Iterator[chain.StoredLink]:
     """Stored links of [start, stop) with the bytes the live rows rebuild, page by page."""
-    for low in range(start, stop, PAGE):
-        high = min(low + PAGE, stop)
+    for rows, lines in chain_pages(db.engine, client_id, start, stop, PAGE):
         by_seq: dict[int, list[tuple[str, str, int, str]]] = defaultdict(list)
-        for seq, account, kind, amount, currency in repo.chain_lines(client_id, low, high):
+        for seq, account, kind, amount, currency in lines:
             by_seq[seq].append((account, kind, amount, currency))
-        rows = repo.chain_rows(client_id, low, high)
         for row in rows:
-            doc = _rebuild(row, by_seq.get(row.sequence, []))
-            rebuilt = None if doc is None else chain.rebuilt_bytes(doc, row.canonical)
+            booked = by_seq.get(row.sequence, [])
+            rebuilt = _spliced(row, booked)
+            if row.canonical is None:
+                # The server found the stored bytes hash to the stored hash: live rows that
+                # hash to it too rebuild exactly those bytes (SHA-256), so skip sending them.
+                if rebuilt is not None and chain.chain_hash(row.previous_hash, rebuilt) == row.hash:
+                    yield chain.StoredLink(row.sequence, row.previous_hash, row.hash, rebuilt, rebuilt, True)
+                    continue
+                row = replace(row, canonical=_stored_bytes(db, client_id, row.sequence))
+            if rebuilt != row.canonical:
+                doc = _rebuild(row, booked)
+                rebuilt = None if doc is None else chain.rebuilt_bytes(doc, row.canonical)
             yield chain.StoredLink(row.sequence, row.previous_hash, row.hash, row.canonical, rebuilt)
-        if not rows:
-            return  # past the last record
+
+
+def _stored_bytes(db: Database, client_id: str, sequence: int) -> bytes:
+    with db.unit_of_work() as uow:
+        record = AuditRepository(uow.session).record(client_id, sequence)
+        return b"" if record is None else record.canonical
 
 
 @dataclass(frozen=True)
@@ -160,7 +205,7 @@ def verify_chain(
             return ChainReport(False, 0, from_sequence - 1, f"sequence {from_sequence - 1} is missing", None)
         # Without a limit, read a page past the head too: a forged extra record is found.
         stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
-        check = chain.verify_chain(_links(repo, client_id, from_sequence, stop), from_sequence, previous)
+        check = chain.verify_chain(_links(db, client_id, from_sequence, stop), from_sequence, previous)
         if not check.ok:
             return ChainReport(False, check.records_checked, check.first_bad_sequence, check.reason, None)
         checked = check.records_checked

@@ -388,3 +388,15 @@ def test_forged_expired_and_foreign_view_links_are_404_pages(app, http, tenant, 
 def test_view_links_share_one_secret_across_workers(app):
     db = app.extensions["capsa"].db
     assert viewlinks.stored_secret(db) == viewlinks.stored_secret(db)
+
+
+def test_changed_stored_canonical_bytes_are_found_at_their_sequence(app, http):
+    tenant, docs = _tampered(app, http)
+    from service.adapters.ledger_models import ChainRecord
+
+    record = http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()
+    forged = record["canonical"].replace('"kind":"round"', '"kind":"round" ').encode()
+    sql(app, update(ChainRecord).where(ChainRecord.client_id == tenant.id, ChainRecord.sequence == 3)
+        .values(canonical=forged))
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert "hash" in report["reason"]

@@ -43,6 +43,19 @@ DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW EXECUTE FUNCTION ledger_lines_balanced()
 """
 
+# The verifier reads every record's JSON columns and canonical bytes: lz4 decompresses them
+# several times faster than the default pglz (a server built without lz4 keeps pglz).
+LZ4_COLUMNS = """
+DO $$
+BEGIN
+    ALTER TABLE rounds ALTER COLUMN document SET COMPRESSION lz4,
+                       ALTER COLUMN request_json SET COMPRESSION lz4;
+    ALTER TABLE chain_records ALTER COLUMN canonical SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+    NULL;
+END $$
+"""
+
 
 def upgrade() -> None:
     op.create_table(
@@ -145,6 +158,7 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         op.execute(BALANCED_FUNCTION)
         op.execute(BALANCED_TRIGGER)
+        op.execute(LZ4_COLUMNS)
 
 
 def downgrade() -> None:
