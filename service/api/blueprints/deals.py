@@ -45,6 +45,10 @@ EXAMPLE = {"players": ["a", "b", "c", "d"], "client_seed": "table-7"}
 
 @blp.route("")
 class Deals(MethodView):
+    @blp.doc(
+        description="The server seed stays secret (only its SHA-256 `commitment` is shown) until "
+        "a round or game uses the deal, or it is revealed.\n\n" + ALGORITHM
+    )
     @blp.arguments(DealRequestSchema, example=EXAMPLE)
     @blp.response(
         201,
@@ -53,11 +57,7 @@ class Deals(MethodView):
     )
     @blp.problems(*BODY)
     def post(self, body: dict[str, Any]) -> Response:
-        """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
-
-        The server seed stays secret (only its SHA-256 `commitment` is shown) until a round
-        or game uses the deal, or it is revealed.
-        """
+        """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed."""
         created = deals.create(db(), principal().client_id, body)
         return json_response(created, 201, {"Location": f"/v1/deals/{created['id']}"})
 
