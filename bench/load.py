@@ -246,7 +246,7 @@ def main() -> int:
         if best is None:
             print(f"no rate from {args.start_rate:.0f} req/s keeps p99 < {GOAL_P99_MS:.0f} ms")
             return 1
-        for attempt in range(3):
+        for _attempt in range(3):
             final = run_at(port, key, read_path, best, args.seconds, args.senders)
             print(f"full run {args.seconds:.0f} s: {line(final)}")
             if good(final):

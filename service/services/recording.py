@@ -21,7 +21,6 @@ from .documents import render_document
 from .ids import new_id, utcnow_ms
 
 
-
 def _rescore_banting(request: dict[str, Any]) -> dict[str, Any]:
     from .banting import rescore  # banting records its rounds through this module
 
