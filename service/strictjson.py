@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 MAX_DEPTH = 32
@@ -24,7 +25,14 @@ def _no_constant(name: str) -> Any:
 def _float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise MalformedJSON(f"the number {text[:40]} is too large")
+        raise MalformedJSON(f"the number {text[:40]} is too large for a double")
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if abs(value) > sys.float_info.max:
+        raise MalformedJSON(f"the number {text[:40]}... is too large for a double")
     return value
 
 
@@ -66,14 +74,20 @@ def loads(data: bytes | str) -> Any:
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise MalformedJSON(f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+            raise MalformedJSON(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     if not _depth_ok(data, MAX_DEPTH):
-        raise MalformedJSON(f"nesting deeper than {MAX_DEPTH}")
+        raise MalformedJSON(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(
-            data, parse_constant=_no_constant, object_pairs_hook=_pairs, parse_float=_float
+            data,
+            parse_constant=_no_constant,
+            object_pairs_hook=_pairs,
+            parse_float=_float,
+            parse_int=_int,
         )
     except MalformedJSON:
         raise
-    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-        raise MalformedJSON(str(exc)) from exc
+    except json.JSONDecodeError as exc:
+        raise MalformedJSON(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise MalformedJSON(f"not JSON: {exc}"[:200]) from exc

@@ -2,65 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 from flask import current_app, g, request
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
+from service import strictjson
 from service.domain.errors import FieldError
 
 from .problems import Problem
-
-MAX_DEPTH = 32
-_FLOAT_MAX = sys.float_info.max
-
-
-class _Malformed(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise _Malformed(f"{name} is not JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Malformed(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise _Malformed(f"the number {text[:40]} is too large for a double")
-    return value
-
-
-def _int(text: str) -> int:
-    value = int(text)
-    if abs(value) > _FLOAT_MAX:
-        raise _Malformed(f"the number {text[:40]}... is too large for a double")
-    return value
-
-
-def _depth(value: Any) -> int:
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            deepest = max(deepest, depth)
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            deepest = max(deepest, depth)
-            stack.extend((v, depth + 1) for v in node)
-    return deepest
 
 
 def parse_strict(data: bytes) -> dict[str, Any]:
@@ -68,24 +19,9 @@ def parse_strict(data: bytes) -> dict[str, Any]:
     if not data:
         raise _bad("the request body is empty; a JSON object is expected")
     try:
-        text = data.decode("utf-8")
-        value = json.loads(
-            text,
-            parse_constant=_reject_constant,
-            object_pairs_hook=_no_duplicates,
-            parse_float=_float,
-            parse_int=_int,
-        )
-    except _Malformed as exc:
+        value = strictjson.loads(data)
+    except strictjson.MalformedJSON as exc:
         raise _bad(str(exc)) from exc
-    except UnicodeDecodeError as exc:
-        raise _bad("the body is not UTF-8") from exc
-    except json.JSONDecodeError as exc:
-        raise _bad(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
-    except (RecursionError, ValueError) as exc:
-        raise _bad(f"not JSON: {exc}"[:200]) from exc
-    if _depth(value) > MAX_DEPTH:
-        raise _bad(f"JSON nested deeper than {MAX_DEPTH} levels")
     if not isinstance(value, dict):
         raise _bad("the body must be a JSON object")
     return value
