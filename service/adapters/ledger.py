@@ -114,16 +114,21 @@ class AuditRepository:
         """The client's chain head, locked until commit (FOR UPDATE; SQLite writers hold
         the database lock from BEGIN IMMEDIATE). A new client's head row is made first."""
         conn = self.session.connection()
-        conn.execute(
-            _insert(self.session, ChainHead)
-            .values(client_id=client_id, sequence=0, hash=GENESIS, created_at=None)
-            .on_conflict_do_nothing(index_elements=["client_id"])
-        )
-        row = conn.execute(
+        locked = (
             select(ChainHead.sequence, ChainHead.hash, ChainHead.created_at)
             .where(ChainHead.client_id == client_id)
             .with_for_update()
-        ).one()
+        )
+        # Every writer holds this lock until commit: one round trip, not two, once the
+        # client has a head (the insert is needed only for its first record).
+        row = conn.execute(locked).first()
+        if row is None:
+            conn.execute(
+                _insert(self.session, ChainHead)
+                .values(client_id=client_id, sequence=0, hash=GENESIS, created_at=None)
+                .on_conflict_do_nothing(index_elements=["client_id"])
+            )
+            row = conn.execute(locked).one()
         return Head(row[0], row[1], row[2])
 
     def append(

@@ -84,3 +84,33 @@ def test_differences_name_each_changed_leaf():
     stored = {"players": [{"points": 11}, {"points": -11}], "house_fee": "330"}
     now = {"players": [{"points": 12}, {"points": -11}], "house_fee": "330"}
     assert differences(stored, now) == [{"field": "players[0].points", "stored": 11, "recomputed": 12}]
+
+
+# -- the fast canonical encoder gives RFC 8785's bytes -------------------------------------
+
+import pytest  # noqa: E402
+import rfc8785  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)  # no lone surrogates
+_LEAF = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | _TEXT
+_JSON = st.recursive(
+    _LEAF,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_TEXT, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.dictionaries(_TEXT | st.text(st.characters(max_codepoint=127), max_size=8), _JSON, max_size=6))
+def test_canonical_bytes_are_exactly_rfc_8785(doc):
+    assert canonical(doc) == bytes(rfc8785.dumps(doc))
+
+
+def test_canonical_takes_the_full_encoder_for_what_the_fast_path_cannot_promise():
+    # non-ASCII keys sort by UTF-16 code units in JCS: U+E000 sorts before U+1F600 there
+    doc = {"\U0001f600": 1, "\ue000": 2, "x": [1.5, "\u2028", "\x7f\x01"]}
+    assert canonical(doc) == bytes(rfc8785.dumps(doc))
+    with pytest.raises(rfc8785.IntegerDomainError):  # as the full encoder: not silently
+        canonical({"a": 2**60})
