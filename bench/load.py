@@ -9,7 +9,8 @@ when the service has it, else GET /v1/rounds?limit=20).
 Search: short probes (--probe-seconds) at rising rates until p99 >= 50 ms or an error, one
 probe between the last good and the first bad rate, then the full run (--seconds, 60) at the
 best rate found (stepping down 10% if the full run misses the goal). Any status other than
-the expected one is an error; the goal is 0.
+the expected one is an error; the goal is 0. Each sender process is its own API client
+(an operator), as game servers of several operators would be.
 
 On PostgreSQL under gunicorn.conf.py: a database `capsa_load_<random>` is created on the
 server of $BENCH_DATABASE_URL (or $TEST_DATABASE_URL) and dropped at the end. The per-client
@@ -110,11 +111,11 @@ def _sender(port: int, key: str, read_path: str, rate: float, start: float, seco
     out.put((latencies, kinds, errors, time.monotonic()))
 
 
-def run_at(port: int, key: str, read_path: str, rate: float, seconds: float, senders: int) -> dict:
+def run_at(port: int, keys: list[str], read_path: str, rate: float, seconds: float, senders: int) -> dict:
     out: mp.Queue = mp.Queue()
     start = time.monotonic() + 0.5
     procs = [
-        mp.Process(target=_sender, args=(port, key, read_path, rate / senders, start + i / rate, seconds,
+        mp.Process(target=_sender, args=(port, keys[i % len(keys)], read_path, rate / senders, start + i / rate, seconds,
                                          i * 7919 + int(rate), out))
         for i in range(senders)
     ]
@@ -213,14 +214,16 @@ def main() -> int:
     try:
         upgrade(url)
         db = Database(url)
-        _, key = clients.create_client(db, "load")
+        # One operator per sender: each client's rounds share one hash chain and are written
+        # one at a time, so one client for all the traffic would measure that queue alone.
+        keys = [clients.create_client(db, f"load-{i}")[1] for i in range(args.senders)]
         db.dispose()
         env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "1000000/minute",
                "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="capsa-load-prom-")}
         workers = env.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1))
         port = free_port()
         proc = start_gunicorn(port, env)
-        auth = {"Authorization": f"Bearer {key}"}
+        auth = {"Authorization": f"Bearer {keys[0]}"}
         read_path = "/v1/ledger/summary?currency=IDR"
         if request(port, "GET", read_path, auth, None)[0] != 200:
             read_path = "/v1/rounds?limit=20"
@@ -228,10 +231,10 @@ def main() -> int:
               f"{workers} sync workers; PostgreSQL database {name} (dropped after)")
         print(f"mix: 75% POST /v1/rounds (new), 5% replays, 20% GET {read_path}; goal p99 < {GOAL_P99_MS:.0f} ms")
 
-        run_at(port, key, read_path, args.start_rate, 2.0, args.senders)  # warm-up
+        run_at(port, keys, read_path, args.start_rate, 2.0, args.senders)  # warm-up
         best, bad, rate = None, None, args.start_rate
         while rate <= args.max_rate:
-            result = run_at(port, key, read_path, rate, args.probe_seconds, args.senders)
+            result = run_at(port, keys, read_path, rate, args.probe_seconds, args.senders)
             print(f"  probe {line(result)}")
             if not good(result):
                 bad = rate
@@ -239,7 +242,7 @@ def main() -> int:
             best, rate = rate, rate * args.step
         if best is not None and bad is not None:
             middle = (best + bad) / 2
-            result = run_at(port, key, read_path, middle, args.probe_seconds, args.senders)
+            result = run_at(port, keys, read_path, middle, args.probe_seconds, args.senders)
             print(f"  probe {line(result)}")
             if good(result):
                 best = middle
@@ -247,7 +250,7 @@ def main() -> int:
             print(f"no rate from {args.start_rate:.0f} req/s keeps p99 < {GOAL_P99_MS:.0f} ms")
             return 1
         for _attempt in range(3):
-            final = run_at(port, key, read_path, best, args.seconds, args.senders)
+            final = run_at(port, keys, read_path, best, args.seconds, args.senders)
             print(f"full run {args.seconds:.0f} s: {line(final)}")
             if good(final):
                 break
