@@ -42,8 +42,12 @@ reliability: $(STAMP)
 load: $(STAMP)
 	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
 
+# In-process benchmarks; the database ones (bench/http.py, bench/ledger.py, bench/load.py)
+# need TEST_DATABASE_URL and are listed in README "Benchmarks".
 bench: $(STAMP)
 	$(BIN)/python bench/evaluator.py
+	$(BIN)/python bench/banting.py
+	$(BIN)/python bench/suggest.py
 
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=1000 $(BIN)/pytest -s tests/api/test_api_fuzz.py

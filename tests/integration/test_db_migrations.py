@@ -74,3 +74,22 @@ def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path):
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
     finally:
         engine.dispose()
+
+
+def test_the_ledger_balance_check_is_planned_per_call_on_postgresql(empty_db):
+    # A plan cached per connection kept a sequential scan from when the table was empty:
+    # each connection's commits slowed with every round it wrote (migration 0004).
+    if not empty_db.startswith("postgresql"):
+        pytest.skip("the deferred trigger is PostgreSQL's")
+    from sqlalchemy import text
+
+    upgrade(empty_db)
+    engine = make_engine(empty_db)
+    try:
+        with engine.connect() as conn:
+            source = conn.execute(
+                text("SELECT prosrc FROM pg_proc WHERE proname = 'ledger_lines_balanced'")
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert "EXECUTE 'SELECT COALESCE(SUM(amount), 0) FROM ledger_lines" in source
