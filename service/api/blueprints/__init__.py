@@ -8,6 +8,7 @@ from typing import Any
 from flask import Response
 from flask_smorest import Blueprint as _Blueprint
 
+from service.services.idempotency import StoredResponse
 from service.services.jsondoc import dump
 
 from ..body import parser
@@ -34,6 +35,16 @@ def json_response(document: Any, status: int = 200, headers: dict[str, str] | No
     response = Response(dump(document), status=status, content_type="application/json")
     for name, value in (headers or {}).items():
         response.headers[name] = value
+    return response
+
+
+def send_stored(stored: StoredResponse) -> Response:
+    """A stored answer as sent the first time, byte for byte, marked when it is a replay."""
+    response = Response(stored.body, status=stored.status, content_type=stored.content_type)
+    if stored.location:
+        response.headers["Location"] = stored.location
+    if stored.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
     return response
 
 

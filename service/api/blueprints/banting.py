@@ -20,7 +20,7 @@ from ..schemas import (
     PlayEvaluationSchema,
 )
 from ..state import db, principal
-from . import AUTH, BODY, Blueprint, json_response
+from . import AUTH, BODY, Blueprint, json_response, send_stored
 
 blp = Blueprint(
     "banting", __name__, url_prefix="/v1/banting", description="Capsa Banting (Big Two) games."
@@ -64,11 +64,7 @@ STATE_HEADERS = {
 
 
 def _send(stored: StoredResponse) -> Response:
-    response = Response(stored.body, status=stored.status, content_type=stored.content_type)
-    if stored.location:
-        response.headers["Location"] = stored.location
-    if stored.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
+    response = send_stored(stored)
     if 200 <= stored.status < 300:
         response.headers["ETag"] = f'"{json.loads(stored.body)["version"]}"'
     return response

@@ -8,7 +8,7 @@ from flask import Response, g, request
 from flask.views import MethodView
 
 from service.services import rounds
-from service.services.idempotency import StoredResponse, parse_key
+from service.services.idempotency import parse_key
 
 from ..auth import allow_read
 from ..schemas import (
@@ -19,7 +19,7 @@ from ..schemas import (
     ScoreDocumentSchema,
 )
 from ..state import db, principal, state
-from . import AUTH, BODY, Blueprint, json_response
+from . import AUTH, BODY, Blueprint, json_response, send_stored
 
 blp = Blueprint("rounds", __name__, url_prefix="/v1", description="Capsa Susun rounds.")
 
@@ -67,15 +67,6 @@ CREATED_HEADERS = {
 }
 
 
-def _send(stored: StoredResponse) -> Response:
-    response = Response(stored.body, status=stored.status, content_type=stored.content_type)
-    if stored.location:
-        response.headers["Location"] = stored.location
-    if stored.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return response
-
-
 @blp.route("/score")
 class Score(MethodView):
     @allow_read
@@ -109,7 +100,7 @@ class Rounds(MethodView):
         created = rounds.create(db(), principal().client_id, body, raw, key)
         if created.preset is not None:
             state().metrics.round_scored(created.preset, stored=True)
-        return _send(created.response)
+        return send_stored(created.response)
 
 
 @blp.route("/rounds/<string:round_id>")
