@@ -7,13 +7,13 @@ the edges parse and format decimal strings, so no float ever touches money.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel.numbers import get_currency_precision, list_currencies
 
-from .errors import InvalidMoney
+from .errors import CapsaError, FieldError, InvalidMoney
 
 MAX_MINOR = 10**15
 _MONEY = re.compile(r"^(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?$")
@@ -61,6 +61,21 @@ def parse_stake(text: object, currency: str, field: str) -> int:
     if minor > MAX_MINOR:
         raise InvalidMoney(f"{text!r} is above the limit of 10^15 minor units", field=field)
     return minor
+
+
+def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError]) -> tuple[str, int]:
+    """The request's `currency` and `stake` (minor units); a problem is appended to `errors`.
+
+    On a problem the returned values are placeholders: callers raise the collected errors
+    before using them.
+    """
+    currency, stake = "", 0
+    try:
+        currency = check_currency(body.get("currency"))
+        stake = parse_stake(body.get("stake"), currency, "stake")
+    except CapsaError as exc:
+        errors += exc.errors
+    return currency, stake
 
 
 def format_money(minor: int, currency: str) -> str:

@@ -20,7 +20,7 @@ from .errors import (
     InvalidRound,
     raise_collected,
 )
-from .money import Settlement, check_currency, format_money, parse_stake, settle
+from .money import Settlement, format_money, parse_currency_and_stake, parse_stake, settle
 from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
 from .version import ENGINE_VERSION
@@ -239,11 +239,7 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
     for name, value in (("table", table), ("reference", reference), ("deal", deal)):
         if value is not None:
             check_identifier(value, name, errors)
-    try:
-        currency = check_currency(body.get("currency"))
-        stake = parse_stake(body.get("stake"), currency, "stake")
-    except CapsaError as exc:
-        errors += exc.errors
+    currency, stake = parse_currency_and_stake(body, errors)
     raise_collected(errors, InvalidRound)
     parsed = _parse_players(body.get("players"), params)
     ids = [p.id for p in parsed]

@@ -30,7 +30,7 @@ from service.domain.banting_game import (
 from service.domain.banting_plays import evaluate_play
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
-from service.domain.money import check_currency, format_money, parse_stake
+from service.domain.money import format_money, parse_currency_and_stake, parse_stake
 from service.domain.round import PairLine, PlayerLine
 from service.domain.rules import BANTING, BantingParams, RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
@@ -118,12 +118,7 @@ def create(
 def _setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> _Setup:
     rules = resolve_rules(body.get("rules"), BANTING)
     errors: list[FieldError] = []
-    currency, stake = "", 0
-    try:
-        currency = check_currency(body.get("currency"))
-        stake = parse_stake(body.get("stake"), currency, "stake")
-    except CapsaError as exc:
-        errors += exc.errors
+    currency, stake = parse_currency_and_stake(body, errors)
     raise_collected(errors, InvalidRound)
     players: list[Mapping[str, Any]] = list(body["players"])
     ids = [str(p["id"]) for p in players]
