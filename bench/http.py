@@ -27,7 +27,6 @@ import http.client  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import os  # noqa: E402
-import secrets  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -191,20 +190,14 @@ def main() -> int:
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
     if not admin:
         raise SystemExit("set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server")
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
 
-    from service.adapters.db import normalise_url
+    from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
     from service.services import clients
 
     admin = normalise_url(admin)
-    name = f"capsa_bench_{secrets.token_hex(5)}"
-    admin_engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with admin_engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+    url, name = create_database(admin, "capsa_bench")
     procs: list[subprocess.Popen[bytes]] = []
     try:
         upgrade(url)
@@ -260,9 +253,7 @@ def main() -> int:
         for proc in procs:
             proc.terminate()
             proc.wait(10)
-        with admin_engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin_engine.dispose()
+        drop_database(admin, name)
 
 
 if __name__ == "__main__":

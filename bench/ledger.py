@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import random
-import secrets
 import statistics
 import sys
 import time
@@ -182,20 +181,16 @@ def main() -> int:
     if not admin:
         raise SystemExit("set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server")
     from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
 
     from service import create_app
-    from service.adapters.db import normalise_url
+    from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
     from service.services import clients
 
     admin = normalise_url(admin)
-    name = f"capsa_bench_{secrets.token_hex(5)}"
+    url, name = create_database(admin, "capsa_bench")
     admin_engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with admin_engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
     try:
         upgrade(url)
         db = Database(url)
@@ -236,8 +231,7 @@ def main() -> int:
         return 0
     finally:
         if not args.keep:
-            with admin_engine.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            drop_database(admin, name)
         admin_engine.dispose()
 
 

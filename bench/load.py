@@ -196,20 +196,14 @@ def main() -> int:
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
     if not admin:
         raise SystemExit("set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server")
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
 
-    from service.adapters.db import normalise_url
+    from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
     from service.services import clients
 
     admin = normalise_url(admin)
-    name = f"capsa_load_{secrets.token_hex(5)}"
-    admin_engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with admin_engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+    url, name = create_database(admin, "capsa_load")
     proc = None
     try:
         upgrade(url)
@@ -267,9 +261,7 @@ def main() -> int:
         if proc is not None:
             proc.terminate()
             proc.wait(30)
-        with admin_engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin_engine.dispose()
+        drop_database(admin, name)
 
 
 if __name__ == "__main__":

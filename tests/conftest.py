@@ -29,29 +29,15 @@ def pg_admin_url() -> str | None:
 
 def create_pg_database(admin_url: str) -> tuple[str, str]:
     """A fresh database `capsa_test_<random>` on the server of `admin_url`: (url, name)."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
+    from service.adapters.db import create_database
 
-    name = f"capsa_test_{secrets.token_hex(6)}"
-    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        engine.dispose()
-    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    return url, name
+    return create_database(admin_url, "capsa_test")
 
 
 def drop_pg_database(admin_url: str, name: str) -> None:
-    from sqlalchemy import create_engine, text
+    from service.adapters.db import drop_database
 
-    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        engine.dispose()
+    drop_database(admin_url, name)
 
 
 @pytest.fixture(scope="session")

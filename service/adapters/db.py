@@ -30,6 +30,39 @@ def json_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def create_database(admin_url: str, prefix: str) -> tuple[str, str]:
+    """A new, empty PostgreSQL database `<prefix>_<random>` on the server of `admin_url`.
+
+    Tests and benchmarks share the machine's server with each other and with CI, so each
+    makes its own database and drops it (`drop_database`); returns `(url, name)`.
+    """
+    import secrets
+
+    from sqlalchemy import text
+
+    admin_url = normalise_url(admin_url)
+    name = f"{prefix}_{secrets.token_hex(5)}"
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+    return make_url(admin_url).set(database=name).render_as_string(hide_password=False), name
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    """Drop a database made by `create_database`, closing its connections first."""
+    from sqlalchemy import text
+
+    engine = create_engine(normalise_url(admin_url), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        engine.dispose()
+
+
 def is_sqlite(url: str) -> bool:
     return make_url(normalise_url(url)).get_backend_name() == "sqlite"
 
