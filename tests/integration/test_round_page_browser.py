@@ -134,6 +134,11 @@ class DevTools:
         self.call("Page.navigate", url=url)
         self.wait_for("Page.loadEventFired")
 
+    def blocked(self) -> list[str]:
+        """What the page's Content-Security-Policy refused since the last navigation."""
+        texts = [e["params"]["entry"].get("text", "") for e in self.events if e.get("method") == "Log.entryAdded"]
+        return [t for t in texts if "Content Security Policy" in t]
+
     def evaluate(self, expression: str) -> Any:
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
         if "exceptionDetails" in result:
@@ -186,6 +191,7 @@ def browser() -> Iterator[DevTools]:
         target = next(t for t in targets if t["type"] == "page")
         page = DevTools(target["webSocketDebuggerUrl"])
         page.call("Page.enable")
+        page.call("Log.enable")
         yield page
     finally:
         if page is not None:
@@ -274,6 +280,7 @@ def visit(browser: DevTools, site: dict[str, Any], name: str) -> dict[int, dict[
     for width in WIDTHS:
         browser.open(site["links"][name], width)
         found = browser.evaluate(PROBE)
+        assert browser.blocked() == [], f"the page needs what its policy refuses at {width} px"
         path = site["shots"] / f"{name}-{width}.png"
         browser.screenshot(path, width, found["height"])
         print(f"screenshot: {path}")
