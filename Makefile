@@ -13,16 +13,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
-# var/demo.key and printed on every run), then serve on 127.0.0.1:8000.
+# var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000.
 DEMO_DB := sqlite:///var/capsa.db
 run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
-	@if ! DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients list | grep -q '^demo '; then \
+	@umask 077; if ! DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients list | grep -q '^demo '; then \
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients create demo | tail -n 1 > var/demo.key; \
 	elif [ ! -s var/demo.key ]; then \
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
-	fi
+	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
 

@@ -46,12 +46,14 @@ def _arrange(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "arrange",
-        help="suggest the best settings of 13 cards (POST /v1/arrangements/suggest)",
+        help="suggest the best front, middle and back for 13 cards",
         description="Suggest the best legal settings of a 13-card hand, best first, by expected "
         "points against a baseline opponent. Cards in any notation: As 10h Td k♠ ...",
     )
-    p.add_argument("cards", nargs="+", metavar="CARD")
-    p.add_argument("--rules", default="capsa-susun-id", metavar="PRESET", help="default capsa-susun-id")
-    p.add_argument("--limit", type=int, default=3, metavar="N", help=f"1 to {LIMIT_MAX} (default 3)")
-    p.add_argument("--json", action="store_true", help="print the API document instead of a table")
+    p.add_argument("cards", nargs="+", metavar="CARD", help="the 13 cards, separated by spaces or commas")
+    p.add_argument("--rules", default="capsa-susun-id", metavar="PRESET",
+                   help="the rule preset to score with (default: capsa-susun-id)")
+    p.add_argument("--limit", type=int, default=3, metavar="N",
+                   help=f"how many suggestions to print, 1 to {LIMIT_MAX} (default: 3)")
+    p.add_argument("--json", action="store_true", help="print the suggestions document (JSON) instead of a table")
     p.set_defaults(func=_arrange)

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
+from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
 from service.services.errors import ServiceError
 
-DEFAULT_DB = "sqlite:///var/capsa.db"
+from .database import open_database
 
 
-def _db(args: argparse.Namespace) -> Database:
-    return Database(args.database_url or os.environ.get("DATABASE_URL", DEFAULT_DB))
+@contextmanager
+def _db(args: argparse.Namespace) -> Iterator[Database]:
+    db = open_database(args.database_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
 
 
 def _fail(exc: ServiceError) -> int:
@@ -22,40 +29,50 @@ def _fail(exc: ServiceError) -> int:
     return 1
 
 
+def _guarded(work: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return work(args)
+        except ServiceError as exc:
+            return _fail(exc)
+
+    return run
+
+
+@_guarded
 def create(args: argparse.Namespace) -> int:
-    try:
-        client_id, key = clients.create_client(_db(args), args.name)
-    except ServiceError as exc:
-        return _fail(exc)
+    with _db(args) as db:
+        client_id, key = clients.create_client(db, args.name)
     print(f"client {args.name} created: {client_id}")
     print("its write key, shown once (store it now):")
     print(key)
     return 0
 
 
+@_guarded
 def key(args: argparse.Namespace) -> int:
     scope = clients.READ if args.read_only else clients.WRITE
-    try:
-        plain = clients.add_key(_db(args), args.name, scope)
-    except ServiceError as exc:
-        return _fail(exc)
+    with _db(args) as db:
+        plain = clients.add_key(db, args.name, scope)
     print(f"new {scope} key for {args.name}, shown once (store it now):")
     print(plain)
     return 0
 
 
+@_guarded
 def revoke(args: argparse.Namespace) -> int:
     prefix = args.key_prefix.removeprefix("capsa_").split("_")[0]
-    try:
-        clients.revoke_key(_db(args), prefix)
-    except ServiceError as exc:
-        return _fail(exc)
+    with _db(args) as db:
+        clients.revoke_key(db, prefix)
     print(f"key {prefix} revoked")
     return 0
 
 
+@_guarded
 def list_(args: argparse.Namespace) -> int:
-    for c in clients.list_clients(_db(args)):
+    with _db(args) as db:
+        found = clients.list_clients(db)
+    for c in found:
         print(f"{c.name} {c.id} created {c.created_at.isoformat()}")
         for k in c.keys:
             state = f"revoked {k.revoked_at.isoformat()}" if k.revoked_at else "active"
@@ -64,18 +81,39 @@ def list_(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("clients", help="clients (operators) and their API keys")
-    p.add_argument("--database-url", help="default: $DATABASE_URL or " + DEFAULT_DB)
-    csub = p.add_subparsers(dest="clients_command", required=True)
-    c = csub.add_parser("create", help="create a client; prints its first write key last")
-    c.add_argument("name")
+    p = sub.add_parser(
+        "clients",
+        help="manage the clients (operators) and their API keys",
+        description="Clients are the operators that call the API; each has write keys (to store "
+        "rounds) and read keys (for auditors). Keys are shown once and stored as SHA-256 only.",
+    )
+    p.add_argument(
+        "--database-url", metavar="URL",
+        help=f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})",
+    )
+    csub = p.add_subparsers(dest="clients_command", required=True, metavar="ACTION", title="actions")
+    c = csub.add_parser(
+        "create", help="create a client and print its first write key",
+        description="Create a client and print its first write key on the last line: store it now, "
+        "it is not shown again.",
+    )
+    c.add_argument("name", help="the client's name: letters, digits, '-' and '_'")
     c.set_defaults(func=create)
-    c = csub.add_parser("key", help="add a key to a client; prints it last")
-    c.add_argument("name")
-    c.add_argument("--read-only", action="store_true", help="a read key (auditors)")
+    c = csub.add_parser(
+        "key", help="add a key to a client and print it",
+        description="Add a key to a client and print it on the last line (shown once).",
+    )
+    c.add_argument("name", help="the client's name")
+    c.add_argument("--read-only", action="store_true", help="a read key: can read rounds and ledgers, never write")
     c.set_defaults(func=key)
-    c = csub.add_parser("revoke", help="revoke a key by its visible prefix")
+    c = csub.add_parser(
+        "revoke", help="revoke a key: requests with it are refused",
+        description="Revoke a key by its visible prefix (as `capsa clients list` shows it).",
+    )
     c.add_argument("key_prefix", help="the 8 characters after capsa_ (or the whole key)")
     c.set_defaults(func=revoke)
-    c = csub.add_parser("list", help="list clients and their keys (prefixes only)")
+    c = csub.add_parser(
+        "list", help="list clients and their keys (prefixes only)",
+        description="List every client with its keys: prefix, scope, active or revoked.",
+    )
     c.set_defaults(func=list_)

@@ -7,11 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-DEFAULT_DB = "sqlite:///var/capsa.db"
+from service.adapters.db import DEFAULT_DATABASE_URL
+
+from .database import database_url
+
+DB_HELP = f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})"
 
 
 def _database_url(args: argparse.Namespace) -> str:
-    return args.database_url or os.environ.get("DATABASE_URL", DEFAULT_DB)
+    return database_url(args.database_url)
 
 
 def _gunicorn_conf() -> str:
@@ -59,20 +63,39 @@ def openapi(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("serve", help="run the HTTP service under gunicorn (gunicorn.conf.py)")
-    p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    p.add_argument("--workers", type=int, default=0, help="default: gunicorn.conf.py's")
-    p.add_argument("--database-url", help="default: $DATABASE_URL or " + DEFAULT_DB)
+    p = sub.add_parser(
+        "serve", help="run the HTTP API under gunicorn",
+        description="Serve the HTTP API with gunicorn and the project's gunicorn.conf.py. "
+        "Migrate the database first (`capsa db upgrade`).",
+    )
+    p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"),
+                   help="the address to listen on (default: $HOST, else 127.0.0.1)")
+    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")),
+                   help="the port to listen on (default: $PORT, else 8000)")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="worker processes (default: gunicorn.conf.py's, 2 x cores + 1)")
+    p.add_argument("--database-url", metavar="URL", help=DB_HELP)
     p.set_defaults(func=serve)
 
-    p = sub.add_parser("db", help="database migrations")
-    dbsub = p.add_subparsers(dest="db_command", required=True)
-    up = dbsub.add_parser("upgrade", help="apply the Alembic migrations")
-    up.add_argument("revision", nargs="?", default="head")
-    up.add_argument("--database-url", help="default: $DATABASE_URL or " + DEFAULT_DB)
+    p = sub.add_parser(
+        "db", help="create or update the database tables",
+        description="Database schema management: `capsa db upgrade` creates or updates the tables.",
+    )
+    dbsub = p.add_subparsers(dest="db_command", required=True, metavar="ACTION", title="actions")
+    up = dbsub.add_parser(
+        "upgrade", help="create the tables, or bring an existing database up to date",
+        description="Apply the migrations the database has not seen yet (a new SQLite file and its "
+        "folder are created).",
+    )
+    up.add_argument("revision", nargs="?", default="head",
+                    help="the migration to stop at (default: head, the latest)")
+    up.add_argument("--database-url", metavar="URL", help=DB_HELP)
     up.set_defaults(func=db_upgrade)
 
-    p = sub.add_parser("openapi", help="write the OpenAPI document generated from the code")
-    p.add_argument("--output", "-o", default="openapi.yaml", help="a file, or - for stdout")
+    p = sub.add_parser(
+        "openapi", help="write the OpenAPI description of the API",
+        description="Write the OpenAPI document the service serves at /openapi.yaml.",
+    )
+    p.add_argument("--output", "-o", default="openapi.yaml", metavar="FILE",
+                   help="where to write it (default: openapi.yaml; - for standard output)")
     p.set_defaults(func=openapi)

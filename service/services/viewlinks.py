@@ -2,10 +2,16 @@
 
 The key is VIEW_LINK_SECRET when configured, else a secret made once and kept in the
 database, so every worker (and every restart) signs and checks with the same key.
+
+Rotation: new links are always signed with the current secret; the secrets in
+VIEW_LINK_PREVIOUS_SECRET (one, or several separated by commas) are still accepted when a
+link is opened, so links handed out before the rotation keep working for their lifetime
+(VIEW_LINK_TTL, default 1 hour). Remove the previous secret once that time has passed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -31,9 +37,22 @@ def stored_secret(db: Database) -> str:
     return value
 
 
+def previous_secrets(setting: str | None) -> list[str]:
+    """VIEW_LINK_PREVIOUS_SECRET as a list: comma-separated, blanks around each ignored.
+
+    >>> previous_secrets(" old-1, old-2 ,"), previous_secrets(None)
+    (['old-1', 'old-2'], [])
+    """
+    return [part.strip() for part in (setting or "").split(",") if part.strip()]
+
+
 class ViewLinks:
-    def __init__(self, secret: str, ttl: int = DEFAULT_TTL) -> None:
-        self._serializer = URLSafeTimedSerializer(secret, salt=SALT)
+    """Signs links with `secret`; opens links signed with it or with any of `previous`."""
+
+    def __init__(self, secret: str, ttl: int = DEFAULT_TTL, previous: Sequence[str] = ()) -> None:
+        # itsdangerous signs with the last key of the list and verifies against every one.
+        keys = [key for key in previous if key != secret] + [secret]
+        self._serializer = URLSafeTimedSerializer(keys, salt=SALT)
         self.ttl = ttl
 
     def create(self, db: Database, client_id: str, round_id: str) -> dict[str, Any]:

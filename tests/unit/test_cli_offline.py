@@ -1,14 +1,40 @@
-"""`capsa score` and `capsa evaluate` on files: the documents, and field errors on bad input."""
+"""`capsa score` and `capsa evaluate` on files: the tables, the documents (--json), and field
+errors on bad input."""
 
 import json
+from pathlib import Path
 
 from service.cli import main
 
-EXAMPLE = "service/examples/round-4p-capsa-susun-id.json"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "service/examples/round-4p-capsa-susun-id.json")
+ARRANGEMENT = str(ROOT / "service/examples/arrangement.json")
 
 
-def test_capsa_score_prints_the_score_document_of_the_shipped_example(capsys):
+def readme_block(command: str) -> str:
+    """The output the README shows under `$ <command>` in a ```text block."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+
+
+def test_capsa_score_prints_the_readme_table_of_the_shipped_example(capsys):
     assert main(["score", EXAMPLE]) == 0
+    out = capsys.readouterr().out
+    assert out == readme_block("capsa score service/examples/round-4p-capsa-susun-id.json")
+    lines = out.splitlines()
+    assert lines[0].split() == ["player", "points", "result", "winnings", "fee", "net"]
+    assert lines[2].split() == ["b", "-1", "-1000", "12000", "360", "-1360"]
+    assert lines[-1] == "house fee 1860 IDR; sum of result = 0; sum of net + house fee = 0"
+    # numbers are right-aligned under their headers
+    header = lines[0]
+    for line in lines[1:5]:
+        for column in ("points", "result", "winnings", "fee", "net"):
+            end = header.index(column) + len(column)
+            assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (line, column)
+
+
+def test_capsa_score_json_prints_the_score_document_of_the_shipped_example(capsys):
+    assert main(["score", "--json", EXAMPLE]) == 0
     doc = json.loads(capsys.readouterr().out)
     # worked by hand in README.md: a +49, b -1, c -25, d -23; house fee 1860 IDR
     assert {p["id"]: p["points"] for p in doc["players"]} == {"a": 49, "b": -1, "c": -25, "d": -23}
@@ -17,15 +43,36 @@ def test_capsa_score_prints_the_score_document_of_the_shipped_example(capsys):
     assert not {"id", "created_at", "status", "void", "audit"} & set(doc)
 
 
-def test_capsa_evaluate_prints_the_evaluate_document(capsys):
-    assert main(["evaluate", "service/examples/arrangement.json"]) == 0
+def test_capsa_evaluate_prints_rows_foul_and_bonuses_for_people(capsys):
+    assert main(["evaluate", ARRANGEMENT]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "rules: capsa-susun-id    foul: no    natural: -    bonus total: 11",
+        "    front   Ah Ad 7c        pair",
+        "    middle  9s 9h 4d 4c 2s  two_pair",
+        "    back    Ts Js Qs Ks As  royal_flush  +11",
+    ]
+
+
+def test_a_fouled_arrangement_says_why(tmp_path, capsys):
+    body = json.loads(Path(ARRANGEMENT).read_text())
+    rows = body["arrangement"]
+    rows["middle"], rows["back"] = rows["back"], rows["middle"]  # a royal flush in the middle
+    path = tmp_path / "foul.json"
+    path.write_text(json.dumps(body))
+    assert main(["evaluate", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "foul: yes (" in first
+
+
+def test_capsa_evaluate_json_prints_the_evaluate_document(capsys):
+    assert main(["evaluate", "--json", ARRANGEMENT]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["rows"]["back"] == {"category": "royal_flush", "cards": ["Ts", "Js", "Qs", "Ks", "As"], "bonus": 11}
     assert (doc["foul"], doc["natural"], doc["bonus_total"]) == (False, None, 11)
 
 
 def test_bad_input_prints_field_errors_and_exits_non_zero(tmp_path, capsys):
-    body = json.load(open(EXAMPLE))
+    body = json.loads(Path(EXAMPLE).read_text())
     body["players"][1]["arrangement"]["front"][2] = "Xx"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(body))

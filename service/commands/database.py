@@ -1,0 +1,89 @@
+"""The database a command uses, and one clear line when it cannot be used (no traceback)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.errors import DatabaseUnavailable
+from service.adapters.uow import Database
+
+HOW_TO_SET = "set DATABASE_URL (or --database-url) to your database"
+
+
+class DatabaseProblem(Exception):
+    """The database cannot be used; the message says why and what to do."""
+
+
+def database_url(explicit: str | None = None) -> str:
+    """--database-url, else $DATABASE_URL, else the project's SQLite file (relative to here)."""
+    return explicit or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+def open_database(explicit: str | None = None) -> Database:
+    """The command's database (connections are made on first use)."""
+    url = database_url(explicit)
+    try:
+        return Database(url)
+    except ImportError as exc:  # the URL names a driver that is not installed
+        raise DatabaseProblem(
+            f"DATABASE_URL {_shown(url)!r} needs the Python module {exc.name!r}, which is not installed; "
+            "capsa supports sqlite:///PATH and postgresql://USER:PASSWORD@HOST/DATABASE"
+        ) from exc
+
+
+def _shown(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL at all: nothing to hide in it
+        return url
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+def _missing_folder(url: str) -> Path | None:
+    """The folder a relative or absolute SQLite path needs and that does not exist."""
+    if not url.startswith("sqlite:///") or url in ("sqlite://", "sqlite:///:memory:"):
+        return None
+    path = Path(url.removeprefix("sqlite:///").split("?")[0])
+    return None if path.parent.is_dir() else path.parent
+
+
+def database_problem(exc: BaseException, explicit_url: str | None = None) -> str | None:
+    """What to tell a person about `exc` when it is the database's fault, else None."""
+    from sqlalchemy.exc import (
+        ArgumentError,
+        InterfaceError,
+        NoSuchModuleError,
+        OperationalError,
+        ProgrammingError,
+    )
+
+    if isinstance(exc, DatabaseProblem):
+        return str(exc)
+    url = database_url(explicit_url)
+    shown = _shown(url)
+    if isinstance(exc, (ArgumentError, NoSuchModuleError)):
+        return (
+            f"DATABASE_URL {shown!r} is not a database URL capsa can use ({_reason(exc)}); "
+            "set it to sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE"
+        )
+    undefined_table = isinstance(exc, ProgrammingError) and getattr(exc.orig, "sqlstate", None) == "42P01"
+    if not (undefined_table or isinstance(exc, (DatabaseUnavailable, OperationalError, InterfaceError))):
+        return None
+    reason = _reason(exc)
+    if undefined_table or reason.startswith("no such table"):
+        return f"the database {shown} has no capsa tables yet: run `capsa db upgrade` with the same DATABASE_URL first"
+    folder = _missing_folder(url)
+    if folder is not None:
+        return (
+            f"cannot open the database {shown}: there is no folder {folder}/ in {Path.cwd()}; "
+            f"run capsa from the project directory, or {HOW_TO_SET}"
+        )
+    return f"cannot use the database {shown} ({reason}); {HOW_TO_SET} and check that its server is running"

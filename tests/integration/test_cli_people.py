@@ -1,0 +1,279 @@
+"""The `capsa` command as people meet it: piped into `head`, pointed at a database it cannot open,
+verifying a long chain in a terminal, and the demo key `make run` writes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.commands import audit as audit_command
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPSA = str(Path(sys.executable).with_name("capsa"))
+EXAMPLE = str(ROOT / "service/examples/round-4p-capsa-susun-id.json")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "COLUMNS")}
+    return {**env, **extra}
+
+
+# -- | head -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["openapi", "-o", "-"], ["score", "--json", EXAMPLE], ["score", EXAMPLE], ["--help"]],
+    ids=["openapi", "score --json", "score", "--help"],
+)
+def test_piped_into_head_it_stops_quietly(argv):
+    with subprocess.Popen([CAPSA, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env()) as capsa:
+        assert capsa.stdout is not None and capsa.stderr is not None
+        head = subprocess.run(["head", "-n", "1"], stdin=capsa.stdout, capture_output=True, timeout=60)
+        capsa.stdout.close()  # head's end is gone too: what capsa writes now meets a closed pipe
+        err = capsa.stderr.read().decode()
+        status = capsa.wait(timeout=60)
+    assert head.stdout.count(b"\n") == 1
+    assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err, err
+    assert err == ""
+    assert status in (0, 141)
+
+
+def test_a_reader_that_left_before_the_first_line_means_status_141_and_no_message():
+    read, write = os.pipe()
+    os.close(read)  # nobody will ever read: the first write fails with EPIPE
+    try:
+        done = subprocess.run([CAPSA, "score", EXAMPLE], stdout=write, stderr=subprocess.PIPE, env=clean_env(),
+                              timeout=60)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr.decode()) == (141, "")
+
+
+# -- a database that cannot be opened -------------------------------------------------------------
+
+
+def one_clear_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert lines[0].startswith("capsa: ") and "DATABASE_URL" in lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["clients", "list"], ["clients", "create", "demo"], ["audit", "verify", "--client", "demo"]],
+)
+def test_outside_the_project_the_default_sqlite_file_is_one_clear_line(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert main(argv) == 2
+    line = one_clear_line(capsys)
+    assert "sqlite:///var/capsa.db" in line and "no folder var/" in line and "project directory" in line
+    assert not (tmp_path / "var").exists()
+
+
+def test_a_refusing_postgresql_server_is_one_clear_line_without_the_password(monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", "postgresql://capsa:s3cret@127.0.0.1:1/capsa")
+    assert main(["clients", "list"]) == 2
+    line = one_clear_line(capsys)
+    assert "127.0.0.1:1" in line and "s3cret" not in line and "refused" in line.lower()
+    assert main(["db", "upgrade"]) == 2
+    assert "s3cret" not in one_clear_line(capsys)
+
+
+def test_an_unmigrated_database_says_to_run_db_upgrade(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'empty.db'}")
+    assert main(["clients", "list"]) == 2
+    assert "capsa db upgrade" in one_clear_line(capsys)
+
+
+@pytest.mark.parametrize("url", ["not a url", "mysql://user@host/db"])
+def test_a_database_url_capsa_cannot_use_is_one_clear_line(url, monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["clients", "list"]) == 2
+    one_clear_line(capsys)
+
+
+def test_the_real_command_outside_the_project_exits_2_with_one_line(tmp_path):
+    done = subprocess.run([CAPSA, "clients", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          env=clean_env(), timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "DATABASE_URL" in done.stderr, done.stderr
+
+
+# -- progress of a long verification -----------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A SQLite database whose client `progress` has a chain of 7 records: (url, name)."""
+    from conftest import make_app
+
+    from service.adapters.migrate import upgrade
+    from service.services import clients
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('chain') / 'capsa.db'}"
+    upgrade(url)
+    app = make_app(url)
+    try:
+        _, key = clients.create_client(app.extensions["capsa"].db, "progress")
+        body = json.loads(Path(EXAMPLE).read_text())
+        http = app.test_client()
+        for n in range(7):
+            answer = http.post("/v1/rounds", json={**body, "reference": f"r-{n}"},
+                               headers={"Authorization": f"Bearer {key}"})
+            assert answer.status_code == 201, answer.get_data(as_text=True)
+    finally:
+        app.extensions["capsa"].db.dispose()
+    return url, "progress"
+
+
+def verify(chain: tuple[str, str], *extra: str) -> tuple[int, str]:
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(out):
+        code = main(["audit", "verify", "--client", chain[1], "--database-url", chain[0], *extra])
+    return code, out.getvalue()
+
+
+def test_in_a_terminal_verify_shows_progress_page_by_page(chain, monkeypatch):
+    monkeypatch.setattr(audit_command, "PAGE", 3)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert verify(chain) == (0, "ok: 7 records of progress verified\n")
+    shown = terminal.getvalue()
+    assert shown == (
+        "\rverified 3 of 7 records\x1b[K\rverified 6 of 7 records\x1b[K\rverified 7 of 7 records\x1b[K\n"
+    )
+
+
+def test_progress_uses_thousands_separators(monkeypatch):
+    terminal = Terminal()
+    progress = audit_command.Progress(None, terminal)
+    progress.update(120_000, 1_000_000)
+    progress.finish()
+    assert terminal.getvalue() == "\rverified 120,000 of 1,000,000 records\x1b[K\n"
+
+
+def test_without_a_terminal_verify_is_quiet_unless_asked(chain, monkeypatch):
+    monkeypatch.setattr(audit_command, "PAGE", 3)
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    assert verify(chain) == (0, "ok: 7 records of progress verified\n")
+    assert piped.getvalue() == ""
+    assert verify(chain, "--progress")[0] == 0
+    assert piped.getvalue().splitlines() == [
+        "verified 3 of 7 records", "verified 6 of 7 records", "verified 7 of 7 records",
+    ]
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert verify(chain, "--no-progress")[0] == 0 and terminal.getvalue() == ""
+
+
+def test_paged_verify_keeps_limit_and_from_sequence(chain, monkeypatch):
+    monkeypatch.setattr(audit_command, "PAGE", 3)
+    assert verify(chain, "--limit", "5") == (0, "ok: 5 records of progress verified; continue from 6\n")
+    assert verify(chain, "--from-sequence", "6") == (0, "ok: 2 records of progress verified\n")
+    assert verify(chain, "--from-sequence", "2", "--limit", "3") == (
+        0, "ok: 3 records of progress verified; continue from 5\n",
+    )
+
+
+def test_a_bad_record_on_a_later_page_is_reported_at_its_own_sequence(chain, tmp_path, monkeypatch):
+    from sqlalchemy import create_engine, update
+
+    from service.adapters.ledger_models import ChainRecord
+
+    url = f"sqlite:///{tmp_path / 'copy.db'}"
+    shutil.copy(chain[0].removeprefix("sqlite:///"), tmp_path / "copy.db")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(update(ChainRecord).where(ChainRecord.sequence == 5).values(hash="0" * 64))
+    engine.dispose()
+    monkeypatch.setattr(audit_command, "PAGE", 2)
+    code, out = verify((url, chain[1]))
+    assert code == 1 and out.startswith("BAD: first bad sequence 5: "), out
+
+
+# -- make run: the demo key ------------------------------------------------------------------------
+
+
+FAKE_CAPSA = """#!/bin/sh
+# stands in for the real capsa: what `make run` needs of it, instantly
+case "$1 $2" in
+  "clients list") exit 0 ;;
+  "clients create") echo "client demo created: cl_1"; echo "its write key:"; echo "capsa_0123abcd_secret" ;;
+  "clients key") echo "new write key:"; echo "capsa_4567cdef_secret" ;;
+esac
+exit 0
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the Makefile beside a fake .venv whose capsa answers instantly."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "pyproject.toml").write_text("")
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "capsa"
+    fake.write_text(FAKE_CAPSA)
+    fake.chmod(0o755)
+    stamp = tmp_path / ".venv" / ".installed"
+    stamp.touch()
+    later = time.time() + 5
+    os.utime(stamp, (later, later))  # newer than pyproject.toml: make installs nothing
+    return tmp_path
+
+
+def run_make(project: Path) -> subprocess.CompletedProcess[str]:
+    env = clean_env()
+    env.pop("MAKEFLAGS", None)
+    # umask 022, the usual one, under which the key used to be written 0644
+    return subprocess.run(["make", "-s", "run"], cwd=project, capture_output=True, text=True, env=env,
+                          timeout=60, umask=0o022)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_make_run_writes_the_demo_key_readable_by_its_owner_only(project):
+    done = run_make(project)
+    assert done.returncode == 0, done.stderr
+    key = project / "var" / "demo.key"
+    assert key.read_text() == "capsa_0123abcd_secret\n"
+    assert mode(key) == 0o600
+    assert "Demo API key (client demo): capsa_0123abcd_secret" in done.stdout
+
+
+def test_make_run_tightens_a_demo_key_written_before(project):
+    (project / "var").mkdir()
+    key = project / "var" / "demo.key"
+    key.write_text("capsa_old_secret\n")
+    key.chmod(0o644)
+    (project / ".venv" / "bin" / "capsa").write_text(FAKE_CAPSA.replace('"clients list") exit 0', '"clients list") echo "demo cl_1 created now"'))
+    done = run_make(project)
+    assert done.returncode == 0, done.stderr
+    assert key.read_text() == "capsa_old_secret\n" and mode(key) == 0o600
