@@ -58,10 +58,13 @@ def engine() -> SimpleNamespace:
         for name in _ENGINE_NAMES:
             if name in namespace:
                 found[name][id(namespace[name])] = namespace[name]
-    missing = [n for n, objs in found.items() if not objs]
+    # Each game package may keep its own presets: their tables are merged.
+    presets = list(found.pop("PRESETS").values())
+    missing = [n for n, objs in found.items() if not objs] + ([] if presets else ["PRESETS"])
     twice = [n for n, objs in found.items() if len(objs) > 1]
     assert not missing and not twice, f"not found: {missing}; defined more than once: {twice}"
-    return SimpleNamespace(**{n: next(iter(objs.values())) for n, objs in found.items()})
+    names = {n: next(iter(objs.values())) for n, objs in found.items()}
+    return SimpleNamespace(PRESETS={k: v for table in presets for k, v in table.items()}, **names)
 
 
 # -- reading the book -------------------------------------------------------------------------
