@@ -30,8 +30,7 @@ from service.domain.banting_game import (
 from service.domain.banting_plays import evaluate_play
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
-from service.domain.money import format_money, parse_currency_and_stake, parse_stake
-from service.domain.round import PairLine, PlayerLine
+from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake
 from service.domain.rules import BANTING, BantingParams, RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
 
