@@ -10,7 +10,7 @@ from .cards import Card, parse_cards
 from .errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
 from .hands import Category, HandValue, evaluate_five, evaluate_front
 from .naturals import detect_natural
-from .rules import SusunParams
+from .susun.rules import SusunParams
 
 ROWS = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}

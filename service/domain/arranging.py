@@ -91,7 +91,8 @@ from .evaluator import (
 )
 from .hands import SUIT_STRENGTH, Category, HandValue
 from .naturals import TIER, detect_natural
-from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
+from .rules import RuleSet, resolve_rules
+from .susun.rules import SUSUN, SusunParams
 
 F64 = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.intp]

@@ -29,8 +29,9 @@ from .money import (
     parse_stake,
     settle,
 )
-from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
+from .rules import RuleSet, resolve_rules
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
+from .susun.rules import SUSUN, SusunParams
 from .version import ENGINE_VERSION
 
 CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")

@@ -16,6 +16,7 @@ from typing import Any
 
 from service.adapters.models import Game
 from service.adapters.uow import Database, UnitOfWork
+from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.banting_game import (
     GameFinished,
     GameState,
@@ -31,7 +32,7 @@ from service.domain.banting_plays import evaluate_play
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
 from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake
-from service.domain.rules import BANTING, BantingParams, RuleSet, resolve_rules
+from service.domain.rules import RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
 
 from . import deals

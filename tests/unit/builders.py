@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.arrangement import Arrangement
-from service.domain.rules import SusunParams, resolve_rules
+from service.domain.rules import resolve_rules
 from service.domain.scoring import PairResult, PlayerHand, RoundResult, score_round
+from service.domain.susun.rules import SusunParams
 
 
 def arr(front: str, middle: str, back: str) -> Arrangement:

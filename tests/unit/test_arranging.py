@@ -28,8 +28,9 @@ from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard, InvalidParameter, UnknownRules
 from service.domain.hands import HandValue, evaluate_five, evaluate_front
 from service.domain.naturals import detect_natural
-from service.domain.rules import RuleSet, SusunParams, resolve_rules
+from service.domain.rules import RuleSet, resolve_rules
 from service.domain.scoring import PlayerHand, score_round
+from service.domain.susun.rules import SusunParams
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

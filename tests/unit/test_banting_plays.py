@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.domain.banting.rules import BantingParams
 from service.domain.banting_plays import (
     Combination,
     NotAPlay,
@@ -22,7 +23,7 @@ from service.domain.banting_plays import (
 )
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard
-from service.domain.rules import BantingParams, resolve_rules
+from service.domain.rules import resolve_rules
 
 
 def params(**overrides: Any) -> BantingParams:
