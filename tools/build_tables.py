@@ -36,7 +36,7 @@ from service.domain.arranging import (  # noqa: E402
     scale_digest,
     table_name,
 )
-from service.domain.evaluator import (  # noqa: E402
+from service.domain.susun.evaluator import (  # noqa: E402
     MAX_STRENGTH,
     evaluate_batch3,
     evaluate_batch5,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..domain.errors import CapsaError
-from ..domain.round import evaluate_arrangement_request, score_round_request
+from ..domain.susun.round import evaluate_arrangement_request, score_round_request
 from ..strictjson import MalformedJSON, loads
 
 

@@ -68,7 +68,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .arrangement import (
+from .cards import DECK, Card, parse_cards
+from .errors import CapsaError, FieldError, InvalidCard, InvalidParameter, raise_collected
+from .rules import RuleSet, resolve_rules
+from .susun.arrangement import (
     ROWS,
     Arrangement,
     ArrangementResult,
@@ -77,9 +80,7 @@ from .arrangement import (
     foul_reason,
     row_bonus,
 )
-from .cards import DECK, Card, parse_cards
-from .errors import CapsaError, FieldError, InvalidCard, InvalidParameter, raise_collected
-from .evaluator import (
+from .susun.evaluator import (
     CATEGORY_BY_STRENGTH,
     MAX_STRENGTH,
     combinations,
@@ -89,9 +90,8 @@ from .evaluator import (
     key_of,
     top_suits_batch,
 )
-from .hands import SUIT_STRENGTH, Category, HandValue
-from .naturals import TIER, detect_natural
-from .rules import RuleSet, resolve_rules
+from .susun.hands import SUIT_STRENGTH, Category, HandValue
+from .susun.naturals import TIER, detect_natural
 from .susun.rules import SUSUN, SusunParams
 
 F64 = npt.NDArray[np.float64]

@@ -16,7 +16,7 @@ from service.adapters.ledger import AuditRepository, Head, line_rows
 from service.adapters.uow import UnitOfWork
 from service.domain import audit as chain
 from service.domain.money import PairLine, PlayerLine
-from service.domain.round import score_round_request
+from service.domain.susun.round import score_round_request
 
 from .documents import render_document
 from .ids import new_id, utcnow_ms

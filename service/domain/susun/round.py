@@ -11,16 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
-from .cards import Card, parse_cards
-from .errors import (
+from ..cards import Card, parse_cards
+from ..errors import (
     CapsaError,
     FieldError,
     InvalidCard,
     InvalidRound,
     raise_collected,
 )
-from .money import (
+from ..money import (
     PairLine,
     PlayerLine,
     Settlement,
@@ -29,10 +28,11 @@ from .money import (
     parse_stake,
     settle,
 )
-from .rules import RuleSet, resolve_rules
+from ..rules import RuleSet, resolve_rules
+from ..version import ENGINE_VERSION
+from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
+from .rules import SUSUN, SusunParams
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
-from .susun.rules import SUSUN, SusunParams
-from .version import ENGINE_VERSION
 
 CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}

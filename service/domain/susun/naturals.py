@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .cards import Card
+from ..cards import Card
 from .hands import Category, HandValue
-from .susun.rules import SusunParams
+from .rules import SusunParams
 
 # Strongest tier first (RULES.md 2, Decision): dragon; three straights = three flushes; six pairs.
 TIER = {"dragon": 3, "three_straights": 2, "three_flushes": 2, "six_pairs": 1}

@@ -13,7 +13,7 @@ from itertools import combinations
 
 from .arrangement import Arrangement, ArrangementResult, evaluate
 from .naturals import compare_naturals
-from .susun.rules import SusunParams
+from .rules import SusunParams
 
 LEGAL, FOUL, NATURAL, SURRENDER = "legal", "foul", "natural", "surrender"
 

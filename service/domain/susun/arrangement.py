@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, parse_cards
-from .errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
+from ..cards import Card, parse_cards
+from ..errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
 from .hands import Category, HandValue, evaluate_five, evaluate_front
 from .naturals import detect_natural
-from .susun.rules import SusunParams
+from .rules import SusunParams
 
 ROWS = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
