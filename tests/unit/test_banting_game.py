@@ -11,8 +11,7 @@ from banting_scripts import BOMB_SCRIPT, FOUR, ILLEGAL, THREE, THREE_SCRIPT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain.banting.rules import BantingParams
-from service.domain.banting_game import (
+from service.domain.banting.game import (
     GameFinished,
     GameState,
     Move,
@@ -25,6 +24,7 @@ from service.domain.banting_game import (
     settlement_document,
     state_document,
 )
+from service.domain.banting.rules import BantingParams
 from service.domain.cards import DECK, Card
 from service.domain.errors import IllegalMove, InvalidCard, InvalidRound
 from service.domain.rules import resolve_rules

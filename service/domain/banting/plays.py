@@ -16,9 +16,9 @@ from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
-from .banting.rules import BantingParams
-from .cards import DECK, Card, Rank, Suit
-from .errors import InvalidCard
+from ..cards import DECK, Card, Rank, Suit
+from ..errors import InvalidCard
+from .rules import BantingParams
 
 
 class Combination(StrEnum):

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .banting.rules import BantingParams
-from .banting_plays import (
+from ..cards import Card, canonical
+from ..errors import CapsaError, FieldError, IllegalMove, InvalidCard, InvalidRound, raise_collected
+from ..money import PlayerMoney, format_money, settle
+from .plays import (
     Combination,
     NotAPlay,
     Play,
@@ -26,9 +28,7 @@ from .banting_plays import (
     sort_cards,
     why_not_beats,
 )
-from .cards import Card, canonical
-from .errors import CapsaError, FieldError, IllegalMove, InvalidCard, InvalidRound, raise_collected
-from .money import PlayerMoney, format_money, settle
+from .rules import BantingParams
 
 HAND_SIZE = 13
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
