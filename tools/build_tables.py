@@ -28,19 +28,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.domain.arranging import (  # noqa: E402
+from service.domain.susun.evaluator import (  # noqa: E402
+    MAX_STRENGTH,
+    evaluate_batch3,
+    evaluate_batch5,
+    top_suits_batch,
+)
+from service.domain.susun.suggest.search import (  # noqa: E402
     SCALE_SIZE,
     TABLES_RESOURCE,
     _shape,
     baseline_batch,
     scale_digest,
     table_name,
-)
-from service.domain.susun.evaluator import (  # noqa: E402
-    MAX_STRENGTH,
-    evaluate_batch3,
-    evaluate_batch5,
-    top_suits_batch,
 )
 
 SEED = 20_240_613

@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.domain.arranging import (
+from service.domain.cards import DECK, Card
+from service.domain.errors import InvalidCard, InvalidParameter, UnknownRules
+from service.domain.rules import RuleSet, resolve_rules
+from service.domain.susun.arrangement import Arrangement, evaluate, foul_reason
+from service.domain.susun.hands import HandValue, evaluate_five, evaluate_front
+from service.domain.susun.naturals import detect_natural
+from service.domain.susun.rules import SusunParams
+from service.domain.susun.scoring import PlayerHand, score_round
+from service.domain.susun.suggest.search import (
     SCALE_SIZE,
     baseline_arrangement,
     expected_points,
@@ -23,14 +31,6 @@ from service.domain.arranging import (
     suggest,
     suggest_request,
 )
-from service.domain.cards import DECK, Card
-from service.domain.errors import InvalidCard, InvalidParameter, UnknownRules
-from service.domain.rules import RuleSet, resolve_rules
-from service.domain.susun.arrangement import Arrangement, evaluate, foul_reason
-from service.domain.susun.hands import HandValue, evaluate_five, evaluate_front
-from service.domain.susun.naturals import detect_natural
-from service.domain.susun.rules import SusunParams
-from service.domain.susun.scoring import PlayerHand, score_round
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

@@ -68,10 +68,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .cards import DECK, Card, parse_cards
-from .errors import CapsaError, FieldError, InvalidCard, InvalidParameter, raise_collected
-from .rules import RuleSet, resolve_rules
-from .susun.arrangement import (
+from ...cards import DECK, Card, parse_cards
+from ...errors import CapsaError, FieldError, InvalidCard, InvalidParameter, raise_collected
+from ...rules import RuleSet, resolve_rules
+from ..arrangement import (
     ROWS,
     Arrangement,
     ArrangementResult,
@@ -80,7 +80,7 @@ from .susun.arrangement import (
     foul_reason,
     row_bonus,
 )
-from .susun.evaluator import (
+from ..evaluator import (
     CATEGORY_BY_STRENGTH,
     MAX_STRENGTH,
     combinations,
@@ -90,9 +90,9 @@ from .susun.evaluator import (
     key_of,
     top_suits_batch,
 )
-from .susun.hands import SUIT_STRENGTH, Category, HandValue
-from .susun.naturals import TIER, detect_natural
-from .susun.rules import SUSUN, SusunParams
+from ..hands import SUIT_STRENGTH, Category, HandValue
+from ..naturals import TIER, detect_natural
+from ..rules import SUSUN, SusunParams
 
 F64 = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.intp]
