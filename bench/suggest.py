@@ -36,7 +36,8 @@ from service.domain.cards import DECK, Card  # noqa: E402
 from service.domain.rules import RuleSet, resolve_rules  # noqa: E402
 from service.domain.susun.rules import SusunParams  # noqa: E402
 from service.domain.susun.scoring import PlayerHand, score_round  # noqa: E402
-from service.domain.susun.suggest.search import baseline_arrangement, suggest  # noqa: E402
+from service.domain.susun.suggest.baseline import baseline_arrangement  # noqa: E402
+from service.domain.susun.suggest.search import suggest  # noqa: E402
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

@@ -20,17 +20,10 @@ from service.domain.susun.hands import HandValue, evaluate_five, evaluate_front
 from service.domain.susun.naturals import detect_natural
 from service.domain.susun.rules import SusunParams
 from service.domain.susun.scoring import PlayerHand, score_round
-from service.domain.susun.suggest.search import (
-    SCALE_SIZE,
-    baseline_arrangement,
-    expected_points,
-    load_tables,
-    model_for,
-    objective_of_rows,
-    row_index,
-    suggest,
-    suggest_request,
-)
+from service.domain.susun.suggest.baseline import baseline_arrangement
+from service.domain.susun.suggest.objective import expected_points, model_for, objective_of_rows, row_index
+from service.domain.susun.suggest.search import suggest, suggest_request
+from service.domain.susun.suggest.tables import SCALE_SIZE, load_tables
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

@@ -1,42 +1,4 @@
-"""Auto-arrange: the best legal settings of a 13-card hand, by expected points against a field.
-
-The objective
--------------
-A setting (front, middle, back) is scored by its expected points against ONE opponent of a
-reference field: a random 13-card hand set by `baseline_arrangement` (strongest five at the
-back, strongest five of the remaining eight in the middle, the other three in front). For
-each row r, from per-row tables of the opponent's row strength (`tools/build_tables.py`,
-200,000 seeded four-hand deals, 800,000 baseline hands):
-
-- w_r = P(our row r beats the opponent's), l_r = P(it loses), t_r = 1 - w_r - l_r;
-- B_r = the bonus our row earns if won (the rule set's bonus table, `royalty_flat`);
-- X_r = E[the opponent's bonus in row r, counted when the opponent wins the row].
-
-With rows treated as independent (they are not quite: one deck, one opponent hand):
-
-    score = sum_r [ w_r (1 + B_r) - l_r - X_r ]                     (rows and bonuses)
-          + ((mult - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))   (tembus, scoop)
-          + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows))   (overall)
-
-    P(sweep) = w_f w_m w_b, P(swept) = l_f l_m l_b,
-    P(win >= 2 rows) = w_f w_m + w_f w_b + w_m w_b - 2 w_f w_m w_b (likewise for losses),
-
-where mult is `tembus_multiplier` (super needs a whole table and is not modelled). This is
-exactly E[points(A, B)] of RULES.md 3.1 under the independence assumption, so the sum term
-is "P(win row) x (1 + bonus) - P(lose row) x (1 + the opponent's expected bonus in that row
-when it wins it)". The other bonus rules change only the bonus part: `bonus_paid` "cancel"
-pays our B_r only when the opponent's row earns nothing and the opponent's only when ours
-earns nothing; "both" pays every bonus whatever the row result (our B_r minus the
-opponent's mean bonus); `max_one_royalty` takes the expected largest bonus paid, again with
-independent rows. A setting that holds a natural of the rule set is worth that natural's
-value (its rows are not compared); settings that tie (every setting of a dragon does) are
-ordered by the row score above. The opponent's naturals and fouls, and the cards our hand
-removes from the deck, are ignored.
-
-Probability tables are indexed by the row's strength on the fast evaluator's one scale
-(`evaluator.py`), with the suit of the most significant card (`suited`) when
-`suit_tiebreak` is on; there is one table per `wheel` and `suit_tiebreak` setting, and the
-bonus table is applied when a rule set is first used, so overrides work.
+"""Auto-arrange's search: the best legal settings of a 13-card hand, by the objective.
 
 Exactness
 ---------
@@ -54,21 +16,15 @@ document rounds `score` to 6 decimals.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...cards import DECK, Card, parse_cards
+from ...cards import Card, parse_cards
 from ...errors import CapsaError, FieldError, InvalidCard, InvalidParameter, raise_collected
 from ...rules import RuleSet, resolve_rules
 from ..arrangement import (
@@ -76,102 +32,27 @@ from ..arrangement import (
     Arrangement,
     ArrangementResult,
     RowResult,
-    evaluate,
     foul_reason,
     row_bonus,
 )
 from ..evaluator import (
     CATEGORY_BY_STRENGTH,
-    MAX_STRENGTH,
-    combinations,
     evaluate_batch3,
     evaluate_batch5,
     hand_value,
-    key_of,
     top_suits_batch,
 )
-from ..hands import SUIT_STRENGTH, Category, HandValue
+from ..hands import Category
 from ..naturals import TIER, detect_natural
 from ..rules import SUSUN, SusunParams
+from .baseline import Ints, _row, _shape, _sorted_indices
+from .objective import F64, Model, RowModel, _susun, model_for
 
-F64 = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.intp]
-
-TABLES_RESOURCE = "arranging_tables.npz"
 LIMIT_MAX = 20
-# Index of a row on the table scale: strength * 4 + suit strength (suited tables).
-SCALE_SIZE = (MAX_STRENGTH + 1) * 4
 _NATURALS_BY_SETTING = ("three_straights", "three_flushes")
 _STRAIGHTS = np.array(
     [c in (Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH) for c in Category]
 )
-
-
-def scale_digest() -> str:
-    """SHA-256 of the evaluator's strength scale: tables built on another scale are refused."""
-    text = repr([key_of(s) for s in range(1, MAX_STRENGTH + 1)])
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-# --- the static shape of a 13-card hand ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """Index arrays over positions 0..12 of a sorted hand, shared by every hand."""
-
-    fives: Ints  # (1287, 5) positions of each five
-    fronts: Ints  # (286, 3)
-    split_front: Ints  # (36036,) front of each (front, unordered split of the other ten)
-    split_a: Ints  # (36036,) one five (holds the lowest remaining position)
-    split_b: Ints  # (36036,) the other five
-    rest8: Ints  # (1287, 8) positions not in each five
-    fives_of_8: Ints  # (56, 5) positions (into rest8) of each five of eight
-    front_of_8: Ints  # (56, 3) the other three
-
-
-@cache
-def _shape() -> _Shape:
-    fives = combinations(13, 5)
-    fronts = combinations(13, 3)
-    bit = 1 << np.arange(13, dtype=np.intp)
-    index5 = np.full(1 << 13, -1, dtype=np.intp)
-    index5[(bit[fives]).sum(axis=1)] = np.arange(len(fives))
-    full = (1 << 13) - 1
-    rest10 = np.array(
-        [[p for p in range(13) if p not in set(f)] for f in fronts.tolist()], dtype=np.intp
-    )
-    picks = combinations(9, 4) + 1  # the five holding rest10[0]: it and 4 of the other 9
-    mask_a = bit[rest10[:, 0]][:, None] + bit[rest10[:, picks]].sum(axis=2)  # (286, 126)
-    mask_rest = full - bit[fronts].sum(axis=1)
-    mask_b = mask_rest[:, None] - mask_a
-    split_front = np.repeat(np.arange(len(fronts), dtype=np.intp), picks.shape[0])
-    rest8 = np.array(
-        [[p for p in range(13) if p not in set(f)] for f in fives.tolist()], dtype=np.intp
-    )
-    fives_of_8 = combinations(8, 5)
-    front_of_8 = np.array(
-        [[p for p in range(8) if p not in set(f)] for f in fives_of_8.tolist()], dtype=np.intp
-    )
-    shape = _Shape(
-        fives,
-        fronts,
-        split_front,
-        index5[mask_a.ravel()],
-        index5[mask_b.ravel()],
-        rest8,
-        fives_of_8,
-        front_of_8,
-    )
-    for array in vars(shape).values():
-        array.flags.writeable = False
-    return shape
-
-
-def _sorted_indices(hand: Sequence[Card]) -> Ints:
-    if len(hand) != 13 or len(set(hand)) != 13:
-        raise InvalidCard(f"a hand has 13 distinct cards, got {len(set(hand))} of {len(hand)}")
-    return np.array(sorted(c.index for c in hand), dtype=np.intp)
 
 
 def _row_keys(rows: Ints, strengths: npt.NDArray[np.int32], suited: bool) -> Ints:
@@ -180,315 +61,6 @@ def _row_keys(rows: Ints, strengths: npt.NDArray[np.int32], suited: bool) -> Int
     if suited:
         keys += top_suits_batch(rows, strengths)
     return keys
-
-
-# --- the baseline arranger ----------------------------------------------------------------
-
-
-def _strongest(
-    hands: Ints, wheel: str, suited: bool, strengths: npt.NDArray[np.int32] | None = None
-) -> Ints:
-    """Per row of an (N, k) array of hands, the number of its strongest five (first of equals)."""
-    n, k = hands.shape
-    fives = combinations(k, 5)
-    rows = hands[:, fives]  # (N, C(k, 5), 5)
-    s = strengths
-    if s is None:
-        s = evaluate_batch5(rows.reshape(-1, 5), wheel).reshape(n, len(fives))
-    best = s.argmax(axis=1)
-    if suited:  # equal strengths: the higher top suit wins (only those hands need suits)
-        top = s.max(axis=1)
-        tied = np.flatnonzero((s == top[:, None]).sum(axis=1) > 1)
-        if len(tied):
-            sub = rows[tied].reshape(-1, 5)
-            keys = s[tied].astype(np.intp) * 4 + top_suits_batch(sub, s[tied].ravel()).reshape(
-                len(tied), -1
-            )
-            best[tied] = keys.argmax(axis=1)
-    result: Ints = best.astype(np.intp)
-    return result
-
-
-def baseline_batch(
-    hands: npt.ArrayLike,
-    wheel: str = "low",
-    suited: bool = False,
-    strengths: npt.NDArray[np.int32] | None = None,
-) -> Ints:
-    """The baseline setting of each row of an (N, 13) array of deck indices.
-
-    Returns (N, 13) deck indices: front (3), middle (5), back (5). The back is the strongest
-    five of the thirteen, the middle the strongest five of the other eight (the first of
-    equally strong fives in lexicographic order of positions, or the higher top suit when
-    `suited`), the front the rest. It never fouls, except under `strict_order` when the
-    middle ties the back. `strengths`: those of the (N, 1287) fives of the sorted hands, if
-    already known.
-    """
-    shape = _shape()
-    array = np.sort(np.asarray(hands, dtype=np.intp), axis=1)
-    back_pos = _strongest(array, wheel, suited, strengths)
-    rest = np.take_along_axis(array, shape.rest8[back_pos], axis=1)  # (N, 8)
-    mid_pos = _strongest(rest, wheel, suited)
-    middle = np.take_along_axis(rest, shape.fives_of_8[mid_pos], axis=1)
-    front = np.take_along_axis(rest, shape.front_of_8[mid_pos], axis=1)
-    back = np.take_along_axis(array, shape.fives[back_pos], axis=1)
-    result: Ints = np.concatenate([front, middle, back], axis=1)
-    return result
-
-
-def _row(indices: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(DECK[i] for i in sorted(indices, reverse=True))
-
-
-def baseline_arrangement(hand: Sequence[Card], params: SusunParams) -> Arrangement:
-    """The reference field's setting: strongest five at the back, next five in the middle."""
-    rows = baseline_batch(_sorted_indices(hand)[None, :], params.wheel, params.suit_tiebreak)[0]
-    return Arrangement(_row(rows[:3].tolist()), _row(rows[3:8].tolist()), _row(rows[8:].tolist()))
-
-
-# --- tables ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldTables:
-    """Histograms of the baseline opponent's row indices, per `wheel` and `suit_tiebreak`."""
-
-    hands: int
-    counts: Mapping[tuple[str, bool], tuple[npt.NDArray[np.int64], ...]]  # front, middle, back
-    meta: Mapping[str, Any]
-
-
-def table_name(wheel: str, suited: bool, row: str) -> str:
-    return f"{wheel}_{'suited' if suited else 'plain'}_{row}"
-
-
-@cache
-def load_tables() -> FieldTables:
-    """The shipped tables (`service/data/arranging_tables.npz`), checked against the scale."""
-    data = resources.files("service").joinpath("data", TABLES_RESOURCE).read_bytes()
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        meta = json.loads(zf.read("meta.json"))
-        if meta["scale_sha256"] != scale_digest():
-            raise RuntimeError("arranging tables were built on another strength scale: rebuild them")
-        counts: dict[tuple[str, bool], tuple[npt.NDArray[np.int64], ...]] = {}
-        for wheel in ("low", "second"):
-            for suited in (False, True):
-                counts[wheel, suited] = tuple(
-                    np.load(io.BytesIO(zf.read(table_name(wheel, suited, r) + ".npy"))).astype(
-                        np.int64
-                    )
-                    for r in ROWS
-                )
-    return FieldTables(int(meta["hands"]), counts, meta)
-
-
-# --- the objective, per rule set --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RowModel:
-    """One row's tables over the index scale, for one rule set."""
-
-    bonus: npt.NDArray[np.int64]  # our bonus by Category value
-    win: F64  # P(opponent's row is weaker)
-    lose: F64  # P(opponent's row is stronger)
-    win_clean: F64  # P(weaker and earns no bonus)
-    opp_bonus_won: F64  # E[opponent's bonus; it wins the row]
-    opp_bonus_mean: float  # E[opponent's bonus]
-    opp_at_least: tuple[F64, ...]  # per threshold t: P(opponent wins the row with bonus >= t)
-    opp_at_least_any: tuple[float, ...]  # per threshold t: P(opponent's bonus >= t)
-
-
-@dataclass(frozen=True)
-class Model:
-    """Everything the objective needs for one rule set."""
-
-    suited: bool
-    wheel: str
-    rows: tuple[RowModel, RowModel, RowModel]
-    sweep: float  # (tembus_multiplier - 1) x 3 + scoop_bonus
-    overall: float
-    bonus_paid: str
-    max_one: bool
-    thresholds: tuple[int, ...]  # distinct positive bonuses, ascending
-    natural_values: Mapping[str, int]
-    naturals: tuple[str, ...]
-
-
-def _bonus_by_category(row: str, params: SusunParams) -> npt.NDArray[np.int64]:
-    values = []
-    for category in Category:
-        amount = params.bonus.get(f"{row}.{category.label}", 0)
-        values.append(1 if params.royalty_flat and amount > 0 else amount)
-    return np.array(values, dtype=np.int64)
-
-
-def _params_key(params: SusunParams) -> tuple[Any, ...]:
-    return (
-        params.wheel,
-        params.suit_tiebreak,
-        tuple(sorted(params.bonus.items())),
-        params.royalty_flat,
-        params.bonus_paid,
-        params.max_one_royalty,
-        params.tembus_multiplier,
-        params.overall_unit,
-        params.scoop_bonus,
-        tuple(params.naturals),
-        tuple(sorted(params.natural_values.items())),
-    )
-
-
-_MODELS: dict[tuple[Any, ...], Model] = {}
-_MODELS_MAX = 64
-
-
-def model_for(params: SusunParams) -> Model:
-    """The objective's tables for a rule set (cached per distinct relevant parameters)."""
-    key = _params_key(params)
-    model = _MODELS.get(key)
-    if model is None:
-        if len(_MODELS) >= _MODELS_MAX:
-            _MODELS.clear()
-        model = _MODELS[key] = _model(params)
-    return model
-
-
-def _model(params: SusunParams) -> Model:
-    tables = load_tables()
-    suited = params.suit_tiebreak
-    counts = tables.counts[params.wheel, suited]
-    strength_of_index = np.arange(SCALE_SIZE) // 4
-    category = CATEGORY_BY_STRENGTH[strength_of_index].astype(np.intp)
-    by_row = {r: _bonus_by_category(r, params) for r in ROWS}
-    thresholds = tuple(sorted({int(v) for b in by_row.values() for v in b if v > 0}))
-    rows = []
-    for name, hist in zip(ROWS, counts):
-        # Plain tables hold each strength at index strength * 4, so ties stay out of both.
-        p = hist.astype(np.float64) / tables.hands
-        opp_bonus = by_row[name][category].astype(np.float64)
-        cum = np.cumsum(p)
-        total = float(cum[-1])
-        clean = p * (opp_bonus == 0)
-        cum_b = np.cumsum(p * opp_bonus)
-        at_least, at_least_any = [], []
-        for t in thresholds:
-            cq = np.cumsum(p * (opp_bonus >= t))
-            at_least.append(cq[-1] - cq)
-            at_least_any.append(float(cq[-1]))
-        rows.append(
-            RowModel(
-                by_row[name],
-                cum - p,
-                total - cum,
-                np.cumsum(clean) - clean,
-                cum_b[-1] - cum_b,
-                float(cum_b[-1]),
-                tuple(at_least),
-                tuple(at_least_any),
-            )
-        )
-    return Model(
-        suited,
-        params.wheel,
-        (rows[0], rows[1], rows[2]),
-        float((params.tembus_multiplier - 1) * 3 + params.scoop_bonus),
-        float(params.overall_unit),
-        params.bonus_paid,
-        params.max_one_royalty,
-        thresholds,
-        dict(params.natural_values),
-        tuple(params.naturals),
-    )
-
-
-# --- the readable objective (the test oracle, and the documentation in code) --------------
-
-
-@cache
-def _strength_of_key() -> dict[tuple[int, ...], int]:
-    return {key_of(s): s for s in range(1, MAX_STRENGTH + 1)}
-
-
-def row_index(value: HandValue, suited: bool) -> int:
-    """A row's index on the table scale, from the readable evaluator's value."""
-    strength = _strength_of_key()[value.key] * 4
-    return strength + SUIT_STRENGTH[value.top.suit] if suited else strength
-
-
-def _expected_max(thresholds: Sequence[int], chances: Sequence[Sequence[float]]) -> float:
-    """E[max of independent row payments]: chances[r][k] = P(row r pays >= thresholds[k])."""
-    total, previous = 0.0, 0
-    for k, t in enumerate(thresholds):
-        none = 1.0
-        for row in chances:
-            none *= 1.0 - row[k]
-        total += (t - previous) * (1.0 - none)
-        previous = t
-    return total
-
-
-def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
-    """The row score of a legal setting given its three hand values (see the module doc)."""
-    w, lo, ours, theirs = [], [], [], []
-    for_max_ours: list[list[float]] = []
-    for_max_theirs: list[list[float]] = []
-    for r, value in enumerate(values):
-        row = model.rows[r]
-        x = row_index(value, model.suited)
-        bonus = int(row.bonus[int(value.category)])
-        w.append(float(row.win[x]))
-        lo.append(float(row.lose[x]))
-        if model.bonus_paid == "both":
-            paid_chance = 1.0
-            theirs_r = row.opp_bonus_mean
-            theirs_at_least = list(row.opp_at_least_any)
-        elif model.bonus_paid == "cancel":
-            paid_chance = float(row.win_clean[x])
-            theirs_r = float(row.opp_bonus_won[x]) if bonus == 0 else 0.0
-            theirs_at_least = [float(a[x]) if bonus == 0 else 0.0 for a in row.opp_at_least]
-        else:
-            paid_chance = w[-1]
-            theirs_r = float(row.opp_bonus_won[x])
-            theirs_at_least = [float(a[x]) for a in row.opp_at_least]
-        ours.append(bonus * paid_chance)
-        theirs.append(theirs_r)
-        for_max_ours.append([paid_chance if bonus >= t else 0.0 for t in model.thresholds])
-        for_max_theirs.append(theirs_at_least)
-    sweep = w[0] * w[1] * w[2]
-    swept = lo[0] * lo[1] * lo[2]
-    two_won = w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * sweep
-    two_lost = lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * swept
-    score = sum(w) - sum(lo) + model.sweep * (sweep - swept) + model.overall * (two_won - two_lost)
-    if model.max_one:
-        score += _expected_max(model.thresholds, for_max_ours)
-        score -= _expected_max(model.thresholds, for_max_theirs)
-    else:
-        score += sum(ours) - sum(theirs)
-    return score
-
-
-def expected_points(arrangement: Arrangement, rules: RuleSet) -> float:
-    """The objective of one setting, from the readable evaluator (`arrangement.evaluate`).
-
-    A natural is worth its value; a foul scores minus the foul payment (RULES.md 3.4) with the
-    opponent's bonuses in all three rows; a legal setting scores `objective_of_rows`.
-    """
-    params = _susun(rules)
-    model = model_for(params)
-    result = evaluate(arrangement, params)
-    if result.natural is not None:
-        return float(model.natural_values.get(result.natural, 0))
-    if result.foul:
-        if model.max_one:
-            bonus = _expected_max(model.thresholds, [r.opp_at_least_any for r in model.rows])
-        else:
-            bonus = sum(r.opp_bonus_mean for r in model.rows)
-        return -(3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus)
-    return objective_of_rows([r.value for r in result.rows], model)
-
-
-# --- the search -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,12 +98,6 @@ class SuggestResult:
             "suggestions": [s.to_json() for s in self.suggestions],
             "rules": self.rules.to_json(),
         }
-
-
-def _susun(rules: RuleSet) -> SusunParams:
-    if not isinstance(rules.params, SusunParams):
-        raise InvalidParameter(f"{rules.preset!r} is not a Capsa Susun rule set", field="rules")
-    return rules.params
 
 
 def _subset_terms(
@@ -689,7 +255,7 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResu
     wf, lf, linf, bf = _subset_terms(model.rows[0], keys3, cat3, model)
     wm, lm, linm, bm = _subset_terms(model.rows[1], keys5, cat5, model)
     wb, lb, linb, bb = _subset_terms(model.rows[2], keys5, cat5, model)
-    # score = P + lin_f + w_f Q - l_f R, with P, Q, R from the middle and back (module doc)
+    # score = P + lin_f + w_f Q - l_f R, with P, Q, R from the middle and back (objective.py)
     u, c = model.overall, model.sweep - 2 * model.overall
     w1, w2, l1, l2 = wm[pm], wb[pb], lm[pm], lb[pb]
     ww, ll = w1 * w2, l1 * l2
