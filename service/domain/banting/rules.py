@@ -1,4 +1,4 @@
-"""Capsa Banting / Big Two rules: every parameter (RULES.md 4 and 5), its checks and the presets."""
+"""Capsa Banting / Big Two rules: every parameter, its checks and the presets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Capsa Susun / Chinese Poker rules: every parameter (RULES.md 5), its checks and the presets."""
+"""Capsa Susun / Chinese Poker rules: every parameter, its checks and the presets."""
 
 from __future__ import annotations
 
