@@ -23,12 +23,11 @@ from service.domain.banting.game import (
     apply_move,
     new_game,
     replay,
-    settle_game,
-    settlement_document,
     state_document,
 )
 from service.domain.banting.plays import evaluate_play
 from service.domain.banting.rules import BANTING, BantingParams
+from service.domain.banting.settlement import settle_game, settlement_document
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
 from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake

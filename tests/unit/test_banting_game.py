@@ -16,15 +16,13 @@ from service.domain.banting.game import (
     GameState,
     Move,
     apply_move,
-    card_multiplier,
     legal_moves,
     new_game,
     replay,
-    settle_game,
-    settlement_document,
     state_document,
 )
 from service.domain.banting.rules import BantingParams
+from service.domain.banting.settlement import card_multiplier, settle_game, settlement_document
 from service.domain.cards import DECK, Card
 from service.domain.errors import IllegalMove, InvalidCard, InvalidRound
 from service.domain.rules import resolve_rules
