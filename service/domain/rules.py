@@ -71,7 +71,7 @@ class Preset:
 
 PRESETS: dict[tuple[str, int], Preset] = {
     (name, version): Preset(RuleSet(name, version, game, params), description)
-    for game, presets in ((SUSUN, susun.PRESETS), (BANTING, banting.PRESETS))
+    for game, presets in ((SUSUN, susun.SHIPPED_PRESETS), (BANTING, banting.SHIPPED_PRESETS))
     for (name, version), (params, description) in presets.items()
 }
 LATEST: dict[str, int] = {}

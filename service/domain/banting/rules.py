@@ -45,8 +45,8 @@ SPEC: dict[str, Callable[[Any], Any]] = {
 # -- presets, version 1 ----------------------------------------------------------------------
 
 DEFAULT_PRESET = "capsa-banting-id"
-# (name, version) -> (parameters, one-line description)
-PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
+# (name, version) -> (parameters, one-line description); `rules.PRESETS` makes them rule sets.
+SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
     ("capsa-banting-id", 1): (
         BantingParams(
             suit_order="dchs",

@@ -128,8 +128,8 @@ def _susun(**overrides: Any) -> SusunParams:
 
 
 DEFAULT_PRESET = "capsa-susun-id"
-# (name, version) -> (parameters, one-line description)
-PRESETS: dict[tuple[str, int], tuple[SusunParams, str]] = {
+# (name, version) -> (parameters, one-line description); `rules.PRESETS` makes them rule sets.
+SHIPPED_PRESETS: dict[tuple[str, int], tuple[SusunParams, str]] = {
     ("capsa-susun-id", 1): (
         _susun(
             suit_tiebreak=True,
