@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.domain.banting_game import (  # noqa: E402
+from service.domain.banting.game import (  # noqa: E402
     GameState,
     Move,
     apply_move,
@@ -26,11 +26,12 @@ from service.domain.banting_game import (  # noqa: E402
     random_game,
     replay,
 )
-from service.domain.banting_plays import classify, evaluate_play  # noqa: E402
+from service.domain.banting.plays import classify, evaluate_play  # noqa: E402
+from service.domain.banting.rules import BantingParams  # noqa: E402
 from service.domain.cards import Card, parse_cards  # noqa: E402
 from service.domain.deals import deal  # noqa: E402
 from service.domain.errors import IllegalMove  # noqa: E402
-from service.domain.rules import BantingParams, resolve_rules  # noqa: E402
+from service.domain.rules import resolve_rules  # noqa: E402
 
 Game = tuple[list[str], list[list[Card]], tuple[Move, ...]]
 

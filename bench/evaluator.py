@@ -15,7 +15,7 @@ import numpy as np
 from treys import Card as TreysCard
 from treys import Evaluator
 
-from service.domain.evaluator import (
+from service.domain.susun.evaluator import (
     combinations,
     evaluate_batch3,
     evaluate_batch5,

@@ -39,7 +39,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if not p.rstrip("/").endswith("
 
 from service.adapters.db import json_text  # noqa: E402  (how the service stores JSON columns)
 from service.domain import audit as chain  # noqa: E402
-from service.domain.round import score_round_request  # noqa: E402
+from service.domain.susun.round import score_round_request  # noqa: E402
 
 PLAYERS = [f"p{i}" for i in range(1, 7)]
 TABLES = ["t1", "t2", "t3"]

@@ -32,10 +32,12 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 import urllib.request  # noqa: E402
 
-from service.domain.arranging import baseline_arrangement, suggest  # noqa: E402
 from service.domain.cards import DECK, Card  # noqa: E402
-from service.domain.rules import RuleSet, SusunParams, resolve_rules  # noqa: E402
-from service.domain.scoring import PlayerHand, score_round  # noqa: E402
+from service.domain.rules import RuleSet, resolve_rules  # noqa: E402
+from service.domain.susun.rules import SusunParams  # noqa: E402
+from service.domain.susun.scoring import PlayerHand, score_round  # noqa: E402
+from service.domain.susun.suggest.baseline import baseline_arrangement  # noqa: E402
+from service.domain.susun.suggest.search import suggest  # noqa: E402
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

@@ -3,11 +3,12 @@
 Run: .venv/bin/python tools/build_tables.py [--deals 200000] [--out service/data/arranging_tables.npz]
 
 Each deal gives four 13-card hands of one shuffled deck (numpy PCG64, seed `SEED`); each
-hand is set by `arranging.baseline_arrangement` (strongest five at the back, strongest five
-of the other eight in the middle, the rest in front) under both `wheel` settings, with and
+hand is set by `suggest.baseline.baseline_arrangement` (strongest five at the back, strongest
+five of the other eight in the middle, the rest in front) under both `wheel` settings, with and
 without suit tie-breaks. For every variant and row the file holds a histogram of the row's
 index on the evaluator's scale (strength * 4, plus the top suit in the suited variants).
-`arranging.py` turns them into win/lose/bonus tables for any rule set.
+`service/domain/susun/suggest/objective.py` turns them into win/lose/bonus tables for any
+rule set.
 
 The output is a zip of `.npy` files with fixed entry dates and order, so the same inputs
 rebuild it byte for byte (check with `sha256sum`). Not run in CI; the output is committed.
@@ -28,20 +29,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.domain.arranging import (  # noqa: E402
-    SCALE_SIZE,
-    TABLES_RESOURCE,
-    _shape,
-    baseline_batch,
-    scale_digest,
-    table_name,
-)
-from service.domain.evaluator import (  # noqa: E402
+from service.domain.susun.evaluator import (  # noqa: E402
     MAX_STRENGTH,
     evaluate_batch3,
     evaluate_batch5,
     top_suits_batch,
 )
+from service.domain.susun.suggest.baseline import _shape, baseline_batch  # noqa: E402
+from service.domain.susun.suggest.tables import SCALE_SIZE, TABLES_RESOURCE, scale_digest, table_name  # noqa: E402
 
 SEED = 20_240_613
 DEALS = 200_000

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from ..domain.arranging import LIMIT_MAX, suggest_request
 from ..domain.errors import CapsaError
+from ..domain.susun.suggest.search import LIMIT_MAX, suggest_request
 
 
 def _table(document: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..domain.errors import CapsaError
-from ..domain.round import evaluate_arrangement_request, score_round_request
+from ..domain.susun.round import evaluate_arrangement_request, score_round_request
 from ..strictjson import MalformedJSON, loads
 
 SCORE_COLUMNS = ("player", "points", "result", "winnings", "fee", "net")

@@ -1,1 +1,1 @@
-"""Pure game domain: cards, hands, rules, scoring, money, arranging, Big Two. No I/O."""
+"""Pure game domain, no I/O: the shared pieces here, one package per game (`susun`, `banting`)."""

@@ -133,3 +133,27 @@ def settle(
         fee = fee_of(basis, fee_rate)
         players.append(PlayerMoney(result[i], winnings[i], fee, result[i] - fee))
     return Settlement(tuple(players), sum(p.fee for p in players))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    """A player's points and money in minor units."""
+
+    id: str
+    points: int
+    result: int
+    winnings: int
+    fee: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairLine:
+    """A pair's stake, points and amount (minor units), from `a`'s side."""
+
+    a: str
+    b: str
+    stake: int
+    points: int
+    amount: int
+    outcome: str

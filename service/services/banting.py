@@ -16,23 +16,22 @@ from typing import Any
 
 from service.adapters.models import Game
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.banting_game import (
+from service.domain.banting.game import (
     GameFinished,
     GameState,
     Move,
     apply_move,
     new_game,
     replay,
-    settle_game,
-    settlement_document,
     state_document,
 )
-from service.domain.banting_plays import evaluate_play
+from service.domain.banting.plays import evaluate_play
+from service.domain.banting.rules import BANTING, BantingParams
+from service.domain.banting.settlement import settle_game, settlement_document
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
-from service.domain.money import format_money, parse_currency_and_stake, parse_stake
-from service.domain.round import PairLine, PlayerLine
-from service.domain.rules import BANTING, BantingParams, RuleSet, resolve_rules
+from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake
+from service.domain.rules import RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
 
 from . import deals

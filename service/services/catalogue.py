@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.domain.arranging import suggest_request
-from service.domain.round import evaluate_arrangement_request
 from service.domain.rules import list_presets
+from service.domain.susun.round import evaluate_arrangement_request
+from service.domain.susun.suggest.search import suggest_request
 
 
 def rules() -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any
 from service.adapters.ledger import AuditRepository, Head, line_rows
 from service.adapters.uow import UnitOfWork
 from service.domain import audit as chain
-from service.domain.round import PairLine, PlayerLine, score_round_request
+from service.domain.money import PairLine, PlayerLine
+from service.domain.susun.round import score_round_request
 
 from .documents import render_document
 from .ids import new_id, utcnow_ms

@@ -11,7 +11,7 @@ from service.adapters.ledger import AuditRepository
 from service.adapters.models import Round
 from service.adapters.uow import Database, RoundFilter, UnitOfWork, decode_cursor, encode_cursor
 from service.domain.errors import FieldError
-from service.domain.round import ScoredRound, score_round_request
+from service.domain.susun.round import ScoredRound, score_round_request
 
 from . import deals
 from .documents import render_document

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from httpkit import fields_of, problem
 
-from service.domain.arrangement import Arrangement, evaluate
 from service.domain.cards import Card
 from service.domain.rules import resolve_rules
+from service.domain.susun.arrangement import Arrangement, evaluate
 
 QUADS = ["9c", "9d", "9h", "9s", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3h", "5s", "7d"]
 DRAGON = ["2c", "3d", "4h", "5s", "6c", "7d", "8h", "9s", "Tc", "Jd", "Qh", "Ks", "Ac"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.domain.arrangement import Arrangement
-from service.domain.rules import SusunParams, resolve_rules
-from service.domain.scoring import PairResult, PlayerHand, RoundResult, score_round
+from service.domain.rules import resolve_rules
+from service.domain.susun.arrangement import Arrangement
+from service.domain.susun.rules import SusunParams
+from service.domain.susun.scoring import PairResult, PlayerHand, RoundResult, score_round
 
 
 def arr(front: str, middle: str, back: str) -> Arrangement:

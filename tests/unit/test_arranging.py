@@ -12,24 +12,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.domain.arrangement import Arrangement, evaluate, foul_reason
-from service.domain.arranging import (
-    SCALE_SIZE,
-    baseline_arrangement,
-    expected_points,
-    load_tables,
-    model_for,
-    objective_of_rows,
-    row_index,
-    suggest,
-    suggest_request,
-)
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard, InvalidParameter, UnknownRules
-from service.domain.hands import HandValue, evaluate_five, evaluate_front
-from service.domain.naturals import detect_natural
-from service.domain.rules import RuleSet, SusunParams, resolve_rules
-from service.domain.scoring import PlayerHand, score_round
+from service.domain.rules import RuleSet, resolve_rules
+from service.domain.susun.arrangement import Arrangement, evaluate, foul_reason
+from service.domain.susun.hands import HandValue, evaluate_five, evaluate_front
+from service.domain.susun.naturals import detect_natural
+from service.domain.susun.rules import SusunParams
+from service.domain.susun.scoring import PlayerHand, score_round
+from service.domain.susun.suggest.baseline import baseline_arrangement
+from service.domain.susun.suggest.objective import expected_points, model_for, objective_of_rows, row_index
+from service.domain.susun.suggest.search import suggest, suggest_request
+from service.domain.susun.suggest.tables import SCALE_SIZE, load_tables
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 

@@ -11,22 +11,21 @@ from banting_scripts import BOMB_SCRIPT, FOUR, ILLEGAL, THREE, THREE_SCRIPT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain.banting_game import (
+from service.domain.banting.game import (
     GameFinished,
     GameState,
     Move,
     apply_move,
-    card_multiplier,
     legal_moves,
     new_game,
     replay,
-    settle_game,
-    settlement_document,
     state_document,
 )
+from service.domain.banting.rules import BantingParams
+from service.domain.banting.settlement import card_multiplier, settle_game, settlement_document
 from service.domain.cards import DECK, Card
 from service.domain.errors import IllegalMove, InvalidCard, InvalidRound
-from service.domain.rules import BantingParams, resolve_rules
+from service.domain.rules import resolve_rules
 
 
 def params(**overrides: Any) -> BantingParams:

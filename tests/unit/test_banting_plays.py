@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain.banting_plays import (
+from service.domain.banting.plays import (
     Combination,
     NotAPlay,
     Play,
@@ -20,9 +20,10 @@ from service.domain.banting_plays import (
     evaluate_play,
     why_not_beats,
 )
+from service.domain.banting.rules import BantingParams
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard
-from service.domain.rules import BantingParams, resolve_rules
+from service.domain.rules import resolve_rules
 
 
 def params(**overrides: Any) -> BantingParams:

@@ -1,25 +1,113 @@
-"""The domain is pure: nothing under service/domain imports a web, ORM or schema library."""
+"""The domain is pure: nothing under service/domain imports a web, ORM or schema library, nor
+the layers above it; the shared modules know neither game, and the games not each other."""
 
 import ast
 import pathlib
 
 import pytest
 
-DOMAIN = pathlib.Path(__file__).resolve().parents[2] / "service" / "domain"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOMAIN = ROOT / "service" / "domain"
+MODULES = sorted(DOMAIN.rglob("*.py"))
 FORBIDDEN = {"flask", "sqlalchemy", "marshmallow", "flask_smorest", "webargs", "alembic"}
+LAYERS_ABOVE = ("service.services", "service.adapters", "service.api", "service.commands", "service.cli")
+# rules.py is not here: it is the registry that gathers both games' presets.
+SHARED = ("cards", "money", "audit", "errors", "deals", "version", "parameters")
+GAMES = ("service.domain.susun", "service.domain.banting")
 
 
-@pytest.mark.parametrize("path", sorted(DOMAIN.rglob("*.py")), ids=lambda p: p.name)
-def test_domain_module_imports_no_flask_sqlalchemy_or_marshmallow(path):
-    tree = ast.parse(path.read_text())
-    imported = set()
-    for node in ast.walk(tree):
+def module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_names(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module name an import may load, relative imports resolved against `module`'s package.
+
+    `from x import y` yields `x` and `x.y`, since `y` may be a submodule.
+    """
+    package = module if is_package else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            imported |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            imported.add(node.module.split(".")[0])
-    assert not imported & FORBIDDEN, f"{path.name} imports {imported & FORBIDDEN}"
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - (node.level - 1)]
+                assert len(base) >= 1, f"{module}: the relative import goes above the top package"
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names.add(target)
+            names |= {f"{target}.{alias.name}" for alias in node.names}
+    return names
+
+
+def imports_of(path: pathlib.Path) -> set[str]:
+    return imported_names(path.read_text(), module_name(path), path.name == "__init__.py")
+
+
+def within(name: str, packages: tuple[str, ...] | set[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def domain_id(path: pathlib.Path) -> str:
+    return path.relative_to(DOMAIN).as_posix()
+
+
+@pytest.mark.parametrize("path", MODULES, ids=domain_id)
+def test_domain_module_imports_no_flask_sqlalchemy_or_marshmallow(path):
+    found = {n for n in imports_of(path) if n.split(".")[0] in FORBIDDEN}
+    assert not found, f"{domain_id(path)} imports {found}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=domain_id)
+def test_domain_module_imports_no_service_adapter_api_or_command_code(path):
+    found = {n for n in imports_of(path) if within(n, LAYERS_ABOVE)}
+    assert not found, f"{domain_id(path)} imports {found}"
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_a_shared_domain_module_imports_neither_game(name):
+    found = {n for n in imports_of(DOMAIN / f"{name}.py") if within(n, GAMES)}
+    assert not found, f"{name}.py imports {found}"
+
+
+@pytest.mark.parametrize("game, other", [(GAMES[0], GAMES[1]), (GAMES[1], GAMES[0])])
+def test_one_game_imports_nothing_of_the_other(game, other):
+    package = DOMAIN / game.rpartition(".")[2]
+    found = {
+        (domain_id(path), n)
+        for path in sorted(package.rglob("*.py"))
+        for n in imports_of(path)
+        if within(n, (other,))
+    }
+    assert not found, f"{game} imports {other}: {sorted(found)}"
+
+
+@pytest.mark.parametrize(
+    "module, source, forbidden",
+    [
+        ("service.domain.susun.round", "from service.adapters import uow", True),
+        ("service.domain.susun.round", "from ...adapters import uow", True),
+        ("service.domain.cards", "from .. import services", True),
+        ("service.domain.susun.suggest.search", "from ....api.problems import x", True),
+        ("service.domain", "from ..commands import arrange", True),
+        ("service.domain.cards", "import service.cli", True),
+        ("service.domain.cards", "from service import cli", True),
+        ("service.domain.susun.round", "from ..errors import CapsaError", False),
+        ("service.domain.susun.round", "from .. import audit", False),
+        ("service.domain.cards", "from service.domain import audit", False),
+        ("service.domain.cards", "from service.domain.money import format_money", False),
+    ],
+)
+def test_the_layer_check_resolves_relative_imports_against_the_package(module, source, forbidden):
+    names = imported_names(source, module, is_package=module == "service.domain")
+    assert any(within(n, LAYERS_ABOVE) for n in names) is forbidden
 
 
 def test_the_purity_check_sees_the_domain_modules():
-    assert len(list(DOMAIN.rglob("*.py"))) >= 8
+    assert len(MODULES) >= 8
+    names = {module_name(p) for p in MODULES}
+    assert {"service.domain.cards", "service.domain.susun.round", "service.domain.banting.game"} <= names

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain import evaluator
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard, InvalidParameter
-from service.domain.evaluator import (
+from service.domain.susun import evaluator
+from service.domain.susun.evaluator import (
     category_of,
     evaluate_batch3,
     evaluate_batch5,
@@ -26,7 +26,7 @@ from service.domain.evaluator import (
     top_suit,
     top_suits_batch,
 )
-from service.domain.hands import Category, HandValue, evaluate_row
+from service.domain.susun.hands import Category, HandValue, evaluate_row
 
 WHEELS = ["low", "second"]
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from service.domain.cards import DECK
-from service.domain.evaluator import (
+from service.domain.susun.evaluator import (
     CATEGORY_BY_STRENGTH,
     combinations,
     evaluate_batch3,
     evaluate_batch5,
 )
-from service.domain.hands import Category, evaluate_front
+from service.domain.susun.hands import Category, evaluate_front
 
 FIVE_CARD_COUNTS = {
     Category.ROYAL_FLUSH: 4,

@@ -3,7 +3,7 @@
 import pytest
 
 from service.domain.cards import Card
-from service.domain.hands import evaluate_five, evaluate_front, evaluate_row
+from service.domain.susun.hands import evaluate_five, evaluate_front, evaluate_row
 
 
 def cards(text):

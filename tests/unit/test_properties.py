@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.domain.cards import DECK
-from service.domain.round import score_round_request
+from service.domain.susun.round import score_round_request
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
 SETTINGS = settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])

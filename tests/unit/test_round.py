@@ -6,7 +6,7 @@ import pytest
 
 from service.domain.errors import CapsaError, InvalidCard, UnknownRules
 from service.domain.money import settle
-from service.domain.round import score_round_request
+from service.domain.susun.round import score_round_request
 
 # Four hands of distinct cards (52 in all).
 S = ("Kc Qd 9h", "Jc Jh 6c 8d Th", "Ts Jd Qh Ks Ad")  # K-high, pair J, A-high straight

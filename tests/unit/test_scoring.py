@@ -18,7 +18,7 @@ from builders import (
     rows_vs,
 )
 
-from service.domain.arrangement import evaluate
+from service.domain.susun.arrangement import evaluate
 
 SWEEP = rows_vs("WWW")
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from .cards import Card, Suit
-from .errors import InvalidCard
+from ..cards import Card, Suit
+from ..errors import InvalidCard
 
 
 class Category(IntEnum):

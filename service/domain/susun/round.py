@@ -11,47 +11,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
-from .cards import Card, parse_cards
-from .errors import (
+from ..cards import Card, parse_cards
+from ..errors import (
     CapsaError,
     FieldError,
     InvalidCard,
     InvalidRound,
     raise_collected,
 )
-from .money import Settlement, format_money, parse_currency_and_stake, parse_stake, settle
-from .rules import SUSUN, RuleSet, SusunParams, resolve_rules
+from ..money import (
+    PairLine,
+    PlayerLine,
+    Settlement,
+    format_money,
+    parse_currency_and_stake,
+    parse_stake,
+    settle,
+)
+from ..rules import RuleSet, resolve_rules
+from ..version import ENGINE_VERSION
+from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
+from .rules import SUSUN, SusunParams
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
-from .version import ENGINE_VERSION
 
 CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
 _PLAYER_KEYS = {"id", "hand", "arrangement", "surrender"}
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerLine:
-    """A player's points and money in minor units."""
-
-    id: str
-    points: int
-    result: int
-    winnings: int
-    fee: int
-    net: int
-
-
-@dataclass(frozen=True, slots=True)
-class PairLine:
-    """A pair's stake, points and amount (minor units), from `a`'s side."""
-
-    a: str
-    b: str
-    stake: int
-    points: int
-    amount: int
-    outcome: str
 
 
 @dataclass(frozen=True, slots=True)

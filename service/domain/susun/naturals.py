@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .cards import Card
+from ..cards import Card
 from .hands import Category, HandValue
 from .rules import SusunParams
 

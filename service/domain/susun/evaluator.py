@@ -53,8 +53,8 @@ from itertools import combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
-from .cards import DECK
-from .errors import InvalidCard, InvalidParameter
+from ..cards import DECK
+from ..errors import InvalidCard, InvalidParameter
 from .hands import SUIT_STRENGTH, Category, HandValue
 
 WHEELS = ("low", "second")

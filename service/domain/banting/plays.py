@@ -16,8 +16,8 @@ from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
-from .cards import DECK, Card, Rank, Suit
-from .errors import InvalidCard
+from ..cards import DECK, Card, Rank, Suit
+from ..errors import InvalidCard
 from .rules import BantingParams
 
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, parse_cards
-from .errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
+from ..cards import Card, parse_cards
+from ..errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
 from .hands import Category, HandValue, evaluate_five, evaluate_front
 from .naturals import detect_natural
 from .rules import SusunParams

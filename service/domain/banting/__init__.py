@@ -1,0 +1,1 @@
+"""Capsa Banting / Big Two: plays, the referee and settlement, the rules."""

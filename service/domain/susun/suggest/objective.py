@@ -1,0 +1,270 @@
+"""Auto-arrange's objective: a setting's expected points against one opponent of a field.
+
+A setting (front, middle, back) is scored by its expected points against ONE opponent of a
+reference field: a random 13-card hand set by `baseline_arrangement` (strongest five at the
+back, strongest five of the remaining eight in the middle, the other three in front). For
+each row r, from per-row tables of the opponent's row strength (`tools/build_tables.py`,
+200,000 seeded four-hand deals, 800,000 baseline hands):
+
+- w_r = P(our row r beats the opponent's), l_r = P(it loses), t_r = 1 - w_r - l_r;
+- B_r = the bonus our row earns if won (the rule set's bonus table, `royalty_flat`);
+- X_r = E[the opponent's bonus in row r, counted when the opponent wins the row].
+
+With rows treated as independent (they are not quite: one deck, one opponent hand):
+
+    score = sum_r [ w_r (1 + B_r) - l_r - X_r ]                     (rows and bonuses)
+          + ((mult - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))   (tembus, scoop)
+          + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows))   (overall)
+
+    P(sweep) = w_f w_m w_b, P(swept) = l_f l_m l_b,
+    P(win >= 2 rows) = w_f w_m + w_f w_b + w_m w_b - 2 w_f w_m w_b (likewise for losses),
+
+where mult is `tembus_multiplier` (super needs a whole table and is not modelled). This is
+exactly E[points(A, B)] of RULES.md 3.1 under the independence assumption, so the sum term
+is "P(win row) x (1 + bonus) - P(lose row) x (1 + the opponent's expected bonus in that row
+when it wins it)". The other bonus rules change only the bonus part: `bonus_paid` "cancel"
+pays our B_r only when the opponent's row earns nothing and the opponent's only when ours
+earns nothing; "both" pays every bonus whatever the row result (our B_r minus the
+opponent's mean bonus); `max_one_royalty` takes the expected largest bonus paid, again with
+independent rows. A setting that holds a natural of the rule set is worth that natural's
+value (its rows are not compared); settings that tie (every setting of a dragon does) are
+ordered by the row score above. The opponent's naturals and fouls, and the cards our hand
+removes from the deck, are ignored.
+
+Probability tables are indexed by the row's strength on the fast evaluator's one scale
+(`evaluator.py`), with the suit of the most significant card (`suited`) when
+`suit_tiebreak` is on; there is one table per `wheel` and `suit_tiebreak` setting, and the
+bonus table is applied when a rule set is first used, so overrides work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...errors import InvalidParameter
+from ...rules import RuleSet
+from ..arrangement import ROWS, Arrangement, evaluate
+from ..evaluator import CATEGORY_BY_STRENGTH, MAX_STRENGTH, key_of
+from ..hands import SUIT_STRENGTH, Category, HandValue
+from ..rules import SusunParams
+from .tables import SCALE_SIZE, load_tables
+
+F64 = npt.NDArray[np.float64]
+
+
+# --- the objective, per rule set --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowModel:
+    """One row's tables over the index scale, for one rule set."""
+
+    bonus: npt.NDArray[np.int64]  # our bonus by Category value
+    win: F64  # P(opponent's row is weaker)
+    lose: F64  # P(opponent's row is stronger)
+    win_clean: F64  # P(weaker and earns no bonus)
+    opp_bonus_won: F64  # E[opponent's bonus; it wins the row]
+    opp_bonus_mean: float  # E[opponent's bonus]
+    opp_at_least: tuple[F64, ...]  # per threshold t: P(opponent wins the row with bonus >= t)
+    opp_at_least_any: tuple[float, ...]  # per threshold t: P(opponent's bonus >= t)
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything the objective needs for one rule set."""
+
+    suited: bool
+    wheel: str
+    rows: tuple[RowModel, RowModel, RowModel]
+    sweep: float  # (tembus_multiplier - 1) x 3 + scoop_bonus
+    overall: float
+    bonus_paid: str
+    max_one: bool
+    thresholds: tuple[int, ...]  # distinct positive bonuses, ascending
+    natural_values: Mapping[str, int]
+    naturals: tuple[str, ...]
+
+
+def _bonus_by_category(row: str, params: SusunParams) -> npt.NDArray[np.int64]:
+    values = []
+    for category in Category:
+        amount = params.bonus.get(f"{row}.{category.label}", 0)
+        values.append(1 if params.royalty_flat and amount > 0 else amount)
+    return np.array(values, dtype=np.int64)
+
+
+def _params_key(params: SusunParams) -> tuple[Any, ...]:
+    return (
+        params.wheel,
+        params.suit_tiebreak,
+        tuple(sorted(params.bonus.items())),
+        params.royalty_flat,
+        params.bonus_paid,
+        params.max_one_royalty,
+        params.tembus_multiplier,
+        params.overall_unit,
+        params.scoop_bonus,
+        tuple(params.naturals),
+        tuple(sorted(params.natural_values.items())),
+    )
+
+
+_MODELS: dict[tuple[Any, ...], Model] = {}
+_MODELS_MAX = 64
+
+
+def model_for(params: SusunParams) -> Model:
+    """The objective's tables for a rule set (cached per distinct relevant parameters)."""
+    key = _params_key(params)
+    model = _MODELS.get(key)
+    if model is None:
+        if len(_MODELS) >= _MODELS_MAX:
+            _MODELS.clear()
+        model = _MODELS[key] = _model(params)
+    return model
+
+
+def _model(params: SusunParams) -> Model:
+    tables = load_tables()
+    suited = params.suit_tiebreak
+    counts = tables.counts[params.wheel, suited]
+    strength_of_index = np.arange(SCALE_SIZE) // 4
+    category = CATEGORY_BY_STRENGTH[strength_of_index].astype(np.intp)
+    by_row = {r: _bonus_by_category(r, params) for r in ROWS}
+    thresholds = tuple(sorted({int(v) for b in by_row.values() for v in b if v > 0}))
+    rows = []
+    for name, hist in zip(ROWS, counts):
+        # Plain tables hold each strength at index strength * 4, so ties stay out of both.
+        p = hist.astype(np.float64) / tables.hands
+        opp_bonus = by_row[name][category].astype(np.float64)
+        cum = np.cumsum(p)
+        total = float(cum[-1])
+        clean = p * (opp_bonus == 0)
+        cum_b = np.cumsum(p * opp_bonus)
+        at_least, at_least_any = [], []
+        for t in thresholds:
+            cq = np.cumsum(p * (opp_bonus >= t))
+            at_least.append(cq[-1] - cq)
+            at_least_any.append(float(cq[-1]))
+        rows.append(
+            RowModel(
+                by_row[name],
+                cum - p,
+                total - cum,
+                np.cumsum(clean) - clean,
+                cum_b[-1] - cum_b,
+                float(cum_b[-1]),
+                tuple(at_least),
+                tuple(at_least_any),
+            )
+        )
+    return Model(
+        suited,
+        params.wheel,
+        (rows[0], rows[1], rows[2]),
+        float((params.tembus_multiplier - 1) * 3 + params.scoop_bonus),
+        float(params.overall_unit),
+        params.bonus_paid,
+        params.max_one_royalty,
+        thresholds,
+        dict(params.natural_values),
+        tuple(params.naturals),
+    )
+
+
+# --- the readable objective (the test oracle, and the documentation in code) --------------
+
+
+@cache
+def _strength_of_key() -> dict[tuple[int, ...], int]:
+    return {key_of(s): s for s in range(1, MAX_STRENGTH + 1)}
+
+
+def row_index(value: HandValue, suited: bool) -> int:
+    """A row's index on the table scale, from the readable evaluator's value."""
+    strength = _strength_of_key()[value.key] * 4
+    return strength + SUIT_STRENGTH[value.top.suit] if suited else strength
+
+
+def _expected_max(thresholds: Sequence[int], chances: Sequence[Sequence[float]]) -> float:
+    """E[max of independent row payments]: chances[r][k] = P(row r pays >= thresholds[k])."""
+    total, previous = 0.0, 0
+    for k, t in enumerate(thresholds):
+        none = 1.0
+        for row in chances:
+            none *= 1.0 - row[k]
+        total += (t - previous) * (1.0 - none)
+        previous = t
+    return total
+
+
+def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
+    """The row score of a legal setting given its three hand values (see the module doc)."""
+    w, lo, ours, theirs = [], [], [], []
+    for_max_ours: list[list[float]] = []
+    for_max_theirs: list[list[float]] = []
+    for r, value in enumerate(values):
+        row = model.rows[r]
+        x = row_index(value, model.suited)
+        bonus = int(row.bonus[int(value.category)])
+        w.append(float(row.win[x]))
+        lo.append(float(row.lose[x]))
+        if model.bonus_paid == "both":
+            paid_chance = 1.0
+            theirs_r = row.opp_bonus_mean
+            theirs_at_least = list(row.opp_at_least_any)
+        elif model.bonus_paid == "cancel":
+            paid_chance = float(row.win_clean[x])
+            theirs_r = float(row.opp_bonus_won[x]) if bonus == 0 else 0.0
+            theirs_at_least = [float(a[x]) if bonus == 0 else 0.0 for a in row.opp_at_least]
+        else:
+            paid_chance = w[-1]
+            theirs_r = float(row.opp_bonus_won[x])
+            theirs_at_least = [float(a[x]) for a in row.opp_at_least]
+        ours.append(bonus * paid_chance)
+        theirs.append(theirs_r)
+        for_max_ours.append([paid_chance if bonus >= t else 0.0 for t in model.thresholds])
+        for_max_theirs.append(theirs_at_least)
+    sweep = w[0] * w[1] * w[2]
+    swept = lo[0] * lo[1] * lo[2]
+    two_won = w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * sweep
+    two_lost = lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * swept
+    score = sum(w) - sum(lo) + model.sweep * (sweep - swept) + model.overall * (two_won - two_lost)
+    if model.max_one:
+        score += _expected_max(model.thresholds, for_max_ours)
+        score -= _expected_max(model.thresholds, for_max_theirs)
+    else:
+        score += sum(ours) - sum(theirs)
+    return score
+
+
+def expected_points(arrangement: Arrangement, rules: RuleSet) -> float:
+    """The objective of one setting, from the readable evaluator (`arrangement.evaluate`).
+
+    A natural is worth its value; a foul scores minus the foul payment (RULES.md 3.4) with the
+    opponent's bonuses in all three rows; a legal setting scores `objective_of_rows`.
+    """
+    params = _susun(rules)
+    model = model_for(params)
+    result = evaluate(arrangement, params)
+    if result.natural is not None:
+        return float(model.natural_values.get(result.natural, 0))
+    if result.foul:
+        if model.max_one:
+            bonus = _expected_max(model.thresholds, [r.opp_at_least_any for r in model.rows])
+        else:
+            bonus = sum(r.opp_bonus_mean for r in model.rows)
+        return -(3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus)
+    return objective_of_rows([r.value for r in result.rows], model)
+
+
+def _susun(rules: RuleSet) -> SusunParams:
+    if not isinstance(rules.params, SusunParams):
+        raise InvalidParameter(f"{rules.preset!r} is not a Capsa Susun rule set", field="rules")
+    return rules.params
