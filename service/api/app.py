@@ -8,6 +8,7 @@ from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
+from werkzeug.exceptions import NotFound
 
 from service import ENGINE_VERSION
 from service.adapters.db import DEFAULT_DATABASE_URL
@@ -91,6 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     for module in (audit_routes, ledger_routes, view_routes):
         api.register_blueprint(module.blp)
+    _metrics_not_on_the_api_port(app, api)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)
     install(app, state_of(app).metrics)
@@ -108,6 +110,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
     return app
+
+
+def _metrics_not_on_the_api_port(app: Flask, api: CapsaApi) -> None:
+    """The metrics need no key and show business volume: gunicorn's master serves them on
+    METRICS_BIND (observability.serve_metrics). The service blueprint still declares
+    /metrics, so its view answers 404 like an unknown route and leaves the contract."""
+
+    def not_found() -> Response:
+        raise NotFound()
+
+    for rule in app.url_map.iter_rules():
+        if rule.rule == "/metrics":
+            app.view_functions[rule.endpoint] = not_found
+    api.spec._paths.pop("/metrics", None)  # apispec has no public way to drop a path
 
 
 def _openapi_attributes(self: Any, field: Any, **_: Any) -> dict[str, Any]:
