@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean
+.PHONY: run test slow reliability load bench lint fuzz clean nginx nginx-conf
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,17 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"
+
+# nginx in front of `make run` (deploy/nginx.conf: 127.0.0.1:8080 -> 127.0.0.1:8000), in the
+# foreground, with its pid, logs and temp files under var/nginx/.
+nginx:
+	@mkdir -p var/nginx
+	nginx -p $(CURDIR)/var/nginx/ -c $(CURDIR)/deploy/nginx.conf -g 'daemon off;'
+
+# deploy/nginx.conf from its template for a local run (docker-compose.yml renders its own).
+nginx-conf:
+	UPSTREAM=127.0.0.1:8000 LISTEN=127.0.0.1:8080 envsubst '$${UPSTREAM} $${LISTEN}' \
+	  < deploy/nginx.conf.template > deploy/nginx.conf
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
