@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf
+.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
 # wheel), then the runtime, test and bench packages, then the project itself, editable and
@@ -47,6 +47,12 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"
+
+# The Dockerfile's steps without Docker: a wheel, a fresh venv from requirements.lock with
+# hashes, the service run from elsewhere (tests/integration/test_packaging.py, about 30 s
+# with pip's cache warm; part of `make test` too).
+package-test: $(STAMP)
+	$(BIN)/pytest -m packaging tests/integration/test_packaging.py
 
 # nginx in front of `make run` (deploy/nginx.conf: 127.0.0.1:8080 -> 127.0.0.1:8000), in the
 # foreground, with its pid, logs and temp files under var/nginx/.

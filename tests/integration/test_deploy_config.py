@@ -20,6 +20,7 @@ CONF = (ROOT / "deploy/nginx.conf").read_text()
 # `make nginx-conf`: the local run, nginx on 8080 in front of `make run` on 8000.
 LOCAL = {"UPSTREAM": "127.0.0.1:8000", "LISTEN": "127.0.0.1:8080"}
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
 
 
 def directives(conf: str, name: str) -> list[str]:
@@ -77,3 +78,17 @@ def test_compose_publishes_nginx_only_and_trusts_only_its_address():
     address = nginx["networks"]["backend"]["ipv4_address"]
     assert app["environment"]["FORWARDED_ALLOW_IPS"] == address
     assert app["networks"] == ["backend"] and COMPOSE["networks"]["backend"]["internal"] is True
+
+
+def test_the_dockerfile_installs_the_locks_with_hashes_and_trusts_no_proxy_by_default():
+    (base,) = re.findall(r"(?m)^ARG PYTHON_IMAGE=(\S+)$", DOCKERFILE)
+    # A digest, or at least the full version (python:3.11.15-slim-bookworm), never a moving tag.
+    assert "@sha256:" in base or re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), base
+    assert re.findall(r"(?m)^FROM (\S+)", DOCKERFILE) == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]
+    assert "--require-hashes -r requirements-build.lock" in DOCKERFILE
+    assert "--require-hashes -r requirements.lock" in DOCKERFILE
+    assert "--without-pip /opt/venv" in DOCKERFILE and "uninstall --yes --quiet setuptools wheel pip" in DOCKERFILE
+    assert " -e " not in DOCKERFILE and "pip install ." not in DOCKERFILE
+    assert "FORWARDED_ALLOW_IPS" not in re.sub(r"(?m)^#.*$", "", DOCKERFILE)  # gunicorn.conf.py's 127.0.0.1
+    for lock in ("requirements.lock", "requirements-build.lock"):
+        assert lock not in (ROOT / ".dockerignore").read_text().split()
