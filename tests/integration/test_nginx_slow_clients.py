@@ -393,7 +393,7 @@ def test_slow_clients_are_absorbed_by_nginx_and_take_bare_gunicorn_down(stack):
         f"\nslow clients: {SLOW_SOCKETS} sockets ({SLOW_SOCKETS - SLOW_BODIES} trickling headers, "
         f"{SLOW_BODIES} bodies, a line or byte a second; {dropped} dropped by nginx's timeouts "
         f"and reopened) + {CSV_READERS} readers of a {csv_size:,}-byte CSV at 10 B/s, "
-        f"{NGINX_SECONDS} s through nginx, {WORKERS} sync workers: "
+        f"{NGINX_SECONDS} s through nginx, {WORKERS} sync workers, load average {os.getloadavg()[0]:.2f}: "
         f"{len(traffic.latencies) - len(traffic.failures)}/{len(traffic.latencies)} normal requests "
         f"(GET /healthz, POST /v1/rounds every 100 ms) answered correctly within {DEADLINE:.0f} s, "
         f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {max(traffic.latencies) * 1000:.1f} ms; "
