@@ -45,11 +45,12 @@ def start(sqlite_url: str, tmp_path: Path, metrics_bind: str) -> tuple[subproces
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom"),
         "METRICS_BIND": metrics_bind,
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=(tmp_path / "gunicorn.log").open("wb"),
-    )
+    with (tmp_path / "gunicorn.log").open("wb") as log:  # the child keeps its own copy
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
+             "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+        )
     return proc, port
 
 

@@ -141,11 +141,12 @@ def stack(nginx: str, sqlite_url: str) -> Iterator[Stack]:
         env = {**os.environ, "DATABASE_URL": url, "WEB_CONCURRENCY": str(WORKERS),
                "LOG_LEVEL": "WARNING", "PROMETHEUS_MULTIPROC_DIR": str(prefix / "prom"),
                "METRICS_BIND": "off"}
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
-             "--bind", f"127.0.0.1:{g_port}", "service.api.wsgi:app"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=g_log.open("wb"),
-        ))
+        with g_log.open("wb") as log:  # the child keeps its own copy
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
+                 "--bind", f"127.0.0.1:{g_port}", "service.api.wsgi:app"],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+            ))
         wait_for(g_port, procs[0], "gunicorn", g_log)
         procs.append(start_nginx(nginx, prefix, g_port, n_port))
         wait_for(n_port, procs[1], "nginx", prefix / "error.log")
@@ -166,10 +167,11 @@ def start_nginx(nginx: str, prefix: Path, upstream: int, listen: int) -> subproc
     """deploy/nginx.conf.template for these ports, run in the foreground with its own prefix."""
     conf = prefix / "nginx.conf"
     conf.write_text(render(TEMPLATE.read_text(), UPSTREAM=f"127.0.0.1:{upstream}", LISTEN=f"127.0.0.1:{listen}"))
-    return subprocess.Popen(
-        [nginx, "-p", f"{prefix}/", "-c", str(conf), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL, stderr=(prefix / "nginx.stderr").open("wb"),
-    )
+    with (prefix / "nginx.stderr").open("wb") as log:
+        return subprocess.Popen(
+            [nginx, "-p", f"{prefix}/", "-c", str(conf), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL, stderr=log,
+        )
 
 
 class SlowSockets:

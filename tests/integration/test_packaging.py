@@ -88,9 +88,9 @@ def test_the_wheel_installed_from_the_lock_migrates_and_serves_outside_the_sourc
                WEB_CONCURRENCY="2", LOG_LEVEL="WARNING", PATH=f"{venv / 'bin'}:{env.get('PATH', '')}")
     assert "database upgraded" in run(venv / "bin/capsa", "db", "upgrade", cwd=work, env=env)
     key = run(venv / "bin/capsa", "clients", "create", "packaged", cwd=work, env=env).strip().splitlines()[-1]
-    log = (work / "gunicorn.log").open("wb")
-    server = subprocess.Popen([venv / "bin/gunicorn", "-c", ROOT / "gunicorn.conf.py", "service.api.wsgi:app"],
-                              cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with (work / "gunicorn.log").open("wb") as log:
+        server = subprocess.Popen([venv / "bin/gunicorn", "-c", ROOT / "gunicorn.conf.py", "service.api.wsgi:app"],
+                                  cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while True:
