@@ -84,7 +84,7 @@ class Metrics:
         """The text exposition of these metrics (of every process in multiprocess mode)."""
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
             data = generate_latest(registry)
         else:
             data = generate_latest(self.registry)
@@ -108,7 +108,7 @@ class MetricsServer:
 
     def __init__(self, host: str, port: int) -> None:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
         try:
             self.httpd, self.thread = start_http_server(port, addr=host, registry=registry)
         except OSError as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -77,7 +78,7 @@ def _checked(name: str, value: str) -> str:
 
 def install(app: Flask) -> Limiter | None:
     """Register the limiter's hooks (call between the authentication and body hooks)."""
-    limits: list[ApplicationLimit] = []
+    limits: list[str | Callable[[], str] | ApplicationLimit] = []
     per_client = str(app.config.get("RATE_LIMIT") or "")
     if enabled(per_client):
         limits.append(ApplicationLimit(
