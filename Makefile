@@ -4,13 +4,32 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean
+.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test
 
-$(STAMP): pyproject.toml
+# Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
+# wheel), then the runtime, test and bench packages, then the project itself, editable and
+# built with those same tools (pip's isolated build would fetch setuptools unpinned).
+$(STAMP): pyproject.toml requirements-build.lock requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,bench]'
+	$(BIN)/pip install -q --require-hashes -r requirements-build.lock
+	$(BIN)/pip install -q --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# The locks, from pyproject.toml, for Python 3.11 on Linux x86_64 (the image's platform)
+# whatever machine runs this: requirements.lock (runtime: the image), requirements-dev.lock
+# (runtime + test + bench + lock extras, the same pins: make's install) and
+# requirements-build.lock ([build-system] requires and pip). Existing pins are kept where
+# pyproject still allows them; `make lock UPGRADE=1` takes the newest releases.
+UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --python-version 3.11 \
+  --python-platform x86_64-manylinux_2_28 --custom-compile-command 'make lock' \
+  $(if $(UPGRADE),--upgrade)
+lock: $(STAMP)
+	$(UV_COMPILE) pyproject.toml -o requirements.lock
+	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock -c requirements.lock \
+	  -o requirements-dev.lock
+	$(BIN)/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires'], 'pip', sep='\n')" \
+	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
 # var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000.
@@ -28,6 +47,23 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"
+
+# The Dockerfile's steps without Docker: a wheel, a fresh venv from requirements.lock with
+# hashes, the service run from elsewhere (tests/integration/test_packaging.py, about 30 s
+# with pip's cache warm; part of `make test` too).
+package-test: $(STAMP)
+	$(BIN)/pytest -m packaging tests/integration/test_packaging.py
+
+# nginx in front of `make run` (deploy/nginx.conf: 127.0.0.1:8080 -> 127.0.0.1:8000), in the
+# foreground, with its pid, logs and temp files under var/nginx/.
+nginx:
+	@mkdir -p var/nginx
+	nginx -p $(CURDIR)/var/nginx/ -c $(CURDIR)/deploy/nginx.conf -g 'daemon off;'
+
+# deploy/nginx.conf from its template for a local run (docker-compose.yml renders its own).
+nginx-conf:
+	UPSTREAM=127.0.0.1:8000 LISTEN=127.0.0.1:8080 envsubst '$${UPSTREAM} $${LISTEN}' \
+	  < deploy/nginx.conf.template > deploy/nginx.conf
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow

@@ -34,7 +34,13 @@ preload_app = True
 accesslog = None  # the app logs every request as JSON (structlog)
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# Never expose gunicorn itself: sync workers are held by slow clients. nginx goes in front
+# (deploy/nginx.conf) and is the only peer whose X-Forwarded-* headers are believed; the app
+# reads the same variable for the client address of anonymous rate limits.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Prometheus metrics, summed over the workers, served by the master on their own address
+# (never on the API port: they need no key); "off" disables.
+metrics_bind = os.environ.get("METRICS_BIND", "127.0.0.1:9100")
 
 # Prometheus multiprocess mode: must be set before prometheus_client is imported by the app.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -46,6 +52,18 @@ def on_starting(server):
     path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path, exist_ok=True)
+
+
+def when_ready(server):
+    from service.api.observability import serve_metrics
+
+    global _metrics
+    _metrics = serve_metrics(metrics_bind)
+    if _metrics is not None:
+        server.log.info("Serving metrics at http://%s:%s/metrics", *_metrics.address[:2])
+
+
+_metrics = None
 
 
 def pre_fork(server, worker):
@@ -62,6 +80,8 @@ def post_fork(server, worker):
     from service.adapters.db import dispose_all
 
     dispose_all()
+    if _metrics is not None:
+        _metrics.close_in_child()
 
 
 def child_exit(server, worker):

@@ -207,7 +207,8 @@ def main() -> int:
         tenants = [{"Authorization": f"Bearer {k}", "Content-Type": "application/json"} for k in keys]
         headers = tenants[0]
         # The rate limiter is measured by its own tests; here it would only cap the load.
-        env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "INFO", "RATE_LIMIT": "off"}
+        env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "INFO", "RATE_LIMIT": "off",
+               "METRICS_BIND": "off"}  # two servers at once: one metrics bind would clash
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         workers = env.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1))
 

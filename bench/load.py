@@ -213,7 +213,8 @@ def main() -> int:
         keys = [clients.create_client(db, f"load-{i}")[1] for i in range(args.senders)]
         db.dispose()
         env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "1000000/minute",
-               "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="capsa-load-prom-")}
+               "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="capsa-load-prom-"),
+               "METRICS_BIND": "off"}
         workers = env.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1))
         port = free_port()
         proc = start_gunicorn(port, env)

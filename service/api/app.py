@@ -8,12 +8,14 @@ from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
+from werkzeug.exceptions import NotFound
 
 from service import ENGINE_VERSION
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
+from service.services.errors import Unauthorized
 
-from . import problems, ratelimit, textguard
+from . import problems, proxies, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
 from .blueprints import audit as audit_routes
@@ -39,8 +41,16 @@ def _env_config() -> dict[str, Any]:
         "DATABASE_STATEMENT_TIMEOUT_MS": int(os.environ.get("DATABASE_STATEMENT_TIMEOUT_MS", "5000")),
         # Per-client limit on /v1 ("off" disables); counters in memory unless a storage URI.
         "RATE_LIMIT": os.environ.get("RATE_LIMIT", ratelimit.DEFAULT_RATE_LIMIT),
+        # Per-address limit on requests without a valid key ("off" disables).
+        "RATE_LIMIT_ANONYMOUS": os.environ.get(
+            "RATE_LIMIT_ANONYMOUS", ratelimit.DEFAULT_RATE_LIMIT_ANONYMOUS
+        ),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", ""),
         "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
+        # The peers whose X-Forwarded-For names the client (gunicorn reads the same variable).
+        "FORWARDED_ALLOW_IPS": os.environ.get(
+            "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS
+        ),
     }
 
 
@@ -91,12 +101,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     for module in (audit_routes, ledger_routes, view_routes):
         api.register_blueprint(module.blp)
+    _metrics_not_on_the_api_port(app, api)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)
     install(app, state_of(app).metrics)
     app.before_request(_before_request)
     ratelimit.install(app)  # after authentication (the key is the client), before the body
+    app.before_request(_refuse_unauthenticated)  # after the limiter: key guessing is counted
     app.before_request(_read_body)
+    app.wsgi_app = proxies.TrustedProxies(app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"])
     state_of(app).spec_yaml = spec_yaml(api)
 
     @app.get("/openapi.yaml")
@@ -108,6 +121,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
     return app
+
+
+def _metrics_not_on_the_api_port(app: Flask, api: CapsaApi) -> None:
+    """The metrics need no key and show business volume: gunicorn's master serves them on
+    METRICS_BIND (observability.serve_metrics). The service blueprint still declares
+    /metrics, so its view answers 404 like an unknown route and leaves the contract."""
+
+    def not_found() -> Response:
+        raise NotFound()
+
+    for rule in app.url_map.iter_rules():
+        if rule.rule == "/metrics":
+            app.view_functions[rule.endpoint] = not_found
+    api.spec._paths.pop("/metrics", None)  # apispec has no public way to drop a path
 
 
 def _openapi_attributes(self: Any, field: Any, **_: Any) -> dict[str, Any]:
@@ -130,7 +157,16 @@ def _before_request() -> None:
         if accept and request.accept_mimetypes.best_match(types) is None:
             raise Problem(406, "not-acceptable", "this route answers application/json only")
     if path.startswith("/v1/"):
-        authenticate_request()
+        try:
+            authenticate_request()
+        except Unauthorized as refused:
+            g.unauthorized = refused  # answered once the anonymous rate limit has counted it
+
+
+def _refuse_unauthenticated() -> None:
+    refused = g.pop("unauthorized", None)
+    if refused is not None:
+        raise refused
 
 
 def _read_body() -> None:

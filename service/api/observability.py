@@ -1,4 +1,8 @@
-"""Request ids, structured JSON logs (structlog) and Prometheus metrics (multiprocess-safe)."""
+"""Request ids, structured JSON logs (structlog) and Prometheus metrics (multiprocess-safe).
+
+The metrics are not served on the API port: they count business volume and need no key, so
+gunicorn's master serves them on a bind of their own (METRICS_BIND, `serve_metrics`).
+"""
 
 from __future__ import annotations
 
@@ -18,10 +22,13 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    start_http_server,
 )
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _configured = False
+DEFAULT_METRICS_BIND = "127.0.0.1:9100"
+_OFF = frozenset({"", "off", "none", "false", "disabled"})
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -50,8 +57,8 @@ def configure_logging(level: str = "INFO") -> None:
 class Metrics:
     """Per-app metrics in their own registry, so a new app per test registers nothing twice.
 
-    Under gunicorn (PROMETHEUS_MULTIPROC_DIR set) the values live in per-process files and
-    `/metrics` aggregates them; the registry here then only names the metrics.
+    Under gunicorn (PROMETHEUS_MULTIPROC_DIR set) the values live in per-process files that
+    the master's `MetricsServer` sums; the registry here then only names the metrics.
     """
 
     def __init__(self) -> None:
@@ -74,13 +81,53 @@ class Metrics:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()
 
     def exposition(self) -> Response:
+        """The text exposition of these metrics (of every process in multiprocess mode)."""
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
             data = generate_latest(registry)
         else:
             data = generate_latest(self.registry)
         return Response(data, content_type=CONTENT_TYPE_LATEST)
+
+
+def metrics_address(bind: str | None) -> tuple[str, int] | None:
+    """`host:port` (`[::1]:9100` for IPv6) as (host, port); None when metrics are off."""
+    value = (bind or "").strip()
+    if value.lower() in _OFF:
+        return None
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ValueError(f"METRICS_BIND must be host:port or off, not {value!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+class MetricsServer:
+    """The Prometheus endpoint of a gunicorn master: every worker's values, summed from the
+    files in PROMETHEUS_MULTIPROC_DIR, on its own address (any path answers)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
+        try:
+            self.httpd, self.thread = start_http_server(port, addr=host, registry=registry)
+        except OSError as exc:
+            raise RuntimeError(f"METRICS_BIND {host}:{port}: {exc.strerror or exc}") from exc
+        self.address = self.httpd.server_address
+
+    def close_in_child(self) -> None:
+        """In a forked worker: drop the inherited listening socket (the master keeps serving)."""
+        self.httpd.socket.close()
+
+
+def serve_metrics(bind: str | None) -> MetricsServer | None:
+    """Start serving the metrics on `bind` in a daemon thread (gunicorn's `when_ready`)."""
+    address = metrics_address(bind)
+    if address is None:
+        return None
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        raise RuntimeError("serve_metrics needs PROMETHEUS_MULTIPROC_DIR (set by gunicorn.conf.py)")
+    return MetricsServer(*address)
 
 
 log = structlog.get_logger("service.access")

@@ -1,28 +1,36 @@
-"""Per-client rate limits (Flask-Limiter): counted after authentication, before the body is read.
+"""Rate limits (Flask-Limiter): counted after authentication, before the body is read.
 
-One limit (`RATE_LIMIT`, e.g. "1200/minute", fixed window) shared by every `/v1` route of a
-client: the key is the authenticated client id, so two keys of one client share a budget and
-unauthenticated routes (health, metrics, docs) are never limited. Counters live in memory
-(per gunicorn worker: the effective limit is then workers x the limit) unless
-`RATELIMIT_STORAGE_URI` names a shared store such as `redis://host:6379/0`. When that store
-does not answer, requests fall back to in-memory counting (never a 500).
+Two limits, fixed windows, each answered 429 `/problems/rate-limited` with `Retry-After` (the
+seconds until the window resets):
 
-A request over the limit is answered 429 `/problems/rate-limited` with `Retry-After` (the
-seconds until the window resets).
+- `RATE_LIMIT` (e.g. "1200/minute") per authenticated client over every `/v1` route: the
+  key is the client id, so two keys of one client share a budget.
+- `RATE_LIMIT_ANONYMOUS` (e.g. "600/minute") per client address over every request
+  without a valid key: `/v1` with a missing, unknown or revoked key (so guessing keys is
+  counted), health, readiness, docs, the OpenAPI document and the round view pages. The
+  address is `request.remote_addr`, which behind nginx is the address nginx saw
+  (proxies.TrustedProxies, from FORWARDED_ALLOW_IPS peers only).
+
+Counters live in memory (per gunicorn worker: the effective limit is then workers x the
+limit) unless `RATELIMIT_STORAGE_URI` names a shared store such as `redis://host:6379/0`.
+When that store does not answer, requests fall back to in-memory counting (never a 500).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, g
-from flask_limiter import Limiter, RequestLimit
+from flask import Flask, Response, g, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
+from limits import parse_many
 
 from .problems import problem_response
 
 DEFAULT_RATE_LIMIT = "1200/minute"
+DEFAULT_RATE_LIMIT_ANONYMOUS = "600/minute"
 _OFF = frozenset({"", "0", "off", "none", "false", "disabled"})
 
 
@@ -31,17 +39,25 @@ def _client_key() -> str:
     return principal.client_id if principal is not None else ""
 
 
-def _exempt() -> bool:
-    # Only authenticated /v1 requests are counted (auth runs before the limiter).
+def _address_key() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _anonymous() -> bool:
     return g.get("principal") is None
+
+
+def _authenticated() -> bool:
+    return g.get("principal") is not None
 
 
 def _breached(limit: RequestLimit) -> Response:
     retry_after = max(1, math.ceil(limit.reset_at - time.time()))
+    who = "this client" if _authenticated() else "requests without an API key from this address"
     return problem_response(
         429,
         "rate-limited",
-        f"rate limit of {limit.limit} exceeded for this client; retry after {retry_after} s",
+        f"rate limit of {limit.limit} exceeded for {who}; retry after {retry_after} s",
         headers={"Retry-After": str(retry_after)},
     )
 
@@ -50,10 +66,31 @@ def enabled(value: str | None) -> bool:
     return (value or "").strip().lower() not in _OFF
 
 
+def _checked(name: str, value: str) -> str:
+    # Flask-Limiter parses limits per request and, swallowing errors, would let a typo
+    # switch limiting off: refuse it when the app starts.
+    try:
+        parse_many(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}={value!r} is not a rate limit such as '600/minute': {exc}") from None
+    return value.strip()
+
+
 def install(app: Flask) -> Limiter | None:
     """Register the limiter's hooks (call between the authentication and body hooks)."""
-    value = str(app.config.get("RATE_LIMIT") or "")
-    if not enabled(value):
+    limits: list[str | Callable[[], str] | ApplicationLimit] = []
+    per_client = str(app.config.get("RATE_LIMIT") or "")
+    if enabled(per_client):
+        limits.append(ApplicationLimit(
+            _checked("RATE_LIMIT", per_client), key_function=_client_key, exempt_when=_anonymous,
+        ))
+    anonymous = str(app.config.get("RATE_LIMIT_ANONYMOUS") or "")
+    if enabled(anonymous):
+        limits.append(ApplicationLimit(
+            _checked("RATE_LIMIT_ANONYMOUS", anonymous), key_function=_address_key,
+            scope="anonymous", exempt_when=_authenticated,
+        ))
+    if not limits:
         return None
     storage = app.config.get("RATELIMIT_STORAGE_URI") or "memory://"
     options: dict[str, Any] = {}
@@ -62,8 +99,7 @@ def install(app: Flask) -> Limiter | None:
         options = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
     limiter = Limiter(
         key_func=_client_key,
-        application_limits=[value.strip()],
-        application_limits_exempt_when=_exempt,
+        application_limits=limits,
         storage_uri=storage,
         storage_options=options,
         strategy="fixed-window",

@@ -41,7 +41,7 @@ CONFIG = {
 @pytest.fixture(scope="module")
 def fuzz_app(sqlite_url: str) -> Any:
     # Rate limits off: thousands of requests from one client are the point here.
-    return make_app(sqlite_url, RATE_LIMIT="off")
+    return make_app(sqlite_url, RATE_LIMIT="off", RATE_LIMIT_ANONYMOUS="off")
 
 
 def operations(app: Any) -> list[Any]:

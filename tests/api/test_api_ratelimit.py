@@ -52,7 +52,7 @@ def test_a_client_over_its_limit_gets_429_with_retry_after_and_nothing_is_writte
     assert rounds_of(limited_app, tenant) == 1
 
 
-def test_limits_are_per_client_and_only_on_authenticated_routes(limited_app):
+def test_limits_are_per_client_and_requests_without_a_key_never_use_a_clients_budget(limited_app):
     http, busy, other = limited_app.test_client(), make_tenant(limited_app), make_tenant(limited_app)
     for _ in range(5):
         assert http.get("/v1/rules", headers=busy.headers).status_code == 200
@@ -60,7 +60,8 @@ def test_limits_are_per_client_and_only_on_authenticated_routes(limited_app):
     assert http.get("/v1/rules", headers=other.headers).status_code == 200
     for _ in range(10):
         assert http.get("/healthz").status_code == 200
-        # Authentication comes first: a request without a valid key is 401, never counted.
+        # Authentication comes first: a request without a valid key is 401, counted against
+        # its address (RATE_LIMIT_ANONYMOUS, test_api_anonymous_limit.py), never a client.
         problem(http.get("/v1/rules"), 401, "unauthorized")
     assert http.get("/v1/rules", headers=other.headers).status_code == 200
 
@@ -76,11 +77,13 @@ def test_a_rate_limited_malformed_body_is_429_not_400(limited_app):
 
 @pytest.mark.parametrize("value", ["off", "", "0"])
 def test_the_limit_can_be_switched_off(sqlite_url, value):
-    app = make_app(sqlite_url, RATE_LIMIT=value)
+    app = make_app(sqlite_url, RATE_LIMIT=value, RATE_LIMIT_ANONYMOUS="3/minute")
     http, tenant = app.test_client(), make_tenant(app)
-    assert "capsa_limiter" not in app.extensions
     for _ in range(30):
         assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    # With both limits off there is no limiter at all.
+    both_off = make_app(sqlite_url, RATE_LIMIT=value, RATE_LIMIT_ANONYMOUS=value)
+    assert "capsa_limiter" not in both_off.extensions
 
 
 def test_the_default_limit_is_on_and_documented(sqlite_url):

@@ -81,12 +81,13 @@ def test_metrics_count_rounds_per_preset_and_latency_per_endpoint(db_url, tenant
         http.post("/v1/score", json=two_player_round(), headers=me.headers)
     http.post("/v1/rounds", json=two_player_round(), headers=me.headers)
     http.get("/v1/rounds/rnd_abc", headers=me.headers)
-    text = http.get("/metrics").get_data(as_text=True)
+    # Served by gunicorn's master on METRICS_BIND (tests/integration/test_metrics_bind.py).
+    text = app.extensions["capsa"].metrics.exposition().get_data(as_text=True)
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="false"} 2.0' in text
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="true"} 1.0' in text
     assert 'endpoint="rounds.RoundById"' in text and "rnd_abc" not in text
     # a second app in the same process registers its metrics again without clashing
-    assert make_app(db_url).test_client().get("/metrics").status_code == 200
+    assert "capsa_rounds_scored_total" in make_app(db_url).extensions["capsa"].metrics.exposition().get_data(as_text=True)
 
 
 def test_every_request_is_logged_with_id_client_status_and_duration(http, tenant):

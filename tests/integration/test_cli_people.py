@@ -234,7 +234,8 @@ def project(tmp_path: Path) -> Path:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
-    (tmp_path / "pyproject.toml").write_text("")
+    for name in ("pyproject.toml", "requirements-build.lock", "requirements-dev.lock"):  # the stamp's inputs
+        (tmp_path / name).write_text("")
     bin_dir = tmp_path / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "capsa"

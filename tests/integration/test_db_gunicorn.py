@@ -1,4 +1,5 @@
-"""The service under gunicorn.conf.py: workers fork, metrics add up across processes."""
+"""The service under gunicorn.conf.py: workers fork, metrics add up across processes and are
+served by the master on METRICS_BIND, never on the API port."""
 
 from __future__ import annotations
 
@@ -34,8 +35,7 @@ def call(port: int, method: str, path: str, headers: dict[str, str], body: bytes
         conn.close()
 
 
-@pytest.fixture
-def server(sqlite_url, tmp_path):
+def start(sqlite_url: str, tmp_path: Path, metrics_bind: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     env = {
         **os.environ,
@@ -43,27 +43,47 @@ def server(sqlite_url, tmp_path):
         "WEB_CONCURRENCY": "2",
         "LOG_LEVEL": "WARNING",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom"),
+        "METRICS_BIND": metrics_bind,
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    with (tmp_path / "gunicorn.log").open("wb") as log:  # the child keeps its own copy
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
+             "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+        )
+    return proc, port
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
     deadline = time.monotonic() + 20
     while True:
         try:
             if call(port, "GET", "/healthz", {})[0] == 200:
-                break
+                return
         except OSError:
             pass
         assert time.monotonic() < deadline and proc.poll() is None, "gunicorn did not start"
         time.sleep(0.2)
-    yield port
+
+
+@pytest.fixture
+def server(sqlite_url, tmp_path):
+    metrics_port = free_port()
+    proc, port = start(sqlite_url, tmp_path, f"127.0.0.1:{metrics_port}")
+    wait_healthy(proc, port)
+    yield port, metrics_port
     proc.terminate()
     proc.wait(20)
 
 
+def scrape(metrics_port: int) -> str:
+    status, body, headers = call(metrics_port, "GET", "/metrics", {})
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    return body.decode()
+
+
 def test_rounds_scored_under_gunicorn_are_counted_across_workers(server, sqlite_url):
+    server, metrics_port = server
     tenant = make_tenant(make_app(sqlite_url))
     headers = {**tenant.headers, "Content-Type": "application/json"}
     for _ in range(6):
@@ -73,7 +93,41 @@ def test_rounds_scored_under_gunicorn_are_counted_across_workers(server, sqlite_
                                           BODY.replace(b"example-1", b"gunicorn-1"))
     assert status == 201, body
     assert response_headers["X-Request-ID"]
-    metrics = call(server, "GET", "/metrics", {})[1].decode()
+    metrics = scrape(metrics_port)
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="false"} 6.0' in metrics
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="true"} 1.0' in metrics
     assert "capsa_http_request_duration_seconds_bucket" in metrics
+
+
+def test_metrics_are_served_on_their_own_bind_and_the_api_port_answers_404(server):
+    port, metrics_port = server
+    status, body, headers = call(port, "GET", "/metrics", {})
+    unknown = call(port, "GET", "/no-such-route", {})
+    assert status == 404 and headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body) == json.loads(unknown[1])  # like any unknown route
+    before = scrape(metrics_port)
+    for _ in range(8):  # more requests than workers: the master sums every worker's counts
+        assert call(port, "GET", "/healthz", {})[0] == 200
+    after = scrape(metrics_port)
+    line = 'capsa_http_request_duration_seconds_count{endpoint="service.Health",method="GET",status="200"}'
+    assert count(after, line) - count(before, line) == 8
+    assert 'endpoint="unmatched",method="GET",status="404"' in after
+
+
+def count(text: str, series: str) -> float:
+    found = [ln for ln in text.splitlines() if ln.startswith(series + " ")]
+    return float(found[0].rsplit(" ", 1)[1]) if found else 0.0
+
+
+def test_gunicorn_refuses_to_start_when_the_metrics_bind_is_taken(sqlite_url, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        proc, _ = start(sqlite_url, tmp_path, f"127.0.0.1:{busy}")
+        try:
+            proc.wait(timeout=30)
+        finally:
+            proc.kill()
+    assert proc.returncode != 0
+    assert f"METRICS_BIND 127.0.0.1:{busy}" in (tmp_path / "gunicorn.log").read_text()

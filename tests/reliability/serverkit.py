@@ -104,6 +104,8 @@ class Gunicorn:
             "LOG_LEVEL": "WARNING",
             "PROMETHEUS_MULTIPROC_DIR": self.prom,
             "RATE_LIMIT": "off",
+            "RATE_LIMIT_ANONYMOUS": "off",
+            "METRICS_BIND": "off",  # several servers may run at once; none needs the metrics
             **env,
         }
         if workers:

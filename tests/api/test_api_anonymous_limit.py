@@ -1,0 +1,116 @@
+"""Requests without a valid key are limited per client address (RATE_LIMIT_ANONYMOUS).
+
+The address is REMOTE_ADDR, or the last X-Forwarded-For entry when the peer is a trusted
+proxy (FORWARDED_ALLOW_IPS): the test client's `environ_base` stands for the TCP peer.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from conftest import make_app, make_tenant
+from httpkit import problem
+
+_addresses = (f"198.51.100.{i}" for i in itertools.count(1))
+
+ANONYMOUS_ROUTES = [
+    ("/healthz", {}, 200),
+    ("/readyz", {}, 200),
+    ("/docs", {}, 200),
+    ("/openapi.yaml", {}, 200),
+    ("/view/rounds/not-a-token", {}, 404),
+    ("/v1/rules", {}, 401),
+    ("/v1/rules", {"Authorization": "Bearer capsa_00000000_guessedguessedguessedguessedguessedguess"}, 401),
+    ("/v1/rules", {"Authorization": "Basic Zm9vOmJhcg=="}, 401),
+]
+
+
+def get(http: Any, path: str, peer: str, headers: dict[str, str] | None = None) -> Any:
+    return http.get(path, headers=headers or {}, environ_base={"REMOTE_ADDR": peer})
+
+
+def assert_anonymous_limited(response: Any) -> None:
+    body = problem(response, 429, "rate-limited")
+    assert 1 <= int(response.headers["Retry-After"]) <= 61
+    assert "without an API key from this address" in body["detail"]
+
+
+@pytest.fixture(scope="module")
+def app(sqlite_url: str) -> Any:
+    return make_app(sqlite_url, RATE_LIMIT="100/minute", RATE_LIMIT_ANONYMOUS="3/minute",
+                    FORWARDED_ALLOW_IPS="10.0.0.2")
+
+
+@pytest.mark.parametrize(("path", "headers", "status"), ANONYMOUS_ROUTES)
+def test_every_route_without_a_valid_key_counts_against_the_address(app, path, headers, status):
+    http, peer = app.test_client(), next(_addresses)
+    for _ in range(3):
+        assert get(http, path, peer, headers).status_code == status
+    assert_anonymous_limited(get(http, path, peer, headers))
+    # Another address has its own budget.
+    assert get(http, path, next(_addresses), headers).status_code == status
+
+
+def test_one_budget_per_address_over_all_routes_and_guessed_keys(app):
+    http, peer = app.test_client(), next(_addresses)
+    assert get(http, "/healthz", peer).status_code == 200
+    assert get(http, "/openapi.yaml", peer).status_code == 200
+    problem(get(http, "/v1/rules", peer, {"Authorization": "Bearer capsa_deadbeef_nope"}), 401, "unauthorized")
+    # Key guessing is answered 429 once the address is over its budget, not 401.
+    assert_anonymous_limited(get(http, "/v1/rules", peer, {"Authorization": "Bearer capsa_deadbeef_nope2"}))
+    assert_anonymous_limited(get(http, "/healthz", peer))
+
+
+def test_an_authenticated_client_is_never_counted_as_anonymous(app):
+    http, peer, tenant = app.test_client(), next(_addresses), make_tenant(app)
+    for _ in range(3):
+        get(http, "/healthz", peer)
+    assert_anonymous_limited(get(http, "/healthz", peer))
+    # The address is over its anonymous budget; the client behind a valid key is not.
+    for _ in range(10):
+        assert get(http, "/v1/rules", peer, tenant.headers).status_code == 200
+
+
+def test_x_forwarded_for_names_the_address_only_from_a_trusted_proxy(app):
+    http = app.test_client()
+    proxy, untrusted = "10.0.0.2", next(_addresses)
+    alice, bob = next(_addresses), next(_addresses)
+    # Through the proxy, the last entry is the address it saw; earlier ones are the
+    # client's own words and ignored (a client cannot pick its key by prepending).
+    for spoof in ("1.2.3.4", "5.6.7.8", "9.9.9.9"):
+        forwarded = {"X-Forwarded-For": f"{spoof}, {alice}"}
+        assert get(http, "/healthz", proxy, forwarded).status_code == 200
+    assert_anonymous_limited(get(http, "/healthz", proxy, {"X-Forwarded-For": alice}))
+    assert get(http, "/healthz", proxy, {"X-Forwarded-For": bob}).status_code == 200
+    # From a peer that is not a trusted proxy the header is ignored: a new value per
+    # request does not make a new budget.
+    for i in range(3):
+        assert get(http, "/healthz", untrusted, {"X-Forwarded-For": f"203.0.113.{i}"}).status_code == 200
+    assert_anonymous_limited(get(http, "/healthz", untrusted, {"X-Forwarded-For": "203.0.113.99"}))
+
+
+@pytest.mark.parametrize("value", ["off", "0", ""])
+def test_the_anonymous_limit_can_be_switched_off(sqlite_url, value):
+    http = make_app(sqlite_url, RATE_LIMIT_ANONYMOUS=value).test_client()
+    for _ in range(30):
+        assert get(http, "/healthz", "198.51.100.250").status_code == 200
+
+
+def test_the_default_anonymous_limit_is_on(sqlite_url, monkeypatch):
+    from service.api.ratelimit import DEFAULT_RATE_LIMIT_ANONYMOUS
+
+    monkeypatch.delenv("RATE_LIMIT_ANONYMOUS", raising=False)
+    app = make_app(sqlite_url)
+    assert app.config["RATE_LIMIT_ANONYMOUS"] == DEFAULT_RATE_LIMIT_ANONYMOUS == "600/minute"
+    assert "capsa_limiter" in app.extensions
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("RATE_LIMIT_ANONYMOUS", "lots"), ("RATE_LIMIT", "12 per fortnight"), ("FORWARDED_ALLOW_IPS", "nginx")],
+)
+def test_a_malformed_setting_stops_the_app_from_starting(sqlite_url, setting, value):
+    with pytest.raises(ValueError, match=setting):
+        make_app(sqlite_url, **{setting: value})

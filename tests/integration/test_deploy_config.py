@@ -1,0 +1,94 @@
+"""The deployment files say what the service needs: nginx in front, nothing else published,
+the proxy alone trusted, the image built from the locks. Docker cannot run here, so the
+Dockerfile and docker-compose.yml are read; deploy/nginx.conf is also checked by nginx."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import yaml  # type: ignore[import-untyped]
+from nginxkit import render, require_nginx
+
+from service.api.app import MAX_BODY
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = (ROOT / "deploy/nginx.conf.template").read_text()
+CONF = (ROOT / "deploy/nginx.conf").read_text()
+# `make nginx-conf`: the local run, nginx on 8080 in front of `make run` on 8000.
+LOCAL = {"UPSTREAM": "127.0.0.1:8000", "LISTEN": "127.0.0.1:8080"}
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+
+
+def directives(conf: str, name: str) -> list[str]:
+    """The values of every `name ...;` directive (comments dropped)."""
+    text = "\n".join(line.split("#", 1)[0] for line in conf.splitlines())
+    return [m.group(1).strip() for m in re.finditer(rf"(?m)^[ \t]*{name}[ \t]+([^;{{}}]*);", text)]
+
+
+def test_the_committed_nginx_conf_is_the_template_rendered_for_a_local_run():
+    assert CONF == render(TEMPLATE, **LOCAL), "deploy/nginx.conf is stale: run `make nginx-conf`"
+
+
+def test_the_template_has_no_variable_but_upstream_and_listen():
+    # The nginx image's envsubst replaces every variable set in the container (PATH, HOME,
+    # NGINX_VERSION, ...): anything but these two must be one of nginx's own, lower case.
+    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == set(LOCAL)
+    assert all(name.islower() for name in re.findall(r"\$(\w+)", TEMPLATE)), re.findall(r"\$([A-Z]\w*)", TEMPLATE)
+
+
+def test_the_nginx_conf_buffers_both_ways_and_limits_what_the_app_limits():
+    assert directives(CONF, "include") == []  # self-contained: no system file
+    assert directives(CONF, "proxy_request_buffering") == ["on"]
+    assert directives(CONF, "proxy_buffering") == ["on"]
+    assert directives(CONF, "client_max_body_size") == [f"{MAX_BODY // 1024}k"]
+    for timeout in ("client_header_timeout", "client_body_timeout", "send_timeout", "keepalive_timeout"):
+        assert len(directives(CONF, timeout)) == 1, timeout
+    for name in ("pid", "error_log", "access_log", "client_body_temp_path", "proxy_temp_path"):
+        (value,) = directives(CONF, name)
+        assert not value.startswith("/"), f"{name} must lie under the prefix (-p), not {value}"
+    headers = dict(v.split(None, 1) for v in directives(CONF, "proxy_set_header"))
+    assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
+    assert headers["X-Forwarded-Proto"] == "$scheme"
+    assert "X-Request-Id" in headers
+    assert directives(CONF, "listen") == [LOCAL["LISTEN"]]
+    assert directives(CONF, "server") == [LOCAL["UPSTREAM"]]
+
+
+def test_nginx_accepts_the_committed_conf():
+    nginx = require_nginx()
+    with tempfile.TemporaryDirectory() as prefix:
+        done = subprocess.run([nginx, "-t", "-p", f"{prefix}/", "-c", str(ROOT / "deploy/nginx.conf")],
+                              capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+
+
+def test_compose_publishes_nginx_only_and_trusts_only_its_address():
+    services = COMPOSE["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"nginx"}
+    nginx, app = services["nginx"], services["app"]
+    assert nginx["image"].split(":")[0] == "nginx"
+    assert nginx["environment"]["UPSTREAM"] == "app:8000"
+    mount = "./deploy/nginx.conf.template:/etc/nginx/templates/nginx.conf.template:ro"
+    assert mount in nginx["volumes"] and nginx["environment"]["NGINX_ENVSUBST_OUTPUT_DIR"] == "/etc/nginx"
+    address = nginx["networks"]["backend"]["ipv4_address"]
+    assert app["environment"]["FORWARDED_ALLOW_IPS"] == address
+    assert app["networks"] == ["backend"] and COMPOSE["networks"]["backend"]["internal"] is True
+
+
+def test_the_dockerfile_installs_the_locks_with_hashes_and_trusts_no_proxy_by_default():
+    (base,) = re.findall(r"(?m)^ARG PYTHON_IMAGE=(\S+)$", DOCKERFILE)
+    # A digest, or at least the full version (python:3.11.15-slim-bookworm), never a moving tag.
+    assert "@sha256:" in base or re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), base
+    assert re.findall(r"(?m)^FROM (\S+)", DOCKERFILE) == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]
+    assert "--require-hashes -r requirements-build.lock" in DOCKERFILE
+    assert "--require-hashes -r requirements.lock" in DOCKERFILE
+    assert "--without-pip /opt/venv" in DOCKERFILE and "uninstall --yes --quiet setuptools wheel pip" in DOCKERFILE
+    assert " -e " not in DOCKERFILE and "pip install ." not in DOCKERFILE
+    assert "FORWARDED_ALLOW_IPS" not in re.sub(r"(?m)^#.*$", "", DOCKERFILE)  # gunicorn.conf.py's 127.0.0.1
+    for lock in ("requirements.lock", "requirements-build.lock"):
+        assert lock not in (ROOT / ".dockerignore").read_text().split()
