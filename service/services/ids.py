@@ -1,11 +1,50 @@
-"""Service-made identifiers: a prefix and a ULID (sortable by creation time, 80 random bits)."""
+"""Service-made identifiers and the service's clock.
+
+Ids are a prefix and a ULID (sortable by creation time, 80 random bits). All service time
+comes from one clock, `utcnow_ms()`, so tests move time with `use_clock(FixedClock(...))`
+instead of sleeping.
+"""
 
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+class Clock:
+    """Wall-clock time in UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FixedClock(Clock):
+    """A clock that stands still until it is moved (tests)."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+    def set(self, at: datetime) -> None:
+        self.at = at
+
+    def advance(self, **delta: float) -> datetime:
+        self.at += timedelta(**delta)
+        return self.at
+
+
+_clock: Clock = Clock()
+
+
+def use_clock(clock: Clock) -> Clock:
+    """Make `clock` the service's clock; returns the one it replaces."""
+    global _clock
+    previous, _clock = _clock, clock
+    return previous
 
 
 def ulid(at: datetime) -> str:
@@ -25,7 +64,7 @@ def new_id(prefix: str, at: datetime) -> str:
 
 def utcnow_ms() -> datetime:
     """Now in UTC, truncated to the millisecond that documents and hashes carry."""
-    now = datetime.now(UTC)
+    now = _clock.now()
     return now.replace(microsecond=now.microsecond - now.microsecond % 1000)
 
 
