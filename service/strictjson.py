@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from typing import Any
 
@@ -45,8 +46,33 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
 def _depth_ok(text: str, limit: int) -> bool:
-    """True when brackets outside strings never nest deeper than `limit`."""
+    """True when brackets outside strings never nest deeper than `limit`.
+
+    The strings and everything but brackets are cut out with regular expressions (C), so
+    the loop runs over the brackets only; text the expressions cannot read (an unclosed
+    string) takes the character-by-character scan."""
+    if text.count("[") + text.count("{") <= limit:
+        return True
+    outside = _STRINGS.sub("", text)
+    if '"' not in outside:
+        depth = 0
+        for ch in _NOT_BRACKETS.sub("", outside):
+            if ch in "[{":
+                depth += 1
+                if depth > limit:
+                    return False
+            else:
+                depth -= 1
+        return True
+    return _depth_scan(text, limit)
+
+
+def _depth_scan(text: str, limit: int) -> bool:
     depth = 0
     in_string = escape = False
     for ch in text:

@@ -39,8 +39,14 @@ def check_request_line() -> None:
         raise Problem(422, "validation", f"{errors[0].field}: {_MESSAGE}", errors)
 
 
-def check_body(value: Any) -> None:
-    """Every key and string of a parsed JSON body."""
+def check_body(value: Any, raw: bytes | None = None) -> None:
+    """Every key and string of a parsed JSON body.
+
+    With the body's `raw` bytes, a body without any `\\u` escape is passed at once: JSON
+    can carry NUL or a lone surrogate only as such an escape (a raw control character is
+    malformed JSON, and UTF-8 cannot encode a surrogate)."""
+    if raw is not None and b"\\u" not in raw:
+        return
     errors: list[FieldError] = []
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:

@@ -58,10 +58,13 @@ class Card:
     rank: Rank
     suit: Suit
     index: int = field(init=False, repr=False)
+    text: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # Cards are hashed and compared in every duplicate check: an int makes both cheap.
+        # Cards are hashed and compared in every duplicate check: an int makes both cheap;
+        # every document prints them: the canonical text is made once per card.
         object.__setattr__(self, "index", (self.rank - 2) * 4 + SUIT_CHARS.index(self.suit.value))
+        object.__setattr__(self, "text", RANK_CHARS[self.rank - 2] + self.suit.value)
 
     def __hash__(self) -> int:
         return self.index
@@ -88,7 +91,7 @@ class Card:
         return DECK[index]
 
     def __str__(self) -> str:
-        return self.rank.char + self.suit.value
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card.from_str({str(self)!r})"
@@ -113,6 +116,7 @@ def _build_parse_table() -> dict[str, Card]:
 
 
 _PARSE = _build_parse_table()
+NOTATIONS = frozenset(_PARSE)  # every accepted way of writing a card
 
 
 def parse_cards(texts: Sequence[object], field: str) -> list[Card]:
@@ -120,25 +124,25 @@ def parse_cards(texts: Sequence[object], field: str) -> list[Card]:
 
     A card given twice in the list is an error at its second position.
     """
+    cards = [_PARSE.get(text) if type(text) is str else None for text in texts]
+    if all(cards) and len({c.index for c in cards if c is not None}) == len(cards):
+        return cards  # type: ignore[return-value]  # no None: all() above (a Card is true)
     errors: list[FieldError] = []
-    cards: list[Card] = []
-    seen: dict[Card, int] = {}
-    for i, text in enumerate(texts):
-        card = _PARSE.get(text) if isinstance(text, str) else None
+    out: list[Card] = []
+    seen: dict[int, int] = {}
+    for i, (text, card) in enumerate(zip(texts, cards)):
         if card is None:
             errors.append(FieldError(f"{field}[{i}]", f"unknown card {text!r}"))
             continue
-        if card in seen:
-            errors.append(
-                FieldError(f"{field}[{i}]", f"{str(card)!r} is also at {field}[{seen[card]}]")
-            )
+        if card.index in seen:
+            errors.append(FieldError(f"{field}[{i}]", f"{card.text!r} is also at {field}[{seen[card.index]}]"))
             continue
-        seen[card] = i
-        cards.append(card)
+        seen[card.index] = i
+        out.append(card)
     raise_collected(errors, InvalidCard)
-    return cards
+    return out
 
 
 def canonical(cards: Iterable[Card]) -> list[str]:
     """Canonical strings of cards, in the given order."""
-    return [str(c) for c in cards]
+    return [c.text for c in cards]

@@ -78,9 +78,23 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
     return currency, stake
 
 
+_DIGITS: dict[str, int] = {}
+
+
 def format_money(minor: int, currency: str) -> str:
-    """Plain decimal string with exactly the minor-unit digits: 1250 USD -> "12.50"."""
-    return format(Decimal(minor).scaleb(-minor_digits(currency)), "f")
+    """Plain decimal string with exactly the minor-unit digits, by integer arithmetic.
+
+    >>> format_money(1250, "USD"), format_money(-5, "USD"), format_money(-11000, "IDR")
+    ('12.50', '-0.05', '-11000')
+    """
+    digits = _DIGITS.get(currency)
+    if digits is None:
+        digits = _DIGITS[currency] = minor_digits(currency)
+    if digits == 0:
+        return str(minor)
+    sign = "-" if minor < 0 else ""
+    whole, part = divmod(abs(minor), 10**digits)
+    return f"{sign}{whole}.{part:0{digits}d}"
 
 
 def fee_of(basis_minor: int, rate: Decimal) -> int:

@@ -32,7 +32,12 @@ class RuleSet:
     params: Params
 
     def to_json(self) -> dict[str, Any]:
-        """`{"preset", "version", "params"}` with every value, JSON-ready."""
+        """`{"preset", "version", "params"}` with every value, JSON-ready (a new dict each
+        time; every round echoes its rules, so the values are converted once per rule set)."""
+        cached = _SHIPPED_JSON.get(id(self))
+        if cached is not None and cached[0] is self:
+            copied: dict[str, Any] = _copy(cached[1])
+            return copied
         return {
             "preset": self.preset,
             "version": self.version,
@@ -46,6 +51,14 @@ class RuleSet:
             {"preset": doc["preset"], "version": doc["version"], "params": doc["params"]},
             game=None,
         )
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
 
 
 def _to_json(value: Any) -> Any:
@@ -74,6 +87,10 @@ PRESETS: dict[tuple[str, int], Preset] = {
     for game, presets in ((SUSUN, susun.SHIPPED_PRESETS), (BANTING, banting.SHIPPED_PRESETS))
     for (name, version), (params, description) in presets.items()
 }
+# The shipped rule sets live as long as the process: their JSON is made once.
+_SHIPPED_JSON: dict[int, tuple[RuleSet, dict[str, Any]]] = {}
+for _preset in PRESETS.values():
+    _SHIPPED_JSON[id(_preset.rules)] = (_preset.rules, _preset.rules.to_json())
 LATEST: dict[str, int] = {}
 for _name, _version in PRESETS:
     LATEST[_name] = max(LATEST.get(_name, 0), _version)

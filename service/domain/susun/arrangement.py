@@ -8,7 +8,8 @@ from typing import Any
 
 from ..cards import Card, parse_cards
 from ..errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
-from .hands import Category, HandValue, evaluate_five, evaluate_front
+from .evaluator import row_value
+from .hands import Category, HandValue
 from .naturals import detect_natural
 from .rules import SusunParams
 
@@ -35,7 +36,7 @@ class Arrangement:
         return self.front + self.middle + self.back
 
     def to_json(self) -> dict[str, list[str]]:
-        return {name: [str(c) for c in row] for name, row in zip(ROWS, self.rows)}
+        return {name: [c.text for c in row] for name, row in zip(ROWS, self.rows)}
 
     @classmethod
     def from_strings(cls, front: str, middle: str, back: str) -> Arrangement:
@@ -59,7 +60,7 @@ class RowResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "category": self.value.category.label,
-            "cards": [str(c) for c in self.cards],
+            "cards": [c.text for c in self.cards],
             "bonus": self.bonus,
         }
 
@@ -98,11 +99,12 @@ def row_bonus(row: str, value: HandValue, params: SusunParams) -> int:
 
 
 def evaluate_rows(arrangement: Arrangement, params: SusunParams) -> tuple[HandValue, ...]:
-    """The hand values of front, middle and back."""
+    """The hand values of front, middle and back (the table evaluator; `hands` is its
+    readable reference, and the tests hold the two equal on every hand)."""
     return (
-        evaluate_front(arrangement.front),
-        evaluate_five(arrangement.middle, params.wheel),
-        evaluate_five(arrangement.back, params.wheel),
+        row_value(arrangement.front),
+        row_value(arrangement.middle, params.wheel),
+        row_value(arrangement.back, params.wheel),
     )
 
 
@@ -144,7 +146,7 @@ def parse_arrangement(
     unknown = sorted(set(doc) - set(ROWS))
     errors += [FieldError(f"{field}.{k}", f"unknown row {k!r}") for k in unknown]
     rows: dict[str, list[Card]] = {}
-    seen: dict[Card, str] = {}
+    seen: dict[int, tuple[str, int]] = {}  # card index -> (row path, position)
     for name in ROWS:
         path = f"{field}.{name}"
         texts = doc.get(name)
@@ -161,16 +163,18 @@ def parse_arrangement(
             errors += exc.errors
             continue
         for i, card in enumerate(cards):
-            if card in seen:
-                errors.append(FieldError(f"{path}[{i}]", f"{str(card)!r} is also at {seen[card]}"))
+            if card.index in seen:
+                where, at = seen[card.index]
+                errors.append(FieldError(f"{path}[{i}]", f"{card.text!r} is also at {where}[{at}]"))
             else:
-                seen[card] = f"{path}[{i}]"
+                seen[card.index] = (path, i)
         rows[name] = cards
     raise_collected(errors, InvalidArrangement)
     arrangement = Arrangement(*(tuple(rows[n]) for n in ROWS))
-    if hand is not None and set(arrangement.cards) != set(hand):
-        missing = [str(c) for c in hand if c not in seen]
-        extra = [str(c) for c in arrangement.cards if c not in set(hand)]
+    if hand is not None and set(seen) != {c.index for c in hand}:
+        dealt = {c.index for c in hand}
+        missing = [c.text for c in hand if c.index not in seen]
+        extra = [c.text for c in arrangement.cards if c.index not in dealt]
         raise InvalidArrangement(
             f"the rows must use exactly the dealt hand: not in the hand {extra}, unused {missing}",
             field=field,

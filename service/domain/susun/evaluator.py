@@ -53,7 +53,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import DECK
+from ..cards import DECK, Card
 from ..errors import InvalidCard, InvalidParameter
 from .hands import SUIT_STRENGTH, Category, HandValue
 
@@ -215,6 +215,24 @@ def top_suit(cards: Sequence[int], strength: int) -> int:
 def suited(strength: int, top_suit: int) -> int:
     """A value that orders rows under `suit_tiebreak` (equal strengths have equal sizes)."""
     return strength * 4 + top_suit
+
+
+def row_value(cards: Sequence[Card], wheel: str = "low") -> HandValue:
+    """The `HandValue` of a row of distinct cards (checked by the caller), by table look-up:
+    what `hands.evaluate_row` gives, a few times faster (scoring evaluates 12 rows a round)."""
+    if len(cards) == 3:
+        a, b, c = cards
+        s = _FRONT3[_W[a.index] + _W[b.index] + _W[c.index]]
+    else:
+        s = strength5([card.index for card in cards], wheel)
+    rank = _TOP_RANK[s] - 2
+    top = None
+    best = -1
+    for card in cards:
+        if card.index >> 2 == rank and _SUIT_OF_DECK_SUIT[card.index & 3] > best:
+            top, best = card, _SUIT_OF_DECK_SUIT[card.index & 3]
+    assert top is not None
+    return HandValue(_CATEGORY_OF[s], _SCALE[s], top, len(cards))
 
 
 def hand_value(cards: Sequence[int], wheel: str = "low") -> HandValue:

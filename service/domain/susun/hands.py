@@ -34,12 +34,15 @@ class Category(IntEnum):
 
     @property
     def label(self) -> str:
-        return self.name.lower()
+        return _LABELS[self]
 
     @property
     def strength(self) -> int:
         """Category strength for comparison: royal flush ranks as a straight flush."""
         return 8 if self is Category.ROYAL_FLUSH else int(self)
+
+
+_LABELS = {c: c.name.lower() for c in Category}
 
 
 # Indonesian suit ranking for tie-breaks: diamonds < clubs < hearts < spades.

@@ -30,18 +30,23 @@ def _pair_ranks(cards: Sequence[Card]) -> list[int]:
 
 
 def naturals_held(
-    rows: Sequence[Sequence[Card]], values: Sequence[HandValue]
+    rows: Sequence[Sequence[Card]],
+    values: Sequence[HandValue],
+    among: Sequence[str] = tuple(TIER),
 ) -> list[str]:
-    """Every natural the set rows make, whatever the rule set knows."""
-    cards = [c for row in rows for c in row]
+    """The naturals of `among` (default: every one) that the set rows make."""
     held = []
-    if len({c.rank for c in cards}) == 13:
+    if "dragon" in among and len({c.rank for row in rows for c in row}) == 13:
         held.append("dragon")
-    if _front_is_straight(rows[0]) and all(v.category in _STRAIGHTS for v in values[1:]):
+    if (
+        "three_straights" in among
+        and _front_is_straight(rows[0])
+        and all(v.category in _STRAIGHTS for v in values[1:])
+    ):
         held.append("three_straights")
-    if all(len({c.suit for c in row}) == 1 for row in rows):
+    if "three_flushes" in among and all(len({c.suit for c in row}) == 1 for row in rows):
         held.append("three_flushes")
-    if len(_pair_ranks(cards)) >= 6:
+    if "six_pairs" in among and len(_pair_ranks([c for row in rows for c in row])) >= 6:
         held.append("six_pairs")
     return held
 
@@ -50,7 +55,7 @@ def detect_natural(
     rows: Sequence[Sequence[Card]], values: Sequence[HandValue], params: SusunParams
 ) -> str | None:
     """The natural a hand holds under the rule set: its most valuable one, if any."""
-    held = [n for n in naturals_held(rows, values) if n in params.naturals]
+    held = naturals_held(rows, values, params.naturals)
     if not held:
         return None
     return max(held, key=lambda n: (params.natural_values.get(n, 0), TIER[n], _PREFERENCE[n]))

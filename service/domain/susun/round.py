@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import Card, parse_cards
+from ..cards import NOTATIONS, Card, parse_cards
 from ..errors import (
     CapsaError,
     FieldError,
@@ -29,14 +29,64 @@ from ..money import (
     settle,
 )
 from ..rules import RuleSet, resolve_rules
+from ..shape import AnyObject, Boolean, Either, Fields, Items, Text, check
 from ..version import ENGINE_VERSION
 from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
 from .rules import SUSUN, SusunParams
 from .scoring import PairResult, PlayerHand, RoundResult, score_round
 
-CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+ID_PATTERN = r"[A-Za-z0-9._:-]{1,64}"
+CLIENT_ID = re.compile(ID_PATTERN)
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
 _PLAYER_KEYS = {"id", "hand", "arrangement", "surrender"}
+
+# The shape of a POST /v1/rounds body (the HTTP schema describes the same for OpenAPI).
+_ID_MESSAGE = "{value!r} is not an identifier (1-64 of A-Z a-z 0-9 . _ : -)"
+_MONEY_MESSAGE = 'money is a decimal string such as "1000", not the JSON value {value!r}'
+
+
+def _id(nullable: bool = False) -> Text:
+    return Text(pattern=ID_PATTERN, pattern_message=_ID_MESSAGE, message=_ID_MESSAGE, nullable=nullable)
+
+
+_CARD = Text(1, 8, message="a card is a string such as \"Ah\", not the JSON value {value!r}")
+_CARDS = Items(_CARD, max_items=52, known=NOTATIONS)
+_MONEY = Text(message=_MONEY_MESSAGE)
+# A preset name or {preset, version, params}: the rule set's resolver reads what is inside.
+_RULES = Either([Text(), AnyObject()], "must be a preset name or an object")
+ROUND_SHAPE = Fields(
+    {
+        "rules": _RULES,
+        "table": _id(nullable=True),
+        "reference": _id(nullable=True),
+        "currency": Text(1, 8),
+        "stake": _MONEY,
+        "pair_stakes": Items(
+            Fields({"players": Items(_id(), 2, 2), "stake": _MONEY}, frozenset({"players", "stake"})),
+            max_items=6,
+        ),
+        "deal": Text(1, 64, nullable=True),
+        "players": Items(
+            Fields(
+                {
+                    "id": _id(),
+                    "hand": Items(_CARD, max_items=52, nullable=True, known=NOTATIONS),
+                    "arrangement": Fields(
+                        {"front": _CARDS, "middle": _CARDS, "back": _CARDS},
+                        frozenset({"front", "middle", "back"}),
+                        nullable=True,
+                    ),
+                    "surrender": Boolean(),
+                },
+                frozenset({"id"}),
+            ),
+            2,
+            4,
+            count_message="a round has 2 to 4 players, got {n}",
+        ),
+    },
+    frozenset({"currency", "stake", "players"}),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +107,7 @@ class ScoredRound:
 
 def check_identifier(value: object, field: str, errors: list[FieldError]) -> str | None:
     """A client-chosen identifier (`^[A-Za-z0-9._:-]{1,64}$`), or an error appended."""
-    if isinstance(value, str) and CLIENT_ID.match(value):
+    if isinstance(value, str) and CLIENT_ID.fullmatch(value):
         return value
     errors.append(FieldError(field, f"{value!r} is not an identifier (1-64 of A-Z a-z 0-9 . _ : -)"))
     return None
@@ -78,7 +128,7 @@ def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
     errors: list[FieldError] = []
     players: list[_ParsedPlayer] = []
     ids: dict[str, int] = {}
-    holders: dict[Card, str] = {}
+    holders: dict[int, str] = {}  # card index -> the player holding it
     for i, doc in enumerate(raw):
         path = f"players[{i}]"
         if not isinstance(doc, Mapping):
@@ -117,16 +167,18 @@ def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
         except CapsaError as exc:
             errors += exc.errors
             continue
-        cards: list[tuple[Card, str]] = []
-        if arrangement is not None:
-            cards = [(c, f"{path}.arrangement.{row}[{k}]") for row, cs in zip(("front", "middle", "back"), arrangement.rows) for k, c in enumerate(cs)]
-        elif hand is not None:
-            cards = [(c, f"{path}.hand[{k}]") for k, c in enumerate(hand)]
-        for card, where in cards:
-            if card in holders:
-                errors.append(FieldError(where, f"{str(card)!r} is also held by {holders[card]}"))
+        held = arrangement.cards if arrangement is not None else (tuple(hand) if hand is not None else ())
+        for k, card in enumerate(held):
+            other = holders.get(card.index)
+            if other is None:
+                holders[card.index] = path
+                continue
+            if arrangement is not None:  # where the card is, spelled out only for the error
+                row = "front" if k < 3 else ("middle" if k < 8 else "back")
+                where = f"{path}.arrangement.{row}[{k if k < 3 else (k - 3 if k < 8 else k - 8)}]"
             else:
-                holders[card] = path
+                where = f"{path}.hand[{k}]"
+            errors.append(FieldError(where, f"{card.text!r} is also held by {other}"))
         players.append(_ParsedPlayer(pid or "", tuple(hand) if hand else None, arrangement))
     raise_collected(errors, _error_class(errors))
     return players
@@ -208,13 +260,12 @@ def _player_doc(
 
 
 def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
-    """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds")."""
-    if not isinstance(body, Mapping):
-        raise InvalidRound("the body must be a JSON object", field="body")
-    errors: list[FieldError] = [
-        FieldError(k, f"unknown field {k!r}") for k in sorted(set(body) - _ROUND_KEYS)
-    ]
-    raise_collected(errors, InvalidRound)
+    """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds").
+
+    One validation pass: the body's shape (types, keys, lengths: `validation` problems),
+    then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`)."""
+    raise_collected(check(body, ROUND_SHAPE), InvalidRound)
+    errors: list[FieldError] = []
     rules = resolve_rules(body.get("rules"), SUSUN)
     params = rules.params
     assert isinstance(params, SusunParams)
@@ -275,7 +326,7 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
         "players": [
             {
                 "id": p.id,
-                "hand": None if p.hand is None else [str(c) for c in p.hand],
+                "hand": None if p.hand is None else [c.text for c in p.hand],
                 "arrangement": None if p.arrangement is None else p.arrangement.to_json(),
                 "surrender": p.arrangement is None,
             }
