@@ -40,6 +40,21 @@ def drop_pg_database(admin_url: str, name: str) -> None:
     drop_database(admin_url, name)
 
 
+@pytest.fixture
+def clock() -> Iterator[Any]:
+    """The service's clock, standing still at 2026-11-29 10:00 UTC until the test moves it."""
+    from datetime import UTC, datetime
+
+    from service.services.ids import FixedClock, use_clock
+
+    fixed = FixedClock(datetime(2026, 11, 29, 10, 0, tzinfo=UTC))
+    previous = use_clock(fixed)
+    try:
+        yield fixed
+    finally:
+        use_clock(previous)
+
+
 @pytest.fixture(scope="session")
 def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     from service.adapters.migrate import upgrade

@@ -67,12 +67,22 @@ def is_sqlite(url: str) -> bool:
     return make_url(normalise_url(url)).get_backend_name() == "sqlite"
 
 
-def make_engine(url: str, statement_timeout_ms: int | None = None, **options: Any) -> Engine:
+LOCK_TIMEOUT_MS = 2000
+
+
+def make_engine(
+    url: str,
+    statement_timeout_ms: int | None = None,
+    lock_timeout_ms: int | None = LOCK_TIMEOUT_MS,
+    **options: Any,
+) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout, foreign keys and IMMEDIATE writes.
 
-    `statement_timeout_ms` (PostgreSQL only): the server cancels any statement running longer,
-    so a stuck lock or a runaway query ends as an error (a 503) well before gunicorn's worker
-    timeout kills the worker.
+    PostgreSQL only:
+    - `statement_timeout_ms`: the server cancels any statement running longer, so a runaway
+      query ends as an error (a 503) well before gunicorn's worker timeout kills the worker;
+    - `lock_timeout_ms`: a wait for a row lock, or for another request's uncommitted
+      Idempotency-Key, ends after this (2 s): the request answers 409 or 503 with Retry-After.
     """
     url = normalise_url(url)
     options.setdefault("json_serializer", json_text)
@@ -87,9 +97,13 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, **options: An
         options.setdefault("max_overflow", 10)
         options.setdefault("pool_timeout", 5)
         connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        settings = []
         if statement_timeout_ms:
-            timeout = f"-c statement_timeout={int(statement_timeout_ms)}"
-            connect_args["options"] = f"{connect_args.get('options', '')} {timeout}".strip()
+            settings.append(f"-c statement_timeout={int(statement_timeout_ms)}")
+        if lock_timeout_ms:
+            settings.append(f"-c lock_timeout={int(lock_timeout_ms)}")
+        if settings:
+            connect_args["options"] = " ".join([connect_args.get("options", ""), *settings]).strip()
         options["connect_args"] = connect_args
         engine = create_engine(url, **options)
     _ENGINES.add(engine)

@@ -1,4 +1,8 @@
-"""Storage failures as the service layer sees them, free of SQLAlchemy types."""
+"""Storage failures as the service layer sees them, free of SQLAlchemy and driver types.
+
+Each integrity error is named for what it is, with the constraint the database named, so
+a caller (and a test) can tell a used reference from an unbalanced record.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,44 @@ class StorageError(Exception):
 
 
 class DatabaseUnavailable(StorageError):
-    """The database cannot be reached or refused the connection; retry later."""
+    """The database cannot be reached, refused the connection, or cancelled a statement
+    that ran past its timeout; retry later."""
 
 
-class UniqueViolation(StorageError):
-    """A unique constraint refused a row; `constraint` names it when the driver says."""
+class LockTimeout(StorageError):
+    """A row lock (or another request's uncommitted Idempotency-Key) was not released in time."""
+
+
+class IntegrityViolation(StorageError):
+    """The database refused a row; `constraint` names the constraint when the driver says."""
 
     def __init__(self, constraint: str | None, message: str) -> None:
         super().__init__(message)
         self.constraint = constraint
+
+
+class UniqueViolation(IntegrityViolation):
+    """A unique constraint refused a row (a used reference, a second void, a taken nonce)."""
+
+
+class ForeignKeyViolation(IntegrityViolation):
+    """A row names a parent row that does not exist."""
+
+
+class CheckViolation(IntegrityViolation):
+    """A check refused a row; `ledger_lines_balanced`: a record's lines do not sum to zero."""
+
+
+class NotNullViolation(IntegrityViolation):
+    """A required column was left empty."""
+
+
+class KeyTaken(StorageError):
+    """The Idempotency-Key already answered a committed request; read what it stored."""
+
+
+class DealUsed(StorageError):
+    """The deal was used before (by a round or a game); it is used at most once."""
+
+
+BALANCED = "ledger_lines_balanced"

@@ -1,4 +1,4 @@
-"""Repositories of deals and Big Two games (issue 6); SQLAlchemy stays in the adapters."""
+"""Repositories of deals and Big Two games; SQLAlchemy stays in the adapters."""
 
 from __future__ import annotations
 
@@ -6,22 +6,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import exists, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .errors import UniqueViolation
 from .models import Deal, Game
+from .translate import translated
 
 _DEAL_INSERT = insert(Deal)
 _GAME_INSERT = insert(Game)
-
-
-def _unique(exc: IntegrityError, constraint: str, needle: str) -> UniqueViolation:
-    diag = getattr(exc.orig, "diag", None)
-    name = getattr(diag, "constraint_name", None)
-    if not name and needle in str(exc.orig):  # SQLite names the columns, not the constraint
-        name = constraint
-    return UniqueViolation(name, str(exc.orig))
 
 
 class DealRepository:
@@ -33,11 +24,9 @@ class DealRepository:
         return int(self.session.scalar(select(func.count()).where(Deal.client_id == client_id)) or 0)
 
     def insert(self, row: dict[str, Any]) -> None:
-        try:
-            with self.session.begin_nested():
-                self.session.connection().execute(_DEAL_INSERT, [row])
-        except IntegrityError as exc:
-            raise _unique(exc, "uq_deals_client_nonce", "deals.client_id, deals.nonce") from exc
+        """Insert a deal; UniqueViolation `uq_deals_client_nonce` when its nonce is taken."""
+        with translated(), self.session.begin_nested():
+            self.session.connection().execute(_DEAL_INSERT, [row])
 
     def get(self, client_id: str, deal_id: str, lock: bool = False) -> Deal | None:
         q = select(Deal).where(Deal.id == deal_id, Deal.client_id == client_id)

@@ -1,4 +1,11 @@
-"""SQLAlchemy 2 typed models; money is always integer minor units (BigInteger)."""
+"""SQLAlchemy 2 typed models; money is always integer minor units (BigInteger).
+
+Each fact is stored once. A stored round or void is its chain record: the canonical bytes
+that were hashed hold its request, resolved rules, score document and ledger lines. The
+other tables keep only what a query, an index or a constraint needs (ids, client, game,
+preset, table, reference, currency, time; the ledger lines' report columns), and the audit
+verifier checks every one of those copies against the hashed bytes.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +25,9 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -28,7 +36,6 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
 
 class UTCDateTime(TypeDecorator[datetime]):
     """Aware UTC datetimes on every engine (SQLite stores no zone: keep naive UTC there)."""
@@ -57,15 +64,13 @@ class Base(DeclarativeBase):
 
 
 class Client(Base):
-    """An operator: owns keys, rounds and idempotency records."""
+    """An operator: owns keys, rounds, its hash chain and idempotency records."""
 
     __tablename__ = "clients"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-
-    keys: Mapped[list[ApiKey]] = relationship(back_populates="client")
 
 
 class ApiKey(Base):
@@ -81,17 +86,68 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
-    client: Mapped[Client] = relationship(back_populates="keys")
+
+class ChainRecord(Base):
+    """One hashed record (a round or a void) with the exact canonical bytes that were hashed.
+
+    The canonical bytes are the source of truth. `kind` and `round_id` are copies kept for
+    look-ups; (round_id, kind) is unique, so a round has one record and at most one void.
+    `round_id` has no foreign key on purpose: a deleted round must show up in verification
+    as a record whose rows are missing, not be refused silently by the database.
+    """
+
+    __tablename__ = "chain_records"
+    __table_args__ = (UniqueConstraint("round_id", "kind", name="uq_chain_records_round_kind"),)
+
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), primary_key=True)
+    sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(8))
+    round_id: Mapped[str] = mapped_column(String(40))
+    previous_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+    canonical: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class ChainHead(Base):
+    """The last record of a client's chain, made with the client; every writer locks it.
+
+    `previous_hash` is the hash before the head's, so the statement that advances the head
+    on PostgreSQL can return both without reading the record first.
+    """
+
+    __tablename__ = "chain_heads"
+
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), primary_key=True)
+    sequence: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[str] = mapped_column(String(64))
+    previous_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Round(Base):
-    """A scored round: what was asked, with which rules and engine, and the result document."""
+    """A stored round's query columns (its facts are in its chain record, kind `round`)."""
 
     __tablename__ = "rounds"
     __table_args__ = (
-        UniqueConstraint("client_id", "reference", name="uq_rounds_client_reference"),
+        # Partial: most rounds carry no reference or no table, and an index entry per write
+        # costs WAL for nothing.
+        Index(
+            "uq_rounds_client_reference",
+            "client_id",
+            "reference",
+            unique=True,
+            sqlite_where=text("reference IS NOT NULL"),
+            postgresql_where=text("reference IS NOT NULL"),
+        ),
         Index("ix_rounds_client_created", "client_id", "created_at", "id"),
-        Index("ix_rounds_client_table", "client_id", "table_ref"),
+        Index(
+            "ix_rounds_client_table",
+            "client_id",
+            "table_ref",
+            "created_at",
+            sqlite_where=text("table_ref IS NOT NULL"),
+            postgresql_where=text("table_ref IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -101,81 +157,83 @@ class Round(Base):
     table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
     reference: Mapped[str | None] = mapped_column(String(64), nullable=True)
     currency: Mapped[str] = mapped_column(String(3))
-    status: Mapped[str] = mapped_column(String(16), default="settled")
-    engine_version: Mapped[str] = mapped_column(String(32))
-    request_raw: Mapped[str] = mapped_column(Text)
-    request_json: Mapped[dict[str, Any]] = mapped_column(JSON)
-    rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
-    document: Mapped[dict[str, Any]] = mapped_column(JSON)
-    house_fee: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
-    players: Mapped[list[RoundPlayer]] = relationship(
-        back_populates="round", order_by="RoundPlayer.seat", cascade="all, delete-orphan"
+
+class LedgerLine(Base):
+    """A booked line in minor units, dated when booked (a round's time, or its void's).
+
+    A line belongs to the record at its (client, sequence): its round is that record's. The
+    account is `player:<player_id>`, or `house` where `player_id` is null. `basis` is the
+    kind a line counts as in reports: its own kind, or for a reversal the kind it reverses.
+    `points` and `winnings` ride on settlement lines (negated on their reversals) so player
+    reports never read round documents. Line 0 of a record is always the first player's.
+    The lines of one record sum to zero: the database refuses anything else.
+    """
+
+    __tablename__ = "ledger_lines"
+    __table_args__ = (
+        Index("ix_ledger_lines_currency_time", "client_id", "currency", "created_at"),
+        Index(
+            "ix_ledger_lines_player_time",
+            "client_id",
+            "player_id",
+            "currency",
+            "created_at",
+            sqlite_where=text("player_id IS NOT NULL"),
+            postgresql_where=text("player_id IS NOT NULL"),
+        ),
     )
-    pairs: Mapped[list[RoundPair]] = relationship(
-        back_populates="round", order_by="RoundPair.position", cascade="all, delete-orphan"
-    )
 
-
-class RoundPlayer(Base):
-    """One player's line of a round, queryable by player id."""
-
-    __tablename__ = "round_players"
-    __table_args__ = (Index("ix_round_players_player", "player_id", "round_id"),)
-
-    round_id: Mapped[str] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_id: Mapped[str] = mapped_column(String(64))
-    points: Mapped[int] = mapped_column(BigInteger)
-    result: Mapped[int] = mapped_column(BigInteger)
-    winnings: Mapped[int] = mapped_column(BigInteger)
-    fee: Mapped[int] = mapped_column(BigInteger)
-    net: Mapped[int] = mapped_column(BigInteger)
-
-    round: Mapped[Round] = relationship(back_populates="players")
-
-
-class RoundPair(Base):
-    """One head-to-head settlement of a round, from player `a`'s side."""
-
-    __tablename__ = "round_pairs"
-
-    round_id: Mapped[str] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
-    position: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_a: Mapped[str] = mapped_column(String(64))
-    player_b: Mapped[str] = mapped_column(String(64))
-    stake: Mapped[int] = mapped_column(BigInteger)
-    points: Mapped[int] = mapped_column(BigInteger)
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    line_no: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    player_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    basis: Mapped[str] = mapped_column(String(16))
     amount: Mapped[int] = mapped_column(BigInteger)
-    outcome: Mapped[str] = mapped_column(String(16))
-
-    round: Mapped[Round] = relationship(back_populates="pairs")
+    currency: Mapped[str] = mapped_column(String(3))
+    table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    points: Mapped[int] = mapped_column(BigInteger)
+    winnings: Mapped[int] = mapped_column(BigInteger)
 
 
 class IdempotencyRecord(Base):
-    """An Idempotency-Key use: in flight while its request runs, then the stored 2xx answer."""
+    """A used Idempotency-Key, written in the same transaction as what it answered.
+
+    There is no in-flight state: a key claimed by a request still running is that request's
+    uncommitted row, which other requests wait for (PostgreSQL) or cannot see (SQLite
+    serialises writers). `resource` names what the answer is rendered from (a round) when
+    `response_body` is null; other answers are stored as sent.
+    """
 
     __tablename__ = "idempotency_records"
-    __table_args__ = (
-        UniqueConstraint("client_id", "method", "path", "key", name="uq_idempotency_client_method_path_key"),
-    )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
-    method: Mapped[str] = mapped_column(String(8))
-    path: Mapped[str] = mapped_column(String(255))
-    key: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), primary_key=True)
+    method: Mapped[str] = mapped_column(String(8), primary_key=True)
+    path: Mapped[str] = mapped_column(String(255), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
     request_hash: Mapped[str] = mapped_column(String(64))
-    state: Mapped[str] = mapped_column(String(16))
-    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status_code: Mapped[int] = mapped_column(Integer)
+    resource: Mapped[str | None] = mapped_column(String(40), nullable=True)
     content_type: Mapped[str | None] = mapped_column(String(64), nullable=True)
     location: Mapped[str | None] = mapped_column(String(255), nullable=True)
     response_body: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
-# -- Capsa Banting and deals (issue 6) -------------------------------------------------------
+class ServiceSecret(Base):
+    """Secrets every worker must share (the view-link key when VIEW_LINK_SECRET is unset)."""
+
+    __tablename__ = "service_secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+# -- Capsa Banting and deals ------------------------------------------------------------------
 
 
 class Deal(Base):
@@ -205,6 +263,7 @@ class Game(Base):
     """A Big Two game in play: mutable, every move bumps `version` (optimistic concurrency).
 
     `hands` are the dealt hands (server side only); the state is `moves` replayed on them.
+    A finished game's round (with the moves and hands in its request) is its chain record.
     """
 
     __tablename__ = "games"

@@ -90,9 +90,12 @@ class ChainVerifyQuerySchema(Query):
         metadata=_meta(1, "First sequence to check (default 1)."),
     )
     limit = fields.Integer(
+        load_default=10_000,
         validate=validate.Range(1, 100_000),
         metadata=_meta(
-            100_000, "Records to check, 1-100,000; default: the rest of the chain (read in pages)."
+            10_000,
+            "Records to check in this request, 1-100,000 (default 10,000). A request checks at most "
+            "this many records and says in `next_from_sequence` where to continue.",
         ),
     )
 
@@ -109,7 +112,11 @@ class ChainVerifySchema(Out):
     next_from_sequence = fields.Integer(
         required=True,
         allow_none=True,
-        metadata=_meta(None, "Where the next page starts when `limit` stopped early; else null."),
+        metadata=_meta(
+            None,
+            "Where to continue (pass it as `from_sequence`) while records remain after the ones "
+            "checked; null once the checked run reached the chain's head.",
+        ),
     )
 
 

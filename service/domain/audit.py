@@ -1,26 +1,27 @@
-"""The audit trail's pure parts: ledger lines of a round or a void, canonical records, the chain.
+"""The audit trail's pure parts: ledger lines, canonical records, the hash chain and its checks.
 
-API.md "Ledger and audit": a record's hash is SHA-256 over the previous hash's 64 hex
-characters followed by the record's RFC 8785 (JCS) canonical JSON. Money is strings and
-every number an integer, so no float is ever hashed.
+A record's hash is SHA-256 over the previous hash's 64 hex characters followed by the
+record's RFC 8785 (JCS) canonical JSON. Money is strings and every number an integer, so no
+float is ever hashed. The first record of a chain follows the genesis hash, 64 zeros.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 import rfc8785
 
-from .money import format_money, minor_digits
+from .money import format_money
 
 GENESIS_HASH = "0" * 64
 SETTLEMENT, FEE, REVERSAL = "settlement", "fee", "reversal"
 HOUSE = "house"
+PLAYER_PREFIX = "player:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,23 +34,28 @@ class LedgerLine:
 
     @property
     def player(self) -> str | None:
-        return self.account.removeprefix("player:") if self.account.startswith("player:") else None
+        return self.account.removeprefix(PLAYER_PREFIX) if self.account.startswith(PLAYER_PREFIX) else None
 
     def to_json(self, currency: str) -> dict[str, str]:
         return {"account": self.account, "kind": self.kind, "amount": format_money(self.amount, currency)}
 
 
+def account_of(player: str | None) -> str:
+    """`player:<id>`, or `house` for a line without a player."""
+    return HOUSE if player is None else PLAYER_PREFIX + player
+
+
 def round_lines(players: Iterable[tuple[str, int, int]], house_fee: int) -> tuple[LedgerLine, ...]:
-    """Lines of a round from `(player id, result, fee)` in request order (API.md order).
+    """Lines of a round from `(player id, result, fee)` in request order.
 
     Per player a settlement line, then a fee line only when it paid one; last the
     house's fee line, only when there is a fee. The lines sum to zero.
     """
     lines: list[LedgerLine] = []
     for pid, result, fee in players:
-        lines.append(LedgerLine(f"player:{pid}", SETTLEMENT, result))
+        lines.append(LedgerLine(PLAYER_PREFIX + pid, SETTLEMENT, result))
         if fee > 0:
-            lines.append(LedgerLine(f"player:{pid}", FEE, -fee))
+            lines.append(LedgerLine(PLAYER_PREFIX + pid, FEE, -fee))
     if house_fee > 0:
         lines.append(LedgerLine(HOUSE, FEE, house_fee))
     return tuple(lines)
@@ -68,7 +74,7 @@ def timestamp(moment: datetime) -> str:
 
 def record(
     *,
-    sequence: int,
+    sequence: int | None,
     kind: str,
     round_id: str,
     request: Mapping[str, Any] | None,
@@ -78,9 +84,8 @@ def record(
     engine_version: str,
     created_at: datetime,
 ) -> dict[str, Any]:
-    """The record of API.md whose canonical JSON is hashed."""
-    return {
-        "sequence": sequence,
+    """The record whose canonical JSON is hashed; without `sequence` while it is unknown."""
+    doc: dict[str, Any] = {
         "kind": kind,
         "round": round_id,
         "request": request,
@@ -89,20 +94,19 @@ def record(
         "engine_version": engine_version,
         "created_at": timestamp(created_at),
     }
+    if sequence is not None:
+        doc["sequence"] = sequence
+    return doc
 
 
+_JCS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 _MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _jcs_equals_sorted_json(value: Any) -> bool:
-    """True when sorted compact `json.dumps` of `value` is exactly its RFC 8785 form.
-
-    That holds for objects with ASCII keys (code-point order is then UTF-16 order), strings,
-    booleans, null and integers within +/-(2**53 - 1): JSON.stringify and Python escape
-    strings alike (quote, backslash and the short control escapes; other control characters
-    as lowercase u00xx escapes; everything else raw UTF-8). Floats, other keys or types
-    take the full encoder.
-    """
+def _jcs_safe(value: Any) -> bool:
+    """True when sorted compact JSON of `value` is exactly its RFC 8785 form: objects with
+    ASCII keys (code-point order is then UTF-16 order), strings, booleans, null and
+    integers within +/-(2**53 - 1). Floats, other keys or types need the full encoder."""
     stack = [value]
     while stack:
         node = stack.pop()
@@ -126,18 +130,55 @@ def _jcs_equals_sorted_json(value: Any) -> bool:
 
 
 def canonical(doc: Mapping[str, Any]) -> bytes:
-    """RFC 8785 canonical JSON bytes.
-
-    Records are hashed on every write, and the pure-Python encoder cost a third of a stored
-    round's CPU: documents of the shape we store go through the C JSON encoder, which gives
-    the same bytes (`_jcs_equals_sorted_json`; a property test compares both encoders).
-    """
-    if _jcs_equals_sorted_json(doc):
+    """RFC 8785 canonical JSON bytes of any JSON value (the fast encoder where it is exact)."""
+    if _jcs_safe(doc):
         try:
-            return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-        except UnicodeEncodeError:  # a lone surrogate: let the full encoder decide
+            return orjson.dumps(doc, option=_JCS_OPTIONS)
+        except orjson.JSONEncodeError:  # a lone surrogate: let the full encoder decide
             pass
     return bytes(rfc8785.dumps(doc))
+
+
+def canonical_record(doc: Mapping[str, Any]) -> bytes:
+    """RFC 8785 bytes of a record this service built, without walking it first.
+
+    orjson with sorted keys gives exactly the RFC 8785 bytes for what records hold, by
+    construction: objects whose keys are field names, player ids and parameter names (all
+    ASCII, so code-point order is UTF-16 order), strings (both encoders escape only the
+    quote, the backslash and control characters, the same way), booleans, null and
+    integers, which OPT_STRICT_INTEGER holds within +/-(2**53 - 1). Records never hold a
+    float: money is strings and every parameter is an integer or a string. Tests check
+    every kind of record the engine makes against the reference encoder. Anything orjson
+    refuses (a larger integer, a lone surrogate) goes through `canonical`.
+    """
+    try:
+        return orjson.dumps(doc, option=_JCS_OPTIONS)
+    except orjson.JSONEncodeError:
+        return canonical(doc)
+
+
+_SEQUENCE_KEY = b',"sequence":'
+
+
+def unsealed(doc: Mapping[str, Any]) -> bytes:
+    """The canonical bytes of a record without its sequence, open where the sequence goes.
+
+    `sequence` sorts after every other key of a record, so the canonical bytes of the
+    sealed record are these bytes, the sequence in decimal, and `}` (`seal`). The write
+    path fixes everything but the sequence before it takes the chain head; PostgreSQL can
+    then seal and hash the record inside the statement that advances the head.
+    """
+    if "sequence" in doc:
+        raise ValueError("an unsealed record has no sequence yet")
+    body = canonical_record(doc)
+    if not (body.endswith(b"}") and len(body) > 2):
+        raise ValueError("a record is a non-empty JSON object")
+    return body[:-1] + _SEQUENCE_KEY
+
+
+def seal(unsealed_bytes: bytes, sequence: int) -> bytes:
+    """The canonical bytes of the record once its sequence is known."""
+    return unsealed_bytes + str(sequence).encode("ascii") + b"}"
 
 
 def chain_hash(previous_hash: str, canonical_bytes: bytes) -> str:
@@ -151,18 +192,6 @@ def chain_hash(previous_hash: str, canonical_bytes: bytes) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class StoredLink:
-    """One stored chain record as an auditor reads it back."""
-
-    sequence: int
-    previous_hash: str
-    hash: str
-    canonical: bytes
-    rebuilt: bytes | None  # the canonical bytes rebuilt from the live rows, None if missing
-    hash_checked: bool = False  # the caller already found chain_hash(previous, canonical) == hash
-
-
-@dataclass(frozen=True, slots=True)
 class ChainCheck:
     """The result of checking a run of records: the first bad sequence and why."""
 
@@ -172,26 +201,32 @@ class ChainCheck:
     reason: str | None
 
 
-def verify_chain(links: Iterable[StoredLink], expected_first: int, previous_hash: str) -> ChainCheck:
-    """Check sequences are gap-free from `expected_first`, each link's previous hash and
-    hash, and that the rows still rebuild the stored bytes. Stops at the first problem."""
-    checked = 0
-    expected = expected_first
-    for link in links:
-        checked += 1
-        if link.sequence != expected:
-            return ChainCheck(False, checked, expected, f"sequence {expected} is missing (found {link.sequence})")
-        if link.previous_hash != previous_hash:
-            return ChainCheck(False, checked, expected, "previous_hash does not match the hash of the record before")
-        if not link.hash_checked and chain_hash(previous_hash, link.canonical) != link.hash:
-            return ChainCheck(False, checked, expected, "hash does not match the stored canonical bytes")
-        if link.rebuilt is None:
-            return ChainCheck(False, checked, expected, "the round or its ledger lines are missing")
-        if link.rebuilt != link.canonical:
-            return ChainCheck(False, checked, expected, "the stored rows no longer match the hashed record")
-        previous_hash = link.hash
-        expected += 1
-    return ChainCheck(True, checked, None, None)
+class LinkChecker:
+    """Checks records one by one, in order: gap-free sequences, each previous hash, each hash.
+
+    `check` returns the reason the record breaks the chain, or None; the caller stops at
+    the first reason.
+    """
+
+    __slots__ = ("expected", "previous_hash")
+
+    def __init__(self, expected_first: int, previous_hash: str) -> None:
+        self.expected = expected_first
+        self.previous_hash = previous_hash
+
+    def check(self, sequence: int, previous_hash: str, hash_: str, hash_ok: bool | None, body: bytes) -> str | None:
+        """`hash_ok` is whether the database found `hash` right; None: compute it here."""
+        if sequence != self.expected:
+            return f"sequence {self.expected} is missing (found {sequence})"
+        if previous_hash != self.previous_hash:
+            return "previous_hash does not match the hash of the record before"
+        if hash_ok is None:
+            hash_ok = chain_hash(previous_hash, body) == hash_
+        if not hash_ok:
+            return "hash does not match the stored canonical bytes"
+        self.previous_hash = hash_
+        self.expected += 1
+        return None
 
 
 def differences(stored: Any, recomputed: Any, path: str = "") -> list[dict[str, Any]]:
@@ -210,36 +245,3 @@ def differences(stored: Any, recomputed: Any, path: str = "") -> list[dict[str, 
     if stored != recomputed or type(stored) is not type(recomputed):
         return [{"field": path, "stored": stored, "recomputed": recomputed}]
     return []
-
-
-_DIGITS: dict[str, int] = {}
-
-
-def money_text(amount: int, currency: str) -> str:
-    """`format_money` by integer arithmetic (the verifier formats every line it rebuilds).
-
-    >>> money_text(-5, "USD"), money_text(1250, "USD"), money_text(-11000, "IDR")
-    ('-0.05', '12.50', '-11000')
-    """
-    digits = _DIGITS.get(currency)
-    if digits is None:
-        digits = _DIGITS[currency] = minor_digits(currency)
-    if digits == 0:
-        return str(amount)
-    sign = "-" if amount < 0 else ""
-    whole, part = divmod(abs(amount), 10**digits)
-    return f"{sign}{whole}.{part:0{digits}d}"
-
-
-def rebuilt_bytes(doc: Mapping[str, Any], stored: bytes) -> bytes:
-    """The canonical bytes of a record rebuilt from live rows, cheaply when it matches.
-
-    For our records (integer numbers, ASCII keys) sorted compact JSON is the JCS form; when
-    those bytes equal the stored ones the rows rebuild the hashed record exactly. Anything
-    else goes through the full RFC 8785 encoder, so the answer never depends on the shortcut.
-    """
-    try:
-        fast = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    except (TypeError, ValueError, UnicodeError):
-        fast = b""
-    return stored if fast == stored else canonical(doc)

@@ -41,9 +41,26 @@ def run_migrations_online() -> None:
     engine = make_engine(url)
     try:
         with engine.connect() as connection:
-            _run(connection, url)
+            if is_sqlite(url):
+                _run_sqlite(connection, url)
+            else:
+                _run(connection, url)
     finally:
         engine.dispose()
+
+
+def _run_sqlite(connection: object, url: str) -> None:
+    """SQLite rebuilds a table to change it; foreign keys are off meanwhile (outside any
+    transaction, as SQLite requires) and checked for the whole database afterwards."""
+    raw = connection.connection.driver_connection  # type: ignore[attr-defined]
+    raw.execute("PRAGMA foreign_keys=OFF")
+    try:
+        _run(connection, url)
+        broken = raw.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise RuntimeError(f"foreign keys broken by the migration: {broken[:5]}")
+    finally:
+        raw.execute("PRAGMA foreign_keys=ON")
 
 
 def _run(connection: object, url: str) -> None:

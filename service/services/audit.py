@@ -1,173 +1,111 @@
-"""Voids and verification: void a round, re-verify one round, verify a client's chain."""
+"""Voids and verification: void a round, re-verify one round, verify a client's chain.
+
+Verifying the chain reads each stored record once, in pages: it checks the sequence has
+no gap, each previous hash, each hash over the stored bytes, and every live copy of the
+record (the round's query columns, its ledger lines) against those bytes. A request
+checks at most `MAX_LIMIT` records (`DEFAULT_LIMIT` unless it says) and says where to
+continue.
+"""
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from service.adapters.ledger import AuditRepository, ChainRow, chain_pages, line_rows
+import orjson
+
+from service.adapters.chain_pages import pages
+from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
 from service.adapters.uow import Database
 from service.domain import audit as chain
 from service.domain.errors import CapsaError, FieldError
 from service.domain.version import ENGINE_VERSION
 
-from .errors import Conflict, NotFound
+from . import idempotency, rounds
+from .errors import Conflict, NotFound, Unavailable
+from .idempotency import StoredResponse
 from .ids import rfc3339, utcnow_ms
-from .recording import RESCORERS, append_record, audit_json
-from .rounds import render_stored
+from .jsondoc import dump
+from .recording import void_record
+from .rescoring import RESCORERS
+from .verification import copies_match, copy_differences
 
-PAGE = 2000  # records per pair of queries while verifying
+PAGE = 2000  # records per read while verifying
+DEFAULT_LIMIT = 10_000  # records a verify request checks unless it asks for fewer or more
+MAX_LIMIT = 100_000  # at most, so a request ends well within a worker's timeout
 MAX_REASON = 500
 MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
 
 
-def void(db: Database, client_id: str, round_id: str, reason: str) -> dict[str, Any]:
-    """`POST /v1/rounds/{id}/void`: a new chained record with reversing lines; 409 twice."""
-    with db.unit_of_work(write=True) as uow:
-        repo = AuditRepository(uow.session)
-        round_ = uow.rounds.get(client_id, round_id)
-        if round_ is None:
-            raise NotFound(f"no round {round_id!r}")
-        head = repo.lock_head(client_id)  # serialises voids of one round too
-        if repo.voids([round_id]):
-            raise Conflict(
-                f"round {round_id!r} is already void",
-                errors=[FieldError("id", "already void; a round is voided once")],
-            )
-        original = repo.audits([round_id]).get(round_id)
-        if original is None:
-            raise Conflict(f"round {round_id!r} has no chain record to reverse")
-        booked = repo.record_lines(client_id, original.sequence)
-        reversals = chain.reversal_lines([chain.LedgerLine(b.account, b.kind, b.amount) for b in booked])
-        now = utcnow_ms()
-        request = {"reason": reason}
-        audit = append_record(
-            repo,
-            client_id,
-            head,
-            kind="void",
-            round_id=round_id,
-            request=request,
-            result=request,
-            lines=reversals,
-            currency=round_.currency,
-            engine_version=ENGINE_VERSION,
-            created_at=now,
-        )
-        repo.add_void(
-            {
-                "round_id": round_id,
-                "client_id": client_id,
-                "sequence": audit["sequence"],
-                "reason": reason,
-                "engine_version": ENGINE_VERSION,
-                "created_at": now,
-            }
-        )
-        repo.add_lines(
-            line_rows(
-                client_id=client_id,
-                round_id=round_id,
-                sequence=audit["sequence"],
-                created_at=now,
-                currency=round_.currency,
-                table=round_.table_ref,
-                lines=[
-                    (r.account, chain.REVERSAL, b.kind, r.amount, -b.rounds, -b.points, -b.winnings)
-                    for b, r in zip(booked, reversals)
-                ],
-            )
-        )
-        document = render_stored(uow, [round_])[0]
-        uow.commit()
-    return document
+def void_path(round_id: str) -> str:
+    return f"/v1/rounds/{round_id}/void"
 
 
-def _rebuild(row: ChainRow, lines: list[tuple[str, str, int, str]]) -> dict[str, Any] | None:
-    """The record as the live rows say it should be; None when its round or void is gone."""
-    if row.kind == "round":
-        if row.round_created is None:
-            return None
-        request, result = _parsed(row.request), _parsed(row.document)
-        engine, created = row.round_engine, row.round_created
-    else:
-        if row.void_created is None:
-            return None
-        request = result = {"reason": row.void_reason}
-        engine, created = row.void_engine, row.void_created
-    return {
-        "sequence": row.sequence,
-        "kind": row.kind,
-        "round": row.round_id,
-        "request": request,
-        "result": result,
-        "ledger_lines": [
-            {"account": a, "kind": k, "amount": chain.money_text(m, c)} for a, k, m, c in lines
-        ],
-        "engine_version": engine,
-        "created_at": chain.timestamp(created),
-    }
+def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_key: str | None = None) -> StoredResponse:
+    """`POST /v1/rounds/{id}/void`: a new chained record with reversing lines; 409 twice.
 
-
-def _parsed(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def _spliced(row: ChainRow, lines: list[tuple[str, str, int, str]]) -> bytes | None:
-    """The record's canonical bytes put together from the columns' stored text, unparsed.
-
-    JSON columns hold sorted compact text (adapters.db.json_text), so for records written
-    by this service this is exactly the hashed form. Any difference sends the record to the
-    full rebuild (`_rebuild` + RFC 8785), which decides; this is only the cheap first try."""
-    if row.kind == "round":
-        if row.round_created is None or not isinstance(row.request, str) or not isinstance(row.document, str):
-            return None
-        request, result = row.request, row.document
-        engine, created = row.round_engine, row.round_created
-    else:
-        if row.void_created is None:
-            return None
-        request = result = '{"reason":' + json.dumps(row.void_reason, ensure_ascii=False) + "}"
-        engine, created = row.void_engine, row.void_created
-    booked = ",".join(
-        f'{{"account":"{a}","amount":"{chain.money_text(m, c)}","kind":"{k}"}}' for a, k, m, c in lines
-    )
-    return (
-        f'{{"created_at":"{chain.timestamp(created)}","engine_version":"{engine}","kind":"{row.kind}",'
-        f'"ledger_lines":[{booked}],"request":{request},"result":{result},'
-        f'"round":"{row.round_id}","sequence":{row.sequence}}}'
-    ).encode()
-
-
-def _links(db: Database, client_id: str, start: int, stop: int) -> Iterator[chain.StoredLink]:
-    """Stored links of [start, stop) with the bytes the live rows rebuild, page by page."""
-    for rows, lines in chain_pages(db.engine, client_id, start, stop, PAGE):
-        by_seq: dict[int, list[tuple[str, str, int, str]]] = defaultdict(list)
-        for seq, account, kind, amount, currency in lines:
-            by_seq[seq].append((account, kind, amount, currency))
-        for row in rows:
-            booked = by_seq.get(row.sequence, [])
-            rebuilt = _spliced(row, booked)
-            if row.canonical is None:
-                # The server found the stored bytes hash to the stored hash: live rows that
-                # hash to it too rebuild exactly those bytes (SHA-256), so skip sending them.
-                if rebuilt is not None and chain.chain_hash(row.previous_hash, rebuilt) == row.hash:
-                    yield chain.StoredLink(row.sequence, row.previous_hash, row.hash, rebuilt, rebuilt, True)
-                    continue
-                row = replace(row, canonical=_stored_bytes(db, client_id, row.sequence))
-            if rebuilt != row.canonical:
-                doc = _rebuild(row, booked)
-                rebuilt = None if doc is None else chain.rebuilt_bytes(doc, row.canonical)
-            yield chain.StoredLink(row.sequence, row.previous_hash, row.hash, row.canonical, rebuilt)
-
-
-def _stored_bytes(db: Database, client_id: str, sequence: int) -> bytes:
+    With an Idempotency-Key, a retry of a void that succeeded gets its 200 again."""
+    body = {"reason": reason}
+    path = void_path(round_id)
     with db.unit_of_work() as uow:
-        record = AuditRepository(uow.session).record(client_id, sequence)
-        return b"" if record is None else record.canonical
+        stored = uow.rounds.get(client_id, round_id)
+        if stored is None:  # another client's round too
+            raise NotFound(f"no round {round_id!r}")
+        booked = uow.ledger.lines_of(client_id, stored.record.sequence)
+    now = utcnow_ms()
+    claim = None
+    if idempotency_key is not None:
+        claim = idempotency.claim("POST", path, idempotency_key, body, round_id, 200, now)
+    built = void_record(
+        client_id,
+        round_id=round_id,
+        created_at=now,
+        reason=reason,
+        booked=booked,
+        currency=stored.currency,
+        table=stored.table,
+        engine_version=ENGINE_VERSION,
+    )
+    try:
+        with db.unit_of_work(write=True) as uow:
+            appended = uow.chain.append(built.new, claim=claim)
+            uow.commit()
+    except KeyTaken:
+        assert claim is not None and idempotency_key is not None
+        replayed = idempotency.replay(
+            db, client_id, "POST", path, idempotency_key, claim.request_hash, _voided(client_id)
+        )
+        if replayed is not None:
+            return replayed
+        raise _already_void(round_id) from None
+    except UniqueViolation as exc:
+        if exc.constraint == "uq_chain_records_round_kind":
+            raise _already_void(round_id) from exc
+        raise
+    except LockTimeout as exc:
+        if claim is not None:
+            raise idempotency.in_flight() from exc
+        raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
+    del appended  # the void's own place in the chain is GET /v1/audit/records/{sequence}
+    document = rounds.render(stored, void={"at": built.document["created_at"], "reason": reason})
+    return StoredResponse(200, dump(document))
+
+
+def _voided(client_id: str) -> idempotency.Renderer:
+    def render_voided(uow: Any, found: Any) -> StoredResponse:
+        stored = uow.rounds.get(client_id, found.resource)
+        if stored is None:
+            raise NotFound("the round this Idempotency-Key voided no longer exists")
+        return StoredResponse(found.status_code, dump(rounds.render(stored)))
+
+    return render_voided
+
+
+def _already_void(round_id: str) -> Conflict:
+    return Conflict(
+        f"round {round_id!r} is already void",
+        errors=[FieldError("id", "already void; a round is voided once")],
+    )
 
 
 @dataclass(frozen=True)
@@ -188,107 +126,103 @@ class ChainReport:
         }
 
 
+def _bad(checked: int, sequence: int, reason: str) -> ChainReport:
+    return ChainReport(False, checked, sequence, reason, None)
+
+
 def verify_chain(
-    db: Database, client_id: str, from_sequence: int = 1, limit: int | None = None
+    db: Database, client_id: str, from_sequence: int = 1, limit: int | None = DEFAULT_LIMIT
 ) -> ChainReport:
-    """Rebuild each record of [from, from + limit) from the live rows and check the chain.
-
-    Without `limit` the rest of the chain is checked, and its end must be the stored head
-    (so deleting the newest records is found too)."""
+    """Check records [from, from + limit) of the client's chain; `next_from_sequence` says
+    where to continue while records remain. When the checked run reaches the head, the
+    head must be its last record (deleting the newest records is found too), and nothing
+    may lie past it. `limit=None` checks the whole rest of the chain (the CLI does)."""
     with db.unit_of_work() as uow:
-        repo = AuditRepository(uow.session)
-        head = repo.head(client_id)
-        if from_sequence > head.sequence + 1 and repo.record(client_id, from_sequence) is None:
-            return ChainReport(True, 0, None, None, None)  # nothing there yet
-        previous = repo.hash_before(client_id, from_sequence)
-        if previous is None:
-            return ChainReport(False, 0, from_sequence - 1, f"sequence {from_sequence - 1} is missing", None)
-        # Without a limit, read a page past the head too: a forged extra record is found.
-        stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
-        check = chain.verify_chain(_links(db, client_id, from_sequence, stop), from_sequence, previous)
-        if not check.ok:
-            return ChainReport(False, check.records_checked, check.first_bad_sequence, check.reason, None)
-        checked = check.records_checked
-        last = from_sequence + checked - 1
-        if limit is not None and checked == limit and last < head.sequence:
-            return ChainReport(True, checked, None, None, last + 1)
-        # The checked run ends the chain: it must end exactly at the stored head.
-        if last < head.sequence:
-            return ChainReport(
-                False,
-                checked,
-                last + 1,
-                f"sequence {last + 1} is missing (the head is at {head.sequence})",
-                None,
+        head = uow.chain.head(client_id)
+        previous = uow.chain.hash_before(client_id, from_sequence)
+        beyond = from_sequence > head.sequence + 1 and uow.chain.record(client_id, from_sequence) is None
+    if beyond:
+        return ChainReport(True, 0, None, None, None)  # nothing there yet
+    if previous is None:
+        return _bad(0, from_sequence - 1, f"sequence {from_sequence - 1} is missing")
+    # Without a limit, read a page past the head too: a forged extra record is found.
+    stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
+    links = chain.LinkChecker(from_sequence, previous)
+    checked = 0
+    for page in pages(db.engine, client_id, from_sequence, stop, PAGE):
+        for rec in page.records:
+            checked += 1
+            reason = links.check(rec.sequence, rec.previous_hash, rec.hash, rec.hash_ok, rec.canonical)
+            if reason is not None:
+                return _bad(checked, links.expected, reason)
+            if rec.sequence > head.sequence:
+                return _bad(checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head")
+            lines = page.lines.get(rec.sequence, [])
+            if copies_match(rec.canonical, rec.sequence, rec.kind, rec.round_id, rec.round_row, lines):
+                continue
+            original = None if rec.original_sequence is None else page.lines.get(rec.original_sequence, [])
+            found = copy_differences(
+                rec.canonical,
+                sequence=rec.sequence,
+                kind=rec.kind,
+                round_id=rec.round_id,
+                round_row=rec.round_row,
+                lines=lines,
+                original=original,
             )
-        if last > head.sequence and checked:
-            return ChainReport(
-                False, checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head", None
-            )
-        if checked and last == head.sequence and _head_hash(repo, client_id, last) != head.hash:
-            return ChainReport(False, checked, last, "the chain head's hash is not this record's", None)
-        return ChainReport(True, checked, None, None, None)
+            if found:
+                return _bad(checked, rec.sequence, _reason(found[0]))
+    last = from_sequence + checked - 1
+    if limit is not None and checked == limit and last < head.sequence:
+        return ChainReport(True, checked, None, None, last + 1)
+    if last < head.sequence:
+        return _bad(checked, last + 1, f"sequence {last + 1} is missing (the head is at {head.sequence})")
+    if checked and last == head.sequence and links.previous_hash != head.hash:
+        return _bad(checked, last, "the chain head's hash is not this record's")
+    return ChainReport(True, checked, None, None, None)
 
 
-def _head_hash(repo: AuditRepository, client_id: str, sequence: int) -> str | None:
-    record = repo.record(client_id, sequence)
-    return None if record is None else record.hash
+def _reason(difference: dict[str, Any]) -> str:
+    field = difference["field"]
+    if field == "round":
+        return "the round or its ledger lines are missing"
+    if field.startswith("ledger_lines") and difference["stored"] is False:
+        return f"{field} is missing"
+    if field.startswith("ledger_lines") and difference["recomputed"] is False:
+        return f"{field} is not in the hashed record"
+    return f"the stored {field} no longer matches the hashed record"
 
 
 def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
-    """Re-score the stored request with today's engine and recompute the record's hash."""
+    """Re-score the stored request with today's engine, recompute the record's hash, and
+    check the round's stored columns and ledger lines against the record."""
+    stored = rounds.get_stored(db, client_id, round_id)
+    record = stored.record
+    parsed = orjson.loads(record.canonical)
+    differences: list[dict[str, Any]] = []
+    rescore = RESCORERS.get(stored.game)
+    if rescore is None:
+        differences.append({"field": "game", "stored": stored.game, "recomputed": None})
+    else:
+        try:
+            recomputed = rescore(parsed["request"])
+        except CapsaError as exc:
+            differences.append({"field": "request", "stored": parsed["request"], "recomputed": exc.message})
+        else:
+            differences += chain.differences(parsed["result"], recomputed)
+    recomputed_hash = chain.chain_hash(record.previous_hash, record.canonical)
+    if recomputed_hash != record.hash:
+        differences.append({"field": "audit.hash", "stored": record.hash, "recomputed": recomputed_hash})
     with db.unit_of_work() as uow:
-        round_ = uow.rounds.get(client_id, round_id)
-        if round_ is None:
-            raise NotFound(f"no round {round_id!r}")
-        repo = AuditRepository(uow.session)
-        ref = repo.audits([round_id]).get(round_id)
-        differences: list[dict[str, Any]] = []
-        rescore = RESCORERS.get(round_.game)
-        if rescore is None:
-            differences.append({"field": "game", "stored": round_.game, "recomputed": None})
-        else:
-            try:
-                recomputed = rescore(round_.request_json)
-            except CapsaError as exc:
-                differences.append(
-                    {"field": "request", "stored": round_.request_json, "recomputed": exc.message}
-                )
-            else:
-                differences += chain.differences(round_.document, recomputed)
-        if ref is None:
-            differences.append({"field": "audit", "stored": None, "recomputed": None})
-        else:
-            stored = repo.record(client_id, ref.sequence)
-            assert stored is not None
-            lines = [
-                (b.account, b.kind, b.amount, round_.currency)
-                for b in repo.record_lines(client_id, ref.sequence)
-            ]
-            row = ChainRow(
-                ref.sequence,
-                "round",
-                round_id,
-                stored.previous_hash,
-                stored.hash,
-                stored.canonical,
-                round_.request_json,
-                round_.document,
-                round_.engine_version,
-                round_.created_at,
-                None,
-                None,
-                None,
-            )
-            doc = _rebuild(row, lines)
-            assert doc is not None
-            recomputed_hash = chain.chain_hash(
-                stored.previous_hash, chain.rebuilt_bytes(doc, stored.canonical)
-            )
-            if recomputed_hash != stored.hash:
-                differences.append(
-                    {"field": "audit.hash", "stored": stored.hash, "recomputed": recomputed_hash}
-                )
+        lines = uow.ledger.copies_of(client_id, record.sequence)
+    differences += copy_differences(
+        record.canonical,
+        sequence=record.sequence,
+        kind=record.kind,
+        round_id=record.round_id,
+        round_row=stored.columns,
+        lines=lines,
+    )
     return {"ok": not differences, "differences": differences}
 
 
@@ -296,20 +230,20 @@ def record_at(db: Database, client_id: str, sequence: int) -> dict[str, Any]:
     if not 1 <= sequence <= MAX_SEQUENCE:
         raise NotFound(f"no record {sequence} in this client's chain")
     with db.unit_of_work() as uow:
-        record = AuditRepository(uow.session).record(client_id, sequence)
-        if record is None:
-            raise NotFound(f"no record {sequence} in this client's chain")
-        return {
-            "sequence": record.sequence,
-            "hash": record.hash,
-            "previous_hash": record.previous_hash,
-            "canonical": record.canonical.decode("utf-8"),
-        }
+        record = uow.chain.record(client_id, sequence)
+    if record is None:
+        raise NotFound(f"no record {sequence} in this client's chain")
+    return {
+        "sequence": record.sequence,
+        "hash": record.hash,
+        "previous_hash": record.previous_hash,
+        "canonical": record.canonical.decode("utf-8"),
+    }
 
 
 def head(db: Database, client_id: str) -> dict[str, Any]:
     with db.unit_of_work() as uow:
-        h = AuditRepository(uow.session).head(client_id)
+        h = uow.chain.head(client_id)
     return {
         "sequence": h.sequence,
         "hash": h.hash,
@@ -317,4 +251,4 @@ def head(db: Database, client_id: str) -> dict[str, Any]:
     }
 
 
-__all__ = ["ChainReport", "audit_json", "head", "record_at", "verify_chain", "verify_round", "void"]
+__all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_round", "void"]

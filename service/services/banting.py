@@ -39,6 +39,7 @@ from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, utcnow_ms
 from .jsondoc import dump
+from .recording import round_record
 
 GAMES_PATH = "/v1/banting/games"
 _VERSION = re.compile(r'^(?:W/)?"?([0-9]{1,18})"?$')
@@ -383,14 +384,16 @@ def rescore(request: Mapping[str, Any]) -> dict[str, Any]:
 def _record(
     uow: UnitOfWork, client_id: str, row: Game, moves: Sequence[Mapping[str, Any]], state: GameState
 ) -> str:
-    """Record the finished game as a round (with its ledger lines and chain record)."""
-    from .recording import record_round
-
+    """Record the finished game as a round (its record, ledger lines and place in the chain),
+    in the move's transaction."""
     request = round_request(row, moves)
     scored = score_request(request)
-    rendered = record_round(
-        uow,
+    now = utcnow_ms()
+    round_id = new_id("rnd", now)
+    built = round_record(
         client_id,
+        round_id=round_id,
+        created_at=now,
         game="banting",
         preset=scored.preset,
         currency=row.currency,
@@ -398,10 +401,9 @@ def _record(
         reference=None,
         request=request,
         document=scored.document,
-        players=list(scored.players),
-        pairs=list(scored.pairs),
+        players=scored.players,
         house_fee=scored.house_fee,
-        raw=dump(request).decode(),
         engine_version=ENGINE_VERSION,
     )
-    return str(rendered["id"])
+    uow.chain.append(built.new)
+    return round_id

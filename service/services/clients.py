@@ -71,6 +71,7 @@ def create_client(db: Database, name: str) -> tuple[str, str]:
             uow.flush()
         except UniqueViolation as exc:
             raise InvalidInput(f"a client named {name!r} already exists") from exc
+        uow.chain.create_head(client.id)
         key, plain = _new_key(client.id, WRITE, now)
         uow.clients.add_key(key)
         uow.commit()

@@ -150,13 +150,18 @@ def dealt(uow: UnitOfWork, client_id: str, deal_id: str) -> DealtHands:
     return DealtHands(row.id, tuple(row.players), hands)
 
 
+def used_conflict(deal_id: str) -> Conflict:
+    return Conflict(
+        f"deal {deal_id!r} has already been used",
+        errors=[FieldError("deal", "already used; a deal is used at most once")],
+    )
+
+
 def use(uow: UnitOfWork, deal_id: str, used_by: str) -> None:
-    """Mark the deal used by a round or game (and so revealed); 409 when it was used before."""
+    """Mark the deal used by a game (and so revealed); 409 when it was used before.
+    (A round uses its deal in the statement that stores it.)"""
     if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
-        raise Conflict(
-            f"deal {deal_id!r} has already been used",
-            errors=[FieldError("deal", "already used; a deal is used at most once")],
-        )
+        raise used_conflict(deal_id)
 
 
 def check_players(dealt_hands: DealtHands, ids: Sequence[str], ordered: bool) -> None:

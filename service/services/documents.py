@@ -1,82 +1,151 @@
-"""The stored round as its API document: score document plus id, time, status, void, audit."""
+"""A stored round as its API document, rendered from its record's canonical bytes.
+
+One function renders every answer about a round (the 201, a replay, GET, lists, the void
+answer), and its output depends only on the document's content, never on the order its
+keys arrived in: known keys go in the documented order, anything else after them, sorted.
+So `GET /v1/rounds/{id}` is byte for byte the 201 while the round is not voided (a voided
+round differs only in `status` and `void`).
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .ids import rfc3339
+from service.domain.rules import SPECS
+from service.domain.susun.rules import BONUS_KEYS, NATURALS
 
-
-def render_document(
-    round_id: str,
-    created_at: datetime,
-    status: str,
-    score: dict[str, Any],
-    *,
-    audit: dict[str, Any] | None = None,
-    void: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The score document plus id, time, status, void and audit, in API.md's key order.
-
-    `status` is derived: "void" when a void record exists, whatever the stored column says.
-    """
-    if void is not None:
-        status = "void"
-    doc: dict[str, Any] = {
-        "id": round_id,
-        "game": score["game"],
-        "created_at": rfc3339(created_at),
-    }
-    for name, value in ordered(score, _TOP).items():
-        if name == "game":
-            continue
-        doc[name] = _display(name, value)
-        if name == "engine_version":
-            doc["status"] = status
-            doc["void"] = void
-    doc.setdefault("status", status)
-    doc.setdefault("void", void)
-    doc["audit"] = audit
-    return doc
-
-
-# Stored JSON comes back with sorted keys (see adapters.db.json_text): API.md's order again.
-_TOP = ("game", "table", "reference", "currency", "stake", "rules", "engine_version", "players", "pairs", "house_fee")
+_TOP = ("table", "reference", "currency", "stake", "rules", "engine_version")
+_AFTER_STATUS = ("players", "pairs", "house_fee", "history")
 _PLAYER = ("id", "rows", "foul", "natural", "surrender", "cards_left", "points", "result", "winnings", "fee", "net")
 _PAIR = ("players", "stake", "rows", "bonus", "outcome", "multiplier", "points", "amount")
 _ROWS = ("front", "middle", "back")
 _ROW = ("category", "cards", "bonus")
+_HISTORY = ("n", "player", "play", "pass")
 _RULES = ("preset", "version", "params")
+_PARAM_ORDER: dict[str, tuple[str, ...]] = {game: tuple(spec) for game, spec in SPECS.items()}
+_TABLE_ORDER: dict[str, tuple[str, ...]] = {"bonus": BONUS_KEYS, "natural_values": NATURALS}
 
 
-def ordered(doc: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    """`doc` with `keys` first in that order, then any others as they were."""
+def ordered(doc: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """`doc` with `keys` first in that order, then any others sorted by name."""
     out = {k: doc[k] for k in keys if k in doc}
-    out.update((k, v) for k, v in doc.items() if k not in out)
+    if len(out) != len(doc):
+        out.update((k, doc[k]) for k in sorted(doc) if k not in out)
     return out
 
 
-def _rows(rows: Any, pair: bool) -> Any:
-    if not isinstance(rows, dict):
-        return rows
-    out = ordered(rows, _ROWS)
-    return out if pair else {k: ordered(v, _ROW) if isinstance(v, dict) else v for k, v in out.items()}
+def _params(game: str, params: Any) -> Any:
+    if not isinstance(params, Mapping):
+        return params
+    out = ordered(params, _PARAM_ORDER.get(game, ()))
+    for name, keys in _TABLE_ORDER.items():
+        if isinstance(out.get(name), Mapping):
+            out[name] = ordered(out[name], keys)
+    return out
 
 
-def _display(name: str, value: Any) -> Any:
-    if name == "rules" and isinstance(value, dict):
-        return ordered(value, _RULES)
-    if name == "players" and isinstance(value, list):
-        return [
-            {**(p := ordered(x, _PLAYER)), **({"rows": _rows(p["rows"], False)} if "rows" in p else {})}
-            if isinstance(x, dict) else x
-            for x in value
-        ]
-    if name == "pairs" and isinstance(value, list):
-        return [
-            {**(p := ordered(x, _PAIR)), **({"rows": _rows(p["rows"], True)} if "rows" in p else {})}
-            if isinstance(x, dict) else x
-            for x in value
-        ]
-    return value
+def rules_document(game: str, rules: Any) -> Any:
+    if not isinstance(rules, Mapping):
+        return rules
+    out = ordered(rules, _RULES)
+    if "params" in out:
+        out["params"] = _params(game, out["params"])
+    return out
+
+
+def _player(doc: Any) -> Any:
+    if not isinstance(doc, Mapping):
+        return doc
+    out = ordered(doc, _PLAYER)
+    rows = out.get("rows")
+    if isinstance(rows, Mapping):
+        out["rows"] = {k: ordered(v, _ROW) if isinstance(v, Mapping) else v for k, v in ordered(rows, _ROWS).items()}
+    return out
+
+
+def _pair(doc: Any) -> Any:
+    if not isinstance(doc, Mapping):
+        return doc
+    out = ordered(doc, _PAIR)
+    if isinstance(out.get("rows"), Mapping):
+        out["rows"] = ordered(out["rows"], _ROWS)
+    bonus, players = out.get("bonus"), out.get("players")
+    if isinstance(bonus, Mapping) and isinstance(players, list):
+        out["bonus"] = ordered(bonus, [p for p in players if isinstance(p, str)])
+    return out
+
+
+def _history(entries: Any) -> Any:
+    if not isinstance(entries, list):
+        return entries
+    return [ordered(e, _HISTORY) if isinstance(e, Mapping) else e for e in entries]
+
+
+def score_document(score: Mapping[str, Any]) -> dict[str, Any]:
+    """A `POST /v1/score` document in the documented key order."""
+    return _body(score, None)
+
+
+def _body(score: Mapping[str, Any], status: tuple[str, Any] | None) -> dict[str, Any]:
+    game = str(score.get("game"))
+    doc: dict[str, Any] = {"game": score.get("game")} if "game" in score else {}
+    for name in _TOP:
+        if name in score:
+            doc[name] = rules_document(game, score[name]) if name == "rules" else score[name]
+    if status is not None:
+        doc["status"], doc["void"] = status
+    for name in _AFTER_STATUS:
+        if name not in score:
+            continue
+        value = score[name]
+        if name == "players" and isinstance(value, list):
+            value = [_player(p) for p in value]
+        elif name == "pairs" and isinstance(value, list):
+            value = [_pair(p) for p in value]
+        elif name == "history":
+            value = _history(value)
+        doc[name] = value
+    known = {"game", *_TOP, *_AFTER_STATUS}
+    for name in sorted(score):
+        if name not in known:
+            doc[name] = score[name]
+    return doc
+
+
+def round_document(
+    round_id: str,
+    record: Mapping[str, Any],
+    audit: Mapping[str, Any] | None,
+    void: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The API document of a stored round from its parsed record: the score document
+    (`result`) plus id, time, status, void and audit. `void` is `{"at", "reason"}`."""
+    score = record["result"]
+    body = _body(score, ("void" if void is not None else "settled", void))
+    doc: dict[str, Any] = {"id": round_id}
+    if "game" in body:
+        doc["game"] = body.pop("game")
+    doc["created_at"] = record["created_at"]
+    doc.update(body)
+    doc["audit"] = None if audit is None else dict(audit)
+    return doc
+
+
+def void_info(void_record: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"at", "reason"}` of a void from its parsed record."""
+    return {"at": void_record["created_at"], "reason": void_record["request"]["reason"]}
+
+
+def audit_of(sequence: int, hash_: str, previous_hash: str) -> dict[str, Any]:
+    return {"sequence": sequence, "hash": hash_, "previous_hash": previous_hash}
+
+
+__all__ = [
+    "audit_of",
+    "ordered",
+    "round_document",
+    "rules_document",
+    "score_document",
+    "void_info",
+]

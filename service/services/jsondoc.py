@@ -6,13 +6,24 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 
 def dump(document: Any) -> bytes:
     """Compact UTF-8 JSON, key order as built: what clients receive and replays repeat."""
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+    return orjson.dumps(document)
 
 
 def body_hash(body: Any) -> str:
-    """SHA-256 of the body as parsed JSON with sorted keys: equal JSON, equal hash."""
-    canonical = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """SHA-256 of the body as parsed JSON with sorted keys: equal JSON, equal hash.
+
+    orjson gives the bytes `json.dumps(sort_keys=True, ensure_ascii=False, compact)` gives
+    for what a valid body holds (strings, integers, booleans, null), so keys stored before
+    the switch still match; anything orjson refuses takes the standard library.
+    """
+    try:
+        canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        text = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        canonical = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(canonical).hexdigest()

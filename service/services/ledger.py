@@ -7,21 +7,20 @@ aggregates over the ledger lines' own columns; no round document is read.
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
-import json
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from service.adapters.ledger import AuditRepository, Totals
-from service.adapters.uow import Database
+from service.adapters.ledger import Entry, Totals
+from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
 
 from .errors import InvalidInput
 from .ids import rfc3339
+from .pages import decode_cursor, encode_cursor
 
 CSV_COLUMNS = ("round", "sequence", "created_at", "account", "kind", "amount", "currency")
 CSV_PAGE = 1000
@@ -52,7 +51,7 @@ def player(
     currency = _currency(currency)
     _period(since, until)
     with db.unit_of_work() as uow:
-        t = AuditRepository(uow.session).player_totals(client_id, player_id, currency, since, until)
+        t = uow.ledger.player_totals(client_id, player_id, currency, since, until)
     return {
         "player": player_id,
         "currency": currency,
@@ -86,7 +85,7 @@ def summary(
     currency = _currency(currency)
     _period(since, until)
     with db.unit_of_work() as uow:
-        groups = AuditRepository(uow.session).summary(client_id, currency, since, until, group_by)
+        groups = uow.ledger.summary(client_id, currency, since, until, group_by)
     house = sum(g.house for g in groups)
     if group_by == "player":
         groups = [g for g in groups if g.key is not None]  # the house's own group
@@ -97,41 +96,30 @@ def summary(
     }
 
 
-def encode_cursor(created_at: datetime, line_id: int) -> str:
-    raw = json.dumps([created_at.isoformat(), line_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, int]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        stamp, line_id = json.loads(raw)
-        when = datetime.fromisoformat(stamp)
-    except Exception as exc:  # any garbage is the same client error
-        raise _bad_cursor() from exc
-    if not isinstance(line_id, int) or isinstance(line_id, bool) or when.tzinfo is None:
-        raise _bad_cursor()
-    return when, line_id
-
-
-def _bad_cursor() -> InvalidInput:
-    return InvalidInput(
-        "the cursor is not one this service gave",
-        errors=[FieldError("query.cursor", "not a cursor from this service")],
-    )
-
-
-def _line(row: tuple[Any, ...]) -> dict[str, Any]:
-    _id, round_id, sequence, created_at, account, kind, amount, currency = row
+def _line(entry: Entry) -> dict[str, Any]:
     return {
-        "round": round_id,
-        "sequence": sequence,
-        "created_at": rfc3339(created_at),
-        "account": account,
-        "kind": kind,
-        "amount": format_money(amount, currency),
-        "currency": currency,
+        "round": entry.round_id,
+        "sequence": entry.sequence,
+        "created_at": rfc3339(entry.created_at),
+        "account": entry.account,
+        "kind": entry.kind,
+        "amount": format_money(entry.amount, entry.currency),
+        "currency": entry.currency,
     }
+
+
+def _after(cursor: str | None) -> tuple[datetime, int, int] | None:
+    if cursor is None:
+        return None
+    when, sequence, line_no = decode_cursor(cursor, int, int)
+    return when, sequence, line_no
+
+
+def _sequences(uow: UnitOfWork, client_id: str, round_id: str | None) -> list[int] | None:
+    """The records of a round (its own and its void's), for `?round=`."""
+    if round_id is None:
+        return None
+    return [r.sequence for kind in ("round", "void") if (r := uow.chain.of_round(client_id, round_id, kind))]
 
 
 def entries(
@@ -149,17 +137,18 @@ def entries(
     """A page of lines, newest first by (created_at, id), with an opaque cursor."""
     currency = _currency(currency)
     _period(since, until)
-    after = None if cursor is None else decode_cursor(cursor)
+    after = _after(cursor)
     with db.unit_of_work() as uow:
-        rows = AuditRepository(uow.session).entries(
-            client_id, currency, player=player, round_id=round, since=since, until=until, after=after,
-            limit=limit + 1,
+        rows = uow.ledger.entries(
+            client_id, currency, player=player, sequences=_sequences(uow, client_id, round), since=since,
+            until=until, after=after, limit=limit + 1,
         )
     page = rows[:limit]
     more = len(rows) > limit
+    last = page[-1] if page else None
     return {
         "items": [_line(r) for r in page],
-        "next_cursor": encode_cursor(page[-1][3], page[-1][0]) if more else None,
+        "next_cursor": encode_cursor(last.created_at, last.sequence, last.line_no) if more and last else None,
     }
 
 
@@ -182,7 +171,9 @@ def entries_csv(
     del limit  # the CSV carries every matching line
     currency = _currency(currency)
     _period(since, until)
-    start = None if cursor is None else decode_cursor(cursor)
+    start = _after(cursor)
+    with db.unit_of_work() as uow:
+        sequences = _sequences(uow, client_id, round)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -191,8 +182,8 @@ def entries_csv(
         after = start
         while True:
             with db.unit_of_work() as uow:
-                rows = AuditRepository(uow.session).entries(
-                    client_id, currency, player=player, round_id=round, since=since, until=until,
+                rows = uow.ledger.entries(
+                    client_id, currency, player=player, sequences=sequences, since=since, until=until,
                     after=after, limit=CSV_PAGE,
                 )
             for r in rows:
@@ -203,6 +194,6 @@ def entries_csv(
             out.truncate()
             if len(rows) < CSV_PAGE:
                 return
-            after = (rows[-1][3], rows[-1][0])
+            after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
 
     return generate()

@@ -1,155 +1,79 @@
-"""Recording a settled round, whatever the game: round rows, ledger lines, its chain record.
+"""Stored records, whatever the game: a settled round or a void, built before any lock.
 
-Every stored round goes through `record_round` (Capsa Susun rounds, finished Big Two
-games), so each one gets its ledger lines (API.md "Ledger and audit") and its place in the
-client's hash chain in the same transaction. `RESCORERS` lets verification re-score a
-stored round of any game from its normalised request.
+Every stored round (a Capsa Susun round, a finished Big Two game) and every void becomes
+one chain record: its canonical bytes hold the request, the resolved rules, the score
+document and the ledger lines, and are what is hashed. This module builds the record and
+its lines from the scored round, so the write path only has to place it at the head of
+the client's chain (`uow.chain.append`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.adapters.ledger import AuditRepository, Head, line_rows
-from service.adapters.uow import UnitOfWork
+from service.adapters.ledger import BookedLine
+from service.adapters.records import Appended, LineRow, NewRecord, RoundColumns
 from service.domain import audit as chain
-from service.domain.money import PairLine, PlayerLine
-from service.domain.susun.round import score_round_request
+from service.domain.money import PlayerLine
 
-from .documents import render_document
-from .ids import new_id, utcnow_ms
+from .documents import audit_of, round_document
 
 
-def _rescore_banting(request: dict[str, Any]) -> dict[str, Any]:
-    from .banting import rescore  # banting records its rounds through this module
+@dataclass(frozen=True, slots=True)
+class BuiltRecord:
+    """A record ready to append, and its parsed form for rendering the answer."""
 
-    return rescore(request)
+    new: NewRecord
+    document: dict[str, Any]
+
+    def rendered(self, appended: Appended, void: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The round's API document once the record is chained."""
+        return round_document(
+            self.new.round_id,
+            self.document,
+            audit_of(appended.sequence, appended.hash, appended.previous_hash),
+            void,
+        )
 
 
-# game -> function(normalised request) -> the POST /v1/score document of that game.
-RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "susun": lambda req: score_round_request(req).document,
-    "banting": _rescore_banting,
-}
-
-
-def audit_json(sequence: int, hash_: str, previous_hash: str) -> dict[str, Any]:
-    return {"sequence": sequence, "hash": hash_, "previous_hash": previous_hash}
-
-
-def append_record(
-    repo: AuditRepository,
+def round_record(
     client_id: str,
-    head: Head,
     *,
-    kind: str,
     round_id: str,
-    request: dict[str, Any],
-    result: dict[str, Any],
-    lines: Sequence[chain.LedgerLine],
-    currency: str,
-    engine_version: str,
     created_at: datetime,
-) -> dict[str, Any]:
-    """Hash the record after the (locked) head, store it and its exact bytes; its audit."""
-    sequence = head.sequence + 1
-    doc = chain.record(
-        sequence=sequence,
-        kind=kind,
-        round_id=round_id,
-        request=request,
-        result=result,
-        lines=lines,
-        currency=currency,
-        engine_version=engine_version,
-        created_at=created_at,
-    )
-    canonical = chain.canonical(doc)
-    hash_ = chain.chain_hash(head.hash, canonical)
-    repo.append(client_id, sequence, kind, round_id, head.hash, hash_, canonical, created_at)
-    return audit_json(sequence, hash_, head.hash)
-
-
-def record_round(
-    uow: UnitOfWork,
-    client_id: str,
-    *,
     game: str,
     preset: str,
     currency: str,
     table: str | None,
     reference: str | None,
-    request: dict[str, Any],
-    document: dict[str, Any],
+    request: Mapping[str, Any],
+    document: Mapping[str, Any],
     players: Sequence[PlayerLine],
-    pairs: Sequence[PairLine],
     house_fee: int,
-    raw: str,
     engine_version: str,
-) -> dict[str, Any]:
-    """Store a settled round with its lines and chain record; its rendered document.
-
-    A used `reference` raises UniqueViolation (constraint `uq_rounds_client_reference`)
-    for the caller to turn into its 409. Unbalanced lines are refused by the database
-    guard (at commit on PostgreSQL, here on SQLite).
-    """
-    repo = AuditRepository(uow.session)
-    # The head first: writers of one client queue here, before any row they could collide on.
-    head = repo.lock_head(client_id)
-    now = utcnow_ms()
-    round_id = new_id("rnd", now)
-    row = {
-        "id": round_id,
-        "client_id": client_id,
-        "game": game,
-        "preset": preset,
-        "table_ref": table,
-        "reference": reference,
-        "currency": currency,
-        "status": "settled",
-        "engine_version": engine_version,
-        "request_raw": raw,
-        "request_json": request,
-        "rules_json": document["rules"],
-        "document": document,
-        "house_fee": house_fee,
-        "created_at": now,
-    }
-    player_rows = [
-        {
-            "round_id": round_id,
-            "seat": seat,
-            "player_id": p.id,
-            "points": p.points,
-            "result": p.result,
-            "winnings": p.winnings,
-            "fee": p.fee,
-            "net": p.net,
-        }
-        for seat, p in enumerate(players)
-    ]
-    pair_rows = [
-        {
-            "round_id": round_id,
-            "position": i,
-            "player_a": p.a,
-            "player_b": p.b,
-            "stake": p.stake,
-            "points": p.points,
-            "amount": p.amount,
-            "outcome": p.outcome,
-        }
-        for i, p in enumerate(pairs)
-    ]
-    uow.rounds.insert(row, player_rows, pair_rows)
-
+) -> BuiltRecord:
+    """The record of a settled round: its lines in the documented order, each settlement
+    line carrying the player's points and winnings for the reports."""
     lines = chain.round_lines([(p.id, p.result, p.fee) for p in players], house_fee)
-    audit = append_record(
-        repo,
-        client_id,
-        head,
+    by_id = {p.id: p for p in players}
+    rows = []
+    for line in lines:
+        p = by_id.get(line.player or "") if line.kind == chain.SETTLEMENT else None
+        rows.append(
+            LineRow(
+                line.player,
+                line.kind,
+                line.kind,
+                line.amount,
+                p.points if p else 0,
+                p.winnings if p else 0,
+            )
+        )
+    doc = chain.record(
+        sequence=None,
         kind="round",
         round_id=round_id,
         request=request,
@@ -157,32 +81,60 @@ def record_round(
         lines=lines,
         currency=currency,
         engine_version=engine_version,
-        created_at=now,
+        created_at=created_at,
     )
-    by_id = {p.id: p for p in players}
-    booked = []
-    for line in lines:
-        p = by_id.get(line.player or "") if line.kind == chain.SETTLEMENT else None
-        booked.append(
-            (
-                line.account,
-                line.kind,
-                line.kind,
-                line.amount,
-                1 if p else 0,
-                p.points if p else 0,
-                p.winnings if p else 0,
-            )
-        )
-    repo.add_lines(
-        line_rows(
-            client_id=client_id,
-            round_id=round_id,
-            sequence=audit["sequence"],
-            created_at=now,
-            currency=currency,
-            table=table,
-            lines=booked,
-        )
+    new = NewRecord(
+        client_id=client_id,
+        kind="round",
+        round_id=round_id,
+        created_at=created_at,
+        unsealed=chain.unsealed(doc),
+        currency=currency,
+        table=table,
+        lines=tuple(rows),
+        round=RoundColumns(game, preset, table, reference, currency),
     )
-    return render_document(round_id, now, "settled", document, audit=audit)
+    return BuiltRecord(new, doc)
+
+
+def void_record(
+    client_id: str,
+    *,
+    round_id: str,
+    created_at: datetime,
+    reason: str,
+    booked: Sequence[BookedLine],
+    currency: str,
+    table: str | None,
+    engine_version: str,
+) -> BuiltRecord:
+    """The record of a void: the round's lines negated, kind `reversal`, in the same order;
+    each counts in reports as the kind it reverses."""
+    reversals = chain.reversal_lines(
+        [chain.LedgerLine(chain.account_of(b.player_id), b.kind, b.amount) for b in booked]
+    )
+    request = {"reason": reason}
+    doc = chain.record(
+        sequence=None,
+        kind="void",
+        round_id=round_id,
+        request=request,
+        result=request,
+        lines=reversals,
+        currency=currency,
+        engine_version=engine_version,
+        created_at=created_at,
+    )
+    new = NewRecord(
+        client_id=client_id,
+        kind="void",
+        round_id=round_id,
+        created_at=created_at,
+        unsealed=chain.unsealed(doc),
+        currency=currency,
+        table=table,
+        lines=tuple(
+            LineRow(b.player_id, chain.REVERSAL, b.kind, -b.amount, -b.points, -b.winnings) for b in booked
+        ),
+    )
+    return BuiltRecord(new, doc)

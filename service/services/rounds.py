@@ -1,4 +1,12 @@
-"""Rounds: score (preview), score and store, fetch one, list; documents as API.md "Rounds"."""
+"""Rounds: score (preview), score and store, fetch one, list.
+
+Storing a round is the service's main job. Everything that does not need the chain head
+happens first, outside any transaction: validating and scoring the body (one pass, in the
+domain), checking the cards against a deal, building the record's canonical bytes up to
+its sequence. Then one write places it at the head of the client's chain, with its
+Idempotency-Key claim and the deal's use in the same transaction (on PostgreSQL: one
+statement, one round trip).
+"""
 
 from __future__ import annotations
 
@@ -6,25 +14,30 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.adapters.errors import UniqueViolation
-from service.adapters.ledger import AuditRepository
-from service.adapters.models import Round
-from service.adapters.uow import Database, RoundFilter, UnitOfWork, decode_cursor, encode_cursor
-from service.domain.errors import FieldError
-from service.domain.susun.round import ScoredRound, score_round_request
+import orjson
 
-from . import deals
-from .documents import render_document
-from .errors import Conflict, InvalidInput, NotFound
-from .idempotency import StoredResponse, run_once
-from .ids import rfc3339
+from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, UniqueViolation
+from service.adapters.idempotency import KeyRecord
+from service.adapters.rounds import RoundFilter, StoredRound
+from service.adapters.uow import Database, UnitOfWork
+from service.domain.errors import FieldError
+from service.domain.susun.round import score_round_request
+
+from . import deals, idempotency
+from .documents import audit_of, round_document, score_document, void_info
+from .errors import Conflict, InvalidInput, NotFound, Unavailable
+from .idempotency import StoredResponse
+from .ids import new_id, utcnow_ms
 from .jsondoc import dump
-from .recording import audit_json, record_round
+from .pages import decode_cursor, encode_cursor
+from .recording import BuiltRecord, round_record
+
+PATH = "/v1/rounds"
 
 
 @dataclass(frozen=True)
 class Created:
-    """The stored answer of `POST /v1/rounds` and, for metrics, the preset it was scored with."""
+    """The answer of `POST /v1/rounds` and, for metrics, the preset it was scored with."""
 
     response: StoredResponse
     preset: str | None
@@ -41,89 +54,82 @@ def preview(
     if scored.request.get("deal") is not None and db is not None and client_id is not None:
         with db.unit_of_work() as uow:
             deals.check_round_cards(deals.dealt(uow, client_id, scored.request["deal"]), scored.request)
-    return scored.document, scored.preset
+    return score_document(scored.document), scored.preset
 
 
-def render(
-    round_: Round,
-    audit: dict[str, Any] | None = None,
-    void: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The stored round as its API document (`status` derived from its void, if any)."""
-    return render_document(
-        round_.id, round_.created_at, round_.status, round_.document, audit=audit, void=void
+def create(db: Database, client_id: str, body: dict[str, Any], idempotency_key: str | None) -> Created:
+    """`POST /v1/rounds`: score, store in one write, answer; at most once per key."""
+    scored = score_round_request(body)
+    deal_id = scored.request.get("deal")
+    if deal_id is not None:
+        with db.unit_of_work() as uow:
+            deals.check_round_cards(deals.dealt(uow, client_id, deal_id), scored.request)
+    now = utcnow_ms()
+    round_id = new_id("rnd", now)
+    built = round_record(
+        client_id,
+        round_id=round_id,
+        created_at=now,
+        game=str(scored.document["game"]),
+        preset=scored.preset,
+        currency=scored.currency,
+        table=scored.table,
+        reference=scored.reference,
+        request=scored.request,
+        document=scored.document,
+        players=scored.players,
+        house_fee=scored.house_fee,
+        engine_version=str(scored.document["engine_version"]),
     )
-
-
-def render_stored(uow: UnitOfWork, rows: list[Round]) -> list[dict[str, Any]]:
-    """Documents of stored rounds with their audit and void (two queries for the lot)."""
-    repo = AuditRepository(uow.session)
-    ids = [r.id for r in rows]
-    audits, voids = repo.audits(ids), repo.voids(ids)
-    out = []
-    for r in rows:
-        a, v = audits.get(r.id), voids.get(r.id)
-        out.append(
-            render(
-                r,
-                None if a is None else audit_json(a.sequence, a.hash, a.previous_hash),
-                None if v is None else {"at": rfc3339(v.at), "reason": v.reason},
-            )
-        )
-    return out
-
-
-def create(
-    db: Database,
-    client_id: str,
-    body: dict[str, Any],
-    raw: str,
-    idempotency_key: str | None,
-    path: str = "/v1/rounds",
-) -> Created:
-    """`POST /v1/rounds`: score, store in one transaction, answer; at most once per key."""
-    scored: list[ScoredRound] = []
-
-    def action(uow: UnitOfWork) -> StoredResponse:
-        # Scored inside the claim, so a rejected body frees the key for a corrected retry.
-        result = score_round_request(body)
-        scored.append(result)
-        if result.request.get("deal") is not None:
-            deals.check_round_cards(deals.dealt(uow, client_id, result.request["deal"]), result.request)
-        document = _store(uow, client_id, result, raw)
-        if result.request.get("deal") is not None:
-            deals.use(uow, result.request["deal"], document["id"])  # 409 when used before
-        return StoredResponse(201, dump(document), location=f"/v1/rounds/{document['id']}")
-
-    response = run_once(db, client_id, "POST", path, idempotency_key, body, action)
-    return Created(response, scored[0].preset if scored else None)
-
-
-def _store(uow: UnitOfWork, client_id: str, scored: ScoredRound, raw: str) -> dict[str, Any]:
-    """Record the round (rows, ledger lines, chain record); return its document."""
-    document = scored.document
+    claim = None
+    if idempotency_key is not None:
+        claim = idempotency.claim("POST", PATH, idempotency_key, body, round_id, 201, now)
     try:
-        # A used reference is found by the unique constraint: no query before the insert.
-        return record_round(
-            uow,
-            client_id,
-            game=str(document["game"]),
-            preset=scored.preset,
-            currency=scored.currency,
-            table=scored.table,
-            reference=scored.reference,
-            request=scored.request,
-            document=document,
-            players=scored.players,
-            pairs=scored.pairs,
-            house_fee=scored.house_fee,
-            raw=raw,
-            engine_version=str(document["engine_version"]),
+        document = _store(db, built, claim, deal_id, scored.reference)
+    except KeyTaken:
+        assert claim is not None and idempotency_key is not None
+        stored = idempotency.replay(
+            db, client_id, "POST", PATH, idempotency_key, claim.request_hash, _as_created(client_id)
         )
+        if stored is None:  # purged between the two looks: store it after all
+            document = _store(db, built, claim, deal_id, scored.reference)
+        else:
+            return Created(stored, scored.preset)
+    response = StoredResponse(201, dump(document), location=f"{PATH}/{round_id}")
+    return Created(response, scored.preset)
+
+
+def _store(
+    db: Database, built: BuiltRecord, claim: Any, deal_id: str | None, reference: str | None
+) -> dict[str, Any]:
+    try:
+        with db.unit_of_work(write=True) as uow:
+            appended = uow.chain.append(built.new, claim=claim, deal=deal_id)
+            uow.commit()
+    except DealUsed as exc:
+        raise deals.used_conflict(str(deal_id)) from exc
     except UniqueViolation as exc:
-        if scored.reference is not None and exc.constraint == "uq_rounds_client_reference":
-            raise _reference_conflict(scored.reference) from exc
+        if reference is not None and exc.constraint == "uq_rounds_client_reference":
+            raise _reference_conflict(reference) from exc
         raise
+    except LockTimeout as exc:
+        if claim is not None:
+            raise idempotency.in_flight() from exc
+        raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
+    return built.rendered(appended)
+
+
+def _as_created(client_id: str) -> idempotency.Renderer:
+    """A stored round's 201 again, as it was when created (not voided)."""
+
+    def render_created(uow: UnitOfWork, found: KeyRecord) -> StoredResponse:
+        stored = None if found.resource is None else uow.rounds.get(client_id, found.resource)
+        if stored is None:
+            raise NotFound("the round this Idempotency-Key created no longer exists")
+        document = render(stored, with_void=False)
+        return StoredResponse(found.status_code, dump(document), location=f"{PATH}/{stored.id}")
+
+    return render_created
 
 
 def _reference_conflict(reference: str) -> Conflict:
@@ -133,12 +139,33 @@ def _reference_conflict(reference: str) -> Conflict:
     )
 
 
+def render(stored: StoredRound, with_void: bool = True, void: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The API document of a stored round, from its record's bytes (and its void's)."""
+    record = stored.record
+    if void is None and with_void and stored.void is not None:
+        void = void_info(orjson.loads(stored.void.canonical))
+    return round_document(
+        stored.id,
+        orjson.loads(record.canonical),
+        audit_of(record.sequence, record.hash, record.previous_hash),
+        void,
+    )
+
+
 def get(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
     with db.unit_of_work() as uow:
-        round_ = uow.rounds.get(client_id, round_id)
-        if round_ is None:
-            raise NotFound(f"no round {round_id!r}")
-        return render_stored(uow, [round_])[0]
+        stored = uow.rounds.get(client_id, round_id)
+    if stored is None:
+        raise NotFound(f"no round {round_id!r}")
+    return render(stored)
+
+
+def get_stored(db: Database, client_id: str, round_id: str) -> StoredRound:
+    with db.unit_of_work() as uow:
+        stored = uow.rounds.get(client_id, round_id)
+    if stored is None:
+        raise NotFound(f"no round {round_id!r}")
+    return stored
 
 
 def list_(
@@ -156,18 +183,16 @@ def list_(
     """A page of the client's rounds, newest first by (created_at, id)."""
     after = None
     if cursor is not None:
-        try:
-            after = decode_cursor(cursor)
-        except ValueError as exc:
-            raise InvalidInput(
-                "the cursor is not one this service gave",
-                errors=[FieldError("query.cursor", "not a cursor from this service")],
-            ) from exc
+        when, round_id = decode_cursor(cursor, str)
+        after = (when, round_id)
+    if since is not None and until is not None and until < since:
+        raise InvalidInput(
+            "until is before since", errors=[FieldError("query.until", "must not be before since")]
+        )
     where = RoundFilter(table, player, reference, since, until)
     with db.unit_of_work() as uow:
         rows, next_after = uow.rounds.list(client_id, where, limit, after)
-        items = render_stored(uow, rows)
     return {
-        "items": items,
-        "next_cursor": None if next_after is None else encode_cursor(*next_after),
+        "items": [render(r) for r in rows],
+        "next_cursor": None if next_after is None else encode_cursor(next_after[0], next_after[1]),
     }

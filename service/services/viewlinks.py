@@ -17,7 +17,6 @@ from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from service.adapters.ledger import AuditRepository
 from service.adapters.uow import Database
 
 from . import rounds
@@ -32,7 +31,7 @@ DEFAULT_TTL = 3600
 def stored_secret(db: Database) -> str:
     """The shared view-link secret from the database (made by the first caller)."""
     with db.unit_of_work(write=True) as uow:
-        value = AuditRepository(uow.session).secret(SECRET_NAME, utcnow_ms())
+        value = uow.secrets.get_or_create(SECRET_NAME, utcnow_ms())
         uow.commit()
     return value
 

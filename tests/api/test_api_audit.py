@@ -16,9 +16,9 @@ from itsdangerous.timed import TimestampSigner
 from sqlalchemy import text, update
 
 from service import cli
-from service.adapters.ledger import AuditRepository, UnbalancedLines, line_rows
-from service.adapters.models import Round
-from service.adapters.uow import UniqueViolation
+from service.adapters.errors import CheckViolation
+from service.adapters.models import ChainRecord
+from service.adapters.records import LineRow, NewRecord
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
 from service.services import viewlinks
 
@@ -37,6 +37,11 @@ def chain_verify(http: Any, tenant: Tenant, query: str = "") -> dict[str, Any]:
     r = http.get(f"/v1/audit/verify{query}", headers=tenant.read_headers)
     assert r.status_code == 200, r.get_data(as_text=True)
     return dict(r.get_json())
+
+
+# The ledger lines of a round's own record (a line's round is its record's).
+LINES_OF_ROUND = ("(client_id, sequence) IN"
+                  " (SELECT client_id, sequence FROM chain_records WHERE round_id = :r AND kind = 'round')")
 
 
 def sql(app: Any, statement: Any, **params: Any) -> None:
@@ -141,54 +146,125 @@ def _assert_bad_at(app: Any, http: Any, tenant: Tenant, sequence: int) -> dict[s
     return report
 
 
-def test_a_changed_stored_result_is_found_at_its_sequence_and_by_the_rounds_own_verify(app, http):
+def _record_bytes(http: Any, tenant: Tenant, sequence: int) -> bytes:
+    return str(http.get(f"/v1/audit/records/{sequence}", headers=tenant.read_headers).get_json()["canonical"]).encode()
+
+
+def test_changed_record_bytes_are_found_at_their_sequence_and_by_the_rounds_own_verify(app, http):
     tenant, docs = _tampered(app, http)
     victim = docs[2]
-    stored = http.get(f"/v1/rounds/{victim['id']}", headers=tenant.headers).get_json()
-    document = {k: v for k, v in stored.items() if k not in ("id", "created_at", "status", "void", "audit")}
-    document["players"][0]["points"] += 1
-    sql(app, update(Round).where(Round.id == victim["id"]).values(document=document))
+    import json
+
+    record = json.loads(_record_bytes(http, tenant, 3))
+    points = record["result"]["players"][0]["points"]
+    record["result"]["players"][0]["points"] += 1
+    forged = canonical(record)
+    sql(app, update(ChainRecord).where(ChainRecord.client_id == tenant.id, ChainRecord.sequence == 3)
+        .values(canonical=forged))
     report = _assert_bad_at(app, http, tenant, 3)
-    assert "no longer match" in report["reason"]
+    assert report["reason"] == "hash does not match the stored canonical bytes"
     verdict = http.get(f"/v1/rounds/{victim['id']}/verify", headers=tenant.read_headers).get_json()
     assert verdict["ok"] is False
     fields = {d["field"] for d in verdict["differences"]}
-    assert "players[0].points" in fields and "audit.hash" in fields
+    assert {"players[0].points", "audit.hash"} <= fields
     diff = next(d for d in verdict["differences"] if d["field"] == "players[0].points")
-    assert diff["stored"] == diff["recomputed"] + 1
+    assert diff["stored"] == diff["recomputed"] + 1 == points + 1
     assert http.get(f"/v1/rounds/{docs[1]['id']}/verify", headers=tenant.read_headers).get_json() == {
         "ok": True, "differences": []}
 
 
+def test_a_record_rewritten_with_a_matching_hash_breaks_the_next_link(app, http):
+    tenant, _docs = _tampered(app, http)
+    body = _record_bytes(http, tenant, 2)
+    previous = http.get("/v1/audit/records/2", headers=tenant.read_headers).get_json()["previous_hash"]
+    forged = body.replace(b'"kind":"round"', b'"kind":"round" ', 1)
+    sql(app, update(ChainRecord).where(ChainRecord.client_id == tenant.id, ChainRecord.sequence == 2)
+        .values(canonical=forged, hash=chain_hash(previous, forged)))
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "previous_hash does not match the hash of the record before"
+
+
+def test_a_changed_previous_hash_alone_is_found_at_its_sequence(app, http):
+    tenant, _docs = _tampered(app, http)
+    sql(app, update(ChainRecord).where(ChainRecord.client_id == tenant.id, ChainRecord.sequence == 3)
+        .values(previous_hash="e" * 64))
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "previous_hash does not match the hash of the record before"
+
+
 def test_a_changed_ledger_amount_is_found_at_its_sequence(app, http):
     tenant, docs = _tampered(app, http)
-    # Kept balanced (the guard refuses anything else): only the chain can tell.
+    # Kept balanced (the database refuses anything else): only the chain can tell.
     sql(app, "UPDATE ledger_lines SET amount = amount + CASE line_no WHEN 0 THEN 100 ELSE -100 END"
-             " WHERE round_id = :r AND line_no IN (0, 1)", r=docs[3]["id"])
-    _assert_bad_at(app, http, tenant, 4)
+             f" WHERE {LINES_OF_ROUND} AND line_no IN (0, 1)", r=docs[3]["id"])
+    report = _assert_bad_at(app, http, tenant, 4)
+    assert report["reason"] == "the stored ledger_lines[0].amount no longer matches the hashed record"
     verdict = http.get(f"/v1/rounds/{docs[3]['id']}/verify", headers=tenant.read_headers).get_json()
-    assert verdict["ok"] is False and [d["field"] for d in verdict["differences"]] == ["audit.hash"]
+    assert verdict["ok"] is False
+    assert [d["field"] for d in verdict["differences"]] == ["ledger_lines[0].amount", "ledger_lines[1].amount"]
+    first = verdict["differences"][0]
+    assert first["stored"] == first["recomputed"] + 100
+
+
+@pytest.mark.parametrize(
+    ("statement", "field"),
+    [
+        ("UPDATE rounds SET table_ref = 'table-x' WHERE id = :r", "round.table"),
+        ("UPDATE rounds SET reference = 'forged-ref' WHERE id = :r", "round.reference"),
+        ("UPDATE rounds SET currency = 'USD' WHERE id = :r", "round.currency"),
+        ("UPDATE rounds SET preset = 'chinese-poker-2-4' WHERE id = :r", "round.preset"),
+        (f"UPDATE ledger_lines SET table_ref = 'table-x' WHERE {LINES_OF_ROUND} AND line_no = 1", "ledger_lines[1].table"),
+        (f"UPDATE ledger_lines SET player_id = 'zz' WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].player"),
+        (f"UPDATE ledger_lines SET points = points + 1 WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].points"),
+        (f"UPDATE ledger_lines SET winnings = winnings + 5 WHERE {LINES_OF_ROUND} AND line_no = 0",
+         "ledger_lines[0].winnings"),
+        (f"UPDATE ledger_lines SET basis = 'fee' WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].basis"),
+        (f"UPDATE ledger_lines SET currency = 'USD' WHERE {LINES_OF_ROUND} AND line_no = 2", "ledger_lines[2].currency"),
+    ],
+)
+def test_every_copy_kept_for_queries_is_checked_against_the_hashed_record(app, http, statement, field):
+    tenant, docs = _tampered(app, http, 4)
+    sql(app, statement, r=docs[2]["id"])
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+    verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert field in {d["field"] for d in verdict["differences"]}
+
+
+def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
+    tenant, docs = _tampered(app, http, 3)
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    assert chain_verify(http, tenant)["ok"]
+    sql(app, "UPDATE ledger_lines SET winnings = winnings + 1 WHERE client_id = :c AND sequence = 4 AND line_no = 0",
+        c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 4)
+    assert report["reason"] == "the stored ledger_lines[0].winnings no longer matches the hashed record"
 
 
 def test_a_deleted_round_is_found_at_its_sequence(app, http):
     tenant, docs = _tampered(app, http)
     rid = docs[1]["id"]
-    for table in ("ledger_lines", "round_players", "round_pairs"):
-        sql(app, f"DELETE FROM {table} WHERE round_id = :r", r=rid)
+    sql(app, f"DELETE FROM ledger_lines WHERE {LINES_OF_ROUND}", r=rid)
     sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
     report = _assert_bad_at(app, http, tenant, 2)
-    assert "missing" in report["reason"]
+    assert report["reason"] == "the round or its ledger lines are missing"
+
+
+def test_deleted_ledger_lines_alone_are_found_at_their_sequence(app, http):
+    tenant, docs = _tampered(app, http)
+    sql(app, f"DELETE FROM ledger_lines WHERE {LINES_OF_ROUND}", r=docs[1]["id"])  # all of them: balanced
+    report = _assert_bad_at(app, http, tenant, 2)
+    assert report["reason"] == "ledger_lines[0] is missing"
 
 
 def test_a_deleted_round_with_its_chain_record_is_a_gap(app, http):
     tenant, docs = _tampered(app, http)
     rid = docs[4]["id"]  # the newest: only the head still knows it existed
-    for table in ("ledger_lines", "round_players", "round_pairs"):
-        sql(app, f"DELETE FROM {table} WHERE round_id = :r", r=rid)
+    sql(app, f"DELETE FROM ledger_lines WHERE {LINES_OF_ROUND}", r=rid)
     sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
     sql(app, "DELETE FROM chain_records WHERE round_id = :r", r=rid)
     report = _assert_bad_at(app, http, tenant, 5)
-    assert "missing" in report["reason"]
+    assert report["reason"] == "sequence 5 is missing (the head is at 5)"
 
 
 def test_two_swapped_sequences_are_found_at_the_first(app, http):
@@ -247,9 +323,9 @@ def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant
     problem(http.get(f"/v1/rounds/{doc['id']}/verify", headers=other_tenant.headers), 404, "not-found")
 
 
-def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_the_round(http, tenant):
+def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_the_round(http, tenant, clock):
     doc = post_rounds(http, tenant, 1)[0]
-    time.sleep(0.005)
+    clock.advance(milliseconds=5)
     between = http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "x"}, headers=tenant.headers)
     void_at = between.get_json()["void"]["at"]
     h = tenant.read_headers
@@ -269,33 +345,59 @@ def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_th
 # -- the database guard ----------------------------------------------------------------------------
 
 
-def test_the_database_refuses_ledger_lines_that_do_not_sum_to_zero(app, tenant):
-    db = app.extensions["capsa"].db
-    rid = post_rounds(app.test_client(), tenant, 1)[0]["id"]
+def _unbalanced(tenant: Tenant) -> NewRecord:
     from service.services.ids import utcnow_ms
 
-    rows = line_rows(client_id=tenant.id, round_id=rid, sequence=99, created_at=utcnow_ms(), currency="IDR",
-                     table=None, lines=[("player:a", "settlement", "settlement", 100, 1, 1, 100),
-                                        ("player:b", "settlement", "settlement", -99, 1, -1, 0)])
-    with pytest.raises((UnbalancedLines, UniqueViolation)):  # SQLite: in code; PostgreSQL: at commit
-        with db.unit_of_work(write=True) as uow:
-            AuditRepository(uow.session).add_lines(rows)
-            uow.commit()
+    return NewRecord(
+        client_id=tenant.id, kind="void", round_id="rnd_unbalanced", created_at=utcnow_ms(),
+        unsealed=b'{"kind":"void","sequence":', currency="IDR", table=None,
+        lines=(LineRow("a", "reversal", "settlement", 100), LineRow("b", "reversal", "settlement", -99)),
+    )
+
+
+def test_the_database_refuses_a_record_whose_lines_do_not_sum_to_zero(app, tenant):
+    db = app.extensions["capsa"].db
+    post_rounds(app.test_client(), tenant, 1)
+    with pytest.raises(CheckViolation) as refused, db.unit_of_work(write=True) as uow:
+        uow.chain.append(_unbalanced(tenant))
+        uow.commit()
+    assert refused.value.constraint == "ledger_lines_balanced"
     with db.unit_of_work() as uow:
-        assert AuditRepository(uow.session).record_lines(tenant.id, 99) == []
+        assert uow.chain.head(tenant.id).sequence == 1
+        assert uow.ledger.lines_of(tenant.id, 2) == []
+
+
+def test_plain_sql_cannot_store_unbalanced_lines_either(app, tenant):
+    from sqlalchemy.exc import IntegrityError
+
+    post_rounds(app.test_client(), tenant, 1)
+    engine = app.extensions["capsa"].db.engine
+    line = ("INSERT INTO ledger_lines (client_id, sequence, line_no, created_at, kind, basis,"
+            " amount, currency, points, winnings) VALUES (:c, 98, 0, :t, 'fee', 'fee', 5, 'IDR', 0, 0)")
+    record = ("INSERT INTO chain_records (client_id, sequence, kind, round_id, previous_hash, hash, canonical)"
+              " VALUES (:c, 98, 'void', 'rnd_forged', :h, :h, :b)")
+    from service.services.ids import utcnow_ms
+
+    with pytest.raises(IntegrityError, match="ledger_lines_balanced|sum to"):
+        with engine.begin() as conn:
+            # PostgreSQL refuses the lines at once; SQLite refuses the record they belong to.
+            conn.execute(text(line), {"c": tenant.id, "t": utcnow_ms().replace(tzinfo=None)})
+            conn.execute(text(record), {"c": tenant.id, "h": "0" * 64, "b": b"{}"})
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM ledger_lines WHERE sequence = 98")).scalar() == 0
 
 
 @pytest.mark.postgres
-def test_postgresql_refuses_an_unbalanced_insert_written_in_plain_sql(app, tenant):
+def test_postgresql_checks_balance_once_per_statement_not_once_per_line(app, tenant):
     if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
-        pytest.skip("the deferred constraint trigger is PostgreSQL's")
-    rid = post_rounds(app.test_client(), tenant, 1)[0]["id"]
-    from sqlalchemy.exc import IntegrityError
-
-    with pytest.raises(IntegrityError, match="sum to"):
-        sql(app, "INSERT INTO ledger_lines (client_id, round_id, sequence, line_no, created_at, account, kind, basis,"
-                 " amount, currency, rounds, points, winnings) VALUES (:c, :r, 98, 0, now(), 'house', 'fee', 'fee',"
-                 " 5, 'IDR', 0, 0, 0)", c=tenant.id, r=rid)
+        pytest.skip("the statement-level trigger is PostgreSQL's")
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        triggers = dict(conn.execute(text(
+            "SELECT tgname, tgtype FROM pg_trigger WHERE tgrelid = 'ledger_lines'::regclass AND NOT tgisinternal"
+        )).all())
+    assert set(triggers) == {"ledger_lines_balanced_insert", "ledger_lines_balanced_update",
+                             "ledger_lines_balanced_delete"}
+    assert all(not (tgtype & 1) for tgtype in triggers.values())  # bit 0 set = FOR EACH ROW
 
 
 # -- concurrency -----------------------------------------------------------------------------------
@@ -392,7 +494,6 @@ def test_view_links_share_one_secret_across_workers(app):
 
 def test_changed_stored_canonical_bytes_are_found_at_their_sequence(app, http):
     tenant, docs = _tampered(app, http)
-    from service.adapters.ledger_models import ChainRecord
 
     record = http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()
     forged = record["canonical"].replace('"kind":"round"', '"kind":"round" ').encode()

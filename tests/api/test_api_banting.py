@@ -364,7 +364,9 @@ def test_the_deck_of_the_four_player_game_is_whole():
 
 
 def test_a_finished_game_is_a_chained_round_that_its_re_scorer_reproduces(app, http, tenant):
-    from service.services.recording import RESCORERS
+    import json
+
+    from service.services.rescoring import RESCORERS
 
     game = start(http, tenant, THREE)
     final = play(http, tenant, game["id"], THREE_SCRIPT)
@@ -373,11 +375,12 @@ def test_a_finished_game_is_a_chained_round_that_its_re_scorer_reproduces(app, h
     with app.extensions["capsa"].db.unit_of_work() as uow:
         stored = uow.rounds.get(tenant.id, final["round"])
         assert stored is not None and stored.game == "banting"
-        request = stored.request_json
-        assert request["game"] == game["id"]
-        assert [m["player"] for m in request["moves"]] == [line.split(":")[0] for line in THREE_SCRIPT]
-        assert [p["hand"] for p in request["players"]] == [h.split() for h in THREE.values()]
-        assert RESCORERS["banting"](request) == stored.document
+    record = json.loads(stored.record.canonical)
+    request = record["request"]
+    assert request["game"] == game["id"]
+    assert [m["player"] for m in request["moves"]] == [line.split(":")[0] for line in THREE_SCRIPT]
+    assert [p["hand"] for p in request["players"]] == [h.split() for h in THREE.values()]
+    assert RESCORERS["banting"](request) == record["result"]
 
 
 def test_a_finished_game_verifies_and_books_its_ledger_lines(http, tenant):

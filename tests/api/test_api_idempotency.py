@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -74,35 +75,6 @@ def test_a_malformed_key_is_422_on_the_header(http, tenant, key):
     assert fields_of(body) == {"header.Idempotency-Key"}
 
 
-def test_a_key_still_in_flight_is_409_with_retry_after(http, tenant, monkeypatch):
-    from service.services import rounds
-
-    entered, release = threading.Event(), threading.Event()
-    real = rounds.score_round_request
-
-    def slow(body: Any) -> Any:
-        entered.set()
-        release.wait(10)
-        return real(body)
-
-    monkeypatch.setattr(rounds, "score_round_request", slow)
-    body = two_player_round()
-    results: list[Any] = []
-    worker = threading.Thread(target=lambda: results.append(post(http, tenant, body, "slow")))
-    worker.start()
-    try:
-        assert entered.wait(10)
-        monkeypatch.setattr(rounds, "score_round_request", real)
-        answer = post(http, tenant, body, "slow")
-        problem(answer, 409, "idempotency-in-flight")
-        assert int(answer.headers["Retry-After"]) >= 1
-    finally:
-        release.set()
-        worker.join(10)
-    assert results[0].status_code == 201
-    assert post(http, tenant, body, "slow").headers["Idempotent-Replayed"] == "true"
-
-
 def test_eight_concurrent_posts_with_one_key_store_one_round(app, tenant):
     body = two_player_round()
     barrier = threading.Barrier(8)
@@ -135,45 +107,147 @@ def test_eight_concurrent_posts_with_one_key_store_one_round(app, tenant):
     assert count(app.test_client(), tenant) == 1
 
 
-def _orphan_marker(app: Any, tenant: Any, body: dict[str, Any], key: str, age_s: float) -> int:
-    """An in-flight marker as a request leaves it when its worker dies mid-way."""
-    from datetime import timedelta
+# -- a key whose first request has not committed yet ------------------------------------------
 
+def _pg(db_url: str) -> None:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("waiting on another transaction's uncommitted key is PostgreSQL's; SQLite serialises writers")
+
+
+def _uncommitted_claim(app: Any, tenant: Any, body: dict[str, Any], key: str) -> Any:
+    """A connection that has claimed `key` and not committed: a request still running."""
     from service.adapters.models import IdempotencyRecord
-    from service.services.idempotency import IN_FLIGHT
     from service.services.ids import utcnow_ms
     from service.services.jsondoc import body_hash
 
-    db = app.extensions["capsa"].db
-    with db.unit_of_work(write=True) as uow:
-        record = IdempotencyRecord(
-            client_id=tenant.id, method="POST", path="/v1/rounds", key=key,
-            request_hash=body_hash(body), state=IN_FLIGHT,
-            created_at=utcnow_ms() - timedelta(seconds=age_s))
-        uow.idempotency.add(record)
-        uow.commit()
-        return record.id
+    conn = app.extensions["capsa"].db.engine.connect()
+    conn.execute(IdempotencyRecord.__table__.insert().values(
+        client_id=tenant.id, method="POST", path="/v1/rounds", key=key, request_hash=body_hash(body),
+        status_code=201, resource="rnd_pending", created_at=utcnow_ms()))
+    return conn
 
 
 @pytest.mark.postgres
-def test_a_marker_whose_owner_died_is_taken_over_without_waiting_a_minute(app, http, tenant, db_url):
-    if not db_url.startswith("postgresql"):
-        pytest.skip("SQLite serialises writers; the owner's lock exists on PostgreSQL")
+def test_a_key_whose_request_is_still_running_waits_at_most_two_seconds_then_is_409(app, http, tenant, db_url):
+    _pg(db_url)
     body = two_player_round()
-    _orphan_marker(app, tenant, body, "orphan", age_s=10)  # no transaction holds its lock
+    holder = _uncommitted_claim(app, tenant, body, "running")
+    try:
+        started = time.monotonic()
+        answer = post(http, tenant, body, "running")
+        waited = time.monotonic() - started
+    finally:
+        holder.rollback()
+        holder.close()
+    problem(answer, 409, "idempotency-in-flight")
+    assert int(answer.headers["Retry-After"]) >= 1
+    assert 1.8 <= waited < 3.5, waited
+    assert count(http, tenant) == 0
+    # The first request ended without storing anything: the key is free at once.
+    again = post(http, tenant, body, "running")
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+
+
+def _until(predicate: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.mark.postgres
+def test_a_key_whose_request_commits_while_the_retry_waits_is_replayed(app, tenant, db_url):
+    _pg(db_url)
+    from sqlalchemy import text
+
+    body = two_player_round()
+    engine = app.extensions["capsa"].db.engine
+    blocker = engine.connect()  # holds the client's chain head: the first request stalls after its claim
+    blocker.execute(text("SELECT 1 FROM chain_heads WHERE client_id = :c FOR UPDATE"), {"c": tenant.id})
+    answers: dict[str, Any] = {}
+
+    def first() -> None:
+        answers["first"] = post(app.test_client(), tenant, body, "slow")
+
+    def retry() -> None:
+        answers["retry"] = post(app.test_client(), tenant, body, "slow")
+
+    def waiting(n: int) -> bool:  # how many backends wait for a lock
+        with engine.connect() as conn:
+            return conn.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND datname = current_database()")).scalar() == n
+
+    t1 = threading.Thread(target=first)
+    t1.start()
+    _until(lambda: waiting(1))  # the first request has claimed the key and waits for the head
+    t2 = threading.Thread(target=retry)
+    t2.start()
+    _until(lambda: waiting(2))  # the retry waits for the first request's uncommitted claim
+    blocker.rollback()
+    blocker.close()
+    t1.join(10)
+    t2.join(10)
+    assert answers["first"].status_code == 201 and "Idempotent-Replayed" not in answers["first"].headers
+    assert answers["retry"].status_code == 201 and answers["retry"].headers["Idempotent-Replayed"] == "true"
+    assert answers["retry"].data == answers["first"].data
+    assert count(app.test_client(), tenant) == 1
+
+
+@pytest.mark.postgres
+def test_a_key_whose_owner_died_is_usable_at_once(app, http, tenant, db_url):
+    _pg(db_url)
+    from sqlalchemy import text
+
+    body = two_player_round()
+    holder = _uncommitted_claim(app, tenant, body, "orphan")
+    pid = holder.execute(text("SELECT pg_backend_pid()")).scalar()
+    engine = app.extensions["capsa"].db.engine
+    with engine.connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+        admin.commit()
+    holder.invalidate()
+    started = time.monotonic()
     answer = post(http, tenant, body, "orphan")
     assert answer.status_code == 201, answer.get_json()
+    assert time.monotonic() - started < 1.5
     assert count(http, tenant) == 1
 
 
-@pytest.mark.postgres
-def test_a_marker_whose_owner_still_holds_it_stays_in_flight(app, http, tenant, db_url):
-    if not db_url.startswith("postgresql"):
-        pytest.skip("SQLite serialises writers; the owner's lock exists on PostgreSQL")
+def test_on_sqlite_a_key_whose_owner_was_killed_is_usable_at_once(app, http, tenant, db_url, tmp_path):
+    if not db_url.startswith("sqlite"):
+        pytest.skip("the killed writer here holds SQLite's write lock")
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from service.services.jsondoc import body_hash
+
     body = two_player_round()
-    record_id = _orphan_marker(app, tenant, body, "alive", age_s=10)
-    db = app.extensions["capsa"].db
-    with db.unit_of_work(write=True) as owner:  # a slow request still running
-        owner.idempotency.hold(record_id)
-        problem(post(http, tenant, body, "alive"), 409, "idempotency-in-flight")
-    assert count(http, tenant) == 0
+    path = app.extensions["capsa"].db.engine.url.database
+    script = (
+        "import sqlite3, sys, time\n"
+        f"c = sqlite3.connect({path!r}, isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE')\n"
+        "c.execute(\"INSERT INTO idempotency_records (client_id, method, path, key, request_hash, status_code,"
+        " created_at) VALUES (?, 'POST', '/v1/rounds', 'killed', ?, 201, '2026-12-01 00:00:00')\","
+        f" ({tenant.id!r}, {body_hash(body)!r}))\n"
+        "print('claimed', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().strip() == "claimed"
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(10)
+        answer = post(http, tenant, body, "killed")
+        assert answer.status_code == 201, answer.get_json()
+        assert "Idempotent-Replayed" not in answer.headers
+        assert count(http, tenant) == 1
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait(10)
+        assert owner.stdout is not None
+        owner.stdout.close()

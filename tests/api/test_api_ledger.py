@@ -16,8 +16,8 @@ from conftest import Tenant, make_tenant
 from httpkit import problem
 
 from service.domain.money import format_money, parse_stake
-from service.services import audit, recording, rounds
-from service.services.jsondoc import dump
+from service.services import audit, rounds
+from service.services.ids import FixedClock, use_clock
 
 PLAYERS = [f"p{i}" for i in range(1, 7)]
 TABLES = ["t1", "t2", "t3"]
@@ -46,13 +46,11 @@ def history(app: Any) -> History:
     tenant = make_tenant(app)
     db = app.extensions["capsa"].db
     h = History(tenant)
-    clock = {"now": START}
-    mp = pytest.MonkeyPatch()
-    mp.setattr(recording, "utcnow_ms", lambda: clock["now"])
-    mp.setattr(audit, "utcnow_ms", lambda: clock["now"])
+    clock = FixedClock(START)
+    previous = use_clock(clock)
     try:
         for i in range(ROUNDS):
-            clock["now"] = START + timedelta(minutes=14 * i + rng.randrange(10), milliseconds=rng.randrange(1000))
+            clock.set(START + timedelta(minutes=14 * i + rng.randrange(10), milliseconds=rng.randrange(1000)))
             ids = rng.sample(PLAYERS, rng.randint(2, 4))
             deck = DECK[:]
             rng.shuffle(deck)
@@ -64,16 +62,15 @@ def history(app: Any) -> History:
                 "stake": CURRENCIES[currency],
                 "players": [{"id": p, "arrangement": arrangement(deck[13 * k : 13 * k + 13])} for k, p in enumerate(ids)],
             }
-            created = rounds.create(db, tenant.id, body, dump(body).decode(), None)
+            created = rounds.create(db, tenant.id, body, None)
             h.docs.append(json.loads(created.response.body))
             if rng.random() < 1 / 15:
                 victim = rng.choice(h.docs)
                 if victim["id"] not in h.voids:
-                    clock["now"] += timedelta(seconds=30)
+                    h.voids[victim["id"]] = clock.advance(seconds=30)
                     audit.void(db, tenant.id, victim["id"], "generated void")
-                    h.voids[victim["id"]] = clock["now"]
     finally:
-        mp.undo()
+        use_clock(previous)
     return h
 
 

@@ -201,7 +201,7 @@ def test_paged_verify_keeps_limit_and_from_sequence(chain, monkeypatch):
 def test_a_bad_record_on_a_later_page_is_reported_at_its_own_sequence(chain, tmp_path, monkeypatch):
     from sqlalchemy import create_engine, update
 
-    from service.adapters.ledger_models import ChainRecord
+    from service.adapters.models import ChainRecord
 
     url = f"sqlite:///{tmp_path / 'copy.db'}"
     shutil.copy(chain[0].removeprefix("sqlite:///"), tmp_path / "copy.db")

@@ -13,8 +13,9 @@ from sqlalchemy import inspect
 from service.adapters.db import make_engine, normalise_url
 from service.adapters.migrate import MIGRATIONS, alembic_config, downgrade, upgrade
 
-TABLES = {"clients", "api_keys", "rounds", "round_players", "round_pairs", "deals", "games",
-          "idempotency_records", "alembic_version"}
+TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledger_lines", "deals", "games",
+          "idempotency_records", "service_secrets", "alembic_version"}
+DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -42,16 +43,18 @@ def tables(url: str) -> set[str]:
 
 def test_migrations_build_an_empty_database_and_match_the_models(empty_db):
     upgrade(empty_db)
-    assert TABLES <= tables(empty_db)
+    assert tables(empty_db) == TABLES
     command.check(alembic_config(empty_db))  # raises when models and migrations differ
 
 
 def test_migrations_go_down_to_nothing_and_up_again(empty_db):
     upgrade(empty_db)
+    downgrade(empty_db, "0004")
+    assert DROPPED <= tables(empty_db)
     downgrade(empty_db, "base")
     assert tables(empty_db) <= {"alembic_version"}
     upgrade(empty_db)
-    assert TABLES <= tables(empty_db)
+    assert tables(empty_db) == TABLES
 
 
 def test_the_migrations_ship_inside_the_package():
@@ -76,11 +79,11 @@ def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path):
         engine.dispose()
 
 
-def test_the_ledger_balance_check_is_planned_per_call_on_postgresql(empty_db):
-    # A plan cached per connection kept a sequential scan from when the table was empty:
-    # each connection's commits slowed with every round it wrote (migration 0004).
+def test_the_ledger_balance_check_reads_only_what_each_statement_wrote_on_postgresql(empty_db):
+    # 0004 summed a record's lines from the table once per line inserted (8 sums per round);
+    # 0005 checks, once per statement, the lines the statement wrote (its transition table).
     if not empty_db.startswith("postgresql"):
-        pytest.skip("the deferred trigger is PostgreSQL's")
+        pytest.skip("the statement-level trigger is PostgreSQL's")
     from sqlalchemy import text
 
     upgrade(empty_db)
@@ -88,8 +91,10 @@ def test_the_ledger_balance_check_is_planned_per_call_on_postgresql(empty_db):
     try:
         with engine.connect() as conn:
             source = conn.execute(
-                text("SELECT prosrc FROM pg_proc WHERE proname = 'ledger_lines_balanced'")
+                text("SELECT prosrc FROM pg_proc WHERE proname = 'ledger_records_balanced'")
             ).scalar_one()
+            old = conn.execute(text("SELECT count(*) FROM pg_proc WHERE proname = 'ledger_lines_balanced'")).scalar()
     finally:
         engine.dispose()
-    assert "EXECUTE 'SELECT COALESCE(SUM(amount), 0) FROM ledger_lines" in source
+    assert "FROM new_lines" in source and "FROM ledger_lines" not in source
+    assert old == 0

@@ -37,7 +37,7 @@ CLIENTS = 4
 POST_SECONDS = 30
 KILLS_AT = (3.0, 7.0, 11.0, 24.0)
 DB_DOWN_AT, DB_DOWN_FOR = 15.0, 4.0
-ROUND_DEADLINE = 150.0  # a killed in-flight claim is taken over after 60 s (idempotency STALE)
+ROUND_DEADLINE = 60.0  # a killed request's key is free at once (its claim was never committed)
 
 
 class Cluster:
@@ -185,7 +185,7 @@ def test_worker_kills_and_a_database_restart_lose_nothing_and_duplicate_nothing(
                 c.join(ROUND_DEADLINE + 30)
             elapsed = time.monotonic() - start
 
-            verify = call(server.port, "GET", "/v1/audit/verify", {"Authorization": f"Bearer {key}"})
+            verify = call(server.port, "GET", "/v1/audit/verify?limit=100000", {"Authorization": f"Bearer {key}"})
             gunicorn_log = server.log_text()
 
         failed = [f for c in clients for f in c.failed]
@@ -208,22 +208,32 @@ def test_worker_kills_and_a_database_restart_lose_nothing_and_duplicate_nothing(
         rows = sql(url, "SELECT reference, id FROM rounds WHERE client_id = :c", c=client_id)
         assert len(rows) == len(done) and dict(rows) == done
         parts = sql(url, """SELECT r.id,
-                              (SELECT count(*) FROM round_players p WHERE p.round_id = r.id),
-                              (SELECT count(*) FROM round_pairs q WHERE q.round_id = r.id),
-                              (SELECT coalesce(sum(p.result), 0) FROM round_players p WHERE p.round_id = r.id)
+                              (SELECT count(*) FROM ledger_lines l JOIN chain_records c ON c.client_id = l.client_id
+                                 AND c.sequence = l.sequence WHERE c.round_id = r.id AND l.kind = 'settlement'),
+                              (SELECT count(*) FROM chain_records c WHERE c.round_id = r.id AND c.kind = 'round'),
+                              (SELECT coalesce(sum(l.amount), 0) FROM ledger_lines l JOIN chain_records c
+                                 ON c.client_id = l.client_id AND c.sequence = l.sequence WHERE c.round_id = r.id)
                             FROM rounds r WHERE r.client_id = :c""", c=client_id)
-        assert all(players == 4 and pairs == 6 and total == 0 for _, players, pairs, total in parts), parts[:5]
-        if sql(url, "SELECT to_regclass('ledger_lines') IS NOT NULL")[0][0]:
-            lines = dict((r[0], (r[1], r[2])) for r in sql(
-                url, "SELECT round_id, count(*), sum(amount) FROM ledger_lines WHERE client_id = :c "
-                     "GROUP BY round_id", c=client_id))
-            assert set(lines) == set(done.values())
-            assert all(n >= 4 and total == 0 for n, total in lines.values())
-        orphans = sql(url, """SELECT count(*) FROM round_players p
-                              WHERE NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = p.round_id)""")
-        assert orphans[0][0] == 0
-        leftover = sql(url, "SELECT count(*) FROM idempotency_records WHERE client_id = :c AND state <> 'done'",
+        assert all(players == 4 and records == 1 and total == 0 for _, players, records, total in parts), parts[:5]
+        lines = dict((r[0], (r[1], r[2])) for r in sql(
+            url, "SELECT c.round_id, count(*), sum(l.amount) FROM ledger_lines l"
+                 " JOIN chain_records c ON c.client_id = l.client_id AND c.sequence = l.sequence"
+                 " WHERE l.client_id = :c GROUP BY c.round_id", c=client_id))
+        assert set(lines) == set(done.values())
+        assert all(n >= 4 and total == 0 for n, total in lines.values())
+        # Nothing half-written: no record, line or key without its round.
+        orphans = sql(url, """SELECT (SELECT count(*) FROM chain_records c WHERE c.kind = 'round'
+                                        AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = c.round_id)),
+                                     (SELECT count(*) FROM ledger_lines l WHERE NOT EXISTS (SELECT 1
+                                        FROM chain_records c WHERE c.client_id = l.client_id AND c.sequence = l.sequence)),
+                                     (SELECT count(*) FROM idempotency_records k WHERE k.resource IS NOT NULL
+                                        AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = k.resource))""")
+        assert orphans == [(0, 0, 0)], orphans
+        # One key per round stored (a key's claim is committed with its round, never alone).
+        leftover = sql(url, """SELECT count(*) FROM idempotency_records k WHERE k.client_id = :c
+                               AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = k.resource)""",
                        c=client_id)[0][0]
+        assert leftover == 0
 
         # The chain verifies (once the audit trail exists).
         if verify.status != 404:
@@ -239,7 +249,7 @@ def test_worker_kills_and_a_database_restart_lose_nothing_and_duplicate_nothing(
         f"answers {dict(sorted((str(k), v) for k, v in statuses.items()))}; "
         f"{sum(c.retries for c in clients)} retries; first 201 {recovered[0] - down_window[1]:.2f} s "
         f"after the restart; 0 lost, 0 duplicated, 0 half-written, 0 x 500; "
-        f"chain verify: {verify.status} {verify.body[:80]!r}; in-flight markers left: {leftover}"
+        f"chain verify: {verify.status} {verify.body[:80]!r}; keys without their round: {leftover}"
     )
     for at, what in events:
         print(f"  t={at:5.1f} s  {what}")

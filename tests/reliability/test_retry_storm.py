@@ -118,29 +118,35 @@ def test_retry_storm(service):
     assert len(set(ids)) == ROUNDS
     stored = sql(url, "SELECT id FROM rounds WHERE client_id = :c", c=client_id)
     assert sorted(r[0] for r in stored) == sorted(ids)
-    sums = sql(url, """SELECT r.id, count(p.player_id), sum(p.result), sum(p.net) + min(r.house_fee)
-                       FROM rounds r JOIN round_players p ON p.round_id = r.id
-                       WHERE r.client_id = :c GROUP BY r.id""", c=client_id)
+    # Each round's settlement lines: 4 players, results summing to zero.
+    sums = sql(url, """SELECT c.round_id, count(*), sum(l.amount) FROM ledger_lines l
+                       JOIN chain_records c ON c.client_id = l.client_id AND c.sequence = l.sequence
+                       WHERE l.client_id = :c AND l.kind = 'settlement' GROUP BY c.round_id""", c=client_id)
     assert len(sums) == ROUNDS
-    assert all(n == 4 and result == 0 and net == 0 for _, n, result, net in sums), sums[:5]
+    assert all(n == 4 and result == 0 for _, n, result in sums), sums[:5]
     for first in firsts:
         doc = first.json()
         assert sum(int(p["result"]) for p in doc["players"]) == 0
         assert sum(int(p["net"]) for p in doc["players"]) + int(doc["house_fee"]) == 0
 
-    # Ledger lines, once the ledger exists: every round has its lines, and they balance.
-    if sql(url, "SELECT to_regclass('ledger_lines') IS NOT NULL")[0][0]:
-        lines = sql(url, """SELECT round_id, count(*), sum(amount) FROM ledger_lines
-                            WHERE client_id = :c GROUP BY round_id""", c=client_id)
-        assert sorted(r[0] for r in lines) == sorted(ids)
-        assert all(n >= 4 and total == 0 for _, n, total in lines), lines[:5]
+    # Every round has its lines, and they balance; one chain record each.
+    lines = sql(url, """SELECT c.round_id, count(*), sum(l.amount) FROM ledger_lines l
+                       JOIN chain_records c ON c.client_id = l.client_id AND c.sequence = l.sequence
+                        WHERE l.client_id = :c GROUP BY c.round_id""", c=client_id)
+    assert sorted(r[0] for r in lines) == sorted(ids)
+    assert all(n >= 4 and total == 0 for _, n, total in lines), lines[:5]
+    records = sql(url, "SELECT count(*), count(DISTINCT round_id) FROM chain_records WHERE client_id = :c",
+                  c=client_id)
+    assert records == [(ROUNDS, ROUNDS)]
 
     # A key reused with another body: 422, and nothing is written.
-    before = sql(url, "SELECT (SELECT count(*) FROM rounds), (SELECT count(*) FROM round_players)")
+    counts_sql = ("SELECT (SELECT count(*) FROM rounds), (SELECT count(*) FROM ledger_lines),"
+                  " (SELECT count(*) FROM chain_records), (SELECT count(*) FROM idempotency_records)")
+    before = sql(url, counts_sql)
     reused = call(port, "POST", "/v1/rounds", headers(0), round_body("storm-other", stake="9000"))
     assert reused.status == 422, reused.body
     assert reused.json()["type"] == "/problems/idempotency-key-reused"
-    assert sql(url, "SELECT (SELECT count(*) FROM rounds), (SELECT count(*) FROM round_players)") == before
+    assert sql(url, counts_sql) == before
 
     assert "Traceback" not in server.log_text()
     print(f"\nretry storm: {ROUNDS} rounds x {COPIES} copies in {storm_seconds:.1f} s: "

@@ -5,14 +5,16 @@ from datetime import UTC, datetime
 from service.domain.audit import (
     GENESIS_HASH,
     LedgerLine,
-    StoredLink,
+    LinkChecker,
     canonical,
+    canonical_record,
     chain_hash,
     differences,
     reversal_lines,
     round_lines,
+    seal,
     timestamp,
-    verify_chain,
+    unsealed,
 )
 
 
@@ -59,25 +61,68 @@ def _chain(n):
     for i in range(1, n + 1):
         body = canonical({"sequence": i})
         h = chain_hash(prev, body)
-        links.append(StoredLink(i, prev, h, body, body))
+        links.append((i, prev, h, body))
         prev = h
     return links
 
 
+def _first_bad(links):
+    checker = LinkChecker(1, GENESIS_HASH)
+    for sequence, previous, hash_, body in links:
+        reason = checker.check(sequence, previous, hash_, None, body)
+        if reason is not None:
+            return checker.expected, reason
+    return None, None
+
+
 def test_an_intact_chain_verifies():
-    check = verify_chain(_chain(5), 1, GENESIS_HASH)
-    assert (check.ok, check.records_checked, check.first_bad_sequence) == (True, 5, None)
+    assert _first_bad(_chain(5)) == (None, None)
 
 
-def test_a_gap_an_edit_or_a_broken_link_is_found_at_its_sequence():
+def test_a_gap_is_found_at_the_missing_sequence():
     links = _chain(5)
-    assert verify_chain(links[:2] + links[3:], 1, GENESIS_HASH).first_bad_sequence == 3
-    edited = links[:]
-    edited[3] = StoredLink(4, links[3].previous_hash, links[3].hash, links[3].canonical, b"{}")
-    assert verify_chain(edited, 1, GENESIS_HASH).first_bad_sequence == 4
-    forged = links[:]
-    forged[1] = StoredLink(2, links[1].previous_hash, "f" * 64, links[1].canonical, links[1].canonical)
-    assert verify_chain(forged, 1, GENESIS_HASH).first_bad_sequence == 2
+    assert _first_bad(links[:2] + links[3:]) == (3, "sequence 3 is missing (found 4)")
+
+
+def test_changed_bytes_are_found_by_their_hash():
+    links = _chain(5)
+    seq, prev, h, _body = links[3]
+    links[3] = (seq, prev, h, b'{"sequence":40}')
+    assert _first_bad(links) == (4, "hash does not match the stored canonical bytes")
+
+
+def test_a_forged_hash_is_found_at_its_record():
+    links = _chain(5)
+    seq, prev, _h, body = links[1]
+    links[1] = (seq, prev, "f" * 64, body)
+    assert _first_bad(links) == (2, "hash does not match the stored canonical bytes")
+
+
+def test_a_changed_previous_hash_alone_is_found_even_when_the_hash_is_recomputed():
+    # The record keeps valid-looking bytes and a hash made over the forged previous hash:
+    # only the link to the record before can tell.
+    links = _chain(5)
+    seq, _prev, _h, body = links[2]
+    forged_prev = "e" * 64
+    links[2] = (seq, forged_prev, chain_hash(forged_prev, body), body)
+    assert _first_bad(links) == (3, "previous_hash does not match the hash of the record before")
+
+
+def test_a_hash_the_database_already_checked_is_not_computed_again():
+    seq, prev, h, body = _chain(1)[0]
+    assert LinkChecker(1, GENESIS_HASH).check(seq, prev, h, False, body) == (
+        "hash does not match the stored canonical bytes")
+    assert LinkChecker(1, GENESIS_HASH).check(seq, prev, h, True, b"anything") is None
+
+
+def test_a_record_is_sealed_with_its_sequence_as_its_last_key():
+    doc = {"kind": "round", "round": "rnd_x", "created_at": "2026-11-29T10:00:00.000Z"}
+    open_bytes = unsealed(doc)
+    assert open_bytes.endswith(b',"sequence":')
+    for sequence in (1, 42, 10**15):
+        assert seal(open_bytes, sequence) == bytes(rfc8785.dumps({**doc, "sequence": sequence}))
+    assert chain_hash(GENESIS_HASH, seal(open_bytes, 1)) == (
+        "394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c")
 
 
 def test_differences_name_each_changed_leaf():
@@ -106,6 +151,21 @@ _JSON = st.recursive(
 @given(st.dictionaries(_TEXT | st.text(st.characters(max_codepoint=127), max_size=8), _JSON, max_size=6))
 def test_canonical_bytes_are_exactly_rfc_8785(doc):
     assert canonical(doc) == bytes(rfc8785.dumps(doc))
+
+
+_ASCII_KEY = st.text(st.characters(max_codepoint=127), max_size=10)
+_RECORD_LIKE = st.recursive(
+    _LEAF,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_ASCII_KEY, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.dictionaries(_ASCII_KEY, _RECORD_LIKE, max_size=6))
+def test_records_are_encoded_exactly_as_rfc_8785_without_the_walk(doc):
+    # What records hold: ASCII keys, any text (control characters, quotes, astral), ints.
+    assert canonical_record(doc) == bytes(rfc8785.dumps(doc))
 
 
 def test_canonical_takes_the_full_encoder_for_what_the_fast_path_cannot_promise():

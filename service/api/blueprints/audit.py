@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, request
 from flask.views import MethodView
 
 from service.services import audit, rounds
+from service.services.idempotency import parse_key
 
 from ..audit_schemas import (
     AuditHeadSchema,
@@ -20,7 +21,8 @@ from ..audit_schemas import (
 from ..auth import allow_read, require_write
 from ..schemas import RoundDocumentSchema
 from ..state import db, principal
-from . import AUTH, BODY, Blueprint, json_response
+from . import AUTH, BODY, Blueprint, json_response, send_stored
+from .rounds import IDEMPOTENCY_KEY
 
 blp = Blueprint(
     "audit",
@@ -32,15 +34,17 @@ blp = Blueprint(
 
 @blp.route("/rounds/<string:round_id>/void")
 class RoundVoid(MethodView):
+    @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @allow_read  # the scope is checked once the round is found (require_write)
     @blp.arguments(VoidRequestSchema, example={"reason": "dealer error"})
     @blp.response(200, RoundDocumentSchema)
     @blp.problems(*BODY, 404, 409, 422)
     def post(self, body: dict[str, Any], round_id: str) -> Response:
         """Void a round: a new chained record with reversing lines; voiding twice is 409."""
-        rounds.get(db(), principal().client_id, round_id)  # another client's round: 404, any key
+        rounds.get_stored(db(), principal().client_id, round_id)  # another client's round: 404, any key
         require_write()
-        return json_response(audit.void(db(), principal().client_id, round_id, body["reason"]))
+        key = parse_key(request.headers.get("Idempotency-Key"))
+        return send_stored(audit.void(db(), principal().client_id, round_id, body["reason"], key))
 
 
 @blp.route("/rounds/<string:round_id>/verify")
@@ -59,7 +63,9 @@ class ChainVerify(MethodView):
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any]) -> Response:
         """Rebuild each record from the live rows and check it against the stored chain."""
-        report = audit.verify_chain(db(), principal().client_id, query["from_sequence"], query.get("limit"))
+        report = audit.verify_chain(
+            db(), principal().client_id, query["from_sequence"], query.get("limit", audit.DEFAULT_LIMIT)
+        )
         return json_response(report.to_json())
 
 

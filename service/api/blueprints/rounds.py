@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, g, request
+from flask import Response, request
 from flask.views import MethodView
 
 from service.services import rounds
@@ -52,9 +52,13 @@ IDEMPOTENCY_KEY = {
     "in": "header",
     "name": "Idempotency-Key",
     "required": False,
-    "description": "1-255 printable ASCII characters (a quoted string is accepted). The same "
-    "key with the same body replays the first 201 byte for byte with "
-    "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
+    "description": "1-255 printable ASCII characters (a quoted string is accepted), kept 24 hours. "
+    "The same key with the same body replays the first answer byte for byte with "
+    "`Idempotent-Replayed: true`; with another body: 422. The key is claimed in the same "
+    "transaction as the round: a request meeting a first one still running waits for it (at "
+    "most 2 s) and replays its answer, or answers 409 `idempotency-in-flight` with Retry-After "
+    "when the wait runs out; it never stores a second round. A request that fails or dies "
+    "leaves the key free at once.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 257},
     "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
 }
@@ -70,7 +74,7 @@ CREATED_HEADERS = {
 @blp.route("/score")
 class Score(MethodView):
     @allow_read
-    @blp.arguments(RoundRequestSchema, example=EXAMPLE)
+    @blp.body(RoundRequestSchema, example=EXAMPLE)
     @blp.response(200, ScoreDocumentSchema)
     @blp.problems(*BODY)
     def post(self, body: dict[str, Any]) -> Response:
@@ -90,14 +94,13 @@ class Rounds(MethodView):
         return json_response(rounds.list_(db(), principal().client_id, **query))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
-    @blp.arguments(RoundRequestSchema, example=EXAMPLE)
+    @blp.body(RoundRequestSchema, example=EXAMPLE)
     @blp.response(201, RoundDocumentSchema, headers=CREATED_HEADERS)
     @blp.problems(*BODY, 409)
     def post(self, body: dict[str, Any]) -> Response:
         """Score a round and store it (idempotent with Idempotency-Key)."""
         key = parse_key(request.headers.get("Idempotency-Key"))
-        raw = g.raw_body.decode("utf-8")
-        created = rounds.create(db(), principal().client_id, body, raw, key)
+        created = rounds.create(db(), principal().client_id, body, key)
         if created.preset is not None:
             state().metrics.round_scored(created.preset, stored=True)
         return send_stored(created.response)

@@ -1,4 +1,4 @@
-"""Service routes without a key: health, readiness, metrics."""
+"""Service routes without a key: health and readiness (metrics are on METRICS_BIND)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from service.adapters.errors import DatabaseUnavailable
 
 from ..problems import problem_response
 from ..schemas import HealthSchema, ReadySchema
-from ..state import db, state
+from ..state import db
 from . import Blueprint, json_response
 
-blp = Blueprint("service", __name__, description="Health, readiness and metrics (no key).")
+blp = Blueprint("service", __name__, description="Health and readiness (no key).")
 
 NO_AUTH: list[dict[str, list[str]]] = []
 
@@ -40,19 +40,3 @@ class Ready(MethodView):
                 503, "unavailable", "the database does not answer", headers={"Retry-After": "5"}
             )
         return json_response({"status": "ok", "database": "ok"})
-
-
-@blp.route("/metrics")
-class Metrics(MethodView):
-    @blp.doc(
-        security=NO_AUTH,
-        responses={
-            "200": {
-                "description": "Prometheus text exposition format.",
-                "content": {"text/plain": {"schema": {"type": "string"}}},
-            }
-        },
-    )
-    def get(self) -> Response:
-        """Prometheus metrics: latency per endpoint, rounds scored per preset."""
-        return state().metrics.exposition()

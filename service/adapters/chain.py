@@ -1,0 +1,244 @@
+"""The hash chain: appending a record at a client's head, reading records and heads.
+
+`append` is the write path of every stored round and void. On PostgreSQL it is one
+statement (`chain_pg`), run at commit: as its own one-statement transaction when the unit
+of work did nothing else, else inside its transaction. On SQLite, whose writers are
+serialised by BEGIN IMMEDIATE, it is a few statements in the unit of work's transaction,
+and the record is hashed in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from service.domain.audit import GENESIS_HASH, chain_hash, seal
+
+from . import chain_pg
+from .errors import CheckViolation, DealUsed, KeyTaken
+from .models import ChainHead, ChainRecord, Deal, IdempotencyRecord, LedgerLine, Round
+from .records import Appended, Claim, Head, NewRecord, StoredRecord
+from .translate import translated
+
+if TYPE_CHECKING:
+    from .uow import UnitOfWork
+
+Deferred = Callable[[Any], None]  # runs with a psycopg cursor
+
+
+class ChainRepository:
+    """Records and heads of the clients' chains (reads are the same on every engine)."""
+
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+        self.session: Session = uow.session
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def create_head(self, client_id: str) -> None:
+        """The empty chain of a new client: its head is the genesis hash."""
+        self.session.execute(
+            insert(ChainHead).values(
+                client_id=client_id, sequence=0, hash=GENESIS_HASH, previous_hash=GENESIS_HASH, created_at=None
+            )
+        )
+
+    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+        """Place `record` at the client's head; with `claim`, the Idempotency-Key is taken in
+        the same transaction, and with `deal`, the deal is used (once).
+
+        The returned `Appended` is filled when the statement has run: at once inside a
+        transaction the unit of work already holds, else at commit (on PostgreSQL the
+        statement is then the whole transaction). Raises, at the latest at commit:
+        KeyTaken, DealUsed, UniqueViolation (a used reference, a second void),
+        CheckViolation (lines that do not sum to zero), LockTimeout.
+        """
+        raise NotImplementedError
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def head(self, client_id: str) -> Head:
+        row = self.session.execute(
+            select(ChainHead.sequence, ChainHead.hash, ChainHead.created_at).where(
+                ChainHead.client_id == client_id
+            )
+        ).first()
+        return Head(0, GENESIS_HASH, None) if row is None else Head(row[0], row[1], row[2])
+
+    def record(self, client_id: str, sequence: int) -> StoredRecord | None:
+        row = self.session.execute(
+            select(
+                ChainRecord.sequence,
+                ChainRecord.kind,
+                ChainRecord.round_id,
+                ChainRecord.previous_hash,
+                ChainRecord.hash,
+                ChainRecord.canonical,
+            ).where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
+        ).first()
+        return None if row is None else StoredRecord(*row)
+
+    def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
+        """The record of a round (kind `round`) or of its void (kind `void`)."""
+        row = self.session.execute(
+            select(
+                ChainRecord.sequence,
+                ChainRecord.kind,
+                ChainRecord.round_id,
+                ChainRecord.previous_hash,
+                ChainRecord.hash,
+                ChainRecord.canonical,
+            ).where(
+                ChainRecord.round_id == round_id,
+                ChainRecord.kind == kind,
+                ChainRecord.client_id == client_id,
+            )
+        ).first()
+        return None if row is None else StoredRecord(*row)
+
+    def hash_before(self, client_id: str, sequence: int) -> str | None:
+        """The stored hash of record `sequence - 1` (genesis before 1); None if missing."""
+        if sequence <= 1:
+            return GENESIS_HASH
+        return self.session.scalar(
+            select(ChainRecord.hash).where(
+                ChainRecord.client_id == client_id, ChainRecord.sequence == sequence - 1
+            )
+        )
+
+
+class PostgresChain(ChainRepository):
+    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+        appended = Appended()
+        sql, params = chain_pg.parameters(record, claim, deal)
+
+        def run(cursor: Any) -> None:
+            row = cursor.execute(sql, params, prepare=True).fetchone()
+            if row is None:
+                raise RuntimeError(f"client {record.client_id!r} has no chain head")
+            appended.sequence, appended.hash, appended.previous_hash = row
+            appended.done = True
+
+        if self.session.in_transaction():
+            # Part of a larger transaction (a Big Two game's last move): run it now.
+            with translated():
+                raw = self.session.connection().connection.driver_connection
+                with raw.cursor() as cursor:
+                    run(cursor)
+        else:
+            self.uow.defer(run)  # alone: at commit, as a one-statement transaction
+        return appended
+
+
+class SqliteChain(ChainRepository):
+    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+        with translated():
+            return self._append(record, claim, deal)
+
+    def _append(self, record: NewRecord, claim: Claim | None, deal: str | None) -> Appended:
+        conn = self.session.connection()  # BEGIN IMMEDIATE: this transaction is the only writer
+        if claim is not None:
+            same_key = (
+                (IdempotencyRecord.client_id == record.client_id)
+                & (IdempotencyRecord.method == claim.method)
+                & (IdempotencyRecord.path == claim.path)
+                & (IdempotencyRecord.key == claim.key)
+            )
+            existing = conn.execute(select(IdempotencyRecord.created_at).where(same_key)).first()
+            if existing is not None:
+                if existing[0] >= claim.expired_before:
+                    raise KeyTaken(claim.key)
+                conn.execute(delete(IdempotencyRecord).where(same_key))
+            conn.execute(
+                insert(IdempotencyRecord).values(
+                    client_id=record.client_id,
+                    method=claim.method,
+                    path=claim.path,
+                    key=claim.key,
+                    request_hash=claim.request_hash,
+                    status_code=claim.status_code,
+                    resource=claim.resource,
+                    created_at=record.created_at,
+                )
+            )
+        if deal is not None:
+            used = conn.execute(
+                update(Deal)
+                .where(Deal.id == deal, Deal.client_id == record.client_id, Deal.used_at.is_(None))
+                .values(
+                    used_at=record.created_at,
+                    used_by=record.round_id,
+                    revealed_at=func.coalesce(Deal.revealed_at, record.created_at),
+                )
+            )
+            if not used.rowcount:
+                raise DealUsed(deal)
+        head = conn.execute(
+            select(ChainHead.sequence, ChainHead.hash).where(ChainHead.client_id == record.client_id)
+        ).first()
+        if head is None:
+            raise RuntimeError(f"client {record.client_id!r} has no chain head")
+        sequence, previous = head[0] + 1, head[1]
+        body = seal(record.unsealed, sequence)
+        hash_ = chain_hash(previous, body)
+        total = sum(line.amount for line in record.lines)
+        if total:
+            raise CheckViolation(
+                "ledger_lines_balanced", f"ledger lines of record {sequence} sum to {total}, not 0"
+            )
+        if record.lines:
+            conn.execute(
+                insert(LedgerLine),
+                [
+                    {
+                        "client_id": record.client_id,
+                        "sequence": sequence,
+                        "line_no": n,
+                        "created_at": record.created_at,
+                        "player_id": line.player_id,
+                        "kind": line.kind,
+                        "basis": line.basis,
+                        "amount": line.amount,
+                        "currency": record.currency,
+                        "table_ref": record.table,
+                        "points": line.points,
+                        "winnings": line.winnings,
+                    }
+                    for n, line in enumerate(record.lines)
+                ],
+            )
+        # After the lines: the database's own balance check runs on this insert.
+        conn.execute(
+            insert(ChainRecord).values(
+                client_id=record.client_id,
+                sequence=sequence,
+                kind=record.kind,
+                round_id=record.round_id,
+                previous_hash=previous,
+                hash=hash_,
+                canonical=body,
+            )
+        )
+        if record.round is not None:
+            r = record.round
+            conn.execute(
+                insert(Round).values(
+                    id=record.round_id,
+                    client_id=record.client_id,
+                    game=r.game,
+                    preset=r.preset,
+                    table_ref=r.table,
+                    reference=r.reference,
+                    currency=r.currency,
+                    created_at=record.created_at,
+                )
+            )
+        conn.execute(
+            update(ChainHead)
+            .where(ChainHead.client_id == record.client_id)
+            .values(sequence=sequence, hash=hash_, previous_hash=previous, created_at=record.created_at)
+        )
+        return Appended(sequence, hash_, previous, True)

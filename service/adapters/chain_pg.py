@@ -1,0 +1,160 @@
+"""The PostgreSQL write path: a record, its round, lines, key claim and deal in one statement.
+
+One round trip stores a round: a single data-modifying CTE, run as its own transaction
+(autocommit) or inside the unit of work's transaction when it already holds one. In order:
+
+1. `claim` inserts the Idempotency-Key row. A row of another request still running is its
+   uncommitted insert, so this waits for that request to end (at most `lock_timeout`, 2 s)
+   and then finds the committed key (or, if it rolled back, takes the key itself). A key
+   older than the retention is taken over in place.
+2. `deal` marks the deal used, if the round names one.
+3. `gate` aborts the statement (`capsa_refuse`) when the key or the deal was taken, so no
+   row of a refused request is written.
+4. `head` advances the client's chain head: it locks the head row, and computes the new
+   hash from the old one with `sha256()` over the previous hash's hex and the record's
+   canonical bytes, sealed with the new sequence. The lock is held from here to commit,
+   that is for the rest of this one statement.
+5. `record`, `round` and `lines` insert the chain record, the round's query columns and
+   the ledger lines. A statement-level trigger checks, once per record, that the lines
+   sum to zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .records import Claim, NewRecord
+
+# Custom SQLSTATEs raised by capsa_refuse() (migration 0005).
+KEY_TAKEN = "CP001"
+DEAL_USED = "CP002"
+
+_CLAIM = """
+claim AS (
+  INSERT INTO idempotency_records
+         (client_id, method, path, key, request_hash, status_code, resource, created_at)
+  VALUES (%(client)s, %(method)s, %(path)s, %(key)s, %(digest)s, %(status)s, %(resource)s, %(now)s)
+  ON CONFLICT (client_id, method, path, key) DO UPDATE
+     SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+         resource = EXCLUDED.resource, created_at = EXCLUDED.created_at,
+         content_type = NULL, location = NULL, response_body = NULL
+   WHERE idempotency_records.created_at < %(expired)s
+  RETURNING 1
+),"""
+_DEAL = """
+deal AS (
+  UPDATE deals SET used_at = %(now)s, used_by = %(round)s, revealed_at = COALESCE(revealed_at, %(now)s)
+   WHERE id = %(deal)s AND client_id = %(client)s AND used_at IS NULL
+  RETURNING 1
+),"""
+_HEAD = """
+head AS (
+  UPDATE chain_heads h
+     SET previous_hash = h.hash,
+         sequence = h.sequence + 1,
+         hash = encode(sha256(convert_to(h.hash, 'UTF8') || %(unsealed)s::bytea
+                              || convert_to((h.sequence + 1)::text, 'UTF8') || '\\x7d'::bytea), 'hex'),
+         created_at = %(now)s
+    {gate_from}
+   WHERE h.client_id = %(client)s {gate_where}
+  RETURNING h.sequence, h.hash, h.previous_hash
+),
+record AS (
+  INSERT INTO chain_records (client_id, sequence, kind, round_id, previous_hash, hash, canonical)
+  SELECT %(client)s, sequence, %(kind)s, %(round)s, previous_hash, hash,
+         %(unsealed)s::bytea || convert_to(sequence::text, 'UTF8') || '\\x7d'::bytea
+    FROM head
+),{round_cte}
+lines AS (
+  INSERT INTO ledger_lines (client_id, sequence, line_no, created_at, player_id, kind, basis,
+                            amount, currency, table_ref, points, winnings)
+  SELECT %(client)s, head.sequence, l.n - 1, %(now)s, l.player_id, l.kind, l.basis,
+         l.amount, %(currency)s, %(table)s, l.points, l.winnings
+    FROM head,
+         unnest(%(players)s::text[], %(kinds)s::text[], %(bases)s::text[], %(amounts)s::int8[],
+                %(points)s::int8[], %(winnings)s::int8[])
+           WITH ORDINALITY AS l(player_id, kind, basis, amount, points, winnings, n)
+)
+SELECT sequence, hash, previous_hash FROM head
+"""
+_ROUND = """
+round AS (
+  INSERT INTO rounds (id, client_id, game, preset, table_ref, reference, currency, created_at)
+  SELECT %(round)s, %(client)s, %(game)s, %(preset)s, %(table)s, %(reference)s, %(currency)s, %(now)s
+    FROM head
+),"""
+
+
+def _statement(claim: bool, deal: bool, round_: bool) -> str:
+    gate = ""
+    if claim or deal:
+        checks = []
+        if claim:
+            checks.append(f"WHEN NOT EXISTS (SELECT FROM claim) THEN capsa_refuse('{KEY_TAKEN}')")
+        if deal:
+            checks.append(f"WHEN NOT EXISTS (SELECT FROM deal) THEN capsa_refuse('{DEAL_USED}')")
+        gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok),"
+    head = _HEAD.format(
+        gate_from="FROM gate" if gate else "",
+        gate_where="AND gate.ok = 1" if gate else "",
+        round_cte=_ROUND if round_ else "",
+    )
+    return "WITH" + (_CLAIM if claim else "") + (_DEAL if deal else "") + gate + head
+
+
+STATEMENTS = {
+    (claim, deal, round_): _statement(claim, deal, round_)
+    for claim in (False, True)
+    for deal in (False, True)
+    for round_ in (False, True)
+}
+
+
+def _texts(values: list[str | None]) -> str:
+    """A text[] literal. The values are identifiers and kind names (no quote or backslash
+    can occur); each is quoted, so a player called NULL stays a name."""
+    return "{" + ",".join("NULL" if v is None else f'"{v}"' for v in values) + "}"
+
+
+def _ints(values: list[int]) -> str:
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def parameters(record: NewRecord, claim: Claim | None, deal: str | None) -> tuple[str, dict[str, Any]]:
+    """The statement for this record and its parameters. The lines go as array literals:
+    one text parameter each, which costs a fraction of adapting a Python list."""
+    lines = record.lines
+    params: dict[str, Any] = {
+        "client": record.client_id,
+        "round": record.round_id,
+        "kind": record.kind,
+        "now": record.created_at,
+        "unsealed": record.unsealed,
+        "currency": record.currency,
+        "table": record.table,
+        "players": _texts([line.player_id for line in lines]),
+        "kinds": _texts([line.kind for line in lines]),
+        "bases": _texts([line.basis for line in lines]),
+        "amounts": _ints([line.amount for line in lines]),
+        "points": _ints([line.points for line in lines]),
+        "winnings": _ints([line.winnings for line in lines]),
+    }
+    if record.round is not None:
+        r = record.round
+        params.update(game=r.game, preset=r.preset, reference=r.reference)
+    if claim is not None:
+        params.update(
+            method=claim.method,
+            path=claim.path,
+            key=claim.key,
+            digest=claim.request_hash,
+            status=claim.status_code,
+            expired=claim.expired_before,
+        )
+        params["resource"] = claim.resource
+    if deal is not None:
+        params["deal"] = deal
+    return STATEMENTS[(claim is not None, deal is not None, record.round is not None)], params
+
+
+__all__ = ["DEAL_USED", "KEY_TAKEN", "STATEMENTS", "parameters"]

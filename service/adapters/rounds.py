@@ -1,0 +1,138 @@
+"""Stored rounds as the API reads them: the round's query columns with its chain records.
+
+A round document is rendered from its record's canonical bytes (and its void's, if any);
+this repository finds them by id or by the list filters, newest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, exists, or_, select
+from sqlalchemy.orm import Session, aliased
+
+from .models import ChainRecord, LedgerLine, Round
+from .records import StoredRecord
+
+_R = aliased(ChainRecord, name="rec")
+_V = aliased(ChainRecord, name="void")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFilter:
+    table: str | None = None
+    player: str | None = None
+    reference: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRound:
+    """A round's id and time, its record, and its void's record if it was voided."""
+
+    id: str
+    created_at: datetime
+    game: str
+    preset: str
+    table: str | None
+    reference: str | None
+    currency: str
+    record: StoredRecord
+    void: StoredRecord | None
+
+    @property
+    def columns(self) -> tuple[str, str, str | None, str | None, str, datetime]:
+        """(game, preset, table, reference, currency, created_at): the copies the verifier checks."""
+        return (self.game, self.preset, self.table, self.reference, self.currency, self.created_at)
+
+
+def _columns() -> list[Any]:
+    return [
+        Round.id,
+        Round.created_at,
+        Round.game,
+        Round.preset,
+        Round.table_ref,
+        Round.reference,
+        Round.currency,
+        _R.sequence,
+        _R.kind,
+        _R.round_id,
+        _R.previous_hash,
+        _R.hash,
+        _R.canonical,
+        _V.sequence,
+        _V.kind,
+        _V.round_id,
+        _V.previous_hash,
+        _V.hash,
+        _V.canonical,
+    ]
+
+
+def _select() -> Any:
+    return (
+        select(*_columns())
+        .join(_R, and_(_R.round_id == Round.id, _R.kind == "round", _R.client_id == Round.client_id))
+        .outerjoin(_V, and_(_V.round_id == Round.id, _V.kind == "void", _V.client_id == Round.client_id))
+    )
+
+
+def _stored(row: Any) -> StoredRound:
+    void = None if row[13] is None else StoredRecord(*row[13:19])
+    return StoredRound(*row[:7], StoredRecord(*row[7:13]), void)
+
+
+class RoundRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get(self, client_id: str, round_id: str) -> StoredRound | None:
+        row = self.session.execute(
+            _select().where(Round.id == round_id, Round.client_id == client_id)
+        ).first()
+        return None if row is None else _stored(row)
+
+    def list(
+        self,
+        client_id: str,
+        where: RoundFilter,
+        limit: int,
+        after: tuple[datetime, str] | None,
+    ) -> tuple[list[StoredRound], tuple[datetime, str] | None]:
+        """Newest first by (created_at, id); returns the page and the position after it."""
+        q = _select().where(Round.client_id == client_id)
+        if where.table is not None:
+            q = q.where(Round.table_ref == where.table)
+        if where.reference is not None:
+            q = q.where(Round.reference == where.reference)
+        if where.player is not None:
+            # The player's lines are at the round record's sequence (the ledger's primary key).
+            q = q.where(
+                exists().where(
+                    LedgerLine.client_id == Round.client_id,
+                    LedgerLine.sequence == _R.sequence,
+                    LedgerLine.player_id == where.player,
+                )
+            )
+        if where.since is not None:
+            q = q.where(Round.created_at >= where.since)
+        if where.until is not None:
+            q = q.where(Round.created_at < where.until)
+        if after is not None:
+            when, round_id = after
+            q = q.where(
+                or_(
+                    Round.created_at < when,
+                    and_(Round.created_at == when, Round.id < round_id),
+                )
+            )
+        q = q.order_by(Round.created_at.desc(), Round.id.desc()).limit(limit + 1)
+        rows = [_stored(r) for r in self.session.execute(q)]
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            return rows[:limit], (last.created_at, last.id)
+        return rows, None

@@ -1,0 +1,60 @@
+"""Opaque list cursors: a position (a time and the keys after it) as URL-safe base64 JSON.
+
+A cursor the service did not make is a 422 on `query.cursor`, whatever it holds: not
+base64, not JSON, the wrong shape, a time out of range, an integer beyond 64 bits, a NUL
+or a lone surrogate in a string.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from service.domain.errors import FieldError
+
+from .errors import InvalidInput
+
+_INT64 = 2**63
+_KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def encode_cursor(created_at: datetime, *keys: int | str) -> str:
+    raw = json.dumps([created_at.astimezone(UTC).isoformat(), *keys], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def bad_cursor() -> InvalidInput:
+    return InvalidInput(
+        "the cursor is not one this service gave",
+        errors=[FieldError("query.cursor", "not a cursor from this service")],
+    )
+
+
+def decode_cursor(cursor: str, *kinds: type) -> tuple[Any, ...]:
+    """`(created_at, *keys)` of a cursor whose keys have these types (int or str)."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        value = json.loads(raw.decode("utf-8"))
+    except Exception as exc:  # any garbage is the same client error
+        raise bad_cursor() from exc
+    if not isinstance(value, list) or len(value) != 1 + len(kinds) or not isinstance(value[0], str):
+        raise bad_cursor()
+    try:
+        when = datetime.fromisoformat(value[0])
+        if when.tzinfo is None:
+            raise ValueError("naive")
+        when = when.astimezone(UTC)
+    except (ValueError, OverflowError) as exc:
+        raise bad_cursor() from exc
+    keys: list[Any] = []
+    for kind, item in zip(kinds, value[1:]):
+        if kind is int:
+            if type(item) is not int or not -_INT64 <= item < _INT64:
+                raise bad_cursor()
+        elif not isinstance(item, str) or not _KEY.fullmatch(item):
+            raise bad_cursor()
+        keys.append(item)
+    return (when, *keys)

@@ -1,0 +1,20 @@
+"""Re-scoring a stored round of any game from its normalised request (verification).
+
+The registry lives here, apart from the modules that record rounds, so recording a
+round (Capsa Susun or Big Two) and re-scoring one never import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from service.domain.susun.round import score_round_request
+
+from .banting import rescore as rescore_banting
+
+# game -> function(normalised request) -> the POST /v1/score document of that game.
+RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "susun": lambda req: score_round_request(req).document,
+    "banting": rescore_banting,
+}

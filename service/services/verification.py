@@ -1,0 +1,223 @@
+"""Checking a chain record's live copies against its hashed bytes.
+
+A record's canonical bytes are the source of truth; the chain row's kind and round, the
+rounds row and the ledger lines are copies kept for look-ups, queries and reports. For
+each (hash-checked) record the verifier derives from its bytes what every copy must hold,
+and compares: the chain row's kind, round and sequence; the round's game, preset, table,
+reference, currency and time; every ledger line's account, kind, basis, amount, currency,
+table, round, time, points and winnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT
+
+
+class _Line(msgspec.Struct):
+    account: str
+    kind: str
+    amount: str
+
+
+class _Player(msgspec.Struct):
+    id: str
+    points: int = 0
+    winnings: str = "0"
+
+
+class _Rules(msgspec.Struct):
+    preset: str | None = None
+
+
+class _Result(msgspec.Struct):
+    game: str | None = None
+    rules: _Rules | None = None
+    players: list[_Player] = []
+
+
+class _Request(msgspec.Struct):
+    currency: str | None = None
+    table: str | None = None
+    reference: str | None = None
+
+
+class _Record(msgspec.Struct):
+    kind: str
+    round: str
+    sequence: int
+    created_at: str
+    ledger_lines: list[_Line]
+    request: _Request | None = None
+    result: _Result | None = None
+
+
+# Only the fields the copies hold are decoded; the rest of the record is skipped.
+_decode = msgspec.json.Decoder(_Record).decode
+
+LINE_FIELDS = (
+    "sequence",
+    "line_no",
+    "created_at",
+    "player",
+    "kind",
+    "basis",
+    "amount",
+    "currency",
+    "table",
+    "points",
+    "winnings",
+)
+ROUND_FIELDS = ("game", "preset", "table", "reference", "currency", "created_at")
+# A live line: (sequence, line_no, created_at, player_id, kind, basis, amount, currency,
+# table_ref, points, winnings). A live round row: (game, preset, table_ref,
+# reference, currency, created_at).
+Line = tuple[Any, ...]
+
+
+def _minor(text: str) -> int:
+    # A document's money string carries exactly the currency's minor digits.
+    return int(text) if "." not in text else int(text.replace(".", "", 1))
+
+
+def _player_of(account: str) -> str | None:
+    return None if account == HOUSE else account.removeprefix(PLAYER_PREFIX)
+
+
+def _diff(field: str, stored: Any, recomputed: Any) -> dict[str, Any]:
+    if isinstance(stored, datetime):
+        stored = stored.isoformat()
+    if isinstance(recomputed, datetime):
+        recomputed = recomputed.isoformat()
+    return {"field": field, "stored": stored, "recomputed": recomputed}
+
+
+def copies_match(
+    body: bytes, sequence: int, kind: str, round_id: str, round_row: tuple[Any, ...] | None, lines: Sequence[Line]
+) -> bool:
+    """True when every live copy of this round record matches its bytes (the common case,
+    kept cheap: one decode, one comparison per copy). False sends the record to
+    `copy_differences`, which says where; voids always go there."""
+    if kind != "round" or round_row is None:
+        return False
+    try:
+        rec = _decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    request, result = rec.request, rec.result
+    if rec.kind != kind or rec.round != round_id or rec.sequence != sequence or request is None or result is None:
+        return False
+    created = datetime.fromisoformat(rec.created_at)
+    currency, table = request.currency, request.table
+    rules = result.rules
+    if round_row != (result.game, rules.preset if rules else None, table, request.reference, currency, created):
+        return False
+    booked = rec.ledger_lines
+    if len(lines) != len(booked):
+        return False
+    earned = {p.id: p for p in result.players}
+    for n, (live, line) in enumerate(zip(lines, booked)):
+        account = line.account
+        player = None if account == HOUSE else account[len(PLAYER_PREFIX) :]
+        if line.kind == SETTLEMENT:
+            p = earned.get(player or "")
+            if p is None:
+                return False
+            points, winnings = p.points, _minor(p.winnings)
+        else:
+            points = winnings = 0
+        if live != (sequence, n, created, player, line.kind, line.kind, _minor(line.amount), currency, table,
+                    points, winnings):
+            return False
+    return True
+
+
+def copy_differences(
+    body: bytes,
+    *,
+    sequence: int,
+    kind: str,
+    round_id: str,
+    round_row: tuple[Any, ...] | None,
+    lines: Sequence[Line],
+    original: Sequence[Line] | None = None,
+) -> list[dict[str, Any]]:
+    """Where the live copies of the record with these (hash-checked) bytes differ from it:
+    `{"field", "stored", "recomputed"}` each, the stored value being the live copy's.
+    For a void, `round_row` is the voided round's row and `original` the round's lines."""
+    try:
+        rec = _decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return [_diff("canonical", "not a record", None)]
+    out: list[dict[str, Any]] = []
+    for name, live, want in (("kind", kind, rec.kind), ("round", round_id, rec.round), ("sequence", sequence, rec.sequence)):
+        if live != want:
+            out.append(_diff(f"chain.{name}", live, want))
+    if round_row is None:
+        return out + [_diff("round", None, rec.round)]
+    created = datetime.fromisoformat(rec.created_at)
+    game, preset, table, reference, currency, round_created = round_row
+    if rec.kind == "round":
+        request, result = rec.request or _Request(), rec.result or _Result()
+        wanted = (
+            result.game,
+            result.rules.preset if result.rules else None,
+            request.table,
+            request.reference,
+            request.currency,
+            created,
+        )
+        if tuple(round_row) != wanted:
+            out += [
+                _diff(f"round.{name}", live, want)
+                for name, live, want in zip(ROUND_FIELDS, round_row, wanted)
+                if live != want
+            ]
+        points = {p.id: (p.points, _minor(p.winnings)) for p in result.players}
+        expected = []
+        for n, line in enumerate(rec.ledger_lines):
+            player = _player_of(line.account)
+            earned = points.get(player or "", (0, 0)) if line.kind == SETTLEMENT else (0, 0)
+            expected.append(
+                (rec.sequence, n, created, player, line.kind, line.kind, _minor(line.amount),
+                 request.currency, request.table, *earned)
+            )
+    else:
+        original = original or ()
+        expected = []
+        for n, line in enumerate(rec.ledger_lines):
+            orig = original[n] if n < len(original) else None
+            expected.append(
+                (
+                    rec.sequence,
+                    n,
+                    created,
+                    _player_of(line.account),
+                    line.kind,
+                    None if orig is None else orig[4],
+                    _minor(line.amount),
+                    currency,
+                    table,
+                    None if orig is None else -orig[9],
+                    None if orig is None else -orig[10],
+                )
+            )
+    live_lines = [tuple(line) for line in lines]
+    if live_lines != expected:
+        for n in range(max(len(live_lines), len(expected))):
+            live = live_lines[n] if n < len(live_lines) else None
+            want = expected[n] if n < len(expected) else None
+            if live is None or want is None:
+                out.append(_diff(f"ledger_lines[{n}]", live is not None, want is not None))
+                continue
+            out += [
+                _diff(f"ledger_lines[{n}].{name}", a, b)
+                for name, a, b in zip(LINE_FIELDS, live, want)
+                if a != b
+            ]
+    return out
