@@ -8,11 +8,11 @@ from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
-from werkzeug.exceptions import NotFound
 
 from service import ENGINE_VERSION
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
+from service.services import clients
 from service.services.errors import Unauthorized
 
 from . import problems, proxies, ratelimit, textguard
@@ -47,6 +47,8 @@ def _env_config() -> dict[str, Any]:
         ),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", ""),
         "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
+        # Per worker: a revoked key is refused by every worker within this many seconds.
+        "API_KEY_CACHE_SECONDS": float(os.environ.get("API_KEY_CACHE_SECONDS", str(clients.CACHE_SECONDS))),
         # The peers whose X-Forwarded-For names the client (gunicorn reads the same variable).
         "FORWARDED_ALLOW_IPS": os.environ.get(
             "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS
@@ -94,6 +96,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             },
         ),
         metrics=Metrics(),
+        keys=clients.KeyCache(app.config["API_KEY_CACHE_SECONDS"]),
     )
     api = CapsaApi(app)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
@@ -101,7 +104,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     for module in (audit_routes, ledger_routes, view_routes):
         api.register_blueprint(module.blp)
-    _metrics_not_on_the_api_port(app, api)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)
     install(app, state_of(app).metrics)
@@ -121,20 +123,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
 
     return app
-
-
-def _metrics_not_on_the_api_port(app: Flask, api: CapsaApi) -> None:
-    """The metrics need no key and show business volume: gunicorn's master serves them on
-    METRICS_BIND (observability.serve_metrics). The service blueprint still declares
-    /metrics, so its view answers 404 like an unknown route and leaves the contract."""
-
-    def not_found() -> Response:
-        raise NotFound()
-
-    for rule in app.url_map.iter_rules():
-        if rule.rule == "/metrics":
-            app.view_functions[rule.endpoint] = not_found
-    api.spec._paths.pop("/metrics", None)  # apispec has no public way to drop a path
 
 
 def _openapi_attributes(self: Any, field: Any, **_: Any) -> dict[str, Any]:
@@ -174,4 +162,4 @@ def _read_body() -> None:
         textguard.check_request_line()
         if request.method in _BODY_METHODS:
             load_body()
-            textguard.check_body(g.get("body"))
+            textguard.check_body(g.get("body"), g.get("raw_body"))

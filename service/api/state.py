@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from flask import current_app, g
 
 from service.adapters.uow import Database
-from service.services.clients import Principal
+from service.services.clients import KeyCache, Principal
 
 from .observability import Metrics
 
@@ -16,6 +16,7 @@ from .observability import Metrics
 class Capsa:
     db: Database
     metrics: Metrics
+    keys: KeyCache
     spec_yaml: str | None = None
 
 

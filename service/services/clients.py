@@ -6,6 +6,10 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,7 +24,11 @@ READ = "read"
 WRITE = "write"
 _NAME = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 # capsa_<8 hex prefix>_<43 urlsafe chars = 256 random bits>
-_KEY = re.compile(r"^capsa_([0-9a-f]{8})_[A-Za-z0-9_-]{43}$")
+_KEY = re.compile(r"capsa_([0-9a-f]{8})_[A-Za-z0-9_-]{43}")
+# Keys are looked up at most this often per worker: revoking a key takes effect on every
+# worker within this many seconds (API_KEY_CACHE_SECONDS).
+CACHE_SECONDS = 5.0
+CACHE_SIZE = 10_000
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,7 @@ def _new_key(client_id: str, scope: str, now: datetime) -> tuple[ApiKey, str]:
 
 def create_client(db: Database, name: str) -> tuple[str, str]:
     """A new client and its first `write` key: `(client id, the key in clear)`."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise InvalidInput(f"client name {name!r} must match ^[A-Za-z0-9._:-]{{1,64}}$")
     now = utcnow_ms()
     client = Client(id=new_id("cl", now), name=name, created_at=now)
@@ -116,21 +124,75 @@ def list_clients(db: Database) -> list[ClientInfo]:
         ]
 
 
-def authenticate(db: Database, authorization: str | None) -> Principal:
+class KeyCache:
+    """What each key (by its hash) was found to be, per worker, for `CACHE_SECONDS`.
+
+    Unknown and revoked keys are remembered too, so a wrong key does not cost a database
+    query on every request. Bounded: the least recently used entries go first.
+    """
+
+    def __init__(
+        self, seconds: float = CACHE_SECONDS, size: int = CACHE_SIZE, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.seconds = seconds
+        self.size = size
+        self.clock = clock
+        self._entries: OrderedDict[str, tuple[float, Principal | str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key_hash: str) -> Principal | str | None:
+        """The principal, or the reason the key is refused; None when not known (any more)."""
+        with self._lock:
+            found = self._entries.get(key_hash)
+            if found is None:
+                return None
+            if found[0] <= self.clock():
+                del self._entries[key_hash]
+                return None
+            self._entries.move_to_end(key_hash)
+            return found[1]
+
+    def put(self, key_hash: str, value: Principal | str) -> None:
+        if self.seconds <= 0:
+            return
+        with self._lock:
+            self._entries[key_hash] = (self.clock() + self.seconds, value)
+            self._entries.move_to_end(key_hash)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def authenticate(db: Database, authorization: str | None, cache: KeyCache | None = None) -> Principal:
     """The principal of an `Authorization: Bearer <key>` header, or Unauthorized."""
     if not authorization:
         raise Unauthorized("an API key is required: Authorization: Bearer <key>")
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
-    match = _KEY.match(token)
+    match = _KEY.fullmatch(token)
     if scheme.lower() != "bearer" or match is None:
         raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
+    digest = hash_key(token)
+    known = None if cache is None else cache.get(digest)
+    if known is None:
+        known = _look_up(db, match.group(1), digest)
+        if cache is not None:
+            cache.put(digest, known)
+    if isinstance(known, str):
+        raise Unauthorized(known)
+    return known
+
+
+def _look_up(db: Database, prefix: str, digest: str) -> Principal | str:
     with db.unit_of_work() as uow:
-        found = uow.clients.credentials(match.group(1))
+        found = uow.clients.credentials(prefix)
     # Looked up by the public prefix, then compared in constant time on the hash.
-    if found is None or not hmac.compare_digest(found[0], hash_key(token)):
-        raise Unauthorized("unknown API key")
-    key_hash, client_id, scope, revoked_at = found
+    if found is None or not hmac.compare_digest(found[0], digest):
+        return "unknown API key"
+    _key_hash, client_id, scope, revoked_at = found
     if revoked_at is not None:
-        raise Unauthorized("this API key has been revoked")
-    return Principal(client_id, scope, match.group(1))
+        return "this API key has been revoked"
+    return Principal(client_id, scope, prefix)

@@ -32,10 +32,64 @@ def test_a_key_with_a_known_prefix_but_another_secret_is_401(http, tenant):
             "unauthorized")
 
 
-def test_a_revoked_key_is_401(app, http, tenant):
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(app, monkeypatch):
+    """The key cache's clock, moved by the test instead of sleeping."""
+    fake = FakeClock()
+    cache = app.extensions["capsa"].keys
+    cache.clear()
+    monkeypatch.setattr(cache, "clock", fake)
+    yield fake
+    cache.clear()
+
+
+def test_a_revoked_key_is_refused_once_the_cache_delay_has_passed(app, http, tenant, clock):
     assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
     clients.revoke_key(app.extensions["capsa"].db, tenant.key.split("_")[1])
-    problem(http.get("/v1/rules", headers=tenant.headers), 401, "unauthorized")
+    clock.now += clients.CACHE_SECONDS - 0.1
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200  # the documented delay
+    clock.now += 0.2
+    body = problem(http.get("/v1/rules", headers=tenant.headers), 401, "unauthorized")
+    assert body["detail"] == "this API key has been revoked"
+
+
+def test_a_known_key_costs_no_database_query_while_it_is_cached(app, http, tenant, clock, monkeypatch):
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    looked_up = []
+    real = clients._look_up
+    monkeypatch.setattr(clients, "_look_up", lambda *a: looked_up.append(a) or real(*a))
+    for _ in range(5):
+        assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    assert looked_up == []
+    clock.now += clients.CACHE_SECONDS + 1
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    assert len(looked_up) == 1
+
+
+def test_a_wrong_key_does_not_cost_a_database_query_every_time(app, http, tenant, clock, monkeypatch):
+    forged = {"Authorization": "Bearer " + tenant.key[: len("capsa_12345678_")] + "C" * 43}
+    looked_up = []
+    real = clients._look_up
+    monkeypatch.setattr(clients, "_look_up", lambda *a: looked_up.append(a) or real(*a))
+    for _ in range(5):
+        body = problem(http.get("/v1/rules", headers=forged), 401, "unauthorized")
+        assert body["detail"] == "unknown API key"
+    assert len(looked_up) == 1
+
+
+def test_the_key_cache_is_bounded_and_forgets_the_least_recently_used():
+    cache = clients.KeyCache(seconds=60, size=3, clock=lambda: 0.0)
+    for n in range(5):
+        cache.put(f"h{n}", f"reason {n}")
+    assert [cache.get(f"h{n}") for n in range(5)] == [None, None, "reason 2", "reason 3", "reason 4"]
 
 
 def test_keys_are_stored_only_as_hashes(app, tenant):
