@@ -1,14 +1,27 @@
-"""HTTP benchmark of issue 3 ("Must measure"), on PostgreSQL under gunicorn.conf.py.
+"""HTTP benchmark of the write path: POST /v1/rounds on PostgreSQL under gunicorn.conf.py.
 
-(a) saturation requests/s of POST /v1/rounds (4 players, capsa-susun-id, stored) against a
-    bare Flask app under the same gunicorn config that parses the same body and answers a
-    small JSON: printed as a ratio (goal >= 0.25);
-(b) p50/p99 latency of POST /v1/rounds at a fixed 200 requests/s spread over 4 clients for
-    30 s (goal p99 < 50 ms), measured from each request's scheduled send time, so a stall
-    is not hidden by the client waiting (coordinated omission).
+Measured in one run, against a reference measured in the same run:
 
-Creates its own database `capsa_bench_<random>` on the server of $BENCH_DATABASE_URL (or
-$TEST_DATABASE_URL), and drops it at the end. Usage:
+(ref) a bare Flask app under the same gunicorn config that parses the same body and
+      answers a small JSON (bench/reference/bare_flask.py): its saturation req/s;
+(a)   saturation of POST /v1/rounds (4 players, capsa-susun-id, stored), 8 closed-loop
+      senders spread over 8 API clients, an Idempotency-Key on every request (how game
+      servers call us): req/s as a ratio of (ref) (required >= 0.18, goal 0.25);
+(b)   the same without keys, and (c) with keys from one API client (its rounds share one
+      hash chain; goal >= 0.8 x (a));
+      for each: per stored round, the gunicorn workers' CPU and the PostgreSQL backends'
+      CPU (utime + stime from /proc, over the phase, divided by the rounds stored; goals
+      <= 1.8 ms and <= 0.8 ms) and the WAL written (pg_current_wal_lsn() before and after;
+      goal <= 8 KiB);
+(d)   200 req/s spread over 4 API clients for 30 s, measured from each request's scheduled
+      send time (so a stall is not hidden by the client waiting): p50 / p99 (goal < 50 ms),
+      errors (goal 0).
+
+The machine is shared: the load average is printed beside each figure, and the ratios
+are what to compare between runs. WAL is the server's (other databases' writes during a
+phase count too: run it on a quiet server). Creates its own database
+`capsa_bench_<random>` on the server of $BENCH_DATABASE_URL (or $TEST_DATABASE_URL), and
+drops it at the end. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
         .venv/bin/python bench/http.py [--seconds 10] [--rate 200] [--fixed-seconds 30]
@@ -31,12 +44,15 @@ import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
+import uuid  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BODY = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
 BODY.pop("reference", None)  # every request stores a new round
 PAYLOAD = json.dumps(BODY).encode()
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -46,15 +62,7 @@ def free_port() -> int:
 
 
 def start_gunicorn(app: str, port: int, env: dict[str, str], pythonpath: str | None = None):
-    argv = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "-c",
-        str(ROOT / "gunicorn.conf.py"),
-        "--bind",
-        f"127.0.0.1:{port}",
-    ]
+    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), "--bind", f"127.0.0.1:{port}"]
     if pythonpath:
         argv += ["--pythonpath", pythonpath]
     argv.append(app)
@@ -70,24 +78,42 @@ def start_gunicorn(app: str, port: int, env: dict[str, str], pythonpath: str | N
     raise SystemExit(f"gunicorn for {app} did not start")
 
 
+def _stat(pid: str) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def workers_cpu(master: int) -> float:
-    """CPU seconds used so far by the gunicorn workers of `master` (children in /proc)."""
+    """CPU seconds used so far by the live workers of the gunicorn `master`."""
     total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(entry)) and int(fields[1]) == master:
+            total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+def backends_cpu(database: str) -> float:
+    """CPU seconds used so far by the PostgreSQL backends connected to `database`."""
+    total = 0.0
+    needle = f" {database} ".encode()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            title = Path(f"/proc/{entry}/cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == master:
-            total += (int(fields[11]) + int(fields[12])) / tick
+        if title.startswith(b"postgres: ") and needle in title and (fields := _stat(entry)):
+            total += (int(fields[11]) + int(fields[12])) / TICK
     return total
 
 
-def one_request(port: int, headers: dict[str, str]) -> int:
+def one_request(port: int, headers: dict[str, str], keyed: bool) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    if keyed:
+        headers = {**headers, "Idempotency-Key": uuid.uuid4().hex}
     try:
         conn.request("POST", "/v1/rounds", body=PAYLOAD, headers=headers)
         response = conn.getresponse()
@@ -97,46 +123,76 @@ def one_request(port: int, headers: dict[str, str]) -> int:
         conn.close()
 
 
-def _saturate(port: int, headers: dict[str, str], until: float, out: mp.Queue) -> None:
+def _saturate(port: int, headers: dict[str, str], keyed: bool, until: float, out: mp.Queue) -> None:
     done = errors = 0
     while time.monotonic() < until:
-        status = one_request(port, headers)
+        status = one_request(port, headers, keyed)
         done += 1
-        errors += status != 201
+        errors += status not in (200, 201)
     out.put((done, errors))
 
 
-def saturation(
-    port: int, headers: dict[str, str], seconds: float, clients: int, master: int
-) -> tuple[float, float]:
-    """Closed loop with `clients` processes for `seconds` (after a 2 s warm-up).
+@dataclass
+class Phase:
+    rate: float
+    rounds: int
+    worker_ms: float
+    backend_ms: float | None
+    wal_kib: float | None
+    load: float
 
-    Returns requests/s and the workers' CPU milliseconds per request; the second does not
-    depend on what else runs on the machine.
-    """
+
+class Server:
+    """Where the per-round costs are read: the gunicorn master, the database, its WAL."""
+
+    def __init__(self, master: int, database: str | None = None, url: str | None = None) -> None:
+        self.master, self.database, self.url = master, database, url
+
+    def snapshot(self) -> tuple[float, float, int | None]:
+        backends = backends_cpu(self.database) if self.database else 0.0
+        return workers_cpu(self.master), backends, self.wal()
+
+    def wal(self) -> int | None:
+        if self.url is None:
+            return None
+        import psycopg
+
+        with psycopg.connect(self.url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as c:
+            row = c.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").fetchone()
+            return int(row[0]) if row else None
+
+
+def saturation(port: int, senders: list[dict[str, str]], keyed: bool, seconds: float, server: Server) -> Phase:
+    """Closed loop, one process per entry of `senders`, for `seconds` after a 2 s warm-up."""
     for phase, length in (("warm-up", 2.0), ("measure", seconds)):
-        cpu_before = workers_cpu(master)
+        before = server.snapshot()
+        load = os.getloadavg()[0]
         out: mp.Queue = mp.Queue()
         start = time.monotonic()
-        procs = [
-            mp.Process(target=_saturate, args=(port, headers, start + length, out)) for _ in range(clients)
-        ]
+        procs = [mp.Process(target=_saturate, args=(port, h, keyed, start + length, out)) for h in senders]
         for p in procs:
             p.start()
         results = [out.get() for _ in procs]
         for p in procs:
             p.join()
         elapsed = time.monotonic() - start
+        after = server.snapshot()
         done = sum(r[0] for r in results)
         errors = sum(r[1] for r in results)
         if errors:
             raise SystemExit(f"{errors} of {done} requests failed during {phase}")
-    return done / elapsed, (workers_cpu(master) - cpu_before) * 1000 / done
+    wal = None if before[2] is None or after[2] is None else (after[2] - before[2]) / done / 1024
+    return Phase(
+        done / elapsed,
+        done,
+        (after[0] - before[0]) * 1000 / done,
+        (after[1] - before[1]) * 1000 / done if server.database else None,
+        wal,
+        load,
+    )
 
 
-def _fixed(
-    port: int, headers: dict[str, str], rate: float, start: float, seconds: float, out: mp.Queue
-) -> None:
+def _fixed(port: int, headers: dict[str, str], rate: float, start: float, seconds: float, out: mp.Queue) -> None:
     latencies, errors, n = [], 0, 0
     while True:
         scheduled = start + n / rate
@@ -145,17 +201,15 @@ def _fixed(
         delay = scheduled - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-        status = one_request(port, headers)
+        status = one_request(port, headers, True)
         latencies.append(time.monotonic() - scheduled)
         errors += status != 201
         n += 1
     out.put((latencies, errors, time.monotonic()))
 
 
-def fixed_rate(
-    port: int, headers: list[dict[str, str]], rate: float, seconds: float
-) -> tuple[list[float], int, float]:
-    """One sender per API client (each client's rounds are chained, so serialised)."""
+def fixed_rate(port: int, headers: list[dict[str, str]], rate: float, seconds: float) -> tuple[list[float], int, float]:
+    """One sender per API client, each at rate / clients, keyed."""
     out: mp.Queue = mp.Queue()
     start = time.monotonic() + 0.5
     per_client = rate / len(headers)
@@ -178,10 +232,21 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[index]
 
 
+def _row(label: str, phase: Phase, reference: float) -> str:
+    parts = [f"    {label:<44} {phase.rate:8.1f} req/s  x{phase.rate / reference:5.3f} of the echo"]
+    parts.append(f"workers {phase.worker_ms:4.2f} ms")
+    if phase.backend_ms is not None:
+        parts.append(f"PostgreSQL {phase.backend_ms:4.2f} ms")
+    if phase.wal_kib is not None:
+        parts.append(f"WAL {phase.wal_kib:4.1f} KiB")
+    parts.append(f"load {phase.load:.2f}")
+    return "  ".join(parts)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="saturation window")
-    parser.add_argument("--clients", type=int, default=8, help="saturation client processes")
+    parser.add_argument("--seconds", type=float, default=10.0, help="each saturation window")
+    parser.add_argument("--senders", type=int, default=8, help="saturation sender processes")
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--fixed-clients", type=int, default=4)
     parser.add_argument("--fixed-seconds", type=float, default=30.0)
@@ -202,10 +267,9 @@ def main() -> int:
     try:
         upgrade(url)
         db = Database(url)
-        keys = [clients.create_client(db, f"bench-{i}")[1] for i in range(args.fixed_clients)]
+        keys = [clients.create_client(db, f"bench-{i}")[1] for i in range(max(args.senders, args.fixed_clients))]
         db.dispose()
         tenants = [{"Authorization": f"Bearer {k}", "Content-Type": "application/json"} for k in keys]
-        headers = tenants[0]
         # The rate limiter is measured by its own tests; here it would only cap the load.
         env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "INFO", "RATE_LIMIT": "off",
                "METRICS_BIND": "off"}  # two servers at once: one metrics bind would clash
@@ -214,40 +278,40 @@ def main() -> int:
 
         bare_port, svc_port = free_port(), free_port()
         procs.append(start_gunicorn("bare_flask:app", bare_port, env, str(ROOT / "bench" / "reference")))
-        load = os.getloadavg()[0]
-        bare, bare_cpu = saturation(bare_port, headers, args.seconds, args.clients, procs[-1].pid)
+        echo = saturation(bare_port, tenants[: args.senders], False, args.seconds, Server(procs[-1].pid))
         procs.pop().terminate()
 
         procs.append(start_gunicorn("service.api.wsgi:app", svc_port, env))
-        service, service_cpu = saturation(svc_port, headers, args.seconds, args.clients, procs[-1].pid)
+        server = Server(procs[-1].pid, name, url)
+        spread = tenants[: args.senders]
+        keyed = saturation(svc_port, spread, True, args.seconds, server)
+        unkeyed = saturation(svc_port, spread, False, args.seconds, server)
+        one_client = saturation(svc_port, [tenants[0]] * args.senders, True, args.seconds, server)
         time.sleep(1)
-        latencies, errors, achieved = fixed_rate(svc_port, tenants, args.rate, args.fixed_seconds)
+        load = os.getloadavg()[0]
+        latencies, errors, achieved = fixed_rate(svc_port, tenants[: args.fixed_clients], args.rate, args.fixed_seconds)
         ms = [x * 1000 for x in latencies]
 
         print(
             f"machine: {os.cpu_count()} cores; gunicorn.conf.py, {workers} sync workers; "
-            f"PostgreSQL database {name} (dropped after); load average {load:.2f} at start"
+            f"PostgreSQL database {name} (dropped after)"
         )
+        print(f"saturation, {args.senders} closed-loop senders, {args.seconds:.0f} s each (per stored round: "
+              "CPU of the gunicorn workers and of the PostgreSQL backends, WAL):")
+        print(f"    {'bare Flask echo (the reference)':<44} {echo.rate:8.1f} req/s  "
+              f"workers {echo.worker_ms:4.2f} ms  load {echo.load:.2f}")
+        print(_row(f"POST /v1/rounds, {args.senders} clients, Idempotency-Key", keyed, echo.rate))
+        print(_row(f"POST /v1/rounds, {args.senders} clients, no key", unkeyed, echo.rate))
+        print(_row("POST /v1/rounds, 1 client, Idempotency-Key", one_client, echo.rate))
+        print(f"    one client / {args.senders} clients (keyed): {one_client.rate / keyed.rate:.3f} (goal >= 0.8); "
+              "goals: ratio >= 0.18 (0.25), workers <= 1.8 ms, PostgreSQL <= 0.8 ms, WAL <= 8 KiB")
         print(
-            f"(a) saturation, {args.clients} closed-loop senders, {args.seconds:.0f} s each, "
-            "one API client (its rounds share one hash chain, so they are written one at a time):"
-        )
-        print(f"    bare Flask parsing the body      {bare:8.1f} req/s   workers' CPU {bare_cpu:5.2f} ms/req")
-        print(
-            f"    POST /v1/rounds (4p, stored)     {service:8.1f} req/s   "
-            f"workers' CPU {service_cpu:5.2f} ms/req"
-        )
-        print(
-            f"    ratio service / bare             {service / bare:8.3f}   (goal >= 0.25); "
-            f"CPU ratio bare / service {bare_cpu / service_cpu:.3f}"
-        )
-        print(
-            f"(b) fixed {args.rate:.0f} req/s over {args.fixed_clients} API clients for "
-            f"{args.fixed_seconds:.0f} s: achieved {achieved:.1f} req/s, {errors} errors"
+            f"fixed {args.rate:.0f} req/s over {args.fixed_clients} API clients for {args.fixed_seconds:.0f} s, "
+            f"keyed: achieved {achieved:.1f} req/s, {errors} errors, load {load:.2f} at start"
         )
         print(
             f"    p50 {statistics.median(ms):6.1f} ms   p99 {percentile(ms, 0.99):6.1f} ms   "
-            f"max {ms[-1]:6.1f} ms   (goal p99 < 50 ms)"
+            f"max {ms[-1]:6.1f} ms   (goal p99 < 50 ms, 0 errors)"
         )
         return 0
     finally:
