@@ -1,29 +1,36 @@
 """Reading a client's chain in sequence order for the verifier, page by page.
 
-Each page is two reads (three when it holds a void of an older round): the records with
-the round row each names (for a void, the voided round's row and its record's sequence),
-and the lines of those records. Every stored record is read once. On PostgreSQL both are
-binary COPY streams (a row costs a fraction of what a query's row does), and two
-connections fetch the next pages while the caller checks this one.
+Every stored record is read once. A page is two reads: the records, each with the round
+row it names (for a void, the voided round's row and its record's sequence), and a digest
+of each record's ledger lines: the lines' variable columns as one text, money in the
+documents' format, and the bounds of the columns every line of a record shares (time,
+currency, table). The verifier compares the digest with the hashed record in one string
+comparison per record; a record that does not match has its lines read in full, to say
+where. On PostgreSQL both reads are binary COPY streams (the database formats the digest
+on its own core), and two connections fetch the next pages while the caller checks this
+one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import groupby
-from operator import itemgetter
 from typing import Any
 
+from babel.numbers import list_currencies
 from sqlalchemy import Engine, text
+
+from service.domain.audit import timestamp
+from service.domain.money import format_money, minor_digits
 
 # Index look-ups per record (LATERAL, and a subquery only for voids), in the primary key's
 # order: a hash join would read the whole chain for every page.
-_RECORDS = """
-SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical, {hash_ok},
-       r.game, r.preset, r.table_ref, r.reference, r.currency, r.created_at,
+_PG_RECORDS = """
+SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
+       r.game, r.preset, r.table_ref, r.reference, r.currency,
+       to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        CASE WHEN c.kind = 'void' THEN
          (SELECT o.sequence FROM chain_records o
            WHERE o.round_id = c.round_id AND o.kind = 'round' AND o.client_id = c.client_id)
@@ -32,14 +39,31 @@ SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical, {ha
   LEFT JOIN LATERAL (
         SELECT game, preset, table_ref, reference, currency, created_at FROM rounds
          WHERE rounds.id = c.round_id AND rounds.client_id = c.client_id LIMIT 1) r ON true
- WHERE c.client_id = {c} AND c.sequence >= {lo} AND c.sequence < {hi}
+ WHERE c.client_id = %(c)s AND c.sequence >= %(lo)s AND c.sequence < %(hi)s
  ORDER BY c.sequence
 """
-# A line as the verifier compares it: (sequence, line_no, created_at, player_id, kind,
-# basis, amount, currency, table_ref, points, winnings).
+_PG_MONEY = "round({0}::numeric / power(10::numeric, d.digits), d.digits)::text"
+_PG_DIGESTS = f"""
+SELECT l.sequence,
+       string_agg(concat_ws(',', coalesce('+' || l.player_id, ''), l.kind, l.basis, {_PG_MONEY.format("l.amount")},
+                            l.points, {_PG_MONEY.format("l.winnings")}), ';' ORDER BY l.line_no),
+       count(*), min(l.line_no), max(l.line_no),
+       to_char(min(l.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       to_char(max(l.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       min(l.currency), max(l.currency), min(l.table_ref), max(l.table_ref), count(l.table_ref)
+  FROM ledger_lines l
+  JOIN unnest(%(codes)s::text[], %(digits)s::int[]) AS d(code, digits) ON d.code = l.currency
+ WHERE l.client_id = %(c)s AND l.sequence >= %(lo)s AND l.sequence < %(hi)s
+ GROUP BY l.sequence
+ ORDER BY l.sequence
+"""
+_RECORD_TYPES = ["int8", "text", "text", "text", "text", "bytea", "text", "text", "text", "text", "text", "text",
+                 "int8"]
+_DIGEST_TYPES = ["int8", "text", "int8", "int4", "int4", "text", "text", "text", "text", "text", "text", "int8"]
+
 # SQLite has no LATERAL; its planner looks rounds up by primary key on its own.
 _SQLITE_RECORDS = """
-SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical, NULL,
+SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
        r.game, r.preset, r.table_ref, r.reference, r.currency, r.created_at,
        CASE WHEN c.kind = 'void' THEN
          (SELECT o.sequence FROM chain_records o
@@ -50,23 +74,12 @@ SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical, NUL
  WHERE c.client_id = :c AND c.sequence >= :lo AND c.sequence < :hi
  ORDER BY c.sequence
 """
-_LINES = """
-SELECT sequence, line_no, created_at, player_id, kind, basis, amount, currency, table_ref,
-       points, winnings
+_SQLITE_LINES = """
+SELECT sequence, line_no, created_at, player_id, kind, basis, amount, currency, table_ref, points, winnings
   FROM ledger_lines
- WHERE client_id = {c} AND sequence >= {lo} AND sequence < {hi}
+ WHERE client_id = :c AND sequence >= :lo AND sequence < :hi
  ORDER BY sequence, line_no
 """
-_LINES_OF = """
-SELECT sequence, line_no, created_at, player_id, kind, basis, amount, currency, table_ref,
-       points, winnings
-  FROM ledger_lines
- WHERE client_id = {c} AND sequence IN ({seqs})
- ORDER BY sequence, line_no
-"""
-_RECORD_TYPES = ["int8", "text", "text", "text", "text", "bytea", "bool", "text", "text", "text", "text", "text",
-                 "timestamptz", "int8"]
-_LINE_TYPES = ["int8", "int4", "timestamptz", "text", "text", "text", "int8", "text", "text", "int8", "int8"]
 
 
 @dataclass(slots=True)
@@ -77,30 +90,39 @@ class PageRecord:
     previous_hash: str
     hash: str
     canonical: bytes
-    hash_ok: bool | None
+    # (game, preset, table_ref, reference, currency, created_at as the records write it)
     round_row: tuple[Any, ...] | None
     original_sequence: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinesDigest:
+    """A record's lines: `text` is `+player,kind,basis,amount,points,winnings` per line (the
+    house's player empty, money as documents write it), `;` between lines, in line order;
+    the rest bound what every line of the record must share.
+
+    The text is compared whole with one built from the hashed record, whose values never
+    hold `,` or `;` (identifiers are validated, kinds and numbers are fixed vocabularies):
+    a live value holding one adds a separator, so equal texts mean equal columns."""
+
+    text: str
+    count: int
+    first_line: int
+    last_line: int
+    times: tuple[str, str]
+    currencies: tuple[str, str]
+    tables: tuple[str | None, str | None]
+    tables_set: int
 
 
 @dataclass(slots=True)
 class Page:
     records: list[PageRecord]
-    # sequence -> its lines (see _LINES), in line order
-    lines: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
+    digests: dict[int, LinesDigest] = field(default_factory=dict)
 
 
-def _group(rows: Iterable[tuple[Any, ...]], into: dict[int, list[tuple[Any, ...]]]) -> None:
-    for sequence, group in groupby(rows, key=itemgetter(0)):
-        into[sequence] = list(group)
-
-
-def _record(row: Sequence[Any], created: Any) -> PageRecord:
-    round_row = None if row[7] is None else (row[7], row[8], row[9], row[10], row[11], created)
-    return PageRecord(row[0], row[1], row[2], row[3], row[4], bytes(row[5]), row[6], round_row, row[13])
-
-
-_SQLITE = {"c": ":c", "lo": ":lo", "hi": ":hi"}
-_PG = {"c": "%(c)s", "lo": "%(lo)s", "hi": "%(hi)s"}
+_CODES = sorted(list_currencies())
+_DIGITS = [minor_digits(code) for code in _CODES]
 
 
 def pages(engine: Engine, client_id: str, start: int, stop: int, size: int) -> Iterator[Page]:
@@ -108,33 +130,59 @@ def pages(engine: Engine, client_id: str, start: int, stop: int, size: int) -> I
     if engine.dialect.name == "postgresql":
         yield from _pg_pages(engine, client_id, start, stop, size)
         return
-    records_sql = text(_SQLITE_RECORDS)
-    lines_sql = text(_LINES.format(**_SQLITE))
     for low in range(start, stop, size):
         params = {"c": client_id, "lo": low, "hi": min(low + size, stop)}
         with engine.connect() as conn:
-            rows = conn.execute(records_sql, params).all()
-            page = Page([_record(r, _sqlite_time(r[12])) for r in rows])
-            _group([_sqlite_line(r) for r in conn.execute(lines_sql, params)], page.lines)
-            missing = _missing(page)
-            if missing:
-                sql = text(_LINES_OF.format(seqs=", ".join(map(str, missing)), **_SQLITE))
-                _group([_sqlite_line(r) for r in conn.execute(sql, params)], page.lines)
+            rows = conn.execute(text(_SQLITE_RECORDS), params).all()
+            page = Page([_record(r, _sqlite_stamp(r[11])) for r in rows])
+            lines: dict[int, list[tuple[Any, ...]]] = {}
+            for line in conn.execute(text(_SQLITE_LINES), params):
+                lines.setdefault(line[0], []).append(tuple(line))
+        page.digests = {seq: digest_of(group) for seq, group in lines.items()}
         yield page
         if not rows:
             return
 
 
-def _sqlite_time(value: Any) -> datetime | None:
+def digest_of(lines: Sequence[Sequence[Any]]) -> LinesDigest:
+    """The digest of a record's lines as `ledger.copies_of` reads them: (sequence, line_no,
+    created_at, player_id, kind, basis, amount, currency, table_ref, points, winnings)."""
+    texts = [
+        f"{'' if line[3] is None else '+' + line[3]},{line[4]},{line[5]},{format_money(line[6], line[7])},{line[9]},"
+        f"{format_money(line[10], line[7])}"
+        for line in lines
+    ]
+    times = [_stamp(line[2]) for line in lines]
+    tables = [line[8] for line in lines if line[8] is not None]
+    return LinesDigest(
+        ";".join(texts),
+        len(lines),
+        min(line[1] for line in lines),
+        max(line[1] for line in lines),
+        (min(times), max(times)),
+        (min(line[7] for line in lines), max(line[7] for line in lines)),
+        (min(tables), max(tables)) if tables else (None, None),
+        len(tables),
+    )
+
+
+def _stamp(value: Any) -> str:
+    return timestamp(value) if isinstance(value, datetime) else timestamp(_sqlite_time(value))
+
+
+def _sqlite_time(value: Any) -> datetime:
     """SQLite keeps naive UTC text."""
-    if value is None:
-        return None
     when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     return when.replace(tzinfo=UTC)
 
 
-def _sqlite_line(row: Sequence[Any]) -> tuple[Any, ...]:
-    return (*row[:2], _sqlite_time(row[2]), *row[3:])
+def _sqlite_stamp(value: Any) -> str | None:
+    return None if value is None else timestamp(_sqlite_time(value))
+
+
+def _record(row: Sequence[Any], created: Any) -> PageRecord:
+    round_row = None if row[6] is None else (row[6], row[7], row[8], row[9], row[10], created)
+    return PageRecord(row[0], row[1], row[2], row[3], row[4], bytes(row[5]), round_row, row[12])
 
 
 def _copy(conn: Any, sql: str, params: dict[str, Any], types: list[str]) -> list[tuple[Any, ...]]:
@@ -143,16 +191,7 @@ def _copy(conn: Any, sql: str, params: dict[str, Any], types: list[str]) -> list
         return list(copy.rows())
 
 
-def _missing(page: Page) -> list[int]:
-    """Sequences of rounds voided in the page whose lines the page does not hold."""
-    return sorted(
-        {int(r.original_sequence) for r in page.records if r.original_sequence is not None} - set(page.lines)
-    )
-
-
 def _pg_pages(engine: Engine, client_id: str, start: int, stop: int, size: int) -> Iterator[Page]:
-    records_sql = _RECORDS.format(hash_ok="NULL::boolean", **_PG)
-    lines_sql = _LINES.format(**_PG)
     raws = [engine.raw_connection() for _ in range(2)]
     free = list(raws)
 
@@ -160,14 +199,10 @@ def _pg_pages(engine: Engine, client_id: str, start: int, stop: int, size: int) 
         fairy = free.pop()
         try:
             conn = fairy.driver_connection
-            params = {"c": client_id, "lo": low, "hi": min(low + size, stop)}
-            rows = _copy(conn, records_sql, params, _RECORD_TYPES)
-            page = Page([_record(r, r[12]) for r in rows])
-            _group(_copy(conn, lines_sql, params, _LINE_TYPES), page.lines)
-            missing = _missing(page)
-            if missing:
-                sql = _LINES_OF.format(seqs=", ".join(map(str, missing)), **_PG)
-                _group(_copy(conn, sql, params, _LINE_TYPES), page.lines)
+            params = {"c": client_id, "lo": low, "hi": min(low + size, stop), "codes": _CODES, "digits": _DIGITS}
+            page = Page([_record(r, r[11]) for r in _copy(conn, _PG_RECORDS, params, _RECORD_TYPES)])
+            for d in _copy(conn, _PG_DIGESTS, params, _DIGEST_TYPES):
+                page.digests[d[0]] = LinesDigest(d[1], d[2], d[3], d[4], (d[5], d[6]), (d[7], d[8]), (d[9], d[10]), d[11])
             conn.rollback()
             return page
         finally:

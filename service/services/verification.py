@@ -16,7 +16,9 @@ from typing import Any
 
 import msgspec
 
-from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT
+from service.adapters.chain_pages import LinesDigest
+from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
+from service.domain.money import format_money
 
 
 class _Line(msgspec.Struct):
@@ -89,21 +91,22 @@ def _player_of(account: str) -> str | None:
     return None if account == HOUSE else account.removeprefix(PLAYER_PREFIX)
 
 
+def _stamp(value: Any) -> Any:
+    return timestamp(value) if isinstance(value, datetime) else value
+
+
 def _diff(field: str, stored: Any, recomputed: Any) -> dict[str, Any]:
-    if isinstance(stored, datetime):
-        stored = stored.isoformat()
-    if isinstance(recomputed, datetime):
-        recomputed = recomputed.isoformat()
     return {"field": field, "stored": stored, "recomputed": recomputed}
 
 
 def copies_match(
-    body: bytes, sequence: int, kind: str, round_id: str, round_row: tuple[Any, ...] | None, lines: Sequence[Line]
+    body: bytes, sequence: int, kind: str, round_id: str, round_row: tuple[Any, ...] | None, lines: LinesDigest | None
 ) -> bool:
     """True when every live copy of this round record matches its bytes (the common case,
-    kept cheap: one decode, one comparison per copy). False sends the record to
-    `copy_differences`, which says where; voids always go there."""
-    if kind != "round" or round_row is None:
+    kept cheap: one decode, and one comparison per copy with the lines compared as one
+    text). False sends the record to `copy_differences`, which says where; voids always
+    go there. `round_row` carries its time as the records write it."""
+    if kind != "round" or round_row is None or lines is None:
         return False
     try:
         rec = _decode(body)
@@ -112,29 +115,37 @@ def copies_match(
     request, result = rec.request, rec.result
     if rec.kind != kind or rec.round != round_id or rec.sequence != sequence or request is None or result is None:
         return False
-    created = datetime.fromisoformat(rec.created_at)
-    currency, table = request.currency, request.table
+    created, currency, table = rec.created_at, request.currency, request.table
     rules = result.rules
     if round_row != (result.game, rules.preset if rules else None, table, request.reference, currency, created):
         return False
     booked = rec.ledger_lines
-    if len(lines) != len(booked):
+    count = len(booked)
+    if (
+        currency is None
+        or lines.count != count
+        or lines.first_line != 0
+        or lines.last_line != count - 1
+        or lines.times != (created, created)
+        or lines.currencies != (currency, currency)
+        or lines.tables != (table, table)
+        or lines.tables_set != (0 if table is None else count)
+    ):
         return False
     earned = {p.id: p for p in result.players}
-    for n, (live, line) in enumerate(zip(lines, booked)):
+    zero = format_money(0, currency)
+    texts = []
+    for line in booked:
         account = line.account
-        player = None if account == HOUSE else account[len(PLAYER_PREFIX) :]
+        player = "" if account == HOUSE else "+" + account[len(PLAYER_PREFIX) :]
         if line.kind == SETTLEMENT:
-            p = earned.get(player or "")
+            p = earned.get(player[1:])
             if p is None:
                 return False
-            points, winnings = p.points, _minor(p.winnings)
+            texts.append(f"{player},{line.kind},{line.kind},{line.amount},{p.points},{p.winnings}")
         else:
-            points = winnings = 0
-        if live != (sequence, n, created, player, line.kind, line.kind, _minor(line.amount), currency, table,
-                    points, winnings):
-            return False
-    return True
+            texts.append(f"{player},{line.kind},{line.kind},{line.amount},0,{zero}")
+    return lines.text == ";".join(texts)
 
 
 def copy_differences(
@@ -160,7 +171,11 @@ def copy_differences(
             out.append(_diff(f"chain.{name}", live, want))
     if round_row is None:
         return out + [_diff("round", None, rec.round)]
-    created = datetime.fromisoformat(rec.created_at)
+    # Times are compared as the records write them (UTC, milliseconds).
+    created = rec.created_at
+    round_row = (*round_row[:5], _stamp(round_row[5]))
+    lines = [(*line[:2], _stamp(line[2]), *line[3:]) for line in lines]
+    original = None if original is None else [(*line[:2], _stamp(line[2]), *line[3:]) for line in original]
     game, preset, table, reference, currency, round_created = round_row
     if rec.kind == "round":
         request, result = rec.request or _Request(), rec.result or _Result()

@@ -220,6 +220,12 @@ def test_a_changed_ledger_amount_is_found_at_its_sequence(app, http):
          "ledger_lines[0].winnings"),
         (f"UPDATE ledger_lines SET basis = 'fee' WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].basis"),
         (f"UPDATE ledger_lines SET currency = 'USD' WHERE {LINES_OF_ROUND} AND line_no = 2", "ledger_lines[2].currency"),
+        # The verifier compares a record's lines as one text: an empty player is not the
+        # house's null, and a value holding the text's separators cannot pose as two columns.
+        (f"UPDATE ledger_lines SET player_id = '' WHERE {LINES_OF_ROUND} AND player_id IS NULL", "ledger_lines[3].player"),
+        (f"UPDATE ledger_lines SET kind = 'settlement,x' WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].kind"),
+        (f"UPDATE ledger_lines SET created_at = '2020-01-01 00:00:00' WHERE {LINES_OF_ROUND} AND line_no = 3",
+         "ledger_lines[3].created_at"),
     ],
 )
 def test_every_copy_kept_for_queries_is_checked_against_the_hashed_record(app, http, statement, field):
@@ -239,6 +245,21 @@ def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
         c=tenant.id)
     report = _assert_bad_at(app, http, tenant, 4)
     assert report["reason"] == "the stored ledger_lines[0].winnings no longer matches the hashed record"
+
+
+def test_a_void_is_checked_against_its_round_read_in_an_earlier_page(app, http, monkeypatch):
+    from service.services import audit
+
+    monkeypatch.setattr(audit, "PAGE", 2)
+    tenant, docs = _tampered(app, http, 3)
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    assert chain_verify(http, tenant) == {
+        "ok": True, "records_checked": 4, "first_bad_sequence": None, "reason": None, "next_from_sequence": None,
+    }
+    sql(app, "UPDATE ledger_lines SET points = points - 1 WHERE client_id = :c AND sequence = 4 AND line_no = 0",
+        c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 4)
+    assert report["reason"] == "the stored ledger_lines[0].points no longer matches the hashed record"
 
 
 def test_a_deleted_round_is_found_at_its_sequence(app, http):
