@@ -2,11 +2,10 @@
 
 Every stored record is read once. A page is two reads: the records, each with the round
 row it names (for a void, the voided round's row and its record's sequence), and a digest
-of each record's ledger lines: the lines' variable columns as one text, money in the
-documents' format, and the bounds of the columns every line of a record shares (time,
-currency, table). The verifier compares the digest with the hashed record in one string
+of each record's ledger lines: the lines' variable columns as one text, and the bounds of
+the columns every line of a record shares (time, currency, table). The verifier compares the digest with the hashed record in one string
 comparison per record; a record that does not match has its lines read in full, to say
-where. On PostgreSQL both reads are binary COPY streams (the database formats the digest
+where. On PostgreSQL both reads are binary COPY streams (the database builds the digests
 on its own core), and two connections fetch the next pages while the caller checks this
 one.
 """
@@ -19,11 +18,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from babel.numbers import list_currencies
 from sqlalchemy import Engine, text
 
 from service.domain.audit import timestamp
-from service.domain.money import format_money, minor_digits
 
 # Index look-ups per record (LATERAL, and a subquery only for voids), in the primary key's
 # order: a hash join would read the whole chain for every page.
@@ -42,18 +39,19 @@ SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
  WHERE c.client_id = %(c)s AND c.sequence >= %(lo)s AND c.sequence < %(hi)s
  ORDER BY c.sequence
 """
-_PG_MONEY = "round({0}::numeric / power(10::numeric, d.digits), d.digits)::text"
-_PG_DIGESTS = f"""
+# The lines come in key order from a sorted subquery, so the aggregate needs no sort of
+# its own per record. Should a plan ever feed them otherwise, the texts differ and the
+# record is compared line by line instead: slower, never wrong.
+_PG_DIGESTS = """
 SELECT l.sequence,
-       string_agg(concat_ws(',', coalesce('+' || l.player_id, ''), l.kind, l.basis, {_PG_MONEY.format("l.amount")},
-                            l.points, {_PG_MONEY.format("l.winnings")}), ';' ORDER BY l.line_no),
+       string_agg(concat_ws(',', coalesce('+' || l.player_id, ''), l.kind, l.basis, l.amount, l.points, l.winnings), ';'),
        count(*), min(l.line_no), max(l.line_no),
        to_char(min(l.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        to_char(max(l.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        min(l.currency), max(l.currency), min(l.table_ref), max(l.table_ref), count(l.table_ref)
-  FROM ledger_lines l
-  JOIN unnest(%(codes)s::text[], %(digits)s::int[]) AS d(code, digits) ON d.code = l.currency
- WHERE l.client_id = %(c)s AND l.sequence >= %(lo)s AND l.sequence < %(hi)s
+  FROM (SELECT * FROM ledger_lines
+         WHERE client_id = %(c)s AND sequence >= %(lo)s AND sequence < %(hi)s
+         ORDER BY client_id, sequence, line_no) l
  GROUP BY l.sequence
  ORDER BY l.sequence
 """
@@ -98,7 +96,7 @@ class PageRecord:
 @dataclass(frozen=True, slots=True)
 class LinesDigest:
     """A record's lines: `text` is `+player,kind,basis,amount,points,winnings` per line (the
-    house's player empty, money as documents write it), `;` between lines, in line order;
+    house's player empty, money in minor units), `;` between lines, in line order;
     the rest bound what every line of the record must share.
 
     The text is compared whole with one built from the hashed record, whose values never
@@ -119,10 +117,6 @@ class LinesDigest:
 class Page:
     records: list[PageRecord]
     digests: dict[int, LinesDigest] = field(default_factory=dict)
-
-
-_CODES = sorted(list_currencies())
-_DIGITS = [minor_digits(code) for code in _CODES]
 
 
 def pages(engine: Engine, client_id: str, start: int, stop: int, size: int) -> Iterator[Page]:
@@ -148,8 +142,7 @@ def digest_of(lines: Sequence[Sequence[Any]]) -> LinesDigest:
     """The digest of a record's lines as `ledger.copies_of` reads them: (sequence, line_no,
     created_at, player_id, kind, basis, amount, currency, table_ref, points, winnings)."""
     texts = [
-        f"{'' if line[3] is None else '+' + line[3]},{line[4]},{line[5]},{format_money(line[6], line[7])},{line[9]},"
-        f"{format_money(line[10], line[7])}"
+        f"{'' if line[3] is None else '+' + line[3]},{line[4]},{line[5]},{line[6]},{line[9]},{line[10]}"
         for line in lines
     ]
     times = [_stamp(line[2]) for line in lines]
@@ -199,7 +192,7 @@ def _pg_pages(engine: Engine, client_id: str, start: int, stop: int, size: int) 
         fairy = free.pop()
         try:
             conn = fairy.driver_connection
-            params = {"c": client_id, "lo": low, "hi": min(low + size, stop), "codes": _CODES, "digits": _DIGITS}
+            params = {"c": client_id, "lo": low, "hi": min(low + size, stop)}
             page = Page([_record(r, r[11]) for r in _copy(conn, _PG_RECORDS, params, _RECORD_TYPES)])
             for d in _copy(conn, _PG_DIGESTS, params, _DIGEST_TYPES):
                 page.digests[d[0]] = LinesDigest(d[1], d[2], d[3], d[4], (d[5], d[6]), (d[7], d[8]), (d[9], d[10]), d[11])

@@ -18,7 +18,6 @@ import msgspec
 
 from service.adapters.chain_pages import LinesDigest
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
-from service.domain.money import format_money
 
 
 class _Line(msgspec.Struct):
@@ -133,18 +132,18 @@ def copies_match(
     ):
         return False
     earned = {p.id: p for p in result.players}
-    zero = format_money(0, currency)
     texts = []
     for line in booked:
         account = line.account
         player = "" if account == HOUSE else "+" + account[len(PLAYER_PREFIX) :]
-        if line.kind == SETTLEMENT:
+        kind = line.kind
+        if kind == SETTLEMENT:
             p = earned.get(player[1:])
             if p is None:
                 return False
-            texts.append(f"{player},{line.kind},{line.kind},{line.amount},{p.points},{p.winnings}")
+            texts.append(f"{player},{kind},{kind},{_minor(line.amount)},{p.points},{_minor(p.winnings)}")
         else:
-            texts.append(f"{player},{line.kind},{line.kind},{line.amount},0,{zero}")
+            texts.append(f"{player},{kind},{kind},{_minor(line.amount)},0,0")
     return lines.text == ";".join(texts)
 
 
