@@ -26,7 +26,8 @@ UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --python-version 3.
   $(if $(UPGRADE),--upgrade)
 lock: $(STAMP)
 	$(UV_COMPILE) pyproject.toml -o requirements.lock
-	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock -c requirements.lock \
+	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock --extra clients \
+	  -c requirements.lock \
 	  -o requirements-dev.lock
 	$(BIN)/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires'], 'pip', sep='\n')" \
 	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
