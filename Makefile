@@ -4,21 +4,22 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test
+.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
-# wheel), then the runtime, test and bench packages, then the project itself, editable and
-# built with those same tools (pip's isolated build would fetch setuptools unpinned).
-$(STAMP): pyproject.toml requirements-build.lock requirements-dev.lock
+# wheel), then the runtime, test and bench packages, then the project itself and the Python
+# client (clients/python), editable and built with those same tools (pip's isolated build
+# would fetch setuptools unpinned).
+$(STAMP): pyproject.toml requirements-build.lock requirements-dev.lock clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --require-hashes -r requirements-build.lock
 	$(BIN)/pip install -q --require-hashes -r requirements-dev.lock
-	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e . -e ./clients/python
 	touch $(STAMP)
 
 # The locks, from pyproject.toml, for Python 3.11 on Linux x86_64 (the image's platform)
 # whatever machine runs this: requirements.lock (runtime: the image), requirements-dev.lock
-# (runtime + test + bench + lock extras, the same pins: make's install) and
+# (runtime + test + bench + lock + clients extras, the same pins: make's install) and
 # requirements-build.lock ([build-system] requires and pip). Existing pins are kept where
 # pyproject still allows them; `make lock UPGRADE=1` takes the newest releases.
 UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --python-version 3.11 \
@@ -26,7 +27,8 @@ UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --python-version 3.
   $(if $(UPGRADE),--upgrade)
 lock: $(STAMP)
 	$(UV_COMPILE) pyproject.toml -o requirements.lock
-	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock -c requirements.lock \
+	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock --extra clients \
+	  -c requirements.lock \
 	  -o requirements-dev.lock
 	$(BIN)/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires'], 'pip', sep='\n')" \
 	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
@@ -44,6 +46,13 @@ run: $(STAMP)
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
+
+# The client libraries, regenerated from openapi.yaml: clients/python/capsa_client and
+# clients/typescript/src/schema.ts (tools/clients.py; the TypeScript half runs `npm ci` in
+# clients/typescript once per package-lock.json). Run it after changing the API, with
+# `capsa openapi`, and commit the result: tests/integration/test_clients.py fails on drift.
+clients: $(STAMP)
+	$(BIN)/python tools/clients.py
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"

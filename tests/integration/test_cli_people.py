@@ -234,7 +234,9 @@ def project(tmp_path: Path) -> Path:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
-    for name in ("pyproject.toml", "requirements-build.lock", "requirements-dev.lock"):  # the stamp's inputs
+    for name in ("pyproject.toml", "requirements-build.lock", "requirements-dev.lock",
+                 "clients/python/pyproject.toml"):  # the stamp's inputs
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("")
     bin_dir = tmp_path / ".venv" / "bin"
     bin_dir.mkdir(parents=True)

@@ -84,7 +84,7 @@ def test_every_runtime_requirement_of_pyproject_is_in_requirements_lock_within_i
 def test_requirements_lock_holds_no_test_or_build_tool():
     pins = read_lock(RUNTIME)
     runtime = {canonicalize_name(r.name) for r in requirements()}
-    for group in ("test", "bench", "lock"):
+    for group in ("test", "bench", "lock", "clients"):
         for req in requirements(group):
             name = canonicalize_name(req.name)
             assert name in runtime or name not in pins or name == "packaging", f"{name} in {RUNTIME}"

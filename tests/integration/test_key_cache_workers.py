@@ -30,6 +30,7 @@ def three_workers(sqlite_url, tmp_path):
         "API_KEY_CACHE_SECONDS": str(CACHE_SECONDS),
         "LOG_LEVEL": "WARNING",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom"),
+        "METRICS_BIND": "off",  # not under test; 9100 may be any other gunicorn's
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),

@@ -66,6 +66,7 @@ class Entries(MethodView):
     @blp.doc(
         responses={
             "200": {
+                "description": "OK",
                 "content": {
                     "application/json": {"schema": EntryListSchema},
                     "text/csv": {

@@ -1,0 +1,282 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.game_state import GameState
+from ...models.move_request import MoveRequest
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    game_id: str,
+    *,
+    body: MoveRequest,
+    if_match: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
+
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/banting/games/{game_id}/moves".format(
+            game_id=quote(str(game_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> GameState | Problem:
+    if response.status_code == 200:
+        response_200 = GameState.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[GameState | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    game_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MoveRequest,
+    if_match: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[GameState | Problem]:
+    """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
+
+     Reasons: not your turn, cards not in hand, not a combination, does not beat, must
+    contain the lowest card, passed already in this trick, the leader cannot pass. A
+    move on a finished game is 409. The move that ends the game settles it and records
+    it as a `game: banting` round, returned as `round`.
+
+    Args:
+        game_id (str):
+        if_match (str | Unset):
+        idempotency_key (str | Unset):
+        body (MoveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GameState | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        body=body,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    game_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MoveRequest,
+    if_match: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> GameState | Problem | None:
+    """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
+
+     Reasons: not your turn, cards not in hand, not a combination, does not beat, must
+    contain the lowest card, passed already in this trick, the leader cannot pass. A
+    move on a finished game is 409. The move that ends the game settles it and records
+    it as a `game: banting` round, returned as `round`.
+
+    Args:
+        game_id (str):
+        if_match (str | Unset):
+        idempotency_key (str | Unset):
+        body (MoveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GameState | Problem
+    """
+
+    return sync_detailed(
+        game_id=game_id,
+        client=client,
+        body=body,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    game_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MoveRequest,
+    if_match: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[GameState | Problem]:
+    """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
+
+     Reasons: not your turn, cards not in hand, not a combination, does not beat, must
+    contain the lowest card, passed already in this trick, the leader cannot pass. A
+    move on a finished game is 409. The move that ends the game settles it and records
+    it as a `game: banting` round, returned as `round`.
+
+    Args:
+        game_id (str):
+        if_match (str | Unset):
+        idempotency_key (str | Unset):
+        body (MoveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GameState | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        body=body,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    game_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: MoveRequest,
+    if_match: str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> GameState | Problem | None:
+    """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
+
+     Reasons: not your turn, cards not in hand, not a combination, does not beat, must
+    contain the lowest card, passed already in this trick, the leader cannot pass. A
+    move on a finished game is 409. The move that ends the game settles it and records
+    it as a `game: banting` round, returned as `round`.
+
+    Args:
+        game_id (str):
+        if_match (str | Unset):
+        idempotency_key (str | Unset):
+        body (MoveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GameState | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            game_id=game_id,
+            client=client,
+            body=body,
+            if_match=if_match,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

@@ -1,0 +1,291 @@
+import datetime
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.player_ledger import PlayerLedger
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    player: str,
+    *,
+    currency: str,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["currency"] = currency
+
+    json_since: str | Unset = UNSET
+    if not isinstance(since, Unset):
+        json_since = since.isoformat()
+    params["since"] = json_since
+
+    json_until: str | Unset = UNSET
+    if not isinstance(until, Unset):
+        json_until = until.isoformat()
+    params["until"] = json_until
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/ledger/players/{player}".format(
+            player=quote(str(player), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> PlayerLedger | Problem:
+    if response.status_code == 200:
+        response_200 = PlayerLedger.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[PlayerLedger | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+    currency: str,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Response[PlayerLedger | Problem]:
+    """One player's totals over the lines dated in the period.
+
+     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+    round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
+    So a round voided in a later period still counts in its own period and its reversal in the
+    later one; over all time a voided round nets to zero.
+
+    - `rounds`: +1 per settlement line (a player's part in a round), -1 per reversal of one.
+    - `points`: the player's points on each settlement line, negated on its reversal.
+    - `result`: the sum of settlement lines and their reversals.
+    - `winnings`: the player's winnings (sum of its positive pair amounts) on each
+      settlement line, negated on its reversal.
+    - `fees`: the fees the player paid (fee lines, negated to a positive figure), less
+      their reversals.
+    - `net`: the sum of every line of the player's account: `result - fees`.
+
+    Args:
+        player (str):
+        currency (str):  Example: IDR.
+        since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
+        until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PlayerLedger | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        player=player,
+        currency=currency,
+        since=since,
+        until=until,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+    currency: str,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> PlayerLedger | Problem | None:
+    """One player's totals over the lines dated in the period.
+
+     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+    round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
+    So a round voided in a later period still counts in its own period and its reversal in the
+    later one; over all time a voided round nets to zero.
+
+    - `rounds`: +1 per settlement line (a player's part in a round), -1 per reversal of one.
+    - `points`: the player's points on each settlement line, negated on its reversal.
+    - `result`: the sum of settlement lines and their reversals.
+    - `winnings`: the player's winnings (sum of its positive pair amounts) on each
+      settlement line, negated on its reversal.
+    - `fees`: the fees the player paid (fee lines, negated to a positive figure), less
+      their reversals.
+    - `net`: the sum of every line of the player's account: `result - fees`.
+
+    Args:
+        player (str):
+        currency (str):  Example: IDR.
+        since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
+        until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PlayerLedger | Problem
+    """
+
+    return sync_detailed(
+        player=player,
+        client=client,
+        currency=currency,
+        since=since,
+        until=until,
+    ).parsed
+
+
+async def asyncio_detailed(
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+    currency: str,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Response[PlayerLedger | Problem]:
+    """One player's totals over the lines dated in the period.
+
+     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+    round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
+    So a round voided in a later period still counts in its own period and its reversal in the
+    later one; over all time a voided round nets to zero.
+
+    - `rounds`: +1 per settlement line (a player's part in a round), -1 per reversal of one.
+    - `points`: the player's points on each settlement line, negated on its reversal.
+    - `result`: the sum of settlement lines and their reversals.
+    - `winnings`: the player's winnings (sum of its positive pair amounts) on each
+      settlement line, negated on its reversal.
+    - `fees`: the fees the player paid (fee lines, negated to a positive figure), less
+      their reversals.
+    - `net`: the sum of every line of the player's account: `result - fees`.
+
+    Args:
+        player (str):
+        currency (str):  Example: IDR.
+        since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
+        until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PlayerLedger | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        player=player,
+        currency=currency,
+        since=since,
+        until=until,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+    currency: str,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> PlayerLedger | Problem | None:
+    """One player's totals over the lines dated in the period.
+
+     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+    round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
+    So a round voided in a later period still counts in its own period and its reversal in the
+    later one; over all time a voided round nets to zero.
+
+    - `rounds`: +1 per settlement line (a player's part in a round), -1 per reversal of one.
+    - `points`: the player's points on each settlement line, negated on its reversal.
+    - `result`: the sum of settlement lines and their reversals.
+    - `winnings`: the player's winnings (sum of its positive pair amounts) on each
+      settlement line, negated on its reversal.
+    - `fees`: the fees the player paid (fee lines, negated to a positive figure), less
+      their reversals.
+    - `net`: the sum of every line of the player's account: `result - fees`.
+
+    Args:
+        player (str):
+        currency (str):  Example: IDR.
+        since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
+        until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PlayerLedger | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            player=player,
+            client=client,
+            currency=currency,
+            since=since,
+            until=until,
+        )
+    ).parsed

@@ -1,0 +1,193 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .arrangement import Arrangement
+from .audit import Audit
+from .audit_head import AuditHead
+from .audit_record import AuditRecord
+from .banting_player import BantingPlayer
+from .chain_verify import ChainVerify
+from .deal import Deal
+from .deal_created import DealCreated
+from .deal_created_hands import DealCreatedHands
+from .deal_hands import DealHands
+from .deal_request import DealRequest
+from .difference import Difference
+from .entry import Entry
+from .entry_kind import EntryKind
+from .entry_list import EntryList
+from .evaluate_request import EvaluateRequest
+from .evaluate_request_rules_type_1 import EvaluateRequestRulesType1
+from .evaluate_request_rules_type_1_params import EvaluateRequestRulesType1Params
+from .evaluation import Evaluation
+from .evaluation_foul_reason_type_1 import EvaluationFoulReasonType1
+from .evaluation_foul_reason_type_2_type_1 import EvaluationFoulReasonType2Type1
+from .evaluation_foul_reason_type_3_type_1 import EvaluationFoulReasonType3Type1
+from .evaluation_natural_type_1 import EvaluationNaturalType1
+from .evaluation_natural_type_2_type_1 import EvaluationNaturalType2Type1
+from .evaluation_natural_type_3_type_1 import EvaluationNaturalType3Type1
+from .field_error import FieldError
+from .game_player import GamePlayer
+from .game_request import GameRequest
+from .game_request_rules_type_1 import GameRequestRulesType1
+from .game_request_rules_type_1_params import GameRequestRulesType1Params
+from .game_state import GameState
+from .game_state_status import GameStateStatus
+from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
+from .health import Health
+from .history_entry import HistoryEntry
+from .move_request import MoveRequest
+from .pair_result import PairResult
+from .pair_result_bonus import PairResultBonus
+from .pair_result_outcome import PairResultOutcome
+from .pair_rows import PairRows
+from .pair_stake import PairStake
+from .play_evaluate_request import PlayEvaluateRequest
+from .play_evaluate_request_rules_type_1 import PlayEvaluateRequestRulesType1
+from .play_evaluate_request_rules_type_1_params import (
+    PlayEvaluateRequestRulesType1Params,
+)
+from .play_evaluation import PlayEvaluation
+from .play_evaluation_combination_type_1 import PlayEvaluationCombinationType1
+from .play_evaluation_combination_type_2_type_1 import (
+    PlayEvaluationCombinationType2Type1,
+)
+from .play_evaluation_combination_type_3_type_1 import (
+    PlayEvaluationCombinationType3Type1,
+)
+from .player import Player
+from .player_ledger import PlayerLedger
+from .player_result import PlayerResult
+from .player_result_natural_type_1 import PlayerResultNaturalType1
+from .player_result_natural_type_2_type_1 import PlayerResultNaturalType2Type1
+from .player_result_natural_type_3_type_1 import PlayerResultNaturalType3Type1
+from .preset import Preset
+from .preset_game import PresetGame
+from .preset_list import PresetList
+from .preset_params import PresetParams
+from .problem import Problem
+from .problem_type import ProblemType
+from .ready import Ready
+from .round_document import RoundDocument
+from .round_document_game import RoundDocumentGame
+from .round_document_status import RoundDocumentStatus
+from .round_list import RoundList
+from .round_request import RoundRequest
+from .round_request_rules_type_1 import RoundRequestRulesType1
+from .round_request_rules_type_1_params import RoundRequestRulesType1Params
+from .round_verify import RoundVerify
+from .row import Row
+from .row_category import RowCategory
+from .rows import Rows
+from .rules_echo import RulesEcho
+from .rules_echo_params import RulesEchoParams
+from .score_document import ScoreDocument
+from .score_document_game import ScoreDocumentGame
+from .suggest_request import SuggestRequest
+from .suggest_request_rules_type_1 import SuggestRequestRulesType1
+from .suggest_request_rules_type_1_params import SuggestRequestRulesType1Params
+from .suggest_result import SuggestResult
+from .suggest_result_natural_type_1 import SuggestResultNaturalType1
+from .suggest_result_natural_type_2_type_1 import SuggestResultNaturalType2Type1
+from .suggest_result_natural_type_3_type_1 import SuggestResultNaturalType3Type1
+from .suggestion import Suggestion
+from .summary import Summary
+from .summary_row import SummaryRow
+from .table_play import TablePlay
+from .table_play_combination import TablePlayCombination
+from .view_link import ViewLink
+from .void import Void
+from .void_request import VoidRequest
+
+__all__ = (
+    "Arrangement",
+    "Audit",
+    "AuditHead",
+    "AuditRecord",
+    "BantingPlayer",
+    "ChainVerify",
+    "Deal",
+    "DealCreated",
+    "DealCreatedHands",
+    "DealHands",
+    "DealRequest",
+    "Difference",
+    "Entry",
+    "EntryKind",
+    "EntryList",
+    "EvaluateRequest",
+    "EvaluateRequestRulesType1",
+    "EvaluateRequestRulesType1Params",
+    "Evaluation",
+    "EvaluationFoulReasonType1",
+    "EvaluationFoulReasonType2Type1",
+    "EvaluationFoulReasonType3Type1",
+    "EvaluationNaturalType1",
+    "EvaluationNaturalType2Type1",
+    "EvaluationNaturalType3Type1",
+    "FieldError",
+    "GamePlayer",
+    "GameRequest",
+    "GameRequestRulesType1",
+    "GameRequestRulesType1Params",
+    "GameState",
+    "GameStateStatus",
+    "GetV1LedgerSummaryGroupBy",
+    "Health",
+    "HistoryEntry",
+    "MoveRequest",
+    "PairResult",
+    "PairResultBonus",
+    "PairResultOutcome",
+    "PairRows",
+    "PairStake",
+    "PlayEvaluateRequest",
+    "PlayEvaluateRequestRulesType1",
+    "PlayEvaluateRequestRulesType1Params",
+    "PlayEvaluation",
+    "PlayEvaluationCombinationType1",
+    "PlayEvaluationCombinationType2Type1",
+    "PlayEvaluationCombinationType3Type1",
+    "Player",
+    "PlayerLedger",
+    "PlayerResult",
+    "PlayerResultNaturalType1",
+    "PlayerResultNaturalType2Type1",
+    "PlayerResultNaturalType3Type1",
+    "Preset",
+    "PresetGame",
+    "PresetList",
+    "PresetParams",
+    "Problem",
+    "ProblemType",
+    "Ready",
+    "RoundDocument",
+    "RoundDocumentGame",
+    "RoundDocumentStatus",
+    "RoundList",
+    "RoundRequest",
+    "RoundRequestRulesType1",
+    "RoundRequestRulesType1Params",
+    "RoundVerify",
+    "Row",
+    "RowCategory",
+    "Rows",
+    "RulesEcho",
+    "RulesEchoParams",
+    "ScoreDocument",
+    "ScoreDocumentGame",
+    "SuggestRequest",
+    "SuggestRequestRulesType1",
+    "SuggestRequestRulesType1Params",
+    "SuggestResult",
+    "SuggestResultNaturalType1",
+    "SuggestResultNaturalType2Type1",
+    "SuggestResultNaturalType3Type1",
+    "Suggestion",
+    "Summary",
+    "SummaryRow",
+    "TablePlay",
+    "TablePlayCombination",
+    "ViewLink",
+    "Void",
+    "VoidRequest",
+)

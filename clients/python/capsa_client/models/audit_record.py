@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="AuditRecord")
+
+
+@_attrs_define
+class AuditRecord:
+    """
+    Attributes:
+        sequence (int):  Example: 1.
+        hash_ (str):  Example: 3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c.
+        previous_hash (str):  Example: 0000000000000000000000000000000000000000000000000000000000000000.
+        canonical (str): The RFC 8785 canonical JSON exactly as hashed. Example:
+            {"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}.
+    """
+
+    sequence: int
+    hash_: str
+    previous_hash: str
+    canonical: str
+
+    def to_dict(self) -> dict[str, Any]:
+        sequence = self.sequence
+
+        hash_ = self.hash_
+
+        previous_hash = self.previous_hash
+
+        canonical = self.canonical
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "sequence": sequence,
+                "hash": hash_,
+                "previous_hash": previous_hash,
+                "canonical": canonical,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        sequence = d.pop("sequence")
+
+        hash_ = d.pop("hash")
+
+        previous_hash = d.pop("previous_hash")
+
+        canonical = d.pop("canonical")
+
+        audit_record = cls(
+            sequence=sequence,
+            hash_=hash_,
+            previous_hash=previous_hash,
+            canonical=canonical,
+        )
+
+        return audit_record

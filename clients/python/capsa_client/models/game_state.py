@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.game_state_status import GameStateStatus, check_game_state_status
+
+if TYPE_CHECKING:
+    from ..models.game_player import GamePlayer
+    from ..models.history_entry import HistoryEntry
+    from ..models.rules_echo import RulesEcho
+    from ..models.table_play import TablePlay
+
+
+T = TypeVar("T", bound="GameState")
+
+
+@_attrs_define
+class GameState:
+    """
+    Attributes:
+        id (str):  Example: gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
+        status (GameStateStatus):  Example: playing.
+        version (int): Bumped by every move; send it as If-Match. Example: 1.
+        rules (RulesEcho):
+        currency (str):  Example: IDR.
+        stake (str): Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
+            Example: 1000.
+        table (None | str):  Example: table-7.
+        players (list[GamePlayer]):
+        turn (None | str): Whose turn; null once finished. Example: a.
+        leader (str): Who led the current trick. Example: a.
+        table_play (None | TablePlay):
+        history (list[HistoryEntry]):
+        winner (None | str):  Example: a.
+        round_ (None | str): The round the finished game became.
+    """
+
+    id: str
+    status: GameStateStatus
+    version: int
+    rules: RulesEcho
+    currency: str
+    stake: str
+    table: None | str
+    players: list[GamePlayer]
+    turn: None | str
+    leader: str
+    table_play: None | TablePlay
+    history: list[HistoryEntry]
+    winner: None | str
+    round_: None | str
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.table_play import TablePlay
+
+        id = self.id
+
+        status: str = self.status
+
+        version = self.version
+
+        rules = self.rules.to_dict()
+
+        currency = self.currency
+
+        stake = self.stake
+
+        table: None | str
+        table = self.table
+
+        players = []
+        for players_item_data in self.players:
+            players_item = players_item_data.to_dict()
+            players.append(players_item)
+
+        turn: None | str
+        turn = self.turn
+
+        leader = self.leader
+
+        table_play: dict[str, Any] | None
+        if isinstance(self.table_play, TablePlay):
+            table_play = self.table_play.to_dict()
+        else:
+            table_play = self.table_play
+
+        history = []
+        for history_item_data in self.history:
+            history_item = history_item_data.to_dict()
+            history.append(history_item)
+
+        winner: None | str
+        winner = self.winner
+
+        round_: None | str
+        round_ = self.round_
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "id": id,
+                "status": status,
+                "version": version,
+                "rules": rules,
+                "currency": currency,
+                "stake": stake,
+                "table": table,
+                "players": players,
+                "turn": turn,
+                "leader": leader,
+                "table_play": table_play,
+                "history": history,
+                "winner": winner,
+                "round": round_,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.game_player import GamePlayer
+        from ..models.history_entry import HistoryEntry
+        from ..models.rules_echo import RulesEcho
+        from ..models.table_play import TablePlay
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        status = check_game_state_status(d.pop("status"))
+
+        version = d.pop("version")
+
+        rules = RulesEcho.from_dict(d.pop("rules"))
+
+        currency = d.pop("currency")
+
+        stake = d.pop("stake")
+
+        def _parse_table(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        table = _parse_table(d.pop("table"))
+
+        players = []
+        _players = d.pop("players")
+        for players_item_data in _players:
+            players_item = GamePlayer.from_dict(players_item_data)
+
+            players.append(players_item)
+
+        def _parse_turn(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        turn = _parse_turn(d.pop("turn"))
+
+        leader = d.pop("leader")
+
+        def _parse_table_play(data: object) -> None | TablePlay:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                table_play_type_0 = TablePlay.from_dict(data)
+
+                return table_play_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TablePlay, data)
+
+        table_play = _parse_table_play(d.pop("table_play"))
+
+        history = []
+        _history = d.pop("history")
+        for history_item_data in _history:
+            history_item = HistoryEntry.from_dict(history_item_data)
+
+            history.append(history_item)
+
+        def _parse_winner(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        winner = _parse_winner(d.pop("winner"))
+
+        def _parse_round_(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        round_ = _parse_round_(d.pop("round"))
+
+        game_state = cls(
+            id=id,
+            status=status,
+            version=version,
+            rules=rules,
+            currency=currency,
+            stake=stake,
+            table=table,
+            players=players,
+            turn=turn,
+            leader=leader,
+            table_play=table_play,
+            history=history,
+            winner=winner,
+            round_=round_,
+        )
+
+        return game_state

@@ -1,0 +1,22 @@
+from typing import Literal
+
+PairResultOutcome = Literal["bomb", "foul", "natural", "normal", "scoop", "super", "surrender", "tembus", "tie", "win"]
+
+PAIR_RESULT_OUTCOME_VALUES: set[PairResultOutcome] = {
+    "bomb",
+    "foul",
+    "natural",
+    "normal",
+    "scoop",
+    "super",
+    "surrender",
+    "tembus",
+    "tie",
+    "win",
+}
+
+
+def check_pair_result_outcome(value: str) -> PairResultOutcome:
+    if value in PAIR_RESULT_OUTCOME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PAIR_RESULT_OUTCOME_VALUES!r}")

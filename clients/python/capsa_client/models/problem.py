@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.problem_type import ProblemType, check_problem_type
+
+if TYPE_CHECKING:
+    from ..models.field_error import FieldError
+
+
+T = TypeVar("T", bound="Problem")
+
+
+@_attrs_define
+class Problem:
+    """
+    Attributes:
+        type_ (ProblemType): Problem type; one of:
+
+            - `/problems/malformed-json` (400): The body is not JSON, has NaN/Infinity, duplicate keys, nesting deeper than
+            32, a number too large for a double, or is not an object.
+            - `/problems/validation` (422): The body, a query parameter or a header does not fit the schema, or breaks a
+            game-independent bound (player count, money, ids).
+            - `/problems/invalid-cards` (422): Unknown cards, wrong counts, duplicate cards, rows that do not use exactly
+            the dealt hand.
+            - `/problems/unknown-rules` (422): An unknown preset, a preset of the other game, or an unknown parameter.
+            - `/problems/unauthorized` (401): Missing, unknown or revoked API key (WWW-Authenticate: Bearer).
+            - `/problems/forbidden` (403): A read key on a writing endpoint.
+            - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
+            - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal used twice, a move on a
+            finished game.
+            - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.
+            - `/problems/idempotency-in-flight` (409): The first request with this Idempotency-Key is still running; retry
+            after Retry-After seconds.
+            - `/problems/illegal-move` (422): A Big Two move that the rules refuse.
+            - `/problems/payload-too-large` (413): The body is over the limit (64 KiB).
+            - `/problems/unsupported-media-type` (415): The body is not application/json.
+            - `/problems/rate-limited` (429): Too many requests; retry after Retry-After seconds.
+            - `/problems/unavailable` (503): The database is unavailable; retry after Retry-After seconds.
+            - `/problems/method-not-allowed` (405): The route does not take this method (see Allow).
+            - `/problems/not-acceptable` (406): The Accept header allows neither application/json nor
+            application/problem+json.
+            - `/problems/precondition-failed` (412): A stale If-Match version.
+            - `/problems/internal` (500): A safety net for an unexpected error; the tests assert it never happens. The
+            request id is logged. Example: /problems/invalid-cards.
+        title (str):  Example: Invalid cards.
+        status (int):  Example: 422.
+        detail (str):  Example: 2 problems in the request body.
+        errors (list[FieldError]): Every problem found, each at its place.
+    """
+
+    type_: ProblemType
+    title: str
+    status: int
+    detail: str
+    errors: list[FieldError]
+
+    def to_dict(self) -> dict[str, Any]:
+        type_: str = self.type_
+
+        title = self.title
+
+        status = self.status
+
+        detail = self.detail
+
+        errors = []
+        for errors_item_data in self.errors:
+            errors_item = errors_item_data.to_dict()
+            errors.append(errors_item)
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "type": type_,
+                "title": title,
+                "status": status,
+                "detail": detail,
+                "errors": errors,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.field_error import FieldError
+
+        d = dict(src_dict)
+        type_ = check_problem_type(d.pop("type"))
+
+        title = d.pop("title")
+
+        status = d.pop("status")
+
+        detail = d.pop("detail")
+
+        errors = []
+        _errors = d.pop("errors")
+        for errors_item_data in _errors:
+            errors_item = FieldError.from_dict(errors_item_data)
+
+            errors.append(errors_item)
+
+        problem = cls(
+            type_=type_,
+            title=title,
+            status=status,
+            detail=detail,
+            errors=errors,
+        )
+
+        return problem

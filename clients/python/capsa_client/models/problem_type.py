@@ -1,0 +1,51 @@
+from typing import Literal
+
+ProblemType = Literal[
+    "/problems/conflict",
+    "/problems/forbidden",
+    "/problems/idempotency-in-flight",
+    "/problems/idempotency-key-reused",
+    "/problems/illegal-move",
+    "/problems/internal",
+    "/problems/invalid-cards",
+    "/problems/malformed-json",
+    "/problems/method-not-allowed",
+    "/problems/not-acceptable",
+    "/problems/not-found",
+    "/problems/payload-too-large",
+    "/problems/precondition-failed",
+    "/problems/rate-limited",
+    "/problems/unauthorized",
+    "/problems/unavailable",
+    "/problems/unknown-rules",
+    "/problems/unsupported-media-type",
+    "/problems/validation",
+]
+
+PROBLEM_TYPE_VALUES: set[ProblemType] = {
+    "/problems/conflict",
+    "/problems/forbidden",
+    "/problems/idempotency-in-flight",
+    "/problems/idempotency-key-reused",
+    "/problems/illegal-move",
+    "/problems/internal",
+    "/problems/invalid-cards",
+    "/problems/malformed-json",
+    "/problems/method-not-allowed",
+    "/problems/not-acceptable",
+    "/problems/not-found",
+    "/problems/payload-too-large",
+    "/problems/precondition-failed",
+    "/problems/rate-limited",
+    "/problems/unauthorized",
+    "/problems/unavailable",
+    "/problems/unknown-rules",
+    "/problems/unsupported-media-type",
+    "/problems/validation",
+}
+
+
+def check_problem_type(value: str) -> ProblemType:
+    if value in PROBLEM_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PROBLEM_TYPE_VALUES!r}")
