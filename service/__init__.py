@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flask import Flask
 
-ENGINE_VERSION = "1.0.0"
+from service.domain.version import ENGINE_VERSION
 
 __all__ = ["ENGINE_VERSION", "create_app"]
 

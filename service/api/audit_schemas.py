@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from service.domain.audit import GENESIS_HASH
+
 from .fields import Id, SignedMoney, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
-GENESIS = "0" * 64
 
 COUNTING = """\
 How a period is counted: a report sums the ledger lines *dated* in [since, until). A
@@ -123,7 +124,7 @@ class ChainVerifySchema(Out):
 class AuditRecordSchema(Out):
     sequence = fields.Integer(required=True, metadata=_meta(1))
     hash = fields.String(required=True, metadata=_meta(HASH))
-    previous_hash = fields.String(required=True, metadata=_meta(GENESIS))
+    previous_hash = fields.String(required=True, metadata=_meta(GENESIS_HASH))
     canonical = fields.String(
         required=True,
         metadata=_meta(

@@ -46,6 +46,7 @@ down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+# A migration keeps its own copy of what it writes: it must not change when the code does.
 GENESIS = "0" * 64
 
 # -- PostgreSQL: statement-level balance check, refusal ---------------------------------------
