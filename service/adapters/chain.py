@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.domain.audit import GENESIS_HASH, chain_hash, seal
 
 from . import chain_pg
 from .errors import CheckViolation, DealUsed, KeyTaken
-from .models import ChainHead, ChainRecord, Deal, IdempotencyRecord, LedgerLine, Round
+from .models import ChainHead, ChainRecord, Deal, IdempotencyRecord, LedgerLine, Round, is_void
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
 from .translate import translated
 
@@ -82,21 +82,27 @@ class ChainRepository:
         return None if row is None else StoredRecord(*row)
 
     def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
-        """The record of a round (kind `round`) or of its void (kind `void`)."""
-        row = self.session.execute(
-            select(
-                ChainRecord.sequence,
-                ChainRecord.kind,
-                ChainRecord.round_id,
-                ChainRecord.previous_hash,
-                ChainRecord.hash,
-                ChainRecord.canonical,
+        """The record of a round (kind `round`, at the round's sequence) or of its void."""
+        q = select(
+            ChainRecord.sequence,
+            ChainRecord.kind,
+            ChainRecord.round_id,
+            ChainRecord.previous_hash,
+            ChainRecord.hash,
+            ChainRecord.canonical,
+        )
+        if kind == "round":
+            q = q.join(
+                Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence)
             ).where(
+                Round.id == round_id,
+                Round.client_id == client_id,
                 ChainRecord.round_id == round_id,
-                ChainRecord.kind == kind,
-                ChainRecord.client_id == client_id,
+                ChainRecord.kind == "round",
             )
-        ).first()
+        else:
+            q = q.where(ChainRecord.round_id == round_id, is_void(), ChainRecord.client_id == client_id)
+        row = self.session.execute(q).first()
         return None if row is None else StoredRecord(*row)
 
     def hash_before(self, client_id: str, sequence: int) -> str | None:
@@ -228,6 +234,7 @@ class SqliteChain(ChainRepository):
                 insert(Round).values(
                     id=record.round_id,
                     client_id=record.client_id,
+                    sequence=sequence,
                     game=r.game,
                     preset=r.preset,
                     table_ref=r.table,

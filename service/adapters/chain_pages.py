@@ -1,7 +1,7 @@
 """Reading a client's chain in sequence order for the verifier, page by page.
 
 Every stored record is read once. A page is two reads: the records, each with the round
-row it names (for a void, the voided round's row and its record's sequence), and a digest
+row it names (for a void, the voided round's, which names the round's record), and a digest
 of each record's ledger lines: the lines' variable columns as one text, and the bounds of
 the columns every line of a record shares (time, currency, table). The verifier compares the digest with the hashed record in one string
 comparison per record; a record that does not match has its lines read in full, to say
@@ -22,19 +22,15 @@ from sqlalchemy import Engine, text
 
 from service.domain.audit import timestamp
 
-# Index look-ups per record (LATERAL, and a subquery only for voids), in the primary key's
-# order: a hash join would read the whole chain for every page.
+# An index look-up of the round per record (LATERAL), in the primary key's order: a hash
+# join would read the whole chain for every page.
 _PG_RECORDS = """
 SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
        r.game, r.preset, r.table_ref, r.reference, r.currency,
-       to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-       CASE WHEN c.kind = 'void' THEN
-         (SELECT o.sequence FROM chain_records o
-           WHERE o.round_id = c.round_id AND o.kind = 'round' AND o.client_id = c.client_id)
-       END
+       to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), r.sequence
   FROM chain_records c
   LEFT JOIN LATERAL (
-        SELECT game, preset, table_ref, reference, currency, created_at FROM rounds
+        SELECT game, preset, table_ref, reference, currency, created_at, sequence FROM rounds
          WHERE rounds.id = c.round_id AND rounds.client_id = c.client_id LIMIT 1) r ON true
  WHERE c.client_id = %(c)s AND c.sequence >= %(lo)s AND c.sequence < %(hi)s
  ORDER BY c.sequence
@@ -62,11 +58,7 @@ _DIGEST_TYPES = ["int8", "text", "int8", "int4", "int4", "text", "text", "text",
 # SQLite has no LATERAL; its planner looks rounds up by primary key on its own.
 _SQLITE_RECORDS = """
 SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
-       r.game, r.preset, r.table_ref, r.reference, r.currency, r.created_at,
-       CASE WHEN c.kind = 'void' THEN
-         (SELECT o.sequence FROM chain_records o
-           WHERE o.round_id = c.round_id AND o.kind = 'round' AND o.client_id = c.client_id)
-       END
+       r.game, r.preset, r.table_ref, r.reference, r.currency, r.created_at, r.sequence
   FROM chain_records c
   LEFT JOIN rounds r ON r.id = c.round_id AND r.client_id = c.client_id
  WHERE c.client_id = :c AND c.sequence >= :lo AND c.sequence < :hi
@@ -88,9 +80,10 @@ class PageRecord:
     previous_hash: str
     hash: str
     canonical: bytes
-    # (game, preset, table_ref, reference, currency, created_at as the records write it)
+    # (game, preset, table_ref, reference, currency, created_at as the records write it) of
+    # the round the record names, and that round's sequence (its own record's, for a void)
     round_row: tuple[Any, ...] | None
-    original_sequence: int | None
+    round_sequence: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,8 +79,8 @@ SELECT sequence, hash, previous_hash FROM head
 """
 _ROUND = """
 round AS (
-  INSERT INTO rounds (id, client_id, game, preset, table_ref, reference, currency, created_at)
-  SELECT %(round)s, %(client)s, %(game)s, %(preset)s, %(table)s, %(reference)s, %(currency)s, %(now)s
+  INSERT INTO rounds (id, client_id, sequence, game, preset, table_ref, reference, currency, created_at)
+  SELECT %(round)s, %(client)s, head.sequence, %(game)s, %(preset)s, %(table)s, %(reference)s, %(currency)s, %(now)s
     FROM head
 ),"""
 

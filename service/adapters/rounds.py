@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from .models import ChainRecord, LedgerLine, Round
+from .models import ChainRecord, LedgerLine, Round, is_void
 from .records import StoredRecord
 
 _R = aliased(ChainRecord, name="rec")
@@ -76,8 +76,18 @@ def _columns() -> list[Any]:
 def _select() -> Any:
     return (
         select(*_columns())
-        .join(_R, and_(_R.round_id == Round.id, _R.kind == "round", _R.client_id == Round.client_id))
-        .outerjoin(_V, and_(_V.round_id == Round.id, _V.kind == "void", _V.client_id == Round.client_id))
+        # The round's record is at its sequence, and must name it (else the round is not
+        # found here, and the chain verifier reports the sequence that does not match).
+        .join(
+            _R,
+            and_(
+                _R.client_id == Round.client_id,
+                _R.sequence == Round.sequence,
+                _R.round_id == Round.id,
+                _R.kind == "round",
+            ),
+        )
+        .outerjoin(_V, and_(_V.round_id == Round.id, is_void(_V), _V.client_id == Round.client_id))
     )
 
 

@@ -26,7 +26,7 @@ from .errors import (
 # SQLite names columns, not constraints, in its messages.
 _SQLITE_CONSTRAINTS = {
     "rounds.client_id, rounds.reference": "uq_rounds_client_reference",
-    "chain_records.round_id, chain_records.kind": "uq_chain_records_round_kind",
+    "chain_records.round_id": "uq_chain_records_void",
     "chain_records.client_id, chain_records.sequence": "pk_chain_records",
     "idempotency_records.client_id": "uq_idempotency_client_method_path_key",
     "deals.client_id, deals.nonce": "uq_deals_client_nonce",

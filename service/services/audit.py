@@ -79,7 +79,7 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
             return replayed
         raise _already_void(round_id) from None
     except UniqueViolation as exc:
-        if exc.constraint == "uq_chain_records_round_kind":
+        if exc.constraint == "uq_chain_records_void":
             raise _already_void(round_id) from exc
         raise
     except LockTimeout as exc:
@@ -157,15 +157,17 @@ def verify_chain(
                 return _bad(checked, links.expected, reason)
             if rec.sequence > head.sequence:
                 return _bad(checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head")
-            if copies_match(rec.canonical, rec.sequence, rec.kind, rec.round_id, rec.round_row,
-                            page.digests.get(rec.sequence)):
+            if rec.round_sequence == rec.sequence and copies_match(
+                rec.canonical, rec.sequence, rec.kind, rec.round_id, rec.round_row, page.digests.get(rec.sequence)
+            ):
                 continue
             # A void, or a copy that differs: read the lines in full to say where.
             with db.unit_of_work() as uow:
                 lines = uow.ledger.copies_of(client_id, rec.sequence)
                 original = (
-                    None if rec.original_sequence is None
-                    else uow.ledger.copies_of(client_id, rec.original_sequence)
+                    None
+                    if rec.kind != "void" or rec.round_sequence is None
+                    else uow.ledger.copies_of(client_id, rec.round_sequence)
                 )
             found = copy_differences(
                 rec.canonical,
@@ -173,6 +175,7 @@ def verify_chain(
                 kind=rec.kind,
                 round_id=rec.round_id,
                 round_row=rec.round_row,
+                round_sequence=rec.round_sequence,
                 lines=lines,
                 original=original,
             )

@@ -155,11 +155,13 @@ def copy_differences(
     round_id: str,
     round_row: tuple[Any, ...] | None,
     lines: Sequence[Line],
+    round_sequence: int | None = None,
     original: Sequence[Line] | None = None,
 ) -> list[dict[str, Any]]:
     """Where the live copies of the record with these (hash-checked) bytes differ from it:
     `{"field", "stored", "recomputed"}` each, the stored value being the live copy's.
-    For a void, `round_row` is the voided round's row and `original` the round's lines."""
+    `round_sequence` is the round row's (checked for a round's own record when given). For
+    a void, `round_row` is the voided round's row and `original` the round's lines."""
     try:
         rec = _decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -177,6 +179,8 @@ def copy_differences(
     original = None if original is None else [(*line[:2], _stamp(line[2]), *line[3:]) for line in original]
     game, preset, table, reference, currency, round_created = round_row
     if rec.kind == "round":
+        if round_sequence is not None and round_sequence != rec.sequence:
+            out.append(_diff("round.sequence", round_sequence, rec.sequence))
         request, result = rec.request or _Request(), rec.result or _Result()
         wanted = (
             result.game,

@@ -237,6 +237,16 @@ def test_every_copy_kept_for_queries_is_checked_against_the_hashed_record(app, h
     assert field in {d["field"] for d in verdict["differences"]}
 
 
+def test_a_round_pointed_at_another_record_is_found_at_its_own_and_is_not_served(app, http):
+    tenant, docs = _tampered(app, http, 4)
+    sql(app, "UPDATE rounds SET sequence = sequence + 1 WHERE id = :r", r=docs[1]["id"])
+    report = _assert_bad_at(app, http, tenant, 2)
+    assert report["reason"] == "the stored round.sequence no longer matches the hashed record"
+    # The round's record must name the round: another round's record is never served as it.
+    assert http.get(f"/v1/rounds/{docs[1]['id']}", headers=tenant.read_headers).status_code == 404
+    assert http.get(f"/v1/rounds/{docs[2]['id']}", headers=tenant.read_headers).get_json() == docs[2]
+
+
 def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
     tenant, docs = _tampered(app, http, 3)
     assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200

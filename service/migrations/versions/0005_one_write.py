@@ -185,11 +185,29 @@ def upgrade() -> None:
     with op.batch_alter_table("chain_heads") as batch:
         batch.alter_column("previous_hash", existing_type=sa.String(length=64), nullable=False)
 
-    # Chain records: the bytes are the record; one record per round and kind.
+    # A round names its record's sequence (while the old round index still finds it).
+    with op.batch_alter_table("rounds") as batch:
+        batch.add_column(sa.Column("sequence", sa.BigInteger(), nullable=True))
+    op.execute(
+        "UPDATE rounds SET sequence = (SELECT c.sequence FROM chain_records c WHERE c.round_id = rounds.id"
+        " AND c.kind = 'round' AND c.client_id = rounds.client_id)"
+    )
+    with op.batch_alter_table("rounds") as batch:
+        batch.alter_column("sequence", existing_type=sa.BigInteger(), nullable=False)
+
+    # Chain records: the bytes are the record. A round's record is found by the round's
+    # sequence; only voids are indexed by round, which also allows one void per round.
     with op.batch_alter_table("chain_records") as batch:
         batch.drop_index("ix_chain_records_round")
         batch.drop_column("created_at")
-        batch.create_unique_constraint("uq_chain_records_round_kind", ["round_id", "kind"])
+    op.create_index(
+        "uq_chain_records_void",
+        "chain_records",
+        ["round_id"],
+        unique=True,
+        sqlite_where=sa.text("kind = 'void'"),
+        postgresql_where=sa.text("kind = 'void'"),
+    )
 
     # What the records hold and nothing reads.
     op.drop_index("ix_round_players_player", table_name="round_players")
@@ -353,6 +371,7 @@ def downgrade() -> None:
     op.drop_index("ix_rounds_client_table", table_name="rounds")
     op.drop_index("uq_rounds_client_reference", table_name="rounds")
     with op.batch_alter_table("rounds") as batch:
+        batch.drop_column("sequence")
         batch.create_unique_constraint("uq_rounds_client_reference", ["client_id", "reference"])
         batch.add_column(sa.Column("status", sa.String(length=16), nullable=True))
         batch.add_column(sa.Column("engine_version", sa.String(length=32), nullable=True))
@@ -403,8 +422,8 @@ def downgrade() -> None:
     )
     op.create_index("ix_round_players_player", "round_players", ["player_id", "round_id"])
 
+    op.drop_index("uq_chain_records_void", table_name="chain_records")
     with op.batch_alter_table("chain_records") as batch:
-        batch.drop_constraint("uq_chain_records_round_kind", type_="unique")
         batch.add_column(sa.Column("created_at", sa.DateTime(timezone=True), nullable=True))
         batch.create_index("ix_chain_records_round", ["round_id", "kind"])
 
