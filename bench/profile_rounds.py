@@ -1,0 +1,146 @@
+"""Where a stored round's worker CPU goes: cProfile over POST /v1/rounds in one process.
+
+bench/http.py measures the write path's CPU per round from the gunicorn workers' own
+counters; this script says what that CPU is spent on. It creates a scratch PostgreSQL
+database (or uses SQLite with --sqlite), stores --rounds 4-player rounds through the
+Flask test client (the WSGI app as gunicorn calls it, without sockets), each with an
+Idempotency-Key, under cProfile, and prints:
+
+- CPU per round (process time, which excludes waiting for PostgreSQL), on stderr (stdout
+  carries the request log, as gunicorn's workers write it; send it to /dev/null);
+- the share of that CPU by layer (this project's api/services/adapters/domain, Flask and
+  Werkzeug, SQLAlchemy, psycopg, marshmallow, orjson, the rest), by own time;
+- the top functions by own time.
+
+The load average is printed beside the figures: the machine is shared. Usage:
+
+    TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
+        .venv/bin/python bench/profile_rounds.py [--rounds 2000] [--top 25] > /dev/null
+"""
+
+from __future__ import annotations
+
+import sys
+
+# bench/http.py would shadow the standard library's http package: drop this folder.
+sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("bench")]
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import pstats  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections import defaultdict  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BODY = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
+BODY.pop("reference", None)
+PAYLOAD = json.dumps(BODY).encode()
+
+LAYERS = (
+    ("service/api/", "capsa api"),
+    ("service/services/", "capsa services"),
+    ("service/adapters/", "capsa adapters"),
+    ("service/domain/", "capsa domain"),
+    ("service/", "capsa other"),
+    ("/flask/", "flask"),
+    ("/werkzeug/", "werkzeug"),
+    ("/sqlalchemy/", "sqlalchemy"),
+    ("/psycopg", "psycopg"),
+    ("/marshmallow/", "marshmallow"),
+    ("orjson", "orjson"),
+)
+
+
+def layer(filename: str) -> str:
+    for needle, name in LAYERS:
+        if needle in filename:
+            return name
+    return "other (stdlib, builtins)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sqlite", action="store_true", help="profile on a scratch SQLite file")
+    args = parser.parse_args()
+
+    from service import create_app
+    from service.adapters.db import create_database, drop_database, normalise_url
+    from service.adapters.migrate import upgrade
+    from service.adapters.uow import Database
+    from service.services import clients
+
+    dropper = None
+    if args.sqlite:
+        path = ROOT / "var" / f"profile-{uuid.uuid4().hex[:8]}.db"
+        path.parent.mkdir(exist_ok=True)
+        url = f"sqlite:///{path}"
+    else:
+        admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
+        if not admin:
+            raise SystemExit("set TEST_DATABASE_URL to a PostgreSQL server, or pass --sqlite")
+        admin = normalise_url(admin)
+        url, name = create_database(admin, "capsa_profile")
+        dropper = (admin, name)
+    try:
+        upgrade(url)
+        db = Database(url)
+        key = clients.create_client(db, "profile")[1]
+        db.dispose()
+        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "METRICS_BIND": "off"})
+        client = app.test_client()
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+        def post() -> None:
+            response = client.post(
+                "/v1/rounds", data=PAYLOAD, headers={**headers, "Idempotency-Key": uuid.uuid4().hex}
+            )
+            if response.status_code != 201:
+                raise SystemExit(f"POST /v1/rounds answered {response.status_code}: {response.data[:300]!r}")
+
+        for _ in range(200):  # warm-up: caches, prepared statements, the key cache
+            post()
+        load = os.getloadavg()[0]
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for _ in range(args.rounds):
+            post()
+        plain_cpu = (time.process_time() - cpu0) * 1000 / args.rounds
+        plain_wall = (time.perf_counter() - wall0) * 1000 / args.rounds
+
+        profiler = cProfile.Profile(time.process_time)  # CPU, not waiting on PostgreSQL
+        profiler.enable()
+        for _ in range(args.rounds):
+            post()
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+        by_layer: dict[str, float] = defaultdict(float)
+        for (filename, _, _), v in stats.stats.items():  # type: ignore[attr-defined]
+            by_layer[layer(filename)] += v[2]
+
+        out = sys.stderr  # stdout carries the request log (LOG_LEVEL=INFO, as served)
+        engine = "SQLite" if args.sqlite else "PostgreSQL"
+        print(f"{args.rounds} rounds on {engine}, one process, Idempotency-Key on each; load average {load:.2f}", file=out)
+        print(f"without the profiler: {plain_cpu:.2f} ms CPU and {plain_wall:.2f} ms wall per round", file=out)
+        print("own CPU time by layer, under the profiler (its overhead inflates call-heavy code):", file=out)
+        for name, seconds in sorted(by_layer.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:28s} {100 * seconds / total:5.1f}%  {seconds * 1000 / args.rounds:6.3f} ms/round", file=out)
+        print(f"top {args.top} functions by own CPU time:", file=out)
+        stats.stream = out  # type: ignore[attr-defined]
+        stats.sort_stats("tottime").print_stats(args.top)
+    finally:
+        if dropper:
+            drop_database(*dropper)
+        elif args.sqlite:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
