@@ -156,10 +156,10 @@ BOMB_CASES = [
     ("5c 5d 5h 5s 9d", "2h", True, False, True),
     ("5c 5d 5h 5s 9d", "Ah", False, False, True),
     ("5c 5d 5h 5s", "Kc Kd", False, False, True),
-    ("5c 5d 5h 5s", "3h 4h 5d 6h 7h", False, False, True),  # even on a straight flush
+    ("9c 9d 9h 9s", "3h 4h 5h 6h 7h", False, False, True),  # even on a straight flush
     ("5c 5d 5h 5s", "4c 4d 4h 4s", False, False, True),  # a higher bomb on a bomb
     ("4c 4d 4h 4s", "5c 5d 5h 5s", False, False, False),
-    ("3h 4h 5d 6h 7h", "5c 5d 5h 5s", False, False, False),  # nothing else beats a bomb
+    ("3h 4h 5h 6h 7h", "9c 9d 9h 9s", False, False, False),  # nothing else beats a bomb
     ("2s", "5c 5d 5h 5s", False, False, False),
 ]
 
