@@ -228,30 +228,18 @@ def check_move(state: GameState, move: Move) -> tuple[int, Play | None]:
     """
     if state.finished:
         raise GameFinished("the game has finished", field="player")
-    params = state.params
     seat = state.seat_of(move.player)
     if seat is None:
         raise IllegalMove(f"{NOT_YOUR_TURN}: {move.player!r} is not in this game", field="player")
-    if state.passed[seat] and params.pass_rule == "trick":
+    if state.passed[seat] and state.params.pass_rule == "trick":
         raise IllegalMove(f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player")
     if seat != state.turn:
         assert state.turn is not None
         raise IllegalMove(f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player")
-    table = state.table
     if move.cards is None:
-        if table is None:
-            # Leading a trick (the table is empty) is the one time a pass is refused.
-            raise IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
-        highest = _last_card_single(state, seat)
-        if (
-            highest is not None
-            and params.last_card == "highest_single_no_pass"
-            and table.play.combination is Combination.SINGLE
-            and card_value(highest, params) > card_value(table.play.cards[0], params)
-        ):
-            raise IllegalMove(
-                f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass"
-            )
+        problem = _pass_problem(state, seat)
+        if problem is not None:
+            raise problem
         return seat, None
     cards = move.cards
     hand = state.hands[seat]
@@ -259,22 +247,41 @@ def check_move(state: GameState, move: Move) -> tuple[int, Play | None]:
     if missing:
         shown = " ".join(str(c) for _, c in missing)
         raise IllegalMove(f"{NOT_IN_HAND}: {shown}", field=f"play[{missing[0][0]}]")
-    play = classify(cards, params)
+    play = classify(cards, state.params)
     if isinstance(play, NotAPlay):
         raise IllegalMove(play.reason, field="play")
-    if state.opening_card is not None and state.opening_card not in cards:
-        raise IllegalMove(f"{MUST_CONTAIN_LOWEST}: {state.opening_card}", field="play")
-    if table is not None:
-        reason = why_not_beats(play, table.play, params)
+    problem = _play_problem(state, seat, play)
+    if problem is not None:
+        raise problem
+    return seat, play
+
+
+def _pass_problem(state: GameState, seat: int) -> IllegalMove | None:
+    """Why the seat in turn may not pass, or None (part of `check_move`)."""
+    table = state.table
+    if table is None:
+        # Leading a trick (the table is empty) is the one time a pass is refused.
+        return IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
+    if state.params.last_card == "highest_single_no_pass" and table.play.combination is Combination.SINGLE:
+        highest = _last_card_single(state, seat)
+        if highest is not None and card_value(highest, state.params) > card_value(table.play.cards[0], state.params):
+            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
+    return None
+
+
+def _play_problem(state: GameState, seat: int, play: Play) -> IllegalMove | None:
+    """Why the seat in turn may not make this play of its cards, or None (part of `check_move`)."""
+    if state.opening_card is not None and state.opening_card not in play.cards:
+        return IllegalMove(f"{MUST_CONTAIN_LOWEST}: {state.opening_card}", field="play")
+    if state.table is not None:
+        reason = why_not_beats(play, state.table.play, state.params)
         if reason is not None:
-            raise IllegalMove(reason, field="play")
+            return IllegalMove(reason, field="play")
     if play.combination is Combination.SINGLE:
         highest = _last_card_single(state, seat)
         if highest is not None and play.cards[0] != highest:
-            raise IllegalMove(
-                f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="play"
-            )
-    return seat, play
+            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="play")
+    return None
 
 
 def _last_card_single(state: GameState, seat: int) -> Card | None:
@@ -349,8 +356,8 @@ def replay(
 def legal_moves(state: GameState) -> list[Move]:
     """Every move the player in turn may make, in a stable order, then a pass if allowed.
 
-    The candidates (plays of the table's size, bombs, a pass) are filtered by `check_move`,
-    the referee's own check, so every rule variant is honoured here too.
+    The candidates (plays of the table's size, bombs, a pass) are filtered by the referee's
+    own checks (`check_move`'s parts), so every rule variant is honoured here too.
     """
     if state.turn is None:
         return []
@@ -365,8 +372,10 @@ def legal_moves(state: GameState) -> list[Move]:
         plays = candidate_plays(hand, params)
     else:
         plays = candidate_plays(hand, params, table.play.size)
-        if params.bomb_rule != "none":
-            sizes = (4, 5) if params.bomb_rule == "bare_quads" else (5,)
+        rule = params.bomb_rule
+        on_a_two = table.play.size == 1 and table.play.cards[0].rank == 2
+        if rule == "bare_quads" or (rule == "five_card_on_two" and on_a_two):
+            sizes = (4, 5) if rule == "bare_quads" else (5,)
             plays += [
                 p
                 for size in sizes
@@ -374,13 +383,10 @@ def legal_moves(state: GameState) -> list[Move]:
                 for p in candidate_plays(hand, params, size)
                 if p.combination is Combination.FOUR_OF_A_KIND
             ]
-    moves: list[Move] = []
-    for candidate in [*(Move(player, p.cards) for p in plays), Move.pass_turn(player)]:
-        try:
-            check_move(state, candidate)
-        except IllegalMove:
-            continue
-        moves.append(candidate)
+    # The candidates are the player's own cards, classified: the rest of `check_move`.
+    moves = [Move(player, p.cards) for p in plays if _play_problem(state, seat, p) is None]
+    if _pass_problem(state, seat) is None:
+        moves.append(Move.pass_turn(player))
     return moves
 
 
