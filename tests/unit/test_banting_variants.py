@@ -441,3 +441,29 @@ def test_random_games_under_every_variant_finish_and_settle_zero_sum(
     assert sum(x.money.result for x in settled.players) == 0
     assert sum(x.money.net for x in settled.players) + settled.house_fee == 0
     assert sum(x.points for x in settled.players) == 0
+
+
+# -- matches --------------------------------------------------------------------------------------
+
+
+def test_a_match_adds_real_losses_ends_at_the_target_and_ties_on_the_lowest_total_all_win() -> None:
+    from service.domain.banting import match
+
+    entries, status = match.add_game(["a", "b", "c"], [], 20, "g1", "r1", "a", {"a": 0, "b": 8, "c": 18})
+    assert status == "playing" and entries[0]["totals"] == {"a": 0, "b": 8, "c": 18}
+    assert match.next_leader(entries, "previous_winner") == "a" and match.next_leader(entries, "lowest_card") is None
+    entries, status = match.add_game(["a", "b", "c"], entries, 20, "g2", "r2", "c", {"a": 8, "b": 0, "c": 0})
+    assert status == "playing" and entries[1]["n"] == 2 and entries[1]["totals"] == {"a": 8, "b": 8, "c": 18}
+    entries, status = match.add_game(["a", "b", "c"], entries, 20, "g3", "r3", "b", {"a": 1, "b": 0, "c": 2})
+    assert status == "finished" and entries[2]["totals"] == {"a": 9, "b": 8, "c": 20}
+    assert match.winners(["a", "b", "c"], entries, status) == ["b"]
+    tied, done = match.add_game(["a", "b"], [], 5, "g", "r", "a", {"a": 0, "b": 5})
+    assert match.winners(["a", "b"], tied, done) == ["a"]
+    assert match.winners(["a", "b"], tied[:0], "playing") == []
+
+
+def test_a_bombed_player_alone_scores_match_points() -> None:
+    from service.domain.banting import match
+
+    state = run(rules(), ["a: 3d", "b: pass", "c: 7h", "d: 2h", "a: 5c 5d 5h 5s 9d"])
+    assert match.game_points(state) == {"a": 0, "b": 0, "c": 0, "d": 24}
