@@ -583,7 +583,9 @@ class GamePlayerSchema(Out):
     id = Id("a", required=True)
     seat = fields.Integer(required=True, metadata=_meta(0))
     cards_left = fields.Integer(required=True, metadata=_meta(13))
-    passed = fields.Boolean(required=True, metadata=_meta(False, "Passed in the current trick."))
+    passed = fields.Boolean(
+        required=True, metadata=_meta(False, "Passed in the current trick (pass_locks turn: since the last play).")
+    )
 
 
 class TablePlaySchema(Out):

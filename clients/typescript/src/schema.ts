@@ -2727,7 +2727,7 @@ export interface components {
             /** @example 13 */
             cards_left: number;
             /**
-             * @description Passed in the current trick.
+             * @description Passed in the current trick (pass_locks turn: since the last play).
              * @example false
              */
             passed: boolean;
