@@ -8,11 +8,12 @@ from typing import Any
 from sqlalchemy import exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from .models import Deal, Game
+from .models import Deal, Game, Match
 from .translate import translated
 
 _DEAL_INSERT = insert(Deal)
 _GAME_INSERT = insert(Game)
+_MATCH_INSERT = insert(Match)
 
 
 class DealRepository:
@@ -80,6 +81,33 @@ class GameRepository:
             update(Game)
             .where(Game.id == game_id, Game.version == version)
             .values(version=Game.version + 1, **values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+class MatchRepository:
+    """Big Two matches (migration 0010)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def insert(self, row: dict[str, Any]) -> None:
+        self.session.connection().execute(_MATCH_INSERT, [row])
+
+    def get(self, client_id: str, match_id: str, lock: bool = False) -> Match | None:
+        """The match; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
+        q = select(Match).where(Match.id == match_id, Match.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        return self.session.scalar(q)
+
+    def update_if_version(self, match_id: str, version: int, values: dict[str, Any]) -> bool:
+        """Write `values` and bump the version only if it is still `version`; False otherwise."""
+        result = self.session.execute(
+            update(Match)
+            .where(Match.id == match_id, Match.version == version)
+            .values(version=Match.version + 1, **values)
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -305,3 +305,29 @@ class Game(Base):
     round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Migration 0010: the match the game belongs to, and who leads it (first_lead previous_winner).
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
+    leader: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class Match(Base):
+    """A Big Two match (migration 0010): games of one table until a player reaches
+    `target_points`; `games` holds the standings after each finished game."""
+
+    __tablename__ = "matches"
+    __table_args__ = (Index("ix_matches_client_created", "client_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
+    currency: Mapped[str] = mapped_column(String(3))
+    stake: Mapped[int] = mapped_column(BigInteger)
+    table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    target_points: Mapped[int] = mapped_column(Integer)
+    games: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    current_game: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -5,7 +5,7 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`); anything else
+`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `matches`); anything else
 rolls back. Every driver error leaves here as an adapter error (`errors.py`).
 """
 
@@ -25,7 +25,7 @@ from .chain import ChainRepository, PostgresChain, SqliteChain
 from .clients import ClientRepository
 from .db import make_engine
 from .errors import DatabaseUnavailable
-from .games import DealRepository, GameRepository
+from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
@@ -97,6 +97,7 @@ class UnitOfWork:
         self.secrets = SecretRepository(session)
         self.deals = DealRepository(session)
         self.games = GameRepository(session)
+        self.matches = MatchRepository(session)
 
     def __enter__(self) -> Self:
         return self

@@ -383,6 +383,14 @@ class PresetSchema(Out):
     )
     description = fields.String(required=True, metadata=_meta("Capsa Susun as played in ..."))
     params = fields.Dict(required=True, metadata=_meta({"tembus_multiplier": 2}))
+    source = fields.String(
+        metadata=_meta("yawnoc/big-two-scorer (big2.py, test_big2.py, README.md)", "Where the preset comes from.")
+    )
+    sources = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata=_meta({"settlement": "yawnoc/big-two-scorer (everyone_pays_everyone)"}, "Each parameter's source."),
+    )
 
 
 class PresetListSchema(Out):
@@ -575,7 +583,9 @@ class GamePlayerSchema(Out):
     id = Id("a", required=True)
     seat = fields.Integer(required=True, metadata=_meta(0))
     cards_left = fields.Integer(required=True, metadata=_meta(13))
-    passed = fields.Boolean(required=True, metadata=_meta(False, "Passed in the current trick."))
+    passed = fields.Boolean(
+        required=True, metadata=_meta(False, "Passed in the current trick (pass_locks turn: since the last play).")
+    )
 
 
 class TablePlaySchema(Out):
@@ -592,6 +602,7 @@ class HistoryEntrySchema(Out):
 
 
 class GameStateSchema(Out):
+    match = fields.String(metadata=_meta("mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Only for a game of a match."))
     id = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
     status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
     version = fields.Integer(required=True, metadata=_meta(1, "Bumped by every move; send it as If-Match."))
@@ -607,4 +618,84 @@ class GameStateSchema(Out):
     winner = Id("a", required=True, allow_none=True)
     round = fields.String(
         required=True, allow_none=True, metadata=_meta(None, "The round the finished game became.")
+    )
+
+
+# -- Big Two matches (issue 15) ---------------------------------------------------------------
+
+
+class MatchRequestSchema(Strict):
+    rules = BantingRulesRef()
+    currency = fields.String(
+        required=True, validate=validate.Length(1, 8), metadata=_meta("IDR", "ISO 4217 code known to CLDR.")
+    )
+    stake = Money("1000", "Stake per point, for every game of the match.", required=True)
+    table = Id("table-7", "The operator's table.", allow_none=True)
+    players = fields.List(
+        Id("a"),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata=_meta(["a", "b", "c", "d"], "2 to 4 unique player ids in seat order, for every game."),
+    )
+    target_points = fields.Integer(
+        strict=True,
+        validate=validate.Range(1, 10_000),
+        metadata=_meta(101, "The match ends once a player's total reaches it (default 101); lowest total wins."),
+    )
+
+
+class MatchGameRequestSchema(Strict):
+    players = fields.List(
+        fields.Nested(BantingPlayerSchema),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata={"description": "The match's players, in its order, with their hands (or a deal)."},
+    )
+    deal = fields.String(
+        allow_none=True,
+        validate=validate.Length(1, 64),
+        metadata=_meta(None, "A deal id: the players must be the deal's, in its order."),
+    )
+
+
+class MatchPlayerSchema(Out):
+    id = Id("a", required=True)
+    points = fields.Integer(required=True, metadata=_meta(12, "Total over the finished games."))
+
+
+class MatchGameSchema(Out):
+    n = fields.Integer(required=True, metadata=_meta(1, "Game number in the match, from 1."))
+    game = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    round = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    winner = Id("a", required=True)
+    points = fields.Dict(
+        keys=fields.String(), values=fields.Integer(), required=True,
+        metadata=_meta({"a": 0, "b": 8}, "Each player's points from this game: cards left x multiplier."),
+    )
+    totals = fields.Dict(
+        keys=fields.String(), values=fields.Integer(), required=True,
+        metadata=_meta({"a": 0, "b": 8}, "The standings after this game."),
+    )
+
+
+class MatchSchema(Out):
+    id = fields.String(required=True, metadata=_meta("mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    version = fields.Integer(required=True, metadata=_meta(1, "Bumped by every game started or finished."))
+    rules = fields.Nested(RulesEchoSchema, required=True)
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    stake = Money("1000", required=True)
+    table = Id("table-7", required=True, allow_none=True)
+    target_points = fields.Integer(required=True, metadata=_meta(101))
+    players = fields.List(fields.Nested(MatchPlayerSchema), required=True)
+    games = fields.List(fields.Nested(MatchGameSchema), required=True, metadata={"description": "Finished games."})
+    current_game = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "The game being played, if any.")
+    )
+    next_leader = Id(
+        "a", "Who leads the next game (first_lead previous_winner); null: the lowest card.",
+        required=True, allow_none=True,
+    )
+    winners = fields.List(
+        Id("a"), required=True, metadata=_meta([], "Once finished: the players with the lowest total.")
     )

@@ -7,7 +7,7 @@ this module keeps what both games use: `RuleSet`, the registry of every preset a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from typing import Any
@@ -41,15 +41,22 @@ class RuleSet:
         return {
             "preset": self.preset,
             "version": self.version,
-            "params": {f.name: _to_json(getattr(self.params, f.name)) for f in fields(self.params)},
+            # A parameter a preset version lacks is None and left out.
+            "params": {
+                f.name: _to_json(getattr(self.params, f.name))
+                for f in fields(self.params)
+                if getattr(self.params, f.name) is not None
+            },
         }
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> RuleSet:
-        """Load what `to_json` wrote (the preset and version must exist)."""
+        """Load what `to_json` wrote (the preset and version must exist). A stored rule set is
+        never refused for contradictory values: it is re-scored as it was."""
         return resolve_rules(
             {"preset": doc["preset"], "version": doc["version"], "params": doc["params"]},
             game=None,
+            stored=True,
         )
 
 
@@ -72,6 +79,10 @@ def _to_json(value: Any) -> Any:
 
 
 SPECS = {SUSUN: susun.SPEC, BANTING: banting.SPEC}
+# Per game, optional: which overrides a preset version takes, and the step after the overrides
+# (aliases, contradictions refused for new requests only).
+ACCEPTS: dict[str, Callable[[Any, str], bool]] = {BANTING: banting.accepts}
+FINISH: dict[str, Callable[[Any, set[str], str, bool], Any]] = {BANTING: banting.finish}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +108,7 @@ for _name, _version in PRESETS:
 DEFAULT_PRESET = {SUSUN: susun.DEFAULT_PRESET, BANTING: banting.DEFAULT_PRESET}
 
 
-def resolve_rules(ref: Any, game: str | None, field: str = "rules") -> RuleSet:
+def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: bool = False) -> RuleSet:
     """Resolve a rule reference: a preset name, or `{"preset", "params", "version"?}`.
 
     `None` gives the game's default preset. `game` None accepts a preset of either game.
@@ -138,17 +149,24 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules") -> RuleSet:
     base = PRESETS[(name, version)].rules
     if game is not None and base.game != game:
         raise UnknownRules(f"{name!r} is a preset of the other game ({base.game})", field=field)
-    return _apply(base, overrides, field.removesuffix(".preset") + ".params")
+    return _apply(base, overrides, field.removesuffix(".preset") + ".params", stored)
 
 
-def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str) -> RuleSet:
+def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool = False) -> RuleSet:
     spec = SPECS[base.game]
+    accepts = ACCEPTS.get(base.game)
     errors: list[FieldError] = []
     changes: dict[str, Any] = {}
     for name in overrides:
         if name not in spec:
             raise UnknownRules(
                 f"unknown parameter {name!r} for {base.preset!r}", field=f"{field}.{name}"
+            )
+        if accepts is not None and not accepts(base.params, name):
+            raise UnknownRules(
+                f"{name!r} is no parameter of {base.preset!r} version {base.version}; "
+                f"version {LATEST[base.preset]} has it",
+                field=f"{field}.{name}",
             )
     for name, value in overrides.items():
         try:
@@ -158,7 +176,11 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str) -> RuleSet:
     raise_collected(errors, InvalidParameter)
     if not changes:
         return base
-    return replace(base, params=replace(base.params, **changes))
+    params = replace(base.params, **changes)
+    finish = FINISH.get(base.game)
+    if finish is not None:
+        params = finish(params, set(changes), field, stored)
+    return replace(base, params=params)
 
 
 def list_presets() -> list[tuple[RuleSet, str]]:

@@ -68,7 +68,7 @@ def evaluate(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Setup:
+class Setup:
     rules: RuleSet
     currency: str
     stake: int
@@ -84,38 +84,48 @@ def create(
     """`POST /v1/banting/games`: seat the players with their hands (given, or from a deal)."""
 
     def action(uow: UnitOfWork) -> StoredResponse:
-        setup = _setup(uow, client_id, body)
-        state = new_game(setup.ids, setup.hands, _params(setup.rules))
-        now = utcnow_ms()
-        game_id = new_id("gm", now)
-        row = {
-            "id": game_id,
-            "client_id": client_id,
-            "rules_json": setup.rules.to_json(),
-            "currency": setup.currency,
-            "stake": setup.stake,
-            "table_ref": setup.table,
-            "players": setup.ids,
-            "hands": [canonical(h) for h in setup.hands],
-            "deal_id": setup.deal,
-            "moves": [],
-            "version": 1,
-            "status": state.status,
-            "winner": None,
-            "round_id": None,
-            "created_at": now,
-            "updated_at": now,
-        }
-        uow.games.insert(row)
-        if setup.deal is not None:
-            deals.use(uow, setup.deal, game_id)
-        doc = _document(row, state)
-        return StoredResponse(201, dump(doc), location=f"{GAMES_PATH}/{game_id}")
+        row, state = start(uow, client_id, setup(uow, client_id, body))
+        doc = game_document(row, state)
+        return StoredResponse(201, dump(doc), location=f"{GAMES_PATH}/{row['id']}")
 
     return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)
 
 
-def _setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> _Setup:
+def start(
+    uow: UnitOfWork, client_id: str, setup: Setup, match_id: str | None = None, leader: str | None = None
+) -> tuple[dict[str, Any], GameState]:
+    """Insert a new game (of a match, led by `leader`, when given) and use its deal."""
+    seat = None if leader is None else setup.ids.index(leader)
+    state = new_game(setup.ids, setup.hands, _params(setup.rules), seat)
+    now = utcnow_ms()
+    game_id = new_id("gm", now)
+    row = {
+        "id": game_id,
+        "client_id": client_id,
+        "rules_json": setup.rules.to_json(),
+        "currency": setup.currency,
+        "stake": setup.stake,
+        "table_ref": setup.table,
+        "players": setup.ids,
+        "hands": [canonical(h) for h in setup.hands],
+        "deal_id": setup.deal,
+        "moves": [],
+        "version": 1,
+        "status": state.status,
+        "winner": None,
+        "round_id": None,
+        "created_at": now,
+        "updated_at": now,
+        "match_id": match_id,
+        "leader": leader,
+    }
+    uow.games.insert(row)
+    if setup.deal is not None:
+        deals.use(uow, setup.deal, game_id)
+    return row, state
+
+
+def setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> Setup:
     rules = resolve_rules(body.get("rules"), BANTING)
     errors: list[FieldError] = []
     currency, stake = parse_currency_and_stake(body, errors)
@@ -138,7 +148,7 @@ def _setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> _Setup:
             if p.get("hand") is not None:
                 deals.check_hand(dealt, ids[i], p["hand"], f"players[{i}].hand")
         hands = [list(h) for h in dealt.hands]
-    return _Setup(rules, currency, stake, body.get("table"), ids, hands, deal_id)
+    return Setup(rules, currency, stake, body.get("table"), ids, hands, deal_id)
 
 
 def _parse_hands(players: Sequence[Mapping[str, Any]]) -> list[list[Card]]:
@@ -157,7 +167,7 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     """`GET /v1/banting/games/{id}`: the state (hands are never shown)."""
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
-        return _document(_row_dict(row), _state(row))
+        return game_document(_row_dict(row), _state(row))
 
 
 def require(db: Database, client_id: str, game_id: str) -> None:
@@ -176,6 +186,7 @@ def _found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) ->
 
 def _row_dict(row: Game) -> dict[str, Any]:
     return {
+        "match_id": row.match_id,
         "id": row.id,
         "rules_json": row.rules_json,
         "currency": row.currency,
@@ -193,6 +204,7 @@ def _state(row: Game) -> GameState:
         [parse_cards(h, "hands") for h in row.hands],
         _params(rules),
         [_move(m) for m in row.moves],
+        None if row.leader is None else row.players.index(row.leader),
     )
 
 
@@ -203,10 +215,13 @@ def _move(stored: Mapping[str, Any]) -> Move:
     return Move.play(stored["player"], parse_cards(play, "play"))
 
 
-def _document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
-    """The API.md game state: id, status, version, rules, ..., winner, round."""
+def game_document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
+    """The API.md game state: id, status, version, rules, ..., winner, round (and `match`
+    first for a game of a match)."""
     domain = state_document(state)
+    match = {} if row.get("match_id") is None else {"match": row["match_id"]}
     return {
+        **match,
         "id": row["id"],
         "status": domain["status"],
         "version": row["version"],
@@ -287,9 +302,13 @@ def move(
             values["winner"] = state.player_ids[state.winner] if state.winner is not None else None
             round_id = _record(uow, client_id, row, moves, state)
             values["round_id"] = round_id
+            if row.match_id is not None:
+                from . import matches  # matches start games here: imported when needed
+
+                matches.game_finished(uow, client_id, row.match_id, row.id, round_id, state)
         if not uow.games.update_if_version(row.id, row.version, values):
             raise Conflict("the game changed while this move was applied; fetch it and retry")
-        doc = _document({**_row_dict(row), "version": row.version + 1, "round_id": round_id}, state)
+        doc = game_document({**_row_dict(row), "version": row.version + 1, "round_id": round_id}, state)
         return StoredResponse(200, dump(doc))
 
     return run_once(db, client_id, "POST", path, idempotency_key, body, action)
@@ -332,6 +351,10 @@ def round_request(row: Game, moves: Sequence[Mapping[str, Any]]) -> dict[str, An
         "game": row.id,
         "players": [{"id": pid, "hand": list(hand)} for pid, hand in zip(row.players, row.hands, strict=True)],
         "moves": [{"player": m["player"], "play": m["play"], "pass": m["play"] is None} for m in moves],
+        # Only games of a match name it and, under previous_winner, their leader: the requests
+        # of games stored before matches existed stay as they were.
+        **({} if row.match_id is None else {"match": row.match_id}),
+        **({} if row.leader is None else {"leader": row.leader}),
     }
 
 
@@ -342,11 +365,14 @@ def score_request(request: Mapping[str, Any]) -> ScoredGame:
     currency = request["currency"]
     stake = parse_stake(request["stake"], currency, "stake")
     players = request["players"]
+    seats = [p["id"] for p in players]
+    leader = request.get("leader")
     state = replay(
-        [p["id"] for p in players],
+        seats,
         [parse_cards(p["hand"], f"players[{i}].hand") for i, p in enumerate(players)],
         params,
         [_move(m) for m in request["moves"]],
+        None if leader is None else seats.index(leader),
     )
     if not state.finished:
         raise InvalidRound("the game has not finished", field="moves")

@@ -74,6 +74,11 @@ def _banting_body(mark: str) -> dict[str, Any]:
     }
 
 
+def _match_body(mark: str) -> dict[str, Any]:
+    body = _banting_body(mark)
+    return {**body, "players": [p["id"] for p in body["players"]]}
+
+
 def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, Any] | None:
     """API.md's body for this route; None when the route takes none."""
     if method == "GET":
@@ -90,6 +95,8 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/plays/evaluate": lambda: {"cards": ["3d"]},
         "/v1/banting/games": lambda: _banting_body(mark),
         "/v1/banting/games/<game>/moves": lambda: {"player": f"p0-{owner_mark(owner)}", "play": ["3d"]},
+        "/v1/banting/matches": lambda: _match_body(mark),
+        "/v1/banting/matches/<match>/games": lambda: {"players": _banting_body(owner_mark(owner))["players"]},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
@@ -110,7 +117,7 @@ def normalise(rule: str) -> str:
         if _PARAM.fullmatch(part):
             before = parts[i - 1] if i else ""
             out.append("<" + {"rounds": "round", "games": "game", "deals": "deal", "records": "sequence",
-                              "players": "player"}.get(before, "x") + ">")
+                              "players": "player", "matches": "match"}.get(before, "x") + ">")
         else:
             out.append(part)
     return "/".join(out)
@@ -126,7 +133,7 @@ def concrete_path(rule: str, owner: Owner) -> tuple[str, bool]:
             value = owner.ids.get(kind)
             if value is None:
                 value = f"nothing-{secrets.token_hex(3)}"
-            elif kind in ("round", "game", "deal"):
+            elif kind in ("round", "game", "deal", "match"):
                 names_resource = True
             parts[i] = value
     return "/".join(parts), names_resource
@@ -183,6 +190,10 @@ def make_owner(app: Any, http: Any) -> Owner:
     if game.status_code == 201:
         owner.ids["game"] = game.get_json()["id"]
         owner.markers.append(owner.ids["game"])
+    match = http.post("/v1/banting/matches", json=_match_body(mark), headers=headers)
+    if match.status_code == 201:
+        owner.ids["match"] = match.get_json()["id"]
+        owner.markers.append(owner.ids["match"])
     return owner
 
 

@@ -116,14 +116,16 @@ def test_logs_are_json_lines():
     assert isinstance(processors[-1], structlog.processors.JSONRenderer)
 
 
-def test_rules_lists_the_four_presets_with_every_parameter(http, tenant):
+def test_rules_lists_every_preset_with_every_parameter(http, tenant):
     items = http.get("/v1/rules", headers=tenant.headers).get_json()["items"]
     assert [i["preset"] for i in items] == [
-        "capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6", "capsa-banting-id"]
+        "capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6", "capsa-banting-id",
+        "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]
     susun = items[0]
     assert susun["game"] == "susun" and susun["version"] == 1 and susun["description"]
     assert susun["params"]["tembus_multiplier"] == 2 and susun["params"]["fee_rate"] == "0.03"
     assert items[3]["game"] == "banting" and items[3]["params"]["suit_order"] == "dchs"
+    assert items[3]["version"] == 2 and items[3]["params"]["straights"] == "standard"
 
 
 def test_evaluate_describes_rows_bonuses_and_fouls(http, tenant):

@@ -91,7 +91,7 @@ REFUSED = [
     ("3d 5c 7h 9s Jd", "five cards must be"),
     ("Ad 2c 3h 4s 5d", "a 2 cannot be in a straight"),
     ("2d 3c 4h 5s 6d", "a 2 cannot be in a straight"),
-    ("Jd Qc Kh As 2d", "five cards must be"),
+    ("Jd Qc Kh As 2d", "J-Q-K-A-2 is a straight only when straights are consecutive"),
     ("Qd Kc Ah 2s 3d", "five cards must be"),
     ("3d 4d 5d 6d 7d 8d", "a play has 1, 2, 3 or 5 cards, not 6"),
 ]

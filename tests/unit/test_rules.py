@@ -36,16 +36,38 @@ EXPECTED = {
                          "straights_with_two": False, "bomb_ends_game": True, "double_at": 10,
                          "triple_at": 13, "fee_rate": "0.03", "fee_basis": "winnings"},
 }
+# Big Two version 2: straights_with_two becomes straights, and the new variants are named.
+BANTING_V2 = {"suit_order": "dchs", "flush_order": "suit_first", "straights": "standard",
+              "bombs": "five_card_on_two", "bomb_ends_game": True, "pass_locks": "trick",
+              "last_card_rule": "none", "first_lead": "lowest_card", "settlement": "winner_collects",
+              "double_at": 10, "triple_at": 13, "fee_rate": "0.03", "fee_basis": "winnings"}
+LATEST_BANTING = {
+    "capsa-banting-id": (2, BANTING_V2),
+    "pusoy-dos": (1, BANTING_V2 | {"suit_order": "cshd", "straights": "consecutive", "bombs": "none",
+                                   "bomb_ends_game": False}),
+    "big-two-hk": (1, BANTING_V2 | {"bombs": "none", "bomb_ends_game": False,
+                                    "last_card_rule": "highest_single"}),
+    "big-two-tw": (1, BANTING_V2 | {"suit_order": "cdhs", "bomb_ends_game": False, "pass_locks": "turn"}),
+    "big-two-yawnoc": (1, BANTING_V2 | {"bombs": "none", "bomb_ends_game": False,
+                                        "last_card_rule": "highest_single",
+                                        "settlement": "everyone_pays_everyone", "fee_rate": "0"}),
+}
 
 
 @pytest.mark.parametrize("preset", sorted(EXPECTED))
 def test_each_preset_has_exactly_the_parameters_of_the_rule_book(preset):
-    doc = resolve_rules(preset, None).to_json()
+    doc = resolve_rules({"preset": preset, "version": 1}, None).to_json()
     assert doc == {"preset": preset, "version": 1, "params": EXPECTED[preset]}
 
 
+@pytest.mark.parametrize("preset", sorted(LATEST_BANTING))
+def test_each_big_two_preset_without_a_version_is_its_latest_with_every_parameter(preset):
+    version, params = LATEST_BANTING[preset]
+    assert resolve_rules(preset, "banting").to_json() == {"preset": preset, "version": version, "params": params}
+
+
 def test_every_preset_is_listed():
-    assert sorted(r.preset for r, _ in list_presets()) == sorted(EXPECTED)
+    assert sorted(r.preset for r, _ in list_presets()) == sorted(set(EXPECTED) | set(LATEST_BANTING))
 
 
 @pytest.mark.parametrize("preset", sorted(EXPECTED))

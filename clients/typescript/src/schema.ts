@@ -1020,8 +1020,8 @@ export interface paths {
         /**
          * Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
          * @description Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-         *     contain the lowest card, passed already in this trick, the leader cannot pass. A
-         *     move on a finished game is 409. The move that ends the game settles it and records
+         *     contain the lowest card, passed already in this trick, the leader cannot pass, must
+         *     play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the game settles it and records
          *     it as a `game: banting` round, returned as `round`.
          */
         post: {
@@ -1065,6 +1065,255 @@ export interface paths {
                         ETag?: string;
                         /** @description `true` on a replay of a stored answer. */
                         "Idempotent-Replayed"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GameState"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                412: components["responses"]["PRECONDITION_FAILED"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banting/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a match: games of these players under one rule set until one reaches `target_points`.
+         * @description Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
+         *     with the moves endpoint and stored as its own round; its points (cards left x
+         *     multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "rules": "big-two-hk",
+                     *       "currency": "IDR",
+                     *       "stake": "1000",
+                     *       "table": "table-7",
+                     *       "players": [
+                     *         "a",
+                     *         "b"
+                     *       ],
+                     *       "target_points": 101
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description The match version, `"1"`. */
+                        ETag?: string;
+                        /** @description `true` on a replay of a stored answer. */
+                        "Idempotent-Replayed"?: string;
+                        /** @description The new match. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Match"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banting/matches/{match_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        /** The match: its players' totals and the standings after every finished game. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    match_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description The match version, `"3"`. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Match"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banting/matches/{match_id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the match's next game with the match's players, in its order.
+         * @description 409 while the previous game is being played or once the match has finished. Under
+         *     `first_lead` `previous_winner` the winner of the previous game leads with any play.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description The match version the game was started on, `"3"` or `3`; a stale one is 412 `precondition-failed` and starts nothing.
+                     * @example "1"
+                     */
+                    "If-Match"?: string;
+                    /**
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    match_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "players": [
+                     *         {
+                     *           "id": "a",
+                     *           "hand": [
+                     *             "3d",
+                     *             "5c",
+                     *             "5d",
+                     *             "5h",
+                     *             "5s",
+                     *             "9d",
+                     *             "4c",
+                     *             "6c",
+                     *             "8c",
+                     *             "Tc",
+                     *             "Qc",
+                     *             "Kd",
+                     *             "Ad"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "b",
+                     *           "hand": [
+                     *             "3c",
+                     *             "3h",
+                     *             "4d",
+                     *             "4h",
+                     *             "6d",
+                     *             "7c",
+                     *             "8d",
+                     *             "9c",
+                     *             "Jc",
+                     *             "Jd",
+                     *             "Qd",
+                     *             "Kc",
+                     *             "Ac"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MatchGameRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description The game version, `"7"`. */
+                        ETag?: string;
+                        /** @description `true` on a replay of a stored answer. */
+                        "Idempotent-Replayed"?: string;
+                        /** @description The new game. */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1666,6 +1915,20 @@ export interface components {
              */
             params: {
                 [key: string]: unknown;
+            };
+            /**
+             * @description Where the preset comes from.
+             * @example yawnoc/big-two-scorer (big2.py, test_big2.py, README.md)
+             */
+            source?: string;
+            /**
+             * @description Each parameter's source.
+             * @example {
+             *       "settlement": "yawnoc/big-two-scorer (everyone_pays_everyone)"
+             *     }
+             */
+            sources?: {
+                [key: string]: string;
             };
         };
         PresetList: {
@@ -2464,7 +2727,7 @@ export interface components {
             /** @example 13 */
             cards_left: number;
             /**
-             * @description Passed in the current trick.
+             * @description Passed in the current trick (pass_locks turn: since the last play).
              * @example false
              */
             passed: boolean;
@@ -2485,6 +2748,11 @@ export interface components {
             combination: "single" | "pair" | "three_of_a_kind" | "straight" | "flush" | "full_house" | "four_of_a_kind" | "straight_flush";
         };
         GameState: {
+            /**
+             * @description Only for a game of a match.
+             * @example mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ
+             */
+            match?: string;
             /** @example gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
             id: string;
             /**
@@ -2546,6 +2814,152 @@ export interface components {
              * @example false
              */
             pass?: boolean;
+        };
+        MatchRequest: {
+            /**
+             * @description Rule set: a Banting preset name, or one with parameter overrides (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+             * @example capsa-banting-id
+             */
+            rules?: string | {
+                /** @example chinese-poker-1-6 */
+                preset: string;
+                /** @example 1 */
+                version?: number;
+                /**
+                 * @example {
+                 *       "fee_rate": "0.05",
+                 *       "wheel": "second"
+                 *     }
+                 */
+                params?: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description ISO 4217 code known to CLDR.
+             * @example IDR
+             */
+            currency: string;
+            /**
+             * @description Stake per point, for every game of the match.
+             * @example 1000
+             */
+            stake: string;
+            /**
+             * @description The operator's table.
+             * @example table-7
+             */
+            table?: string | null;
+            /**
+             * @description 2 to 4 unique player ids in seat order, for every game.
+             * @example [
+             *       "a",
+             *       "b",
+             *       "c",
+             *       "d"
+             *     ]
+             */
+            players: string[];
+            /**
+             * @description The match ends once a player's total reaches it (default 101); lowest total wins.
+             * @example 101
+             */
+            target_points?: number;
+        };
+        MatchPlayer: {
+            /** @example a */
+            id: string;
+            /**
+             * @description Total over the finished games.
+             * @example 12
+             */
+            points: number;
+        };
+        MatchGame: {
+            /**
+             * @description Game number in the match, from 1.
+             * @example 1
+             */
+            n: number;
+            /** @example gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            game: string;
+            /** @example rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            round: string;
+            /** @example a */
+            winner: string;
+            /**
+             * @description Each player's points from this game: cards left x multiplier.
+             * @example {
+             *       "a": 0,
+             *       "b": 8
+             *     }
+             */
+            points: {
+                [key: string]: number;
+            };
+            /**
+             * @description The standings after this game.
+             * @example {
+             *       "a": 0,
+             *       "b": 8
+             *     }
+             */
+            totals: {
+                [key: string]: number;
+            };
+        };
+        Match: {
+            /** @example mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            id: string;
+            /**
+             * @example playing
+             * @enum {string}
+             */
+            status: "playing" | "finished";
+            /**
+             * @description Bumped by every game started or finished.
+             * @example 1
+             */
+            version: number;
+            rules: components["schemas"]["RulesEcho"];
+            /** @example IDR */
+            currency: string;
+            /**
+             * @description Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
+             * @example 1000
+             */
+            stake: string;
+            /** @example table-7 */
+            table: string | null;
+            /** @example 101 */
+            target_points: number;
+            players: components["schemas"]["MatchPlayer"][];
+            /** @description Finished games. */
+            games: components["schemas"]["MatchGame"][];
+            /**
+             * @description The game being played, if any.
+             * @example null
+             */
+            current_game: string | null;
+            /**
+             * @description Who leads the next game (first_lead previous_winner); null: the lowest card.
+             * @example a
+             */
+            next_leader: string | null;
+            /**
+             * @description Once finished: the players with the lowest total.
+             * @example []
+             */
+            winners: string[];
+        };
+        MatchGameRequest: {
+            /** @description The match's players, in its order, with their hands (or a deal). */
+            players: components["schemas"]["BantingPlayer"][];
+            /**
+             * @description A deal id: the players must be the deal's, in its order.
+             * @example null
+             */
+            deal?: string | null;
         };
         VoidRequest: {
             /**

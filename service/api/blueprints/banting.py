@@ -8,13 +8,16 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import banting
+from service.services import banting, matches
 from service.services.idempotency import StoredResponse, parse_key
 
 from ..auth import allow_read, require_write
 from ..schemas import (
     GameRequestSchema,
     GameStateSchema,
+    MatchGameRequestSchema,
+    MatchRequestSchema,
+    MatchSchema,
     MoveRequestSchema,
     PlayEvaluateRequestSchema,
     PlayEvaluationSchema,
@@ -119,8 +122,8 @@ class Moves(MethodView):
         """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
         Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-        contain the lowest card, passed already in this trick, the leader cannot pass. A
-        move on a finished game is 409. The move that ends the game settles it and records
+        contain the lowest card, passed already in this trick, the leader cannot pass, must
+        play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the game settles it and records
         it as a `game: banting` round, returned as `round`.
         """
         client_id = principal().client_id
@@ -129,3 +132,70 @@ class Moves(MethodView):
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = banting.parse_if_match(request.headers.get("If-Match"))
         return _send(banting.move(db(), principal().client_id, game_id, body, version, key))
+
+
+MATCH_EXAMPLE = {
+    "rules": "big-two-hk",
+    "currency": "IDR",
+    "stake": "1000",
+    "table": "table-7",
+    "players": ["a", "b"],
+    "target_points": 101,
+}
+MATCH_IF_MATCH = {
+    **IF_MATCH,
+    "description": 'The match version the game was started on, `"3"` or `3`; a stale one is 412 '
+    "`precondition-failed` and starts nothing.",
+}
+
+
+@blp.route("/matches")
+class Matches(MethodView):
+    @blp.doc(parameters=[IDEMPOTENCY_KEY])
+    @blp.arguments(MatchRequestSchema, example=MATCH_EXAMPLE)
+    @blp.response(201, MatchSchema, headers={**STATE_HEADERS, "ETag": {
+        "description": 'The match version, `"1"`.', "schema": {"type": "string"}}, "Location": {
+        "description": "The new match.", "schema": {"type": "string"}}})
+    @blp.problems(*BODY, 409)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Start a match: games of these players under one rule set until one reaches `target_points`.
+
+        Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
+        with the moves endpoint and stored as its own round; its points (cards left x
+        multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+        """
+        key = parse_key(request.headers.get("Idempotency-Key"))
+        return _send(matches.create(db(), principal().client_id, body, key))
+
+
+@blp.route("/matches/<string:match_id>")
+class MatchById(MethodView):
+    @blp.response(200, MatchSchema, headers={"ETag": {
+        "description": 'The match version, `"3"`.', "schema": {"type": "string"}}})
+    @blp.problems(*AUTH, 404)
+    def get(self, match_id: str) -> Response:
+        """The match: its players' totals and the standings after every finished game."""
+        document = matches.get(db(), principal().client_id, match_id)
+        return json_response(document, headers={"ETag": f'"{document["version"]}"'})
+
+
+@blp.route("/matches/<string:match_id>/games")
+class MatchGames(MethodView):
+    @allow_read  # the write scope is checked in the view, after the match is found
+    @blp.doc(parameters=[MATCH_IF_MATCH, IDEMPOTENCY_KEY])
+    @blp.arguments(MatchGameRequestSchema, example={"players": GAME_EXAMPLE["players"]})
+    @blp.response(201, GameStateSchema, headers={**STATE_HEADERS, "Location": {
+        "description": "The new game.", "schema": {"type": "string"}}})
+    @blp.problems(*BODY, 404, 409, 412)
+    def post(self, body: dict[str, Any], match_id: str) -> Response:
+        """Start the match's next game with the match's players, in its order.
+
+        409 while the previous game is being played or once the match has finished. Under
+        `first_lead` `previous_winner` the winner of the previous game leads with any play.
+        """
+        client_id = principal().client_id
+        matches.require(db(), client_id, match_id)  # another client's match is 404, whatever the key
+        require_write()
+        key = parse_key(request.headers.get("Idempotency-Key"))
+        version = banting.parse_if_match(request.headers.get("If-Match"))
+        return _send(matches.start_game(db(), client_id, match_id, body, version, key))

@@ -44,6 +44,7 @@ DOES_NOT_BEAT = "does not beat"
 MUST_CONTAIN_LOWEST = "must contain the lowest card"
 PASSED_ALREADY = "passed already in this trick"
 LEADER_CANNOT_PASS = "the leader cannot pass"
+MUST_PLAY_HIGHEST = "must play the highest single"
 
 
 class GameFinished(CapsaError):
@@ -144,11 +145,18 @@ class GameState:
 # -- starting a game ------------------------------------------------------------------------
 
 
-def new_game(player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params: BantingParams) -> GameState:
+def new_game(
+    player_ids: Sequence[str],
+    hands: Sequence[Sequence[Card]],
+    params: BantingParams,
+    leader: int | None = None,
+) -> GameState:
     """Seat 2 to 4 players with 13 distinct cards each; the lowest dealt card's holder leads.
 
-    Wrong counts or repeated ids raise InvalidRound; a wrong hand size or a card held twice
-    (in one hand or two) raises InvalidCard with every problem at `players[i].hand[j]`.
+    `leader`, a seat, leads instead with any play (`first_lead` `previous_winner`: the winner
+    of the match's previous game). Wrong counts or repeated ids raise InvalidRound; a wrong
+    hand size or a card held twice (in one hand or two) raises InvalidCard with every problem
+    at `players[i].hand[j]`.
     """
     n = len(player_ids)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
@@ -174,8 +182,14 @@ def new_game(player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params:
             else:
                 holder[card] = (i, j)
     raise_collected(errors, InvalidCard)
-    lowest = min(holder, key=lambda c: card_value(c, params))
-    leader = holder[lowest][0]
+    opening: Card | None = min(holder, key=lambda c: card_value(c, params))
+    if leader is None:
+        assert opening is not None
+        leader = holder[opening][0]
+    elif not 0 <= leader < n:
+        raise InvalidRound(f"no seat {leader} among {n} players", field="leader")
+    else:
+        opening = None
     return GameState(
         params=params,
         player_ids=tuple(player_ids),
@@ -186,7 +200,7 @@ def new_game(player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params:
         table=None,
         passed=(False,) * n,
         history=(),
-        opening_card=lowest,
+        opening_card=opening,
     )
 
 
@@ -196,64 +210,115 @@ def new_game(player_ids: Sequence[str], hands: Sequence[Sequence[Card]], params:
 def apply_move(state: GameState, move: Move) -> GameState:
     """The state after `move`, or IllegalMove (GameFinished once the game has ended).
 
-    Checks, in order: the game is on, the player exists and has not passed in this trick,
-    it is its turn; a pass is not by the trick's leader; a play is in the hand, is a
-    combination, contains the lowest dealt card if it is the first play, and beats the table.
+    Legality is `check_move`'s alone; this applies a move it allows.
+    """
+    seat, play = check_move(state, move)
+    if play is None:
+        return _apply_pass(state, seat)
+    return _apply_play(state, seat, play)
+
+
+def check_move(state: GameState, move: Move) -> tuple[int, Play | None]:
+    """The one legality check of the referee: (seat, the play or None for a pass), or raise.
+
+    In order: the game is on, the player exists and (`pass_locks` `trick`) has not passed in
+    this trick, it is its turn; a pass is not by the trick's leader; a play is in the hand, is
+    a combination, contains the lowest dealt card if it is the first play, and beats the table;
+    then the last-card rule (`last_card_rule`) for singles and passes.
     """
     if state.finished:
         raise GameFinished("the game has finished", field="player")
     seat = state.seat_of(move.player)
     if seat is None:
         raise IllegalMove(f"{NOT_YOUR_TURN}: {move.player!r} is not in this game", field="player")
-    if state.passed[seat]:
+    if state.passed[seat] and state.params.pass_rule == "trick":
         raise IllegalMove(f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player")
     if seat != state.turn:
         assert state.turn is not None
         raise IllegalMove(f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player")
     if move.cards is None:
-        return _apply_pass(state, seat)
-    return _apply_play(state, seat, move.cards)
-
-
-def _apply_pass(state: GameState, seat: int) -> GameState:
-    if state.table is None:
-        # Leading a trick (the table is empty) is the one time a pass is refused.
-        raise IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
-    passed = tuple(p or i == seat for i, p in enumerate(state.passed))
-    history = (*state.history, HistoryEntry(len(state.history) + 1, seat, None))
-    return _advance(replace(state, passed=passed, history=history), seat)
-
-
-def _apply_play(state: GameState, seat: int, cards: tuple[Card, ...]) -> GameState:
-    params = state.params
+        problem = _pass_problem(state, seat)
+        if problem is not None:
+            raise problem
+        return seat, None
+    cards = move.cards
     hand = state.hands[seat]
     missing = [(i, c) for i, c in enumerate(cards) if c not in hand]
     if missing:
         shown = " ".join(str(c) for _, c in missing)
         raise IllegalMove(f"{NOT_IN_HAND}: {shown}", field=f"play[{missing[0][0]}]")
-    play = classify(cards, params)
+    play = classify(cards, state.params)
     if isinstance(play, NotAPlay):
         raise IllegalMove(play.reason, field="play")
-    if state.opening_card is not None and state.opening_card not in cards:
-        raise IllegalMove(f"{MUST_CONTAIN_LOWEST}: {state.opening_card}", field="play")
-    bomb = False
+    problem = _play_problem(state, seat, play)
+    if problem is not None:
+        raise problem
+    return seat, play
+
+
+def _pass_problem(state: GameState, seat: int) -> IllegalMove | None:
+    """Why the seat in turn may not pass, or None (part of `check_move`)."""
+    table = state.table
+    if table is None:
+        # Leading a trick (the table is empty) is the one time a pass is refused.
+        return IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
+    if state.params.last_card == "highest_single_no_pass" and table.play.combination is Combination.SINGLE:
+        highest = _last_card_single(state, seat)
+        if highest is not None and card_value(highest, state.params) > card_value(table.play.cards[0], state.params):
+            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
+    return None
+
+
+def _play_problem(state: GameState, seat: int, play: Play) -> IllegalMove | None:
+    """Why the seat in turn may not make this play of its cards, or None (part of `check_move`)."""
+    if state.opening_card is not None and state.opening_card not in play.cards:
+        return IllegalMove(f"{MUST_CONTAIN_LOWEST}: {state.opening_card}", field="play")
     if state.table is not None:
-        reason = why_not_beats(play, state.table.play, params)
+        reason = why_not_beats(play, state.table.play, state.params)
         if reason is not None:
-            raise IllegalMove(reason, field="play")
-        bomb = is_bomb(play, state.table.play)
-    hands = tuple(h - set(cards) if i == seat else h for i, h in enumerate(state.hands))
+            return IllegalMove(reason, field="play")
+    if play.combination is Combination.SINGLE:
+        highest = _last_card_single(state, seat)
+        if highest is not None and play.cards[0] != highest:
+            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="play")
+    return None
+
+
+def _last_card_single(state: GameState, seat: int) -> Card | None:
+    """The seat's highest card when the last-card rule binds it (the next seat holds one
+    card), else None."""
+    if state.params.last_card == "none":
+        return None
+    nxt = (seat + 1) % len(state.player_ids)
+    if len(state.hands[nxt]) != 1:
+        return None
+    return max(state.hands[seat], key=lambda c: card_value(c, state.params))
+
+
+def _apply_pass(state: GameState, seat: int) -> GameState:
+    passed = tuple(p or i == seat for i, p in enumerate(state.passed))
+    history = (*state.history, HistoryEntry(len(state.history) + 1, seat, None))
+    return _advance(replace(state, passed=passed, history=history), seat)
+
+
+def _apply_play(state: GameState, seat: int, play: Play) -> GameState:
+    params = state.params
+    bomb = state.table is not None and is_bomb(play, state.table.play, params)
+    hands = tuple(h - set(play.cards) if i == seat else h for i, h in enumerate(state.hands))
     history = (*state.history, HistoryEntry(len(state.history) + 1, seat, play))
+    # `pass_locks` `turn`: a pass lasts until the next play; `trick`: until the trick ends.
+    passed = (False,) * len(hands) if params.pass_rule == "turn" else state.passed
     after = replace(
         state,
         hands=hands,
         table=TablePlay(seat, play),
+        passed=passed,
         history=history,
         opening_card=None,
     )
     if bomb and params.bomb_ends_game:
         assert state.table is not None
-        # The bomb wins outright even when it also empties the hand: only the 2's owner pays.
+        # The bomb wins outright even when it also empties the hand: only the bombed player pays.
         return replace(after, winner=seat, bombed=state.table.seat, turn=None)
     if not hands[seat]:
         return replace(after, winner=seat, turn=None)
@@ -261,12 +326,15 @@ def _apply_play(state: GameState, seat: int, cards: tuple[Card, ...]) -> GameSta
 
 
 def _advance(state: GameState, mover: int) -> GameState:
-    """Give the turn to the next seat that has not passed; a full circle ends the trick."""
+    """Give the turn to the next seat (under `trick`, the next that has not passed); when it
+    comes back to the last player, everyone else having passed, that player leads a new trick."""
     assert state.table is not None
     n = len(state.player_ids)
-    nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])
+    if state.params.pass_rule == "trick":
+        nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])
+    else:
+        nxt = (mover + 1) % n
     if nxt == state.table.seat:
-        # Everyone else passed: the last player to play leads a new trick with anything.
         return replace(state, table=None, passed=(False,) * n, leader=nxt, turn=nxt)
     return replace(state, turn=nxt)
 
@@ -276,16 +344,21 @@ def replay(
     hands: Sequence[Sequence[Card]],
     params: BantingParams,
     moves: Iterable[Move],
+    leader: int | None = None,
 ) -> GameState:
     """The state after applying `moves` to a new game (raising on the first illegal one)."""
-    state = new_game(player_ids, hands, params)
+    state = new_game(player_ids, hands, params, leader)
     for move in moves:
         state = apply_move(state, move)
     return state
 
 
 def legal_moves(state: GameState) -> list[Move]:
-    """Every move the player in turn may make, in a stable order, then a pass if allowed."""
+    """Every move the player in turn may make, in a stable order, then a pass if allowed.
+
+    The candidates (plays of the table's size, bombs, a pass) are filtered by the referee's
+    own checks (`check_move`'s parts), so every rule variant is honoured here too.
+    """
     if state.turn is None:
         return []
     seat = state.turn
@@ -295,17 +368,25 @@ def legal_moves(state: GameState) -> list[Move]:
     # Sorted, not the frozenset's order (which follows string hashing): a seeded random
     # player then makes the same game in every process.
     hand = state.hand(seat)
-    moves: list[Move] = []
     if table is None:
-        for play in candidate_plays(hand, params):
-            if state.opening_card is None or state.opening_card in play.cards:
-                moves.append(Move(player, play.cards))
-        return moves
-    plays = candidate_plays(hand, params, table.play.size)
-    if table.play.size == 1 and table.play.cards[0].rank == 2:
-        plays += [p for p in candidate_plays(hand, params, 5) if p.combination is Combination.FOUR_OF_A_KIND]
-    moves.extend(Move(player, p.cards) for p in plays if why_not_beats(p, table.play, params) is None)
-    moves.append(Move.pass_turn(player))
+        plays = candidate_plays(hand, params)
+    else:
+        plays = candidate_plays(hand, params, table.play.size)
+        rule = params.bomb_rule
+        on_a_two = table.play.size == 1 and table.play.cards[0].rank == 2
+        if rule == "bare_quads" or (rule == "five_card_on_two" and on_a_two):
+            sizes = (4, 5) if rule == "bare_quads" else (5,)
+            plays += [
+                p
+                for size in sizes
+                if size != table.play.size
+                for p in candidate_plays(hand, params, size)
+                if p.combination is Combination.FOUR_OF_A_KIND
+            ]
+    # The candidates are the player's own cards, classified: the rest of `check_move`.
+    moves = [Move(player, p.cards) for p in plays if _play_problem(state, seat, p) is None]
+    if _pass_problem(state, seat) is None:
+        moves.append(Move.pass_turn(player))
     return moves
 
 

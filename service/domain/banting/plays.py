@@ -102,23 +102,27 @@ class NotAPlay:
     reason: str
 
 
-def _straight_top(ranks: set[int], params: BantingParams) -> int | None:
-    """The natural rank of a straight's top card, or None when the five ranks are none."""
-    low, high = min(ranks), max(ranks)
-    if Rank.TWO not in ranks:
-        return high if high - low == 4 else None
-    if not params.straights_with_two:
-        return None
-    # With 2s allowed only A-2-3-4-5 (top 5) and 2-3-4-5-6 (top 6), below 3-4-5-6-7.
-    if ranks == {14, 2, 3, 4, 5}:
-        return 5
-    if ranks == {2, 3, 4, 5, 6}:
-        return 6
-    return None
+def _natural(big_two: int) -> int:
+    """The natural rank (2..14) of a Big Two rank index (0 for a 3 .. 12 for a 2)."""
+    return 2 if big_two == 12 else big_two + 3
 
 
-def _two_blocks_straight(ranks: set[int]) -> bool:
-    return ranks in ({14, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
+# The rank sets that are straights under each `straights` rule, each with the natural rank of
+# its top card and the value its key compares: natural ranks for standard and with_two (where
+# A-2-3-4-5 tops at the 5 and 2-3-4-5-6 at the 6, below 3-4-5-6-7), Big Two ranks for
+# consecutive (J-Q-K-A-2 the highest). Straights never wrap.
+_STANDARD = {frozenset(range(t - 4, t + 1)): (t, t) for t in range(7, 15)}
+_WITH_TWO = {**_STANDARD, frozenset({14, 2, 3, 4, 5}): (5, 5), frozenset({2, 3, 4, 5, 6}): (6, 6)}
+_CONSECUTIVE = {
+    frozenset(_natural(b) for b in range(top - 4, top + 1)): (_natural(top), top) for top in range(4, 13)
+}
+STRAIGHT_RANKS: dict[str, dict[frozenset[int], tuple[int, int]]] = {
+    "standard": _STANDARD,
+    "with_two": _WITH_TWO,
+    "consecutive": _CONSECUTIVE,
+}
+# Five ranks some table counts as a straight: named in the reason when these rules do not.
+_ANY_STRAIGHT = set(_WITH_TWO) | set(_CONSECUTIVE)
 
 
 def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
@@ -155,6 +159,13 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
             )
         return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(ordered[0].rank),))
     if n == 4:
+        if params.bomb_rule == "bare_quads" and len({c.rank for c in ordered}) == 1:
+            # A bare four of a kind is a bomb: its key is that of a five-card four of a kind.
+            return Play(
+                Combination.FOUR_OF_A_KIND,
+                ordered,
+                (_TIER[Combination.FOUR_OF_A_KIND], big_two_rank(ordered[0].rank)),
+            )
         return NotAPlay(
             "not a combination: four cards are no play (a four of a kind is played with a fifth card)"
         )
@@ -179,11 +190,12 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
     if shape == [3, 2]:
         trips = next(r for r, k in counts.items() if k == 3)
         return Play(Combination.FULL_HOUSE, ordered, (_TIER[Combination.FULL_HOUSE], big_two_rank(trips)))
-    ranks = {int(r) for r in counts}
+    ranks = frozenset(int(r) for r in counts)
     suited = len({c.suit for c in ordered}) == 1
-    top = _straight_top(ranks, params) if len(ranks) == 5 else None
-    if top is not None:
-        top_card = next(c for c in ordered if c.rank == top)
+    straight = STRAIGHT_RANKS[params.straight_rule].get(ranks)
+    if straight is not None:
+        top_rank, top = straight
+        top_card = next(c for c in ordered if c.rank == top_rank)
         kind = Combination.STRAIGHT_FLUSH if suited else Combination.STRAIGHT
         return Play(kind, ordered, (_TIER[kind], top, pos[top_card.suit]))
     if suited:
@@ -195,8 +207,14 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         else:
             key = (_TIER[Combination.FLUSH], *high_to_low, suit)
         return Play(Combination.FLUSH, ordered, key)
-    if len(ranks) == 5 and _two_blocks_straight(ranks):
-        return NotAPlay(f"not a combination: a 2 cannot be in a straight under these rules ({shown})")
+    if ranks in _ANY_STRAIGHT:
+        if params.straight_rule == "consecutive":
+            why = "a straight does not wrap past the 2"
+        elif ranks in _WITH_TWO:
+            why = "a 2 cannot be in a straight under these rules"
+        else:
+            why = "J-Q-K-A-2 is a straight only when straights are consecutive"
+        return NotAPlay(f"not a combination: {why} ({shown})")
     if shape == [2, 2, 1]:
         return NotAPlay(f"not a combination: two pair is no play in Big Two ({shown})")
     return NotAPlay(
@@ -205,23 +223,41 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
     )
 
 
-def is_bomb(play: Play, table: Play) -> bool:
-    """A five-card four of a kind played on a single 2 (RULES.md 4, seed 002)."""
-    return (
-        play.combination is Combination.FOUR_OF_A_KIND
-        and table.combination is Combination.SINGLE
-        and table.cards[0].rank == Rank.TWO
-    )
+def is_bomb(play: Play, table: Play, params: BantingParams) -> bool:
+    """Whether `play` goes on `table` as a bomb, outside the same-size rule (`bombs`):
+
+    - `five_card_on_two`: a five-card four of a kind on a single 2;
+    - `bare_quads`: a four of a kind (four cards, or five with a kicker) on any play that is no
+      four of a kind, or on a lower one;
+    - `none`: never.
+    """
+    if play.combination is not Combination.FOUR_OF_A_KIND:
+        return False
+    rule = params.bomb_rule
+    if rule == "five_card_on_two":
+        return (
+            play.size == 5
+            and table.combination is Combination.SINGLE
+            and table.cards[0].rank == Rank.TWO
+        )
+    if rule == "bare_quads":
+        return table.combination is not Combination.FOUR_OF_A_KIND or play.key[1] > table.key[1]
+    return False
 
 
 def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
     """None when `play` may be played on `table`; otherwise the "does not beat" reason."""
-    if is_bomb(play, table):
+    if is_bomb(play, table, params):
         return None
+    if params.bomb_rule == "bare_quads" and table.combination is Combination.FOUR_OF_A_KIND:
+        return f"does not beat: only a higher four of a kind beats {table}"
     if play.size != table.size:
         hint = ""
         if play.combination is Combination.FOUR_OF_A_KIND and table.size == 1:
-            hint = "; a four of a kind bombs only a single 2"
+            hint = {
+                "five_card_on_two": "; a four of a kind bombs only a single 2",
+                "none": "; these rules have no bombs",
+            }.get(params.bomb_rule, "")
         return (
             f"does not beat: a {play.size}-card {play.combination.label} cannot be played on a "
             f"{table.size}-card {table.combination.label}{hint}"
@@ -232,7 +268,7 @@ def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
 
 
 def beats(play: Play, table: Play, params: BantingParams) -> bool:
-    """Whether `play` may be played on `table`: same size and higher, or a bomb on a 2."""
+    """Whether `play` may be played on `table`: same size and higher, or a bomb (`is_bomb`)."""
     return why_not_beats(play, table, params) is None
 
 
@@ -289,6 +325,8 @@ def candidate_plays(hand: Iterable[Card], params: BantingParams, size: int | Non
         groups.extend(combinations(g, 2) for g in by_rank.values())
     if size in (None, 3):
         groups.extend(combinations(g, 3) for g in by_rank.values())
+    if size in (None, 4) and params.bomb_rule == "bare_quads":
+        groups.extend([tuple(g)] for g in by_rank.values() if len(g) == 4)
     if size in (None, 5):
         groups.append(_five_card_candidates(by_rank, by_suit, params))
     seen: dict[frozenset[Card], Play] = {}
@@ -306,10 +344,7 @@ def candidate_plays(hand: Iterable[Card], params: BantingParams, size: int | Non
 def _five_card_candidates(
     by_rank: dict[Rank, list[Card]], by_suit: dict[Suit, list[Card]], params: BantingParams
 ) -> Iterable[Sequence[Card]]:
-    windows = [list(range(t - 4, t + 1)) for t in range(7, 15)]
-    if params.straights_with_two:
-        windows += [[14, 2, 3, 4, 5], [2, 3, 4, 5, 6]]
-    for window in windows:
+    for window in STRAIGHT_RANKS[params.straight_rule]:
         if all(Rank(r) in by_rank for r in window):
             yield from product(*(by_rank[Rank(r)] for r in window))
     for suited in by_suit.values():

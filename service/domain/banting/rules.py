@@ -1,29 +1,77 @@
-"""Capsa Banting / Big Two rules: every parameter, its checks and the presets."""
+"""Capsa Banting / Big Two rules: every parameter, its checks, its contradictions and the presets.
+
+Version 1 of `capsa-banting-id` has the parameter list stored games were scored with
+(`straights_with_two` among them); later versions replace `straights_with_two` by `straights`
+and add `bombs`, `pass_locks`, `last_card_rule`, `first_lead` and `settlement`. A parameter a
+version lacks is None in its `BantingParams` and absent from its JSON; the engine reads the
+rule through the properties below, which give a version 1 rule set its old behaviour.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from ..errors import FieldError, InvalidParameter, raise_collected
 from ..parameters import _COMMON, _Bad, _bool, _choice, _int
 
 BANTING = "banting"
 
+STRAIGHTS = ("standard", "with_two", "consecutive")
+BOMBS = ("five_card_on_two", "none", "bare_quads")
+PASS_LOCKS = ("trick", "turn")
+LAST_CARD_RULES = ("none", "highest_single", "highest_single_no_pass")
+FIRST_LEADS = ("lowest_card", "previous_winner")
+SETTLEMENTS = ("winner_collects", "everyone_pays_everyone")
+
 
 @dataclass(frozen=True, slots=True)
 class BantingParams:
-    """Every parameter of Capsa Banting / Big Two (RULES.md 4 and 5)."""
+    """Every parameter of Capsa Banting / Big Two; None: not a parameter of this version."""
 
     suit_order: str
     flush_order: str
-    straights_with_two: bool
+    straights_with_two: bool | None
     bomb_ends_game: bool
     double_at: int
     triple_at: int
     fee_rate: Decimal
     fee_basis: str
+    straights: str | None = None
+    bombs: str | None = None
+    pass_locks: str | None = None
+    last_card_rule: str | None = None
+    first_lead: str | None = None
+    settlement: str | None = None
+
+    # The rules as the engine reads them, whatever the version.
+    @property
+    def straight_rule(self) -> str:
+        if self.straights is not None:
+            return self.straights
+        return "with_two" if self.straights_with_two else "standard"
+
+    @property
+    def bomb_rule(self) -> str:
+        return self.bombs or "five_card_on_two"
+
+    @property
+    def pass_rule(self) -> str:
+        return self.pass_locks or "trick"
+
+    @property
+    def last_card(self) -> str:
+        return self.last_card_rule or "none"
+
+    @property
+    def lead_rule(self) -> str:
+        return self.first_lead or "lowest_card"
+
+    @property
+    def payment(self) -> str:
+        return self.settlement or "winner_collects"
 
 
 def _suit_order(v: Any) -> str:
@@ -40,25 +88,143 @@ SPEC: dict[str, Callable[[Any], Any]] = {
     "double_at": _int(0),
     "triple_at": _int(0),
     **_COMMON,
+    "straights": _choice(*STRAIGHTS),
+    "bombs": _choice(*BOMBS),
+    "pass_locks": _choice(*PASS_LOCKS),
+    "last_card_rule": _choice(*LAST_CARD_RULES),
+    "first_lead": _choice(*FIRST_LEADS),
+    "settlement": _choice(*SETTLEMENTS),
 }
 
-# -- presets, version 1 ----------------------------------------------------------------------
+
+def accepts(params: BantingParams, name: str) -> bool:
+    """Whether a preset version takes `name` as an override: the parameters it has, and
+    `straights_with_two` everywhere (from version 2 it is read as `straights`)."""
+    return name == "straights_with_two" or getattr(params, name) is not None
+
+
+def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> BantingParams:
+    """Overrides applied: map `straights_with_two` onto `straights` where the version has it,
+    and refuse contradictory values (new requests only: a stored game re-scores as it was).
+    """
+    errors: list[FieldError] = []
+    if params.straights is not None and params.straights_with_two is not None:
+        implied = "with_two" if params.straights_with_two else "standard"
+        if "straights" in given and params.straights != implied and not stored:
+            errors += _contradiction(
+                field, "straights_with_two", params.straights_with_two, "straights", params.straights,
+                f"straights_with_two {str(params.straights_with_two).lower()} means straights {implied!r}",
+            )
+        straights = params.straights if "straights" in given else implied
+        params = replace(params, straights=straights, straights_with_two=None)
+    if not stored:
+        if ({"double_at", "triple_at"} & given) and params.double_at > params.triple_at:
+            errors += _contradiction(
+                field, "double_at", params.double_at, "triple_at", params.triple_at,
+                "a loser pays triple from triple_at cards, so double_at above it never applies; "
+                "to switch doubling off, set both above 13",
+            )
+        if {"bombs", "bomb_ends_game"} <= given and params.bombs == "none" and params.bomb_ends_game:
+            errors += _contradiction(
+                field, "bombs", "none", "bomb_ends_game", True, "without bombs no bomb can end the game"
+            )
+    raise_collected(errors, InvalidParameter)
+    return params
+
+
+def _contradiction(field: str, a: str, va: Any, b: str, vb: Any, why: str) -> list[FieldError]:
+    def show(v: Any) -> str:
+        return str(v).lower() if isinstance(v, bool) else repr(v)
+
+    return [
+        FieldError(f"{field}.{a}", f"{show(va)} contradicts {b} {show(vb)}: {why}"),
+        FieldError(f"{field}.{b}", f"{show(vb)} contradicts {a} {show(va)}: {why}"),
+    ]
+
+
+# -- presets ------------------------------------------------------------------------------------
 
 DEFAULT_PRESET = "capsa-banting-id"
+
+_ID_V1 = BantingParams(
+    suit_order="dchs",
+    flush_order="suit_first",
+    straights_with_two=False,
+    bomb_ends_game=True,
+    double_at=10,
+    triple_at=13,
+    fee_rate=Decimal("0.03"),
+    fee_basis="winnings",
+)
+# Version 2: every new parameter at the value that keeps version 1's behaviour.
+_ID_V2 = replace(
+    _ID_V1,
+    straights_with_two=None,
+    straights="standard",
+    bombs="five_card_on_two",
+    pass_locks="trick",
+    last_card_rule="none",
+    first_lead="lowest_card",
+    settlement="winner_collects",
+)
+_HK = replace(_ID_V2, bombs="none", bomb_ends_game=False, last_card_rule="highest_single")
+
 # (name, version) -> (parameters, one-line description); `rules.PRESETS` makes them rule sets.
 SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
     ("capsa-banting-id", 1): (
-        BantingParams(
-            suit_order="dchs",
-            flush_order="suit_first",
-            straights_with_two=False,
-            bomb_ends_game=True,
-            double_at=10,
-            triple_at=13,
-            fee_rate=Decimal("0.03"),
-            fee_basis="winnings",
-        ),
+        _ID_V1,
         "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
         "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings.",
     ),
+    ("capsa-banting-id", 2): (
+        _ID_V2,
+        "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
+        "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings "
+        "(version 2: every variant named).",
+    ),
+    ("pusoy-dos", 1): (
+        replace(_ID_V2, suit_order="cshd", straights="consecutive", bombs="none", bomb_ends_game=False),
+        "Pusoy Dos (Filipino Big Two): suits C < S < H < D so 3c leads, any five consecutive ranks "
+        "are a straight (J-Q-K-A-2 the highest), flushes by suit first, no bombs.",
+    ),
+    ("big-two-hk", 1): (
+        _HK,
+        "Hong Kong Big Two: suits D < C < H < S, no bombs, and when the next player holds one card "
+        "a single must be the player's highest.",
+    ),
+    ("big-two-tw", 1): (
+        replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks="turn"),
+        "Taiwanese Big Two: suits C < D < H < S so 3c leads, a pass skips one turn only, a four "
+        "of a kind beats a single 2 without ending the game.",
+    ),
+    ("big-two-yawnoc", 1): (
+        replace(_HK, settlement="everyone_pays_everyone", fee_rate=Decimal("0")),
+        "Big Two scored as yawnoc/big-two-scorer does: every player pays its cards left (x2 from "
+        "10, x3 at 13) to every other player, zero-sum, no table fee; Hong Kong play.",
+    ),
+}
+
+# Where each preset and each parameter comes from; `GET /v1/rules` lists them.
+PRESET_SOURCES: dict[str, str] = {
+    "capsa-banting-id": "seed 002 (Indonesian Capsa Banting); docs/rules.md#decisions",
+    "pusoy-dos": "astralking-infinity/pusoy_dos (pusoy_dos.py, test_pusoy_dos.py)",
+    "big-two-hk": "michaelelalam-glitch/Big-Two-Neo (one-card-left rule); Hong Kong suit order",
+    "big-two-tw": "Taiwanese 大老二 rules (eagleplayingcard.com Big Two; clubs lowest)",
+    "big-two-yawnoc": "yawnoc/big-two-scorer (big2.py, test_big2.py, README.md)",
+}
+PARAMETER_SOURCES: dict[str, str] = {
+    "suit_order": "Decision (Indonesian rooms); pusoy-dos: astralking-infinity/pusoy_dos",
+    "flush_order": "seed 002; Decision",
+    "straights_with_two": "Decision (version 1 only; read as straights from version 2)",
+    "bomb_ends_game": "seed 002",
+    "double_at": "Decision (common count); yawnoc/big-two-scorer's fry threshold",
+    "triple_at": "Decision (common count); yawnoc/big-two-scorer's triple fry at 13",
+    "fee_rate": "Decision (as Susun)",
+    "fee_basis": "Decision (as Susun)",
+    "straights": "jmanchuck/bigtwo-rl, astralking-infinity/pusoy_dos (consecutive)",
+    "bombs": "seed 002 (five_card_on_two); AdoryVo/big-two (bare_quads)",
+    "pass_locks": "seed 002 (trick); jmanchuck/bigtwo-rl, AdoryVo/big-two (turn)",
+    "last_card_rule": "michaelelalam-glitch/Big-Two-Neo; Hong Kong tables",
+    "first_lead": "Decision (lowest_card); michaelelalam-glitch/Big-Two-Neo matches (previous_winner)",
+    "settlement": "Decision (winner_collects); yawnoc/big-two-scorer (everyone_pays_everyone)",
 }

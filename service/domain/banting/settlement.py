@@ -56,44 +56,59 @@ class BantingSettlement:
     house_fee: int
 
 
+def real_loss(state: GameState, seat: int, params: BantingParams) -> tuple[int, int]:
+    """(multiplier, cards left x multiplier) of a seat; after a bomb that ended the game only
+    the bombed seat has a loss (multiplier 0 for the others), the winner never has one."""
+    left = len(state.hands[seat])
+    if seat == state.winner or (state.bombed is not None and seat != state.bombed):
+        return 0, 0
+    mult = card_multiplier(left, params)
+    return mult, left * mult
+
+
 def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
     """Settle a finished game (RULES.md 4 and 3.6) at `stake_minor` a point.
 
-    Each loser owes the winner cards left x multiplier points. After a bomb that ended the
-    game only the bombed player owes; the other pairs are `bomb` with multiplier 0.
-    `params` defaults to the game's own rule set.
+    `winner_collects`: each loser owes the winner its real loss, cards left x multiplier.
+    After a bomb that ended the game only the bombed player owes; the other pairs are `bomb`
+    with multiplier 0. `everyone_pays_everyone`: every player pays its real loss l_i to every
+    other player, so with n players and T the sum of the real losses player i nets
+    T - n x l_i; a pair of players nets the difference of their losses, to the one that lost
+    less. `params` defaults to the game's own rule set.
     """
     if state.winner is None:
         raise InvalidRound("the game has not finished", field="game")
     params = params or state.params
-    winner = state.winner
+    n = len(state.player_ids)
+    losses = [real_loss(state, seat, params) for seat in range(n)]
+    outcome = WIN if state.bombed is None else BOMB
     pairs: list[BantingPair] = []
-    for seat in range(len(state.player_ids)):
-        if seat == winner:
-            continue
-        left = len(state.hands[seat])
-        if state.bombed is None:
-            outcome, mult = WIN, card_multiplier(left, params)
-        else:
-            outcome = BOMB
-            mult = card_multiplier(left, params) if seat == state.bombed else 0
-        points = left * mult
-        pairs.append(BantingPair(winner, seat, outcome, left, mult, points, points * stake_minor))
-    money = settle(
-        len(state.player_ids),
-        [(p.winner, p.loser, p.amount) for p in pairs],
-        params.fee_rate,
-        params.fee_basis,
-    )
-    owed = {p.loser: p.points for p in pairs}
+    if params.payment == "everyone_pays_everyone":
+        total = sum(loss for _, loss in losses)
+        points = [total - n * loss for _, loss in losses]
+        for a in range(n):
+            for b in range(a + 1, n):
+                # The pair is read from the side that lost less (the winner's side first).
+                first, second = (a, b) if (losses[a][1], a != state.winner) <= (losses[b][1], b != state.winner) else (b, a)
+                owed = losses[second][1] - losses[first][1]
+                mult = losses[second][0]
+                pairs.append(BantingPair(
+                    first, second, outcome, len(state.hands[second]), mult, owed, owed * stake_minor
+                ))
+    else:
+        points = [0] * n
+        for seat in range(n):
+            if seat == state.winner:
+                continue
+            mult, owed = losses[seat]
+            points[seat] = -owed
+            points[state.winner] += owed
+            pairs.append(BantingPair(
+                state.winner, seat, outcome, len(state.hands[seat]), mult, owed, owed * stake_minor
+            ))
+    money = settle(n, [(p.winner, p.loser, p.amount) for p in pairs], params.fee_rate, params.fee_basis)
     players = tuple(
-        BantingPlayer(
-            seat,
-            len(state.hands[seat]),
-            sum(owed.values()) if seat == winner else -owed[seat],
-            money.players[seat],
-        )
-        for seat in range(len(state.player_ids))
+        BantingPlayer(seat, len(state.hands[seat]), points[seat], money.players[seat]) for seat in range(n)
     )
     return BantingSettlement(stake_minor, players, tuple(pairs), money.house_fee)
 

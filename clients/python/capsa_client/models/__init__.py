@@ -35,6 +35,16 @@ from .game_state_status import GameStateStatus
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
 from .health import Health
 from .history_entry import HistoryEntry
+from .match import Match
+from .match_game import MatchGame
+from .match_game_points import MatchGamePoints
+from .match_game_request import MatchGameRequest
+from .match_game_totals import MatchGameTotals
+from .match_player import MatchPlayer
+from .match_request import MatchRequest
+from .match_request_rules_type_1 import MatchRequestRulesType1
+from .match_request_rules_type_1_params import MatchRequestRulesType1Params
+from .match_status import MatchStatus
 from .move_request import MoveRequest
 from .pair_result import PairResult
 from .pair_result_bonus import PairResultBonus
@@ -64,6 +74,7 @@ from .preset import Preset
 from .preset_game import PresetGame
 from .preset_list import PresetList
 from .preset_params import PresetParams
+from .preset_sources import PresetSources
 from .problem import Problem
 from .problem_type import ProblemType
 from .ready import Ready
@@ -134,6 +145,16 @@ __all__ = (
     "GetV1LedgerSummaryGroupBy",
     "Health",
     "HistoryEntry",
+    "Match",
+    "MatchGame",
+    "MatchGamePoints",
+    "MatchGameRequest",
+    "MatchGameTotals",
+    "MatchPlayer",
+    "MatchRequest",
+    "MatchRequestRulesType1",
+    "MatchRequestRulesType1Params",
+    "MatchStatus",
     "MoveRequest",
     "PairResult",
     "PairResultBonus",
@@ -157,6 +178,7 @@ __all__ = (
     "PresetGame",
     "PresetList",
     "PresetParams",
+    "PresetSources",
     "Problem",
     "ProblemType",
     "Ready",

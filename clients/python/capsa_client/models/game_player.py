@@ -15,7 +15,7 @@ class GamePlayer:
         id (str):  Example: a.
         seat (int):  Example: 0.
         cards_left (int):  Example: 13.
-        passed (bool): Passed in the current trick. Example: False.
+        passed (bool): Passed in the current trick (pass_locks turn: since the last play). Example: False.
     """
 
     id: str

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 
 from ..models.game_state_status import GameStateStatus, check_game_state_status
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.game_player import GamePlayer
@@ -36,6 +37,7 @@ class GameState:
         history (list[HistoryEntry]):
         winner (None | str):  Example: a.
         round_ (None | str): The round the finished game became.
+        match (str | Unset): Only for a game of a match. Example: mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
     """
 
     id: str
@@ -52,6 +54,7 @@ class GameState:
     history: list[HistoryEntry]
     winner: None | str
     round_: None | str
+    match: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.table_play import TablePlay
@@ -98,6 +101,8 @@ class GameState:
         round_: None | str
         round_ = self.round_
 
+        match = self.match
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -118,6 +123,8 @@ class GameState:
                 "round": round_,
             }
         )
+        if match is not UNSET:
+            field_dict["match"] = match
 
         return field_dict
 
@@ -200,6 +207,8 @@ class GameState:
 
         round_ = _parse_round_(d.pop("round"))
 
+        match = d.pop("match", UNSET)
+
         game_state = cls(
             id=id,
             status=status,
@@ -215,6 +224,7 @@ class GameState:
             history=history,
             winner=winner,
             round_=round_,
+            match=match,
         )
 
         return game_state

@@ -131,8 +131,9 @@ def sync_detailed(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, must
+    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
+    game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -174,8 +175,9 @@ def sync(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, must
+    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
+    game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -212,8 +214,9 @@ async def asyncio_detailed(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, must
+    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
+    game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -253,8 +256,9 @@ async def asyncio(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, must
+    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
+    game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:

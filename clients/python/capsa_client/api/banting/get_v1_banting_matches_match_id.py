@@ -1,0 +1,175 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.match import Match
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    match_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/banting/matches/{match_id}".format(
+            match_id=quote(str(match_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Match | Problem:
+    if response.status_code == 200:
+        response_200 = Match.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Match | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    match_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Match | Problem]:
+    """The match: its players' totals and the standings after every finished game.
+
+    Args:
+        match_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Match | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        match_id=match_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    match_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Match | Problem | None:
+    """The match: its players' totals and the standings after every finished game.
+
+    Args:
+        match_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Match | Problem
+    """
+
+    return sync_detailed(
+        match_id=match_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    match_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Match | Problem]:
+    """The match: its players' totals and the standings after every finished game.
+
+    Args:
+        match_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Match | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        match_id=match_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    match_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Match | Problem | None:
+    """The match: its players' totals and the standings after every finished game.
+
+    Args:
+        match_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Match | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            match_id=match_id,
+            client=client,
+        )
+    ).parsed

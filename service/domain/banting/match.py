@@ -1,0 +1,69 @@
+"""Big Two matches: games of one table until a player reaches the target, lowest total wins.
+
+Each finished game adds every player's real loss (cards left x multiplier, the settlement's
+`real_loss`; 0 for the winner) to its total. Once a total reaches `target_points` the match
+ends and the players with the lowest total win it. Every game is still settled and stored
+on its own; the match only keeps the standings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .game import GameState
+from .settlement import real_loss
+
+PLAYING = "playing"
+FINISHED = "finished"
+DEFAULT_TARGET = 101  # michaelelalam-glitch/Big-Two-Neo: a match ends when a player reaches 101
+
+
+def game_points(state: GameState) -> dict[str, int]:
+    """Each player's match points from a finished game: its real loss (the winner's is 0)."""
+    return {pid: real_loss(state, seat, state.params)[1] for seat, pid in enumerate(state.player_ids)}
+
+
+def totals(players: Sequence[str], entries: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The players' totals over the finished games' entries."""
+    return {pid: sum(int(e["points"][pid]) for e in entries) for pid in players}
+
+
+def add_game(
+    players: Sequence[str],
+    entries: Sequence[Mapping[str, Any]],
+    target: int,
+    game: str,
+    round_id: str,
+    winner: str,
+    points: Mapping[str, int],
+) -> tuple[list[dict[str, Any]], str]:
+    """The entries with this game's standings appended, and the match's status after it."""
+    entry: dict[str, Any] = {
+        "n": len(entries) + 1,
+        "game": game,
+        "round": round_id,
+        "winner": winner,
+        "points": {pid: int(points[pid]) for pid in players},
+    }
+    after = [*(dict(e) for e in entries), entry]
+    entry["totals"] = totals(players, after)
+    status = FINISHED if max(entry["totals"].values()) >= target else PLAYING
+    return after, status
+
+
+def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status: str) -> list[str]:
+    """Once the match has finished, the players with the lowest total (seat order); else []."""
+    if status != FINISHED:
+        return []
+    total = totals(players, entries)
+    low = min(total.values())
+    return [pid for pid in players if total[pid] == low]
+
+
+def next_leader(entries: Sequence[Mapping[str, Any]], lead_rule: str) -> str | None:
+    """Who leads the next game: the previous game's winner under `previous_winner`, else None
+    (the holder of the lowest card)."""
+    if lead_rule != "previous_winner" or not entries:
+        return None
+    return str(entries[-1]["winner"])

@@ -1,0 +1,209 @@
+"""Big Two matches over HTTP: start a match, start its games one after another, standings.
+
+A match fixes the rule set, money, table and players of its games. `POST .../games` starts
+the next game (the match's players, their hands given or from a deal) once the previous one
+has finished; the move that finishes a game adds its standings to the match in the move's own
+transaction (`game_finished`), and the match ends once a player's total reaches
+`target_points`. Every game is still settled and stored as its own round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from service.adapters.models import Match
+from service.adapters.uow import Database, UnitOfWork
+from service.domain.banting import match as domain
+from service.domain.banting.game import GameState
+from service.domain.banting.rules import BANTING, BantingParams
+from service.domain.errors import FieldError, InvalidRound, raise_collected
+from service.domain.money import format_money, parse_currency_and_stake
+from service.domain.rules import RuleSet, resolve_rules
+
+from . import banting
+from .errors import Conflict, NotFound, PreconditionFailed
+from .idempotency import StoredResponse, run_once
+from .ids import new_id, utcnow_ms
+from .jsondoc import dump
+
+MATCHES_PATH = "/v1/banting/matches"
+
+
+def create(
+    db: Database, client_id: str, body: Mapping[str, Any], idempotency_key: str | None
+) -> StoredResponse:
+    """`POST /v1/banting/matches`: the rule set, money, table, players and target of a match."""
+
+    def action(uow: UnitOfWork) -> StoredResponse:
+        rules = resolve_rules(body.get("rules"), BANTING)
+        errors: list[FieldError] = []
+        currency, stake = parse_currency_and_stake(body, errors)
+        players = [str(p) for p in body["players"]]
+        errors += [
+            FieldError(f"players[{i}]", f"{pid!r} is also players[{players.index(pid)}]")
+            for i, pid in enumerate(players)
+            if players.index(pid) != i
+        ]
+        raise_collected(errors, InvalidRound)
+        now = utcnow_ms()
+        row = {
+            "id": new_id("mt", now),
+            "client_id": client_id,
+            "rules_json": rules.to_json(),
+            "currency": currency,
+            "stake": stake,
+            "table_ref": body.get("table"),
+            "players": players,
+            "target_points": int(body.get("target_points") or domain.DEFAULT_TARGET),
+            "games": [],
+            "current_game": None,
+            "version": 1,
+            "status": domain.PLAYING,
+            "created_at": now,
+            "updated_at": now,
+        }
+        uow.matches.insert(row)
+        return StoredResponse(201, dump(_document(row)), location=f"{MATCHES_PATH}/{row['id']}")
+
+    return run_once(db, client_id, "POST", MATCHES_PATH, idempotency_key, body, action)
+
+
+def get(db: Database, client_id: str, match_id: str) -> dict[str, Any]:
+    """`GET /v1/banting/matches/{id}`: the match and its standings after every game."""
+    with db.unit_of_work() as uow:
+        return _document(_row_dict(_found(uow, client_id, match_id)))
+
+
+def require(db: Database, client_id: str, match_id: str) -> None:
+    """404 unless the client has this match."""
+    with db.unit_of_work() as uow:
+        _found(uow, client_id, match_id)
+
+
+def start_game(
+    db: Database,
+    client_id: str,
+    match_id: str,
+    body: Mapping[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+) -> StoredResponse:
+    """`POST /v1/banting/matches/{id}/games`: the next game of the match, with the match's
+    players in its order; under `first_lead` `previous_winner` the last winner leads it."""
+    path = f"{MATCHES_PATH}/{match_id}/games"
+
+    def action(uow: UnitOfWork) -> StoredResponse:
+        match = _found(uow, client_id, match_id, lock=True)
+        if expected_version is not None and expected_version != match.version:
+            raise PreconditionFailed(
+                f"the match is at version {match.version}, not {expected_version}",
+                errors=[FieldError("header.If-Match", f"stale: the match is at version {match.version}")],
+            )
+        if match.status != domain.PLAYING:
+            raise Conflict(
+                f"match {match_id!r} has finished; no more games",
+                errors=[FieldError("match", "the match has finished")],
+            )
+        if match.current_game is not None:
+            raise Conflict(
+                f"game {match.current_game!r} of this match is still being played",
+                errors=[FieldError("match", f"finish game {match.current_game!r} first")],
+            )
+        ids = [str(p["id"]) for p in body["players"]]
+        if ids != match.players:
+            raise InvalidRound(
+                "the players of a match game are the match's, in its order: " + ", ".join(match.players),
+                errors=[
+                    FieldError(f"players[{i}].id", f"expected {want!r}")
+                    for i, (got, want) in enumerate(zip(ids + [""] * 4, match.players, strict=False))
+                    if got != want
+                ]
+                or [FieldError("players", f"{len(ids)} players for a match of {len(match.players)}")],
+            )
+        setup = banting.setup(uow, client_id, {**body, **_game_terms(match)})
+        leader = domain.next_leader(match.games, _params(match).lead_rule)
+        row, state = banting.start(uow, client_id, setup, match_id=match.id, leader=leader)
+        values = {"current_game": row["id"], "updated_at": row["created_at"]}
+        if not uow.matches.update_if_version(match.id, match.version, values):
+            raise Conflict("the match changed while this game was started; fetch it and retry")
+        location = f"{banting.GAMES_PATH}/{row['id']}"
+        return StoredResponse(201, dump(banting.game_document(row, state)), location=location)
+
+    return run_once(db, client_id, "POST", path, idempotency_key, body, action)
+
+
+def game_finished(
+    uow: UnitOfWork, client_id: str, match_id: str, game_id: str, round_id: str, state: GameState
+) -> None:
+    """Add a finished game's standings to its match, in the transaction of its last move."""
+    match = _found(uow, client_id, match_id, lock=True)
+    assert state.winner is not None
+    entries, status = domain.add_game(
+        match.players,
+        match.games,
+        match.target_points,
+        game_id,
+        round_id,
+        state.player_ids[state.winner],
+        domain.game_points(state),
+    )
+    values = {"games": entries, "status": status, "current_game": None, "updated_at": utcnow_ms()}
+    if not uow.matches.update_if_version(match.id, match.version, values):
+        raise Conflict("the match changed while this move was applied; fetch it and retry")
+
+
+def _game_terms(match: Match) -> dict[str, Any]:
+    return {
+        "rules": match.rules_json,
+        "currency": match.currency,
+        "stake": format_money(match.stake, match.currency),
+        "table": match.table_ref,
+    }
+
+
+def _params(match: Match) -> BantingParams:
+    params = RuleSet.from_json(match.rules_json).params
+    assert isinstance(params, BantingParams)
+    return params
+
+
+def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -> Match:
+    row = uow.matches.get(client_id, match_id, lock=lock)
+    if row is None:
+        raise NotFound(f"no match {match_id!r}")
+    return row
+
+
+def _row_dict(row: Match) -> dict[str, Any]:
+    return {c: getattr(row, c) for c in (
+        "id", "rules_json", "currency", "stake", "table_ref", "players", "target_points", "games",
+        "current_game", "version", "status",
+    )}
+
+
+def _document(row: Mapping[str, Any]) -> dict[str, Any]:
+    players, entries, status = row["players"], row["games"], row["status"]
+    total = domain.totals(players, entries)
+    lead_rule = _lead_rule(row["rules_json"])
+    return {
+        "id": row["id"],
+        "status": status,
+        "version": row["version"],
+        "rules": row["rules_json"],
+        "currency": row["currency"],
+        "stake": format_money(row["stake"], row["currency"]),
+        "table": row["table_ref"],
+        "target_points": row["target_points"],
+        "players": [{"id": pid, "points": total[pid]} for pid in players],
+        "games": [dict(e) for e in entries],
+        "current_game": row["current_game"],
+        "next_leader": None if status != domain.PLAYING else domain.next_leader(entries, lead_rule),
+        "winners": domain.winners(players, entries, status),
+    }
+
+
+def _lead_rule(rules_json: Mapping[str, Any]) -> str:
+    params = RuleSet.from_json(rules_json).params
+    assert isinstance(params, BantingParams)
+    return params.lead_rule

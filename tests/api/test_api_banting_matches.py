@@ -1,0 +1,190 @@
+"""Big Two matches and rule variants over HTTP: games tied together until a target, standings per
+game, the previous winner leading, If-Match and Idempotency-Key as on games, contradictions,
+the rules listing with sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from banting_scripts import THREE, THREE_SCRIPT
+from httpkit import fields_of, problem
+from test_api_banting import TWO, TWO_SCRIPT, move_body, play, state
+
+# Game 2 deals TWO the other way round: b holds 3d, so only previous_winner lets a lead.
+SWAPPED = {"a": TWO["b"], "b": TWO["a"]}
+SECOND_SCRIPT = [
+    "a: 3c", "b: 2h", "a: pass", "b: 3d 4c 5h 6s 7d", "a: pass", "b: Qc Qd Qs", "a: pass",
+    "b: 8h", "a: pass", "b: 9h", "a: pass", "b: Jh", "a: pass", "b: Kh",
+]  # fmt: skip
+YAWNOC_NEXT = {"preset": "big-two-yawnoc", "params": {"first_lead": "previous_winner"}}
+
+
+def match_body(**overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"rules": YAWNOC_NEXT, "currency": "IDR", "stake": "1000", "table": "table-9",
+                            "players": ["a", "b"], "target_points": 50}
+    body.update(overrides)
+    return body
+
+
+def new_match(http: Any, tenant: Any, **overrides: Any) -> dict[str, Any]:
+    response = http.post("/v1/banting/matches", json=match_body(**overrides), headers=tenant.headers)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    doc = dict(response.get_json())
+    assert response.headers["Location"] == f"/v1/banting/matches/{doc['id']}"
+    assert response.headers["ETag"] == '"1"'
+    return doc
+
+
+def next_game(http: Any, tenant: Any, match_id: str, hands: dict[str, str], **headers: str) -> Any:
+    body = {"players": [{"id": pid, "hand": hand.split()} for pid, hand in hands.items()]}
+    return http.post(f"/v1/banting/matches/{match_id}/games", json=body, headers={**tenant.headers, **headers})
+
+
+def match(http: Any, tenant: Any, match_id: str) -> dict[str, Any]:
+    response = http.get(f"/v1/banting/matches/{match_id}", headers=tenant.headers)
+    assert response.status_code == 200
+    return dict(response.get_json())
+
+
+def test_a_match_ties_games_together_with_standings_after_each_and_ends_at_the_target(http, tenant):
+    m = new_match(http, tenant)
+    assert (m["status"], m["players"], m["games"], m["winners"], m["next_leader"]) == (
+        "playing", [{"id": "a", "points": 0}, {"id": "b", "points": 0}], [], [], None)
+    first = next_game(http, tenant, m["id"], TWO)
+    assert first.status_code == 201 and first.get_json()["match"] == m["id"]
+    game1 = play(http, tenant, first.get_json()["id"], TWO_SCRIPT)
+    # b never played: 13 cards x 3 = 39 points; yawnoc's net is T - n x l: a +39, b -39.
+    rnd = http.get(f"/v1/rounds/{game1['round']}", headers=tenant.headers).get_json()
+    assert [(p["id"], p["points"], p["result"], p["fee"]) for p in rnd["players"]] == [
+        ("a", 39, "39000", "0"), ("b", -39, "-39000", "0")]
+    after1 = match(http, tenant, m["id"])
+    assert after1["games"] == [{"n": 1, "game": game1["id"], "round": game1["round"], "winner": "a",
+                                "points": {"a": 0, "b": 39}, "totals": {"a": 0, "b": 39}}]
+    assert (after1["status"], after1["next_leader"], after1["current_game"]) == ("playing", "a", None)
+    # Game 2: a won game 1 and leads, though b holds the 3d.
+    second = next_game(http, tenant, m["id"], SWAPPED, **{"If-Match": f'"{after1["version"]}"'})
+    assert second.status_code == 201, second.get_data(as_text=True)
+    assert (second.get_json()["turn"], second.get_json()["leader"]) == ("a", "a")
+    busy = next_game(http, tenant, m["id"], TWO)
+    assert fields_of(problem(busy, 409, "conflict")) == {"match"}
+    game2 = play(http, tenant, second.get_json()["id"], SECOND_SCRIPT)
+    after2 = match(http, tenant, m["id"])
+    # a is left with 12 cards: x2 = 24; totals a 24, b 39, below the target of 50.
+    assert after2["games"][1]["points"] == {"a": 24, "b": 0}
+    assert after2["games"][1]["totals"] == {"a": 24, "b": 39}
+    assert after2["players"] == [{"id": "a", "points": 24}, {"id": "b", "points": 39}]
+    assert (after2["status"], after2["next_leader"]) == ("playing", "b")
+    # Each game is its own stored round, and it verifies (re-scored with its leader).
+    verdict = http.get(f"/v1/rounds/{game2['round']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict == {"ok": True, "differences": []}
+
+
+def test_a_match_ends_once_a_total_reaches_the_target_and_the_lowest_total_wins(http, tenant):
+    m = new_match(http, tenant, target_points=39, rules="big-two-hk")
+    game = play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    done = match(http, tenant, m["id"])
+    assert (done["status"], done["winners"], done["next_leader"]) == ("finished", ["a"], None)
+    assert done["games"][0]["round"] == game["round"]
+    assert fields_of(problem(next_game(http, tenant, m["id"], TWO), 409, "conflict")) == {"match"}
+
+
+def test_lowest_card_leads_every_game_without_previous_winner(http, tenant):
+    m = new_match(http, tenant, rules="big-two-yawnoc")
+    play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    second = next_game(http, tenant, m["id"], SWAPPED).get_json()
+    assert second["turn"] == "b" and match(http, tenant, m["id"])["next_leader"] is None
+
+
+def test_a_stale_if_match_is_412_and_starts_no_game(http, tenant):
+    m = new_match(http, tenant)
+    stale = next_game(http, tenant, m["id"], TWO, **{"If-Match": '"7"'})
+    assert fields_of(problem(stale, 412, "precondition-failed")) == {"header.If-Match"}
+    assert match(http, tenant, m["id"])["current_game"] is None
+
+
+def test_the_same_idempotency_key_replays_the_match_and_its_game(http, tenant):
+    headers = {**tenant.headers, "Idempotency-Key": "match-1"}
+    first = http.post("/v1/banting/matches", json=match_body(), headers=headers)
+    again = http.post("/v1/banting/matches", json=match_body(), headers=headers)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_data() == first.get_data()
+    match_id = first.get_json()["id"]
+    one = next_game(http, tenant, match_id, TWO, **{"Idempotency-Key": "g-1"})
+    two = next_game(http, tenant, match_id, TWO, **{"Idempotency-Key": "g-1"})
+    assert two.get_data() == one.get_data() and match(http, tenant, match_id)["version"] == 2
+
+
+def test_a_game_must_seat_the_match_players_in_order(http, tenant):
+    m = new_match(http, tenant)
+    answer = problem(next_game(http, tenant, m["id"], {"b": TWO["b"], "a": TWO["a"]}), 422, "validation")
+    assert fields_of(answer) == {"players[0].id", "players[1].id"}
+
+
+def test_bad_match_bodies_are_422_naming_the_field(http, tenant):
+    for body, field in (
+        (match_body(players=["a", "a"]), "players[1]"),
+        (match_body(target_points=0), "target_points"),
+        (match_body(rules="capsa-susun-id"), "rules"),
+    ):
+        response = http.post("/v1/banting/matches", json=body, headers=tenant.headers)
+        assert response.status_code == 422 and field in fields_of(response.get_json()), body
+
+
+def test_contradictory_rules_are_422_naming_both_and_store_nothing(http, tenant):
+    rules = {"preset": "capsa-banting-id", "params": {"double_at": 500, "triple_at": 13}}
+    response = http.post("/v1/banting/matches", json=match_body(rules=rules), headers=tenant.headers)
+    assert fields_of(problem(response, 422, "validation")) == {"rules.params.double_at", "rules.params.triple_at"}
+    game = {"currency": "IDR", "stake": "1000", "rules": rules,
+            "players": [{"id": p, "hand": h.split()} for p, h in TWO.items()]}
+    response = http.post("/v1/banting/games", json=game, headers=tenant.headers)
+    assert fields_of(problem(response, 422, "validation")) == {"rules.params.double_at", "rules.params.triple_at"}
+
+
+def test_another_clients_match_is_not_found_and_a_read_key_cannot_start_a_game(http, tenant, other_tenant):
+    m = new_match(http, tenant)
+    problem(http.get(f"/v1/banting/matches/{m['id']}", headers=other_tenant.headers), 404, "not-found")
+    problem(next_game(http, other_tenant, m["id"], TWO), 404, "not-found")
+    body = {"players": [{"id": p, "hand": h.split()} for p, h in TWO.items()]}
+    response = http.post(f"/v1/banting/matches/{m['id']}/games", json=body, headers=tenant.read_headers)
+    problem(response, 403, "forbidden")
+
+
+def test_a_variant_plays_over_http_a_pass_skips_one_turn_under_big_two_tw(http, tenant):
+    game = {"currency": "IDR", "stake": "1000", "rules": "big-two-tw",
+            "players": [{"id": p, "hand": h.split()} for p, h in THREE.items()]}
+    doc = http.post("/v1/banting/games", json=game, headers=tenant.headers).get_json()
+    assert doc["rules"]["params"]["pass_locks"] == "turn" and doc["turn"] == "b"
+    # THREE_SCRIPT's first five moves: under pass_locks trick the turn would go back to b here.
+    after = play(http, tenant, doc["id"], THREE_SCRIPT[:5])
+    assert (after["turn"], after["table_play"]["player"]) == ("a", "b")
+    after = play(http, tenant, doc["id"], ["a: pass"])
+    assert (after["turn"], after["table_play"]) == ("b", None)
+    refused = http.post(f"/v1/banting/games/{doc['id']}/moves", json=move_body("a: 3h"), headers=tenant.headers)
+    assert problem(refused, 422, "illegal-move")["errors"][0]["message"].startswith("not your turn")
+    assert state(http, tenant, doc["id"])["version"] == 7
+
+
+def test_version_1_is_still_served_and_stores_its_exact_parameters(http, tenant):
+    v1 = {"preset": "capsa-banting-id", "version": 1}
+    game = {"currency": "IDR", "stake": "1000", "rules": v1,
+            "players": [{"id": p, "hand": h.split()} for p, h in TWO.items()]}
+    doc = http.post("/v1/banting/games", json=game, headers=tenant.headers).get_json()
+    assert doc["rules"] == {"preset": "capsa-banting-id", "version": 1, "params": {
+        "suit_order": "dchs", "flush_order": "suit_first", "straights_with_two": False, "bomb_ends_game": True,
+        "double_at": 10, "triple_at": 13, "fee_rate": "0.03", "fee_basis": "winnings"}}
+    final = play(http, tenant, doc["id"], TWO_SCRIPT)
+    assert http.get(f"/v1/rounds/{final['round']}/verify", headers=tenant.headers).get_json()["ok"]
+    bad = {**game, "rules": {**v1, "params": {"pass_locks": "turn"}}}
+    answer = problem(http.post("/v1/banting/games", json=bad, headers=tenant.headers), 422, "unknown-rules")
+    assert fields_of(answer) == {"rules.params.pass_locks"}
+
+
+def test_the_rules_listing_names_every_big_two_preset_with_every_parameter_and_its_source(http, tenant):
+    items = {i["preset"]: i for i in http.get("/v1/rules", headers=tenant.headers).get_json()["items"]}
+    banting = {name for name, i in items.items() if i["game"] == "banting"}
+    assert banting == {"capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"}
+    assert items["capsa-banting-id"]["version"] == 2
+    for name in banting:
+        assert set(items[name]["sources"]) == set(items[name]["params"]) and items[name]["source"], name
+    assert "yawnoc/big-two-scorer" in items["big-two-yawnoc"]["source"]
+    assert "AdoryVo/big-two" in items["pusoy-dos"]["sources"]["bombs"]
