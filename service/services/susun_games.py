@@ -34,6 +34,7 @@ from service.domain.susun.suggest.search import suggest
 from service.domain.version import ENGINE_VERSION
 
 from . import deals
+from .documents import rules_document
 from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
@@ -159,9 +160,14 @@ def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, A
     settle_if_due(db, client_id, game_id)
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
-    seat = _seat(row, player)
-    return {"game": row.id, "player": player, "hand": list(row.hands[seat]), "status": row.status,
-            "deadline": rfc3339(row.deadline)}
+        seat = _seat(row, player)
+        return {
+            "game": row.id,
+            "player": player,
+            "hand": list(row.hands[seat]),
+            "status": row.status,
+            "deadline": rfc3339(row.deadline),
+        }
 
 
 def list_(
@@ -179,19 +185,20 @@ def list_(
         when, game_id = decode_cursor(cursor, str)
         after = (when, game_id)
     with db.unit_of_work() as uow:
-        rows, next_after = uow.susun_games.list(client_id, status=status, table=table, limit=limit, after=after)
-        now = utcnow_ms()
-        due = [r.id for r in rows if r.status == ARRANGING and r.deadline <= now]
+        found, next_after = uow.susun_games.list(client_id, status=status, table=table, limit=limit, after=after)
+        rows = [_as_dict(r) for r in found]
+    now = utcnow_ms()
+    due = [r["id"] for r in rows if r["status"] == ARRANGING and r["deadline"] <= now]
     if due:
         for game_id in due:
             settle_if_due(db, client_id, game_id)
         with db.unit_of_work() as uow:
-            fresh = {r.id: r for r in (uow.susun_games.get(client_id, g) for g in due) if r is not None}
-        rows = [fresh.get(r.id, r) for r in rows]
-        if status is not None:
-            rows = [r for r in rows if r.status == status]
+            fresh = {g: _as_dict(r) for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
+        rows = [fresh.get(r["id"], r) for r in rows]
+        if status is not None:  # settled on this read: no longer what the filter asked for
+            rows = [r for r in rows if r["status"] == status]
     return {
-        "items": [_document(_as_dict(r)) for r in rows],
+        "items": [_document(r) for r in rows],
         "next_cursor": None if next_after is None else encode_cursor(next_after[0], next_after[1]),
     }
 
@@ -234,7 +241,8 @@ def _document(row: Mapping[str, Any]) -> dict[str, Any]:
             "submitted_at": None if sub is None or sub.get("auto_arranged") else sub["at"],
         }
         if settled:
-            entry["arrangement"] = None if sub is None else sub.get("arrangement")
+            rows = None if sub is None else sub.get("arrangement")
+            entry["arrangement"] = None if rows is None else {k: rows[k] for k in ("front", "middle", "back")}
             entry["surrender"] = bool(sub and sub.get("surrender"))
             entry["auto_arranged"] = bool(sub and sub.get("auto_arranged"))
         players.append(entry)
@@ -242,7 +250,7 @@ def _document(row: Mapping[str, Any]) -> dict[str, Any]:
         "id": row["id"],
         "status": row["status"],
         "version": row["version"],
-        "rules": row["rules_json"],
+        "rules": rules_document("susun", row["rules_json"]),
         "currency": row["currency"],
         "stake": format_money(row["stake"], row["currency"]),
         "table": row["table_ref"],
