@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, insert, or_, and_, select, update
+from sqlalchemy import and_, exists, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import SusunGame
@@ -56,7 +56,7 @@ class SusunGameRepository:
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def list(
+    def page(
         self,
         client_id: str,
         *,

@@ -18,9 +18,9 @@ from service.services.errors import Unauthorized
 from . import problems, proxies, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
-from .blueprints import susun_games as susun_game_routes
 from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
+from .blueprints import susun_games as susun_game_routes
 from .blueprints import views as view_routes
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install

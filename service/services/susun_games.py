@@ -185,7 +185,7 @@ def list_(
         when, game_id = decode_cursor(cursor, str)
         after = (when, game_id)
     with db.unit_of_work() as uow:
-        found, next_after = uow.susun_games.list(client_id, status=status, table=table, limit=limit, after=after)
+        found, next_after = uow.susun_games.page(client_id, status=status, table=table, limit=limit, after=after)
         rows = [_as_dict(r) for r in found]
     now = utcnow_ms()
     due = [r["id"] for r in rows if r["status"] == ARRANGING and r["deadline"] <= now]

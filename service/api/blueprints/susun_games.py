@@ -13,6 +13,7 @@ from service.services.banting import parse_if_match
 from service.services.idempotency import StoredResponse, parse_key
 
 from ..auth import allow_read, require_write
+from ..state import db, principal
 from ..susun_game_schemas import (
     SubmissionRequestSchema,
     SubmissionSchema,
@@ -22,7 +23,6 @@ from ..susun_game_schemas import (
     SusunGameSchema,
     SusunHandSchema,
 )
-from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response, send_stored
 from .banting import IDEMPOTENCY_KEY
 

@@ -318,7 +318,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> Sc
         for p in result.pairs
     )
     rules_json = rules.to_json()
-    document = {
+    document: dict[str, Any] = {
         "game": "susun",
         "table": table,
         "reference": reference,
@@ -332,7 +332,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> Sc
         "pairs": [_pair_doc(p, stakes[(p.a, p.b)], currency) for p in result.pairs],
         "house_fee": format_money(money.house_fee, currency),
     }
-    request = {
+    request: dict[str, Any] = {
         "rules": rules_json,
         "table": table,
         "reference": reference,
