@@ -66,7 +66,7 @@ def sweep(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
-        help="settle Capsa Susun games past their deadline, polling every SWEEP_INTERVAL_S",
+        help="settle Capsa Susun games whose deadline has passed",
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored), then poll again every "
         "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT.",
