@@ -74,6 +74,11 @@ def _banting_body(mark: str) -> dict[str, Any]:
     }
 
 
+def _susun_game_body(mark: str) -> dict[str, Any]:
+    return {"players": [f"sa-{mark}", f"sb-{mark}"], "currency": "IDR", "stake": "1000",
+            "table": f"tbl-{mark}", "arrange_seconds": 600}
+
+
 def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, Any] | None:
     """API.md's body for this route; None when the route takes none."""
     if method == "GET":
@@ -90,6 +95,8 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/plays/evaluate": lambda: {"cards": ["3d"]},
         "/v1/banting/games": lambda: _banting_body(mark),
         "/v1/banting/games/<game>/moves": lambda: {"player": f"p0-{owner_mark(owner)}", "play": ["3d"]},
+        "/v1/susun/games": lambda: _susun_game_body(mark),
+        "/v1/susun/games/<sgame>/arrangements/<splayer>": lambda: {"arrangement": SWEEP_A},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
@@ -109,8 +116,10 @@ def normalise(rule: str) -> str:
     for i, part in enumerate(parts):
         if _PARAM.fullmatch(part):
             before = parts[i - 1] if i else ""
+            if parts[1:3] == ["v1", "susun"]:  # a Capsa Susun game and one of its players
+                before = {"games": "sgames", "arrangements": "splayers", "hands": "splayers"}.get(before, before)
             out.append("<" + {"rounds": "round", "games": "game", "deals": "deal", "records": "sequence",
-                              "players": "player"}.get(before, "x") + ">")
+                              "players": "player", "sgames": "sgame", "splayers": "splayer"}.get(before, "x") + ">")
         else:
             out.append(part)
     return "/".join(out)
@@ -126,7 +135,7 @@ def concrete_path(rule: str, owner: Owner) -> tuple[str, bool]:
             value = owner.ids.get(kind)
             if value is None:
                 value = f"nothing-{secrets.token_hex(3)}"
-            elif kind in ("round", "game", "deal"):
+            elif kind in ("round", "game", "deal", "sgame"):
                 names_resource = True
             parts[i] = value
     return "/".join(parts), names_resource
@@ -183,6 +192,11 @@ def make_owner(app: Any, http: Any) -> Owner:
     if game.status_code == 201:
         owner.ids["game"] = game.get_json()["id"]
         owner.markers.append(owner.ids["game"])
+    susun = http.post("/v1/susun/games", json=_susun_game_body(mark), headers=headers)
+    assert susun.status_code == 201, susun.get_data(as_text=True)
+    owner.ids["sgame"] = susun.get_json()["id"]
+    owner.ids["splayer"] = f"sa-{mark}"
+    owner.markers.append(owner.ids["sgame"])
     return owner
 
 
