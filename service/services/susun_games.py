@@ -141,9 +141,17 @@ def _reference_conflict(reference: str) -> Conflict:
 # -- reading --------------------------------------------------------------------------------
 
 
+def _settle_for_read(db: Database, client_id: str, game_id: str) -> None:
+    """A read settles an overdue game first; one that cannot settle is shown as it is."""
+    try:
+        settle_if_due(db, client_id, game_id)
+    except Conflict:
+        log.warning("game %s is past its deadline but cannot settle", game_id, exc_info=True)
+
+
 def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     """`GET /v1/susun/games/{id}`: who has submitted; cards only once settled."""
-    settle_if_due(db, client_id, game_id)
+    _settle_for_read(db, client_id, game_id)
     with db.unit_of_work() as uow:
         return _document(_as_dict(_found(uow, client_id, game_id)))
 
@@ -157,7 +165,7 @@ def require(db: Database, client_id: str, game_id: str) -> None:
 
 def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
     """`GET /v1/susun/games/{id}/hands/{player}`: the 13 cards dealt to one player."""
-    settle_if_due(db, client_id, game_id)
+    _settle_for_read(db, client_id, game_id)
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
         seat = _seat(row, player)
@@ -191,7 +199,7 @@ def list_(
     due = [r["id"] for r in rows if r["status"] == ARRANGING and r["deadline"] <= now]
     if due:
         for game_id in due:
-            settle_if_due(db, client_id, game_id)
+            _settle_for_read(db, client_id, game_id)
         with db.unit_of_work() as uow:
             fresh = {g: _as_dict(r) for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
         rows = [fresh.get(r["id"], r) for r in rows]
@@ -446,7 +454,15 @@ def _settle(
         house_fee=scored.house_fee,
         engine_version=ENGINE_VERSION,
     )
-    uow.chain.append(built.new)
+    try:
+        uow.chain.append(built.new)
+    except UniqueViolation as exc:
+        if exc.constraint != "uq_rounds_client_reference":
+            raise
+        raise Conflict(
+            f"game {row.id!r} cannot settle: a round took its reference {row.reference!r} meanwhile",
+            errors=[FieldError("reference", "used by another round since the game started")],
+        ) from exc
     return {"submissions": submissions, "status": SETTLED, "round_id": round_id, "settled_at": now}
 
 

@@ -502,3 +502,18 @@ def test_settling_a_parsed_stored_request_is_what_rescoring_reproduces(http, ten
         score_round_request(request)
     assert {e.field for e in refused.value.errors} == {
         "game_id", "players[0].auto_arranged", "players[1].auto_arranged"}
+
+
+def test_a_round_that_took_the_games_reference_meanwhile_blocks_settling_without_a_500(http, tenant, clock):
+    from httpkit import two_player_round
+
+    reference = f"taken-{tenant.id}"
+    game = start(http, tenant, players=["a", "b"], reference=reference)
+    assert http.post("/v1/rounds", json=two_player_round(reference=reference), headers=tenant.headers).status_code == 201
+    clock.advance(seconds=60)
+    assert fetch(http, tenant, game)["status"] == "arranging"  # shown as it is
+    assert susun_games.sweep_once(http.application.extensions["capsa"].db) == 0
+    rows = suggested(http, tenant, hand_of(http, tenant, game, "a"))
+    refused = problem(put(http, tenant, game, "a", {"arrangement": rows}), 409, "conflict")
+    assert fields_of(refused) == {"reference"} and reference in refused["detail"]
+    assert len(_rounds_of(http, tenant)) == 1
