@@ -28,19 +28,23 @@ $BENCH_DATABASE_URL (or $TEST_DATABASE_URL) and drops it at the end. Usage:
 
 from __future__ import annotations
 
-import argparse
-import http.client
-import json
-import multiprocessing as mp
-import os
-import socket
-import statistics
-import subprocess
 import sys
-import time
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+
+# bench/http.py would shadow the standard library's http package: drop this folder first.
+sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("bench")]
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -187,16 +191,29 @@ def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games
     interval = float(env.get("SWEEP_INTERVAL_S") or 1.0)
     sweeper = subprocess.Popen([str(Path(sys.executable).with_name("capsa")), "sweep", "--quiet"], cwd=ROOT,
                                env={**env, "DATABASE_URL": url}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    load = os.getloadavg()[0]
     ids = []
     try:
+        # Warm up: one game that the sweeper must settle before the measured ones start,
+        # so the lag does not include the sweeper's own start (imports, first connection).
+        status, warm, _ = call(port, "POST", "/v1/susun/games", headers, {
+            "players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 1})
+        assert status == 201, warm
+        db = Database(url)
+        until = time.monotonic() + 60
+        while time.monotonic() < until:  # read the row itself: a GET would settle the game
+            with db.unit_of_work() as uow:
+                if uow.session.scalar(select(SusunGame.status).where(SusunGame.id == warm["id"])) == "settled":
+                    break
+            time.sleep(0.1)
+        else:
+            raise SystemExit("the sweeper did not settle the warm-up game within 60 s")
+        load = os.getloadavg()[0]
         for _ in range(games):
             status, game, _ = call(port, "POST", "/v1/susun/games", headers, {
                 "players": ["a", "b", "c", "d"], "currency": "IDR", "stake": "1000", "arrange_seconds": 1})
             assert status == 201, game
             ids.append(game["id"])
             time.sleep(spread / games)
-        db = Database(url)
         until = time.monotonic() + 30
         seen: dict[str, float] = {}  # game -> when this poll first saw it settled (committed)
         deadlines: dict[str, float] = {}

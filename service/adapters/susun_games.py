@@ -39,6 +39,22 @@ class SusunGameRepository:
             )
         )
 
+    def due(self, client_id: str, game_id: str, status: str, now: datetime) -> bool:
+        """Whether the game is still in `status` with its deadline at or before `now` (one
+        cheap look-up, no row loaded: every access asks it first)."""
+        return bool(
+            self.session.scalar(
+                select(
+                    exists().where(
+                        SusunGame.id == game_id,
+                        SusunGame.client_id == client_id,
+                        SusunGame.status == status,
+                        SusunGame.deadline <= now,
+                    )
+                )
+            )
+        )
+
     def reference_taken(self, client_id: str, reference: str) -> bool:
         return bool(
             self.session.scalar(

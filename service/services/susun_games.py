@@ -361,8 +361,7 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
     call settled it. Cheap when there is nothing to do (one read, no write transaction)."""
     now = utcnow_ms()
     with db.unit_of_work() as uow:
-        row = uow.susun_games.get(client_id, game_id)
-        if row is None or row.status != ARRANGING or row.deadline > now:
+        if not uow.susun_games.due(client_id, game_id, ARRANGING, now):
             return False
     with db.unit_of_work(write=True) as uow:
         row = _found(uow, client_id, game_id, lock=True)
