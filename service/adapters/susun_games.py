@@ -32,28 +32,15 @@ class SusunGameRepository:
             q = q.with_for_update()
         return self.session.scalar(q)
 
-    def exists(self, client_id: str, game_id: str) -> bool:
-        return bool(
-            self.session.scalar(
-                select(exists().where(SusunGame.id == game_id, SusunGame.client_id == client_id))
+    def state(self, client_id: str, game_id: str) -> tuple[str, datetime] | None:
+        """The game's status and deadline, without loading the row (every access asks
+        first); None when the client has no such game."""
+        row = self.session.execute(
+            select(SusunGame.status, SusunGame.deadline).where(
+                SusunGame.id == game_id, SusunGame.client_id == client_id
             )
-        )
-
-    def due(self, client_id: str, game_id: str, status: str, now: datetime) -> bool:
-        """Whether the game is still in `status` with its deadline at or before `now` (one
-        cheap look-up, no row loaded: every access asks it first)."""
-        return bool(
-            self.session.scalar(
-                select(
-                    exists().where(
-                        SusunGame.id == game_id,
-                        SusunGame.client_id == client_id,
-                        SusunGame.status == status,
-                        SusunGame.deadline <= now,
-                    )
-                )
-            )
-        )
+        ).first()
+        return None if row is None else (row[0], row[1])
 
     def reference_taken(self, client_id: str, reference: str) -> bool:
         return bool(

@@ -156,11 +156,15 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
         return _document(_as_dict(_found(uow, client_id, game_id)))
 
 
-def require(db: Database, client_id: str, game_id: str) -> None:
-    """404 unless the client has this game."""
+def require(db: Database, client_id: str, game_id: str) -> bool:
+    """404 unless the client has this game; whether its deadline has passed unsettled (one
+    look-up, which the view passes on to `submit`)."""
     with db.unit_of_work() as uow:
-        if not uow.susun_games.exists(client_id, game_id):
-            raise NotFound(f"no game {game_id!r}")
+        found = uow.susun_games.state(client_id, game_id)
+    if found is None:
+        raise NotFound(f"no game {game_id!r}")
+    status, deadline = found
+    return status == ARRANGING and deadline <= utcnow_ms()
 
 
 def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
@@ -284,10 +288,13 @@ def submit(
     body: Mapping[str, Any],
     expected_version: int | None,
     idempotency_key: str | None,
+    due: bool | None = None,
 ) -> StoredResponse:
     """`PUT /v1/susun/games/{id}/arrangements/{player}`: set (or replace) a player's rows, or
-    surrender; the answer is the evaluation. The last player's submission settles the game."""
-    settle_if_due(db, client_id, game_id)  # a deadline that passed settles before anything else
+    surrender; the answer is the evaluation. The last player's submission settles the game.
+    `due`: what `require` found (None: look again)."""
+    if due is None or due:  # a deadline that passed settles before anything else
+        settle_if_due(db, client_id, game_id)
     path = f"{GAMES_PATH}/{game_id}/arrangements/{player}"
 
     def action(uow: UnitOfWork) -> StoredResponse:
@@ -361,8 +368,9 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
     call settled it. Cheap when there is nothing to do (one read, no write transaction)."""
     now = utcnow_ms()
     with db.unit_of_work() as uow:
-        if not uow.susun_games.due(client_id, game_id, ARRANGING, now):
-            return False
+        found = uow.susun_games.state(client_id, game_id)
+    if found is None or found[0] != ARRANGING or found[1] > now:
+        return False
     with db.unit_of_work(write=True) as uow:
         row = _found(uow, client_id, game_id, lock=True)
         if row.status != ARRANGING or row.deadline > now:

@@ -130,8 +130,8 @@ class Arrangement(MethodView):
         answers its `round`.
         """
         client_id = principal().client_id
-        susun_games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        due = susun_games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = parse_if_match(request.headers.get("If-Match"))
-        return _send(susun_games.submit(db(), client_id, game_id, player, body, version, key))
+        return _send(susun_games.submit(db(), client_id, game_id, player, body, version, key, due=due))
