@@ -35,10 +35,10 @@ sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("bench")]
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
+import importlib.util  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import os  # noqa: E402
-import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
@@ -48,58 +48,25 @@ from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-TICK = os.sysconf("SC_CLK_TCK")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _bench_http() -> Any:
+    """bench/http.py's gunicorn and /proc helpers (its name shadows the standard library's
+    http package, so it is loaded by path under another name)."""
+    spec = importlib.util.spec_from_file_location("bench_http", ROOT / "bench" / "http.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_http"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+_HTTP = _bench_http()
+free_port, workers_cpu, backends_cpu = _HTTP.free_port, _HTTP.workers_cpu, _HTTP.backends_cpu
 
 
 def start_gunicorn(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), "--bind", f"127.0.0.1:{port}",
-            "service.api.wsgi:app"]
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise SystemExit("gunicorn did not start")
-
-
-def _stat(pid: str) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def workers_cpu(master: int) -> float:
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (fields := _stat(entry)) and int(fields[1]) == master:
-            total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
-
-
-def backends_cpu(database: str) -> float:
-    total = 0.0
-    needle = f" {database} ".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            title = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if title.startswith(b"postgres: ") and needle in title and (fields := _stat(entry)):
-            total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
+    return _HTTP.start_gunicorn("service.api.wsgi:app", port, env)  # type: ignore[no-any-return]
 
 
 def call(port: int, method: str, path: str, headers: dict[str, str], body: Any = None) -> tuple[int, Any, float]:

@@ -31,7 +31,6 @@ from service.domain.rules import RuleSet, resolve_rules
 from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
 from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.suggest.search import suggest
-from service.domain.version import ENGINE_VERSION
 
 from . import deals
 from .documents import rules_document
@@ -40,7 +39,7 @@ from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
 from .pages import decode_cursor, encode_cursor
-from .recording import round_record
+from .recording import scored_round_record
 
 GAMES_PATH = "/v1/susun/games"
 ARRANGING, SETTLED = "arranging", "settled"
@@ -445,22 +444,8 @@ def _settle(
                 "at": rfc3339(now),
             }
     scored = score_round_request(round_body(row, submissions), game_round=True)
-    round_id = new_id("rnd", now)
-    built = round_record(
-        client_id,
-        round_id=round_id,
-        created_at=now,
-        game="susun",
-        preset=scored.preset,
-        currency=scored.currency,
-        table=scored.table,
-        reference=scored.reference,
-        request=scored.request,
-        document=scored.document,
-        players=scored.players,
-        house_fee=scored.house_fee,
-        engine_version=ENGINE_VERSION,
-    )
+    built = scored_round_record(client_id, scored, round_id=new_id("rnd", now), created_at=now)
+    round_id = built.new.round_id
     try:
         uow.chain.append(built.new)
     except UniqueViolation as exc:

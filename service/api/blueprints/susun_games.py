@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, request
@@ -10,7 +9,7 @@ from flask.views import MethodView
 
 from service.services import susun_games
 from service.services.banting import parse_if_match
-from service.services.idempotency import StoredResponse, parse_key
+from service.services.idempotency import parse_key
 
 from ..auth import allow_read, require_write
 from ..state import db, principal
@@ -23,8 +22,9 @@ from ..susun_game_schemas import (
     SusunGameSchema,
     SusunHandSchema,
 )
-from . import AUTH, BODY, Blueprint, json_response, send_stored
-from .banting import IDEMPOTENCY_KEY
+from . import AUTH, BODY, Blueprint, json_response
+from .banting import IDEMPOTENCY_KEY, STATE_HEADERS
+from .banting import _send as send_versioned  # a stored answer with its version as ETag
 
 blp = Blueprint(
     "susun_games", __name__, url_prefix="/v1/susun", description="Server-run Capsa Susun games."
@@ -47,20 +47,8 @@ IF_MATCH = {
     "schema": {"type": "string", "maxLength": 40},
     "example": '"1"',
 }
-ETAG = {"ETag": {"description": 'The game version, `"7"`.', "schema": {"type": "string"}}}
-REPLAYED = {
-    "Idempotent-Replayed": {
-        "description": "`true` on a replay of a stored answer.",
-        "schema": {"type": "string", "example": "true"},
-    }
-}
-
-
-def _send(stored: StoredResponse) -> Response:
-    response = send_stored(stored)
-    if 200 <= stored.status < 300:
-        response.headers["ETag"] = f'"{json.loads(stored.body)["version"]}"'
-    return response
+ETAG = {"ETag": STATE_HEADERS["ETag"]}
+REPLAYED = {"Idempotent-Replayed": STATE_HEADERS["Idempotent-Replayed"]}
 
 
 @blp.route("/games")
@@ -86,7 +74,7 @@ class Games(MethodView):
         submitted or at the deadline, whichever comes first, and becomes a round.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
-        return _send(susun_games.create(db(), principal().client_id, body, key))
+        return send_versioned(susun_games.create(db(), principal().client_id, body, key))
 
 
 @blp.route("/games/<string:game_id>")
@@ -134,4 +122,4 @@ class Arrangement(MethodView):
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = parse_if_match(request.headers.get("If-Match"))
-        return _send(susun_games.submit(db(), client_id, game_id, player, body, version, key, due=due))
+        return send_versioned(susun_games.submit(db(), client_id, game_id, player, body, version, key, due=due))
