@@ -39,8 +39,10 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -147,25 +149,46 @@ def pct(values: list[float], q: float) -> float:
 
 
 def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games: int,
-        spread: float) -> tuple[list[float], float, float]:
-    """Start `games` 1-second games over `spread` seconds with `capsa sweep` running; the
-    settled_at - deadline of each (s), the interval, the load."""
+        spread: float) -> tuple[list[float], list[float], float, float, list[tuple[int, float]]]:
+    """Start `games` 1-second games over `spread` seconds with `capsa sweep` running, while
+    a poller reads their rows every 20 ms. Per game (s): settled_at - deadline (when the
+    sweeper's pass took it up) and first seen settled - deadline (its round committed);
+    the interval, the load, and the sweeper's passes (games settled, ms)."""
     from sqlalchemy import select
 
     from service.adapters.models import SusunGame
     from service.adapters.uow import Database
 
     interval = float(env.get("SWEEP_INTERVAL_S") or 1.0)
-    sweeper = subprocess.Popen([str(Path(sys.executable).with_name("capsa")), "sweep", "--quiet"], cwd=ROOT,
-                               env={**env, "DATABASE_URL": url}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ids = []
+    sweeper = subprocess.Popen([str(Path(sys.executable).with_name("capsa")), "sweep"], cwd=ROOT,
+                               env={**env, "DATABASE_URL": url}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    db = Database(url)
+    ids: list[str] = []
+    seen: dict[str, float] = {}  # game -> when the poller first saw it settled
+    rows: dict[str, tuple[float, float]] = {}  # game -> (deadline, settled_at)
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            wanted = [g for g in list(ids) if g not in seen]
+            if wanted:
+                with db.unit_of_work() as uow:
+                    found = list(uow.session.execute(
+                        select(SusunGame.id, SusunGame.deadline, SusunGame.settled_at)
+                        .where(SusunGame.id.in_(wanted), SusunGame.settled_at.is_not(None))))
+                now = datetime.now(UTC).timestamp()
+                for gid, deadline, settled in found:
+                    seen[gid], rows[gid] = now, (deadline.timestamp(), settled.timestamp())
+            stop.wait(0.02)
+
+    poller = threading.Thread(target=poll)
     try:
         # Warm up: one game that the sweeper must settle before the measured ones start,
         # so the lag does not include the sweeper's own start (imports, first connection).
         status, warm, _ = call(port, "POST", "/v1/susun/games", headers, {
             "players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 1})
         assert status == 201, warm
-        db = Database(url)
         until = time.monotonic() + 60
         while time.monotonic() < until:  # read the row itself: a GET would settle the game
             with db.unit_of_work() as uow:
@@ -174,6 +197,7 @@ def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games
             time.sleep(0.1)
         else:
             raise SystemExit("the sweeper did not settle the warm-up game within 60 s")
+        poller.start()
         load = os.getloadavg()[0]
         for _ in range(games):
             status, game, _ = call(port, "POST", "/v1/susun/games", headers, {
@@ -182,28 +206,22 @@ def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games
             ids.append(game["id"])
             time.sleep(spread / games)
         until = time.monotonic() + 30
-        seen: dict[str, float] = {}  # game -> when this poll first saw it settled (committed)
-        deadlines: dict[str, float] = {}
-        settled_at: dict[str, float] = {}
         while time.monotonic() < until and len(seen) < games:
-            with db.unit_of_work() as uow:
-                rows = list(uow.session.execute(
-                    select(SusunGame.id, SusunGame.deadline, SusunGame.settled_at).where(SusunGame.id.in_(ids))))
-            now = datetime.now(UTC).timestamp()
-            for gid, deadline, settled in rows:
-                deadlines[gid] = deadline.timestamp()
-                if settled is not None and gid not in seen:
-                    seen[gid], settled_at[gid] = now, settled.timestamp()
-            time.sleep(0.02)  # the benchmark's own poll: adds at most 20 ms to "committed"
-        db.dispose()
+            time.sleep(0.1)
     finally:
+        stop.set()
+        if poller.is_alive():
+            poller.join()
+        db.dispose()
         sweeper.terminate()
-        sweeper.wait(10)
+        _out, err = sweeper.communicate(timeout=10)
     if len(seen) != games:
         raise SystemExit(f"only {len(seen)} of {games} games settled within 30 s")
-    noticed = sorted(settled_at[g] - deadlines[g] for g in seen)
-    committed = sorted(seen[g] - deadlines[g] for g in seen)
-    return noticed, committed, interval, load
+    # "settled 3 games in 412 ms": how long each pass that settled something took
+    passes = [(int(m[1]), float(m[2])) for m in re.finditer(r"settled (\d+) games? in (\d+) ms", err)]
+    noticed = sorted(rows[g][1] - rows[g][0] for g in seen)
+    committed = sorted(seen[g] - rows[g][0] for g in seen)
+    return noticed, committed, interval, load, passes
 
 
 def main() -> int:
@@ -244,7 +262,7 @@ def main() -> int:
         ref = phase(port, senders, first3, "evaluate", proc.pid, name)
         subs = phase(port, senders, first3, "submit", proc.pid, name)
         settles = phase(port, senders, last, "submit", proc.pid, name)
-        noticed, lags, interval, lag_load = lag(url, port, senders[0], env, args.lag_games, args.lag_spread)
+        noticed, lags, interval, lag_load, passes = lag(url, port, senders[0], env, args.lag_games, args.lag_spread)
 
         print(f"machine: {os.cpu_count()} cores, shared with other work; gunicorn.conf.py; PostgreSQL database "
               f"{name} (dropped after); {args.senders} closed-loop senders, one API client each")
@@ -266,6 +284,7 @@ def main() -> int:
             print(f"    {label:<52} p50 {statistics.median(values) * 1000:>6.0f} ms  p99 "
                   f"{pct(values, 0.99) * 1000:>6.0f} ms  max {values[-1] * 1000:>6.0f} ms  "
                   f"(max / interval {values[-1] / interval:.2f})")
+        print(f"    sweeper passes that settled games (games, ms; the warm-up first): {passes}")
         failed = subs[1] + settles[1] + ref[1]
         return 1 if failed else 0
     finally:

@@ -56,7 +56,9 @@ def sweep(args: argparse.Namespace) -> int:
                 settled = 0
                 print(f"capsa sweep: pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             if settled and not args.quiet:
-                print(f"settled {settled} game{'s' if settled != 1 else ''}", file=sys.stderr, flush=True)
+                took = (time.monotonic() - started) * 1000
+                print(f"settled {settled} game{'s' if settled != 1 else ''} in {took:.0f} ms", file=sys.stderr,
+                      flush=True)
             if args.once or stop.wait(max(0.0, interval - (time.monotonic() - started))):
                 return 0
     finally:
