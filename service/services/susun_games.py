@@ -307,7 +307,7 @@ def submit(
         now = utcnow_ms()
         if row.status != ARRANGING or now >= row.deadline:
             raise _closed(row)
-        rules = RuleSet.from_json(row.rules_json)
+        rules = RuleSet.from_json(rules_document("susun", row.rules_json))  # in the documented order
         submission, evaluation = _submission(body, rules, row.hands[seat], now)
         submissions = {**row.submissions, player: submission}
         values: dict[str, Any] = {"submissions": submissions, "updated_at": now}
