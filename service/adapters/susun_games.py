@@ -85,13 +85,18 @@ class SusunGameRepository:
         rows = rows[:limit]
         return rows, (rows[-1].created_at, rows[-1].id) if more and rows else None
 
-    def overdue(self, now: datetime, status: str, limit: int) -> list[tuple[str, str]]:
-        """(client_id, game_id) of games still in `status` whose deadline is at or before `now`,
-        oldest deadline first (the sweeper's query, on ix_susun_games_status_deadline)."""
-        q = (
-            select(SusunGame.client_id, SusunGame.id)
-            .where(SusunGame.status == status, SusunGame.deadline <= now)
-            .order_by(SusunGame.deadline)
-            .limit(limit)
+    def overdue(
+        self, now: datetime, status: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[tuple[str, str, datetime]]:
+        """(client_id, game_id, deadline) of games still in `status` whose deadline is at or
+        before `now`, by (deadline, id), after `after` (the sweeper's query, on
+        ix_susun_games_status_deadline)."""
+        q = select(SusunGame.client_id, SusunGame.id, SusunGame.deadline).where(
+            SusunGame.status == status, SusunGame.deadline <= now
         )
-        return [(c, g) for c, g in self.session.execute(q)]
+        if after is not None:
+            q = q.where(
+                or_(SusunGame.deadline > after[0], and_(SusunGame.deadline == after[0], SusunGame.id > after[1]))
+            )
+        q = q.order_by(SusunGame.deadline, SusunGame.id).limit(limit)
+        return [(c, g, d) for c, g, d in self.session.execute(q)]

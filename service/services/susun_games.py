@@ -382,20 +382,23 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
 
 
 def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
-    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled."""
+    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled.
+    Each overdue game is tried once per pass, in deadline order, `batch` at a time; one that
+    cannot settle is logged and left for the next pass."""
     settled = 0
+    now = utcnow_ms()
+    after: tuple[datetime, str] | None = None
     while True:
         with db.unit_of_work() as uow:
-            due = uow.susun_games.overdue(utcnow_ms(), ARRANGING, batch)
-        done = 0
-        for client_id, game_id in due:
+            due = uow.susun_games.overdue(now, ARRANGING, batch, after)
+        for client_id, game_id, _deadline in due:
             try:
-                done += settle_if_due(db, client_id, game_id)
+                settled += settle_if_due(db, client_id, game_id)
             except Exception:  # one game that cannot settle must not stop the others
                 log.exception("could not settle game %s", game_id)
-        settled += done
-        if len(due) < batch or done == 0:
+        if len(due) < batch:
             return settled
+        after = (due[-1][2], due[-1][1])
 
 
 def auto_arrangement(hand_texts: Sequence[str], rules: RuleSet) -> dict[str, list[str]]:
