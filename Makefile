@@ -36,6 +36,8 @@ lock: $(STAMP)
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
 # var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000.
 DEMO_DB := sqlite:///var/capsa.db
+# Beside the server, `capsa sweep` settles Capsa Susun games at their deadline; it stops
+# when the server does.
 run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
@@ -45,6 +47,8 @@ run: $(STAMP)
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
+	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa sweep & sweeper=$$!; \
+	trap 'kill $$sweeper 2>/dev/null' EXIT INT TERM; \
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
 
 # The client libraries, regenerated from openapi.yaml: clients/python/capsa_client and

@@ -331,3 +331,39 @@ class Match(Base):
     status: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class SusunGame(Base):
+    """A server-run Capsa Susun game: hands dealt, arrangements collected until the deadline.
+
+    `submissions` maps a player id to what it sent (`arrangement` or `surrender`) and when;
+    every change bumps `version`. Settling scores the round and records it as a chain
+    record (`round_id`), in the transaction that moves `status` from arranging to settled.
+    """
+
+    __tablename__ = "susun_games"
+    __table_args__ = (
+        UniqueConstraint("client_id", "reference", name="uq_susun_games_client_reference"),
+        Index("ix_susun_games_client_created", "client_id", "created_at"),
+        Index("ix_susun_games_status_deadline", "status", "deadline"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
+    currency: Mapped[str] = mapped_column(String(3))
+    stake: Mapped[int] = mapped_column(BigInteger)
+    table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    reference: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    hands: Mapped[list[list[str]]] = mapped_column(JSON)
+    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id"), nullable=True)
+    submissions: Mapped[dict[str, Any]] = mapped_column(JSON)
+    arrange_seconds: Mapped[int] = mapped_column(Integer)
+    deadline: Mapped[datetime] = mapped_column(UTCDateTime())
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
+    settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -5,8 +5,8 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `matches`); anything else
-rolls back. Every driver error leaves here as an adapter error (`errors.py`).
+`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `matches`,
+`susun_games`); anything else rolls back. Every driver error leaves here as an adapter error (`errors.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
+from .susun_games import SusunGameRepository
 from .translate import translate, translated
 
 
@@ -98,6 +99,7 @@ class UnitOfWork:
         self.deals = DealRepository(session)
         self.games = GameRepository(session)
         self.matches = MatchRepository(session)
+        self.susun_games = SusunGameRepository(session)
 
     def __enter__(self) -> Self:
         return self

@@ -20,6 +20,7 @@ from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
 from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
+from .blueprints import susun_games as susun_game_routes
 from .blueprints import views as view_routes
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install
@@ -102,7 +103,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
     for module in (service, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)
-    for module in (audit_routes, ledger_routes, view_routes):
+    for module in (audit_routes, ledger_routes, view_routes, susun_game_routes):
         api.register_blueprint(module.blp)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)

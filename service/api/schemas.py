@@ -231,6 +231,9 @@ class PlayerResultSchema(Out):
         allow_none=True, validate=validate.OneOf(NATURALS), metadata=_meta(None, "Capsa Susun only.")
     )
     surrender = fields.Boolean(metadata=_meta(False, "Capsa Susun only."))
+    auto_arranged = fields.Boolean(
+        metadata=_meta(False, "Rounds of a server-run Capsa Susun game only: the service set this hand.")
+    )
     cards_left = fields.Integer(metadata=_meta(7, "Capsa Banting only: cards left at the end."))
     points = fields.Integer(required=True, metadata=_meta(11))
     result = SignedMoney("11000", required=True)
@@ -264,6 +267,9 @@ class ScoreDocumentSchema(Out):
     game = fields.String(required=True, validate=validate.OneOf(GAMES), metadata=_meta("susun"))
     table = Id("table-7", required=True, allow_none=True)
     reference = Id("client-round-9912", required=True, allow_none=True)
+    game_id = fields.String(
+        metadata=_meta("sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Rounds of a server-run Capsa Susun game only: the game.")
+    )
     currency = fields.String(required=True, metadata=_meta("IDR"))
     stake = Money("1000", required=True)
     rules = fields.Nested(RulesEchoSchema, required=True)
@@ -294,6 +300,9 @@ class RoundDocumentSchema(Out):
     created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
     table = Id("table-7", required=True, allow_none=True)
     reference = Id("client-round-9912", required=True, allow_none=True)
+    game_id = fields.String(
+        metadata=_meta("sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Rounds of a server-run Capsa Susun game only: the game.")
+    )
     currency = fields.String(required=True, metadata=_meta("IDR"))
     stake = Money("1000", required=True)
     rules = fields.Nested(RulesEchoSchema, required=True)

@@ -56,38 +56,45 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     ]
     raise_collected(errors, InvalidRound)
     client_seed = str(body["client_seed"])
+    with db.unit_of_work(write=True) as uow:
+        row = insert_new(uow, client_id, players, client_seed)
+        uow.commit()
+    return {
+        "id": row["id"],
+        "commitment": row["commitment"],
+        "nonce": row["nonce"],
+        "client_seed": client_seed,
+        "hands": dict(zip(players, row["hands"], strict=True)),
+    }
+
+
+def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> dict[str, Any]:
+    """Make and insert a deal with the client's next nonce, in the caller's transaction
+    (`POST /v1/deals`, and a Capsa Susun game started without a deal): the deal's row."""
     server_seed = new_server_seed()
     for _ in range(_NONCE_RETRIES):
-        with db.unit_of_work(write=True) as uow:
-            nonce = uow.deals.count(client_id)
-            hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
-            now = utcnow_ms()
-            row = {
-                "id": new_id("dl", now),
-                "client_id": client_id,
-                "nonce": nonce,
-                "server_seed": server_seed,
-                "commitment": commitment(server_seed),
-                "client_seed": client_seed,
-                "players": players,
-                "hands": hands,
-                "used_at": None,
-                "used_by": None,
-                "revealed_at": None,
-                "created_at": now,
-            }
-            try:
-                uow.deals.insert(row)
-            except UniqueViolation:
-                continue  # a concurrent deal took this nonce (PostgreSQL): count again
-            uow.commit()
-        return {
-            "id": row["id"],
-            "commitment": row["commitment"],
+        nonce = uow.deals.count(client_id)
+        hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
+        now = utcnow_ms()
+        row = {
+            "id": new_id("dl", now),
+            "client_id": client_id,
             "nonce": nonce,
+            "server_seed": server_seed,
+            "commitment": commitment(server_seed),
             "client_seed": client_seed,
-            "hands": dict(zip(players, hands, strict=True)),
+            "players": list(players),
+            "hands": hands,
+            "used_at": None,
+            "used_by": None,
+            "revealed_at": None,
+            "created_at": now,
         }
+        try:
+            uow.deals.insert(row)  # in a savepoint: a taken nonce rolls back only the insert
+        except UniqueViolation:
+            continue  # a concurrent deal took this nonce (PostgreSQL): count again
+        return row
     raise Conflict("concurrent deals kept taking the next nonce; retry")
 
 

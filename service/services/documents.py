@@ -15,9 +15,9 @@ from typing import Any
 from service.domain.rules import SPECS
 from service.domain.susun.rules import BONUS_KEYS, NATURALS
 
-_TOP = ("table", "reference", "currency", "stake", "rules", "engine_version")
+_TOP = ("table", "reference", "game_id", "currency", "stake", "rules", "engine_version")
 _AFTER_STATUS = ("players", "pairs", "house_fee", "history")
-_PLAYER = ("id", "rows", "foul", "natural", "surrender", "cards_left", "points", "result", "winnings", "fee", "net")
+_PLAYER = ("id", "rows", "foul", "natural", "surrender", "auto_arranged", "cards_left", "points", "result", "winnings", "fee", "net")
 _PAIR = ("players", "stake", "rows", "bonus", "outcome", "multiplier", "points", "amount")
 _ROWS = ("front", "middle", "back")
 _ROW = ("category", "cards", "bonus")

@@ -18,6 +18,7 @@ from service.adapters.ledger import BookedLine
 from service.adapters.records import Appended, LineRow, NewRecord, RoundColumns
 from service.domain import audit as chain
 from service.domain.money import PlayerLine
+from service.domain.susun.round import ScoredRound
 
 from .documents import audit_of, round_document
 
@@ -95,6 +96,28 @@ def round_record(
         round=RoundColumns(game, preset, table, reference, currency),
     )
     return BuiltRecord(new, doc)
+
+
+def scored_round_record(
+    client_id: str, scored: ScoredRound, *, round_id: str, created_at: datetime
+) -> BuiltRecord:
+    """The record of a scored Capsa Susun round: what `POST /v1/rounds` stores, and what a
+    server-run game stores when it settles."""
+    return round_record(
+        client_id,
+        round_id=round_id,
+        created_at=created_at,
+        game=str(scored.document["game"]),
+        preset=scored.preset,
+        currency=scored.currency,
+        table=scored.table,
+        reference=scored.reference,
+        request=scored.request,
+        document=scored.document,
+        players=scored.players,
+        house_fee=scored.house_fee,
+        engine_version=str(scored.document["engine_version"]),
+    )
 
 
 def void_record(

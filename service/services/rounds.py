@@ -30,7 +30,7 @@ from .idempotency import StoredResponse
 from .ids import new_id, utcnow_ms
 from .jsondoc import dump
 from .pages import decode_cursor, encode_cursor
-from .recording import BuiltRecord, round_record
+from .recording import BuiltRecord, scored_round_record
 
 PATH = "/v1/rounds"
 
@@ -66,21 +66,7 @@ def create(db: Database, client_id: str, body: dict[str, Any], idempotency_key: 
             deals.check_round_cards(deals.dealt(uow, client_id, deal_id), scored.request)
     now = utcnow_ms()
     round_id = new_id("rnd", now)
-    built = round_record(
-        client_id,
-        round_id=round_id,
-        created_at=now,
-        game=str(scored.document["game"]),
-        preset=scored.preset,
-        currency=scored.currency,
-        table=scored.table,
-        reference=scored.reference,
-        request=scored.request,
-        document=scored.document,
-        players=scored.players,
-        house_fee=scored.house_fee,
-        engine_version=str(scored.document["engine_version"]),
-    )
+    built = scored_round_record(client_id, scored, round_id=round_id, created_at=now)
     claim = None
     if idempotency_key is not None:
         claim = idempotency.claim("POST", PATH, idempotency_key, body, round_id, 201, now)

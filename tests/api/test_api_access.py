@@ -77,6 +77,9 @@ def _banting_body(mark: str) -> dict[str, Any]:
 def _match_body(mark: str) -> dict[str, Any]:
     body = _banting_body(mark)
     return {**body, "players": [p["id"] for p in body["players"]]}
+def _susun_game_body(mark: str) -> dict[str, Any]:
+    return {"players": [f"sa-{mark}", f"sb-{mark}"], "currency": "IDR", "stake": "1000",
+            "table": f"tbl-{mark}", "arrange_seconds": 600}
 
 
 def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, Any] | None:
@@ -97,6 +100,8 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/games/<game>/moves": lambda: {"player": f"p0-{owner_mark(owner)}", "play": ["3d"]},
         "/v1/banting/matches": lambda: _match_body(mark),
         "/v1/banting/matches/<match>/games": lambda: {"players": _banting_body(owner_mark(owner))["players"]},
+        "/v1/susun/games": lambda: _susun_game_body(mark),
+        "/v1/susun/games/<sgame>/arrangements/<splayer>": lambda: {"arrangement": SWEEP_A},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
@@ -116,8 +121,10 @@ def normalise(rule: str) -> str:
     for i, part in enumerate(parts):
         if _PARAM.fullmatch(part):
             before = parts[i - 1] if i else ""
+            if parts[1:3] == ["v1", "susun"]:  # a Capsa Susun game and one of its players
+                before = {"games": "sgames", "arrangements": "splayers", "hands": "splayers"}.get(before, before)
             out.append("<" + {"rounds": "round", "games": "game", "deals": "deal", "records": "sequence",
-                              "players": "player", "matches": "match"}.get(before, "x") + ">")
+                              "players": "player", "matches": "match", "sgames": "sgame", "splayers": "splayer"}.get(before, "x") + ">")
         else:
             out.append(part)
     return "/".join(out)
@@ -133,7 +140,7 @@ def concrete_path(rule: str, owner: Owner) -> tuple[str, bool]:
             value = owner.ids.get(kind)
             if value is None:
                 value = f"nothing-{secrets.token_hex(3)}"
-            elif kind in ("round", "game", "deal", "match"):
+            elif kind in ("round", "game", "deal", "match", "sgame"):
                 names_resource = True
             parts[i] = value
     return "/".join(parts), names_resource
@@ -194,6 +201,11 @@ def make_owner(app: Any, http: Any) -> Owner:
     if match.status_code == 201:
         owner.ids["match"] = match.get_json()["id"]
         owner.markers.append(owner.ids["match"])
+    susun = http.post("/v1/susun/games", json=_susun_game_body(mark), headers=headers)
+    assert susun.status_code == 201, susun.get_data(as_text=True)
+    owner.ids["sgame"] = susun.get_json()["id"]
+    owner.ids["splayer"] = f"sa-{mark}"
+    owner.markers.append(owner.ids["sgame"])
     return owner
 
 

@@ -223,6 +223,8 @@ case "$1 $2" in
   "clients list") exit 0 ;;
   "clients create") echo "client demo created: cl_1"; echo "its write key:"; echo "capsa_0123abcd_secret" ;;
   "clients key") echo "new write key:"; echo "capsa_4567cdef_secret" ;;
+  "sweep ") echo $$ > var/sweep.pid.tmp; mv var/sweep.pid.tmp var/sweep.pid; exec sleep 30 ;;
+  "serve --host") i=0; while [ ! -s var/sweep.pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done ;;
 esac
 exit 0
 """
@@ -280,3 +282,18 @@ def test_make_run_tightens_a_demo_key_written_before(project):
     done = run_make(project)
     assert done.returncode == 0, done.stderr
     assert key.read_text() == "capsa_old_secret\n" and mode(key) == 0o600
+
+
+def test_make_run_starts_the_sweeper_beside_the_server_and_stops_it_with_the_server(project):
+    done = run_make(project)  # the fake serve returns at once, as a server that was stopped
+    assert done.returncode == 0, done.stderr
+    pid = int((project / "var" / "sweep.pid").read_text())
+    for _ in range(100):  # the sweeper is killed when the recipe's shell exits
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        pytest.fail("make run left the sweeper running after the server stopped")

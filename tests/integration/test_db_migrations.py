@@ -14,6 +14,7 @@ from service.adapters.db import make_engine, normalise_url
 from service.adapters.migrate import MIGRATIONS, alembic_config, downgrade, upgrade
 
 TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledger_lines", "deals", "games", "matches",
+          "susun_games",  # 0009
           "idempotency_records", "service_secrets", "alembic_version"}
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
@@ -98,3 +99,21 @@ def test_the_ledger_balance_check_reads_only_what_each_statement_wrote_on_postgr
         engine.dispose()
     assert "FROM new_lines" in source and "FROM ledger_lines" not in source
     assert old == 0
+
+
+def test_0009_adds_the_susun_games_table_with_the_sweepers_index_and_takes_it_away(empty_db):
+    upgrade(empty_db, "0005")
+    assert "susun_games" not in tables(empty_db)
+    upgrade(empty_db, "0009")
+    engine = make_engine(empty_db)
+    try:
+        found = inspect(engine)
+        indexes = {i["name"]: i["column_names"] for i in found.get_indexes("susun_games")}
+        uniques = {u["name"]: u["column_names"] for u in found.get_unique_constraints("susun_games")}
+    finally:
+        engine.dispose()
+    assert indexes["ix_susun_games_status_deadline"] == ["status", "deadline"]
+    assert indexes["ix_susun_games_client_created"] == ["client_id", "created_at"]
+    assert uniques["uq_susun_games_client_reference"] == ["client_id", "reference"]
+    downgrade(empty_db, "0005")
+    assert "susun_games" not in tables(empty_db)

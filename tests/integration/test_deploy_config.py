@@ -92,3 +92,12 @@ def test_the_dockerfile_installs_the_locks_with_hashes_and_trusts_no_proxy_by_de
     assert "FORWARDED_ALLOW_IPS" not in re.sub(r"(?m)^#.*$", "", DOCKERFILE)  # gunicorn.conf.py's 127.0.0.1
     for lock in ("requirements.lock", "requirements-build.lock"):
         assert lock not in (ROOT / ".dockerignore").read_text().split()
+
+
+def test_compose_runs_the_sweeper_on_the_backend_network_against_the_apps_database():
+    services = COMPOSE["services"]
+    sweeper, app = services["sweeper"], services["app"]
+    assert sweeper["command"][:2] == ["capsa", "sweep"] and "--once" not in sweeper["command"]
+    assert sweeper["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
+    assert sweeper["networks"] == ["backend"] and not sweeper.get("ports")
+    assert sweeper["restart"] == "unless-stopped" and sweeper["healthcheck"] == {"disable": True}

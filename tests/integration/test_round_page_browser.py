@@ -239,7 +239,33 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         round_id = answer.get_json()["round"]
         return dict(http.get(f"/v1/rounds/{round_id}", headers=tenant.headers).get_json())
 
+    def served(clock: Any) -> dict[str, Any]:
+        """A server-run game: a submits its suggested rows, the others are auto-arranged."""
+        game = http.post("/v1/susun/games", json={"players": ["a", "b", "c", "d"], "currency": "IDR",
+                                                   "stake": "1000", "table": "table-9", "arrange_seconds": 30},
+                         headers=tenant.headers).get_json()
+        hand = http.get(f"/v1/susun/games/{game['id']}/hands/a", headers=tenant.headers).get_json()["hand"]
+        rows = http.post("/v1/arrangements/suggest", json={"hand": hand, "limit": 1},
+                         headers=tenant.headers).get_json()["suggestions"][0]["arrangement"]
+        answer = http.put(f"/v1/susun/games/{game['id']}/arrangements/a", json={"arrangement": rows},
+                          headers=tenant.headers)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        clock.advance(seconds=30)
+        round_id = http.get(f"/v1/susun/games/{game['id']}", headers=tenant.headers).get_json()["round"]
+        return dict(http.get(f"/v1/rounds/{round_id}", headers=tenant.headers).get_json())
+
+    from datetime import UTC, datetime
+
+    from service.services.ids import FixedClock, use_clock
+
+    game_clock = FixedClock(datetime.now(UTC))
+    previous_clock = use_clock(game_clock)
+    try:
+        auto = served(game_clock)
+    finally:
+        use_clock(previous_clock)
     docs = {
+        "auto": auto,
         "susun": stored(EXAMPLE),
         "usd": stored({**EXAMPLE, "reference": "example-usd", "currency": "USD", "stake": "2.50", "table": "high-roller-table-12"}),
         "voided": stored(TWO_PLAYERS),
@@ -396,6 +422,23 @@ def test_a_big_two_round_shows_its_history_and_winner_and_no_loser_reads_win(bro
                 assert not re.search(r"\bwin(s|ner)?\b", player["text"].lower()), player["text"]
             else:
                 assert "winner" in player["text"]
+
+
+def test_auto_arranged_hands_are_tagged_and_the_page_still_fits_a_phone(browser, site):
+    doc = site["docs"]["auto"]
+    assert [p["auto_arranged"] for p in doc["players"]] == [False, True, True, True]
+    for width, found in visit(browser, site, "auto").items():
+        assert_laid_out(found, width)
+        assert_money(found, doc, "id_ID")
+        browser.open(site["links"]["auto"], width)  # visit() leaves the page at its last width
+        tags = browser.evaluate(
+            "Object.fromEntries([...document.querySelectorAll('article.player')].map(a => [a.id,"
+            " [...a.querySelectorAll('.tag.auto')].map(t => [t.textContent, getComputedStyle(t).display,"
+            " t.getBoundingClientRect().right])]))"
+        )
+        assert {k.removeprefix("player-"): [t[0] for t in v] for k, v in tags.items()} == {
+            "a": [], "b": ["auto-arranged"], "c": ["auto-arranged"], "d": ["auto-arranged"]}
+        assert all(t[1] != "none" and t[2] <= width for v in tags.values() for t in v), tags
 
 
 def test_an_expired_or_forged_link_is_a_styled_404_page(browser, site):

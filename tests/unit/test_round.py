@@ -211,3 +211,48 @@ def test_the_document_echoes_every_parameter_of_the_resolved_rules():
     assert doc["rules"]["preset"] == "chinese-poker-1-6" and doc["rules"]["version"] == 1
     assert doc["rules"]["params"]["fee_rate"] == "0.05"
     assert len(doc["rules"]["params"]) == 19
+
+
+# -- the round a server-run game settles into ------------------------------------------------
+
+
+def _game_round(**player_extra):
+    hands = {pid: [c for row in HANDS[pid] for c in row.split()] for pid in ("S", "W")}
+    return {
+        "rules": "capsa-susun-id", "currency": "IDR", "stake": "1000", "game_id": "sg_1",
+        "players": [player(pid, hand=hands[pid], auto_arranged=pid == "W", **player_extra) for pid in ("S", "W")],
+    }
+
+
+def test_a_game_round_carries_its_game_and_who_was_auto_arranged_and_scores_as_a_round():
+    body = _game_round()
+    scored = score_round_request(body, game_round=True)
+    assert scored.document["game_id"] == scored.request["game_id"] == "sg_1"
+    assert [p["auto_arranged"] for p in scored.document["players"]] == [False, True]
+    assert [p["auto_arranged"] for p in scored.request["players"]] == [False, True]
+    # S sweeps W: 3 x 2 = 6, the same points as the plain round body
+    plain = make_round("S", "W")
+    assert [p["points"] for p in scored.document["players"]] == [p["points"] for p in plain["players"]] == [6, -6]
+    assert score_round_request(scored.request, game_round=True).document == scored.document
+
+
+@pytest.mark.parametrize(("change", "fields"), [
+    (lambda b: b.pop("game_id"), {"game_id"}),
+    (lambda b: b["players"][0].pop("auto_arranged"), {"players[0].auto_arranged"}),
+    (lambda b: b["players"][1].pop("hand"), {"players[1].hand"}),
+    (lambda b: b["players"][1].update(auto_arranged="yes"), {"players[1].auto_arranged"}),
+    (lambda b: b["players"][1].update(arrangement=None, surrender=True), {"players[1].auto_arranged"}),
+])
+def test_a_game_round_needs_its_game_a_hand_and_auto_arranged_for_every_player(change, fields):
+    body = _game_round()
+    change(body)
+    with pytest.raises(CapsaError) as refused:
+        score_round_request(body, game_round=True)
+    assert {e.field for e in refused.value.errors} >= fields
+
+
+def test_a_plain_round_body_refuses_the_game_fields():
+    with pytest.raises(CapsaError) as refused:
+        score_round_request(_game_round())
+    assert {e.field for e in refused.value.errors} == {
+        "game_id", "players[0].auto_arranged", "players[1].auto_arranged"}

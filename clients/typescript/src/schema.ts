@@ -1837,6 +1837,328 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/susun/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this client's games, newest first, by `status` and `table`, in pages. */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "arranging" | "settled";
+                    table?: string;
+                    /** @description Page size, 1-500. */
+                    limit?: number;
+                    /** @description Opaque: `next_cursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SusunGameList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /**
+         * Deal a game and open its arrangement phase until `deadline`.
+         * @description Without `deal` the service makes a provably fair deal for it (as POST /v1/deals
+         *     does, with `client_seed`); either way the deal is used by the game. Each player's
+         *     13 cards are at `/hands/{player}`; the game settles when every player has
+         *     submitted or at the deadline, whichever comes first, and becomes a round.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "rules": "capsa-susun-id",
+                     *       "players": [
+                     *         "a",
+                     *         "b",
+                     *         "c",
+                     *         "d"
+                     *       ],
+                     *       "currency": "IDR",
+                     *       "stake": "1000",
+                     *       "table": "table-7",
+                     *       "arrange_seconds": 60
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SusunGameRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description The game version, `"7"`. */
+                        ETag?: string;
+                        /** @description `true` on a replay of a stored answer. */
+                        "Idempotent-Replayed"?: string;
+                        /** @description The new game. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SusunGame"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/susun/games/{game_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The game: who has submitted (no player's cards until it is settled).
+         * @description A game whose deadline has passed settles on this read, before it is answered.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    game_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description The game version, `"7"`. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SusunGame"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/susun/games/{game_id}/hands/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                player: string;
+            };
+            cookie?: never;
+        };
+        /** One player's 13 dealt cards, for the game server to relay to that player alone. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    game_id: string;
+                    player: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SusunHand"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/susun/games/{game_id}/arrangements/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                player: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a player's rows (or surrender); the answer is their evaluation at once.
+         * @description The rows must use exactly the player's dealt cards (else 422 `invalid-cards`); a
+         *     foul is accepted, and evaluated as one. A player may replace its rows until the game
+         *     settles; after that (or after the deadline) it is 409. `{"surrender": true}` only
+         *     where the rules allow surrender. The last player's submission settles the game and
+         *     answers its `round`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description The game version the submission was decided on, `"7"` or `7`; a stale one is 412 `precondition-failed` and changes nothing.
+                     * @example "1"
+                     */
+                    "If-Match"?: string;
+                    /**
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    game_id: string;
+                    player: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "arrangement": {
+                     *         "front": [
+                     *           "Ah",
+                     *           "Ad",
+                     *           "7c"
+                     *         ],
+                     *         "middle": [
+                     *           "9s",
+                     *           "9h",
+                     *           "4d",
+                     *           "4c",
+                     *           "2s"
+                     *         ],
+                     *         "back": [
+                     *           "Ts",
+                     *           "Js",
+                     *           "Qs",
+                     *           "Ks",
+                     *           "As"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmissionRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description The game version, `"7"`. */
+                        ETag?: string;
+                        /** @description `true` on a replay of a stored answer. */
+                        "Idempotent-Replayed"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Submission"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                412: components["responses"]["PRECONDITION_FAILED"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2263,6 +2585,11 @@ export interface components {
              */
             surrender?: boolean;
             /**
+             * @description Rounds of a server-run Capsa Susun game only: the service set this hand.
+             * @example false
+             */
+            auto_arranged?: boolean;
+            /**
              * @description Capsa Banting only: cards left at the end.
              * @example 7
              */
@@ -2371,6 +2698,11 @@ export interface components {
             table: string | null;
             /** @example client-round-9912 */
             reference: string | null;
+            /**
+             * @description Rounds of a server-run Capsa Susun game only: the game.
+             * @example sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ
+             */
+            game_id?: string;
             /** @example IDR */
             currency: string;
             /**
@@ -2425,6 +2757,11 @@ export interface components {
             table: string | null;
             /** @example client-round-9912 */
             reference: string | null;
+            /**
+             * @description Rounds of a server-run Capsa Susun game only: the game.
+             * @example sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ
+             */
+            game_id?: string;
             /** @example IDR */
             currency: string;
             /**
@@ -3164,6 +3501,222 @@ export interface components {
              * @example 2026-11-29T11:00:00.000Z
              */
             expires_at: string;
+        };
+        SusunGamePlayer: {
+            /** @example a */
+            id: string;
+            /**
+             * @description The player sent its rows or surrendered.
+             * @example true
+             */
+            submitted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:12.000Z
+             */
+            submitted_at: string | null;
+            /** @description Once settled only: the rows played. */
+            arrangement?: components["schemas"]["Arrangement"] | null;
+            /**
+             * @description Once settled only.
+             * @example false
+             */
+            surrender?: boolean;
+            /**
+             * @description Once settled only: the service set this hand (no submission by the deadline).
+             * @example false
+             */
+            auto_arranged?: boolean;
+        };
+        SusunGame: {
+            /** @example sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            id: string;
+            /**
+             * @example arranging
+             * @enum {string}
+             */
+            status: "arranging" | "settled";
+            /**
+             * @description Bumped by every change; send it as If-Match.
+             * @example 1
+             */
+            version: number;
+            rules: components["schemas"]["RulesEcho"];
+            /** @example IDR */
+            currency: string;
+            /**
+             * @description Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
+             * @example 1000
+             */
+            stake: string;
+            /** @example table-7 */
+            table: string | null;
+            /** @example client-round-9913 */
+            reference: string | null;
+            /** @example dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            deal: string;
+            /** @example 60 */
+            arrange_seconds: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:01:00.000Z
+             */
+            deadline: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            settled_at: string | null;
+            players: components["schemas"]["SusunGamePlayer"][];
+            /**
+             * @description The round the settled game became (GET /v1/rounds/{id}).
+             * @example null
+             */
+            round: string | null;
+        };
+        SusunGameList: {
+            items: components["schemas"]["SusunGame"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        SusunGameRequest: {
+            /**
+             * @description Rule set: a preset name, or a preset with parameter overrides. Omitted: capsa-susun-id.
+             * @example capsa-susun-id
+             */
+            rules?: string | {
+                /** @example chinese-poker-1-6 */
+                preset: string;
+                /** @example 1 */
+                version?: number;
+                /**
+                 * @example {
+                 *       "fee_rate": "0.05",
+                 *       "wheel": "second"
+                 *     }
+                 */
+                params?: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description 2 to 4 unique player ids, in seat (and deal) order.
+             * @example [
+             *       "a",
+             *       "b",
+             *       "c",
+             *       "d"
+             *     ]
+             */
+            players: string[];
+            /**
+             * @description ISO 4217 code known to CLDR.
+             * @example IDR
+             */
+            currency: string;
+            /**
+             * @description Stake per point, every pair.
+             * @example 1000
+             */
+            stake: string;
+            /**
+             * @description The operator's table.
+             * @example table-7
+             */
+            table?: string | null;
+            /**
+             * @description The operator's own id of the round the game becomes, unique per client (rounds and games).
+             * @example client-round-9913
+             */
+            reference?: string | null;
+            /**
+             * @description A deal id (POST /v1/deals): its players, in its order. Omitted: the service makes a deal for the game.
+             * @example null
+             */
+            deal?: string | null;
+            /**
+             * @description Without `deal`: the client seed of the deal the service makes (omitted: the game's id).
+             * @example table-7:hand-88
+             */
+            client_seed?: string | null;
+            /**
+             * @description Seconds the players have to arrange; the deadline is the game's creation time plus this.
+             * @example 60
+             */
+            arrange_seconds: number;
+        };
+        SusunHand: {
+            /** @example sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            game: string;
+            /** @example a */
+            player: string;
+            /**
+             * @example [
+             *       "Ah",
+             *       "Ad",
+             *       "7c",
+             *       "9s",
+             *       "9h",
+             *       "4d",
+             *       "4c",
+             *       "2s",
+             *       "Ts",
+             *       "Js",
+             *       "Qs",
+             *       "Ks",
+             *       "As"
+             *     ]
+             */
+            hand: string[];
+            /**
+             * @example arranging
+             * @enum {string}
+             */
+            status: "arranging" | "settled";
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:01:00.000Z
+             */
+            deadline: string;
+        };
+        SubmissionRequest: {
+            /** @description The rows, using exactly the player's hand. */
+            arrangement?: components["schemas"]["Arrangement"] | null;
+            /**
+             * @description true to surrender instead (where the rules allow it).
+             * @example false
+             */
+            surrender?: boolean;
+        };
+        Submission: {
+            /** @example sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            game: string;
+            /** @example a */
+            player: string;
+            /**
+             * @example arranging
+             * @enum {string}
+             */
+            status: "arranging" | "settled";
+            /** @example 2 */
+            version: number;
+            /** @example false */
+            surrender: boolean;
+            /** @description As POST /v1/arrangements/evaluate answers; null for a surrender. */
+            evaluation: components["schemas"]["Evaluation"] | null;
+            /**
+             * @description Set when this submission was the last and settled the game.
+             * @example null
+             */
+            round: string | null;
         };
     };
     responses: {

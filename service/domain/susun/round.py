@@ -29,7 +29,7 @@ from ..money import (
     settle,
 )
 from ..rules import RuleSet, resolve_rules
-from ..shape import AnyObject, Boolean, Either, Fields, Items, Text, check
+from ..shape import AnyObject, Boolean, Either, Fields, Items, Shape, Text, check
 from ..version import ENGINE_VERSION
 from .arrangement import Arrangement, ArrangementResult, evaluate, parse_arrangement
 from .rules import SUSUN, SusunParams
@@ -38,7 +38,8 @@ from .scoring import PairResult, PlayerHand, RoundResult, score_round
 ID_PATTERN = r"[A-Za-z0-9._:-]{1,64}"
 CLIENT_ID = re.compile(ID_PATTERN)
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
-_PLAYER_KEYS = {"id", "hand", "arrangement", "surrender"}
+_PLAYER_KEYS = frozenset({"id", "hand", "arrangement", "surrender"})
+_GAME_PLAYER_KEYS = _PLAYER_KEYS | {"auto_arranged"}
 
 # The shape of a POST /v1/rounds body (the HTTP schema describes the same for OpenAPI).
 _ID_MESSAGE = "{value!r} is not an identifier (1-64 of A-Z a-z 0-9 . _ : -)"
@@ -54,6 +55,22 @@ _CARDS = Items(_CARD, max_items=52, known=NOTATIONS)
 _MONEY = Text(message=_MONEY_MESSAGE)
 # A preset name or {preset, version, params}: the rule set's resolver reads what is inside.
 _RULES = Either([Text(), AnyObject()], "must be a preset name or an object")
+_PLAYER_SHAPE: dict[str, Shape] = {
+    "id": _id(),
+    "hand": Items(_CARD, max_items=52, nullable=True, known=NOTATIONS),
+    "arrangement": Fields(
+        {"front": _CARDS, "middle": _CARDS, "back": _CARDS},
+        frozenset({"front", "middle", "back"}),
+        nullable=True,
+    ),
+    "surrender": Boolean(),
+}
+
+
+def _players(player: Mapping[str, Shape], required: frozenset[str]) -> Items:
+    return Items(Fields(player, required), 2, 4, count_message="a round has 2 to 4 players, got {n}")
+
+
 ROUND_SHAPE = Fields(
     {
         "rules": _RULES,
@@ -66,26 +83,23 @@ ROUND_SHAPE = Fields(
             max_items=6,
         ),
         "deal": Text(1, 64, nullable=True),
-        "players": Items(
-            Fields(
-                {
-                    "id": _id(),
-                    "hand": Items(_CARD, max_items=52, nullable=True, known=NOTATIONS),
-                    "arrangement": Fields(
-                        {"front": _CARDS, "middle": _CARDS, "back": _CARDS},
-                        frozenset({"front", "middle", "back"}),
-                        nullable=True,
-                    ),
-                    "surrender": Boolean(),
-                },
-                frozenset({"id"}),
-            ),
-            2,
-            4,
-            count_message="a round has 2 to 4 players, got {n}",
-        ),
+        "players": _players(_PLAYER_SHAPE, frozenset({"id"})),
     },
     frozenset({"currency", "stake", "players"}),
+)
+# The stored request of a round a server-run game settled (`POST /v1/susun/games`): a round
+# body plus the game's id and, per player, whether the service arranged its hand. Only the
+# game's settlement and the re-scoring of its record read this shape; `POST /v1/rounds`
+# refuses both fields.
+GAME_ROUND_SHAPE = Fields(
+    {
+        **ROUND_SHAPE.keys,
+        "game_id": _id(),
+        "players": _players(
+            {**_PLAYER_SHAPE, "auto_arranged": Boolean()}, frozenset({"id", "hand", "auto_arranged"})
+        ),
+    },
+    frozenset({"currency", "stake", "players", "game_id"}),
 )
 
 
@@ -118,9 +132,10 @@ class _ParsedPlayer:
     id: str
     hand: tuple[Card, ...] | None
     arrangement: Arrangement | None
+    auto_arranged: bool = False
 
 
-def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
+def _parse_players(raw: object, params: SusunParams, keys: frozenset[str] = _PLAYER_KEYS) -> list[_ParsedPlayer]:
     if not isinstance(raw, list):
         raise InvalidRound("must be a list of 2 to 4 players", field="players")
     if not 2 <= len(raw) <= 4:
@@ -134,7 +149,7 @@ def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
         if not isinstance(doc, Mapping):
             errors.append(FieldError(path, "must be an object"))
             continue
-        errors += [FieldError(f"{path}.{k}", f"unknown field {k!r}") for k in sorted(set(doc) - _PLAYER_KEYS)]
+        errors += [FieldError(f"{path}.{k}", f"unknown field {k!r}") for k in sorted(set(doc) - keys)]
         pid = check_identifier(doc.get("id"), f"{path}.id", errors)
         if pid is not None:
             if pid in ids:
@@ -179,7 +194,10 @@ def _parse_players(raw: object, params: SusunParams) -> list[_ParsedPlayer]:
             else:
                 where = f"{path}.hand[{k}]"
             errors.append(FieldError(where, f"{card.text!r} is also held by {other}"))
-        players.append(_ParsedPlayer(pid or "", tuple(hand) if hand else None, arrangement))
+        auto = doc.get("auto_arranged", False) is True
+        if auto and arrangement is None:
+            errors.append(FieldError(f"{path}.auto_arranged", "an auto-arranged player has an arrangement"))
+        players.append(_ParsedPlayer(pid or "", tuple(hand) if hand else None, arrangement, auto))
     raise_collected(errors, _error_class(errors))
     return players
 
@@ -259,12 +277,15 @@ def _player_doc(
     }
 
 
-def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
+def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> ScoredRound:
     """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds").
 
     One validation pass: the body's shape (types, keys, lengths: `validation` problems),
-    then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`)."""
-    raise_collected(check(body, ROUND_SHAPE), InvalidRound)
+    then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`).
+    With `game_round`, the body is the request of a round a server-run game settled
+    (`GAME_ROUND_SHAPE`: `game_id`, and `auto_arranged` per player), and the document
+    carries both."""
+    raise_collected(check(body, GAME_ROUND_SHAPE if game_round else ROUND_SHAPE), InvalidRound)
     errors: list[FieldError] = []
     rules = resolve_rules(body.get("rules"), SUSUN)
     params = rules.params
@@ -277,7 +298,7 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
             check_identifier(value, name, errors)
     currency, stake = parse_currency_and_stake(body, errors)
     raise_collected(errors, InvalidRound)
-    parsed = _parse_players(body.get("players"), params)
+    parsed = _parse_players(body.get("players"), params, _GAME_PLAYER_KEYS if game_round else _PLAYER_KEYS)
     ids = [p.id for p in parsed]
     stakes = _pair_stakes(body.get("pair_stakes"), ids, currency, stake)
     result: RoundResult = score_round([PlayerHand(p.id, p.arrangement) for p in parsed], params)
@@ -297,7 +318,7 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
         for p in result.pairs
     )
     rules_json = rules.to_json()
-    document = {
+    document: dict[str, Any] = {
         "game": "susun",
         "table": table,
         "reference": reference,
@@ -311,7 +332,7 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
         "pairs": [_pair_doc(p, stakes[(p.a, p.b)], currency) for p in result.pairs],
         "house_fee": format_money(money.house_fee, currency),
     }
-    request = {
+    request: dict[str, Any] = {
         "rules": rules_json,
         "table": table,
         "reference": reference,
@@ -333,6 +354,10 @@ def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
             for p in parsed
         ],
     }
+    if game_round:
+        document["game_id"] = request["game_id"] = body["game_id"]
+        for p, doc, req in zip(parsed, document["players"], request["players"], strict=True):
+            doc["auto_arranged"] = req["auto_arranged"] = p.auto_arranged
     return ScoredRound(
         document, request, rules, rules.preset, currency, table, reference, lines, pair_lines, money.house_fee
     )

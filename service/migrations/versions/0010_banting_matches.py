@@ -1,7 +1,7 @@
 """Big Two matches: games tied together until a player reaches the target points
 
 Revision ID: 0010
-Revises: 0005
+Revises: 0009
 Create Date: 2026-12-01 12:00:00.000000
 
 A match holds its rule set, money, players, target and the standings after each finished
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0005"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -33,6 +33,7 @@ from .game_request_rules_type_1_params import GameRequestRulesType1Params
 from .game_state import GameState
 from .game_state_status import GameStateStatus
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
+from .get_v1_susun_games_status import GetV1SusunGamesStatus
 from .health import Health
 from .history_entry import HistoryEntry
 from .match import Match
@@ -93,6 +94,9 @@ from .rules_echo import RulesEcho
 from .rules_echo_params import RulesEchoParams
 from .score_document import ScoreDocument
 from .score_document_game import ScoreDocumentGame
+from .submission import Submission
+from .submission_request import SubmissionRequest
+from .submission_status import SubmissionStatus
 from .suggest_request import SuggestRequest
 from .suggest_request_rules_type_1 import SuggestRequestRulesType1
 from .suggest_request_rules_type_1_params import SuggestRequestRulesType1Params
@@ -103,6 +107,15 @@ from .suggest_result_natural_type_3_type_1 import SuggestResultNaturalType3Type1
 from .suggestion import Suggestion
 from .summary import Summary
 from .summary_row import SummaryRow
+from .susun_game import SusunGame
+from .susun_game_list import SusunGameList
+from .susun_game_player import SusunGamePlayer
+from .susun_game_request import SusunGameRequest
+from .susun_game_request_rules_type_1 import SusunGameRequestRulesType1
+from .susun_game_request_rules_type_1_params import SusunGameRequestRulesType1Params
+from .susun_game_status import SusunGameStatus
+from .susun_hand import SusunHand
+from .susun_hand_status import SusunHandStatus
 from .table_play import TablePlay
 from .table_play_combination import TablePlayCombination
 from .view_link import ViewLink
@@ -143,6 +156,7 @@ __all__ = (
     "GameState",
     "GameStateStatus",
     "GetV1LedgerSummaryGroupBy",
+    "GetV1SusunGamesStatus",
     "Health",
     "HistoryEntry",
     "Match",
@@ -197,6 +211,9 @@ __all__ = (
     "RulesEchoParams",
     "ScoreDocument",
     "ScoreDocumentGame",
+    "Submission",
+    "SubmissionRequest",
+    "SubmissionStatus",
     "SuggestRequest",
     "SuggestRequestRulesType1",
     "SuggestRequestRulesType1Params",
@@ -207,6 +224,15 @@ __all__ = (
     "Suggestion",
     "Summary",
     "SummaryRow",
+    "SusunGame",
+    "SusunGameList",
+    "SusunGamePlayer",
+    "SusunGameRequest",
+    "SusunGameRequestRulesType1",
+    "SusunGameRequestRulesType1Params",
+    "SusunGameStatus",
+    "SusunHand",
+    "SusunHandStatus",
     "TablePlay",
     "TablePlayCombination",
     "ViewLink",

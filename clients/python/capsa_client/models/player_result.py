@@ -43,6 +43,8 @@ class PlayerResult:
         natural (None | PlayerResultNaturalType1 | PlayerResultNaturalType2Type1 | PlayerResultNaturalType3Type1 |
             Unset): Capsa Susun only.
         surrender (bool | Unset): Capsa Susun only. Example: False.
+        auto_arranged (bool | Unset): Rounds of a server-run Capsa Susun game only: the service set this hand. Example:
+            False.
         cards_left (int | Unset): Capsa Banting only: cards left at the end. Example: 7.
     """
 
@@ -58,6 +60,7 @@ class PlayerResult:
         UNSET
     )
     surrender: bool | Unset = UNSET
+    auto_arranged: bool | Unset = UNSET
     cards_left: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +98,8 @@ class PlayerResult:
 
         surrender = self.surrender
 
+        auto_arranged = self.auto_arranged
+
         cards_left = self.cards_left
 
         field_dict: dict[str, Any] = {}
@@ -117,6 +122,8 @@ class PlayerResult:
             field_dict["natural"] = natural
         if surrender is not UNSET:
             field_dict["surrender"] = surrender
+        if auto_arranged is not UNSET:
+            field_dict["auto_arranged"] = auto_arranged
         if cards_left is not UNSET:
             field_dict["cards_left"] = cards_left
 
@@ -198,6 +205,8 @@ class PlayerResult:
 
         surrender = d.pop("surrender", UNSET)
 
+        auto_arranged = d.pop("auto_arranged", UNSET)
+
         cards_left = d.pop("cards_left", UNSET)
 
         player_result = cls(
@@ -211,6 +220,7 @@ class PlayerResult:
             foul=foul,
             natural=natural,
             surrender=surrender,
+            auto_arranged=auto_arranged,
             cards_left=cards_left,
         )
 

@@ -46,6 +46,8 @@ class RoundDocument:
         house_fee (str): Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
             Example: 330.
         audit (Audit | None): null until the audit trail exists.
+        game_id (str | Unset): Rounds of a server-run Capsa Susun game only: the game. Example:
+            sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
     """
 
@@ -64,6 +66,7 @@ class RoundDocument:
     pairs: list[PairResult]
     house_fee: str
     audit: Audit | None
+    game_id: str | Unset = UNSET
     history: list[HistoryEntry] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,6 +119,8 @@ class RoundDocument:
         else:
             audit = self.audit
 
+        game_id = self.game_id
+
         history: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.history, Unset):
             history = []
@@ -144,6 +149,8 @@ class RoundDocument:
                 "audit": audit,
             }
         )
+        if game_id is not UNSET:
+            field_dict["game_id"] = game_id
         if history is not UNSET:
             field_dict["history"] = history
 
@@ -235,6 +242,8 @@ class RoundDocument:
 
         audit = _parse_audit(d.pop("audit"))
 
+        game_id = d.pop("game_id", UNSET)
+
         _history = d.pop("history", UNSET)
         history: list[HistoryEntry] | Unset = UNSET
         if _history is not UNSET:
@@ -260,6 +269,7 @@ class RoundDocument:
             pairs=pairs,
             house_fee=house_fee,
             audit=audit,
+            game_id=game_id,
             history=history,
         )
 

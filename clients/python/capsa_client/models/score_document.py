@@ -34,6 +34,8 @@ class ScoreDocument:
         pairs (list[PairResult]):
         house_fee (str): Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
             Example: 330.
+        game_id (str | Unset): Rounds of a server-run Capsa Susun game only: the game. Example:
+            sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
     """
 
@@ -47,6 +49,7 @@ class ScoreDocument:
     players: list[PlayerResult]
     pairs: list[PairResult]
     house_fee: str
+    game_id: str | Unset = UNSET
     history: list[HistoryEntry] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,6 +81,8 @@ class ScoreDocument:
 
         house_fee = self.house_fee
 
+        game_id = self.game_id
+
         history: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.history, Unset):
             history = []
@@ -101,6 +106,8 @@ class ScoreDocument:
                 "house_fee": house_fee,
             }
         )
+        if game_id is not UNSET:
+            field_dict["game_id"] = game_id
         if history is not UNSET:
             field_dict["history"] = history
 
@@ -154,6 +161,8 @@ class ScoreDocument:
 
         house_fee = d.pop("house_fee")
 
+        game_id = d.pop("game_id", UNSET)
+
         _history = d.pop("history", UNSET)
         history: list[HistoryEntry] | Unset = UNSET
         if _history is not UNSET:
@@ -174,6 +183,7 @@ class ScoreDocument:
             players=players,
             pairs=pairs,
             house_fee=house_fee,
+            game_id=game_id,
             history=history,
         )
 

@@ -1,0 +1,189 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.susun_hand import SusunHand
+from ...types import Response
+
+
+def _get_kwargs(
+    game_id: str,
+    player: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/susun/games/{game_id}/hands/{player}".format(
+            game_id=quote(str(game_id), safe=""),
+            player=quote(str(player), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SusunHand:
+    if response.status_code == 200:
+        response_200 = SusunHand.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | SusunHand]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    game_id: str,
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Problem | SusunHand]:
+    """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+    Args:
+        game_id (str):
+        player (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SusunHand]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        player=player,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    game_id: str,
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Problem | SusunHand | None:
+    """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+    Args:
+        game_id (str):
+        player (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SusunHand
+    """
+
+    return sync_detailed(
+        game_id=game_id,
+        player=player,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    game_id: str,
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Problem | SusunHand]:
+    """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+    Args:
+        game_id (str):
+        player (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SusunHand]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        player=player,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    game_id: str,
+    player: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Problem | SusunHand | None:
+    """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+    Args:
+        game_id (str):
+        player (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SusunHand
+    """
+
+    return (
+        await asyncio_detailed(
+            game_id=game_id,
+            player=player,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,80 @@
+"""`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed.
+
+A game's deadline also takes effect on the first request that touches the game after it;
+the sweeper makes it take effect without one, so a settled round (and its events) does not
+wait for a client's poll. It polls every SWEEP_INTERVAL_S seconds (default 1) and stops on
+SIGTERM or SIGINT after the pass it is in. Several sweepers may run: a game settles once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from types import FrameType
+
+from service.adapters.db import DEFAULT_DATABASE_URL
+from service.services import susun_games
+
+from .database import open_database
+
+DEFAULT_INTERVAL_S = 1.0
+
+
+def interval_from_env() -> float:
+    text = os.environ.get("SWEEP_INTERVAL_S", "")
+    if not text:
+        return DEFAULT_INTERVAL_S
+    try:
+        value = float(text)
+    except ValueError:
+        raise SystemExit(f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds, not {text!r}") from None
+    if not 0.01 <= value <= 3600:
+        raise SystemExit(f"capsa sweep: SWEEP_INTERVAL_S must be 0.01 to 3600 seconds, not {text!r}")
+    return value
+
+
+def sweep(args: argparse.Namespace) -> int:
+    db = open_database(args.database_url)
+    interval = args.interval if args.interval is not None else interval_from_env()
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    try:
+        while True:
+            started = time.monotonic()
+            try:
+                settled = susun_games.sweep_once(db)
+            except Exception as exc:  # the database is away: say so, and try again next pass
+                settled = 0
+                print(f"capsa sweep: pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            if settled and not args.quiet:
+                took = (time.monotonic() - started) * 1000
+                print(f"settled {settled} game{'s' if settled != 1 else ''} in {took:.0f} ms", file=sys.stderr,
+                      flush=True)
+            if args.once or stop.wait(max(0.0, interval - (time.monotonic() - started))):
+                return 0
+    finally:
+        db.dispose()
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="settle Capsa Susun games whose deadline has passed",
+        description="Settle every server-run Capsa Susun game whose arrangement deadline has "
+        "passed (missing players auto-arranged, the round stored), then poll again every "
+        "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT.",
+    )
+    p.add_argument("--database-url", help=f"the database (default $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
+    p.add_argument("--interval", type=float, help="seconds between passes (overrides SWEEP_INTERVAL_S)")
+    p.add_argument("--once", action="store_true", help="run one pass and exit")
+    p.add_argument("--quiet", action="store_true", help="print nothing when games settle")
+    p.set_defaults(func=sweep)

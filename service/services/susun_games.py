@@ -1,0 +1,470 @@
+"""Server-run Capsa Susun games: deal, collect arrangements until a deadline, settle once.
+
+A game row holds the dealt hands and what each player has submitted. Every write runs in
+one transaction that locks the game row (`SELECT ... FOR UPDATE` on PostgreSQL; SQLite's
+`BEGIN IMMEDIATE` already serializes writers) and writes back under a version check, so
+two requests never both apply, and a game settles once however many requests race for it.
+
+Settling (when the last player submits, or at the deadline: on the first access after it,
+or through the sweeper, `capsa sweep`) gives every player who did not submit the service's
+best suggested arrangement, marked `auto_arranged`, scores the round as `POST /v1/rounds`
+would score its body, and records it as a round (its chain record and ledger lines) in the
+transaction that marks the game settled. The stored request is that round body plus
+`game_id` and `auto_arranged` per player, so re-verification re-scores it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from service.adapters.errors import UniqueViolation
+from service.adapters.models import SusunGame
+from service.adapters.rounds import RoundFilter
+from service.adapters.uow import Database, UnitOfWork
+from service.domain.cards import Card, parse_cards
+from service.domain.errors import FieldError, InvalidRound, raise_collected
+from service.domain.money import format_money, parse_currency_and_stake
+from service.domain.rules import RuleSet, resolve_rules
+from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
+from service.domain.susun.rules import SUSUN, SusunParams
+from service.domain.susun.suggest.search import suggest
+
+from . import deals
+from .documents import rules_document
+from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
+from .idempotency import StoredResponse, run_once
+from .ids import new_id, rfc3339, utcnow_ms
+from .jsondoc import dump
+from .pages import decode_cursor, encode_cursor
+from .recording import scored_round_record
+
+GAMES_PATH = "/v1/susun/games"
+ARRANGING, SETTLED = "arranging", "settled"
+MIN_ARRANGE_SECONDS, MAX_ARRANGE_SECONDS = 1, 86_400
+SWEEP_BATCH = 100
+log = logging.getLogger(__name__)
+
+
+def _params(rules: RuleSet) -> SusunParams:
+    params = rules.params
+    assert isinstance(params, SusunParams)
+    return params
+
+
+# -- starting a game ------------------------------------------------------------------------
+
+
+def create(
+    db: Database, client_id: str, body: Mapping[str, Any], idempotency_key: str | None
+) -> StoredResponse:
+    """`POST /v1/susun/games`: deal (or take the given deal) and open the arrangement phase."""
+    rules = resolve_rules(body.get("rules"), SUSUN)
+    errors: list[FieldError] = []
+    currency, stake = parse_currency_and_stake(body, errors)
+    ids = [str(p) for p in body["players"]]
+    for i, pid in enumerate(ids):
+        if check_identifier(pid, f"players[{i}]", errors) is not None and ids.index(pid) != i:
+            errors.append(FieldError(f"players[{i}]", f"{pid!r} is also players[{ids.index(pid)}]"))
+    for name in ("table", "reference"):
+        if body.get(name) is not None:
+            check_identifier(body[name], name, errors)
+    seconds = body["arrange_seconds"]
+    if not MIN_ARRANGE_SECONDS <= seconds <= MAX_ARRANGE_SECONDS:
+        errors.append(
+            FieldError("arrange_seconds", f"must be {MIN_ARRANGE_SECONDS} to {MAX_ARRANGE_SECONDS}, not {seconds!r}")
+        )
+    raise_collected(errors, InvalidRound)
+    reference = body.get("reference")
+
+    def action(uow: UnitOfWork) -> StoredResponse:
+        now = utcnow_ms()
+        game_id = new_id("sg", now)
+        if reference is not None:
+            _check_reference_free(uow, client_id, reference)
+        deal_id = body.get("deal")
+        if deal_id is None:
+            made = deals.insert_new(uow, client_id, ids, str(body.get("client_seed") or game_id))
+            deal_id, hands = made["id"], made["hands"]
+        else:
+            dealt = deals.dealt(uow, client_id, deal_id)
+            deals.check_players(dealt, ids, ordered=True)
+            hands = [[c.text for c in h] for h in dealt.hands]
+        row = {
+            "id": game_id,
+            "client_id": client_id,
+            "rules_json": rules.to_json(),
+            "currency": currency,
+            "stake": stake,
+            "table_ref": body.get("table"),
+            "reference": reference,
+            "players": ids,
+            "hands": hands,
+            "deal_id": deal_id,
+            "submissions": {},
+            "arrange_seconds": seconds,
+            "deadline": now + timedelta(seconds=seconds),
+            "version": 1,
+            "status": ARRANGING,
+            "round_id": None,
+            "settled_at": None,
+            "created_at": now,
+            "updated_at": now,
+        }
+        try:
+            uow.susun_games.insert(row)
+        except UniqueViolation as exc:
+            raise _reference_conflict(str(reference)) from exc
+        deals.use(uow, deal_id, game_id)
+        return StoredResponse(201, dump(_document(row)), location=f"{GAMES_PATH}/{game_id}")
+
+    return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)
+
+
+def _check_reference_free(uow: UnitOfWork, client_id: str, reference: str) -> None:
+    """A game's reference becomes its round's: no round nor other game may hold it."""
+    rows, _ = uow.rounds.list(client_id, RoundFilter(reference=reference), 1, None)
+    if rows or uow.susun_games.reference_taken(client_id, reference):
+        raise _reference_conflict(reference)
+
+
+def _reference_conflict(reference: str) -> Conflict:
+    return Conflict(
+        f"reference {reference!r} is already used by a round or a game of this client",
+        errors=[FieldError("reference", "already used; a game's reference becomes its round's")],
+    )
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def _settle_for_read(db: Database, client_id: str, game_id: str) -> None:
+    """A read settles an overdue game first; one that cannot settle is shown as it is."""
+    try:
+        settle_if_due(db, client_id, game_id)
+    except Conflict:
+        log.warning("game %s is past its deadline but cannot settle", game_id, exc_info=True)
+
+
+def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
+    """`GET /v1/susun/games/{id}`: who has submitted; cards only once settled."""
+    _settle_for_read(db, client_id, game_id)
+    with db.unit_of_work() as uow:
+        return _document(_as_dict(_found(uow, client_id, game_id)))
+
+
+def require(db: Database, client_id: str, game_id: str) -> bool:
+    """404 unless the client has this game; whether its deadline has passed unsettled (one
+    look-up, which the view passes on to `submit`)."""
+    with db.unit_of_work() as uow:
+        found = uow.susun_games.state(client_id, game_id)
+    if found is None:
+        raise NotFound(f"no game {game_id!r}")
+    status, deadline = found
+    return status == ARRANGING and deadline <= utcnow_ms()
+
+
+def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
+    """`GET /v1/susun/games/{id}/hands/{player}`: the 13 cards dealt to one player."""
+    _settle_for_read(db, client_id, game_id)
+    with db.unit_of_work() as uow:
+        row = _found(uow, client_id, game_id)
+        seat = _seat(row, player)
+        return {
+            "game": row.id,
+            "player": player,
+            "hand": list(row.hands[seat]),
+            "status": row.status,
+            "deadline": rfc3339(row.deadline),
+        }
+
+
+def list_(
+    db: Database,
+    client_id: str,
+    *,
+    status: str | None = None,
+    table: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """A page of the client's games, newest first; overdue games on it settle first."""
+    after = None
+    if cursor is not None:
+        when, game_id = decode_cursor(cursor, str)
+        after = (when, game_id)
+    with db.unit_of_work() as uow:
+        found, next_after = uow.susun_games.page(client_id, status=status, table=table, limit=limit, after=after)
+        rows = [_as_dict(r) for r in found]
+    now = utcnow_ms()
+    due = [r["id"] for r in rows if r["status"] == ARRANGING and r["deadline"] <= now]
+    if due:
+        for game_id in due:
+            _settle_for_read(db, client_id, game_id)
+        with db.unit_of_work() as uow:
+            fresh = {g: _as_dict(r) for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
+        rows = [fresh.get(r["id"], r) for r in rows]
+        if status is not None:  # settled on this read: no longer what the filter asked for
+            rows = [r for r in rows if r["status"] == status]
+    return {
+        "items": [_document(r) for r in rows],
+        "next_cursor": None if next_after is None else encode_cursor(next_after[0], next_after[1]),
+    }
+
+
+def _found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) -> SusunGame:
+    row = uow.susun_games.get(client_id, game_id, lock=lock)
+    if row is None:
+        raise NotFound(f"no game {game_id!r}")
+    return row
+
+
+def _seat(row: SusunGame, player: str) -> int:
+    try:
+        return row.players.index(player)
+    except ValueError:
+        raise NotFound(f"game {row.id!r} has no player {player!r}") from None
+
+
+_COLUMNS = (
+    "id", "rules_json", "currency", "stake", "table_ref", "reference", "players", "deal_id", "submissions",
+    "arrange_seconds", "deadline", "version", "status", "round_id", "settled_at", "created_at",
+)
+
+
+def _as_dict(row: SusunGame) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in _COLUMNS}
+
+
+def _document(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The game as the API shows it. Before settlement a player shows only whether and when
+    it submitted; once settled, every player's rows, surrender and `auto_arranged`."""
+    settled = row["status"] == SETTLED
+    submissions: Mapping[str, Any] = row["submissions"]
+    players = []
+    for pid in row["players"]:
+        sub = submissions.get(pid)
+        entry: dict[str, Any] = {
+            "id": pid,
+            "submitted": sub is not None and not sub.get("auto_arranged", False),
+            "submitted_at": None if sub is None or sub.get("auto_arranged") else sub["at"],
+        }
+        if settled:
+            rows = None if sub is None else sub.get("arrangement")
+            entry["arrangement"] = None if rows is None else {k: rows[k] for k in ("front", "middle", "back")}
+            entry["surrender"] = bool(sub and sub.get("surrender"))
+            entry["auto_arranged"] = bool(sub and sub.get("auto_arranged"))
+        players.append(entry)
+    return {
+        "id": row["id"],
+        "status": row["status"],
+        "version": row["version"],
+        "rules": rules_document("susun", row["rules_json"]),
+        "currency": row["currency"],
+        "stake": format_money(row["stake"], row["currency"]),
+        "table": row["table_ref"],
+        "reference": row["reference"],
+        "deal": row["deal_id"],
+        "arrange_seconds": row["arrange_seconds"],
+        "created_at": rfc3339(row["created_at"]),
+        "deadline": rfc3339(row["deadline"]),
+        "settled_at": None if row["settled_at"] is None else rfc3339(row["settled_at"]),
+        "players": players,
+        "round": row["round_id"],
+    }
+
+
+# -- submitting -----------------------------------------------------------------------------
+
+
+def submit(
+    db: Database,
+    client_id: str,
+    game_id: str,
+    player: str,
+    body: Mapping[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+    due: bool | None = None,
+) -> StoredResponse:
+    """`PUT /v1/susun/games/{id}/arrangements/{player}`: set (or replace) a player's rows, or
+    surrender; the answer is the evaluation. The last player's submission settles the game.
+    `due`: what `require` found (None: look again)."""
+    if due is None or due:  # a deadline that passed settles before anything else
+        settle_if_due(db, client_id, game_id)
+    path = f"{GAMES_PATH}/{game_id}/arrangements/{player}"
+
+    def action(uow: UnitOfWork) -> StoredResponse:
+        row = _found(uow, client_id, game_id, lock=True)
+        seat = _seat(row, player)
+        if expected_version is not None and expected_version != row.version:
+            raise PreconditionFailed(
+                f"the game is at version {row.version}, not {expected_version}",
+                errors=[FieldError("header.If-Match", f"stale: the game is at version {row.version}")],
+            )
+        now = utcnow_ms()
+        if row.status != ARRANGING or now >= row.deadline:
+            raise _closed(row)
+        rules = RuleSet.from_json(rules_document("susun", row.rules_json))  # in the documented order
+        submission, evaluation = _submission(body, rules, row.hands[seat], now)
+        submissions = {**row.submissions, player: submission}
+        values: dict[str, Any] = {"submissions": submissions, "updated_at": now}
+        if len(submissions) == len(row.players):
+            values.update(_settle(uow, client_id, row, submissions, now))
+        if not uow.susun_games.update_if_version(row.id, row.version, values):
+            raise Conflict("the game changed while this arrangement was stored; fetch it and retry")
+        doc = {
+            "game": row.id,
+            "player": player,
+            "status": values.get("status", row.status),
+            "version": row.version + 1,
+            "surrender": submission["surrender"],
+            "evaluation": evaluation,
+            "round": values.get("round_id"),
+        }
+        return StoredResponse(200, dump(doc))
+
+    return run_once(db, client_id, "PUT", path, idempotency_key, body, action)
+
+
+def _submission(
+    body: Mapping[str, Any], rules: RuleSet, hand_texts: Sequence[str], now: datetime
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The stored submission and its evaluation (None for a surrender)."""
+    arrangement, surrender = body.get("arrangement"), body.get("surrender", False)
+    if surrender and arrangement is not None:
+        raise InvalidRound("a player either surrenders or sends an arrangement, not both", field="surrender")
+    if surrender:
+        if not _params(rules).surrender_allowed:
+            raise InvalidRound(f"the rules {rules.preset!r} do not allow surrender", field="surrender")
+        return {"arrangement": None, "surrender": True, "auto_arranged": False, "at": rfc3339(now)}, None
+    if arrangement is None:
+        field = "surrender" if "surrender" in body else "arrangement"
+        raise InvalidRound('send "arrangement": {front, middle, back} or "surrender": true', field=field)
+    # The evaluate endpoint's own code; `hand` makes the rows use exactly the dealt cards.
+    evaluation = evaluate_arrangement_request(
+        {"rules": rules.to_json(), "arrangement": arrangement, "hand": list(hand_texts)}
+    )
+    rows = evaluation["rows"]
+    stored = {name: list(rows[name]["cards"]) for name in ("front", "middle", "back")}
+    return {"arrangement": stored, "surrender": False, "auto_arranged": False, "at": rfc3339(now)}, evaluation
+
+
+def _closed(row: SusunGame) -> Conflict:
+    return Conflict(
+        f"game {row.id!r} is settled; arrangements are closed",
+        errors=[FieldError("status", f"settled at {rfc3339(row.settled_at or row.deadline)}")],
+    )
+
+
+# -- settling -------------------------------------------------------------------------------
+
+
+def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
+    """Settle the game if its deadline has passed and it is still arranging: True when this
+    call settled it. Cheap when there is nothing to do (one read, no write transaction)."""
+    now = utcnow_ms()
+    with db.unit_of_work() as uow:
+        found = uow.susun_games.state(client_id, game_id)
+    if found is None or found[0] != ARRANGING or found[1] > now:
+        return False
+    with db.unit_of_work(write=True) as uow:
+        row = _found(uow, client_id, game_id, lock=True)
+        if row.status != ARRANGING or row.deadline > now:
+            return False  # another request settled it first
+        values = {**_settle(uow, client_id, row, dict(row.submissions), now), "updated_at": now}
+        if not uow.susun_games.update_if_version(row.id, row.version, values):
+            return False
+        uow.commit()
+    return True
+
+
+def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
+    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled.
+    Each overdue game is tried once per pass, in deadline order, `batch` at a time; one that
+    cannot settle is logged and left for the next pass."""
+    settled = 0
+    now = utcnow_ms()
+    after: tuple[datetime, str] | None = None
+    while True:
+        with db.unit_of_work() as uow:
+            due = uow.susun_games.overdue(now, ARRANGING, batch, after)
+        for client_id, game_id, _deadline in due:
+            try:
+                settled += settle_if_due(db, client_id, game_id)
+            except Exception:  # one game that cannot settle must not stop the others
+                log.exception("could not settle game %s", game_id)
+        if len(due) < batch:
+            return settled
+        after = (due[-1][2], due[-1][1])
+
+
+def auto_arrangement(hand_texts: Sequence[str], rules: RuleSet) -> dict[str, list[str]]:
+    """The service's best suggested setting of a hand (the first of `POST
+    /v1/arrangements/suggest`), given to a player who did not submit."""
+    hand_cards: list[Card] = parse_cards(list(hand_texts), "hand")
+    return suggest(hand_cards, rules, limit=1).suggestions[0].arrangement.to_json()
+
+
+def round_body(row: SusunGame, submissions: Mapping[str, Any]) -> dict[str, Any]:
+    """The round a game settles into: a `POST /v1/rounds` body with every player's hand and
+    rows (or surrender), plus `game_id` and `auto_arranged` per player."""
+    return {
+        "rules": row.rules_json,
+        "table": row.table_ref,
+        "reference": row.reference,
+        "currency": row.currency,
+        "stake": format_money(row.stake, row.currency),
+        "deal": row.deal_id,
+        "game_id": row.id,
+        "players": [
+            {
+                "id": pid,
+                "hand": list(row.hands[i]),
+                "arrangement": submissions[pid]["arrangement"],
+                "surrender": submissions[pid]["surrender"],
+                "auto_arranged": submissions[pid]["auto_arranged"],
+            }
+            for i, pid in enumerate(row.players)
+        ],
+    }
+
+
+def _settle(
+    uow: UnitOfWork, client_id: str, row: SusunGame, submissions: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """Auto-arrange the missing players, record the round in this transaction; the game's
+    new column values."""
+    rules = RuleSet.from_json(row.rules_json)
+    for i, pid in enumerate(row.players):
+        if pid not in submissions:
+            submissions[pid] = {
+                "arrangement": auto_arrangement(row.hands[i], rules),
+                "surrender": False,
+                "auto_arranged": True,
+                "at": rfc3339(now),
+            }
+    scored = score_round_request(round_body(row, submissions), game_round=True)
+    built = scored_round_record(client_id, scored, round_id=new_id("rnd", now), created_at=now)
+    round_id = built.new.round_id
+    try:
+        uow.chain.append(built.new)
+    except UniqueViolation as exc:
+        if exc.constraint != "uq_rounds_client_reference":
+            raise
+        raise Conflict(
+            f"game {row.id!r} cannot settle: a round took its reference {row.reference!r} meanwhile",
+            errors=[FieldError("reference", "used by another round since the game started")],
+        ) from exc
+    return {"submissions": submissions, "status": SETTLED, "round_id": round_id, "settled_at": now}
+
+
+def parse_status(value: str | None) -> str | None:
+    if value is not None and value not in (ARRANGING, SETTLED):
+        raise InvalidInput(
+            f"status must be {ARRANGING!r} or {SETTLED!r}, not {value!r}",
+            errors=[FieldError("query.status", f"must be {ARRANGING} or {SETTLED}, not {value!r}")],
+        )
+    return value
