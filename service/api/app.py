@@ -15,7 +15,7 @@ from service.adapters.uow import Database
 from service.services import clients
 from service.services.errors import Unauthorized
 
-from . import problems, proxies, ratelimit, textguard
+from . import problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
 from .blueprints import audit as audit_routes
@@ -158,8 +158,13 @@ def _refuse_unauthenticated() -> None:
 
 
 def _read_body() -> None:
-    if request.routing_exception is None and request.path.startswith("/v1/"):
+    if request.routing_exception is not None:
+        return
+    if request.path in ("/healthz", "/readyz"):
+        queryguard.check_query_names()
+    if request.path.startswith("/v1/"):
         textguard.check_request_line()
+        queryguard.check_query_names()
         if request.method in _BODY_METHODS:
             load_body()
             textguard.check_body(g.get("body"), g.get("raw_body"))

@@ -47,12 +47,22 @@ class StoredResponse:
 
 
 def parse_key(header: str | None) -> str | None:
-    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None."""
+    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None.
+
+    The header is one Structured Field string. Servers join repeated headers with a comma
+    (gunicorn does), so a comma outside quotes, or a quote inside them, means two keys: 422,
+    never the joined `"k1,k2"` as a key of its own."""
     if header is None:
         return None
     key = header
-    if len(key) >= 2 and key[0] == key[-1] == '"':
+    quoted = len(key) >= 2 and key[0] == key[-1] == '"'
+    if quoted:
         key = key[1:-1]  # a Structured Field string
+    if ('"' in key or "\\" in key) if quoted else ("," in key):
+        raise InvalidInput(
+            "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
+            errors=[_field_error(f"one key expected, got {header!r}")],
+        )
     if not _KEY.fullmatch(key):
         raise InvalidInput(
             "Idempotency-Key must be 1-255 printable ASCII characters",

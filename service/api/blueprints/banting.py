@@ -49,8 +49,9 @@ IF_MATCH = {
     "in": "header",
     "name": "If-Match",
     "required": False,
-    "description": 'The game version the move was decided on, `"7"` or `7`; a stale one is 412 '
-    "`precondition-failed` and changes nothing.",
+    "description": 'The game version the move was decided on, `"7"` or `7` (or a list); a stale '
+    "one is 412 `precondition-failed` and changes nothing. Compared strongly (RFC 9110): a weak "
+    '`W/"7"` matches no version, so it is 412 too.',
     "schema": {"type": "string", "maxLength": 40},
     "example": '"1"',
 }
