@@ -243,7 +243,7 @@ def parse_if_match(header: str | None) -> frozenset[int] | None:
                 errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
             )
         if match.group(1) is None:
-            versions.add(int(match.group(2)))
+            versions.add(int(match.group(3)))
     return frozenset(versions)
 
 

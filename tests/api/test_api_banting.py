@@ -304,6 +304,17 @@ def test_a_stale_if_match_is_412_and_a_current_one_quoted_or_bare_applies(http, 
     assert fields_of(problem(bad, 422, "validation")) == {"header.If-Match"}
 
 
+def test_a_weak_etag_in_if_match_is_412_as_rfc_9110_compares_strongly(http, tenant):
+    game = start(http, tenant, FOUR)
+    assert game["version"] == 1
+    weak = problem(send(http, tenant, game["id"], "a: 3d", **{"If-Match": 'W/"1"'}), 412, "precondition-failed")
+    assert weak["errors"] == [{"field": "header.If-Match", "message": "stale: the game is at version 1"}]
+    assert "weak tags never match" in weak["detail"]
+    assert state(http, tenant, game["id"]) == game  # nothing applied
+    listed = send(http, tenant, game["id"], "a: 3d", **{"If-Match": 'W/"1", "7", "1"'})
+    assert listed.status_code == 200 and listed.get_json()["version"] == 2
+
+
 def test_a_move_repeated_with_its_idempotency_key_replays_and_applies_once(http, tenant):
     game = start(http, tenant, FOUR)
     first = send(http, tenant, game["id"], "a: 3d", **{"Idempotency-Key": "move-1"})
