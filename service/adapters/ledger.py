@@ -209,6 +209,7 @@ class LedgerRepository:
         until: datetime | None,
         after: tuple[datetime, int, int] | None,
         limit: int,
+        offset: int = 0,
     ) -> list[Entry]:
         """Lines newest first by (created_at, sequence, line_no); `sequences`: only those
         records' lines (a round's and its void's). A line's round is its record's."""
@@ -241,6 +242,8 @@ class LedgerRepository:
         q = q.order_by(
             LedgerLine.created_at.desc(), LedgerLine.sequence.desc(), LedgerLine.line_no.desc()
         ).limit(limit)
+        if offset:
+            q = q.offset(offset)
         return [
             Entry(r[0], r[1], r[2], r[3], HOUSE if r[4] is None else PLAYER_PREFIX + r[4], r[5], r[6], r[7])
             for r in self.session.execute(q)

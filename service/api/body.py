@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import current_app, g, request
 from webargs import core
-from werkzeug.exceptions import RequestEntityTooLarge
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service import strictjson
 from service.domain.errors import FieldError

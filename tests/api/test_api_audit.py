@@ -342,6 +342,25 @@ def test_voiding_twice_is_409_and_books_nothing(http, tenant):
     assert http.get("/v1/audit/head", headers=tenant.headers).get_json()["sequence"] == 2
 
 
+def test_a_void_retried_with_its_idempotency_key_replays_the_first_200_and_voids_once(http, tenant, clock):
+    doc = post_rounds(http, tenant, 1)[0]
+    url = f"/v1/rounds/{doc['id']}/void"
+    headers = {**tenant.headers, "Idempotency-Key": "void-1"}
+    first = http.post(url, json={"reason": "dealer error"}, headers=headers)
+    assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
+    assert first.get_json()["status"] == "void" and first.get_json()["void"]["reason"] == "dealer error"
+    clock.advance(seconds=30)  # the response was lost; the game server retries later
+    again = http.post(url, json={"reason": "dealer error"}, headers=headers)
+    assert again.status_code == 200, again.get_data(as_text=True)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_data() == first.get_data()
+    assert http.get("/v1/audit/head", headers=tenant.headers).get_json()["sequence"] == 2  # one void
+    other = http.post(url, json={"reason": "another reason"}, headers=headers)
+    assert [e["field"] for e in problem(other, 422, "idempotency-key-reused")["errors"]] == ["header.Idempotency-Key"]
+    unkeyed = http.post(url, json={"reason": "dealer error"}, headers=tenant.headers)
+    problem(unkeyed, 409, "conflict")  # without the key a second void is refused, as before
+
+
 def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant, other_tenant):
     doc = post_rounds(http, tenant, 1)[0]
     url = f"/v1/rounds/{doc['id']}/void"

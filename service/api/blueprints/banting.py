@@ -40,7 +40,7 @@ IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "required": False,
     "description": "1-255 printable ASCII characters (a quoted string is accepted), scoped to "
-    "this path. The same key with the same body replays the first answer byte for byte with "
+    "this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with "
     "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 257},
     "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
