@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.adapters.errors import UniqueViolation
 from service.adapters.models import Deal
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
@@ -23,7 +22,6 @@ from .errors import Conflict, InvalidInput, NotFound
 from .ids import new_id, rfc3339, utcnow_ms
 
 SEED_BYTES = 32
-_NONCE_RETRIES = 5
 
 
 def new_server_seed() -> bytes:
@@ -57,38 +55,33 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     raise_collected(errors, InvalidRound)
     client_seed = str(body["client_seed"])
     server_seed = new_server_seed()
-    for _ in range(_NONCE_RETRIES):
-        with db.unit_of_work(write=True) as uow:
-            nonce = uow.deals.count(client_id)
-            hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
-            now = utcnow_ms()
-            row = {
-                "id": new_id("dl", now),
-                "client_id": client_id,
-                "nonce": nonce,
-                "server_seed": server_seed,
-                "commitment": commitment(server_seed),
-                "client_seed": client_seed,
-                "players": players,
-                "hands": hands,
-                "used_at": None,
-                "used_by": None,
-                "revealed_at": None,
-                "created_at": now,
-            }
-            try:
-                uow.deals.insert(row)
-            except UniqueViolation:
-                continue  # a concurrent deal took this nonce (PostgreSQL): count again
-            uow.commit()
-        return {
-            "id": row["id"],
-            "commitment": row["commitment"],
+    with db.unit_of_work(write=True) as uow:
+        nonce = uow.deals.next_nonce(client_id)
+        hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
+        now = utcnow_ms()
+        row = {
+            "id": new_id("dl", now),
+            "client_id": client_id,
             "nonce": nonce,
+            "server_seed": server_seed,
+            "commitment": commitment(server_seed),
             "client_seed": client_seed,
-            "hands": dict(zip(players, hands, strict=True)),
+            "players": players,
+            "hands": hands,
+            "used_at": None,
+            "used_by": None,
+            "revealed_at": None,
+            "created_at": now,
         }
-    raise Conflict("concurrent deals kept taking the next nonce; retry")
+        uow.deals.insert(row)
+        uow.commit()
+    return {
+        "id": row["id"],
+        "commitment": row["commitment"],
+        "nonce": nonce,
+        "client_seed": client_seed,
+        "hands": dict(zip(players, hands, strict=True)),
+    }
 
 
 def document(row: Deal) -> dict[str, Any]:
