@@ -282,9 +282,16 @@ def test_every_illegal_move_is_422_with_its_reason_and_changes_nothing(http, ten
 def test_a_move_that_both_plays_and_passes_or_does_neither_is_422(http, tenant):
     game = start(http, tenant, FOUR)
     url = f"/v1/banting/games/{game['id']}/moves"
-    for body in ({"player": "a", "play": ["3d"], "pass": True}, {"player": "a"}, {"player": "a", "pass": False}):
-        answer = http.post(url, json=body, headers=tenant.headers)
-        assert answer.status_code == 422, body
+    both = "a move either plays cards or passes, not both"
+    neither = 'a move needs "play": [cards] or "pass": true'
+    for body, field, message in (
+        ({"player": "a", "play": ["3d"], "pass": True}, "pass", both),
+        ({"player": "a"}, "play", neither),
+        ({"player": "a", "pass": False}, "pass", neither),
+    ):
+        answer = problem(http.post(url, json=body, headers=tenant.headers), 422, "validation")
+        assert answer["errors"] == [{"field": field, "message": message}], body
+        assert answer["detail"] == message
     unknown = http.post(url, json={"player": "a", "play": ["3d"], "extra": 1}, headers=tenant.headers)
     assert fields_of(problem(unknown, 422, "validation")) == {"extra"}
     assert state(http, tenant, game["id"]) == game
