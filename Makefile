@@ -99,7 +99,7 @@ fuzz: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools
-	$(BIN)/mypy --strict --follow-imports=silent service/domain
+	$(BIN)/mypy --strict service
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .hypothesis

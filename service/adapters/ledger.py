@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Date, case, cast, func, literal, select
+from sqlalchemy import Date, SQLColumnExpression, case, cast, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -148,7 +148,7 @@ class LedgerRepository:
         player = LedgerLine.player_id.is_not(None)
         split = self.dialect == "sqlite"
 
-        def total(expr: ColumnElement[Any]) -> list[ColumnElement[Any]]:
+        def total(expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
             if split:
                 return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
             return [func.coalesce(func.sum(expr), 0)]
@@ -181,7 +181,7 @@ class LedgerRepository:
     ) -> list[Totals]:
         """Rows per group; for `player` the house's lines form the group with key None."""
         if group_by == "player":
-            key: ColumnElement[Any] = LedgerLine.player_id
+            key: SQLColumnExpression[Any] = LedgerLine.player_id
             rounds: ColumnElement[Any] = rounds_counted()
         else:
             key = LedgerLine.table_ref if group_by == "table" else self._day()

@@ -121,7 +121,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(_refuse_unauthenticated)  # after the limiter: key guessing is counted
     app.before_request(_read_body)
     app.after_request(_purge_after_response)
-    app.wsgi_app = proxies.TrustedProxies(app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"])
+    app.wsgi_app = proxies.TrustedProxies(  # type: ignore[method-assign]  # Flask's middleware idiom
+        app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"]
+    )
     state_of(app).spec_yaml = spec_yaml(api)
 
     @app.get("/openapi.yaml")

@@ -63,7 +63,7 @@ def read_bytes() -> bytes:
     else:
         data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
     g.raw_body = data
-    return data
+    return bytes(data)
 
 
 def load_body() -> None:

@@ -31,7 +31,7 @@ class FullMatch(validate.Validator):
 
     def __call__(self, value: Any) -> Any:
         if not isinstance(value, str) or self.regex.fullmatch(value) is None:
-            raise ValidationError(self.error)
+            raise ValidationError(str(self.error))
         return value
 
 
@@ -117,7 +117,7 @@ def Card(**kw: Any) -> fields.String:
     )
 
 
-def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) -> fields.List:
+def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) -> fields.List[Any]:
     return fields.List(
         Card(),
         validate=validate.Length(max=max_items),
@@ -126,7 +126,7 @@ def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) 
     )
 
 
-class RulesRef(fields.Field):
+class RulesRef(fields.Field[Any]):
     """A preset name or `{"preset", "params", "version"}`; the domain resolves it."""
 
     openapi: ClassVar[dict[str, Any]] = {
@@ -160,6 +160,6 @@ class RulesRef(fields.Field):
         raise ValidationError("must be a preset name or an object")
 
 
-def openapi_attributes(converter: Any, field: fields.Field, **_: Any) -> dict[str, Any]:
+def openapi_attributes(converter: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
     """apispec attribute function: custom fields describe themselves with `openapi`."""
     return dict(getattr(field, "openapi", {}))

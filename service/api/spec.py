@@ -60,7 +60,7 @@ def _example(status: int, problem: str) -> dict[str, Any]:
     }
 
 
-class CapsaApi(Api):
+class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Api with problem+json error responses documented and produced."""
 
     ERROR_SCHEMA = ProblemSchema
@@ -109,7 +109,7 @@ class CapsaApi(Api):
         return handle_http_exception(error)
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML's stubs are not installed
     """Block style for multi-line strings, so descriptions read as written."""
 
 
