@@ -539,9 +539,24 @@ def test_forged_expired_and_foreign_view_links_are_404_pages(app, http, tenant, 
     assert http.get(url).status_code == 200
 
 
-def test_view_links_share_one_secret_across_workers(app):
-    db = app.extensions["capsa"].db
-    assert viewlinks.stored_secret(db) == viewlinks.stored_secret(db)
+def test_view_links_share_one_secret_across_workers(app, db_url):
+    """Two apps on one database, as two gunicorn workers are (each its own engine and pool):
+    a link signed by one opens on the other, through the secret stored once."""
+    from conftest import make_app
+
+    tenant = make_tenant(app)
+    doc = post_rounds(app.test_client(), tenant, 1)[0]
+    link = app.test_client().post(f"/v1/rounds/{doc['id']}/view-link", json={}, headers=tenant.headers)
+    assert link.status_code in (200, 201), link.get_data(as_text=True)
+    other = make_app(db_url)
+    try:
+        page = other.test_client().get(link.get_json()["url"])
+        assert page.status_code == 200, page.get_data(as_text=True)[:300]
+        assert doc["id"] in page.get_data(as_text=True)
+        assert viewlinks.stored_secret(other.extensions["capsa"].db) == viewlinks.stored_secret(
+            app.extensions["capsa"].db)
+    finally:
+        other.extensions["capsa"].db.dispose()
 
 
 def test_changed_stored_canonical_bytes_are_found_at_their_sequence(app, http):
