@@ -34,7 +34,7 @@ def _positive(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "idempotency", help="manage stored Idempotency-Key answers",
+        "idempotency", help="purge stored Idempotency-Key answers",
         description="Idempotency-Key records keep a request's answer for 24 hours.",
     )
     isub = p.add_subparsers(dest="idempotency_command", required=True, metavar="ACTION", title="actions")
