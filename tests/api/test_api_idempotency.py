@@ -45,7 +45,8 @@ def test_the_same_key_with_another_body_is_422(http, tenant):
     assert post(http, tenant, body, "key-2").status_code == 201
     answer = problem(post(http, tenant, {**body, "stake": "2000"}, "key-2"), 422,
                      "idempotency-key-reused")
-    assert fields_of(answer) == {"header.Idempotency-Key"}
+    assert answer["detail"] == "this Idempotency-Key was used with another request body"
+    assert answer["errors"] == [{"field": "header.Idempotency-Key", "message": "already used with another request body"}]
     assert count(http, tenant) == 1
 
 
