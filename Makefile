@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients
+.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
 # wheel), then the runtime, test and bench packages, then the project itself and the Python
@@ -27,7 +27,7 @@ UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --python-version 3.
   $(if $(UPGRADE),--upgrade)
 lock: $(STAMP)
 	$(UV_COMPILE) pyproject.toml -o requirements.lock
-	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock --extra clients \
+	$(UV_COMPILE) pyproject.toml --extra test --extra bench --extra lock --extra clients --extra mutation \
 	  -c requirements.lock \
 	  -o requirements-dev.lock
 	$(BIN)/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires'], 'pip', sep='\n')" \
@@ -98,12 +98,24 @@ bench: $(STAMP)
 	$(BIN)/python bench/banting.py
 	$(BIN)/python bench/suggest.py
 
+# Not CI (tens of minutes on two cores): mutmut mutates service/domain/money.py,
+# susun/scoring.py, audit.py and services/idempotency.py ([tool.mutmut] in pyproject.toml) and
+# runs their unit and API tests against each mutant in mutants/, then prints the killed and
+# surviving counts and names each survivor (`mutmut show NAME` shows its diff).
+mutation: $(STAMP)
+	$(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/mutmut export-cicd-stats
+	@$(BIN)/python -c "import json; s = json.load(open('mutants/mutmut-cicd-stats.json')); \
+	  print('mutants: killed', s['killed'], 'survived', s['survived'], 'timeout', s['timeout'], \
+	        'suspicious', s['suspicious'], 'skipped', s['skipped'], 'total', s['total'])"
+	$(BIN)/mutmut results
+
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=1000 $(BIN)/pytest -s tests/api/test_api_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools
-	$(BIN)/mypy --strict --follow-imports=silent service/domain
+	$(BIN)/mypy --strict service
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .hypothesis

@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "service.commands.clients",  # clients create|key|revoke|list
     "service.commands.audit",  # audit verify
     "service.commands.sweep",  # sweep
+    "service.commands.idempotency",  # idempotency purge
 ]
 
 DESCRIPTION = (
@@ -43,8 +44,19 @@ def version_text() -> str:
     return f"capsa {package} (scoring engine {ENGINE_VERSION})"
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse sizes the command column by the options, not by the command names: the
+    longest name, `idempotency`, would push its help onto a line of its own."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog)
+        self._action_max_length = max(self._action_max_length, 4 + len("idempotency"))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="capsa", description=DESCRIPTION, epilog=EPILOG)
+    parser = argparse.ArgumentParser(
+        prog="capsa", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
+    )
     parser.add_argument(
         "--version", action="version", version=version_text(),
         help="print the capsa package version and the scoring engine version, then exit",

@@ -132,7 +132,7 @@ class PostgresChain(ChainRepository):
             # Part of a larger transaction (a Big Two game's last move): run it now.
             with translated():
                 raw = self.session.connection().connection.driver_connection
-                with raw.cursor() as cursor:
+                with raw.cursor() as cursor:  # type: ignore[union-attr]  # a live DBAPI connection
                     run(cursor)
         else:
             self.uow.defer(run)  # alone: at commit, as a one-statement transaction

@@ -189,7 +189,7 @@ def _pg_pages(engine: Engine, client_id: str, start: int, stop: int, size: int) 
             page = Page([_record(r, r[11]) for r in _copy(conn, _PG_RECORDS, params, _RECORD_TYPES)])
             for d in _copy(conn, _PG_DIGESTS, params, _DIGEST_TYPES):
                 page.digests[d[0]] = LinesDigest(d[1], d[2], d[3], d[4], (d[5], d[6]), (d[7], d[8]), (d[9], d[10]), d[11])
-            conn.rollback()
+            conn.rollback()  # type: ignore[union-attr]  # psycopg's connection, typed Optional by SQLAlchemy
             return page
         finally:
             free.append(fairy)

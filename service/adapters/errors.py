@@ -44,6 +44,11 @@ class NotNullViolation(IntegrityViolation):
     """A required column was left empty."""
 
 
+class NumericOverflow(StorageError):
+    """A number beyond the 64-bit integers the database stores or sums: permanent, so never
+    answered as `unavailable` (a client would retry it forever)."""
+
+
 class KeyTaken(StorageError):
     """The Idempotency-Key already answered a committed request; read what it stored."""
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from .models import Deal, Game, Match
+from .models import Client, Deal, Game, Match
 from .translate import translated
 
 _DEAL_INSERT = insert(Deal)
@@ -20,9 +20,18 @@ class DealRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def count(self, client_id: str) -> int:
-        """How many deals the client has made: the next nonce."""
-        return int(self.session.scalar(select(func.count()).where(Deal.client_id == client_id)) or 0)
+    def next_nonce(self, client_id: str) -> int:
+        """Take the client's next nonce (0, 1, 2, ...): one UPDATE whose row lock, held to
+        commit, orders concurrent deals of the client; no deal is counted."""
+        taken = self.session.scalar(
+            update(Client)
+            .where(Client.id == client_id)
+            .values(deals_made=Client.deals_made + 1)
+            .returning(Client.deals_made)
+        )
+        if taken is None:
+            raise LookupError(f"no client {client_id!r}")
+        return int(taken) - 1
 
     def insert(self, row: dict[str, Any]) -> None:
         """Insert a deal; UniqueViolation `uq_deals_client_nonce` when its nonce is taken."""

@@ -78,7 +78,7 @@ class IdempotencyRepository:
             "created_at": now,
         }
         if self.dialect == "postgresql":
-            stmt = postgresql.insert(IdempotencyRecord).values(**values)
+            stmt: Any = postgresql.insert(IdempotencyRecord).values(**values)
             stmt = stmt.on_conflict_do_update(
                 constraint="pk_idempotency_records",
                 set_={

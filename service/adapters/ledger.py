@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Date, case, cast, func, literal, select
+from sqlalchemy import Date, SQLColumnExpression, case, cast, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -57,6 +57,9 @@ class Entry:
     kind: str
     amount: int
     currency: str
+
+
+_SPLIT = 10**9
 
 
 def _key(value: Any) -> str | None:
@@ -135,36 +138,50 @@ class LedgerRepository:
             q = q.where(LedgerLine.created_at < until)
         return q
 
-    @staticmethod
-    def _sums(rounds: ColumnElement[Any]) -> list[ColumnElement[Any]]:
-        player = LedgerLine.player_id.is_not(None)
+    def _sums(self, rounds: ColumnElement[Any]) -> list[ColumnElement[Any]]:
+        """The seven totals of Totals (rounds .. house), as columns; read them with _totals.
 
-        def total(expr: ColumnElement[Any]) -> ColumnElement[Any]:
-            return func.coalesce(func.sum(expr), 0)
+        PostgreSQL sums bigint into numeric, which cannot overflow. SQLite's sum() raises
+        "integer overflow" past 2^63 (ten rounds near the 10^18 amount bound), so there each
+        total is two sums, of amount / 10^9 and amount % 10^9 (both truncate toward zero, so
+        q x 10^9 + r is the amount), each far from the bound, added up here exactly."""
+        player = LedgerLine.player_id.is_not(None)
+        split = self.dialect == "sqlite"
+
+        def total(expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
+            if split:
+                return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
+            return [func.coalesce(func.sum(expr), 0)]
 
         return [
-            total(rounds),
-            total(LedgerLine.points),
-            total(case((LedgerLine.basis == "settlement", LedgerLine.amount), else_=0)),
-            total(LedgerLine.winnings),
-            total(case(((LedgerLine.basis == "fee") & player, -LedgerLine.amount), else_=0)),
-            total(case((player, LedgerLine.amount), else_=0)),
-            total(case((player, literal(0)), else_=LedgerLine.amount)),
+            *total(rounds),
+            *total(LedgerLine.points),
+            *total(case((LedgerLine.basis == "settlement", LedgerLine.amount), else_=0)),
+            *total(LedgerLine.winnings),
+            *total(case(((LedgerLine.basis == "fee") & player, -LedgerLine.amount), else_=0)),
+            *total(case((player, LedgerLine.amount), else_=0)),
+            *total(case((player, literal(0)), else_=LedgerLine.amount)),
         ]
+
+    def _totals(self, values: Sequence[Any]) -> list[int]:
+        """The seven integers of the columns `_sums` made."""
+        if self.dialect != "sqlite":
+            return [int(v) for v in values]
+        return [int(q) * _SPLIT + int(r) for q, r in zip(values[0::2], values[1::2])]
 
     def player_totals(
         self, client_id: str, player: str, currency: str, since: datetime | None, until: datetime | None
     ) -> Totals:
         q = select(*self._sums(rounds_counted())).where(LedgerLine.player_id == player)
         row = self.session.execute(self._period(q, client_id, currency, since, until)).one()
-        return Totals(player, *(int(v) for v in row))
+        return Totals(player, *self._totals(row))
 
     def summary(
         self, client_id: str, currency: str, since: datetime | None, until: datetime | None, group_by: str
     ) -> list[Totals]:
         """Rows per group; for `player` the house's lines form the group with key None."""
         if group_by == "player":
-            key: ColumnElement[Any] = LedgerLine.player_id
+            key: SQLColumnExpression[Any] = LedgerLine.player_id
             rounds: ColumnElement[Any] = rounds_counted()
         else:
             key = LedgerLine.table_ref if group_by == "table" else self._day()
@@ -173,7 +190,7 @@ class LedgerRepository:
         # NULL (no table) first on every engine (PostgreSQL would sort it last).
         q = select(key, *self._sums(rounds)).group_by(key).order_by(key.asc().nulls_first())
         rows = self.session.execute(self._period(q, client_id, currency, since, until)).all()
-        return [Totals(_key(r[0]), *(int(v) for v in r[1:])) for r in rows]
+        return [Totals(_key(r[0]), *self._totals(r[1:])) for r in rows]
 
     def _day(self) -> ColumnElement[Any]:
         if self.dialect == "postgresql":
@@ -192,6 +209,7 @@ class LedgerRepository:
         until: datetime | None,
         after: tuple[datetime, int, int] | None,
         limit: int,
+        offset: int = 0,
     ) -> list[Entry]:
         """Lines newest first by (created_at, sequence, line_no); `sequences`: only those
         records' lines (a round's and its void's). A line's round is its record's."""
@@ -224,6 +242,8 @@ class LedgerRepository:
         q = q.order_by(
             LedgerLine.created_at.desc(), LedgerLine.sequence.desc(), LedgerLine.line_no.desc()
         ).limit(limit)
+        if offset:
+            q = q.offset(offset)
         return [
             Entry(r[0], r[1], r[2], r[3], HOUSE if r[4] is None else PLAYER_PREFIX + r[4], r[5], r[6], r[7])
             for r in self.session.execute(q)

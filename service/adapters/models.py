@@ -72,6 +72,8 @@ class Client(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The next deal's nonce (migration 0006): taken by an UPDATE, never counted.
+    deals_made: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class ApiKey(Base):

@@ -93,7 +93,7 @@ def _select() -> Any:
 
 def _stored(row: Any) -> StoredRound:
     void = None if row[13] is None else StoredRecord(*row[13:19])
-    return StoredRound(*row[:7], StoredRecord(*row[7:13]), void)
+    return StoredRound(*row[:7], StoredRecord(*row[7:13]), void)  # type: ignore[call-arg]  # 7 columns
 
 
 class RoundRepository:

@@ -19,6 +19,7 @@ from .errors import (
     KeyTaken,
     LockTimeout,
     NotNullViolation,
+    NumericOverflow,
     StorageError,
     UniqueViolation,
 )
@@ -55,6 +56,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return KeyTaken(message)
         if state == chain_pg.DEAL_USED:
             return DealUsed(message)
+        if state == "22003":  # numeric_value_out_of_range
+            return NumericOverflow(message)
         if state == "55P03":  # lock_not_available: lock_timeout
             return LockTimeout(message)
         if state.startswith("08") or state in ("57014", "57P01", "57P02", "57P03", "53300"):
@@ -74,6 +77,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return CheckViolation(BALANCED if BALANCED in message else None, message)
         return IntegrityViolation(None, message)
     if type(orig).__name__ == "OperationalError":  # sqlite3: locked, disk I/O, cannot open
+        if message == "integer overflow":  # sum() past 2^63: the same answer on every retry
+            return NumericOverflow(message)
         return DatabaseUnavailable(message)
     return None
 
@@ -91,6 +96,8 @@ def translate(exc: BaseException) -> BaseException | None:
         if isinstance(exc, (OperationalError, InterfaceError)):
             return DatabaseUnavailable(str(exc.orig))
         return None
+    if isinstance(exc, OverflowError):  # sqlite3 binding an int beyond 64 bits
+        return NumericOverflow(str(exc))
     if isinstance(exc, psycopg.Error):
         found = _driver_error(exc)
         if found is None and isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)):

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import structlog
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
 
@@ -14,8 +15,9 @@ from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
 from service.services.errors import Unauthorized
+from service.services.idempotency import Purger
 
-from . import problems, proxies, ratelimit, textguard
+from . import problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, rounds, rules, service
 from .blueprints import audit as audit_routes
@@ -27,6 +29,8 @@ from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
 from .spec import DESCRIPTION, CapsaApi, spec_yaml
 from .state import Capsa, state
+
+log = structlog.get_logger("service.api")
 
 MAX_BODY = 64 * 1024
 _JSON_TYPES = ["application/json", "application/problem+json"]
@@ -54,6 +58,8 @@ def _env_config() -> dict[str, Any]:
         "FORWARDED_ALLOW_IPS": os.environ.get(
             "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS
         ),
+        # Expired Idempotency-Key records deleted by each worker about once a minute.
+        "IDEMPOTENCY_PURGE": os.environ.get("IDEMPOTENCY_PURGE", "on") != "off",
     }
 
 
@@ -99,6 +105,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         metrics=Metrics(),
         keys=clients.KeyCache(app.config["API_KEY_CACHE_SECONDS"]),
     )
+    capsa = state_of(app)
+    if app.config["IDEMPOTENCY_PURGE"]:
+        capsa.purger = Purger(capsa.db)
     api = CapsaApi(app)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
     for module in (service, rules, arrangements, rounds, deals, banting):
@@ -112,7 +121,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ratelimit.install(app)  # after authentication (the key is the client), before the body
     app.before_request(_refuse_unauthenticated)  # after the limiter: key guessing is counted
     app.before_request(_read_body)
-    app.wsgi_app = proxies.TrustedProxies(app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"])
+    app.after_request(_purge_after_response)
+    app.wsgi_app = proxies.TrustedProxies(  # type: ignore[method-assign]  # Flask's middleware idiom
+        app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"]
+    )
     state_of(app).spec_yaml = spec_yaml(api)
 
     @app.get("/openapi.yaml")
@@ -158,9 +170,33 @@ def _refuse_unauthenticated() -> None:
         raise refused
 
 
+def _purge_after_response(response: Response) -> Response:
+    """Expired Idempotency-Key records go once the answer is out (sync workers send it after
+    this request's teardown; the client never waits for the purge)."""
+    purger = state().purger
+    if purger is not None and purger.due():
+        response.call_on_close(_purge_quietly(purger))
+    return response
+
+
+def _purge_quietly(purger: Purger) -> Any:
+    def run() -> None:
+        try:
+            purger.run_if_due()
+        except Exception:  # a failed purge is retried a minute later; never the request's error
+            log.warning("idempotency_purge_failed", exc_info=True)
+
+    return run
+
+
 def _read_body() -> None:
-    if request.routing_exception is None and request.path.startswith("/v1/"):
+    if request.routing_exception is not None:
+        return
+    if request.path in ("/healthz", "/readyz"):
+        queryguard.check_query_names()
+    if request.path.startswith("/v1/"):
         textguard.check_request_line()
+        queryguard.check_query_names()
         if request.method in _BODY_METHODS:
             load_body()
             textguard.check_body(g.get("body"), g.get("raw_body"))

@@ -6,7 +6,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 
 from service.domain.audit import GENESIS_HASH
 
-from .fields import Id, SignedMoney, _meta
+from .fields import Id, SignedMoney, Since, Until, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -30,20 +30,8 @@ later one; over all time a voided round nets to zero.
 
 class Query(Schema):
     class Meta:
-        unknown = EXCLUDE
+        unknown = EXCLUDE  # names the route does not take are refused before (queryguard)
         ordered = True
-
-
-def _since() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
-    )
-
-
-def _until() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
-    )
 
 
 def _currency(**kw: object) -> fields.String:
@@ -149,8 +137,8 @@ class AuditHeadSchema(Out):
 
 class LedgerQuerySchema(Query):
     currency = _currency(required=True)
-    since = _since()
-    until = _until()
+    since = Since()
+    until = Until()
 
 
 class PlayerLedgerSchema(Out):

@@ -7,6 +7,7 @@ from typing import Any
 from flask import current_app, g, request
 from webargs import core
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service import strictjson
 from service.domain.errors import FieldError
@@ -44,9 +45,30 @@ def _body_is_optional() -> bool:
     return bool(getattr(method, "capsa_optional_body", False))
 
 
+def read_bytes() -> bytes:
+    """The body's bytes, at most MAX_CONTENT_LENGTH, or 413 `payload-too-large`.
+
+    With a Content-Length, werkzeug refuses one over the limit. A chunked body has none, and
+    werkzeug's limit on it only stops reading at the limit: `get_data()` would answer the first
+    64 KiB as the body (valid JSON, then whitespace cut off: a 200). So a chunked body is read
+    here from the server's stream, one byte past the limit, and that byte is a 413."""
+    cached = g.get("raw_body")
+    if cached is not None:
+        return bytes(cached)
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is None and "wsgi.input_terminated" in request.environ:
+        data = request.environ["wsgi.input"].read(limit + 1)
+        if len(data) > limit:
+            raise RequestEntityTooLarge()
+    else:
+        data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
+    g.raw_body = data
+    return bytes(data)
+
+
 def load_body() -> None:
     """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
-    if _body_is_optional() and not request.get_data(cache=True):
+    if _body_is_optional() and not read_bytes():
         g.raw_body, g.body = b"", {}
         return
     mimetype = request.mimetype
@@ -67,9 +89,7 @@ def load_body() -> None:
             f"charset {charset!r} is not UTF-8",
             [FieldError("header.Content-Type", "the charset must be UTF-8")],
         )
-    data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
-    g.raw_body = data
-    g.body = parse_strict(data)
+    g.body = parse_strict(read_bytes())
 
 
 class StrictParser(FlaskParser):

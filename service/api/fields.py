@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
 
+# Anchored for OpenAPI (ECMA-262 `$` is the end of the string); Python matches them with
+# fullmatch, where `$` alone would also match before a trailing newline.
 ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 MONEY_PATTERN = r"^(0|[1-9][0-9]*)(\.[0-9]+)?$"
 SIGNED_MONEY_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
@@ -16,6 +20,19 @@ def _meta(example: Any, description: str | None = None, **extra: Any) -> dict[st
     if description:
         meta["description"] = description
     return meta
+
+
+class FullMatch(validate.Validator):
+    """marshmallow's Regexp uses re.match: `^a$` takes "a\\n". This matches the whole string."""
+
+    def __init__(self, pattern: str, error: str = "must match {regex}") -> None:
+        self.regex = re.compile(pattern)
+        self.error = error.format(regex=pattern)
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, str) or self.regex.fullmatch(value) is None:
+            raise ValidationError(str(self.error))
+        return value
 
 
 class StrictBoolean(fields.Boolean):
@@ -29,6 +46,32 @@ class StrictBoolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class Instant(fields.AwareDateTime):
+    """An RFC 3339 time with an offset, as UTC. A time whose UTC instant lies outside years
+    1-9999 (`0001-01-01T00:00:00+14:00`) is a 422 naming the field, not an OverflowError."""
+
+    def __init__(self, example: str, description: str, **kw: Any) -> None:
+        super().__init__(default_timezone=None, metadata=_meta(example, description), **kw)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime:
+        try:
+            when: datetime = super()._deserialize(value, attr, data, **kwargs)
+            return when.astimezone(UTC)
+        except (OverflowError, ValueError) as exc:
+            raise ValidationError(
+                f"{value!r} is outside the times this service can represent "
+                "(0001-01-01 to 9999-12-31 UTC)"
+            ) from exc
+
+
+def Since() -> Instant:
+    return Instant("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
+
+
+def Until() -> Instant:
+    return Instant("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
 
 
 class Money(fields.String):
@@ -60,7 +103,7 @@ class SignedMoney(Money):
 def Id(example: str = "table-7", description: str | None = None, **kw: Any) -> fields.String:
     """An identifier chosen by a client: `^[A-Za-z0-9._:-]{1,64}$`."""
     return fields.String(
-        validate=validate.Regexp(ID_PATTERN, error="must match {regex}"),
+        validate=FullMatch(ID_PATTERN),
         metadata=_meta(example, description, pattern=ID_PATTERN),
         **kw,
     )
@@ -74,7 +117,7 @@ def Card(**kw: Any) -> fields.String:
     )
 
 
-def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) -> fields.List:
+def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) -> fields.List[Any]:
     return fields.List(
         Card(),
         validate=validate.Length(max=max_items),
@@ -83,7 +126,7 @@ def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) 
     )
 
 
-class RulesRef(fields.Field):
+class RulesRef(fields.Field[Any]):
     """A preset name or `{"preset", "params", "version"}`; the domain resolves it."""
 
     openapi: ClassVar[dict[str, Any]] = {
@@ -117,6 +160,6 @@ class RulesRef(fields.Field):
         raise ValidationError("must be a preset name or an object")
 
 
-def openapi_attributes(converter: Any, field: fields.Field, **_: Any) -> dict[str, Any]:
+def openapi_attributes(converter: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
     """apispec attribute function: custom fields describe themselves with `openapi`."""
     return dict(getattr(field, "openapi", {}))

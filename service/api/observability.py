@@ -25,7 +25,7 @@ from prometheus_client import (
     start_http_server,
 )
 
-_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _configured = False
 DEFAULT_METRICS_BIND = "127.0.0.1:9100"
 _OFF = frozenset({"", "off", "none", "false", "disabled"})
@@ -136,7 +136,7 @@ log = structlog.get_logger("service.access")
 def init_request() -> None:
     """First before_request hook: the request id and the clock."""
     incoming = request.headers.get("X-Request-ID", "")
-    g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
     g.started = time.perf_counter()
     structlog.contextvars.clear_contextvars()
     structlog.contextvars.bind_contextvars(request_id=g.request_id)

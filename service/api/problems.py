@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import structlog
 from flask import Flask, Response, g
 from werkzeug.exceptions import HTTPException
 
-from service.adapters.errors import DatabaseUnavailable, UniqueViolation
+from service.adapters.errors import DatabaseUnavailable, NumericOverflow, UniqueViolation
 from service.domain.errors import CapsaError, FieldError
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
@@ -133,7 +133,7 @@ def _webargs_errors(data: Mapping[str, Any]) -> list[FieldError]:
 def handle_http_exception(error: HTTPException) -> Response:
     status = error.code or 500
     if status == 429 and error.response is not None:
-        return error.response  # Flask-Limiter's breach answer: problem+json with Retry-After
+        return cast(Response, error.response)  # Flask-Limiter's breach answer: problem+json with Retry-After
     problem = _BY_STATUS.get(status, "internal" if status >= 500 else "validation")
     data = getattr(error, "data", None) or {}
     errors = _webargs_errors(data) if status == 422 else []
@@ -188,6 +188,18 @@ def register(app: Flask) -> None:
             "unavailable",
             "the database is unavailable; retry later",
             headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+        )
+
+    @app.errorhandler(NumericOverflow)
+    def _overflow(exc: NumericOverflow) -> Response:
+        # Amounts are bounded (10^18) and sums cannot overflow, so this is a defect of ours:
+        # a 500 that says so, never a 503 with Retry-After that invites retries forever.
+        log.error("numeric_overflow", request_id=g.get("request_id"), error=str(exc))
+        return problem_response(
+            500,
+            "internal",
+            "a number went beyond the 64-bit integers the database stores; retrying will not "
+            f"help: quote request id {g.get('request_id')} when reporting it",
         )
 
     @app.errorhandler(UniqueViolation)

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
-from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, StrictBoolean, _meta
+from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, Since, StrictBoolean, Until, _meta
 
 CATEGORIES = [
     "high_card",
@@ -169,20 +169,14 @@ class EvaluateRequestSchema(Strict):
 
 class RoundQuerySchema(Schema):
     class Meta:
-        unknown = EXCLUDE
+        unknown = EXCLUDE  # names the route does not take are refused before (queryguard)
         ordered = True
 
     table = Id("table-7")
     player = Id("a", "Rounds in which this player played.")
     reference = Id("client-round-9912")
-    since = fields.AwareDateTime(
-        default_timezone=None,
-        metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive."),
-    )
-    until = fields.AwareDateTime(
-        default_timezone=None,
-        metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive."),
-    )
+    since = Since()
+    until = Until()
     limit = fields.Integer(
         load_default=50,
         validate=validate.Range(1, 500),

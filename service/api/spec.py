@@ -26,6 +26,18 @@ Every error is an RFC 9457 problem (`application/problem+json`) with `type`, `ti
 `status`, `detail` and `errors: [{field, message}]`, where `field` is a path into the body
 (`players[1].arrangement.front[2]`) or `header.<Name>` / `query.<name>`.
 
+Limits:
+
+- A body over 64 KiB is 413, with a Content-Length or chunked.
+- A query parameter the operation does not list, or one given twice, is 422 on
+  `query.<name>`; so is a time whose UTC instant is outside 0001-01-01 to 9999-12-31.
+- Every amount of a round (pair amounts, results, winnings, fees, nets, the house fee) is
+  at most 10^18 minor units: a round beyond that is 422 on `stake`; a stake is at most 10^15.
+- `Idempotency-Key` (one per request: two headers are 422) keeps its answer for **24 hours**
+  after the request; after that the record is deleted (by the service itself, about once a
+  minute, or by `capsa idempotency purge`) and the key is free again.
+- A CSV export of ledger lines carries at most 100,000 lines; `Link: rel="next"` names the rest.
+
 Problem types:
 
 """ + "\n".join(f"- `/problems/{p}` ({s}): {d}" for p, (s, d) in PROBLEM_TYPES.items())
@@ -48,7 +60,7 @@ def _example(status: int, problem: str) -> dict[str, Any]:
     }
 
 
-class CapsaApi(Api):
+class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Api with problem+json error responses documented and produced."""
 
     ERROR_SCHEMA = ProblemSchema
@@ -97,7 +109,7 @@ class CapsaApi(Api):
         return handle_http_exception(error)
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML's stubs are not installed
     """Block style for multi-line strings, so descriptions read as written."""
 
 

@@ -8,6 +8,7 @@ from flask import current_app, g
 
 from service.adapters.uow import Database
 from service.services.clients import KeyCache, Principal
+from service.services.idempotency import Purger
 
 from .observability import Metrics
 
@@ -17,6 +18,7 @@ class Capsa:
     db: Database
     metrics: Metrics
     keys: KeyCache
+    purger: Purger | None = None
     spec_yaml: str | None = None
 
 

@@ -16,7 +16,11 @@ from babel.numbers import get_currency_precision, list_currencies
 from .errors import CapsaError, FieldError, InvalidMoney
 
 MAX_MINOR = 10**15
-_MONEY = re.compile(r"^(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?$")
+# The most any amount of a round may be, in minor units: every pair amount, result,
+# winnings, fee and net, and the house fee. Stored amounts are 64-bit integers (9.2 x 10^18);
+# this bound leaves the headroom for a few rounds' sums and is a round figure to document.
+MAX_AMOUNT = 10**18
+_MONEY = re.compile(r"(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?")
 _CURRENCIES = frozenset(list_currencies())
 
 
@@ -46,7 +50,7 @@ def parse_stake(text: object, currency: str, field: str) -> int:
             f"money must be a decimal string such as \"1000\", not the JSON value {text!r}",
             field=field,
         )
-    if not _MONEY.match(text):
+    if not _MONEY.fullmatch(text):  # match() would take a trailing newline
         raise InvalidMoney(f"{text!r} is not a plain positive decimal amount", field=field)
     digits = minor_digits(currency)
     scaled = Decimal(text).scaleb(digits)
@@ -146,7 +150,25 @@ def settle(
         basis = winnings[i] if fee_basis == "winnings" else result[i]
         fee = fee_of(basis, fee_rate)
         players.append(PlayerMoney(result[i], winnings[i], fee, result[i] - fee))
-    return Settlement(tuple(players), sum(p.fee for p in players))
+    settlement = Settlement(tuple(players), sum(p.fee for p in players))
+    check_amounts(pair_amounts, settlement)
+    return settlement
+
+
+def check_amounts(pair_amounts: Sequence[tuple[int, int, int]], settlement: Settlement) -> None:
+    """InvalidMoney on `stake` when an amount of the round is beyond MAX_AMOUNT (10^18 minor
+    units): such a round would score but could not be stored or summed."""
+    amounts = [("a pair amount", amount) for _, _, amount in pair_amounts]
+    for p in settlement.players:
+        amounts += [("a result", p.result), ("winnings", p.winnings), ("a fee", p.fee), ("a net", p.net)]
+    amounts.append(("the house fee", settlement.house_fee))
+    for what, amount in amounts:
+        if abs(amount) > MAX_AMOUNT:
+            raise InvalidMoney(
+                f"{what} of this round would be {amount} minor units, beyond the limit of 10^18: "
+                "lower the stake",
+                field="stake",
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,11 +57,11 @@ def _table(keys: tuple[str, ...]) -> Callable[[Any], Mapping[str, int]]:
     return check
 
 
-_FEE_RATE = re.compile(r"^(0|[1-9][0-9]*)(\.[0-9]{1,12})?$")
+_FEE_RATE = re.compile(r"(0|[1-9][0-9]*)(\.[0-9]{1,12})?")
 
 
 def _fee_rate(v: Any) -> Decimal:
-    if not isinstance(v, str) or not _FEE_RATE.match(v):
+    if not isinstance(v, str) or not _FEE_RATE.fullmatch(v):
         raise _Bad('must be a decimal string such as "0.03"')
     try:
         rate = Decimal(v)

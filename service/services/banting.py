@@ -42,7 +42,7 @@ from .jsondoc import dump
 from .recording import round_record
 
 GAMES_PATH = "/v1/banting/games"
-_VERSION = re.compile(r'^(?:W/)?"?([0-9]{1,18})"?$')
+_VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
 
 
 def _params(rules: RuleSet) -> BantingParams:
@@ -242,17 +242,24 @@ def game_document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
 # -- moves ----------------------------------------------------------------------------------
 
 
-def parse_if_match(header: str | None) -> int | None:
-    """The version of `If-Match: "7"` (or `7`); None without the header or with `*`."""
+def parse_if_match(header: str | None) -> frozenset[int] | None:
+    """The versions an `If-Match` header names (`"7"`, `7` or a list); None without it or `*`.
+
+    RFC 9110 13.1.1 compares If-Match strongly: a weak tag (`W/"7"`) matches no version, so a
+    header of weak tags alone is an empty set, which every game version fails (412)."""
     if header is None or header.strip() == "*":
         return None
-    match = _VERSION.match(header.strip())
-    if match is None:
-        raise InvalidInput(
-            'If-Match must be a game version, such as "7"',
-            errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
-        )
-    return int(match.group(1))
+    versions: set[int] = set()
+    for item in header.split(","):
+        match = _VERSION.fullmatch(item.strip())
+        if match is None:
+            raise InvalidInput(
+                'If-Match must be a game version, such as "7"',
+                errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
+            )
+        if match.group(1) is None:
+            versions.add(int(match.group(3)))
+    return frozenset(versions)
 
 
 def parse_move(body: Mapping[str, Any]) -> Move:
@@ -274,7 +281,7 @@ def move(
     client_id: str,
     game_id: str,
     body: Mapping[str, Any],
-    expected_version: int | None,
+    expected_versions: frozenset[int] | None,
     idempotency_key: str | None,
 ) -> StoredResponse:
     """`POST /v1/banting/games/{id}/moves`: apply one move; the last one settles the game."""
@@ -282,9 +289,10 @@ def move(
 
     def action(uow: UnitOfWork) -> StoredResponse:
         row = _found(uow, client_id, game_id, lock=True)
-        if expected_version is not None and expected_version != row.version:
+        if expected_versions is not None and row.version not in expected_versions:
+            named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
             raise PreconditionFailed(
-                f"the game is at version {row.version}, not {expected_version}",
+                f"the game is at version {row.version}, If-Match names {named}",
                 errors=[FieldError("header.If-Match", f"stale: the game is at version {row.version}")],
             )
         if row.status != "playing":

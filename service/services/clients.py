@@ -22,7 +22,7 @@ from .ids import new_id, utcnow_ms
 
 READ = "read"
 WRITE = "write"
-_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+_NAME = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 # capsa_<8 hex prefix>_<43 urlsafe chars = 256 random bits>
 _KEY = re.compile(r"capsa_([0-9a-f]{8})_[A-Za-z0-9_-]{43}")
 # Keys are looked up at most this often per worker: revoking a key takes effect on every

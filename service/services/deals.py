@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.adapters.errors import UniqueViolation
 from service.adapters.models import Deal
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
@@ -23,7 +22,6 @@ from .errors import Conflict, InvalidInput, NotFound
 from .ids import new_id, rfc3339, utcnow_ms
 
 SEED_BYTES = 32
-_NONCE_RETRIES = 5
 
 
 def new_server_seed() -> bytes:
@@ -72,30 +70,25 @@ def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_s
     """Make and insert a deal with the client's next nonce, in the caller's transaction
     (`POST /v1/deals`, and a Capsa Susun game started without a deal): the deal's row."""
     server_seed = new_server_seed()
-    for _ in range(_NONCE_RETRIES):
-        nonce = uow.deals.count(client_id)
-        hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
-        now = utcnow_ms()
-        row = {
-            "id": new_id("dl", now),
-            "client_id": client_id,
-            "nonce": nonce,
-            "server_seed": server_seed,
-            "commitment": commitment(server_seed),
-            "client_seed": client_seed,
-            "players": list(players),
-            "hands": hands,
-            "used_at": None,
-            "used_by": None,
-            "revealed_at": None,
-            "created_at": now,
-        }
-        try:
-            uow.deals.insert(row)  # in a savepoint: a taken nonce rolls back only the insert
-        except UniqueViolation:
-            continue  # a concurrent deal took this nonce (PostgreSQL): count again
-        return row
-    raise Conflict("concurrent deals kept taking the next nonce; retry")
+    nonce = uow.deals.next_nonce(client_id)  # its row lock orders the client's deals
+    hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
+    now = utcnow_ms()
+    row = {
+        "id": new_id("dl", now),
+        "client_id": client_id,
+        "nonce": nonce,
+        "server_seed": server_seed,
+        "commitment": commitment(server_seed),
+        "client_seed": client_seed,
+        "players": list(players),
+        "hands": hands,
+        "used_at": None,
+        "used_by": None,
+        "revealed_at": None,
+        "created_at": now,
+    }
+    uow.deals.insert(row)
+    return row
 
 
 def document(row: Deal) -> dict[str, Any]:

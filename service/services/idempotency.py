@@ -9,7 +9,10 @@
   second request starts once the first has committed and replays. It never stores twice.
 - A request that fails or dies takes its uncommitted claim with it: the key is free at once.
 - Only 2xx answers are stored (a rejected request may be retried with the same key), and
-  records are kept `KEEP` (24 hours) after their request, then purged.
+  records are kept `KEEP` (24 hours) after their request, then purged: each worker deletes
+  the expired ones at most every PURGE_EVERY after answering a request (`Purger`), in
+  batches, so the table holds about a day of keyed requests without operator action;
+  `capsa idempotency purge` does the same at once.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from .jsondoc import body_hash
 
 KEEP = timedelta(hours=24)
 RETRY_AFTER = 1
+PURGE_EVERY = timedelta(seconds=60)
+PURGE_BATCH = 1000
+PURGE_BATCHES = 20  # per automatic purge: 20,000 records a minute per worker at most
 _KEY = re.compile(r"[\x20-\x7e]{1,255}")
 
 
@@ -47,12 +53,22 @@ class StoredResponse:
 
 
 def parse_key(header: str | None) -> str | None:
-    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None."""
+    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None.
+
+    The header is one Structured Field string. Servers join repeated headers with a comma
+    (gunicorn does), so a comma outside quotes, or a quote inside them, means two keys: 422,
+    never the joined `"k1,k2"` as a key of its own."""
     if header is None:
         return None
     key = header
-    if len(key) >= 2 and key[0] == key[-1] == '"':
+    quoted = len(key) >= 2 and key[0] == key[-1] == '"'
+    if quoted:
         key = key[1:-1]  # a Structured Field string
+    if ('"' in key or "\\" in key) if quoted else ("," in key):
+        raise InvalidInput(
+            "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
+            errors=[_field_error(f"one key expected, got {header!r}")],
+        )
     if not _KEY.fullmatch(key):
         raise InvalidInput(
             "Idempotency-Key must be 1-255 printable ASCII characters",
@@ -157,3 +173,37 @@ def run_once(
         except LockTimeout as exc:
             raise in_flight() from exc
     raise in_flight()
+
+
+def purge_expired(db: Database, batch: int = PURGE_BATCH, batches: int | None = None) -> int:
+    """Delete the records older than KEEP, `batch` per transaction (short locks), at most
+    `batches` transactions (None: until none is left); how many were deleted."""
+    deleted = 0
+    done = 0
+    while batches is None or done < batches:
+        with db.unit_of_work(write=True) as uow:
+            gone = uow.idempotency.purge(utcnow_ms() - KEEP, batch)
+            uow.commit()
+        deleted += gone
+        done += 1
+        if gone < batch:
+            break
+    return deleted
+
+
+class Purger:
+    """Runs `purge_expired` at most every PURGE_EVERY (one per worker process)."""
+
+    def __init__(self, db: Database, every: timedelta = PURGE_EVERY) -> None:
+        self.db = db
+        self.every = every
+        self.next_at: datetime | None = None
+
+    def due(self) -> bool:
+        return self.next_at is None or utcnow_ms() >= self.next_at
+
+    def run_if_due(self) -> int:
+        if not self.due():
+            return 0
+        self.next_at = utcnow_ms() + self.every
+        return purge_expired(self.db, batches=PURGE_BATCHES)

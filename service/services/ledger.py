@@ -24,6 +24,9 @@ from .pages import decode_cursor, encode_cursor
 
 CSV_COLUMNS = ("round", "sequence", "created_at", "account", "kind", "amount", "currency")
 CSV_PAGE = 1000
+# Lines in one CSV answer at most: its time and the worker it holds stay bounded (about 2 s
+# of database reads here); the rest is the next answer's, from the `next_cursor` it names.
+CSV_MAX_LINES = 100_000
 
 
 def _currency(code: str) -> str:
@@ -163,17 +166,29 @@ def entries_csv(
     until: datetime | None = None,
     limit: int = 50,
     cursor: str | None = None,
-) -> Iterator[str]:
-    """Every matching line from `cursor` on, as CSV text chunks (a header row first).
+) -> tuple[Iterator[str], str | None]:
+    """The matching lines from `cursor` on, at most CSV_MAX_LINES, as CSV text chunks (a
+    header row first), and the cursor of the lines after them (None: there are none).
 
-    Checked before the first chunk is produced (so a bad parameter is still a 422), then
-    read in keyset pages of CSV_PAGE lines, each page its own short query."""
-    del limit  # the CSV carries every matching line
+    Checked before the first chunk is produced (so a bad parameter is still a 422), and the
+    next cursor found with one look at the line CSV_MAX_LINES on (an index range), so it can
+    go in a header; then read in keyset pages of CSV_PAGE lines, each its own short query."""
+    del limit  # JSON's page size; a CSV answer carries up to CSV_MAX_LINES
     currency = _currency(currency)
     _period(since, until)
     start = _after(cursor)
+    cap = CSV_MAX_LINES
     with db.unit_of_work() as uow:
         sequences = _sequences(uow, client_id, round)
+        edge = uow.ledger.entries(
+            client_id, currency, player=player, sequences=sequences, since=since, until=until,
+            after=start, limit=2, offset=cap - 1,
+        )
+    last: tuple[datetime, int, int] | None = None
+    next_cursor = None
+    if len(edge) == 2:  # a line beyond the cap: the answer ends at the cap-th, edge[0]
+        last = (edge[0].created_at, edge[0].sequence, edge[0].line_no)
+        next_cursor = encode_cursor(*last)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -187,6 +202,11 @@ def entries_csv(
                     after=after, limit=CSV_PAGE,
                 )
             for r in rows:
+                # Up to the line the next cursor names, by position, not by count: a line
+                # booked meanwhile is newer and goes first, and still none is skipped.
+                if last is not None and (r.created_at, r.sequence, r.line_no) < last:
+                    rows = []
+                    break
                 line = _line(r)
                 writer.writerow([line[c] for c in CSV_COLUMNS])
             yield out.getvalue()
@@ -196,4 +216,4 @@ def entries_csv(
                 return
             after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
 
-    return generate()
+    return generate(), next_cursor

@@ -19,6 +19,9 @@ from .errors import InvalidInput
 
 _INT64 = 2**63
 _KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
+# What encode_cursor writes (isoformat of a UTC time): fromisoformat alone is lenient and
+# takes, say, a NUL before the offset.
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00")
 
 
 def encode_cursor(created_at: datetime, *keys: int | str) -> str:
@@ -41,6 +44,8 @@ def decode_cursor(cursor: str, *kinds: type) -> tuple[Any, ...]:
     except Exception as exc:  # any garbage is the same client error
         raise bad_cursor() from exc
     if not isinstance(value, list) or len(value) != 1 + len(kinds) or not isinstance(value[0], str):
+        raise bad_cursor()
+    if not _TIME.fullmatch(value[0]):
         raise bad_cursor()
     try:
         when = datetime.fromisoformat(value[0])

@@ -197,7 +197,7 @@ def copy_differences(
                 if live != want
             ]
         points = {p.id: (p.points, _minor(p.winnings)) for p in result.players}
-        expected = []
+        expected: list[tuple[Any, ...]] = []
         for n, line in enumerate(rec.ledger_lines):
             player = _player_of(line.account)
             earned = points.get(player or "", (0, 0)) if line.kind == SETTLEMENT else (0, 0)
@@ -228,14 +228,14 @@ def copy_differences(
     live_lines = [tuple(line) for line in lines]
     if live_lines != expected:
         for n in range(max(len(live_lines), len(expected))):
-            live = live_lines[n] if n < len(live_lines) else None
-            want = expected[n] if n < len(expected) else None
-            if live is None or want is None:
-                out.append(_diff(f"ledger_lines[{n}]", live is not None, want is not None))
+            live_line = live_lines[n] if n < len(live_lines) else None
+            want_line = expected[n] if n < len(expected) else None
+            if live_line is None or want_line is None:
+                out.append(_diff(f"ledger_lines[{n}]", live_line is not None, want_line is not None))
                 continue
             out += [
                 _diff(f"ledger_lines[{n}].{name}", a, b)
-                for name, a, b in zip(LINE_FIELDS, live, want)
+                for name, a, b in zip(LINE_FIELDS, live_line, want_line)
                 if a != b
             ]
     return out

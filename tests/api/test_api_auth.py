@@ -111,12 +111,18 @@ def test_a_read_key_cannot_store_a_round(http, tenant):
 def test_a_read_key_may_read_score_and_evaluate(http, tenant):
     stored = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).get_json()
     read = tenant.read_headers
-    assert http.get(f"/v1/rounds/{stored['id']}", headers=read).status_code == 200
+    one = http.get(f"/v1/rounds/{stored['id']}", headers=read)
+    assert one.status_code == 200 and one.get_json() == stored
     assert http.get("/v1/rounds", headers=read).get_json()["items"][0]["id"] == stored["id"]
-    assert http.get("/v1/rules", headers=read).status_code == 200
-    assert http.post("/v1/score", json=two_player_round(), headers=read).status_code == 200
+    rules = http.get("/v1/rules", headers=read)
+    assert rules.status_code == 200 and "capsa-susun-id" in {p["preset"] for p in rules.get_json()["items"]}
+    scored = http.post("/v1/score", json=two_player_round(), headers=read)
+    assert scored.status_code == 200
+    assert [(p["id"], p["points"], p["result"]) for p in scored.get_json()["players"]] == [
+        ("a", 11, "11000"), ("b", -11, "-11000")]
     body = {"arrangement": two_player_round()["players"][0]["arrangement"]}
-    assert http.post("/v1/arrangements/evaluate", json=body, headers=read).status_code == 200
+    evaluated = http.post("/v1/arrangements/evaluate", json=body, headers=read)
+    assert evaluated.status_code == 200 and evaluated.get_json()["foul"] is False
 
 
 def test_another_clients_round_is_not_found_and_not_listed(http, tenant, other_tenant):
@@ -133,8 +139,11 @@ def test_another_clients_round_is_not_found_and_not_listed(http, tenant, other_t
 
 def test_references_are_unique_per_client_only(http, tenant, other_tenant):
     body = two_player_round()
-    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
-    assert http.post("/v1/rounds", json=body, headers=other_tenant.headers).status_code == 201
+    mine = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    theirs = http.post("/v1/rounds", json=body, headers=other_tenant.headers)
+    assert mine.status_code == theirs.status_code == 201
+    assert mine.get_json()["reference"] == theirs.get_json()["reference"] == body["reference"]
+    assert mine.get_json()["id"] != theirs.get_json()["id"]
 
 
 def test_a_key_has_a_short_prefix_and_at_least_256_random_bits(tenant):

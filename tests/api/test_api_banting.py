@@ -282,9 +282,16 @@ def test_every_illegal_move_is_422_with_its_reason_and_changes_nothing(http, ten
 def test_a_move_that_both_plays_and_passes_or_does_neither_is_422(http, tenant):
     game = start(http, tenant, FOUR)
     url = f"/v1/banting/games/{game['id']}/moves"
-    for body in ({"player": "a", "play": ["3d"], "pass": True}, {"player": "a"}, {"player": "a", "pass": False}):
-        answer = http.post(url, json=body, headers=tenant.headers)
-        assert answer.status_code == 422, body
+    both = "a move either plays cards or passes, not both"
+    neither = 'a move needs "play": [cards] or "pass": true'
+    for body, field, message in (
+        ({"player": "a", "play": ["3d"], "pass": True}, "pass", both),
+        ({"player": "a"}, "play", neither),
+        ({"player": "a", "pass": False}, "pass", neither),
+    ):
+        answer = problem(http.post(url, json=body, headers=tenant.headers), 422, "validation")
+        assert answer["errors"] == [{"field": field, "message": message}], body
+        assert answer["detail"] == message
     unknown = http.post(url, json={"player": "a", "play": ["3d"], "extra": 1}, headers=tenant.headers)
     assert fields_of(problem(unknown, 422, "validation")) == {"extra"}
     assert state(http, tenant, game["id"]) == game
@@ -302,6 +309,17 @@ def test_a_stale_if_match_is_412_and_a_current_one_quoted_or_bare_applies(http, 
     assert bare.status_code == 200 and bare.get_json()["version"] == 3
     bad = send(http, tenant, game["id"], "c: pass", **{"If-Match": "three"})
     assert fields_of(problem(bad, 422, "validation")) == {"header.If-Match"}
+
+
+def test_a_weak_etag_in_if_match_is_412_as_rfc_9110_compares_strongly(http, tenant):
+    game = start(http, tenant, FOUR)
+    assert game["version"] == 1
+    weak = problem(send(http, tenant, game["id"], "a: 3d", **{"If-Match": 'W/"1"'}), 412, "precondition-failed")
+    assert weak["errors"] == [{"field": "header.If-Match", "message": "stale: the game is at version 1"}]
+    assert "weak tags never match" in weak["detail"]
+    assert state(http, tenant, game["id"]) == game  # nothing applied
+    listed = send(http, tenant, game["id"], "a: 3d", **{"If-Match": 'W/"1", "7", "1"'})
+    assert listed.status_code == 200 and listed.get_json()["version"] == 2
 
 
 def test_a_move_repeated_with_its_idempotency_key_replays_and_applies_once(http, tenant):

@@ -251,3 +251,48 @@ def test_two_rounds_racing_for_one_deal_store_exactly_one(app, tenant):
     winner = next(r.get_json() for r in answers if r.status_code == 201)
     doc = app.test_client().get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
     assert doc["used_by"] == winner["id"]
+
+
+def test_concurrent_deals_of_one_client_all_succeed_with_nonces_0_to_n_minus_1(app, tenant, db_url):
+    """16 threads x 25 deals: no 409 (two deals used to count the same nonce on PostgreSQL)."""
+    import threading
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite serialises writers (16 in-process writers meet its busy timeout); the race is PostgreSQL's")
+
+    threads_n, each = 16, 25
+    barrier = threading.Barrier(threads_n)
+    answers: list[tuple[int, Any]] = []
+    lock = threading.Lock()
+
+    def sender() -> None:
+        client = app.test_client()
+        barrier.wait(10)
+        for _ in range(each):
+            response = client.post("/v1/deals", json={"players": ["a", "b"], "client_seed": "race"},
+                                   headers=tenant.headers)
+            with lock:
+                answers.append((response.status_code, response.get_json()))
+
+    threads = [threading.Thread(target=sender) for _ in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    statuses = sorted({status for status, _ in answers})
+    assert statuses == [201], [body for status, body in answers if status != 201][:3]
+    assert sorted(body["nonce"] for _, body in answers) == list(range(threads_n * each))
+
+
+def test_a_deal_takes_its_nonce_from_the_clients_counter_without_counting_deals(app, tenant):
+    from sqlalchemy import update
+
+    from service.adapters.models import Client
+
+    http = app.test_client()
+    assert make_deal(http, tenant)["nonce"] == 0
+    with app.extensions["capsa"].db.unit_of_work(write=True) as uow:  # as 0006 sets it for old clients
+        uow.session.execute(update(Client).where(Client.id == tenant.id).values(deals_made=1000))
+        uow.commit()
+    assert make_deal(http, tenant)["nonce"] == 1000  # one deal stored, so a count would say 1
+    assert make_deal(http, tenant)["nonce"] == 1001

@@ -169,14 +169,15 @@ def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate,
 def test_duplicate_player_ids_are_422(http, tenant):
     body = two_player_round()
     body["players"][1]["id"] = "a"
-    answer = http.post("/v1/score", json=body, headers=tenant.headers)
-    assert answer.status_code == 422
+    answer = problem(http.post("/v1/score", json=body, headers=tenant.headers), 422, "validation")
+    assert answer["errors"] == [{"field": "players[1].id", "message": "'a' is also players[0]"}]
 
 
 def test_a_rejected_round_writes_nothing(http, tenant):
     body = two_player_round()
     body["players"][1]["arrangement"]["front"][2] = "Xx"
-    http.post("/v1/rounds", json=body, headers=tenant.headers)
+    refused = problem(http.post("/v1/rounds", json=body, headers=tenant.headers), 422, "invalid-cards")
+    assert fields_of(refused) == {"players[1].arrangement.front[2]"}
     listed = http.get("/v1/rounds", headers=tenant.headers).get_json()
     assert listed["items"] == []
 

@@ -376,3 +376,307 @@ def test_nul_in_path_ids_and_query_values_of_every_route(app, http):
 
 
 _PARAM_RE = __import__("re").compile(r"<[^>]+>")
+
+
+# --- crafted query values: times at the edges of the range, forged cursors -------------------
+
+LEDGER_ROUTES = ["/v1/rounds?", "/v1/ledger/players/a?currency=IDR&", "/v1/ledger/summary?currency=IDR&",
+                 "/v1/ledger/entries?currency=IDR&"]
+EDGE_TIMES = ["0001-01-01T00:00:00%2B14:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00%2B00:01"]
+
+
+@pytest.mark.parametrize("csv", [False, True], ids=["json", "csv"])
+@pytest.mark.parametrize("name", ["since", "until"])
+@pytest.mark.parametrize("when", EDGE_TIMES, ids=["year 1 +14:00", "year 9999 -14:00", "year 1 +00:01"])
+def test_times_beyond_the_utc_range_are_422_naming_the_parameter(http, tenant, when, name, csv):
+    for route in LEDGER_ROUTES:
+        if csv and "entries" not in route:
+            continue
+        headers = {**tenant.headers, **({"Accept": "text/csv"} if csv else {})}
+        body = assert_problem(http.get(f"{route}{name}={when}", headers=headers), 422, "validation")
+        assert [e["field"] for e in body["errors"]] == [f"query.{name}"], (route, body)
+        assert "0001-01-01 to 9999-12-31 UTC" in body["errors"][0]["message"]
+
+
+def test_the_first_and_last_representable_instants_are_accepted(http, tenant):
+    for route in LEDGER_ROUTES:
+        url = f"{route}since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59.999999Z"
+        response = http.get(url, headers=tenant.headers)
+        assert response.status_code == 200, (route, response.get_data(as_text=True)[:300])
+
+
+def _cursor(raw: str) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+FORGED_CURSORS = {
+    "an integer beyond 64 bits": '["2026-11-29T10:00:00+00:00", 18446744073709551616, 1]',
+    "a huge negative integer": '["2026-11-29T10:00:00+00:00", -9223372036854775809, 0]',
+    "a 400-digit integer": '["2026-11-29T10:00:00+00:00", ' + "9" * 400 + ", 0]",
+    "a NUL": '["2026-11-29T10:00:00+00:00", "rnd_\\u0000", 1]',
+    "a lone surrogate": '["2026-11-29T10:00:00+00:00", "\\ud800", 1]',
+    "a NUL in the time": '["2026-11-29T10:00:00\\u0000+00:00", 1, 1]',
+    "year 0 in UTC": '["0001-01-01T00:00:00+14:00", 1, 1]',
+    "a float": '["2026-11-29T10:00:00+00:00", 1e400, 1]',
+    "a boolean": '["2026-11-29T10:00:00+00:00", true, 1]',
+}
+
+
+@pytest.mark.parametrize("raw", list(FORGED_CURSORS.values()), ids=list(FORGED_CURSORS))
+def test_forged_cursors_are_422_on_query_cursor(http, tenant, raw):
+    for route, accept in (("/v1/rounds?", None), ("/v1/ledger/entries?currency=IDR&", None),
+                          ("/v1/ledger/entries?currency=IDR&", "text/csv")):
+        headers = {**tenant.headers, **({"Accept": accept} if accept else {})}
+        body = assert_problem(http.get(f"{route}cursor={_cursor(raw)}", headers=headers), 422, "validation")
+        assert [e["field"] for e in body["errors"]] == ["query.cursor"], (route, body)
+
+
+# --- unknown query parameters: 422 naming them, on every route --------------------------------
+
+
+def test_unknown_query_parameters_are_422_naming_them_on_every_route(app, http):
+    owner = make_owner(app, http)
+    before = table_counts(app)
+    failures = []
+    checked = 0
+    for rule in sorted({r.rule for r in app.url_map.iter_rules() if r.rule.startswith("/v1/")}):
+        methods = {m for r in app.url_map.iter_rules() if r.rule == rule for m in r.methods or ()}
+        for method in sorted(methods & {"GET", "POST"}):
+            url, _ = concrete_path(rule, owner)
+            body = sample_body(method, rule, owner, "unknownq")
+            query = "currency=IDR&plyer=a" if rule.startswith("/v1/ledger") else "plyer=a"
+            response = http.open(f"{url}?{query}", method=method, json=body, headers=owner.tenant.headers)
+            checked += 1
+            got = response.get_json(silent=True) or {}
+            fields = [e["field"] for e in got.get("errors", [])]
+            if response.status_code != 422 or fields != ["query.plyer"]:
+                failures.append(f"{method} {normalise(rule)}: {response.status_code} {fields}")
+    for path in ("/healthz", "/readyz"):
+        response = http.get(f"{path}?verbose=1")
+        if response.status_code != 422 or response.get_json()["errors"][0]["field"] != "query.verbose":
+            failures.append(f"GET {path}: {response.status_code}")
+    assert checked >= 20
+    assert table_counts(app) == before
+    assert not failures, "\n".join(failures)
+
+
+def test_a_misspelt_filter_no_longer_answers_every_players_lines(http, tenant):
+    body = assert_problem(
+        http.get("/v1/ledger/entries?currency=IDR&plyer=a", headers=tenant.headers), 422, "validation"
+    )
+    assert body["errors"] == [{
+        "field": "query.plyer",
+        "message": "unknown query parameter (this route takes: currency, cursor, limit, player, round, since, "
+                   "until)",
+    }]
+    body = assert_problem(http.get("/v1/ledger/summary?currency=IDR&sinse=2026-01-01T00:00:00Z",
+                                   headers=tenant.headers), 422, "validation")
+    assert [e["field"] for e in body["errors"]] == ["query.sinse"]
+
+
+def test_a_query_parameter_given_twice_is_422(http, tenant):
+    body = assert_problem(http.get("/v1/ledger/entries?currency=IDR&player=a&player=b", headers=tenant.headers),
+                          422, "validation")
+    assert body["errors"] == [{"field": "query.player", "message": "given more than once"}]
+
+
+# --- identifiers and money match whole strings: no trailing newline ---------------------------
+
+
+TRAILING_NEWLINE = [
+    ("players[0].id", "a\n"),
+    ("table", "table-7\n"),
+    ("reference", "ref-1\n"),
+    ("stake", "1000\n"),
+    ("currency", "IDR\n"),
+    ("pair_stakes", [{"players": ["a", "b"], "stake": "500\n"}]),
+    ("rules", {"preset": "capsa-susun-id", "params": {"fee_rate": "0.03\n"}}),
+    ("deal", "dl_1\n"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), TRAILING_NEWLINE, ids=[f for f, _ in TRAILING_NEWLINE])
+def test_a_trailing_newline_is_refused_in_every_pattern_checked_field(http, tenant, unchanged, field, value):
+    body = two_player_round()
+    _with(field, value)(body)
+    for path in ("/v1/rounds", "/v1/score"):
+        problem = assert_problem(post(http, tenant, body, path), 422, {"validation", "unknown-rules"})
+        assert problem["errors"], problem
+        assert all(e["field"].startswith(field.split("[")[0]) for e in problem["errors"]), problem
+    unchanged()
+
+
+def test_player_a_and_a_newline_are_not_two_accounts(http, tenant, unchanged):
+    body = two_player_round()
+    body["players"][1]["id"] = "a\n"
+    problem = assert_problem(post(http, tenant, body), 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == ["players[1].id"]
+    unchanged()
+
+
+def test_trailing_newlines_in_query_ids_and_headers_are_refused(http, tenant):
+    for query in ("table=t%0A", "player=a%0A", "reference=r%0A"):
+        problem = assert_problem(http.get(f"/v1/rounds?{query}", headers=tenant.headers), 422, "validation")
+        assert [e["field"] for e in problem["errors"]] == [f"query.{query.split('=')[0]}"]
+    problem = assert_problem(http.get("/v1/ledger/entries?currency=IDR&player=a%0A", headers=tenant.headers),
+                             422, "validation")
+    assert [e["field"] for e in problem["errors"]] == ["query.player"]
+
+
+def test_a_request_id_with_a_trailing_newline_is_replaced(app):
+    from flask import g
+
+    from service.api.observability import init_request
+
+    # The test client refuses a newline in a header; a server may pass one (obs-fold, bytes).
+    for incoming, kept in (("abc-1", True), ("abc-1\n", False)):
+        with app.test_request_context("/healthz", environ_base={"HTTP_X_REQUEST_ID": incoming}):
+            init_request()
+            assert (g.request_id == incoming) is kept, g.request_id
+            assert kept or len(g.request_id) == 32
+
+
+def test_a_client_name_with_a_trailing_newline_is_refused(app):
+    from service.services import clients
+    from service.services.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="client name 'ops\\\\n'"):
+        clients.create_client(app.extensions["capsa"].db, "ops\n")
+
+
+# --- money: amounts beyond 10^18 minor units are refused, at the bound accepted ---------------
+
+BIG_STAKE = "1000000000000000"  # 10^15 IDR: the largest stake
+
+
+def _bonus_round(bonus: int, **overrides: Any) -> dict[str, Any]:
+    """a sweeps b (3 rows x 2) with three of a kind in front worth `bonus`: 6 + bonus points."""
+    rules = {"preset": "capsa-susun-id", "params": {"bonus": {"front.three_of_a_kind": bonus}}}
+    return two_player_round(rules=rules, stake=BIG_STAKE, **overrides)
+
+
+def test_a_round_whose_pair_amount_passes_10_18_is_422_on_stake_and_writes_nothing(http, tenant, unchanged):
+    for path in ("/v1/score", "/v1/rounds"):
+        problem = assert_problem(post(http, tenant, _bonus_round(995), path), 422, "validation")
+        assert problem["errors"] == [{
+            "field": "stake",
+            "message": "a pair amount of this round would be 1001000000000000000 minor units, beyond the "
+                       "limit of 10^18: lower the stake",
+        }]
+    # 10^15 IDR x 10,006 points: the issue's 1e19-scale round that scored but could not be stored
+    problem = assert_problem(post(http, tenant, _bonus_round(10_000)), 422, "validation")
+    assert "10006000000000000000 minor units" in problem["detail"]
+    unchanged()
+
+
+def test_a_round_at_exactly_10_18_and_a_stake_of_exactly_10_15_are_stored(http, tenant):
+    response = post(http, tenant, _bonus_round(994))
+    assert response.status_code == 201, response.get_data(as_text=True)
+    doc = response.get_json()
+    assert doc["stake"] == BIG_STAKE
+    assert [(p["points"], p["result"], p["winnings"], p["fee"], p["net"]) for p in doc["players"]] == [
+        (1000, "1000000000000000000", "1000000000000000000", "30000000000000000", "970000000000000000"),
+        (-1000, "-1000000000000000000", "0", "0", "-1000000000000000000"),
+    ]
+    assert doc["house_fee"] == "30000000000000000"
+
+
+def test_ledgers_sum_many_rounds_near_the_bound_without_overflow(http, tenant):
+    n = 12  # 12 x 10^18 is beyond 2^63 (9.2 x 10^18): SQLite's sum() overflowed, answered 503
+    for _ in range(n):
+        assert post(http, tenant, _bonus_round(994, table="big")).status_code == 201
+    h = tenant.headers
+    player = http.get("/v1/ledger/players/a?currency=IDR", headers=h)
+    assert player.status_code == 200, player.get_data(as_text=True)
+    assert player.get_json() == {
+        "player": "a", "currency": "IDR", "rounds": n, "points": 1000 * n,
+        "result": str(n * 10**18), "winnings": str(n * 10**18),
+        "fees": str(n * 3 * 10**16), "net": str(n * 97 * 10**16),
+    }
+    summary = http.get("/v1/ledger/summary?currency=IDR", headers=h).get_json()
+    assert summary["rows"] == [
+        {"key": "a", "rounds": n, "result": str(n * 10**18), "fees": str(n * 3 * 10**16),
+         "net": str(n * 97 * 10**16)},
+        {"key": "b", "rounds": n, "result": str(-n * 10**18), "fees": "0", "net": str(-n * 10**18)},
+    ]
+    assert summary["house_fee"] == str(n * 3 * 10**16)
+    by_table = http.get("/v1/ledger/summary?currency=IDR&group_by=table", headers=h).get_json()
+    assert by_table["rows"] == [{"key": "big", "rounds": n, "result": "0", "fees": str(n * 3 * 10**16),
+                                 "net": str(-n * 3 * 10**16)}]
+    by_day = http.get("/v1/ledger/summary?currency=IDR&group_by=day", headers=h).get_json()
+    assert [(r["rounds"], r["fees"]) for r in by_day["rows"]] == [(n, str(n * 3 * 10**16))]
+
+
+def test_an_integer_overflow_is_never_answered_503(app, http, tenant, monkeypatch):
+    """A permanent error (sum() past 2^63 on SQLite) is a 500 without Retry-After, never 503."""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from service.adapters import ledger as ledger_adapter
+
+    def overflow(*_: Any, **__: Any) -> Any:
+        raise OperationalError("SELECT sum(...)", {}, sqlite3.OperationalError("integer overflow"))
+
+    monkeypatch.setattr(ledger_adapter.LedgerRepository, "player_totals", overflow)
+    response = http.get("/v1/ledger/players/a?currency=IDR", headers=tenant.headers)
+    body = assert_problem(response, 500, "internal")
+    assert "Retry-After" not in response.headers
+    assert "retrying will not help" in body["detail"]
+
+
+# --- headers: two Idempotency-Keys, weak ETags -----------------------------------------------
+
+
+@pytest.mark.parametrize("keys", [("k1", "k2"), ('"k1"', '"k2"'), ("k1", '"k2"')], ids=["bare", "quoted", "mixed"])
+def test_two_idempotency_key_headers_are_422_on_the_header(http, tenant, unchanged, keys):
+    headers = [("Authorization", tenant.headers["Authorization"]), *(("Idempotency-Key", k) for k in keys)]
+    response = http.post("/v1/rounds", data=json.dumps(two_player_round()), content_type="application/json",
+                         headers=headers)
+    body = assert_problem(response, 422, "validation")
+    assert [e["field"] for e in body["errors"]] == ["header.Idempotency-Key"]
+    assert "more than once" in body["detail"]
+    unchanged()
+
+
+@pytest.mark.parametrize("joined", ["k1,k2", "k1, k2", '"k1","k2"', '"a\\"b"'])
+def test_a_joined_or_broken_idempotency_key_is_refused_as_gunicorn_joins_them(joined):
+    from service.services.errors import InvalidInput
+    from service.services.idempotency import parse_key
+
+    with pytest.raises(InvalidInput) as refused:
+        parse_key(joined)
+    assert [e.field for e in refused.value.errors] == ["header.Idempotency-Key"]
+    assert parse_key('"k1,k2"') == "k1,k2"  # one quoted key may hold a comma
+
+
+# --- chunked bodies over the limit: 413, not cut to 64 KiB -----------------------------------
+
+
+def _chunked(http: Any, tenant: Any, data: bytes, path: str = "/v1/score") -> Any:
+    import io
+
+    # What gunicorn gives the app for `Transfer-Encoding: chunked`: no Content-Length, and a
+    # stream it terminates itself (wsgi.input_terminated).
+    return http.post(path, input_stream=io.BytesIO(data), headers={
+        **tenant.headers, "Content-Type": "application/json", "Transfer-Encoding": "chunked",
+    }, environ_overrides={"wsgi.input_terminated": True})
+
+
+def test_a_chunked_body_over_64_kib_is_413_not_cut(http, tenant, unchanged):
+    valid = json.dumps(two_player_round()).encode()
+    for path in ("/v1/score", "/v1/rounds"):
+        body = assert_problem(_chunked(http, tenant, valid + b" " * (10 << 20), path), 413, "payload-too-large")
+        assert body["detail"] == "the request body is over the limit of 64 KiB"
+        assert_problem(_chunked(http, tenant, valid + b" " * (65_537 - len(valid)), path), 413,
+                       "payload-too-large")
+    unchanged()
+
+
+def test_a_chunked_body_of_exactly_64_kib_is_read_whole(http, tenant):
+    valid = json.dumps(two_player_round()).encode()
+    response = _chunked(http, tenant, valid + b" " * (65_536 - len(valid)))
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    assert response.get_json()["players"][0]["points"] == 11

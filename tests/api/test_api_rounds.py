@@ -109,8 +109,13 @@ def test_a_used_reference_is_a_conflict_and_writes_nothing(http, tenant):
 
 def test_rounds_without_reference_may_repeat(http, tenant):
     body = two_player_round(reference=None)
-    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
-    assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+    first = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    second = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    assert first.status_code == second.status_code == 201
+    ids = [first.get_json()["id"], second.get_json()["id"]]
+    assert ids[0] != ids[1] and [r.get_json()["reference"] for r in (first, second)] == [None, None]
+    listed = http.get("/v1/rounds", headers=tenant.headers).get_json()["items"]
+    assert sorted(r["id"] for r in listed) == sorted(ids)
 
 
 def test_an_unknown_round_is_not_found(http, tenant):
@@ -192,4 +197,8 @@ def test_bad_list_parameters_are_422_with_the_parameter_named(http, tenant, quer
 
 
 def test_limit_500_is_accepted(http, tenant):
-    assert http.get("/v1/rounds?limit=500", headers=tenant.headers).status_code == 200
+    made = [_post(http, tenant)["id"] for _ in range(3)]
+    page = http.get("/v1/rounds?limit=500", headers=tenant.headers)
+    assert page.status_code == 200
+    assert sorted(r["id"] for r in page.get_json()["items"]) == sorted(made)
+    assert page.get_json()["next_cursor"] is None

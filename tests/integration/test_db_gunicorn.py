@@ -131,3 +131,30 @@ def test_gunicorn_refuses_to_start_when_the_metrics_bind_is_taken(sqlite_url, tm
             proc.kill()
     assert proc.returncode != 0
     assert f"METRICS_BIND 127.0.0.1:{busy}" in (tmp_path / "gunicorn.log").read_text()
+
+
+def _chunked_post(port: int, path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+    """POST `body` with Transfer-Encoding: chunked (no Content-Length), 16 KiB a chunk."""
+    chunks = (body[i:i + 16_384] for i in range(0, len(body), 16_384))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        conn.request("POST", path, body=chunks, headers=headers, encode_chunked=True)
+        response = conn.getresponse()
+        return response.status, response.read()
+    except (BrokenPipeError, ConnectionResetError):  # answered before it read the rest: read it
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_a_chunked_body_over_64_kib_is_413_under_gunicorn_not_cut_to_a_valid_prefix(server, sqlite_url):
+    port, _ = server
+    tenant = make_tenant(make_app(sqlite_url))
+    headers = {**tenant.headers, "Content-Type": "application/json"}
+    # 10 MiB of whitespace after valid JSON: the first 64 KiB alone parse, and were answered 200
+    status, body = _chunked_post(port, "/v1/score", headers, BODY + b" " * (10 << 20))
+    assert status == 413, body[:300]
+    assert json.loads(body)["type"] == "/problems/payload-too-large"
+    status, body = _chunked_post(port, "/v1/score", headers, BODY + b" " * 1000)  # under the limit
+    assert status == 200 and json.loads(body)["house_fee"] == "1860"

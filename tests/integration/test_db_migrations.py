@@ -117,3 +117,48 @@ def test_0009_adds_the_susun_games_table_with_the_sweepers_index_and_takes_it_aw
     assert uniques["uq_susun_games_client_reference"] == ["client_id", "reference"]
     downgrade(empty_db, "0005")
     assert "susun_games" not in tables(empty_db)
+def test_0006_starts_each_clients_deal_counter_after_its_highest_nonce(empty_db):
+    from datetime import UTC, datetime
+
+    from sqlalchemy import MetaData, insert, select
+
+    from service.adapters.uow import Database
+    from service.services import deals
+
+    upgrade(empty_db, "0005")
+    engine = make_engine(normalise_url(empty_db))
+    meta = MetaData()
+    meta.reflect(engine, only=["clients", "deals"])
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(meta.tables["clients"]), [
+                {"id": "cl_dealer", "name": "dealer", "created_at": now},
+                {"id": "cl_none", "name": "none", "created_at": now},
+            ])
+            conn.execute(insert(meta.tables["deals"]), [
+                {"id": f"dl_{n}", "client_id": "cl_dealer", "nonce": n, "server_seed": b"s" * 32,
+                 "commitment": "0" * 64, "client_seed": "x", "players": ["a", "b"], "hands": [[], []],
+                 "created_at": now}
+                for n in (0, 1, 2, 5)  # a gap: the counter goes past the highest, never reuses one
+            ])
+    finally:
+        engine.dispose()
+    upgrade(empty_db)
+    db = Database(empty_db)
+    try:
+        with db.unit_of_work() as uow:
+            from service.adapters.models import Client
+
+            made = dict(uow.session.execute(select(Client.id, Client.deals_made)).all())
+        assert made == {"cl_dealer": 6, "cl_none": 0}
+        assert deals.create(db, "cl_dealer", {"players": ["a", "b"], "client_seed": "x"})["nonce"] == 6
+        assert deals.create(db, "cl_none", {"players": ["a", "b"], "client_seed": "x"})["nonce"] == 0
+    finally:
+        db.dispose()
+    downgrade(empty_db, "0005")
+    engine = make_engine(normalise_url(empty_db))
+    try:
+        assert "deals_made" not in {c["name"] for c in inspect(engine).get_columns("clients")}
+    finally:
+        engine.dispose()

@@ -34,7 +34,7 @@ def test_there_is_a_command_for_each_thing_the_readme_lists():
     assert names >= {
         "score", "evaluate", "arrange", "serve", "db", "db upgrade", "openapi",
         "clients", "clients create", "clients key", "clients revoke", "clients list",
-        "audit", "audit verify", "sweep",
+        "audit", "audit verify", "idempotency", "idempotency purge", "sweep",
     }
 
 

@@ -182,6 +182,17 @@ def test_super_at_four_players_multiplies_every_sweep_by_four():
     assert result.players[0].points == 36
 
 
+def test_super_is_found_for_the_last_seat_too():
+    """The sweep of a later seat over an earlier one reads their comparison negated."""
+    top, low = levels("HHH"), levels("LLL")
+    result = play([low, low, low, top])
+    assert [(p.a, p.b, p.points, p.outcome) for p in result.pairs if p.b == result.players[3].id] == [
+        (result.players[i].id, result.players[3].id, -12, "super") for i in range(3)
+    ]
+    assert [p.super_ for p in result.players] == [False, False, False, True]
+    assert result.players[3].points == 36
+
+
 def test_there_is_no_super_at_three_players():
     top, low = levels("HHH"), levels("LLL")
     result = play([top, low, low])
@@ -339,6 +350,11 @@ def test_naturals_can_be_switched_off():
 def test_equal_rows_are_legal_unless_strict_order():
     hand = arr("Kh Kd Qc", "Ks Kc Qd 3c 2c", "Ah Ad 9c 9d 2d")
     assert not evaluate(hand, params("chinese-poker-2-4")).foul
+    # middle and back the same straight (no suit tiebreak in this preset): equal rows
+    equal = arr("2c 3d Jh", "5c 6d 7h 8s 9c", "5d 6h 7s 8c 9d")
+    assert not evaluate(equal, params("chinese-poker-2-4")).foul
+    strict = evaluate(equal, params("chinese-poker-2-4", strict_order=True))
+    assert strict.foul and strict.foul_reason == "middle beats back"
 
 
 def test_foul_reasons():

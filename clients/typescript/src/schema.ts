@@ -864,7 +864,7 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;
@@ -1029,12 +1029,12 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description The game version the move was decided on, `"7"` or `7`; a stale one is 412 `precondition-failed` and changes nothing.
+                     * @description The game version the move was decided on, `"7"` or `7` (or a list); a stale one is 412 `precondition-failed` and changes nothing. Compared strongly (RFC 9110): a weak `W/"7"` matches no version, so it is 412 too.
                      * @example "1"
                      */
                     "If-Match"?: string;
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;
@@ -1112,7 +1112,7 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;
@@ -1247,7 +1247,7 @@ export interface paths {
                      */
                     "If-Match"?: string;
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;
@@ -1735,7 +1735,9 @@ export interface paths {
          * Ledger lines, newest first by (created_at, id); `Accept: text/csv` streams CSV.
          * @description JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
          *     CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-         *     row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+         *     row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+         *     (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+         *     header names the next answer's URL.
          */
         get: {
             parameters: {
@@ -1764,6 +1766,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description CSV only, when more than 100,000 lines match: `</v1/ledger/entries?...&cursor=...>; rel="next"`, the rest. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1891,7 +1895,7 @@ export interface paths {
                 query?: never;
                 header?: {
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;
@@ -2082,7 +2086,7 @@ export interface paths {
                      */
                     "If-Match"?: string;
                     /**
-                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
                      * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
                      */
                     "Idempotency-Key"?: string;

@@ -17,7 +17,7 @@ from service.services.jsondoc import dump
 from ..body import parser
 
 
-class Blueprint(_Blueprint):
+class Blueprint(_Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
     """Reads bodies through the strict parser (g.body) instead of webargs' json.loads."""
 
     ARGUMENTS_PARSER = parser

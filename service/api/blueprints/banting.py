@@ -43,7 +43,7 @@ IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "required": False,
     "description": "1-255 printable ASCII characters (a quoted string is accepted), scoped to "
-    "this path. The same key with the same body replays the first answer byte for byte with "
+    "this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with "
     "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 257},
     "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
@@ -52,8 +52,9 @@ IF_MATCH = {
     "in": "header",
     "name": "If-Match",
     "required": False,
-    "description": 'The game version the move was decided on, `"7"` or `7`; a stale one is 412 '
-    "`precondition-failed` and changes nothing.",
+    "description": 'The game version the move was decided on, `"7"` or `7` (or a list); a stale '
+    "one is 412 `precondition-failed` and changes nothing. Compared strongly (RFC 9110): a weak "
+    '`W/"7"` matches no version, so it is 412 too.',
     "schema": {"type": "string", "maxLength": 40},
     "example": '"1"',
 }

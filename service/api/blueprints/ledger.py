@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Response, request
 from flask.views import MethodView
@@ -73,7 +74,14 @@ class Entries(MethodView):
                         "schema": {"type": "string"},
                         "example": CSV_EXAMPLE,
                     }
-                }
+                },
+                "headers": {
+                    "Link": {
+                        "description": 'CSV only, when more than 100,000 lines match: '
+                        '`</v1/ledger/entries?...&cursor=...>; rel="next"`, the rest.',
+                        "schema": {"type": "string"},
+                    }
+                },
             }
         }
     )
@@ -83,11 +91,17 @@ class Entries(MethodView):
 
         JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
         CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-        row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+        row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+        (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+        header names the next answer's URL.
         """
         if wants_csv():
-            chunks = ledger.entries_csv(db(), principal().client_id, **query)
-            return Response(chunks, content_type="text/csv; charset=utf-8")
+            chunks, next_cursor = ledger.entries_csv(db(), principal().client_id, **query)
+            response = Response(chunks, content_type="text/csv; charset=utf-8")
+            if next_cursor is not None:
+                args = {**request.args.to_dict(), "cursor": next_cursor}
+                response.headers["Link"] = f'<{request.path}?{urlencode(args)}>; rel="next"'
+            return response
         return json_response(ledger.entries(db(), principal().client_id, **query))
 
 

@@ -513,7 +513,7 @@ def _rebuild_from_records(bind: sa.engine.Connection) -> None:
     ).all()
     voided = {r.round_id for r in rows if r.kind == "void"}
     for client_id, sequence, kind, round_id, canonical in rows:
-        record = json.loads(bytes(canonical))
+        record = json.loads(bytes(canonical))  # type: ignore[call-overload]  # a reflected row's bytes
         created = datetime.fromisoformat(record["created_at"].replace("Z", "+00:00"))
         stored_created = created.replace(tzinfo=None) if bind.dialect.name == "sqlite" else created
         bind.execute(

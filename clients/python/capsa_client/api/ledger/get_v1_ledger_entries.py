@@ -114,7 +114,9 @@ def sync_detailed(
 
      JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
     CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-    row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+    row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+    (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer's URL.
 
     Args:
         currency (str):  Example: IDR.
@@ -165,7 +167,9 @@ def sync(
 
      JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
     CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-    row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+    row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+    (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer's URL.
 
     Args:
         currency (str):  Example: IDR.
@@ -211,7 +215,9 @@ async def asyncio_detailed(
 
      JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
     CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-    row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+    row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+    (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer's URL.
 
     Args:
         currency (str):  Example: IDR.
@@ -260,7 +266,9 @@ async def asyncio(
 
      JSON pages with `limit` and an opaque `cursor`. With `Accept: text/csv` the answer is
     CSV (columns round, sequence, created_at, account, kind, amount, currency, a header
-    row) carrying every matching line from `cursor` on, streamed; `limit` does not apply.
+    row) carrying the matching lines from `cursor` on, streamed, at most 100,000 of them
+    (`limit` does not apply): when more remain, a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer's URL.
 
     Args:
         currency (str):  Example: IDR.
