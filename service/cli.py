@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "service.commands.server",  # serve, db upgrade, openapi
     "service.commands.clients",  # clients create|key|revoke|list
     "service.commands.audit",  # audit verify
+    "service.commands.webhooks",  # webhooks dispatch
 ]
 
 DESCRIPTION = (

@@ -5,7 +5,7 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`); anything else
+`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `webhooks`); anything else
 rolls back. Every driver error leaves here as an adapter error (`errors.py`).
 """
 
@@ -29,6 +29,7 @@ from .games import DealRepository, GameRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
+from .webhooks import WebhookRepository
 from .translate import translate, translated
 
 
@@ -97,6 +98,7 @@ class UnitOfWork:
         self.secrets = SecretRepository(session)
         self.deals = DealRepository(session)
         self.games = GameRepository(session)
+        self.webhooks = WebhookRepository(session)
 
     def __enter__(self) -> Self:
         return self
