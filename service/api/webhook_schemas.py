@@ -71,7 +71,7 @@ class WebhookSchema(Out):
     description = fields.String(required=True, allow_none=True)
     enabled = fields.Boolean(required=True)
     disabled_reason = fields.String(
-        required=True, allow_none=True, validate=validate.OneOf(["disabled", "failing"]),
+        required=True, allow_none=True,
         metadata=_meta(None, "`disabled` (PATCH) or `failing` (failed for 3 days)."),
     )
     failing_since = fields.String(

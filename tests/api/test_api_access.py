@@ -90,6 +90,8 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/plays/evaluate": lambda: {"cards": ["3d"]},
         "/v1/banting/games": lambda: _banting_body(mark),
         "/v1/banting/games/<game>/moves": lambda: {"player": f"p0-{owner_mark(owner)}", "play": ["3d"]},
+        "/v1/webhooks": lambda: {"url": f"https://wallet.example.com/{mark}", "events": ["*"]},
+        "/v1/webhooks/<webhook>": lambda: {"description": mark},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
@@ -110,7 +112,7 @@ def normalise(rule: str) -> str:
         if _PARAM.fullmatch(part):
             before = parts[i - 1] if i else ""
             out.append("<" + {"rounds": "round", "games": "game", "deals": "deal", "records": "sequence",
-                              "players": "player"}.get(before, "x") + ">")
+                              "players": "player", "webhooks": "webhook", "events": "event"}.get(before, "x") + ">")
         else:
             out.append(part)
     return "/".join(out)
@@ -126,7 +128,7 @@ def concrete_path(rule: str, owner: Owner) -> tuple[str, bool]:
             value = owner.ids.get(kind)
             if value is None:
                 value = f"nothing-{secrets.token_hex(3)}"
-            elif kind in ("round", "game", "deal"):
+            elif kind in ("round", "game", "deal", "webhook", "event"):
                 names_resource = True
             parts[i] = value
     return "/".join(parts), names_resource
@@ -179,6 +181,12 @@ def make_owner(app: Any, http: Any) -> Owner:
     if deal.status_code == 201:
         owner.ids["deal"] = deal.get_json()["id"]
         owner.markers.append(owner.ids["deal"])
+    hook = http.post("/v1/webhooks", json={"url": f"https://wallet.example.com/{mark}", "events": ["*"]},
+                     headers=headers)
+    assert hook.status_code == 201, hook.get_data(as_text=True)
+    owner.ids["webhook"] = hook.get_json()["id"]
+    owner.ids["event"] = "evt_" + doc["id"].removeprefix("rnd_") + "_settled"
+    owner.markers.append(owner.ids["webhook"])
     game = http.post("/v1/banting/games", json=_banting_body(mark), headers=headers)
     if game.status_code == 201:
         owner.ids["game"] = game.get_json()["id"]

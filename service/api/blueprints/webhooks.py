@@ -10,6 +10,7 @@ from flask.views import MethodView
 
 from service.services import events, webhooks
 
+from ..auth import allow_read, require_write
 from ..body import optional_body
 from ..state import db, principal
 from ..webhook_schemas import (
@@ -83,28 +84,34 @@ class WebhookById(MethodView):
         """One endpoint."""
         return json_response(webhooks.get(db(), principal().client_id, webhook_id))
 
+    @allow_read  # the write scope is checked once the endpoint is found: 404 for others' keys
     @blp.arguments(WebhookPatchSchema, example={"enabled": False})
     @blp.response(200, WebhookSchema)
     @blp.problems(*BODY, 404)
     def patch(self, body: dict[str, Any], webhook_id: str) -> Response:
         """Change the URL, the events, the description, or enable / disable the endpoint."""
+        _owned(webhook_id)
         return json_response(webhooks.update(db(), principal().client_id, webhook_id, body))
 
+    @allow_read
     @blp.response(204)
     @blp.problems(*AUTH, 403, 404)
     def delete(self, webhook_id: str) -> Response:
         """Delete the endpoint with its deliveries and attempts."""
+        _owned(webhook_id)
         webhooks.delete(db(), principal().client_id, webhook_id)
         return Response(status=204)
 
 
 @blp.route("/<string:webhook_id>/rotate-secret")
 class RotateSecret(MethodView):
+    @allow_read
     @optional_body
     @blp.response(200, WebhookCreatedSchema)
     @blp.problems(*BODY, 404)
     def post(self, webhook_id: str) -> Response:
         """A new secret (shown once); the old one keeps signing beside it for 24 hours."""
+        _owned(webhook_id)
         return json_response(webhooks.rotate_secret(db(), principal().client_id, webhook_id))
 
 
@@ -116,6 +123,12 @@ class Deliveries(MethodView):
     def get(self, query: dict[str, Any], webhook_id: str) -> Response:
         """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error."""
         return json_response(webhooks.attempts(db(), principal().client_id, webhook_id, **query))
+
+
+def _owned(webhook_id: str) -> None:
+    """404 unless the client has this endpoint, then 403 for a read key."""
+    webhooks.get(db(), principal().client_id, webhook_id)
+    require_write()
 
 
 @events_blp.route("")
@@ -141,6 +154,7 @@ class EventById(MethodView):
 
 @events_blp.route("/<string:event_id>/redeliver")
 class Redeliver(MethodView):
+    @allow_read
     @optional_body
     @events_blp.arguments(RedeliverRequestSchema, required=False)
     @events_blp.response(202, RedeliveredSchema)
@@ -148,5 +162,7 @@ class Redeliver(MethodView):
     def post(self, body: dict[str, Any], event_id: str) -> Response:
         """Send the event again now, with a fresh retry schedule, to every enabled endpoint
         subscribed to its type, or to `webhook` only."""
+        events.get_event(db(), principal().client_id, event_id)  # another client's event is 404
+        require_write()
         queued = webhooks.redeliver(db(), principal().client_id, event_id, (body or {}).get("webhook"))
         return json_response(queued, 202)

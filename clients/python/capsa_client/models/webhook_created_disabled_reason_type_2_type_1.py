@@ -1,0 +1,16 @@
+from typing import Literal
+
+WebhookCreatedDisabledReasonType2Type1 = Literal["disabled", "failing"]
+
+WEBHOOK_CREATED_DISABLED_REASON_TYPE_2_TYPE_1_VALUES: set[WebhookCreatedDisabledReasonType2Type1] = {
+    "disabled",
+    "failing",
+}
+
+
+def check_webhook_created_disabled_reason_type_2_type_1(value: str) -> WebhookCreatedDisabledReasonType2Type1:
+    if value in WEBHOOK_CREATED_DISABLED_REASON_TYPE_2_TYPE_1_VALUES:
+        return value
+    raise TypeError(
+        f"Unexpected value {value!r}. Expected one of {WEBHOOK_CREATED_DISABLED_REASON_TYPE_2_TYPE_1_VALUES!r}"
+    )
