@@ -92,3 +92,12 @@ def test_the_dockerfile_installs_the_locks_with_hashes_and_trusts_no_proxy_by_de
     assert "FORWARDED_ALLOW_IPS" not in re.sub(r"(?m)^#.*$", "", DOCKERFILE)  # gunicorn.conf.py's 127.0.0.1
     for lock in ("requirements.lock", "requirements-build.lock"):
         assert lock not in (ROOT / ".dockerignore").read_text().split()
+
+
+def test_compose_runs_the_webhook_dispatcher_with_a_way_out_that_the_app_lacks():
+    dispatcher = COMPOSE["services"]["dispatcher"]
+    assert dispatcher["command"] == ["capsa", "webhooks", "dispatch"]
+    assert set(dispatcher["networks"]) == {"backend", "egress"}
+    assert "ports" not in dispatcher  # its metrics stay on the backend network
+    assert "egress" not in COMPOSE["services"]["app"]["networks"]
+    assert COMPOSE["networks"]["backend"]["internal"] is True
