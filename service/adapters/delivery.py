@@ -94,7 +94,7 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float, allow_p
         return Result("http_error", status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])
     except Refused as exc:
         return Result("refused", None, took(), str(exc)[:MAX_ERROR])
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return Result("timeout", None, took(), f"no answer within {timeout:g} s")
     except (OSError, http.client.HTTPException, ValueError) as exc:
         return Result("connection_error", None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])

@@ -29,8 +29,8 @@ from .games import DealRepository, GameRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
-from .webhooks import WebhookRepository
 from .translate import translate, translated
+from .webhooks import WebhookRepository
 
 
 class Database:

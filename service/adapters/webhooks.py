@@ -86,7 +86,7 @@ class WebhookRepository:
     def count(self, client_id: str) -> int:
         return int(self.session.scalar(select(func.count()).where(Webhook.client_id == client_id)) or 0)
 
-    def list(self, client_id: str) -> list[Webhook]:
+    def of_client(self, client_id: str) -> list[Webhook]:
         q = select(Webhook).where(Webhook.client_id == client_id).order_by(Webhook.created_at, Webhook.id)
         return list(self.session.scalars(q))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import RAISE, Schema, fields, validate
 
 from service.domain import webhooks as hooks
@@ -32,7 +34,7 @@ def _url(**kw: object) -> fields.String:
     )
 
 
-def _events(**kw: object) -> fields.List:
+def _events(**kw: object) -> fields.List[Any]:
     return fields.List(
         fields.String(validate=validate.OneOf(SUBSCRIBABLE, error=ONE_OF)),
         validate=validate.Length(1, len(SUBSCRIBABLE)),

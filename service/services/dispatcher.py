@@ -203,7 +203,7 @@ class Dispatcher:
                 if not found:
                     continue
                 now = utcnow_ms()
-                rows = []
+                rows: list[dict[str, Any]] = []
                 for f in found:
                     wanted = [(e, t) for e, t in events.expand(f) if hooks.subscribed(w.events, t)]
                     if not wanted:

@@ -99,7 +99,7 @@ def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]
 def list_(db: Database, client_id: str) -> dict[str, Any]:
     now = utcnow_ms()
     with db.unit_of_work() as uow:
-        return {"items": [document(r, now) for r in uow.webhooks.list(client_id)]}
+        return {"items": [document(r, now) for r in uow.webhooks.of_client(client_id)]}
 
 
 def _found(uow: Any, client_id: str, webhook_id: str, lock: bool = False) -> Webhook:

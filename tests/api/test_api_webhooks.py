@@ -305,8 +305,8 @@ def test_the_ssrf_guard_refuses_a_private_address_at_delivery_time(app, http, te
 
 
 def test_redirects_are_not_followed(app, http, tenant):
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     hits = []
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response
-from marshmallow import RAISE
 from flask.views import MethodView
+from marshmallow import RAISE
 
 from service.services import events, webhooks
 
