@@ -385,3 +385,47 @@ def _finish_a_game(http: Any, tenant: Tenant) -> dict[str, Any]:
         r = http.post(f"/v1/banting/games/{game['id']}/moves", json=move, headers=tenant.headers)
         assert r.status_code == 200, r.get_data(as_text=True)
     return game
+
+
+# -- the outbox --------------------------------------------------------------------------------
+
+
+def test_a_refused_round_or_void_has_no_event(http, tenant):
+    made = store_round(http, tenant)
+    again = http.post("/v1/rounds", json=two_player_round(reference=made["reference"]), headers=tenant.headers)
+    problem(again, 409, "conflict")
+    void(http, tenant, made["id"])
+    problem(http.post(f"/v1/rounds/{made['id']}/void", json={"reason": "twice"}, headers=tenant.headers), 409, "conflict")
+    ids = [e["id"] for e in http.get("/v1/events", headers=tenant.headers).get_json()["items"]]
+    assert ids == [hooks.event_id(made["id"], hooks.SETTLED), hooks.event_id(made["id"], hooks.VOIDED)]
+
+
+def test_with_webhooks_a_round_is_still_stored_in_one_statement_on_postgresql(app, http, tenant, monkeypatch):
+    import psycopg
+
+    from service.services import rounds
+
+    db = app.extensions["capsa"].db
+    if db.dialect != "postgresql":
+        pytest.skip("the one-statement write path is PostgreSQL's")
+    add_hook(http, tenant, "https://wallet.example.com/hook")
+    rounds.create(db, tenant.id, two_player_round(), None)  # connections and prepared plans warm
+    seen: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counting(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(query)[:40])
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counting)
+    created = rounds.create(db, tenant.id, two_player_round(), None)
+    monkeypatch.undo()
+    assert len(seen) == 1 and seen[0].startswith("WITH"), seen
+    eid = hooks.event_id(orjson_loads(created.response.body)["id"], hooks.SETTLED)
+    assert http.get(f"/v1/events/{eid}", headers=tenant.headers).status_code == 200
+
+
+def orjson_loads(raw: bytes) -> Any:
+    import orjson
+
+    return orjson.loads(raw)
