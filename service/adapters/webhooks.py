@@ -62,6 +62,7 @@ class Target:
     secret: str
     previous_secret: str | None
     previous_secret_until: datetime | None
+    failing_since: datetime | None
 
 
 _RECORD = (
@@ -96,12 +97,16 @@ class WebhookRepository:
             q = q.with_for_update()
         return self.session.scalar(q)
 
-    def target(self, webhook_id: str) -> Target | None:
-        """Where and how to send a delivery now (None: the endpoint was deleted)."""
-        w = self.session.get(Webhook, webhook_id)
-        if w is None:
-            return None
-        return Target(w.id, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until)
+    def targets(self, webhook_ids: Iterable[str]) -> dict[str, Target]:
+        """Where and how to send deliveries now (an endpoint deleted meanwhile is absent)."""
+        ids = sorted(set(webhook_ids))
+        if not ids:
+            return {}
+        q = select(
+            Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
+            Webhook.previous_secret_until, Webhook.failing_since,
+        ).where(Webhook.id.in_(ids))
+        return {row[0]: Target(*row) for row in self.session.execute(q)}
 
     def remove(self, webhook_id: str) -> None:
         """The endpoint, its deliveries and its attempts."""
@@ -130,6 +135,18 @@ class WebhookRepository:
             q = q.where(Round.game == game)
         q = q.order_by(ChainRecord.sequence).limit(limit)
         return [EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)]
+
+    def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
+        """The records at these sequences of the client's chain, with their rounds' game."""
+        wanted = sorted(set(sequences))
+        if not wanted:
+            return {}
+        q = (
+            select(*_RECORD, Round.game)
+            .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
+        )
+        return {int(row[0]): EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)}
 
     def event_record(self, client_id: str, sequence: int) -> EventRecord | None:
         rows = self.events(client_id, sequence, None, None, 1)

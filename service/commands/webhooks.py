@@ -34,7 +34,8 @@ def dispatch(args: argparse.Namespace) -> int:
 
         host, _, port = bind.rpartition(":")
         start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
-    db = open_database(args.database_url)
+    # Every delivery thread may hold a connection, besides the loop's own.
+    db = open_database(args.database_url, pool_size=settings.concurrency + 2)
     dispatcher = Dispatcher(db, settings, metrics)
     stop = threading.Event()
 

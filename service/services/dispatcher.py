@@ -36,7 +36,7 @@ from typing import Any
 from service.adapters import delivery
 from service.adapters.models import Webhook
 from service.adapters.uow import Database
-from service.adapters.webhooks import DELIVERED, FAILED, Claimed
+from service.adapters.webhooks import DELIVERED, FAILED, Claimed, Target
 from service.domain import webhooks as hooks
 
 from . import events
@@ -106,6 +106,15 @@ class Metrics:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A claimed delivery, where it goes (None: the endpoint is gone) and what it carries."""
+
+    claimed: Claimed
+    target: Target | None
+    event: events.Event | None
+
+
 @dataclass
 class Dispatcher:
     db: Database
@@ -150,8 +159,8 @@ class Dispatcher:
         self.fan_out()
         free = self.settings.concurrency - len(inflight)
         claimed = self.claim(free) if free > 0 else []
-        for c in claimed:
-            inflight.add(pool.submit(self.deliver, c))
+        for p in self.prepare(claimed) if claimed else []:
+            inflight.add(pool.submit(self.deliver, p))
         self._gauges()
         return len(claimed) == free and free > 0
 
@@ -228,16 +237,31 @@ class Dispatcher:
 
     # -- sending -------------------------------------------------------------------------------
 
-    def deliver(self, c: Claimed) -> None:
-        try:
-            self._deliver(c)
-        except Exception:  # recorded as nothing: the claim runs out and it is retried
-            log.exception("delivery of %s to %s failed", c.event_id, c.webhook_id)
-
-    def _deliver(self, c: Claimed) -> None:
+    def prepare(self, claimed: list[Claimed]) -> list[Prepared]:
+        """Each claimed delivery with its endpoint and its event, read in a few queries
+        (the endpoints at once, each client's records at once), before any is sent."""
+        out: list[Prepared] = []
+        by_client: dict[str, list[Claimed]] = {}
+        for c in claimed:
+            by_client.setdefault(c.client_id, []).append(c)
         with self.db.unit_of_work() as uow:
-            w = uow.webhooks.target(c.webhook_id)
-            event = None if w is None else events.event_of(uow, self.db, c.client_id, c.sequence, c.event_type)
+            targets = uow.webhooks.targets(c.webhook_id for c in claimed)
+            for client_id, group in by_client.items():
+                found = uow.webhooks.records_at(client_id, (c.sequence for c in group))
+                for c in group:
+                    record = found.get(c.sequence)
+                    rendered = [] if record is None else events.render(self.db, uow, client_id, [record], [[c.event_type]])
+                    out.append(Prepared(c, targets.get(c.webhook_id), rendered[0] if rendered else None))
+        return out
+
+    def deliver(self, p: Prepared) -> None:
+        try:
+            self._deliver(p)
+        except Exception:  # recorded as nothing: the claim runs out and it is retried
+            log.exception("delivery of %s to %s failed", p.claimed.event_id, p.claimed.webhook_id)
+
+    def _deliver(self, p: Prepared) -> None:
+        c, w, event = p.claimed, p.target, p.event
         if w is None:
             return  # deleted meanwhile: its deliveries went with it
         if event is None:
@@ -253,9 +277,9 @@ class Dispatcher:
                 "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, body),
             }
             result = delivery.post(w.url, body, headers, self.settings.timeout_s, self.settings.allow_private)
-        self.record(c, result)
+        self.record(c, result, w.failing_since is not None)
 
-    def record(self, c: Claimed, result: delivery.Result) -> None:
+    def record(self, c: Claimed, result: delivery.Result, was_failing: bool = True) -> None:
         now = utcnow_ms()
         disabled = False
         with self.db.unit_of_work(write=True) as uow:
@@ -279,7 +303,8 @@ class Dispatcher:
             if result.outcome == "delivered":
                 values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
                 uow.webhooks.finish(c, values)
-                uow.webhooks.mark_endpoint(c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None))
+                if was_failing:
+                    uow.webhooks.mark_endpoint(c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None))
             else:
                 delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
                 if delay is None:

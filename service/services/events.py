@@ -155,12 +155,3 @@ def get_event(db: Database, client_id: str, event_id: str) -> Event:
     if not events:
         raise NotFound(f"no event {event_id!r}")
     return events[0]
-
-
-def event_of(uow: UnitOfWork, db: Database, client_id: str, sequence: int, type_: str) -> Event | None:
-    """The event of type `type_` of the record at `sequence` (the dispatcher's look-up)."""
-    found = uow.webhooks.event_record(client_id, sequence)
-    if found is None:
-        return None
-    events = render(db, uow, client_id, [found], [[type_]])
-    return events[0] if events else None
