@@ -3222,9 +3222,8 @@ export interface components {
             /**
              * @description `disabled` (PATCH) or `failing` (failed for 3 days).
              * @example null
-             * @enum {string|null}
              */
-            disabled_reason: "disabled" | "failing" | null;
+            disabled_reason: string | null;
             /**
              * @description The first failure since the last success.
              * @example null
@@ -3274,9 +3273,8 @@ export interface components {
             /**
              * @description `disabled` (PATCH) or `failing` (failed for 3 days).
              * @example null
-             * @enum {string|null}
              */
-            disabled_reason: "disabled" | "failing" | null;
+            disabled_reason: string | null;
             /**
              * @description The first failure since the last success.
              * @example null

@@ -109,17 +109,7 @@ from .void import Void
 from .void_request import VoidRequest
 from .webhook import Webhook
 from .webhook_created import WebhookCreated
-from .webhook_created_disabled_reason_type_1 import WebhookCreatedDisabledReasonType1
-from .webhook_created_disabled_reason_type_2_type_1 import (
-    WebhookCreatedDisabledReasonType2Type1,
-)
-from .webhook_created_disabled_reason_type_3_type_1 import (
-    WebhookCreatedDisabledReasonType3Type1,
-)
 from .webhook_created_events_item import WebhookCreatedEventsItem
-from .webhook_disabled_reason_type_1 import WebhookDisabledReasonType1
-from .webhook_disabled_reason_type_2_type_1 import WebhookDisabledReasonType2Type1
-from .webhook_disabled_reason_type_3_type_1 import WebhookDisabledReasonType3Type1
 from .webhook_events_item import WebhookEventsItem
 from .webhook_list import WebhookList
 from .webhook_patch import WebhookPatch
@@ -231,13 +221,7 @@ __all__ = (
     "VoidRequest",
     "Webhook",
     "WebhookCreated",
-    "WebhookCreatedDisabledReasonType1",
-    "WebhookCreatedDisabledReasonType2Type1",
-    "WebhookCreatedDisabledReasonType3Type1",
     "WebhookCreatedEventsItem",
-    "WebhookDisabledReasonType1",
-    "WebhookDisabledReasonType2Type1",
-    "WebhookDisabledReasonType3Type1",
     "WebhookEventsItem",
     "WebhookList",
     "WebhookPatch",

@@ -5,18 +5,6 @@ from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
-from ..models.webhook_created_disabled_reason_type_1 import (
-    WebhookCreatedDisabledReasonType1,
-    check_webhook_created_disabled_reason_type_1,
-)
-from ..models.webhook_created_disabled_reason_type_2_type_1 import (
-    WebhookCreatedDisabledReasonType2Type1,
-    check_webhook_created_disabled_reason_type_2_type_1,
-)
-from ..models.webhook_created_disabled_reason_type_3_type_1 import (
-    WebhookCreatedDisabledReasonType3Type1,
-    check_webhook_created_disabled_reason_type_3_type_1,
-)
 from ..models.webhook_created_events_item import (
     WebhookCreatedEventsItem,
     check_webhook_created_events_item,
@@ -34,8 +22,7 @@ class WebhookCreated:
         events (list[WebhookCreatedEventsItem]):
         description (None | str):
         enabled (bool):
-        disabled_reason (None | WebhookCreatedDisabledReasonType1 | WebhookCreatedDisabledReasonType2Type1 |
-            WebhookCreatedDisabledReasonType3Type1): `disabled` (PATCH) or `failing` (failed for 3 days).
+        disabled_reason (None | str): `disabled` (PATCH) or `failing` (failed for 3 days).
         failing_since (None | str): The first failure since the last success.
         previous_secret_expires_at (None | str): After a rotation: until when the previous secret signs too.
         created_at (str):  Example: 2026-11-29T10:00:00.000Z.
@@ -49,12 +36,7 @@ class WebhookCreated:
     events: list[WebhookCreatedEventsItem]
     description: None | str
     enabled: bool
-    disabled_reason: (
-        None
-        | WebhookCreatedDisabledReasonType1
-        | WebhookCreatedDisabledReasonType2Type1
-        | WebhookCreatedDisabledReasonType3Type1
-    )
+    disabled_reason: None | str
     failing_since: None | str
     previous_secret_expires_at: None | str
     created_at: str
@@ -77,14 +59,7 @@ class WebhookCreated:
         enabled = self.enabled
 
         disabled_reason: None | str
-        if (
-            isinstance(self.disabled_reason, str)
-            or isinstance(self.disabled_reason, str)
-            or isinstance(self.disabled_reason, str)
-        ):
-            disabled_reason = self.disabled_reason
-        else:
-            disabled_reason = self.disabled_reason
+        disabled_reason = self.disabled_reason
 
         failing_since: None | str
         failing_since = self.failing_since
@@ -141,47 +116,10 @@ class WebhookCreated:
 
         enabled = d.pop("enabled")
 
-        def _parse_disabled_reason(
-            data: object,
-        ) -> (
-            None
-            | WebhookCreatedDisabledReasonType1
-            | WebhookCreatedDisabledReasonType2Type1
-            | WebhookCreatedDisabledReasonType3Type1
-        ):
+        def _parse_disabled_reason(data: object) -> None | str:
             if data is None:
                 return data
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                disabled_reason_type_1 = check_webhook_created_disabled_reason_type_1(data)
-
-                return disabled_reason_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                disabled_reason_type_2_type_1 = check_webhook_created_disabled_reason_type_2_type_1(data)
-
-                return disabled_reason_type_2_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                disabled_reason_type_3_type_1 = check_webhook_created_disabled_reason_type_3_type_1(data)
-
-                return disabled_reason_type_3_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(
-                None
-                | WebhookCreatedDisabledReasonType1
-                | WebhookCreatedDisabledReasonType2Type1
-                | WebhookCreatedDisabledReasonType3Type1,
-                data,
-            )
+            return cast(None | str, data)
 
         disabled_reason = _parse_disabled_reason(d.pop("disabled_reason"))
 
