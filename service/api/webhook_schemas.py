@@ -69,9 +69,11 @@ class WebhookPatchSchema(Strict):
 class WebhookSchema(Out):
     id = fields.String(required=True, metadata=_meta(WEBHOOK_ID))
     url = fields.String(required=True, metadata=_meta("https://wallet.example.com/capsa/events"))
-    events = fields.List(fields.String(validate=validate.OneOf(SUBSCRIBABLE)), required=True)
-    description = fields.String(required=True, allow_none=True)
-    enabled = fields.Boolean(required=True)
+    events = fields.List(
+        fields.String(validate=validate.OneOf(SUBSCRIBABLE)), required=True, metadata=_meta(["*"])
+    )
+    description = fields.String(required=True, allow_none=True, metadata=_meta("wallet credits"))
+    enabled = fields.Boolean(required=True, metadata=_meta(True, "false: no deliveries (see disabled_reason)."))
     disabled_reason = fields.String(
         required=True, allow_none=True,
         metadata=_meta(None, "`disabled` (PATCH) or `failing` (failed for 3 days)."),
@@ -145,6 +147,7 @@ class EventSchema(Out):
     data = fields.Dict(
         required=True,
         metadata={
+            "example": {"id": "rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5", "game": "susun", "status": "settled"},
             "description": "The round document as `GET /v1/rounds/{id}` answered then "
             "(`round.settled`: settled; `round.voided`: after the void), or for "
             "`banting.game.finished` the game as `GET /v1/banting/games/{id}` answers it."

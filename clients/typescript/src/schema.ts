@@ -3216,8 +3216,18 @@ export interface components {
             id: string;
             /** @example https://wallet.example.com/capsa/events */
             url: string;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
             events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /** @example wallet credits */
             description: string | null;
+            /**
+             * @description false: no deliveries (see disabled_reason).
+             * @example true
+             */
             enabled: boolean;
             /**
              * @description `disabled` (PATCH) or `failing` (failed for 3 days).
@@ -3267,8 +3277,18 @@ export interface components {
             id: string;
             /** @example https://wallet.example.com/capsa/events */
             url: string;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
             events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /** @example wallet credits */
             description: string | null;
+            /**
+             * @description false: no deliveries (see disabled_reason).
+             * @example true
+             */
             enabled: boolean;
             /**
              * @description `disabled` (PATCH) or `failing` (failed for 3 days).
@@ -3364,7 +3384,14 @@ export interface components {
              * @example 2026-11-29T10:00:00.000Z
              */
             timestamp: string;
-            /** @description The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled; `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers it. */
+            /**
+             * @description The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled; `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers it.
+             * @example {
+             *       "id": "rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5",
+             *       "game": "susun",
+             *       "status": "settled"
+             *     }
+             */
             data: {
                 [key: string]: unknown;
             };

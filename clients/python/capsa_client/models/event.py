@@ -23,7 +23,7 @@ class Event:
         timestamp (str): When it happened. Example: 2026-11-29T10:00:00.000Z.
         data (EventData): The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled;
             `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers
-            it.
+            it. Example: {'id': 'rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5', 'game': 'susun', 'status': 'settled'}.
     """
 
     id: str

@@ -14,6 +14,9 @@ class EventData:
     """The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled; `round.voided`: after the
     void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers it.
 
+        Example:
+            {'id': 'rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5', 'game': 'susun', 'status': 'settled'}
+
     """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)

@@ -16,9 +16,9 @@ class Webhook:
     Attributes:
         id (str):  Example: whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5.
         url (str):  Example: https://wallet.example.com/capsa/events.
-        events (list[WebhookEventsItem]):
-        description (None | str):
-        enabled (bool):
+        events (list[WebhookEventsItem]):  Example: ['*'].
+        description (None | str):  Example: wallet credits.
+        enabled (bool): false: no deliveries (see disabled_reason). Example: True.
         disabled_reason (None | str): `disabled` (PATCH) or `failing` (failed for 3 days).
         failing_since (None | str): The first failure since the last success.
         previous_secret_expires_at (None | str): After a rotation: until when the previous secret signs too.
