@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.errors import DatabaseUnavailable

@@ -115,6 +115,13 @@ class Prepared:
     event: events.Event | None
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    claimed: Claimed
+    result: delivery.Result
+    was_failing: bool
+
+
 @dataclass
 class Dispatcher:
     db: Database
@@ -134,7 +141,7 @@ class Dispatcher:
         """Until `stop` is set (SIGTERM/SIGINT in the command): deliveries in flight finish."""
         stop = stop or self.stopping
         pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="webhook")
-        inflight: set[Future[None]] = set()
+        inflight: set[Future[Outcome | None]] = set()
         try:
             while not stop.is_set():
                 try:
@@ -145,14 +152,24 @@ class Dispatcher:
                 if inflight:
                     done, _ = wait(inflight, timeout=self.settings.poll_s, return_when=FIRST_COMPLETED)
                     inflight.difference_update(done)
+                    self._record_done(done)
                 elif not busy:
                     stop.wait(self.settings.poll_s)
+            done, _ = wait(inflight)
+            self._record_done(done)
         finally:
             pool.shutdown(wait=True)
             if self.sqlite:
                 self._release()
 
-    def step(self, pool: ThreadPoolExecutor, inflight: set[Future[None]]) -> bool:
+    def _record_done(self, done: set[Future[Outcome | None]]) -> None:
+        outcomes = [o for f in done if (o := f.result()) is not None]
+        try:
+            self.record(outcomes)
+        except Exception:  # their claims run out: they are sent again (at least once)
+            log.exception("could not record %d attempts", len(outcomes))
+
+    def step(self, pool: ThreadPoolExecutor, inflight: set[Future[Outcome | None]]) -> bool:
         """One pass: lease, queue, claim, submit. True when there was work to claim."""
         if self.sqlite and not self._hold_lease():
             return False
@@ -170,11 +187,12 @@ class Dispatcher:
         try:
             with ThreadPoolExecutor(self.settings.concurrency) as pool:
                 while time.monotonic() < deadline:
-                    inflight: set[Future[None]] = set()
+                    inflight: set[Future[Outcome | None]] = set()
                     self.step(pool, inflight)
                     if not inflight:
                         return
-                    wait(inflight)
+                    done, _ = wait(inflight)
+                    self._record_done(done)
         finally:
             if self.sqlite:
                 self._release()
@@ -254,16 +272,19 @@ class Dispatcher:
                     out.append(Prepared(c, targets.get(c.webhook_id), rendered[0] if rendered else None))
         return out
 
-    def deliver(self, p: Prepared) -> None:
+    def deliver(self, p: Prepared) -> Outcome | None:
+        """Send one delivery; its outcome is recorded by the loop, with others, in one
+        transaction (None: nothing to record)."""
         try:
-            self._deliver(p)
+            return self._deliver(p)
         except Exception:  # recorded as nothing: the claim runs out and it is retried
             log.exception("delivery of %s to %s failed", p.claimed.event_id, p.claimed.webhook_id)
+            return None
 
-    def _deliver(self, p: Prepared) -> None:
+    def _deliver(self, p: Prepared) -> Outcome | None:
         c, w, event = p.claimed, p.target, p.event
         if w is None:
-            return  # deleted meanwhile: its deliveries went with it
+            return None  # deleted meanwhile: its deliveries went with it
         if event is None:
             result = delivery.Result("connection_error", None, 0, "the event's record is missing")
         else:
@@ -277,35 +298,44 @@ class Dispatcher:
                 "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, body),
             }
             result = delivery.post(w.url, body, headers, self.settings.timeout_s, self.settings.allow_private)
-        self.record(c, result, w.failing_since is not None)
+        return Outcome(c, result, w.failing_since is not None)
 
-    def record(self, c: Claimed, result: delivery.Result, was_failing: bool = True) -> None:
+    def record(self, outcomes: list[Outcome]) -> None:
+        """Record finished attempts, all in one transaction: each attempt, each delivery's
+        new state (delivered, due again after its jittered delay, or failed), and each
+        endpoint's failure record (disabled once failing for `disable_after_s`)."""
+        if not outcomes:
+            return
         now = utcnow_ms()
-        disabled = False
+        disabled = []
         with self.db.unit_of_work(write=True) as uow:
-            uow.webhooks.record_attempt(
-                {
-                    "webhook_id": c.webhook_id,
-                    "event_id": c.event_id,
-                    "attempted_at": now,
-                    "outcome": result.outcome,
-                    "status_code": result.status_code,
-                    "latency_ms": result.latency_ms,
-                    "error": result.error,
+            for o in outcomes:
+                c, result = o.claimed, o.result
+                uow.webhooks.record_attempt(
+                    {
+                        "webhook_id": c.webhook_id,
+                        "event_id": c.event_id,
+                        "attempted_at": now,
+                        "outcome": result.outcome,
+                        "status_code": result.status_code,
+                        "latency_ms": result.latency_ms,
+                        "error": result.error,
+                    }
+                )
+                values: dict[str, Any] = {
+                    "attempts": c.attempts + 1,
+                    "last_status": result.status_code,
+                    "last_error": result.error,
+                    "claim": None,
                 }
-            )
-            values: dict[str, Any] = {
-                "attempts": c.attempts + 1,
-                "last_status": result.status_code,
-                "last_error": result.error,
-                "claim": None,
-            }
-            if result.outcome == "delivered":
-                values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
-                uow.webhooks.finish(c, values)
-                if was_failing:
-                    uow.webhooks.mark_endpoint(c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None))
-            else:
+                if result.outcome == "delivered":
+                    values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
+                    uow.webhooks.finish(c, values)
+                    if o.was_failing:
+                        uow.webhooks.mark_endpoint(
+                            c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None)
+                        )
+                    continue
                 delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
                 if delay is None:
                     values.update(state=FAILED, next_attempt_at=now)
@@ -314,18 +344,20 @@ class Dispatcher:
                 uow.webhooks.finish(c, values)
                 uow.webhooks.mark_endpoint(c.webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
                 since = now - timedelta(seconds=self.settings.disable_after_s)
-                disabled = uow.webhooks.mark_endpoint(
+                if uow.webhooks.mark_endpoint(
                     c.webhook_id,
                     {"enabled": False, "disabled_reason": "failing", "updated_at": now},
                     Webhook.enabled.is_(True) & (Webhook.failing_since <= since),
-                )
+                ):
+                    disabled.append(c.webhook_id)
             uow.commit()
         if self.metrics is not None:
-            self.metrics.deliveries.labels(result.outcome).inc()
-            if disabled:
+            for o in outcomes:
+                self.metrics.deliveries.labels(o.result.outcome).inc()
+            for _ in disabled:
                 self.metrics.disabled.inc()
-        if disabled:
-            log.warning("webhook %s disabled: failing since more than %s s", c.webhook_id, self.settings.disable_after_s)
+        for webhook_id in disabled:
+            log.warning("webhook %s disabled: failing for more than %s s", webhook_id, self.settings.disable_after_s)
 
     def _gauges(self) -> None:
         if self.metrics is None or time.monotonic() - self._last_gauges < 1.0:

@@ -13,7 +13,7 @@ from httpkit import problem, two_player_round
 from webhookkit import Receiver
 
 from service.domain import webhooks as hooks
-from service.services.dispatcher import Dispatcher, Settings
+from service.services.dispatcher import Dispatcher, Metrics, Settings
 
 FAST = Settings(schedule=(0.05, 0.05, 0.05), timeout_s=1.0, allow_private=True, poll_s=0.02)
 
@@ -347,9 +347,12 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     assert doc["enabled"] is True and doc["failing_since"] == "2026-11-29T10:00:00.000Z"
     clock.advance(days=3)
     store_round(http, tenant)
-    dispatch(app, settings)
+    metrics = Metrics()
+    Dispatcher(app.extensions["capsa"].db, settings, metrics).run_until_idle()
     doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
     assert (doc["enabled"], doc["disabled_reason"]) == (False, "failing")
+    assert metrics.registry.get_sample_value("capsa_webhook_endpoints_disabled_total") == 1
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "http_error"}) == 1
     before = len(receiver.requests)
     store_round(http, tenant)
     dispatch(app, settings)
@@ -388,6 +391,21 @@ def _finish_a_game(http: Any, tenant: Tenant) -> dict[str, Any]:
 
 
 # -- the outbox --------------------------------------------------------------------------------
+
+
+def test_the_gauges_count_what_waits_and_how_old_the_oldest_is(app, http, tenant, clock):
+    add_hook(http, tenant, "http://127.0.0.1:9/nobody-listens")
+    store_round(http, tenant)
+    metrics = Metrics()
+    d = Dispatcher(app.extensions["capsa"].db, Settings(schedule=(3600.0,), timeout_s=1.0, allow_private=True), metrics)
+    d.run_until_idle()  # refused connection: retried in an hour
+    clock.advance(minutes=10)
+    d._last_gauges = 0.0
+    d._gauges()
+    waiting = metrics.registry.get_sample_value("capsa_webhook_events_waiting")
+    assert waiting is not None and waiting >= 1
+    assert metrics.registry.get_sample_value("capsa_webhook_oldest_waiting_seconds") >= 600
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "connection_error"}) == 1
 
 
 def test_a_refused_round_or_void_has_no_event(http, tenant):
