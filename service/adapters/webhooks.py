@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from .models import (
@@ -258,19 +258,26 @@ class WebhookRepository:
         )
         return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), token) for r in rows]
 
-    def record_attempt(self, row: dict[str, Any]) -> None:
-        self.session.execute(insert(WebhookAttempt), [row])
+    def record_attempts(self, rows: Sequence[dict[str, Any]]) -> None:
+        if rows:
+            self.session.execute(insert(WebhookAttempt), list(rows))
 
-    def finish(self, delivery: Claimed, values: dict[str, Any]) -> bool:
-        """Set the delivery's new state if this claim still holds it."""
+    def finish_many(self, updates: Sequence[tuple[Claimed, dict[str, Any]]]) -> None:
+        """Each delivery's new state, if its claim still holds it: one executemany per
+        shape of values (delivered ones, retried ones, failed ones)."""
         d = WebhookDelivery
-        result = self.session.execute(
-            update(d)
-            .where(d.webhook_id == delivery.webhook_id, d.event_id == delivery.event_id, d.claim == delivery.claim)
-            .values(**values)
-            .execution_options(synchronize_session=False)
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for claimed, values in updates:
+            row = {"_w": claimed.webhook_id, "_e": claimed.event_id, "_c": claimed.claim, **values}
+            shapes.setdefault(tuple(sorted(values)), []).append(row)
+        conn = self.session.connection()
+        for names, rows in shapes.items():
+            stmt = (
+                update(d)
+                .where(d.webhook_id == bindparam("_w"), d.event_id == bindparam("_e"), d.claim == bindparam("_c"))
+                .values({name: bindparam(name) for name in names})
+            )
+            conn.execute(stmt, rows)
 
     def mark_endpoint(self, webhook_id: str, values: dict[str, Any], only_if: Any = None) -> bool:
         q = update(Webhook).where(Webhook.id == webhook_id)

@@ -36,7 +36,7 @@ from typing import Any
 from service.adapters import delivery
 from service.adapters.models import Webhook
 from service.adapters.uow import Database
-from service.adapters.webhooks import DELIVERED, FAILED, Claimed, Target
+from service.adapters.webhooks import DELIVERED, FAILED, PENDING, Claimed, Target
 from service.domain import webhooks as hooks
 
 from . import events
@@ -309,19 +309,24 @@ class Dispatcher:
         now = utcnow_ms()
         disabled = []
         with self.db.unit_of_work(write=True) as uow:
+            uow.webhooks.record_attempts(
+                [
+                    {
+                        "webhook_id": o.claimed.webhook_id,
+                        "event_id": o.claimed.event_id,
+                        "attempted_at": now,
+                        "outcome": o.result.outcome,
+                        "status_code": o.result.status_code,
+                        "latency_ms": o.result.latency_ms,
+                        "error": o.result.error,
+                    }
+                    for o in outcomes
+                ]
+            )
+            updates: list[tuple[Claimed, dict[str, Any]]] = []
+            failing: set[str] = set()
             for o in outcomes:
                 c, result = o.claimed, o.result
-                uow.webhooks.record_attempt(
-                    {
-                        "webhook_id": c.webhook_id,
-                        "event_id": c.event_id,
-                        "attempted_at": now,
-                        "outcome": result.outcome,
-                        "status_code": result.status_code,
-                        "latency_ms": result.latency_ms,
-                        "error": result.error,
-                    }
-                )
                 values: dict[str, Any] = {
                     "attempts": c.attempts + 1,
                     "last_status": result.status_code,
@@ -330,26 +335,28 @@ class Dispatcher:
                 }
                 if result.outcome == "delivered":
                     values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
-                    uow.webhooks.finish(c, values)
                     if o.was_failing:
                         uow.webhooks.mark_endpoint(
                             c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None)
                         )
-                    continue
-                delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
-                if delay is None:
-                    values.update(state=FAILED, next_attempt_at=now)
                 else:
-                    values["next_attempt_at"] = now + timedelta(seconds=delay)
-                uow.webhooks.finish(c, values)
-                uow.webhooks.mark_endpoint(c.webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
-                since = now - timedelta(seconds=self.settings.disable_after_s)
+                    delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
+                    if delay is None:
+                        values.update(state=FAILED, next_attempt_at=now, delivered_at=None)
+                    else:
+                        values.update(state=PENDING, next_attempt_at=now + timedelta(seconds=delay), delivered_at=None)
+                    failing.add(c.webhook_id)
+                updates.append((c, values))
+            uow.webhooks.finish_many(updates)
+            since = now - timedelta(seconds=self.settings.disable_after_s)
+            for webhook_id in sorted(failing):
+                uow.webhooks.mark_endpoint(webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
                 if uow.webhooks.mark_endpoint(
-                    c.webhook_id,
+                    webhook_id,
                     {"enabled": False, "disabled_reason": "failing", "updated_at": now},
                     Webhook.enabled.is_(True) & (Webhook.failing_since <= since),
                 ):
-                    disabled.append(c.webhook_id)
+                    disabled.append(webhook_id)
             uow.commit()
         if self.metrics is not None:
             for o in outcomes:
