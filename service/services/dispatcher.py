@@ -63,8 +63,10 @@ class Settings:
 
     @property
     def claim_s(self) -> float:
-        """How long a claimed delivery is held: connect + read timeouts and a margin."""
-        return 2 * self.timeout_s + 2.0
+        """How long a claimed delivery is held: connect + read timeouts, and a margin for
+        recording its outcome on a busy database (a claim that runs out before its outcome
+        is recorded is sent again: a duplicate the receiver did not cause)."""
+        return 2 * self.timeout_s + 10.0
 
     @classmethod
     def from_env(cls, env: Any = None) -> Settings:
