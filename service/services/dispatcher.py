@@ -136,6 +136,7 @@ class Dispatcher:
         self.sqlite = self.db.dialect == "sqlite"
         self.stopping = threading.Event()
         self._last_gauges = 0.0
+        self._unrecorded: list[Outcome] = []
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -155,8 +156,11 @@ class Dispatcher:
                     done, _ = wait(inflight, timeout=self.settings.poll_s, return_when=FIRST_COMPLETED)
                     inflight.difference_update(done)
                     self._record_done(done)
-                elif not busy:
-                    stop.wait(self.settings.poll_s)
+                else:
+                    if self._unrecorded:
+                        self._record_done(set())
+                    if not busy:
+                        stop.wait(self.settings.poll_s)
             done, _ = wait(inflight)
             self._record_done(done)
         finally:
@@ -165,11 +169,16 @@ class Dispatcher:
                 self._release()
 
     def _record_done(self, done: set[Future[Outcome | None]]) -> None:
-        outcomes = [o for f in done if (o := f.result()) is not None]
+        """Record what finished, and what an earlier pass could not record (a busy or
+        unreachable database): kept and tried again each pass, so an outcome is lost (and
+        its event sent again) only if its claim runs out first."""
+        outcomes = self._unrecorded + [o for f in done if (o := f.result()) is not None]
+        self._unrecorded = []
         try:
             self.record(outcomes)
-        except Exception:  # their claims run out: they are sent again (at least once)
-            log.exception("could not record %d attempts", len(outcomes))
+        except Exception:
+            log.exception("could not record %d attempts; trying again", len(outcomes))
+            self._unrecorded = outcomes[-10_000:]
 
     def step(self, pool: ThreadPoolExecutor, inflight: set[Future[Outcome | None]]) -> bool:
         """One pass: lease, queue, claim, submit. True when there was work to claim."""

@@ -184,7 +184,11 @@ def pending(db: Database) -> int:
         return uow.webhooks.waiting()[0]
 
 
-def report(label: str, receiver: Receiver, expected: set[str], took: float) -> None:
+def report(label: str, receiver: Receiver, expected: set[str], took: float, tmp: Path) -> None:
+    for log in sorted(tmp.glob("dispatch-*.log")):
+        errors = [line for line in log.read_text(errors="replace").splitlines() if " ERROR " in line]
+        if errors:
+            print(f"\n{log.name}: {len(errors)} errors, e.g. {errors[0][:300]}")
     fates = [r.fate for r in receiver.requests]
     print(
         f"\n{label}: {len(expected)} events, {len(receiver.requests)} requests "
@@ -196,14 +200,14 @@ def report(label: str, receiver: Receiver, expected: set[str], took: float) -> N
 
 def test_every_event_is_delivered_once_acknowledged_through_500s_and_timeouts(url, tmp_path):
     receiver, expected, took = run(url, tmp_path)
-    report("one dispatcher", receiver, expected, took)
+    report("one dispatcher", receiver, expected, took, tmp_path)
     assert receiver.unexplained_duplicates() == 0
 
 
 @pytest.mark.slow  # about 30 s per engine on this machine: `make slow`
 def test_no_event_is_lost_when_the_dispatcher_is_killed_three_times(url, tmp_path):
     receiver, expected, took = run(url, tmp_path, kills=3)
-    report("three SIGKILLs", receiver, expected, took)
+    report("three SIGKILLs", receiver, expected, took, tmp_path)
     # A killed dispatcher may have had up to its 16 deliveries in flight: their answers are lost.
     assert receiver.unexplained_duplicates(extra_lost=3 * 16) == 0
 
@@ -211,5 +215,5 @@ def test_no_event_is_lost_when_the_dispatcher_is_killed_three_times(url, tmp_pat
 @pytest.mark.slow
 def test_two_dispatchers_send_nothing_twice_beyond_lost_acknowledgements(url, tmp_path):
     receiver, expected, took = run(url, tmp_path, dispatchers=2)
-    report("two dispatchers", receiver, expected, took)
+    report("two dispatchers", receiver, expected, took, tmp_path)
     assert receiver.unexplained_duplicates() == 0
