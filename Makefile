@@ -34,7 +34,9 @@ lock: $(STAMP)
 	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
-# var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000.
+# var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000 with the
+# webhook dispatcher beside it (stopped with the server; loopback receivers allowed, as a
+# development machine's are: WEBHOOK_ALLOW_PRIVATE=0 make run refuses them).
 DEMO_DB := sqlite:///var/capsa.db
 # Beside the server, `capsa sweep` settles Capsa Susun games at their deadline; it stops
 # when the server does.
@@ -47,9 +49,12 @@ run: $(STAMP)
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
-	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa sweep & sweeper=$$!; \
-	trap 'kill $$sweeper 2>/dev/null' EXIT INT TERM; \
-	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
+	@echo "Beside the server: the webhook dispatcher (capsa webhooks dispatch; metrics on 127.0.0.1:9101) and the game sweeper (capsa sweep)"
+	@export DATABASE_URL=$(DEMO_DB) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1}; \
+	  $(BIN)/capsa webhooks dispatch & dispatcher=$$!; \
+	  $(BIN)/capsa sweep & sweeper=$$!; \
+	  trap 'kill $$dispatcher $$sweeper 2>/dev/null; wait $$dispatcher $$sweeper' EXIT; trap 'exit 130' INT TERM; \
+	  $(BIN)/capsa serve --host 127.0.0.1 --port 8000
 
 # The client libraries, regenerated from openapi.yaml: clients/python/capsa_client and
 # clients/typescript/src/schema.ts (tools/clients.py; the TypeScript half runs `npm ci` in

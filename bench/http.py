@@ -17,6 +17,11 @@ Measured in one run, against a reference measured in the same run:
       send time (so a stall is not hidden by the client waiting): p50 / p99 (goal < 50 ms),
       errors (goal 0).
 
+With `--webhooks`: only (ref) and (a), then (a) again with a `*` webhook endpoint on each of
+the 8 API clients, `capsa webhooks dispatch` and an instant receiver
+(bench/reference/receiver.py) running: the ratio of the two req/s (goal >= 0.9: the write
+path pays at most 10% for webhooks), and the events the receiver got during the phase.
+
 The machine is shared: the load average is printed beside each figure, and the ratios
 are what to compare between runs. WAL is the server's (other databases' writes during a
 phase count too: run it on a quiet server). Creates its own database
@@ -24,7 +29,7 @@ phase count too: run it on a quiet server). Creates its own database
 drops it at the end. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
-        .venv/bin/python bench/http.py [--seconds 10] [--rate 200] [--fixed-seconds 30]
+        .venv/bin/python bench/http.py [--seconds 10] [--rate 200] [--fixed-seconds 30] [--webhooks]
 """
 
 from __future__ import annotations
@@ -250,6 +255,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--fixed-clients", type=int, default=4)
     parser.add_argument("--fixed-seconds", type=float, default=30.0)
+    parser.add_argument("--webhooks", action="store_true",
+                        help="keyed saturation without, then with webhooks delivered (and nothing else)")
     args = parser.parse_args()
 
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
@@ -285,6 +292,8 @@ def main() -> int:
         server = Server(procs[-1].pid, name, url)
         spread = tenants[: args.senders]
         keyed = saturation(svc_port, spread, True, args.seconds, server)
+        if args.webhooks:
+            return with_webhooks(args, url, name, keys, env, svc_port, spread, server, echo, keyed, procs)
         unkeyed = saturation(svc_port, spread, False, args.seconds, server)
         one_client = saturation(svc_port, [tenants[0]] * args.senders, True, args.seconds, server)
         time.sleep(1)
@@ -319,6 +328,66 @@ def main() -> int:
             proc.terminate()
             proc.wait(10)
         drop_database(admin, name)
+
+
+def with_webhooks(args, url, name, keys, env, port, spread, server, echo, keyed, procs) -> int:  # type: ignore[no-untyped-def]
+    """(a) again with a `*` endpoint per API client, the dispatcher and a receiver running."""
+    from service.adapters.uow import Database
+    from service.services import webhooks
+
+    receiver_port = free_port()
+    procs.append(subprocess.Popen([sys.executable, str(ROOT / "bench/reference/receiver.py"), str(receiver_port)]))
+    os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
+    for _ in range(100):
+        try:
+            _received(receiver_port)
+            break
+        except OSError:
+            time.sleep(0.2)
+    db = Database(url)
+    with db.unit_of_work() as uow:
+        ids = [c.id for i in range(len(keys)) if (c := uow.clients.by_name(f"bench-{i}")) is not None]
+    for client in ids[: args.senders]:
+        webhooks.create(db, client, {"url": f"http://127.0.0.1:{receiver_port}/hook", "events": ["*"]})
+    db.dispose()
+    denv = {**env, "WEBHOOK_ALLOW_PRIVATE": "1", "WEBHOOK_METRICS_BIND": "off", "LOG_LEVEL": "WARNING"}
+    dispatcher = subprocess.Popen([str(Path(sys.executable).parent / "capsa"), "webhooks", "dispatch"], env=denv)
+    procs.append(dispatcher)
+    # Warm: one round through the whole path (the dispatcher may take a while to start).
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and one_request(port, spread[0], True) != 201:
+        time.sleep(0.5)
+    while time.monotonic() < deadline and _received(receiver_port) < 1:
+        time.sleep(0.2)
+    before = _received(receiver_port)
+    if before < 1:
+        raise SystemExit("the dispatcher delivered nothing in 120 s")
+    cpu0 = cpu_of(dispatcher.pid)
+    hooked = saturation(port, spread, True, args.seconds, server)
+    delivered = _received(receiver_port) - before
+    time.sleep(3)
+    caught_up = _received(receiver_port) - before
+    dispatcher_ms = (cpu_of(dispatcher.pid) - cpu0) / max(1, hooked.rounds) * 1000
+    print(f"machine: {os.cpu_count()} cores, shared with other work; PostgreSQL database {name} (dropped after)")
+    print(f"    {'bare Flask echo (the reference)':<44} {echo.rate:8.1f} req/s  load {echo.load:.2f}")
+    print(_row(f"POST /v1/rounds, {args.senders} clients, Idempotency-Key", keyed, echo.rate))
+    print(_row("  the same, webhooks on (dispatcher + receiver)", hooked, echo.rate))
+    print(f"    with / without webhooks: {hooked.rate / keyed.rate:.3f} (goal >= 0.90); {delivered} events "
+          f"delivered during the phase ({caught_up} of {hooked.rounds} 3 s after); dispatcher CPU {dispatcher_ms:.2f} ms per round")
+    return 0
+
+
+def cpu_of(pid: int) -> float:
+    fields = _stat(str(pid))
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _received(port: int) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/stats")
+    count = int(json.loads(conn.getresponse().read())["count"])
+    conn.close()
+    return count
 
 
 if __name__ == "__main__":

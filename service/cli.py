@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "service.commands.audit",  # audit verify
     "service.commands.sweep",  # sweep
     "service.commands.idempotency",  # idempotency purge
+    "service.commands.webhooks",  # webhooks dispatch
 ]
 
 DESCRIPTION = (

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
@@ -369,3 +370,94 @@ class SusunGame(Base):
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+# -- webhooks (the outbox is the chain: these are the dispatcher's state) ------------------------
+
+
+class Webhook(Base):
+    """An endpoint of a client and the event types it takes.
+
+    `cursor` is the last chain sequence of the client the dispatcher has queued deliveries
+    for; the secret signs every delivery, `previous_secret` too until `previous_secret_until`
+    (a rotation). `failing_since` is the first failure since the last success.
+    """
+
+    __tablename__ = "webhooks"
+    __table_args__ = (Index("ix_webhooks_client_created", "client_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    url: Mapped[str] = mapped_column(String(2048))
+    events: Mapped[list[str]] = mapped_column(JSON)
+    description: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    disabled_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    secret: Mapped[str] = mapped_column(String(80))
+    previous_secret: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    previous_secret_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    cursor: Mapped[int] = mapped_column(BigInteger)
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WebhookDelivery(Base):
+    """One event queued for one endpoint: `pending` until delivered (or failed for good).
+
+    While a dispatcher holds it, `next_attempt_at` is the end of its lease and `claim` its
+    token: a dispatcher that dies leaves the delivery due again when the lease ends.
+    """
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index(
+            "ix_webhook_deliveries_due",
+            "next_attempt_at",
+            sqlite_where=text("state = 'pending'"),
+            postgresql_where=text("state = 'pending'"),
+        ),
+    )
+
+    webhook_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(32))
+    sequence: Mapped[int] = mapped_column(BigInteger)
+    event_type: Mapped[str] = mapped_column(String(32))
+    event_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    state: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WebhookAttempt(Base):
+    """One HTTP attempt of a delivery: when, the outcome, the status, the latency, the error."""
+
+    __tablename__ = "webhook_attempts"
+    __table_args__ = (Index("ix_webhook_attempts_webhook", "webhook_id", "id"),)
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    webhook_id: Mapped[str] = mapped_column(String(40))
+    event_id: Mapped[str] = mapped_column(String(64))
+    attempted_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    outcome: Mapped[str] = mapped_column(String(16))
+    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    latency_ms: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(String(255), nullable=True)
+
+
+class DispatcherLease(Base):
+    """The lease the one active SQLite dispatcher holds and renews."""
+
+    __tablename__ = "dispatcher_leases"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())

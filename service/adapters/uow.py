@@ -6,7 +6,8 @@
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
 `rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `matches`,
-`susun_games`); anything else rolls back. Every driver error leaves here as an adapter error (`errors.py`).
+`susun_games`, `webhooks`); anything else rolls back. Every driver error leaves here as an
+adapter error (`errors.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
 from .susun_games import SusunGameRepository
 from .translate import translate, translated
+from .webhooks import WebhookRepository
 
 
 class Database:
@@ -100,6 +102,7 @@ class UnitOfWork:
         self.games = GameRepository(session)
         self.matches = MatchRepository(session)
         self.susun_games = SusunGameRepository(session)
+        self.webhooks = WebhookRepository(session)
 
     def __enter__(self) -> Self:
         return self

@@ -24,6 +24,7 @@ from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
 from .blueprints import susun_games as susun_game_routes
 from .blueprints import views as view_routes
+from .blueprints import webhooks as webhook_routes
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
@@ -114,6 +115,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     for module in (audit_routes, ledger_routes, view_routes, susun_game_routes):
         api.register_blueprint(module.blp)
+    api.register_blueprint(webhook_routes.blp)
+    api.register_blueprint(webhook_routes.events_blp)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     problems.register(app)
     install(app, state_of(app).metrics)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.errors import DatabaseUnavailable
@@ -21,11 +22,11 @@ def database_url(explicit: str | None = None) -> str:
     return explicit or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
 
 
-def open_database(explicit: str | None = None) -> Database:
+def open_database(explicit: str | None = None, **options: Any) -> Database:
     """The command's database (connections are made on first use)."""
     url = database_url(explicit)
     try:
-        return Database(url)
+        return Database(url, **options)
     except ImportError as exc:  # the URL names a driver that is not installed
         raise DatabaseProblem(
             f"DATABASE_URL {_shown(url)!r} needs the Python module {exc.name!r}, which is not installed; "

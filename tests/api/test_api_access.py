@@ -102,6 +102,8 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/matches/<match>/games": lambda: {"players": _banting_body(owner_mark(owner))["players"]},
         "/v1/susun/games": lambda: _susun_game_body(mark),
         "/v1/susun/games/<sgame>/arrangements/<splayer>": lambda: {"arrangement": SWEEP_A},
+        "/v1/webhooks": lambda: {"url": f"https://wallet.example.com/{mark}", "events": ["*"]},
+        "/v1/webhooks/<webhook>": lambda: {"description": mark},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
@@ -124,7 +126,8 @@ def normalise(rule: str) -> str:
             if parts[1:3] == ["v1", "susun"]:  # a Capsa Susun game and one of its players
                 before = {"games": "sgames", "arrangements": "splayers", "hands": "splayers"}.get(before, before)
             out.append("<" + {"rounds": "round", "games": "game", "deals": "deal", "records": "sequence",
-                              "players": "player", "matches": "match", "sgames": "sgame", "splayers": "splayer"}.get(before, "x") + ">")
+                              "players": "player", "matches": "match", "sgames": "sgame", "splayers": "splayer",
+                              "webhooks": "webhook", "events": "event"}.get(before, "x") + ">")
         else:
             out.append(part)
     return "/".join(out)
@@ -140,7 +143,7 @@ def concrete_path(rule: str, owner: Owner) -> tuple[str, bool]:
             value = owner.ids.get(kind)
             if value is None:
                 value = f"nothing-{secrets.token_hex(3)}"
-            elif kind in ("round", "game", "deal", "match", "sgame"):
+            elif kind in ("round", "game", "deal", "match", "sgame", "webhook", "event"):
                 names_resource = True
             parts[i] = value
     return "/".join(parts), names_resource
@@ -193,6 +196,12 @@ def make_owner(app: Any, http: Any) -> Owner:
     if deal.status_code == 201:
         owner.ids["deal"] = deal.get_json()["id"]
         owner.markers.append(owner.ids["deal"])
+    hook = http.post("/v1/webhooks", json={"url": f"https://wallet.example.com/{mark}", "events": ["*"]},
+                     headers=headers)
+    assert hook.status_code == 201, hook.get_data(as_text=True)
+    owner.ids["webhook"] = hook.get_json()["id"]
+    owner.ids["event"] = "evt_" + doc["id"].removeprefix("rnd_") + "_settled"
+    owner.markers.append(owner.ids["webhook"])
     game = http.post("/v1/banting/games", json=_banting_body(mark), headers=headers)
     if game.status_code == 201:
         owner.ids["game"] = game.get_json()["id"]

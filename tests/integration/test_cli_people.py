@@ -224,7 +224,10 @@ case "$1 $2" in
   "clients create") echo "client demo created: cl_1"; echo "its write key:"; echo "capsa_0123abcd_secret" ;;
   "clients key") echo "new write key:"; echo "capsa_4567cdef_secret" ;;
   "sweep ") echo $$ > var/sweep.pid.tmp; mv var/sweep.pid.tmp var/sweep.pid; exec sleep 30 ;;
-  "serve --host") i=0; while [ ! -s var/sweep.pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done ;;
+  "webhooks dispatch") echo "$DATABASE_URL $WEBHOOK_ALLOW_PRIVATE" > var/dispatch.started
+     sleep 30 & s=$!; trap 'kill $s; echo stopped > var/dispatch.stopped; exit 0' TERM; wait ;;
+  "serve --host") i=0; while { [ ! -s var/sweep.pid ] || [ ! -s var/dispatch.started ]; } && [ $i -lt 100 ]; do
+     sleep 0.05; i=$((i+1)); done; sleep 0.5 ;;
 esac
 exit 0
 """
@@ -271,6 +274,15 @@ def test_make_run_writes_the_demo_key_readable_by_its_owner_only(project):
     assert key.read_text() == "capsa_0123abcd_secret\n"
     assert mode(key) == 0o600
     assert "Demo API key (client demo): capsa_0123abcd_secret" in done.stdout
+
+
+def test_make_run_starts_the_webhook_dispatcher_beside_the_server_and_stops_it_with_it(project):
+    started = time.monotonic()
+    done = run_make(project)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 20  # the dispatcher did not outlive the server
+    assert (project / "var" / "dispatch.started").read_text() == "sqlite:///var/capsa.db 1\n"
+    assert (project / "var" / "dispatch.stopped").read_text() == "stopped\n"
 
 
 def test_make_run_tightens_a_demo_key_written_before(project):

@@ -16,6 +16,7 @@ from service.adapters.migrate import MIGRATIONS, alembic_config, downgrade, upgr
 TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledger_lines", "deals", "games", "matches",
           "susun_games",  # 0009
           "idempotency_records", "service_secrets", "alembic_version"}
+TABLES |= {"webhooks", "webhook_deliveries", "webhook_attempts", "dispatcher_leases"}  # 0007
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 

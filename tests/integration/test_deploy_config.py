@@ -101,3 +101,10 @@ def test_compose_runs_the_sweeper_on_the_backend_network_against_the_apps_databa
     assert sweeper["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
     assert sweeper["networks"] == ["backend"] and not sweeper.get("ports")
     assert sweeper["restart"] == "unless-stopped" and sweeper["healthcheck"] == {"disable": True}
+def test_compose_runs_the_webhook_dispatcher_with_a_way_out_that_the_app_lacks():
+    dispatcher = COMPOSE["services"]["dispatcher"]
+    assert dispatcher["command"] == ["capsa", "webhooks", "dispatch"]
+    assert set(dispatcher["networks"]) == {"backend", "egress"}
+    assert "ports" not in dispatcher  # its metrics stay on the backend network
+    assert "egress" not in COMPOSE["services"]["app"]["networks"]
+    assert COMPOSE["networks"]["backend"]["internal"] is True

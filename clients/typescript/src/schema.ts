@@ -2163,6 +2163,466 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This client's webhook endpoints (secrets are never shown again). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** Add an endpoint; it takes the events stored from now on. The secret is shown once. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://wallet.example.com/capsa/events",
+                     *       "events": [
+                     *         "round.settled",
+                     *         "round.voided"
+                     *       ],
+                     *       "description": "wallet credits"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description The new endpoint. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookCreated"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        /** One endpoint. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete the endpoint with its deliveries and attempts. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change the URL, the events, the description, or enable / disable the endpoint. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPatch"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret (shown once); the old one keeps signing beside it for 24 hours. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookCreated"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        /** The endpoint's delivery attempts, newest first: time, outcome, status, latency, error. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only this event's attempts. */
+                    event?: string;
+                    /** @description Page size, 1-500. */
+                    limit?: number;
+                    /** @description `next_cursor` of the previous page. */
+                    cursor?: number;
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AttemptList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This client's events, oldest first, after the event `after`. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An event id: the events after it (absent: from the first). */
+                    after?: string;
+                    type?: "round.settled" | "round.voided" | "banting.game.finished";
+                    /** @description 1-500. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        /** One event, as its deliveries carry it (with its id). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Event"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the event again now, with a fresh retry schedule, to every enabled endpoint
+         *     subscribed to its type, or to `webhook` only.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["RedeliverRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Redelivered"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3721,6 +4181,217 @@ export interface components {
              * @example null
              */
             round: string | null;
+        };
+        Webhook: {
+            /** @example whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5 */
+            id: string;
+            /** @example https://wallet.example.com/capsa/events */
+            url: string;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /** @example wallet credits */
+            description: string | null;
+            /**
+             * @description false: no deliveries (see disabled_reason).
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description `disabled` (PATCH) or `failing` (failed for 3 days).
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * @description The first failure since the last success.
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description After a rotation: until when the previous secret signs too.
+             * @example null
+             */
+            previous_secret_expires_at: string | null;
+            /** @example 2026-11-29T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-29T10:00:00.000Z */
+            updated_at: string;
+        };
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+        };
+        WebhookRequest: {
+            /**
+             * @description http(s) URL, no credentials or fragment. Loopback, private and link-local addresses are refused (checked again on every resolved address at delivery) unless the service runs with WEBHOOK_ALLOW_PRIVATE.
+             * @example https://wallet.example.com/capsa/events
+             */
+            url: string;
+            /**
+             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`.
+             * @example [
+             *       "round.settled",
+             *       "round.voided"
+             *     ]
+             */
+            events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /**
+             * @description Free text, at most 500 characters.
+             * @example wallet credits
+             */
+            description?: string | null;
+        };
+        WebhookCreated: {
+            /** @example whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5 */
+            id: string;
+            /** @example https://wallet.example.com/capsa/events */
+            url: string;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /** @example wallet credits */
+            description: string | null;
+            /**
+             * @description false: no deliveries (see disabled_reason).
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description `disabled` (PATCH) or `failing` (failed for 3 days).
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * @description The first failure since the last success.
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description After a rotation: until when the previous secret signs too.
+             * @example null
+             */
+            previous_secret_expires_at: string | null;
+            /** @example 2026-11-29T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-29T10:00:00.000Z */
+            updated_at: string;
+            /**
+             * @description The signing secret: `whsec_` + base64 of 32 random bytes. Shown once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1lRzBJ6Gx3Q=
+             */
+            secret: string;
+        };
+        WebhookPatch: {
+            /**
+             * @description http(s) URL, no credentials or fragment. Loopback, private and link-local addresses are refused (checked again on every resolved address at delivery) unless the service runs with WEBHOOK_ALLOW_PRIVATE.
+             * @example https://wallet.example.com/capsa/events
+             */
+            url?: string;
+            /**
+             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`.
+             * @example [
+             *       "round.settled",
+             *       "round.voided"
+             *     ]
+             */
+            events?: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            /**
+             * @description Free text, at most 500 characters.
+             * @example wallet credits
+             */
+            description?: string | null;
+            /**
+             * @description false stops deliveries; true resumes them, with what was missed.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        Attempt: {
+            /** @example 42 */
+            id: number;
+            /** @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled */
+            event_id: string;
+            /** @example 2026-11-29T10:00:00.250Z */
+            attempted_at: string;
+            /**
+             * @description 2xx: delivered; `refused`: the SSRF guard refused the address.
+             * @example delivered
+             * @enum {string}
+             */
+            outcome: "delivered" | "http_error" | "timeout" | "connection_error" | "refused";
+            /** @example 200 */
+            status_code: number | null;
+            /** @example 12 */
+            latency_ms: number;
+            /** @example null */
+            error: string | null;
+        };
+        AttemptList: {
+            items: components["schemas"]["Attempt"][];
+            /**
+             * @description Pass as `cursor` for older attempts.
+             * @example null
+             */
+            next_cursor: number | null;
+        };
+        Event: {
+            /**
+             * @description The `webhook-id` of its deliveries.
+             * @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled
+             */
+            id: string;
+            /**
+             * @example round.settled
+             * @enum {string}
+             */
+            type: "round.settled" | "round.voided" | "banting.game.finished";
+            /**
+             * @description When it happened.
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled; `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers it.
+             * @example {
+             *       "id": "rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5",
+             *       "game": "susun",
+             *       "status": "settled"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventList: {
+            items: components["schemas"]["Event"][];
+            /**
+             * @description Ask again with `after` = the last id.
+             * @example false
+             */
+            has_more: boolean;
+        };
+        RedeliverRequest: {
+            /**
+             * @description Only this endpoint (absent: every enabled endpoint subscribed to the type).
+             * @example whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5
+             */
+            webhook?: string;
+        };
+        Redelivered: {
+            /** @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled */
+            event_id: string;
+            /**
+             * @description Queued for these.
+             * @example [
+             *       "whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5"
+             *     ]
+             */
+            webhooks: string[];
         };
     };
     responses: {

@@ -1,6 +1,9 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .arrangement import Arrangement
+from .attempt import Attempt
+from .attempt_list import AttemptList
+from .attempt_outcome import AttemptOutcome
 from .audit import Audit
 from .audit_head import AuditHead
 from .audit_record import AuditRecord
@@ -25,6 +28,10 @@ from .evaluation_foul_reason_type_3_type_1 import EvaluationFoulReasonType3Type1
 from .evaluation_natural_type_1 import EvaluationNaturalType1
 from .evaluation_natural_type_2_type_1 import EvaluationNaturalType2Type1
 from .evaluation_natural_type_3_type_1 import EvaluationNaturalType3Type1
+from .event import Event
+from .event_data import EventData
+from .event_list import EventList
+from .event_type import EventType
 from .field_error import FieldError
 from .game_player import GamePlayer
 from .game_request import GameRequest
@@ -32,6 +39,7 @@ from .game_request_rules_type_1 import GameRequestRulesType1
 from .game_request_rules_type_1_params import GameRequestRulesType1Params
 from .game_state import GameState
 from .game_state_status import GameStateStatus
+from .get_v1_events_type import GetV1EventsType
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
 from .get_v1_susun_games_status import GetV1SusunGamesStatus
 from .health import Health
@@ -79,6 +87,8 @@ from .preset_sources import PresetSources
 from .problem import Problem
 from .problem_type import ProblemType
 from .ready import Ready
+from .redeliver_request import RedeliverRequest
+from .redelivered import Redelivered
 from .round_document import RoundDocument
 from .round_document_game import RoundDocumentGame
 from .round_document_status import RoundDocumentStatus
@@ -121,9 +131,21 @@ from .table_play_combination import TablePlayCombination
 from .view_link import ViewLink
 from .void import Void
 from .void_request import VoidRequest
+from .webhook import Webhook
+from .webhook_created import WebhookCreated
+from .webhook_created_events_item import WebhookCreatedEventsItem
+from .webhook_events_item import WebhookEventsItem
+from .webhook_list import WebhookList
+from .webhook_patch import WebhookPatch
+from .webhook_patch_events_item import WebhookPatchEventsItem
+from .webhook_request import WebhookRequest
+from .webhook_request_events_item import WebhookRequestEventsItem
 
 __all__ = (
     "Arrangement",
+    "Attempt",
+    "AttemptList",
+    "AttemptOutcome",
     "Audit",
     "AuditHead",
     "AuditRecord",
@@ -148,6 +170,10 @@ __all__ = (
     "EvaluationNaturalType1",
     "EvaluationNaturalType2Type1",
     "EvaluationNaturalType3Type1",
+    "Event",
+    "EventData",
+    "EventList",
+    "EventType",
     "FieldError",
     "GamePlayer",
     "GameRequest",
@@ -155,6 +181,7 @@ __all__ = (
     "GameRequestRulesType1Params",
     "GameState",
     "GameStateStatus",
+    "GetV1EventsType",
     "GetV1LedgerSummaryGroupBy",
     "GetV1SusunGamesStatus",
     "Health",
@@ -196,6 +223,8 @@ __all__ = (
     "Problem",
     "ProblemType",
     "Ready",
+    "RedeliverRequest",
+    "Redelivered",
     "RoundDocument",
     "RoundDocumentGame",
     "RoundDocumentStatus",
@@ -238,4 +267,13 @@ __all__ = (
     "ViewLink",
     "Void",
     "VoidRequest",
+    "Webhook",
+    "WebhookCreated",
+    "WebhookCreatedEventsItem",
+    "WebhookEventsItem",
+    "WebhookList",
+    "WebhookPatch",
+    "WebhookPatchEventsItem",
+    "WebhookRequest",
+    "WebhookRequestEventsItem",
 )

@@ -1,0 +1,199 @@
+"""Webhook delivery benchmark on PostgreSQL: events per second, and the lag at 100 rounds/s.
+
+Measured in one run, against a reference measured in the same run:
+
+(ref) the receiver's own rate: 16 threads POSTing a delivery-sized body to the same
+      instant receiver (bench/reference/receiver.py, its own process) over fresh
+      connections, as the dispatcher does, with no database: requests/s;
+(a)   throughput: ROUNDS rounds stored with no dispatcher running, then one
+      `capsa webhooks dispatch` (16 deliveries in flight) started: events delivered per
+      second from its start to the last delivery, as a ratio of (ref), and the
+      dispatcher's CPU per event (utime + stime of its process, from /proc);
+(b)   lag: rounds stored at 100/s (4 threads at 25/s, scheduled sends) for SECONDS with
+      the dispatcher running: receipt time minus the event's `timestamp`, p50 / p99 / max.
+
+The machine is shared (8 helpers on 2 cores): the load average is printed beside each
+figure. Creates its own database on $BENCH_DATABASE_URL or $TEST_DATABASE_URL and drops it.
+
+    TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
+        .venv/bin/python bench/webhooks.py [--rounds 2000] [--seconds 20] [--rate 100]
+"""
+
+from __future__ import annotations
+
+import sys
+
+sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("bench")]
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BODY = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
+BODY.pop("reference", None)
+TICK = os.sysconf("SC_CLK_TCK")
+CAPSA = str(Path(sys.executable).parent / "capsa")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def stats(port: int, reset: bool = False) -> dict[str, object]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/reset" if reset else "/stats")
+    out = json.loads(conn.getresponse().read())
+    conn.close()
+    return dict(out)
+
+
+def wait_port(port: int) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("the receiver did not start")
+
+
+def raw_rate(port: int, body: bytes, seconds: float, threads: int = 16) -> float:
+    counts = [0] * threads
+    until = time.monotonic() + seconds
+
+    def send(i: int) -> None:
+        while time.monotonic() < until:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                conn.request("POST", "/hook", body=body, headers={"Content-Type": "application/json", "webhook-id": "ref"})
+                conn.getresponse().read()
+                counts[i] += 1
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    workers = [threading.Thread(target=send, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts) / seconds
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--rate", type=float, default=100.0)
+    args = parser.parse_args()
+    admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
+    if not admin:
+        raise SystemExit("set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server")
+
+    from service.adapters.db import create_database, drop_database, normalise_url
+    from service.adapters.migrate import upgrade
+    from service.adapters.uow import Database
+    from service.services import clients, rounds, webhooks
+
+    admin = normalise_url(admin)
+    url, name = create_database(admin, "capsa_bench")
+    port = free_port()
+    procs: list[subprocess.Popen[bytes]] = []
+    os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
+    try:
+        upgrade(url)
+        procs.append(subprocess.Popen([sys.executable, str(ROOT / "bench/reference/receiver.py"), str(port)]))
+        wait_port(port)
+        db = Database(url, pool_size=8)
+        client_id, _ = clients.create_client(db, "bench-hooks")
+        webhooks.create(db, client_id, {"url": f"http://127.0.0.1:{port}/hook", "events": ["*"]})
+        sample = rounds.create(db, client_id, dict(BODY), None).response.body
+        body = json.dumps({"type": "round.settled", "timestamp": "2026-12-01T00:00:00.000Z",
+                           "data": json.loads(sample)}).encode()
+        load_ref = os.getloadavg()[0]
+        reference = raw_rate(port, body, 5.0)
+        stats(port, reset=True)
+
+        for _ in range(args.rounds - 1):
+            rounds.create(db, client_id, dict(BODY), None)
+        env = {**os.environ, "DATABASE_URL": url, "WEBHOOK_METRICS_BIND": "off", "LOG_LEVEL": "WARNING",
+               "WEBHOOK_POLL_S": "0.05"}
+        load_a = os.getloadavg()[0]
+        started = time.monotonic()
+        dispatcher = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env)
+        procs.append(dispatcher)
+        while stats(port)["count"] < args.rounds and time.monotonic() - started < 600:  # type: ignore[operator]
+            time.sleep(0.05)
+        took = time.monotonic() - started
+        got = stats(port, reset=True)
+        per_event_ms = cpu(dispatcher.pid) / args.rounds * 1000
+        rate = args.rounds / took
+
+        load_b = os.getloadavg()[0]
+        senders, total = 4, int(args.rate * args.seconds)
+        t0 = time.monotonic() + 0.5
+        errors = [0]
+
+        def store(k: int) -> None:
+            for i in range(k, total, senders):
+                delay = t0 + i / args.rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                try:
+                    rounds.create(db, client_id, dict(BODY), None)
+                except Exception:
+                    errors[0] += 1
+
+        threads = [threading.Thread(target=store, args=(k,)) for k in range(senders)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        achieved = total / (time.monotonic() - t0)
+        deadline = time.monotonic() + 60
+        while stats(port)["count"] < total and time.monotonic() < deadline:  # type: ignore[operator]
+            time.sleep(0.1)
+        lag = stats(port)
+        lags: list[float] = lag["lags_ms"]  # type: ignore[assignment]
+        db.dispose()
+
+        print(f"machine: {os.cpu_count()} cores, shared with other work; PostgreSQL database {name} (dropped after)")
+        print(f"(ref) receiver alone, 16 threads, fresh connections: {reference:8.1f} req/s   load {load_ref:.2f}")
+        print(f"(a)   {args.rounds} queued events, one dispatcher: {rate:8.1f} events/s in {took:.1f} s, ratio "
+              f"{rate / reference:.3f} of (ref); {got['distinct']} distinct of {got['count']} received; "
+              f"dispatcher CPU {per_event_ms:.2f} ms per event   load {load_a:.2f}")
+        print(f"(b)   {args.rate:.0f} rounds/s for {args.seconds:.0f} s (achieved {achieved:.1f}/s, {errors[0]} errors), "
+              f"dispatcher running: {lag['count']} delivered; lag p50 {statistics.median(lags):.0f} ms, "
+              f"p99 {percentile(lags, 0.99):.0f} ms, max {max(lags):.0f} ms   load {load_b:.2f}")
+        return 0
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(10)
+        drop_database(admin, name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

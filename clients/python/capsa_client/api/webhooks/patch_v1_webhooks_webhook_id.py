@@ -1,0 +1,221 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.webhook import Webhook
+from ...models.webhook_patch import WebhookPatch
+from ...types import Response
+
+
+def _get_kwargs(
+    webhook_id: str,
+    *,
+    body: WebhookPatch,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/v1/webhooks/{webhook_id}".format(
+            webhook_id=quote(str(webhook_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | Webhook:
+    if response.status_code == 200:
+        response_200 = Webhook.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | Webhook]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: WebhookPatch,
+) -> Response[Problem | Webhook]:
+    """Change the URL, the events, the description, or enable / disable the endpoint.
+
+    Args:
+        webhook_id (str):
+        body (WebhookPatch):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Webhook]
+    """
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: WebhookPatch,
+) -> Problem | Webhook | None:
+    """Change the URL, the events, the description, or enable / disable the endpoint.
+
+    Args:
+        webhook_id (str):
+        body (WebhookPatch):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Webhook
+    """
+
+    return sync_detailed(
+        webhook_id=webhook_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: WebhookPatch,
+) -> Response[Problem | Webhook]:
+    """Change the URL, the events, the description, or enable / disable the endpoint.
+
+    Args:
+        webhook_id (str):
+        body (WebhookPatch):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Webhook]
+    """
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: WebhookPatch,
+) -> Problem | Webhook | None:
+    """Change the URL, the events, the description, or enable / disable the endpoint.
+
+    Args:
+        webhook_id (str):
+        body (WebhookPatch):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Webhook
+    """
+
+    return (
+        await asyncio_detailed(
+            webhook_id=webhook_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

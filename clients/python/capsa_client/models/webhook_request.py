@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.webhook_request_events_item import (
+    WebhookRequestEventsItem,
+    check_webhook_request_events_item,
+)
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="WebhookRequest")
+
+
+@_attrs_define
+class WebhookRequest:
+    """
+    Attributes:
+        url (str): http(s) URL, no credentials or fragment. Loopback, private and link-local addresses are refused
+            (checked again on every resolved address at delivery) unless the service runs with WEBHOOK_ALLOW_PRIVATE.
+            Example: https://wallet.example.com/capsa/events.
+        events (list[WebhookRequestEventsItem]): `round.settled` (every stored round, a finished Big Two game's too),
+            `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`. Example: ['round.settled',
+            'round.voided'].
+        description (None | str | Unset): Free text, at most 500 characters. Example: wallet credits.
+    """
+
+    url: str
+    events: list[WebhookRequestEventsItem]
+    description: None | str | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        url = self.url
+
+        events = []
+        for events_item_data in self.events:
+            events_item: str = events_item_data
+            events.append(events_item)
+
+        description: None | str | Unset
+        if isinstance(self.description, Unset):
+            description = UNSET
+        else:
+            description = self.description
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "url": url,
+                "events": events,
+            }
+        )
+        if description is not UNSET:
+            field_dict["description"] = description
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        url = d.pop("url")
+
+        events = []
+        _events = d.pop("events")
+        for events_item_data in _events:
+            events_item = check_webhook_request_events_item(events_item_data)
+
+            events.append(events_item)
+
+        def _parse_description(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        description = _parse_description(d.pop("description", UNSET))
+
+        webhook_request = cls(
+            url=url,
+            events=events,
+            description=description,
+        )
+
+        return webhook_request

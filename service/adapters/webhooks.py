@@ -1,0 +1,320 @@
+"""Webhook endpoints, the events they are sent (chain records), deliveries and attempts.
+
+Events are read straight from `chain_records`: the record is the outbox row, written by
+the round's one write. The dispatcher's state is per (endpoint, event): it queues
+deliveries from an endpoint's `cursor` on, claims the due ones (FOR UPDATE SKIP LOCKED on
+PostgreSQL, so dispatchers share the work; SQLite renders no lock clause, and its one
+active dispatcher holds the lease in `dispatcher_leases`), and records each attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy.orm import Session
+
+from .models import (
+    ChainHead,
+    ChainRecord,
+    DispatcherLease,
+    Round,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
+)
+from .records import StoredRecord
+
+PENDING = "pending"
+DELIVERED = "delivered"
+FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A chain record that announces events, with its round's game (rounds only)."""
+
+    record: StoredRecord
+    game: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A delivery a dispatcher holds until `lease_until`, under `claim`."""
+
+    webhook_id: str
+    event_id: str
+    client_id: str
+    sequence: int
+    event_type: str
+    attempts: int
+    claim: str
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    id: str
+    url: str
+    enabled: bool
+    secret: str
+    previous_secret: str | None
+    previous_secret_until: datetime | None
+    failing_since: datetime | None
+
+
+_RECORD = (
+    ChainRecord.sequence,
+    ChainRecord.kind,
+    ChainRecord.round_id,
+    ChainRecord.previous_hash,
+    ChainRecord.hash,
+    ChainRecord.canonical,
+)
+
+
+class WebhookRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # -- endpoints -------------------------------------------------------------------------
+
+    def add(self, row: Webhook) -> None:
+        self.session.add(row)
+
+    def count(self, client_id: str) -> int:
+        return int(self.session.scalar(select(func.count()).where(Webhook.client_id == client_id)) or 0)
+
+    def of_client(self, client_id: str) -> list[Webhook]:
+        q = select(Webhook).where(Webhook.client_id == client_id).order_by(Webhook.created_at, Webhook.id)
+        return list(self.session.scalars(q))
+
+    def get(self, client_id: str, webhook_id: str, lock: bool = False) -> Webhook | None:
+        q = select(Webhook).where(Webhook.id == webhook_id, Webhook.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        return self.session.scalar(q)
+
+    def targets(self, webhook_ids: Iterable[str]) -> dict[str, Target]:
+        """Where and how to send deliveries now (an endpoint deleted meanwhile is absent)."""
+        ids = sorted(set(webhook_ids))
+        if not ids:
+            return {}
+        q = select(
+            Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
+            Webhook.previous_secret_until, Webhook.failing_since,
+        ).where(Webhook.id.in_(ids))
+        return {row[0]: Target(*row) for row in self.session.execute(q)}
+
+    def remove(self, webhook_id: str) -> None:
+        """The endpoint, its deliveries and its attempts."""
+        self.session.execute(delete(WebhookAttempt).where(WebhookAttempt.webhook_id == webhook_id))
+        self.session.execute(delete(WebhookDelivery).where(WebhookDelivery.webhook_id == webhook_id))
+        self.session.execute(delete(Webhook).where(Webhook.id == webhook_id))
+
+    def subscribers(self, client_id: str) -> list[Webhook]:
+        q = select(Webhook).where(Webhook.client_id == client_id, Webhook.enabled.is_(True))
+        return list(self.session.scalars(q.order_by(Webhook.created_at, Webhook.id)))
+
+    # -- events (chain records) ------------------------------------------------------------
+
+    def events(
+        self, client_id: str, from_sequence: int, kind: str | None, game: str | None, limit: int
+    ) -> list[EventRecord]:
+        """Records from `from_sequence` on, oldest first, of `kind` (and a round's `game`)."""
+        q = (
+            select(*_RECORD, Round.game)
+            .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
+        )
+        if kind is not None:
+            q = q.where(ChainRecord.kind == kind)
+        if game is not None:
+            q = q.where(Round.game == game)
+        q = q.order_by(ChainRecord.sequence).limit(limit)
+        return [EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)]
+
+    def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
+        """The records at these sequences of the client's chain, with their rounds' game."""
+        wanted = sorted(set(sequences))
+        if not wanted:
+            return {}
+        q = (
+            select(*_RECORD, Round.game)
+            .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
+        )
+        return {int(row[0]): EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)}
+
+    def event_record(self, client_id: str, sequence: int) -> EventRecord | None:
+        rows = self.events(client_id, sequence, None, None, 1)
+        return rows[0] if rows and rows[0].record.sequence == sequence else None
+
+    def round_sequence(self, client_id: str, round_id: str) -> tuple[int, str] | None:
+        """(sequence, game) of a round."""
+        row = self.session.execute(
+            select(Round.sequence, Round.game).where(Round.id == round_id, Round.client_id == client_id)
+        ).first()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def void_sequence(self, client_id: str, round_id: str) -> int | None:
+        return self.session.scalar(
+            select(ChainRecord.sequence).where(
+                ChainRecord.round_id == round_id, ChainRecord.kind == "void", ChainRecord.client_id == client_id
+            )
+        )
+
+    def round_records(self, client_id: str, round_ids: Iterable[str]) -> dict[str, StoredRecord]:
+        """The round records of these rounds (the voided rounds of a page of events)."""
+        ids = sorted(set(round_ids))
+        if not ids:
+            return {}
+        q = (
+            select(*_RECORD)
+            .join(Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence))
+            .where(Round.id.in_(ids), Round.client_id == client_id, ChainRecord.kind == "round")
+        )
+        return {row[2]: StoredRecord(*row) for row in self.session.execute(q)}
+
+    # -- deliveries and attempts -----------------------------------------------------------
+
+    def attempts(
+        self, webhook_id: str, before: int | None, event_id: str | None, limit: int
+    ) -> list[WebhookAttempt]:
+        q = select(WebhookAttempt).where(WebhookAttempt.webhook_id == webhook_id)
+        if before is not None:
+            q = q.where(WebhookAttempt.id < before)
+        if event_id is not None:
+            q = q.where(WebhookAttempt.event_id == event_id)
+        return list(self.session.scalars(q.order_by(WebhookAttempt.id.desc()).limit(limit)))
+
+    def delivery(self, webhook_id: str, event_id: str) -> WebhookDelivery | None:
+        return self.session.get(WebhookDelivery, (webhook_id, event_id))
+
+    def queue(self, rows: Sequence[dict[str, Any]]) -> None:
+        """New deliveries (the caller knows they do not exist: it holds the endpoint)."""
+        if rows:
+            self.session.execute(insert(WebhookDelivery), list(rows))
+
+    def existing(self, webhook_id: str, event_ids: Sequence[str]) -> set[str]:
+        if not event_ids:
+            return set()
+        q = select(WebhookDelivery.event_id).where(
+            WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id.in_(list(event_ids))
+        )
+        return set(self.session.scalars(q))
+
+    def requeue(self, webhook_id: str, event_id: str, now: datetime) -> bool:
+        """Make an existing delivery due now with a fresh schedule; False if there is none."""
+        result = self.session.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id == event_id)
+            .values(state=PENDING, attempts=0, next_attempt_at=now, claim=None)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def due_for_fanout(self, limit: int) -> list[str]:
+        """Enabled endpoints whose client's chain is past their cursor."""
+        q = (
+            select(Webhook.id)
+            .join(ChainHead, ChainHead.client_id == Webhook.client_id)
+            .where(Webhook.enabled.is_(True), Webhook.cursor < ChainHead.sequence)
+            .order_by(Webhook.cursor)
+            .limit(limit)
+        )
+        return list(self.session.scalars(q))
+
+    def lock_for_fanout(self, webhook_id: str) -> Webhook | None:
+        """The endpoint, locked; None when another dispatcher holds it (PostgreSQL)."""
+        q = (
+            select(Webhook)
+            .where(Webhook.id == webhook_id, Webhook.enabled.is_(True))
+            .with_for_update(skip_locked=True)
+        )
+        return self.session.scalar(q)
+
+    def claim_due(self, now: datetime, lease_until: datetime, token: str, limit: int) -> list[Claimed]:
+        """Take up to `limit` due deliveries of enabled endpoints until `lease_until`."""
+        d = WebhookDelivery
+        q = (
+            select(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts)
+            .join(Webhook, Webhook.id == d.webhook_id)
+            .where(d.state == PENDING, d.next_attempt_at <= now, Webhook.enabled.is_(True))
+            .order_by(d.next_attempt_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True, of=d)
+        )
+        rows = self.session.execute(q).all()
+        if not rows:
+            return []
+        self.session.execute(
+            update(d)
+            .where(tuple_(d.webhook_id, d.event_id).in_([(r[0], r[1]) for r in rows]))
+            .values(next_attempt_at=lease_until, claim=token)
+            .execution_options(synchronize_session=False)
+        )
+        return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), token) for r in rows]
+
+    def record_attempts(self, rows: Sequence[dict[str, Any]]) -> None:
+        if rows:
+            self.session.execute(insert(WebhookAttempt), list(rows))
+
+    def finish_many(self, updates: Sequence[tuple[Claimed, dict[str, Any]]]) -> None:
+        """Each delivery's new state, if its claim still holds it: one executemany per
+        shape of values (delivered ones, retried ones, failed ones)."""
+        d = WebhookDelivery
+        shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for claimed, values in updates:
+            row = {"_w": claimed.webhook_id, "_e": claimed.event_id, "_c": claimed.claim, **values}
+            shapes.setdefault(tuple(sorted(values)), []).append(row)
+        conn = self.session.connection()
+        for names, rows in shapes.items():
+            stmt = (
+                update(d)
+                .where(d.webhook_id == bindparam("_w"), d.event_id == bindparam("_e"), d.claim == bindparam("_c"))
+                .values({name: bindparam(name) for name in names})
+            )
+            conn.execute(stmt, rows)
+
+    def mark_endpoint(self, webhook_id: str, values: dict[str, Any], only_if: Any = None) -> bool:
+        q = update(Webhook).where(Webhook.id == webhook_id)
+        if only_if is not None:
+            q = q.where(only_if)
+        result = self.session.execute(q.values(**values).execution_options(synchronize_session=False))
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def waiting(self) -> tuple[int, datetime | None]:
+        """Deliveries still to make for enabled endpoints, and the oldest one's event time."""
+        d = WebhookDelivery
+        row = self.session.execute(
+            select(func.count(), func.min(d.event_at))
+            .join(Webhook, Webhook.id == d.webhook_id)
+            .where(d.state == PENDING, Webhook.enabled.is_(True))
+        ).one()
+        return int(row[0]), row[1]
+
+    # -- the SQLite dispatcher's lease -----------------------------------------------------
+
+    def take_lease(self, name: str, holder: str, now: datetime, until: datetime) -> bool:
+        """Hold (or renew) the lease until `until`: True if `holder` has it now."""
+        lease = DispatcherLease
+        taken = self.session.execute(
+            update(lease)
+            .where(lease.name == name, or_(lease.holder == holder, lease.expires_at < now))
+            .values(holder=holder, expires_at=until)
+            .execution_options(synchronize_session=False)
+        )
+        if taken.rowcount:  # type: ignore[attr-defined]
+            return True
+        if self.session.get(lease, name) is not None:
+            return False
+        self.session.execute(insert(lease).values(name=name, holder=holder, expires_at=until))
+        return True
+
+    def release_lease(self, name: str, holder: str) -> None:
+        self.session.execute(
+            delete(DispatcherLease).where(DispatcherLease.name == name, DispatcherLease.holder == holder)
+        )

@@ -1,0 +1,76 @@
+"""`capsa webhooks dispatch`: the webhook dispatcher, a long-running process of its own.
+
+It reads DATABASE_URL and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
+WEBHOOK_METRICS_BIND (default 127.0.0.1:9101, `off` disables) and stops on SIGTERM or
+SIGINT once the deliveries in flight are done. Several may run at once (PostgreSQL: they
+share the work; SQLite: one holds the lease, the others stand by).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import threading
+from typing import Any
+
+from .database import open_database
+
+DEFAULT_METRICS_BIND = "127.0.0.1:9101"
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from service.services.dispatcher import Dispatcher, Metrics, Settings
+
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings.from_env()
+    if args.concurrency:
+        settings = Settings(**{**settings.__dict__, "concurrency": args.concurrency})
+    metrics = Metrics()
+    bind = os.environ.get("WEBHOOK_METRICS_BIND", DEFAULT_METRICS_BIND)
+    if bind.lower() != "off":
+        from prometheus_client import start_http_server
+
+        host, _, port = bind.rpartition(":")
+        start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
+    # Every delivery thread may hold a connection, besides the loop's own.
+    db = open_database(args.database_url, pool_size=settings.concurrency + 2)
+    dispatcher = Dispatcher(db, settings, metrics)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    logging.getLogger("capsa.webhooks").info(
+        "dispatching webhooks (%s, concurrency %d, timeout %g s)", db.dialect, settings.concurrency, settings.timeout_s
+    )
+    try:
+        if args.once:
+            dispatcher.run_until_idle()
+        else:
+            dispatcher.run(stop)
+    finally:
+        db.dispose()
+    return 0
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "webhooks",
+        help="the webhook dispatcher",
+        description="Send the clients' settlement events to their webhook endpoints.",
+    )
+    inner = parser.add_subparsers(dest="webhooks_command", required=True, metavar="COMMAND")
+    run = inner.add_parser(
+        "dispatch",
+        help="deliver webhook events until stopped (SIGTERM)",
+        description="Queue, sign and POST every endpoint's events, retrying failures on "
+        "WEBHOOK_RETRY_SCHEDULE; metrics on WEBHOOK_METRICS_BIND (default 127.0.0.1:9101).",
+    )
+    run.add_argument("--database-url", help="the database (default: $DATABASE_URL)")
+    run.add_argument("--concurrency", type=int, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
+    run.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
+    run.set_defaults(func=dispatch)

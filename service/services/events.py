@@ -1,0 +1,157 @@
+"""Settlement events: what `GET /v1/events` lists and what every webhook delivery carries.
+
+An event is a chain record seen through a type (`service.domain.webhooks`). Its body,
+`{type, timestamp, data}`, is rendered from the stored records only, so it is the same on
+every retry and in the list: `round.settled` carries the round document as
+`GET /v1/rounds/{id}` answered when it was stored (settled), `round.voided` the document
+after the void, and `banting.game.finished` the game as `GET /v1/banting/games/{id}`
+answers it. `timestamp` is the record's time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from service.adapters.uow import Database, UnitOfWork
+from service.adapters.webhooks import EventRecord
+from service.domain import webhooks as hooks
+from service.domain.errors import FieldError
+
+from . import banting
+from .documents import audit_of, round_document, void_info
+from .errors import InvalidInput, NotFound
+from .jsondoc import dump
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: str
+    type: str
+    timestamp: str
+    data: dict[str, Any]
+    sequence: int
+
+    def body(self) -> bytes:
+        """The delivery body: `{type, timestamp, data}`."""
+        return dump({"type": self.type, "timestamp": self.timestamp, "data": self.data})
+
+    def document(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "timestamp": self.timestamp, "data": self.data}
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an event sits in the client's order: its record's sequence, then its rank."""
+
+    sequence: int
+    rank: int
+    type: str
+    round_id: str
+
+
+def expand(found: EventRecord) -> list[tuple[str, str]]:
+    """(event id, type) of each event of a record, in order."""
+    r = found.record
+    return [(hooks.event_id(r.round_id, t), t) for t in hooks.types_of(r.kind, found.game)]
+
+
+def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecord], types: list[list[str]]) -> list[Event]:
+    """The events of these records (for each record, the types asked for)."""
+    parsed = [orjson.loads(f.record.canonical) for f in found]
+    voided = [f.record.round_id for f in found if f.record.kind == "void"]
+    rounds_of = uow.webhooks.round_records(client_id, voided)
+    out = []
+    for f, doc, wanted in zip(found, parsed, types):
+        r = f.record
+        for type_ in wanted:
+            if type_ == hooks.SETTLED:
+                data = round_document(r.round_id, doc, audit_of(r.sequence, r.hash, r.previous_hash))
+            elif type_ == hooks.VOIDED:
+                base = rounds_of.get(r.round_id)
+                if base is None:  # a round record missing: the verifier reports it
+                    continue
+                data = round_document(
+                    r.round_id,
+                    orjson.loads(base.canonical),
+                    audit_of(base.sequence, base.hash, base.previous_hash),
+                    void_info(doc),
+                )
+            else:
+                data = banting.get(db, client_id, str(doc["request"]["game"]))
+            out.append(Event(hooks.event_id(r.round_id, type_), type_, str(doc["created_at"]), data, r.sequence))
+    return out
+
+
+_KIND = {hooks.SETTLED: ("round", None), hooks.FINISHED: ("round", "banting"), hooks.VOIDED: ("void", None)}
+
+
+def position(uow: UnitOfWork, client_id: str, event_id: str, field: str) -> Position:
+    """Where `event_id` is in the client's events; 404 (or 422 naming `field` when it is a
+    query parameter) for an id that is not one of its events."""
+    ref = hooks.parse_event_id(event_id)
+    sequence: int | None = None
+    if ref is not None:
+        if ref.type == hooks.VOIDED:
+            sequence = uow.webhooks.void_sequence(client_id, ref.round_id)
+        else:
+            found = uow.webhooks.round_sequence(client_id, ref.round_id)
+            if found is not None and (ref.type == hooks.SETTLED or found[1] == "banting"):
+                sequence = found[0]
+    if ref is None or sequence is None:
+        if field.startswith("query."):
+            raise InvalidInput(
+                f"no event {event_id!r} of this client",
+                errors=[FieldError(field, f"{event_id!r} is not an event id of this client")],
+            )
+        raise NotFound(f"no event {event_id!r}")
+    return Position(sequence, hooks.RANK[ref.type], ref.type, ref.round_id)
+
+
+def list_events(
+    db: Database, client_id: str, after: str | None = None, type_: str | None = None, limit: int = DEFAULT_LIMIT
+) -> dict[str, Any]:
+    """`GET /v1/events`: the client's events oldest first, after the event `after`."""
+    with db.unit_of_work() as uow:
+        start, rank = 1, -1
+        if after is not None:
+            at = position(uow, client_id, after, "query.after")
+            start, rank = at.sequence, at.rank
+        kind, game = _KIND[type_] if type_ is not None else (None, None)
+        # Each record has one or two events: limit + 1 records always fill a page.
+        found = uow.webhooks.events(client_id, start, kind, game, limit + 2)
+        records, types = [], []
+        count = 0
+        for f in found:
+            wanted = [
+                t for t in hooks.types_of(f.record.kind, f.game)
+                if (type_ is None or t == type_) and (f.record.sequence > start or hooks.RANK[t] > rank)
+            ]
+            if not wanted:
+                continue
+            records.append(f)
+            types.append(wanted)
+            count += len(wanted)
+            if count > limit:
+                break
+        events = render(db, uow, client_id, records, types)
+    has_more = len(events) > limit
+    return {"items": [e.document() for e in events[:limit]], "has_more": has_more}
+
+
+def get_event(db: Database, client_id: str, event_id: str) -> Event:
+    """One event of the client; 404 when it is not one."""
+    with db.unit_of_work() as uow:
+        at = position(uow, client_id, event_id, "id")
+        found = uow.webhooks.event_record(client_id, at.sequence)
+        if found is None:
+            raise NotFound(f"no event {event_id!r}")
+        events = render(db, uow, client_id, [found], [[at.type]])
+    if not events:
+        raise NotFound(f"no event {event_id!r}")
+    return events[0]

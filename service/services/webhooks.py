@@ -1,0 +1,253 @@
+"""Webhook endpoints: create, list, change, delete, rotate the secret, their attempts,
+and redelivering an event. The dispatcher (`dispatcher.py`) sends what is queued."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from service.adapters.models import Webhook
+from service.adapters.uow import Database
+from service.adapters.webhooks import PENDING, Target
+from service.domain import webhooks as hooks
+from service.domain.errors import FieldError
+
+from . import events
+from .errors import Conflict, InvalidInput, NotFound
+from .ids import new_id, rfc3339, utcnow_ms
+
+MAX_PER_CLIENT = 20
+ROTATION_OVERLAP = timedelta(hours=24)  # the old secret keeps signing this long
+ALLOW_PRIVATE_ENV = "WEBHOOK_ALLOW_PRIVATE"
+
+
+def allow_private() -> bool:
+    """WEBHOOK_ALLOW_PRIVATE: loopback, private and link-local targets are allowed (tests,
+    on-premise receivers)."""
+    return os.environ.get(ALLOW_PRIVATE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _check(url: str | None, events_: list[str] | None) -> None:
+    if url is not None:
+        try:
+            hooks.check_url(url, allow_private())
+        except hooks.InvalidWebhook as exc:
+            raise InvalidInput(exc.message, errors=[FieldError("url", exc.message)]) from exc
+    if events_ is not None:
+        if not events_:
+            raise InvalidInput("events is empty", errors=[FieldError("events", "name at least one event type or *")])
+        if len(set(events_)) != len(events_):
+            raise InvalidInput("events repeats a type", errors=[FieldError("events", "each type once")])
+
+
+def document(row: Webhook, now: Any = None) -> dict[str, Any]:
+    rotating = row.previous_secret is not None and row.previous_secret_until is not None and (
+        now is None or row.previous_secret_until > now
+    )
+    return {
+        "id": row.id,
+        "url": row.url,
+        "events": list(row.events),
+        "description": row.description,
+        "enabled": row.enabled,
+        "disabled_reason": row.disabled_reason,
+        "failing_since": None if row.failing_since is None else rfc3339(row.failing_since),
+        "previous_secret_expires_at": rfc3339(row.previous_secret_until) if rotating and row.previous_secret_until else None,
+        "created_at": rfc3339(row.created_at),
+        "updated_at": rfc3339(row.updated_at),
+    }
+
+
+def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`POST /v1/webhooks`: the endpoint takes the events stored from now on."""
+    _check(body["url"], body["events"])
+    now = utcnow_ms()
+    secret = hooks.new_secret(secrets.token_bytes(hooks.SECRET_BYTES))
+    with db.unit_of_work(write=True) as uow:
+        if uow.webhooks.count(client_id) >= MAX_PER_CLIENT:
+            raise Conflict(
+                f"a client has at most {MAX_PER_CLIENT} webhooks",
+                errors=[FieldError("url", f"delete one first (at most {MAX_PER_CLIENT})")],
+            )
+        row = Webhook(
+            id=new_id("whk", now),
+            client_id=client_id,
+            url=body["url"],
+            events=list(body["events"]),
+            description=body.get("description"),
+            enabled=True,
+            disabled_reason=None,
+            secret=secret,
+            previous_secret=None,
+            previous_secret_until=None,
+            cursor=uow.chain.head(client_id).sequence,
+            failing_since=None,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.webhooks.add(row)
+        uow.flush()
+        doc = document(row, now)
+        uow.commit()
+    return {**doc, "secret": secret}
+
+
+def list_(db: Database, client_id: str) -> dict[str, Any]:
+    now = utcnow_ms()
+    with db.unit_of_work() as uow:
+        return {"items": [document(r, now) for r in uow.webhooks.of_client(client_id)]}
+
+
+def _found(uow: Any, client_id: str, webhook_id: str, lock: bool = False) -> Webhook:
+    row = uow.webhooks.get(client_id, webhook_id, lock=lock)
+    if row is None:
+        raise NotFound(f"no webhook {webhook_id!r}")
+    assert isinstance(row, Webhook)
+    return row
+
+
+def get(db: Database, client_id: str, webhook_id: str) -> dict[str, Any]:
+    with db.unit_of_work() as uow:
+        return document(_found(uow, client_id, webhook_id), utcnow_ms())
+
+
+def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`PATCH`: url, events, description, enabled. Enabling a disabled endpoint clears its
+    failure record; it then takes the events stored while it was disabled too."""
+    _check(body.get("url"), body.get("events"))
+    now = utcnow_ms()
+    with db.unit_of_work(write=True) as uow:
+        row = _found(uow, client_id, webhook_id, lock=True)
+        if "url" in body:
+            row.url = body["url"]
+        if "events" in body:
+            row.events = list(body["events"])
+        if "description" in body:
+            row.description = body["description"]
+        if "enabled" in body:
+            if body["enabled"] and not row.enabled:
+                row.failing_since = None
+                row.disabled_reason = None
+            elif not body["enabled"] and row.enabled:
+                row.disabled_reason = "disabled"
+            row.enabled = bool(body["enabled"])
+        row.updated_at = now
+        uow.flush()
+        doc = document(row, now)
+        uow.commit()
+    return doc
+
+
+def delete(db: Database, client_id: str, webhook_id: str) -> None:
+    with db.unit_of_work(write=True) as uow:
+        _found(uow, client_id, webhook_id, lock=True)
+        uow.webhooks.remove(webhook_id)
+        uow.commit()
+
+
+def rotate_secret(db: Database, client_id: str, webhook_id: str) -> dict[str, Any]:
+    """A new secret; the current one keeps signing beside it for 24 hours (deliveries carry
+    both signatures), so receivers can switch without missing an event."""
+    now = utcnow_ms()
+    secret = hooks.new_secret(secrets.token_bytes(hooks.SECRET_BYTES))
+    with db.unit_of_work(write=True) as uow:
+        row = _found(uow, client_id, webhook_id, lock=True)
+        row.previous_secret, row.previous_secret_until = row.secret, now + ROTATION_OVERLAP
+        row.secret = secret
+        row.updated_at = now
+        uow.flush()
+        doc = document(row, now)
+        uow.commit()
+    return {**doc, "secret": secret}
+
+
+def live_secrets(row: Webhook | Target, now: Any) -> list[str]:
+    """The secrets a delivery is signed with now: the current one, and the previous one
+    during its 24 hours."""
+    out = [row.secret]
+    if row.previous_secret is not None and row.previous_secret_until is not None and row.previous_secret_until > now:
+        out.append(row.previous_secret)
+    return out
+
+
+def attempts(
+    db: Database, client_id: str, webhook_id: str, *, event: str | None = None,
+    cursor: int | None = None, limit: int = 50,
+) -> dict[str, Any]:
+    """`GET /v1/webhooks/{id}/deliveries`: attempts, newest first, in pages."""
+    with db.unit_of_work() as uow:
+        _found(uow, client_id, webhook_id)
+        rows = uow.webhooks.attempts(webhook_id, cursor, event, limit + 1)
+        items = [
+            {
+                "id": r.id,
+                "event_id": r.event_id,
+                "attempted_at": rfc3339(r.attempted_at),
+                "outcome": r.outcome,
+                "status_code": r.status_code,
+                "latency_ms": r.latency_ms,
+                "error": r.error,
+            }
+            for r in rows[:limit]
+        ]
+    more = len(rows) > limit
+    return {"items": items, "next_cursor": items[-1]["id"] if more else None}
+
+
+def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | None) -> dict[str, Any]:
+    """`POST /v1/events/{id}/redeliver`: queue the event again, due now, with a fresh retry
+    schedule, for every enabled endpoint subscribed to its type (or the one named)."""
+    now = utcnow_ms()
+    with db.unit_of_work(write=True) as uow:
+        at = events.position(uow, client_id, event_id, "id")
+        if webhook_id is not None:
+            one = uow.webhooks.get(client_id, webhook_id, lock=True)
+            if one is None:
+                raise InvalidInput(
+                    f"no webhook {webhook_id!r}",
+                    errors=[FieldError("webhook", f"{webhook_id!r} is not a webhook of this client")],
+                )
+            if not one.enabled:
+                raise Conflict(
+                    f"webhook {webhook_id!r} is disabled",
+                    errors=[FieldError("webhook", "enable it first (PATCH enabled: true)")],
+                )
+            targets = [one]
+        else:
+            targets = [w for w in uow.webhooks.subscribers(client_id) if hooks.subscribed(w.events, at.type)]
+        found = uow.webhooks.event_record(client_id, at.sequence)
+        assert found is not None
+        event_at = _record_time(found.record.canonical)
+        queued = []
+        for w in targets:
+            if not uow.webhooks.requeue(w.id, event_id, now):
+                uow.webhooks.queue([_delivery(w.id, client_id, event_id, at.sequence, at.type, event_at, now)])
+            queued.append(w.id)
+        uow.commit()
+    return {"event_id": event_id, "webhooks": queued}
+
+
+def _record_time(canonical: bytes) -> datetime:
+    return datetime.fromisoformat(str(orjson.loads(canonical)["created_at"]).replace("Z", "+00:00"))
+
+
+def _delivery(
+    webhook_id: str, client_id: str, event_id: str, sequence: int, type_: str, event_at: Any, now: Any
+) -> dict[str, Any]:
+    return {
+        "webhook_id": webhook_id,
+        "event_id": event_id,
+        "client_id": client_id,
+        "sequence": sequence,
+        "event_type": type_,
+        "event_at": event_at,
+        "state": PENDING,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "claim": None,
+        "created_at": now,
+    }

@@ -1,0 +1,449 @@
+"""Webhooks over HTTP: endpoints, events, redelivery, and the dispatcher against a real
+receiver on loopback that checks every signature with the `standardwebhooks` package."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from banting_scripts import THREE, THREE_SCRIPT
+from conftest import Tenant
+from httpkit import problem, two_player_round
+from webhookkit import Receiver
+
+from service.domain import webhooks as hooks
+from service.services.dispatcher import Dispatcher, Metrics, Settings
+
+FAST = Settings(schedule=(0.05, 0.05, 0.05), timeout_s=1.0, allow_private=True, poll_s=0.02)
+
+
+@pytest.fixture(autouse=True)
+def private_ok(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+
+
+@pytest.fixture
+def receiver() -> Any:
+    r = Receiver().start()
+    yield r
+    r.stop()
+
+
+def add_hook(http: Any, tenant: Tenant, url: str, events: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    r = http.post("/v1/webhooks", json={"url": url, "events": events or ["*"], **extra}, headers=tenant.headers)
+    assert r.status_code == 201, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def store_round(http: Any, tenant: Tenant) -> dict[str, Any]:
+    r = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+    assert r.status_code == 201, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def void(http: Any, tenant: Tenant, round_id: str) -> dict[str, Any]:
+    r = http.post(f"/v1/rounds/{round_id}/void", json={"reason": "dealer error"}, headers=tenant.headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def dispatch(app: Any, settings: Settings = FAST) -> Dispatcher:
+    d = Dispatcher(app.extensions["capsa"].db, settings)
+    d.run_until_idle()
+    return d
+
+
+def settle(app: Any, rounds: int = 20, settings: Settings = FAST) -> None:
+    """Dispatch until nothing is due (retries included)."""
+    for _ in range(rounds):
+        dispatch(app, settings)
+        time.sleep(0.07)
+    dispatch(app, settings)
+
+
+# -- endpoints ---------------------------------------------------------------------------------
+
+
+def test_a_new_endpoint_answers_its_secret_once_and_lists_without_it(http, tenant):
+    created = add_hook(http, tenant, "https://wallet.example.com/hook", ["round.settled"], description="wallet")
+    assert created["id"].startswith("whk_") and created["enabled"] is True
+    assert created["secret"].startswith("whsec_") and len(hooks.secret_key(created["secret"])) == 32
+    listed = http.get("/v1/webhooks", headers=tenant.read_headers).get_json()["items"]
+    assert [w["id"] for w in listed] == [created["id"]]
+    assert "secret" not in listed[0] and listed[0]["events"] == ["round.settled"]
+    one = http.get(f"/v1/webhooks/{created['id']}", headers=tenant.read_headers).get_json()
+    assert one["description"] == "wallet" and "secret" not in one
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"url": "ftp://x.example/h", "events": ["*"]}, "url"),
+        ({"url": "https://user:pw@x.example/h", "events": ["*"]}, "url"),
+        ({"url": "https://x.example/h#frag", "events": ["*"]}, "url"),
+        ({"url": "https://x.example/h", "events": []}, "events"),
+        ({"url": "https://x.example/h", "events": ["round.paid"]}, "events[0]"),
+        ({"url": "https://x.example/h", "events": ["*", "*"]}, "events"),
+        ({"url": "https://x.example/h"}, "events"),
+        ({"url": "https://x.example/h", "events": ["*"], "colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_endpoint_is_422_naming_the_field_and_nothing_is_stored(http, tenant, body, field):
+    body_ = problem(http.post("/v1/webhooks", json=body, headers=tenant.headers), 422, "validation")
+    assert any(e["field"] == field for e in body_["errors"]), body_
+    if field == "events[0]":
+        assert "'round.paid'" in body_["detail"]
+    assert http.get("/v1/webhooks", headers=tenant.headers).get_json()["items"] == []
+
+
+def test_private_addresses_are_refused_unless_allowed(http, tenant, monkeypatch):
+    monkeypatch.delenv("WEBHOOK_ALLOW_PRIVATE")
+    for url in ("http://127.0.0.1:9/h", "http://10.1.2.3/h", "http://169.254.169.254/latest", "http://localhost/h",
+                "http://[::1]/h", "http://[::ffff:192.168.1.1]/h"):
+        body = problem(http.post("/v1/webhooks", json={"url": url, "events": ["*"]}, headers=tenant.headers),
+                       422, "validation")
+        assert [e["field"] for e in body["errors"]] == ["url"] and url in body["detail"]
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    add_hook(http, tenant, "http://127.0.0.1:9/h")
+
+
+def test_patch_changes_url_events_and_enabled_and_delete_removes_it(http, tenant):
+    w = add_hook(http, tenant, "https://a.example/h")
+    r = http.patch(f"/v1/webhooks/{w['id']}", json={"url": "https://b.example/h", "events": ["round.voided"],
+                                                     "enabled": False}, headers=tenant.headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    doc = r.get_json()
+    assert (doc["url"], doc["events"], doc["enabled"], doc["disabled_reason"]) == (
+        "https://b.example/h", ["round.voided"], False, "disabled")
+    doc = http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": True}, headers=tenant.headers).get_json()
+    assert (doc["enabled"], doc["disabled_reason"]) == (True, None)
+    problem(http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": 1}, headers=tenant.headers), 422, "validation")
+    assert http.delete(f"/v1/webhooks/{w['id']}", headers=tenant.headers).status_code == 204
+    problem(http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers), 404, "not-found")
+
+
+def test_read_keys_list_but_cannot_change_and_other_clients_see_nothing(http, tenant, other_tenant):
+    w = add_hook(http, tenant, "https://a.example/h")
+    problem(http.post("/v1/webhooks", json={"url": "https://a.example/h", "events": ["*"]},
+                      headers=tenant.read_headers), 403, "forbidden")
+    problem(http.delete(f"/v1/webhooks/{w['id']}", headers=tenant.read_headers), 403, "forbidden")
+    problem(http.post(f"/v1/webhooks/{w['id']}/rotate-secret", headers=tenant.read_headers), 403, "forbidden")
+    for method, path in (("get", ""), ("patch", ""), ("delete", ""), ("post", "/rotate-secret"), ("get", "/deliveries")):
+        kwargs = {"json": {"enabled": False}} if method == "patch" else {}
+        r = getattr(http, method)(f"/v1/webhooks/{w['id']}{path}", headers=other_tenant.headers, **kwargs)
+        problem(r, 404, "not-found")
+    assert http.get("/v1/webhooks", headers=other_tenant.headers).get_json()["items"] == []
+
+
+def test_a_client_has_at_most_twenty_endpoints(http, tenant):
+    for _ in range(20):
+        add_hook(http, tenant, "https://a.example/h")
+    problem(http.post("/v1/webhooks", json={"url": "https://a.example/h", "events": ["*"]}, headers=tenant.headers),
+            409, "conflict")
+
+
+# -- events --------------------------------------------------------------------------------------
+
+
+def test_events_list_the_clients_records_oldest_first_with_their_documents(http, tenant, other_tenant):
+    first, second = store_round(http, tenant), store_round(http, tenant)
+    voided = void(http, tenant, first["id"])
+    store_round(http, other_tenant)
+    page = http.get("/v1/events", headers=tenant.read_headers).get_json()
+    ids = [e["id"] for e in page["items"]]
+    assert ids == [hooks.event_id(first["id"], hooks.SETTLED), hooks.event_id(second["id"], hooks.SETTLED),
+                   hooks.event_id(first["id"], hooks.VOIDED)]
+    assert [e["type"] for e in page["items"]] == ["round.settled", "round.settled", "round.voided"]
+    assert page["has_more"] is False
+    assert page["items"][0]["data"] == first  # as stored, settled (not as voided later)
+    assert page["items"][2]["data"] == voided == http.get(f"/v1/rounds/{first['id']}", headers=tenant.headers).get_json()
+    assert page["items"][0]["timestamp"] == first["created_at"]
+    assert page["items"][2]["timestamp"] == voided["void"]["at"]
+
+
+def test_events_page_with_after_limit_and_type(http, tenant):
+    made = [store_round(http, tenant) for _ in range(5)]
+    void(http, tenant, made[1]["id"])
+    all_ids = [e["id"] for e in http.get("/v1/events?limit=500", headers=tenant.headers).get_json()["items"]]
+    assert len(all_ids) == 6
+    seen, after = [], None
+    while True:
+        q = "/v1/events?limit=2" + (f"&after={after}" if after else "")
+        page = http.get(q, headers=tenant.headers).get_json()
+        seen += [e["id"] for e in page["items"]]
+        if not page["has_more"]:
+            break
+        after = page["items"][-1]["id"]
+    assert seen == all_ids
+    voids = http.get("/v1/events?type=round.voided", headers=tenant.headers).get_json()["items"]
+    assert [e["id"] for e in voids] == [hooks.event_id(made[1]["id"], hooks.VOIDED)]
+    after_last = http.get(f"/v1/events?after={all_ids[-1]}", headers=tenant.headers).get_json()
+    assert after_last == {"items": [], "has_more": False}
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("limit=0", "limit"), ("limit=501", "limit"), ("type=round.paid", "type"),
+     ("after=evt_nope", "after"), ("after=evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled", "after"), ("colour=red", "colour")],
+)
+def test_bad_event_queries_are_422_naming_the_parameter(http, tenant, query, field):
+    body = problem(http.get(f"/v1/events?{query}", headers=tenant.headers), 422, "validation")
+    assert any(field in e["field"] for e in body["errors"]), body
+
+
+def test_another_clients_event_is_not_found(http, tenant, other_tenant):
+    doc = store_round(http, tenant)
+    eid = hooks.event_id(doc["id"], hooks.SETTLED)
+    assert http.get(f"/v1/events/{eid}", headers=tenant.headers).get_json()["data"] == doc
+    problem(http.get(f"/v1/events/{eid}", headers=other_tenant.headers), 404, "not-found")
+    problem(http.post(f"/v1/events/{eid}/redeliver", headers=other_tenant.headers), 404, "not-found")
+    problem(http.get(f"/v1/events?after={eid}", headers=other_tenant.headers), 422, "validation")
+
+
+# -- delivery --------------------------------------------------------------------------------------
+
+
+def test_each_subscribed_event_is_delivered_signed_and_in_the_standard_format(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url, ["round.voided"])
+    every = add_hook(http, tenant, receiver.url + "?all=1", ["*"])
+    receiver.secrets = [w["secret"], every["secret"]]
+    made = store_round(http, tenant)
+    voided = void(http, tenant, made["id"])
+    settle(app)
+    assert receiver.invalid == 0
+    by_target = sorted((r.headers.get("webhook-id"), r.type) for r in receiver.requests)
+    settled_id, voided_id = hooks.event_id(made["id"], hooks.SETTLED), hooks.event_id(made["id"], hooks.VOIDED)
+    assert by_target == sorted([(settled_id, "round.settled"), (voided_id, "round.voided"), (voided_id, "round.voided")])
+    got = next(r for r in receiver.requests if r.type == "round.settled")
+    assert set(got.body) == {"type", "timestamp", "data"} and got.body["data"] == made
+    assert got.headers["content-type"] == "application/json"
+    assert abs(int(got.headers["webhook-timestamp"]) - time.time()) < 60
+    assert next(r for r in receiver.requests if r.type == "round.voided").body["data"] == voided
+    attempts = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.read_headers).get_json()["items"]
+    assert [(a["event_id"], a["outcome"], a["status_code"], a["error"]) for a in attempts] == [
+        (voided_id, "delivered", 200, None)]
+    assert attempts[0]["latency_ms"] >= 0
+
+
+def test_a_failing_endpoint_is_retried_on_the_schedule_until_it_answers(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    answers = iter(["fail", "fail", "ok"])
+    receiver.fate = lambda _id: next(answers, "ok")
+    made = store_round(http, tenant)
+    settle(app)
+    assert [r.fate for r in receiver.requests] == ["fail", "fail", "ok"]
+    assert len({r.headers["webhook-id"] for r in receiver.requests}) == 1  # the same id every time
+    attempts = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+    assert [(a["outcome"], a["status_code"]) for a in attempts] == [
+        ("delivered", 200), ("http_error", 500), ("http_error", 500)]
+    assert attempts[1]["error"].startswith("HTTP 500")
+    assert hooks.event_id(made["id"], hooks.SETTLED) == attempts[0]["event_id"]
+
+
+def test_when_the_schedule_is_used_up_the_delivery_fails_and_redeliver_sends_it_again(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    receiver.fate = lambda _id: "fail"
+    made = store_round(http, tenant)
+    settle(app)
+    assert len(receiver.requests) == 4  # the first attempt and the schedule's three retries
+    receiver.fate = lambda _id: "ok"
+    settle(app, rounds=2)
+    assert len(receiver.requests) == 4  # failed for good: not retried any more
+    eid = hooks.event_id(made["id"], hooks.SETTLED)
+    r = http.post(f"/v1/events/{eid}/redeliver", headers=tenant.headers)
+    assert r.status_code == 202 and r.get_json() == {"event_id": eid, "webhooks": [w["id"]]}
+    settle(app, rounds=1)
+    assert [x.fate for x in receiver.requests][-1] == "ok" and receiver.requests[-1].id == eid
+
+
+def test_redeliver_to_one_endpoint_reaches_an_endpoint_made_after_the_event(app, http, tenant, receiver):
+    made = store_round(http, tenant)
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    settle(app, rounds=1)
+    assert receiver.requests == []  # an endpoint takes the events stored after it
+    eid = hooks.event_id(made["id"], hooks.SETTLED)
+    problem(http.post(f"/v1/events/{eid}/redeliver", json={"webhook": "whk_nope"}, headers=tenant.headers),
+            422, "validation")
+    r = http.post(f"/v1/events/{eid}/redeliver", json={"webhook": w["id"]}, headers=tenant.headers)
+    assert r.status_code == 202, r.get_data(as_text=True)
+    settle(app, rounds=1)
+    assert [x.id for x in receiver.requests] == [eid]
+
+
+def test_a_rotated_secret_signs_beside_the_old_one_for_24_hours(app, http, tenant, receiver, clock):
+    w = add_hook(http, tenant, receiver.url)
+    rotated = http.post(f"/v1/webhooks/{w['id']}/rotate-secret", headers=tenant.headers).get_json()
+    assert rotated["secret"] != w["secret"] and rotated["previous_secret_expires_at"] == "2026-11-30T10:00:00.000Z"
+    store_round(http, tenant)
+    for secret in (w["secret"], rotated["secret"]):  # each receiver knows one secret only
+        receiver.secrets = [secret]
+        receiver.requests.clear()
+        made = store_round(http, tenant)
+        dispatch(app)
+        assert receiver.invalid == 0
+        assert hooks.event_id(made["id"], hooks.SETTLED) in {r.id for r in receiver.requests}
+    signatures = receiver.requests[-1].headers["webhook-signature"].split(" ")
+    assert len(signatures) == 2 and all(s.startswith("v1,") for s in signatures)
+    clock.advance(hours=24, seconds=1)
+    store_round(http, tenant)
+    receiver.requests.clear()
+    dispatch(app)
+    assert len(receiver.requests[-1].headers["webhook-signature"].split(" ")) == 1
+
+
+def test_the_ssrf_guard_refuses_a_private_address_at_delivery_time(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url)
+    store_round(http, tenant)
+    dispatch(app, Settings(schedule=(60.0,), timeout_s=1.0, allow_private=False))
+    assert receiver.requests == []
+    attempt = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"][0]
+    assert attempt["outcome"] == "refused" and "127.0.0.1" in attempt["error"] and attempt["status_code"] is None
+
+
+def test_redirects_are_not_followed(app, http, tenant):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    hits = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def log_message(self, *a: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            hits.append(self.path)
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(307)
+            self.send_header("Location", "/elsewhere")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        w = add_hook(http, tenant, f"http://127.0.0.1:{server.server_address[1]}/hook")
+        store_round(http, tenant)
+        dispatch(app, Settings(schedule=(60.0,), timeout_s=1.0, allow_private=True))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == ["/hook"]
+    attempt = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"][0]
+    assert (attempt["outcome"], attempt["status_code"]) == ("http_error", 307)
+
+
+def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenant, receiver, clock):
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    receiver.fate = lambda _id: "fail"
+    settings = Settings(schedule=(0.0,) * 10, timeout_s=1.0, allow_private=True, disable_after_s=3 * 86400)
+    store_round(http, tenant)
+    dispatch(app, settings)
+    doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
+    assert doc["enabled"] is True and doc["failing_since"] == "2026-11-29T10:00:00.000Z"
+    clock.advance(days=3)
+    store_round(http, tenant)
+    metrics = Metrics()
+    Dispatcher(app.extensions["capsa"].db, settings, metrics).run_until_idle()
+    doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
+    assert (doc["enabled"], doc["disabled_reason"]) == (False, "failing")
+    assert metrics.registry.get_sample_value("capsa_webhook_endpoints_disabled_total") == 1
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "http_error"}) == 1
+    before = len(receiver.requests)
+    store_round(http, tenant)
+    dispatch(app, settings)
+    assert len(receiver.requests) == before  # disabled: nothing is sent
+
+
+def test_a_finished_big_two_game_sends_settled_and_finished(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    game = _finish_a_game(http, tenant)
+    settle(app, rounds=1)
+    types = sorted(r.type for r in receiver.requests)
+    assert types == ["banting.game.finished", "round.settled"]
+    finished = next(r for r in receiver.requests if r.type == "banting.game.finished")
+    assert finished.body["data"] == http.get(f"/v1/banting/games/{game['id']}", headers=tenant.headers).get_json()
+    assert finished.body["data"]["status"] == "finished"
+    settled = next(r for r in receiver.requests if r.type == "round.settled")
+    assert settled.body["data"]["id"] == finished.body["data"]["round"]
+    listed = http.get("/v1/events?type=banting.game.finished", headers=tenant.headers).get_json()["items"]
+    assert [e["id"] for e in listed] == [finished.id]
+
+
+def _finish_a_game(http: Any, tenant: Tenant) -> dict[str, Any]:
+    r = http.post("/v1/banting/games", headers=tenant.headers, json={
+        "currency": "IDR", "stake": "1000", "table": "table-7",
+        "players": [{"id": pid, "hand": hand.split()} for pid, hand in THREE.items()]})
+    assert r.status_code == 201, r.get_data(as_text=True)
+    game = dict(r.get_json())
+    for line in THREE_SCRIPT:
+        player, _, what = line.partition(":")
+        what = what.strip()
+        move = {"player": player.strip(), "pass": True} if what == "pass" else {"player": player.strip(), "play": what.split()}
+        r = http.post(f"/v1/banting/games/{game['id']}/moves", json=move, headers=tenant.headers)
+        assert r.status_code == 200, r.get_data(as_text=True)
+    return game
+
+
+# -- the outbox --------------------------------------------------------------------------------
+
+
+def test_the_gauges_count_what_waits_and_how_old_the_oldest_is(app, http, tenant, clock):
+    add_hook(http, tenant, "http://127.0.0.1:9/nobody-listens")
+    store_round(http, tenant)
+    metrics = Metrics()
+    d = Dispatcher(app.extensions["capsa"].db, Settings(schedule=(3600.0,), timeout_s=1.0, allow_private=True), metrics)
+    d.run_until_idle()  # refused connection: retried in an hour
+    clock.advance(minutes=10)
+    d._last_gauges = 0.0
+    d._gauges()
+    waiting = metrics.registry.get_sample_value("capsa_webhook_events_waiting")
+    assert waiting is not None and waiting >= 1
+    assert metrics.registry.get_sample_value("capsa_webhook_oldest_waiting_seconds") >= 600
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "connection_error"}) == 1
+
+
+def test_a_refused_round_or_void_has_no_event(http, tenant):
+    made = store_round(http, tenant)
+    again = http.post("/v1/rounds", json=two_player_round(reference=made["reference"]), headers=tenant.headers)
+    problem(again, 409, "conflict")
+    void(http, tenant, made["id"])
+    problem(http.post(f"/v1/rounds/{made['id']}/void", json={"reason": "twice"}, headers=tenant.headers), 409, "conflict")
+    ids = [e["id"] for e in http.get("/v1/events", headers=tenant.headers).get_json()["items"]]
+    assert ids == [hooks.event_id(made["id"], hooks.SETTLED), hooks.event_id(made["id"], hooks.VOIDED)]
+
+
+def test_with_webhooks_a_round_is_still_stored_in_one_statement_on_postgresql(app, http, tenant, monkeypatch):
+    import psycopg
+
+    from service.services import rounds
+
+    db = app.extensions["capsa"].db
+    if db.dialect != "postgresql":
+        pytest.skip("the one-statement write path is PostgreSQL's")
+    add_hook(http, tenant, "https://wallet.example.com/hook")
+    rounds.create(db, tenant.id, two_player_round(), None)  # connections and prepared plans warm
+    seen: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counting(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(query)[:40])
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counting)
+    created = rounds.create(db, tenant.id, two_player_round(), None)
+    monkeypatch.undo()
+    assert len(seen) == 1 and seen[0].startswith("WITH"), seen
+    eid = hooks.event_id(orjson_loads(created.response.body)["id"], hooks.SETTLED)
+    assert http.get(f"/v1/events/{eid}", headers=tenant.headers).status_code == 200
+
+
+def orjson_loads(raw: bytes) -> Any:
+    import orjson
+
+    return orjson.loads(raw)

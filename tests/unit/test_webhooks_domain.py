@@ -1,0 +1,129 @@
+"""Webhook domain rules: event ids, Standard Webhooks signatures (checked by the reference
+package), the retry schedule and its jitter, and the addresses a delivery may reach."""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from service.domain import webhooks as hooks
+
+ULID = st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZ", min_size=26, max_size=26)
+
+
+@given(ULID, st.sampled_from(hooks.TYPES))
+def test_an_event_id_names_its_round_and_type_and_parses_back(ulid, type_):
+    eid = hooks.event_id(f"rnd_{ulid}", type_)
+    assert hooks.parse_event_id(eid) == hooks.EventRef(f"rnd_{ulid}", type_)
+
+
+@pytest.mark.parametrize("text", ["evt_", "evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5", "evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_paid",
+                                  "evt_01JDX8Q4N6V2C3M5B7Z9K1T3WU_settled", "rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5",
+                                  "evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled\n"])
+def test_anything_else_is_not_an_event_id(text):
+    assert hooks.parse_event_id(text) is None
+
+
+def test_a_record_has_the_types_of_its_kind_and_game():
+    assert hooks.types_of("round", "susun") == ("round.settled",)
+    assert hooks.types_of("round", "banting") == ("round.settled", "banting.game.finished")
+    assert hooks.types_of("void", None) == ("round.voided",)
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.binary(min_size=24, max_size=64), st.binary(max_size=2000).map(lambda b: b.hex().encode()),
+       st.integers(0, 2**31))
+def test_the_standardwebhooks_package_accepts_every_signature(key, body, shift):
+    secret = hooks.new_secret(key)
+    now = int(datetime.now(UTC).timestamp())
+    msg_id = "evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled"
+    header = hooks.signature_header([secret], msg_id, now, body)
+    headers = {"webhook-id": msg_id, "webhook-timestamp": str(now), "webhook-signature": header}
+    Webhook(secret).verify(body, headers, json_parse=False)
+    other = hooks.new_secret(bytes((b + 1) % 256 for b in key))
+    with pytest.raises(WebhookVerificationError):
+        Webhook(other).verify(body, headers, json_parse=False)
+    # During a rotation the header carries both: a receiver with either secret accepts it.
+    both = {**headers, "webhook-signature": hooks.signature_header([other, secret], msg_id, now, body)}
+    Webhook(secret).verify(body, both, json_parse=False)
+    Webhook(other).verify(body, both, json_parse=False)
+
+
+def test_a_signature_is_the_spec_hmac_of_id_timestamp_and_body():
+    # Standard Webhooks' own example: secret, id, timestamp, payload and signature.
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    body = b'{"test": 2432232314}'
+    assert hooks.signature(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body) == (
+        "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+    )
+
+
+def test_the_default_schedule_retries_for_about_three_days():
+    steps = hooks.parse_schedule(hooks.DEFAULT_SCHEDULE)
+    assert len(steps) == 12 and 2.7 * 86400 < sum(steps) < 3 * 86400
+    assert all(a < b for a, b in zip(steps, steps[1:]) if b < 86400)  # growing
+
+
+@pytest.mark.parametrize(("text", "steps"), [("0.1,0.2", (0.1, 0.2)), ("5s, 2m ,1h,1d,250ms", (5, 120, 3600, 86400, 0.25))])
+def test_a_schedule_takes_units(text, steps):
+    assert hooks.parse_schedule(text) == pytest.approx(steps)
+
+
+@pytest.mark.parametrize("text", ["", "5x", "-1", "1,,2", "soon"])
+def test_a_bad_schedule_is_refused_quoting_the_step(text):
+    with pytest.raises(hooks.InvalidWebhook):
+        hooks.parse_schedule(text)
+
+
+@given(st.integers(1, 12), st.integers(0, 2**32))
+def test_each_retry_waits_its_step_within_twenty_percent(failures, seed):
+    steps = hooks.parse_schedule(hooks.DEFAULT_SCHEDULE)
+    delay = hooks.retry_delay(steps, failures, random.Random(seed))
+    assert delay is not None and 0.8 * steps[failures - 1] <= delay <= 1.2 * steps[failures - 1]
+
+
+def test_the_jitter_spreads_retries_and_the_schedule_ends():
+    steps = (100.0,)
+    rng = random.Random(3)
+    delays = [hooks.retry_delay(steps, 1, rng) for _ in range(500)]
+    assert len({round(d or 0) for d in delays}) > 30  # not one instant for everyone
+    assert hooks.retry_delay(steps, 2, rng) is None and hooks.retry_delay(steps, 0, rng) is None
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "0.0.0.0", "224.0.0.1",
+     "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "100.64.0.1", "240.0.0.1"],
+)
+def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
+    assert hooks.refused_address(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+def test_public_addresses_are_allowed(address):
+    assert not hooks.refused_address(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://a.example/", "https://", "https://u:p@a.example/", "https://a.example/#x", "https://a.example:0/",
+     "https://a.example:99999/", "javascript:alert(1)", "https://" + "a" * 2050 + ".example/"],
+)
+def test_a_url_that_is_not_a_plain_http_endpoint_is_refused_naming_url(url):
+    with pytest.raises(hooks.InvalidWebhook) as raised:
+        hooks.check_url(url, allow_private=True)
+    assert raised.value.errors[0].field == "url"
+
+
+def test_a_literal_private_address_is_refused_unless_allowed():
+    for url in ("http://127.0.0.1/h", "http://[::1]:8080/h", "http://localhost/h", "http://api.localhost/h"):
+        with pytest.raises(hooks.InvalidWebhook):
+            hooks.check_url(url, allow_private=False)
+        hooks.check_url(url, allow_private=True)
+    hooks.check_url("https://wallet.example.com/hook?x=1", allow_private=False)

@@ -1,0 +1,138 @@
+"""A real HTTP receiver on loopback for the webhook tests and benchmarks.
+
+Every request is checked with the `standardwebhooks` package (the public reference
+receiver) under the endpoint's secrets; then a fate decides the answer: `ok` (200 at once),
+`fail` (500), `slow` (200 after `slow_s`, past the dispatcher's timeout: the receiver acted
+but its answer is lost). `ok` and `slow` count as processed, as a wallet would have booked.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+
+@dataclass
+class Received:
+    id: str
+    type: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    fate: str
+    at: float
+
+
+@dataclass
+class Receiver:
+    secrets: list[str] = field(default_factory=list)
+    fate: Callable[[str], str] = lambda event_id: "ok"
+    slow_s: float = 1.5
+    requests: list[Received] = field(default_factory=list)
+    invalid: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> Receiver:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                valid = False
+                for secret in list(receiver.secrets):
+                    try:
+                        Webhook(secret).verify(raw, headers)
+                        valid = True
+                        break
+                    except WebhookVerificationError:
+                        continue
+                body = json.loads(raw)
+                event_id = headers.get("webhook-id", "")
+                fate = receiver.fate(event_id) if valid else "invalid"
+                with receiver.lock:
+                    if not valid:
+                        receiver.invalid += 1
+                    receiver.requests.append(Received(event_id, body.get("type", ""), body, headers, fate, time.time()))
+                if fate == "slow":
+                    time.sleep(receiver.slow_s)
+                status = 200 if fate in ("ok", "slow") else (401 if fate == "invalid" else 500)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except OSError:
+                    pass  # the dispatcher gave up on us (a timeout)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- what was seen ---------------------------------------------------------------------
+
+    def processed(self) -> Counter[str]:
+        """How many times each event id was acted on (answered 2xx, or would have been)."""
+        with self.lock:
+            return Counter(r.id for r in self.requests if r.fate in ("ok", "slow"))
+
+    def acknowledged(self) -> set[str]:
+        with self.lock:
+            return {r.id for r in self.requests if r.fate == "ok"}
+
+    def duplicates(self) -> int:
+        return sum(n - 1 for n in self.processed().values() if n > 1)
+
+    def unexplained_duplicates(self, extra_lost: int = 0) -> int:
+        """Duplicates that no lost acknowledgement explains: an event processed again must
+        have had an earlier processing whose answer was lost (a `slow` answer), beyond
+        `extra_lost` answers lost to a killed dispatcher."""
+        lost: dict[str, int] = defaultdict(int)
+        seen: dict[str, int] = defaultdict(int)
+        unexplained = 0
+        with self.lock:
+            for r in self.requests:
+                if r.fate not in ("ok", "slow"):
+                    continue
+                if seen[r.id] > 0 and lost[r.id] == 0:
+                    unexplained += 1
+                elif seen[r.id] > 0:
+                    lost[r.id] -= 1
+                seen[r.id] += 1
+                if r.fate == "slow":
+                    lost[r.id] += 1
+        return max(0, unexplained - extra_lost)
+
+
+def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:
+    rng = random.Random(seed)
+    lock = threading.Lock()
+
+    def fate(event_id: str) -> str:
+        with lock:
+            x = rng.random()
+        return "fail" if x < fail else "slow" if x < fail + slow else "ok"
+
+    return fate
