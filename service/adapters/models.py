@@ -305,3 +305,5 @@ class Game(Base):
     round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Seconds per turn; null: untimed. Overdue turns are played for on the next access.
+    turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
