@@ -11,7 +11,8 @@ The information used is what the player may know: its own cards, the play on the
 every player's count of cards left (public in the game state). Other hands are never read.
 The heuristic (docs/rules.md, "The hint heuristic"):
 
-- a play that empties the hand wins at once;
+- a move after which the referee says the player has won (its last cards, or a bomb where
+  a bomb ends the game) is taken at once;
 - otherwise each move costs `units left + CARD_WEIGHT x cards left + spend`, where units are
   the distinct ranks still held (a pair or three of a kind is one unit: one trick sheds it)
   and spend is `SPEND_WEIGHT x strength(highest card)^2` (strength 0 for a 3 to 1 for a 2),
@@ -59,10 +60,12 @@ def is_legal(state: GameState, move: Move) -> bool:
 
 
 def candidate_moves(state: GameState, seat: int) -> list[tuple[Move, Play | None]]:
-    """Every play the seat's hand holds, in a stable order, then a pass; not yet filtered."""
+    """Every play the seat's hand holds, fewest cards first, then the lowest (ties: the
+    lower cards), then a pass; not yet filtered."""
     player = state.player_ids[seat]
+    values = {c: i for i, c in enumerate(state.hand(seat))}
     plays = candidate_plays(state.hand(seat), state.params)
-    plays.sort(key=lambda p: (p.size, p.key))
+    plays.sort(key=lambda p: (p.size, p.key, [values[c] for c in reversed(p.cards)]))
     moves: list[tuple[Move, Play | None]] = [(Move(player, p.cards), p) for p in plays]
     moves.append((Move.pass_turn(player), None))
     return moves
@@ -86,8 +89,6 @@ def _cost(state: GameState, seat: int, play: Play | None, danger: bool) -> float
     if play is None:
         return _units(hand) + CARD_WEIGHT * len(hand) + PASS_COST + (DANGER_PASS if danger else 0.0)
     rest = hand.difference(play.cards)
-    if not rest:
-        return WIN_NOW
     top = _strength(play.cards[-1])
     cost = _units(rest) + CARD_WEIGHT * len(rest)
     if danger and play.size == 1:
@@ -117,14 +118,20 @@ def hint(state: GameState, player: str) -> Hint:
     GameFinished once the game has ended)."""
     seat = _seat_in_turn(state, player)
     danger = any(len(h) == 1 for s, h in enumerate(state.hands) if s != seat)
-    ranked = sorted(
-        candidate_moves(state, seat),
-        key=lambda mp: _cost(state, seat, mp[1], danger),
-    )  # stable: equal costs keep candidate order (fewer cards, then the lower play)
-    for move, play in ranked:
-        if is_legal(state, move):
-            return Hint(move, play, _cost(state, seat, play, danger))
-    raise AssertionError("the referee accepts no move: a pass or a play is always possible")
+    best: Hint | None = None
+    for move, play in candidate_moves(state, seat):
+        try:
+            after = apply_move(state, move)
+        except IllegalMove:
+            continue
+        if after.winner == seat:
+            return Hint(move, play, WIN_NOW)
+        cost = _cost(state, seat, play, danger)
+        if best is None or cost < best.cost:  # ties keep the candidate order
+            best = Hint(move, play, cost)
+    if best is None:
+        raise AssertionError("the referee accepts no move: a pass or a play is always possible")
+    return best
 
 
 def auto_move(state: GameState) -> Move:
