@@ -37,7 +37,14 @@ from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.banting.settlement import settle_game, settlement_document
 from service.domain.banting.timers import TURN_TIMED_OUT, AutoMove, deadline, overdue_moves
 from service.domain.cards import Card, canonical, parse_cards
-from service.domain.errors import CapsaError, FieldError, IllegalMove, InvalidCard, InvalidRound, raise_collected
+from service.domain.errors import (
+    CapsaError,
+    FieldError,
+    IllegalMove,
+    InvalidCard,
+    InvalidRound,
+    raise_collected,
+)
 from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake
 from service.domain.rules import RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
