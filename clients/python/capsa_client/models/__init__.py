@@ -34,6 +34,12 @@ from .game_state import GameState
 from .game_state_status import GameStateStatus
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
 from .health import Health
+from .hint import Hint
+from .hint_combination_type_1 import HintCombinationType1
+from .hint_combination_type_2_type_1 import HintCombinationType2Type1
+from .hint_combination_type_3_type_1 import HintCombinationType3Type1
+from .hint_move import HintMove
+from .hint_request import HintRequest
 from .history_entry import HistoryEntry
 from .move_request import MoveRequest
 from .pair_result import PairResult
@@ -133,6 +139,12 @@ __all__ = (
     "GameStateStatus",
     "GetV1LedgerSummaryGroupBy",
     "Health",
+    "Hint",
+    "HintCombinationType1",
+    "HintCombinationType2Type1",
+    "HintCombinationType3Type1",
+    "HintMove",
+    "HintRequest",
     "HistoryEntry",
     "MoveRequest",
     "PairResult",

@@ -47,6 +47,8 @@ class RoundDocument:
             Example: 330.
         audit (Audit | None): null until the audit trail exists.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
+        turn_seconds (int | None | Unset): Capsa Banting games stored from the turn timers on: the game's turn timer
+            (null: untimed).
     """
 
     id: str
@@ -65,6 +67,7 @@ class RoundDocument:
     house_fee: str
     audit: Audit | None
     history: list[HistoryEntry] | Unset = UNSET
+    turn_seconds: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.audit import Audit
@@ -123,6 +126,12 @@ class RoundDocument:
                 history_item = history_item_data.to_dict()
                 history.append(history_item)
 
+        turn_seconds: int | None | Unset
+        if isinstance(self.turn_seconds, Unset):
+            turn_seconds = UNSET
+        else:
+            turn_seconds = self.turn_seconds
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -146,6 +155,8 @@ class RoundDocument:
         )
         if history is not UNSET:
             field_dict["history"] = history
+        if turn_seconds is not UNSET:
+            field_dict["turn_seconds"] = turn_seconds
 
         return field_dict
 
@@ -244,6 +255,15 @@ class RoundDocument:
 
                 history.append(history_item)
 
+        def _parse_turn_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds", UNSET))
+
         round_document = cls(
             id=id,
             game=game,
@@ -261,6 +281,7 @@ class RoundDocument:
             house_fee=house_fee,
             audit=audit,
             history=history,
+            turn_seconds=turn_seconds,
         )
 
         return round_document

@@ -35,6 +35,8 @@ class ScoreDocument:
         house_fee (str): Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
             Example: 330.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
+        turn_seconds (int | None | Unset): Capsa Banting games stored from the turn timers on: the game's turn timer
+            (null: untimed).
     """
 
     game: ScoreDocumentGame
@@ -48,6 +50,7 @@ class ScoreDocument:
     pairs: list[PairResult]
     house_fee: str
     history: list[HistoryEntry] | Unset = UNSET
+    turn_seconds: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         game: str = self.game
@@ -85,6 +88,12 @@ class ScoreDocument:
                 history_item = history_item_data.to_dict()
                 history.append(history_item)
 
+        turn_seconds: int | None | Unset
+        if isinstance(self.turn_seconds, Unset):
+            turn_seconds = UNSET
+        else:
+            turn_seconds = self.turn_seconds
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -103,6 +112,8 @@ class ScoreDocument:
         )
         if history is not UNSET:
             field_dict["history"] = history
+        if turn_seconds is not UNSET:
+            field_dict["turn_seconds"] = turn_seconds
 
         return field_dict
 
@@ -163,6 +174,15 @@ class ScoreDocument:
 
                 history.append(history_item)
 
+        def _parse_turn_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds", UNSET))
+
         score_document = cls(
             game=game,
             table=table,
@@ -175,6 +195,7 @@ class ScoreDocument:
             pairs=pairs,
             house_fee=house_fee,
             history=history,
+            turn_seconds=turn_seconds,
         )
 
         return score_document

@@ -131,8 +131,11 @@ def sync_detailed(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, turn
+    timed out (a timed game: the player's turn ran out and the service played for it;
+    checked before If-Match). Auto moves that were due are applied first; if any
+    were, an If-Match is stale (412). A move on a finished game is 409. The move that ends the game
+    settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -174,8 +177,11 @@ def sync(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, turn
+    timed out (a timed game: the player's turn ran out and the service played for it;
+    checked before If-Match). Auto moves that were due are applied first; if any
+    were, an If-Match is stale (412). A move on a finished game is 409. The move that ends the game
+    settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -212,8 +218,11 @@ async def asyncio_detailed(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, turn
+    timed out (a timed game: the player's turn ran out and the service played for it;
+    checked before If-Match). Auto moves that were due are applied first; if any
+    were, an If-Match is stale (412). A move on a finished game is 409. The move that ends the game
+    settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -253,8 +262,11 @@ async def asyncio(
     """Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
-    contain the lowest card, passed already in this trick, the leader cannot pass. A
-    move on a finished game is 409. The move that ends the game settles it and records
+    contain the lowest card, passed already in this trick, the leader cannot pass, turn
+    timed out (a timed game: the player's turn ran out and the service played for it;
+    checked before If-Match). Auto moves that were due are applied first; if any
+    were, an If-Match is stale (412). A move on a finished game is 409. The move that ends the game
+    settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
