@@ -6,6 +6,7 @@ Time is the service's injectable clock (the `clock` fixture): tests move it, nev
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -192,6 +193,12 @@ def test_a_game_where_one_player_never_moves_still_finishes_with_its_auto_moves_
     verdict = http.get(f"/v1/rounds/{doc['round']}/verify", headers=tenant.read_headers).get_json()
     assert verdict == {"ok": True, "differences": []}
     assert http.get("/v1/audit/verify", headers=tenant.read_headers).get_json()["ok"]
+    # The round's page for people marks each auto move, and only those.
+    link = http.post(f"/v1/rounds/{doc['round']}/view-link", headers=tenant.read_headers).get_json()["url"]
+    page = http.get(link.replace("http://localhost", "")).get_data(as_text=True)
+    assert page.count('class="auto-move"') == len(d_moves)
+    rows = re.findall(r'<tr class="move([^"]*)" data-n="(\d+)"', page)
+    assert [int(n) for c, n in rows if " auto" in c] == [h["n"] for h in d_moves]
 
 
 def test_a_game_nobody_plays_finishes_on_one_read_and_settles(http, tenant, clock):
