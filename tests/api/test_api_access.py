@@ -90,6 +90,7 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/banting/plays/evaluate": lambda: {"cards": ["3d"]},
         "/v1/banting/games": lambda: _banting_body(mark),
         "/v1/banting/games/<game>/moves": lambda: {"player": f"p0-{owner_mark(owner)}", "play": ["3d"]},
+        "/v1/banting/games/<game>/hint": lambda: {"player": f"p0-{owner_mark(owner)}"},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}
