@@ -173,6 +173,10 @@ def _parse_hands(players: Sequence[Mapping[str, Any]]) -> list[list[Card]]:
 def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     """`GET /v1/banting/games/{id}`: the state (hands are never shown), after any auto
     moves that were due."""
+    with db.unit_of_work() as uow:
+        row = _found(uow, client_id, game_id)
+        if not _due(row, utcnow_ms()):
+            return _document(_row_dict(row), _state(row))
     catch_up(db, client_id, game_id)
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
