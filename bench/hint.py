@@ -11,7 +11,9 @@ seat wins 25%; the goal is more than 25% + 3 standard errors (26.3% at 10,000 ga
 printed with the figure. The reference measured in the same run is three baseline players
 and one more baseline player in the hint's seat (its win rate should be 25%).
 CPU time is the processes' own (`/proc/self/stat` of each worker, summed), printed with the
-load average: the machine is shared, so wall time moves with other work.
+load average: the machine is shared, so wall time moves with other work. It also times one
+hint call on 2,000 positions of random games against the referee's own `legal_moves` on the
+same positions (the reference: what listing the legal moves costs).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.domain.banting.game import GameState, Move, apply_move, new_game  # noqa: E402
+from service.domain.banting.game import GameState, Move, apply_move, legal_moves, new_game  # noqa: E402
 from service.domain.banting.hint import hint, legal_candidates  # noqa: E402
 from service.domain.banting.rules import BantingParams  # noqa: E402
 from service.domain.cards import DECK  # noqa: E402
@@ -110,6 +112,30 @@ def win_rate(
     return sum(r[0] for r in results), sum(r[2] for r in results)
 
 
+def hint_cost(positions: int, seed: int) -> tuple[float, float]:
+    """(CPU seconds per hint, per `legal_moves`) over the same positions of random games
+    (the process's own CPU clock, finer than /proc's ticks for calls this short)."""
+    rng = random.Random(seed)
+    params = _params()
+    states: list[GameState] = []
+    while len(states) < positions:
+        deck = list(DECK)
+        rng.shuffle(deck)
+        state = new_game(PLAYERS, [deck[i * 13 : (i + 1) * 13] for i in range(4)], params)
+        while not state.finished and len(states) < positions:
+            states.append(state)
+            state = apply_move(state, rng.choice(legal_moves(state)))
+    before = time.process_time()
+    for state in states:
+        legal_moves(state)
+    reference = (time.process_time() - before) / positions
+    before = time.process_time()
+    for state in states:
+        assert state.turn is not None
+        hint(state, state.player_ids[state.turn])
+    return (time.process_time() - before) / positions, reference
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
@@ -121,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     goal = 0.25 + 3 * math.sqrt(0.25 * 0.75 / n)
     ref_n = args.reference_games or max(4, n // 5)
     failed = False
+    per_hint, per_list = hint_cost(2_000, args.seed)
+    load = os.getloadavg()
+    print(
+        f"one hint: {per_hint * 1e6:.0f} us CPU; the referee's legal_moves on the same 2,000 positions: "
+        f"{per_list * 1e6:.0f} us (ratio {per_hint / per_list:.1f}); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     print(f"{n} seeded four-player games per baseline, seed {args.seed}, {args.workers} workers")
     for name in BASELINES:
         started = time.perf_counter()
