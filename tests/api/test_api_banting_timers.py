@@ -54,7 +54,9 @@ def test_a_turn_timer_outside_1_to_86400_whole_seconds_is_422_naming_it(http, te
 
 def test_a_leader_who_times_out_plays_the_hint_dated_at_its_deadline(http, tenant, clock):
     game = timed(http, tenant)
-    suggested = hint(http, tenant, game["id"], "a").get_json()["move"]
+    answer = hint(http, tenant, game["id"], "a").get_json()
+    assert answer["deadline"] == game["deadline"] == f"{T0}:30.000Z"
+    suggested = answer["move"]
     clock.advance(seconds=29.999)
     assert state(http, tenant, game["id"])["history"] == []  # not yet
     clock.advance(seconds=0.001)
@@ -95,6 +97,14 @@ def test_a_move_after_the_players_deadline_is_422_turn_timed_out_and_changes_not
     # Its hint is refused the same way, and c (in turn) may still move.
     assert problem(hint(http, tenant, game["id"], "b"), 422, "illegal-move")["detail"].startswith("turn timed out")
     assert send(http, tenant, game["id"], "c: 7h").status_code == 200
+
+
+def test_a_late_move_with_an_if_match_is_still_turn_timed_out_not_412(http, tenant, clock):
+    game = timed(http, tenant)
+    seen = send(http, tenant, game["id"], "a: 3d").get_json()["version"]
+    clock.advance(seconds=30)
+    late = problem(send(http, tenant, game["id"], "b: 9c", **{"If-Match": f'"{seen}"'}), 422, "illegal-move")
+    assert late["detail"].startswith("turn timed out")
 
 
 def test_a_move_on_a_version_the_auto_moves_made_stale_is_412(http, tenant, clock):
