@@ -21,7 +21,7 @@ from service.domain.banting.rules import BantingParams
 from service.domain.banting.timers import deadline, overdue_moves
 from service.domain.cards import DECK, Card, canonical, parse_cards
 from service.domain.errors import IllegalMove
-from service.domain.rules import resolve_rules
+from service.domain.rules import PRESETS, resolve_rules
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,3 +272,27 @@ def test_the_bench_smoke_one_hint_player_beats_three_baseline_players():
     wins_lowest, _ = bench_hint.win_rate("lowest", 200, seed=1, workers=1)
     assert wins_random > 100  # against random players, most games
     assert wins_lowest > 50  # more than a quarter against "lowest legal play" players
+
+
+BIG_TWO_PRESETS = sorted(k for k, preset in PRESETS.items() if isinstance(preset.rules.params, BantingParams))
+
+
+@pytest.mark.parametrize(("preset", "version"), BIG_TWO_PRESETS)
+def test_under_every_big_two_preset_hints_are_legal_and_a_game_nobody_plays_ends(preset, version):
+    # Whatever variants a preset turns on, the hint and the auto moves ask its referee.
+    rules = resolve_rules({"preset": preset, "version": version}, "banting")
+    assert isinstance(rules.params, BantingParams)
+    rng = random.Random(version * 7919 + len(preset))
+    for _ in range(6):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        state = new_game(["a", "b", "c", "d"], [deck[i * 13 : i * 13 + 13] for i in range(4)], rules.params)
+        after, made = overdue_moves(state, T0, 5, T0 + timedelta(days=1))
+        assert after.finished and made
+        position = state
+        for auto in made:
+            assert position.turn is not None
+            player = position.player_ids[position.turn]
+            assert is_legal(position, hint(position, player).move)
+            position = apply_move(position, auto.move)
+        assert position == after
