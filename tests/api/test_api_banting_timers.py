@@ -198,6 +198,7 @@ def test_a_game_where_one_player_never_moves_still_finishes_with_its_auto_moves_
 
     stored = http.get(f"/v1/rounds/{doc['round']}", headers=tenant.headers).get_json()
     assert stored["history"] == doc["history"] and stored["turn_seconds"] == 20
+    assert list(stored["history"][0]) == ["n", "player", "play", "pass", "auto", "at"]  # as in the state
     d = next(p for p in stored["players"] if p["id"] == "d")
     assert (d["cards_left"], d["points"], d["result"]) == (13, -39, "-39000")  # 13 cards: x3
     verdict = http.get(f"/v1/rounds/{doc['round']}/verify", headers=tenant.read_headers).get_json()
