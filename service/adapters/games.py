@@ -84,6 +84,15 @@ class GameRepository:
             )
         )
 
+    def timed_in_play(self) -> list[tuple[str, str]]:
+        """(client, game) of every timed game still in play, oldest first (for a sweeper)."""
+        q = (
+            select(Game.client_id, Game.id)
+            .where(Game.status == "playing", Game.turn_seconds.is_not(None))
+            .order_by(Game.created_at)
+        )
+        return [(c, g) for c, g in self.session.execute(q)]
+
     def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""
         result = self.session.execute(

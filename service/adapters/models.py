@@ -308,6 +308,8 @@ class Game(Base):
     round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Seconds per turn; null: untimed. Overdue turns are played for on the next access.
+    turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Migration 0010: the match the game belongs to, and who leads it (first_lead previous_winner).
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
     leader: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -275,6 +275,12 @@ class ScoreDocumentSchema(Out):
         fields.Nested("HistoryEntrySchema"),
         metadata={"description": "Capsa Banting only: the game's moves."},
     )
+    turn_seconds = fields.Integer(
+        allow_none=True,
+        metadata=_meta(
+            None, "Capsa Banting games stored from the turn timers on: the game's turn timer (null: untimed)."
+        ),
+    )
 
 
 class VoidSchema(Out):
@@ -317,6 +323,12 @@ class RoundDocumentSchema(Out):
     history = fields.List(
         fields.Nested("HistoryEntrySchema"),
         metadata={"description": "Capsa Banting only: the game's moves."},
+    )
+    turn_seconds = fields.Integer(
+        allow_none=True,
+        metadata=_meta(
+            None, "Capsa Banting games stored from the turn timers on: the game's turn timer (null: untimed)."
+        ),
     )
 
 
@@ -568,6 +580,19 @@ class GameRequestSchema(Strict):
         validate=validate.Length(2, 4),
         metadata={"description": "2 to 4 players in seat order."},
     )
+    turn_seconds = fields.Integer(
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(1, 86_400),
+        metadata=_meta(
+            30,
+            "Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn lasts this "
+            "long from the previous move (the game's start for the first); a player still in "
+            "turn at its deadline is played for: it passes where the rules allow, otherwise "
+            "it plays the hint. Such moves are `auto: true` in the history and the round, and "
+            "the player's late move is 422 `illegal-move` (turn timed out).",
+        ),
+    )
 
 
 class MoveRequestSchema(Strict):
@@ -602,6 +627,53 @@ class HistoryEntrySchema(Out):
     player = Id("a", required=True)
     play = fields.List(Card(), required=True, allow_none=True, metadata=_meta(["3d"], "null for a pass."))
     pass_ = fields.Boolean(required=True, data_key="pass", metadata=_meta(False))
+    auto = fields.Boolean(
+        metadata=_meta(
+            False,
+            "true when the service made the move because the player's turn timed out. Always "
+            "in a game's state; in a stored round from the turn timers on (older rounds lack it).",
+        )
+    )
+    at = fields.String(
+        allow_none=True,
+        metadata=_meta(
+            "2026-11-29T10:00:12.000Z",
+            "When the move was made (an auto move: its turn's deadline); null for moves made "
+            "before turn timers, absent from rounds stored before them.",
+            format="date-time",
+        ),
+    )
+
+
+class HintRequestSchema(Strict):
+    player = Id("a", "The player in turn.", required=True)
+
+
+class HintMoveSchema(Out):
+    player = Id("a", required=True)
+    play = fields.List(Card(), metadata=_meta(["3d", "4d", "5c", "6h", "7s"], "The cards to play; absent for a pass."))
+    pass_ = fields.Boolean(data_key="pass", metadata=_meta(True, "Present (true) for a pass."))
+
+
+class HintSchema(Out):
+    game = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    version = fields.Integer(required=True, metadata=_meta(3, "The game version the hint was made on (If-Match)."))
+    move = fields.Nested(
+        HintMoveSchema,
+        required=True,
+        metadata={"description": "A move body, ready to post to the game's moves."},
+    )
+    combination = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(COMBINATIONS),
+        metadata=_meta("straight", "null for a pass."),
+    )
+    deadline = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "When the player's turn runs out; null when untimed.", format="date-time"),
+    )
 
 
 class GameStateSchema(Out):
@@ -615,6 +687,19 @@ class GameStateSchema(Out):
     table = Id("table-7", required=True, allow_none=True)
     players = fields.List(fields.Nested(GamePlayerSchema), required=True)
     turn = Id("a", "Whose turn; null once finished.", required=True, allow_none=True)
+    turn_seconds = fields.Integer(
+        required=True, allow_none=True, metadata=_meta(None, "The turn timer; null when untimed.")
+    )
+    deadline = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(
+            None,
+            "When the current turn runs out (the last move's time + turn_seconds); null when "
+            "untimed or finished.",
+            format="date-time",
+        ),
+    )
     leader = Id("a", "Who led the current trick.", required=True)
     table_play = fields.Nested(TablePlaySchema, required=True, allow_none=True)
     history = fields.List(fields.Nested(HistoryEntrySchema), required=True)

@@ -1,4 +1,5 @@
-"""`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed.
+"""`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed, and play
+the overdue turns of timed Big Two games.
 
 A game's deadline also takes effect on the first request that touches the game after it;
 the sweeper makes it take effect without one, so a settled round (and its events) does not
@@ -17,7 +18,7 @@ import time
 from types import FrameType
 
 from service.adapters.db import DEFAULT_DATABASE_URL
-from service.services import susun_games
+from service.services import banting, susun_games
 
 from .database import open_database
 
@@ -52,13 +53,14 @@ def sweep(args: argparse.Namespace) -> int:
             started = time.monotonic()
             try:
                 settled = susun_games.sweep_once(db)
+                played = banting.sweep(db)  # Big Two turns that ran out: their auto moves
             except Exception as exc:  # the database is away: say so, and try again next pass
-                settled = 0
+                settled = played = 0
                 print(f"capsa sweep: pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            if settled and not args.quiet:
+            if (settled or played) and not args.quiet:
                 took = (time.monotonic() - started) * 1000
-                print(f"settled {settled} game{'s' if settled != 1 else ''} in {took:.0f} ms", file=sys.stderr,
-                      flush=True)
+                print(f"settled {settled} game{'s' if settled != 1 else ''}, played {played} overdue "
+                      f"turn{'s' if played != 1 else ''} in {took:.0f} ms", file=sys.stderr, flush=True)
             if args.once or stop.wait(max(0.0, interval - (time.monotonic() - started))):
                 return 0
     finally:
@@ -68,9 +70,10 @@ def sweep(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
-        help="settle Capsa Susun games whose deadline has passed",
+        help="settle Capsa Susun games whose deadline has passed, play overdue Big Two turns",
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
-        "passed (missing players auto-arranged, the round stored), then poll again every "
+        "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
+        "timed Big Two games (their auto moves), then poll again every "
         "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT.",
     )
     p.add_argument("--database-url", help=f"the database (default $DATABASE_URL, else {DEFAULT_DATABASE_URL})")

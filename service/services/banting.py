@@ -5,6 +5,11 @@ referee (`service.domain.banting_game`). A move runs in one write transaction th
 game row (`SELECT ... FOR UPDATE` on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already serializes
 writers) and writes back under a version check, so two concurrent moves never both apply. The
 final move settles the game and records it as a `game: banting` round in the same transaction.
+
+Turn timers (`turn_seconds`): every access (GET, a move, a hint) first applies the auto moves
+that are due (`domain.banting.timers`) in a write transaction of their own, so they stand even
+when the request that found them then fails; each is stored with `"auto": true` and dated at
+its deadline, so whoever applies them, and however late, the same moves are stored.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from service.adapters.models import Game
@@ -25,11 +31,20 @@ from service.domain.banting.game import (
     replay,
     state_document,
 )
+from service.domain.banting.hint import hint as domain_hint
 from service.domain.banting.plays import evaluate_play
 from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.banting.settlement import settle_game, settlement_document
+from service.domain.banting.timers import TURN_TIMED_OUT, AutoMove, deadline, overdue_moves
 from service.domain.cards import Card, canonical, parse_cards
-from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
+from service.domain.errors import (
+    CapsaError,
+    FieldError,
+    IllegalMove,
+    InvalidCard,
+    InvalidRound,
+    raise_collected,
+)
 from service.domain.money import PairLine, PlayerLine, format_money, parse_currency_and_stake, parse_stake
 from service.domain.rules import RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
@@ -37,7 +52,7 @@ from service.domain.version import ENGINE_VERSION
 from . import deals
 from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from .idempotency import StoredResponse, run_once
-from .ids import new_id, utcnow_ms
+from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
 from .recording import round_record
 
@@ -76,6 +91,7 @@ class Setup:
     ids: list[str]
     hands: list[list[Card]]
     deal: str | None
+    turn_seconds: int | None = None
 
 
 def create(
@@ -118,6 +134,7 @@ def start(
         "updated_at": now,
         "match_id": match_id,
         "leader": leader,
+        "turn_seconds": setup.turn_seconds,
     }
     uow.games.insert(row)
     if setup.deal is not None:
@@ -148,7 +165,7 @@ def setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> Setup:
             if p.get("hand") is not None:
                 deals.check_hand(dealt, ids[i], p["hand"], f"players[{i}].hand")
         hands = [list(h) for h in dealt.hands]
-    return Setup(rules, currency, stake, body.get("table"), ids, hands, deal_id)
+    return Setup(rules, currency, stake, body.get("table"), ids, hands, deal_id, body.get("turn_seconds"))
 
 
 def _parse_hands(players: Sequence[Mapping[str, Any]]) -> list[list[Card]]:
@@ -164,10 +181,119 @@ def _parse_hands(players: Sequence[Mapping[str, Any]]) -> list[list[Card]]:
 
 
 def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
-    """`GET /v1/banting/games/{id}`: the state (hands are never shown)."""
+    """`GET /v1/banting/games/{id}`: the state (hands are never shown), after any auto
+    moves that were due."""
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
-        return game_document(_row_dict(row), _state(row))
+        if not _due(row, utcnow_ms()):
+            return game_document(_row_dict(row), _state(row))
+    catch_up(db, client_id, game_id)
+    with db.unit_of_work() as uow:
+        row = _found(uow, client_id, game_id)
+        return gamegame_document(_row_dict(row), _state(row))
+
+
+def hint(db: Database, client_id: str, game_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """`POST /v1/banting/games/{id}/hint`: a good legal move for the player in turn, from its
+    own cards (after any auto moves that were due); nothing is stored."""
+    catch_up(db, client_id, game_id)
+    with db.unit_of_work() as uow:
+        row = _found(uow, client_id, game_id)
+        state = _state(row)
+        player = str(body["player"])
+        if state.finished:
+            raise _finished(game_id)
+        _refuse_if_timed_out(row.moves, row.turn_seconds, state, player)
+        suggestion = domain_hint(state, player)
+        move_body: dict[str, Any] = {"player": player}
+        if suggestion.play is None:
+            move_body["pass"] = True
+        else:
+            move_body["play"] = canonical(suggestion.play.cards)
+        return {
+            "game": row.id,
+            "version": row.version,
+            "move": move_body,
+            "combination": None if suggestion.play is None else suggestion.play.combination.value,
+            "deadline": _deadline_text(_row_dict(row), state),
+        }
+
+
+# -- turn timers ----------------------------------------------------------------------------
+
+
+def _last_move_at(moves: Sequence[Mapping[str, Any]], created_at: datetime) -> datetime:
+    """When the turn in play began: the last move's time, or the game's start."""
+    for stored in reversed(moves):
+        if stored.get("at") is not None:
+            return datetime.fromisoformat(stored["at"])
+    return created_at
+
+
+def _deadline_text(row: Mapping[str, Any], state: GameState) -> str | None:
+    if row["turn_seconds"] is None or state.finished:
+        return None
+    return rfc3339(deadline(_last_move_at(row["moves"], row["created_at"]), row["turn_seconds"]))
+
+
+def _overdue(row: Game, state: GameState, now: datetime) -> tuple[GameState, list[dict[str, Any]]]:
+    """The state after the auto moves due by `now`, and those moves as stored."""
+    if row.turn_seconds is None or state.finished:
+        return state, []
+    state, made = overdue_moves(state, _last_move_at(row.moves, row.created_at), row.turn_seconds, now)
+    return state, [_stored_auto(m) for m in made]
+
+
+def _due(row: Game, now: datetime) -> bool:
+    """Whether the turn in play has run out (no replay needed to say so)."""
+    return (
+        row.turn_seconds is not None
+        and row.status == "playing"
+        and now >= deadline(_last_move_at(row.moves, row.created_at), row.turn_seconds)
+    )
+
+
+def catch_up(db: Database, client_id: str, game_id: str) -> int:
+    """Apply and store the game's overdue auto moves in their own transaction (a round too
+    when they end it); how many. Cheap when none is due: one read, no lock."""
+    with db.unit_of_work() as uow:
+        row = uow.games.get(client_id, game_id)
+        if row is None or not _due(row, utcnow_ms()):
+            return 0
+    with db.unit_of_work(write=True) as uow:
+        row = _found(uow, client_id, game_id, lock=True)
+        now = utcnow_ms()
+        if not _due(row, now):
+            return 0  # another request applied them first
+        state, added = _overdue(row, _state(row), now)
+        _save(uow, client_id, row, state, [*row.moves, *added], now)
+        uow.commit()
+        return len(added)
+
+
+def sweep(db: Database) -> int:
+    """Apply every timed game's overdue auto moves (for a sweeper process; accesses do it
+    anyway); how many moves."""
+    with db.unit_of_work() as uow:
+        due = uow.games.timed_in_play()
+    return sum(catch_up(db, client_id, game_id) for client_id, game_id in due)
+
+
+def _refuse_if_timed_out(
+    moves: Sequence[Mapping[str, Any]], turn_seconds: int | None, state: GameState, player: str
+) -> None:
+    """A player whose last turn the service played (and who is not in turn again) is late."""
+    seat = state.seat_of(player)
+    if seat is None or seat == state.turn or turn_seconds is None:
+        return
+    mine = [n for n, m in enumerate(moves, 1) if m["player"] == player]
+    last = moves[mine[-1] - 1] if mine else None
+    if last is not None and last.get("auto"):
+        n = mine[-1]
+        raise IllegalMove(
+            f"{TURN_TIMED_OUT}: {player!r}'s turn ended at {last['at']}; the service played move {n} for it",
+            field="player",
+        )
 
 
 def require(db: Database, client_id: str, game_id: str) -> None:
@@ -194,6 +320,9 @@ def _row_dict(row: Game) -> dict[str, Any]:
         "table_ref": row.table_ref,
         "version": row.version,
         "round_id": row.round_id,
+        "moves": row.moves,
+        "turn_seconds": row.turn_seconds,
+        "created_at": row.created_at,
     }
 
 
@@ -231,9 +360,14 @@ def game_document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
         "table": row["table_ref"],
         "players": domain["players"],
         "turn": domain["turn"],
+        "turn_seconds": row["turn_seconds"],
+        "deadline": _deadline_text(row, state),
         "leader": domain["leader"],
         "table_play": domain["table_play"],
-        "history": domain["history"],
+        "history": [
+            {**entry, "auto": bool(stored.get("auto")), "at": stored.get("at")}
+            for entry, stored in zip(domain["history"], row["moves"], strict=True)
+        ],
         "winner": domain["winner"],
         "round": row["round_id"],
     }
@@ -289,37 +423,54 @@ def move(
 
     def action(uow: UnitOfWork) -> StoredResponse:
         row = _found(uow, client_id, game_id, lock=True)
-        if expected_versions is not None and row.version not in expected_versions:
-            named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
-            raise PreconditionFailed(
-                f"the game is at version {row.version}, If-Match names {named}",
-                errors=[FieldError("header.If-Match", f"stale: the game is at version {row.version}")],
-            )
-        if row.status != "playing":
+        now = utcnow_ms()
+        # Auto moves due in the milliseconds since catch_up are applied here, before the move
+        # (if the move is then refused they roll back with it, and the next access makes them
+        # again, the same moves at the same times).
+        state, added = _overdue(row, _state(row), now)
+        before = [*row.moves, *added]
+        if row.status != "playing" or state.finished:
             raise _finished(game_id)
         the_move = parse_move(body)
+        _refuse_if_timed_out(before, row.turn_seconds, state, the_move.player)
+        if expected_versions is not None and (row.version not in expected_versions or added):
+            current = row.version + bool(added)  # the auto moves, once stored, are a version
+            named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
+            raise PreconditionFailed(
+                f"the game is at version {current}, If-Match names {named}",
+                errors=[FieldError("header.If-Match", f"stale: the game is at version {current}")],
+            )
         try:
-            state = apply_move(_state(row), the_move)
+            state = apply_move(state, the_move)
         except GameFinished as exc:  # the stored status said playing: should not happen
             raise _finished(game_id) from exc
-        now = utcnow_ms()
-        moves = [*row.moves, _stored_move(the_move)]
-        values: dict[str, Any] = {"moves": moves, "status": state.status, "updated_at": now}
-        round_id = None
-        if state.finished:
-            values["winner"] = state.player_ids[state.winner] if state.winner is not None else None
-            round_id = _record(uow, client_id, row, moves, state)
-            values["round_id"] = round_id
-            if row.match_id is not None:
-                from . import matches  # matches start games here: imported when needed
-
-                matches.game_finished(uow, client_id, row.match_id, row.id, round_id, state)
-        if not uow.games.update_if_version(row.id, row.version, values):
-            raise Conflict("the game changed while this move was applied; fetch it and retry")
-        doc = game_document({**_row_dict(row), "version": row.version + 1, "round_id": round_id}, state)
+        moves = [*before, _stored_move(the_move, now)]
+        version, round_id = _save(uow, client_id, row, state, moves, now)
+        doc = game_document({**_row_dict(row), "version": version, "round_id": round_id, "moves": moves}, state)
         return StoredResponse(200, dump(doc))
 
+    catch_up(db, client_id, game_id)
     return run_once(db, client_id, "POST", path, idempotency_key, body, action)
+
+
+def _save(
+    uow: UnitOfWork, client_id: str, row: Game, state: GameState, moves: list[dict[str, Any]], now: datetime
+) -> tuple[int, str | None]:
+    """Write the moves (and, when the game has ended, its round) under the version check;
+    the new version and the round."""
+    values: dict[str, Any] = {"moves": moves, "status": state.status, "updated_at": now}
+    round_id = None
+    if state.finished:
+        values["winner"] = state.player_ids[state.winner] if state.winner is not None else None
+        round_id = _record(uow, client_id, row, moves, state)
+        values["round_id"] = round_id
+        if row.match_id is not None:  # a move or an auto move ending a game of a match
+            from . import matches  # matches start games here: imported when needed
+
+            matches.game_finished(uow, client_id, row.match_id, row.id, round_id, state)
+    if not uow.games.update_if_version(row.id, row.version, values):
+        raise Conflict("the game changed while this move was applied; fetch it and retry")
+    return row.version + 1, round_id
 
 
 def _finished(game_id: str) -> Conflict:
@@ -329,8 +480,17 @@ def _finished(game_id: str) -> Conflict:
     )
 
 
-def _stored_move(m: Move) -> dict[str, Any]:
-    return {"player": m.player, "play": None if m.cards is None else canonical(m.cards)}
+def _stored_move(m: Move, at: datetime, auto: bool = False) -> dict[str, Any]:
+    return {
+        "player": m.player,
+        "play": None if m.cards is None else canonical(m.cards),
+        "at": rfc3339(at),
+        "auto": auto,
+    }
+
+
+def _stored_auto(made: AutoMove) -> dict[str, Any]:
+    return _stored_move(made.move, made.at, auto=True)
 
 
 # -- the finished game as a round -----------------------------------------------------------
@@ -348,7 +508,12 @@ class ScoredGame:
 
 
 def round_request(row: Game, moves: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The normalised request a finished game is recorded (and re-scored) from."""
+    """The normalised request a finished game is recorded (and re-scored) from.
+
+    `turn_seconds` and each move's `at` and `auto` were added with turn timers: a request
+    with `turn_seconds` (null when untimed) gives a document whose history marks the auto
+    moves; one stored before has neither, and re-scores to the document it was stored with.
+    """
     return {
         "rules": row.rules_json,
         "table": row.table_ref,
@@ -358,7 +523,17 @@ def round_request(row: Game, moves: Sequence[Mapping[str, Any]]) -> dict[str, An
         "deal": row.deal_id,
         "game": row.id,
         "players": [{"id": pid, "hand": list(hand)} for pid, hand in zip(row.players, row.hands, strict=True)],
-        "moves": [{"player": m["player"], "play": m["play"], "pass": m["play"] is None} for m in moves],
+        "turn_seconds": row.turn_seconds,
+        "moves": [
+            {
+                "player": m["player"],
+                "play": m["play"],
+                "pass": m["play"] is None,
+                "at": m.get("at"),
+                "auto": bool(m.get("auto")),
+            }
+            for m in moves
+        ],
         # Only games of a match name it and, under previous_winner, their leader: the requests
         # of games stored before matches existed stay as they were.
         **({} if row.match_id is None else {"match": row.match_id}),
@@ -397,8 +572,10 @@ def score_request(request: Mapping[str, Any]) -> ScoredGame:
         "players": settled["players"],
         "pairs": settled["pairs"],
         "house_fee": settled["house_fee"],
-        "history": state_document(state)["history"],
+        "history": _history(state, request),
     }
+    if "turn_seconds" in request:
+        document["turn_seconds"] = request["turn_seconds"]
     ids = state.player_ids
     lines = tuple(
         PlayerLine(ids[p.seat], p.points, p.money.result, p.money.winnings, p.money.fee, p.money.net)
@@ -408,6 +585,16 @@ def score_request(request: Mapping[str, Any]) -> ScoredGame:
         PairLine(ids[p.winner], ids[p.loser], stake, p.points, p.amount, p.outcome) for p in settlement.pairs
     )
     return ScoredGame(document, lines, pairs, settlement.house_fee, rules.preset)
+
+
+def _history(state: GameState, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = state_document(state)["history"]
+    if "turn_seconds" not in request:
+        return history  # stored before turn timers: the document it was stored with
+    return [
+        {**e, "auto": bool(m.get("auto")), "at": m.get("at")}
+        for e, m in zip(history, request["moves"], strict=True)
+    ]
 
 
 def rescore(request: Mapping[str, Any]) -> dict[str, Any]:

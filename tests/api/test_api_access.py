@@ -104,6 +104,7 @@ def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, An
         "/v1/susun/games/<sgame>/arrangements/<splayer>": lambda: {"arrangement": SWEEP_A},
         "/v1/webhooks": lambda: {"url": f"https://wallet.example.com/{mark}", "events": ["*"]},
         "/v1/webhooks/<webhook>": lambda: {"description": mark},
+        "/v1/banting/games/<game>/hint": lambda: {"player": f"p0-{owner_mark(owner)}"},
     }
     maker = bodies.get(normalise(rule))
     return maker() if maker else {}

@@ -91,8 +91,9 @@ def test_a_new_game_shows_the_state_of_api_md_without_any_cards(http, tenant):
     doc = start(http, tenant, FOUR)
     assert list(doc) == [
         "id", "status", "version", "rules", "currency", "stake", "table", "players", "turn",
-        "leader", "table_play", "history", "winner", "round",
+        "turn_seconds", "deadline", "leader", "table_play", "history", "winner", "round",
     ]
+    assert (doc["turn_seconds"], doc["deadline"]) == (None, None)  # untimed unless asked
     assert doc["id"].startswith("gm_")
     assert (doc["status"], doc["version"], doc["turn"], doc["leader"]) == ("playing", 1, "a", "a")
     assert doc["rules"]["preset"] == "capsa-banting-id" and doc["rules"]["params"]["bomb_ends_game"]

@@ -857,7 +857,11 @@ export interface paths {
         /**
          * Start a game with the players' hands, or with a deal (its players, in its order).
          * @description The holder of the lowest dealt card leads, and the first play must contain it.
-         *     Hands are kept by the service and never shown in the state.
+         *     Hands are kept by the service and never shown in the state. With `turn_seconds`
+         *     the game is timed: a player still in turn at its `deadline` is played for (a pass
+         *     where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+         *     service makes those moves on the next access to the game (a GET, a move or a
+         *     hint), each dated at its deadline, so no client has to poll at the deadline.
          */
         post: {
             parameters: {
@@ -967,7 +971,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The game's state (no player's cards). */
+        /**
+         * The game's state (no player's cards), after the auto moves that were due.
+         * @description A read key may fetch it: the auto moves it may store follow from the clock alone.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1021,7 +1028,10 @@ export interface paths {
          * Play cards or pass; an illegal move is 422 `illegal-move` with the reason.
          * @description Reasons: not your turn, cards not in hand, not a combination, does not beat, must
          *     contain the lowest card, passed already in this trick, the leader cannot pass, must
-         *     play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the game settles it and records
+         *     play the highest single (`last_card_rule`), turn timed out (a timed game: the
+         *     player's turn ran out and the service played for it; checked before If-Match).
+         *     Auto moves that were due are applied first; if any were, an If-Match is stale
+         *     (412). A move on a finished game is 409. The move that ends the game settles it and records
          *     it as a `game: banting` round, returned as `round`.
          */
         post: {
@@ -1327,6 +1337,76 @@ export interface paths {
                 406: components["responses"]["NOT_ACCEPTABLE"];
                 409: components["responses"]["CONFLICT"];
                 412: components["responses"]["PRECONDITION_FAILED"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banting/games/{game_id}/hint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A good legal move for the player in turn, from its own cards; nothing is stored.
+         * @description The answer's `move` is a move body to post as it is. The heuristic sees only that
+         *     player's cards, the table and the counts of cards left (docs/rules.md, "The hint
+         *     heuristic"); each candidate play is checked by the referee, so the hint is always
+         *     legal under the game's rules. A write key is needed: a hint discloses cards of a
+         *     game in play, which the state never shows (read keys see hands only in stored
+         *     rounds). Auto moves that were due are applied first. A player not in turn is 422
+         *     `illegal-move` (not your turn, or turn timed out); a finished game is 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    game_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "player": "a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HintRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Hint"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -3151,6 +3231,17 @@ export interface components {
             play: string[] | null;
             /** @example false */
             pass: boolean;
+            /**
+             * @description true when the service made the move because the player's turn timed out. Always in a game's state; in a stored round from the turn timers on (older rounds lack it).
+             * @example false
+             */
+            auto?: boolean;
+            /**
+             * Format: date-time
+             * @description When the move was made (an auto move: its turn's deadline); null for moves made before turn timers, absent from rounds stored before them.
+             * @example 2026-11-29T10:00:12.000Z
+             */
+            at?: string | null;
         };
         ScoreDocument: {
             /**
@@ -3186,6 +3277,11 @@ export interface components {
             house_fee: string;
             /** @description Capsa Banting only: the game's moves. */
             history?: components["schemas"]["HistoryEntry"][];
+            /**
+             * @description Capsa Banting games stored from the turn timers on: the game's turn timer (null: untimed).
+             * @example null
+             */
+            turn_seconds?: number | null;
         };
         Void: {
             /**
@@ -3253,6 +3349,11 @@ export interface components {
             audit: components["schemas"]["Audit"] | null;
             /** @description Capsa Banting only: the game's moves. */
             history?: components["schemas"]["HistoryEntry"][];
+            /**
+             * @description Capsa Banting games stored from the turn timers on: the game's turn timer (null: untimed).
+             * @example null
+             */
+            turn_seconds?: number | null;
         };
         RoundList: {
             items: components["schemas"]["RoundDocument"][];
@@ -3519,6 +3620,11 @@ export interface components {
             deal?: string | null;
             /** @description 2 to 4 players in seat order. */
             players: components["schemas"]["BantingPlayer"][];
+            /**
+             * @description Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn lasts this long from the previous move (the game's start for the first); a player still in turn at its deadline is played for: it passes where the rules allow, otherwise it plays the hint. Such moves are `auto: true` in the history and the round, and the player's late move is 422 `illegal-move` (turn timed out).
+             * @example 30
+             */
+            turn_seconds?: number | null;
         };
         GamePlayer: {
             /** @example a */
@@ -3582,6 +3688,17 @@ export interface components {
              * @example a
              */
             turn: string | null;
+            /**
+             * @description The turn timer; null when untimed.
+             * @example null
+             */
+            turn_seconds: number | null;
+            /**
+             * Format: date-time
+             * @description When the current turn runs out (the last move's time + turn_seconds); null when untimed or finished.
+             * @example null
+             */
+            deadline: string | null;
             /**
              * @description Who led the current trick.
              * @example a
@@ -3761,6 +3878,56 @@ export interface components {
              * @example null
              */
             deal?: string | null;
+        };
+        HintRequest: {
+            /**
+             * @description The player in turn.
+             * @example a
+             */
+            player: string;
+        };
+        HintMove: {
+            /** @example a */
+            player: string;
+            /**
+             * @description The cards to play; absent for a pass.
+             * @example [
+             *       "3d",
+             *       "4d",
+             *       "5c",
+             *       "6h",
+             *       "7s"
+             *     ]
+             */
+            play?: string[];
+            /**
+             * @description Present (true) for a pass.
+             * @example true
+             */
+            pass?: boolean;
+        };
+        Hint: {
+            /** @example gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            game: string;
+            /**
+             * @description The game version the hint was made on (If-Match).
+             * @example 3
+             */
+            version: number;
+            /** @description A move body, ready to post to the game's moves. */
+            move: components["schemas"]["HintMove"];
+            /**
+             * @description null for a pass.
+             * @example straight
+             * @enum {string|null}
+             */
+            combination: "single" | "pair" | "three_of_a_kind" | "straight" | "flush" | "full_house" | "four_of_a_kind" | "straight_flush" | null;
+            /**
+             * Format: date-time
+             * @description When the player's turn runs out; null when untimed.
+             * @example null
+             */
+            deadline: string | null;
         };
         VoidRequest: {
             /**

@@ -18,6 +18,8 @@ from ..schemas import (
     MatchGameRequestSchema,
     MatchRequestSchema,
     MatchSchema,
+    HintRequestSchema,
+    HintSchema,
     MoveRequestSchema,
     PlayEvaluateRequestSchema,
     PlayEvaluationSchema,
@@ -96,7 +98,11 @@ class Games(MethodView):
         """Start a game with the players' hands, or with a deal (its players, in its order).
 
         The holder of the lowest dealt card leads, and the first play must contain it.
-        Hands are kept by the service and never shown in the state.
+        Hands are kept by the service and never shown in the state. With `turn_seconds`
+        the game is timed: a player still in turn at its `deadline` is played for (a pass
+        where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+        service makes those moves on the next access to the game (a GET, a move or a
+        hint), each dated at its deadline, so no client has to poll at the deadline.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
         return _send(banting.create(db(), principal().client_id, body, key))
@@ -107,7 +113,10 @@ class GameById(MethodView):
     @blp.response(200, GameStateSchema, headers={"ETag": STATE_HEADERS["ETag"]})
     @blp.problems(*AUTH, 404)
     def get(self, game_id: str) -> Response:
-        """The game's state (no player's cards)."""
+        """The game's state (no player's cards), after the auto moves that were due.
+
+        A read key may fetch it: the auto moves it may store follow from the clock alone.
+        """
         document = banting.get(db(), principal().client_id, game_id)
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
 
@@ -124,7 +133,10 @@ class Moves(MethodView):
 
         Reasons: not your turn, cards not in hand, not a combination, does not beat, must
         contain the lowest card, passed already in this trick, the leader cannot pass, must
-        play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the game settles it and records
+        play the highest single (`last_card_rule`), turn timed out (a timed game: the
+        player's turn ran out and the service played for it; checked before If-Match).
+        Auto moves that were due are applied first; if any were, an If-Match is stale
+        (412). A move on a finished game is 409. The move that ends the game settles it and records
         it as a `game: banting` round, returned as `round`.
         """
         client_id = principal().client_id
@@ -200,3 +212,24 @@ class MatchGames(MethodView):
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = banting.parse_if_match(request.headers.get("If-Match"))
         return _send(matches.start_game(db(), client_id, match_id, body, version, key))
+@blp.route("/games/<string:game_id>/hint")
+class Hint(MethodView):
+    @allow_read  # the write scope is checked in the view, after the game is found
+    @blp.arguments(HintRequestSchema, example={"player": "a"})
+    @blp.response(200, HintSchema)
+    @blp.problems(*BODY, 404, 409)
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
+        """A good legal move for the player in turn, from its own cards; nothing is stored.
+
+        The answer's `move` is a move body to post as it is. The heuristic sees only that
+        player's cards, the table and the counts of cards left (docs/rules.md, "The hint
+        heuristic"); each candidate play is checked by the referee, so the hint is always
+        legal under the game's rules. A write key is needed: a hint discloses cards of a
+        game in play, which the state never shows (read keys see hands only in stored
+        rounds). Auto moves that were due are applied first. A player not in turn is 422
+        `illegal-move` (not your turn, or turn timed out); a finished game is 409.
+        """
+        client_id = principal().client_id
+        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        require_write()
+        return json_response(banting.hint(db(), client_id, game_id, body))

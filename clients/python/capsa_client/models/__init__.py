@@ -43,6 +43,12 @@ from .get_v1_events_type import GetV1EventsType
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
 from .get_v1_susun_games_status import GetV1SusunGamesStatus
 from .health import Health
+from .hint import Hint
+from .hint_combination_type_1 import HintCombinationType1
+from .hint_combination_type_2_type_1 import HintCombinationType2Type1
+from .hint_combination_type_3_type_1 import HintCombinationType3Type1
+from .hint_move import HintMove
+from .hint_request import HintRequest
 from .history_entry import HistoryEntry
 from .match import Match
 from .match_game import MatchGame
@@ -185,6 +191,12 @@ __all__ = (
     "GetV1LedgerSummaryGroupBy",
     "GetV1SusunGamesStatus",
     "Health",
+    "Hint",
+    "HintCombinationType1",
+    "HintCombinationType2Type1",
+    "HintCombinationType3Type1",
+    "HintMove",
+    "HintRequest",
     "HistoryEntry",
     "Match",
     "MatchGame",

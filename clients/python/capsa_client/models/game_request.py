@@ -26,6 +26,10 @@ class GameRequest:
             (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules. Example: capsa-banting-id.
         table (None | str | Unset): The operator's table. Example: table-7.
         deal (None | str | Unset): A deal id: the players must be the deal's, in its order.
+        turn_seconds (int | None | Unset): Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn
+            lasts this long from the previous move (the game's start for the first); a player still in turn at its deadline
+            is played for: it passes where the rules allow, otherwise it plays the hint. Such moves are `auto: true` in the
+            history and the round, and the player's late move is 422 `illegal-move` (turn timed out). Example: 30.
     """
 
     currency: str
@@ -34,6 +38,7 @@ class GameRequest:
     rules: GameRequestRulesType1 | str | Unset = UNSET
     table: None | str | Unset = UNSET
     deal: None | str | Unset = UNSET
+    turn_seconds: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.game_request_rules_type_1 import GameRequestRulesType1
@@ -67,6 +72,12 @@ class GameRequest:
         else:
             deal = self.deal
 
+        turn_seconds: int | None | Unset
+        if isinstance(self.turn_seconds, Unset):
+            turn_seconds = UNSET
+        else:
+            turn_seconds = self.turn_seconds
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -82,6 +93,8 @@ class GameRequest:
             field_dict["table"] = table
         if deal is not UNSET:
             field_dict["deal"] = deal
+        if turn_seconds is not UNSET:
+            field_dict["turn_seconds"] = turn_seconds
 
         return field_dict
 
@@ -135,6 +148,15 @@ class GameRequest:
 
         deal = _parse_deal(d.pop("deal", UNSET))
 
+        def _parse_turn_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds", UNSET))
+
         game_request = cls(
             currency=currency,
             stake=stake,
@@ -142,6 +164,7 @@ class GameRequest:
             rules=rules,
             table=table,
             deal=deal,
+            turn_seconds=turn_seconds,
         )
 
         return game_request

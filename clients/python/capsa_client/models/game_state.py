@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
@@ -32,6 +33,9 @@ class GameState:
         table (None | str):  Example: table-7.
         players (list[GamePlayer]):
         turn (None | str): Whose turn; null once finished. Example: a.
+        turn_seconds (int | None): The turn timer; null when untimed.
+        deadline (datetime.datetime | None): When the current turn runs out (the last move's time + turn_seconds); null
+            when untimed or finished.
         leader (str): Who led the current trick. Example: a.
         table_play (None | TablePlay):
         history (list[HistoryEntry]):
@@ -49,6 +53,8 @@ class GameState:
     table: None | str
     players: list[GamePlayer]
     turn: None | str
+    turn_seconds: int | None
+    deadline: datetime.datetime | None
     leader: str
     table_play: None | TablePlay
     history: list[HistoryEntry]
@@ -81,6 +87,15 @@ class GameState:
 
         turn: None | str
         turn = self.turn
+
+        turn_seconds: int | None
+        turn_seconds = self.turn_seconds
+
+        deadline: None | str
+        if isinstance(self.deadline, datetime.datetime):
+            deadline = self.deadline.isoformat()
+        else:
+            deadline = self.deadline
 
         leader = self.leader
 
@@ -116,6 +131,8 @@ class GameState:
                 "table": table,
                 "players": players,
                 "turn": turn,
+                "turn_seconds": turn_seconds,
+                "deadline": deadline,
                 "leader": leader,
                 "table_play": table_play,
                 "history": history,
@@ -169,6 +186,28 @@ class GameState:
 
         turn = _parse_turn(d.pop("turn"))
 
+        def _parse_turn_seconds(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds"))
+
+        def _parse_deadline(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                deadline_type_0 = datetime.datetime.fromisoformat(data)
+
+                return deadline_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        deadline = _parse_deadline(d.pop("deadline"))
+
         leader = d.pop("leader")
 
         def _parse_table_play(data: object) -> None | TablePlay:
@@ -219,6 +258,8 @@ class GameState:
             table=table,
             players=players,
             turn=turn,
+            turn_seconds=turn_seconds,
+            deadline=deadline,
             leader=leader,
             table_play=table_play,
             history=history,

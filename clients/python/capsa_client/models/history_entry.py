@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="HistoryEntry")
 
@@ -16,12 +19,18 @@ class HistoryEntry:
         player (str):  Example: a.
         play (list[str] | None): null for a pass. Example: ['3d'].
         pass_ (bool):  Example: False.
+        auto (bool | Unset): true when the service made the move because the player's turn timed out. Always in a game's
+            state; in a stored round from the turn timers on (older rounds lack it). Example: False.
+        at (datetime.datetime | None | Unset): When the move was made (an auto move: its turn's deadline); null for
+            moves made before turn timers, absent from rounds stored before them. Example: 2026-11-29T10:00:12.000Z.
     """
 
     n: int
     player: str
     play: list[str] | None
     pass_: bool
+    auto: bool | Unset = UNSET
+    at: datetime.datetime | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         n = self.n
@@ -37,6 +46,16 @@ class HistoryEntry:
 
         pass_ = self.pass_
 
+        auto = self.auto
+
+        at: None | str | Unset
+        if isinstance(self.at, Unset):
+            at = UNSET
+        elif isinstance(self.at, datetime.datetime):
+            at = self.at.isoformat()
+        else:
+            at = self.at
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -47,6 +66,10 @@ class HistoryEntry:
                 "pass": pass_,
             }
         )
+        if auto is not UNSET:
+            field_dict["auto"] = auto
+        if at is not UNSET:
+            field_dict["at"] = at
 
         return field_dict
 
@@ -74,11 +97,32 @@ class HistoryEntry:
 
         pass_ = d.pop("pass")
 
+        auto = d.pop("auto", UNSET)
+
+        def _parse_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        at = _parse_at(d.pop("at", UNSET))
+
         history_entry = cls(
             n=n,
             player=player,
             play=play,
             pass_=pass_,
+            auto=auto,
+            at=at,
         )
 
         return history_entry

@@ -49,6 +49,8 @@ class RoundDocument:
         game_id (str | Unset): Rounds of a server-run Capsa Susun game only: the game. Example:
             sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
+        turn_seconds (int | None | Unset): Capsa Banting games stored from the turn timers on: the game's turn timer
+            (null: untimed).
     """
 
     id: str
@@ -68,6 +70,7 @@ class RoundDocument:
     audit: Audit | None
     game_id: str | Unset = UNSET
     history: list[HistoryEntry] | Unset = UNSET
+    turn_seconds: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.audit import Audit
@@ -128,6 +131,12 @@ class RoundDocument:
                 history_item = history_item_data.to_dict()
                 history.append(history_item)
 
+        turn_seconds: int | None | Unset
+        if isinstance(self.turn_seconds, Unset):
+            turn_seconds = UNSET
+        else:
+            turn_seconds = self.turn_seconds
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -153,6 +162,8 @@ class RoundDocument:
             field_dict["game_id"] = game_id
         if history is not UNSET:
             field_dict["history"] = history
+        if turn_seconds is not UNSET:
+            field_dict["turn_seconds"] = turn_seconds
 
         return field_dict
 
@@ -253,6 +264,15 @@ class RoundDocument:
 
                 history.append(history_item)
 
+        def _parse_turn_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds", UNSET))
+
         round_document = cls(
             id=id,
             game=game,
@@ -271,6 +291,7 @@ class RoundDocument:
             audit=audit,
             game_id=game_id,
             history=history,
+            turn_seconds=turn_seconds,
         )
 
         return round_document

@@ -37,6 +37,8 @@ class ScoreDocument:
         game_id (str | Unset): Rounds of a server-run Capsa Susun game only: the game. Example:
             sg_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         history (list[HistoryEntry] | Unset): Capsa Banting only: the game's moves.
+        turn_seconds (int | None | Unset): Capsa Banting games stored from the turn timers on: the game's turn timer
+            (null: untimed).
     """
 
     game: ScoreDocumentGame
@@ -51,6 +53,7 @@ class ScoreDocument:
     house_fee: str
     game_id: str | Unset = UNSET
     history: list[HistoryEntry] | Unset = UNSET
+    turn_seconds: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         game: str = self.game
@@ -90,6 +93,12 @@ class ScoreDocument:
                 history_item = history_item_data.to_dict()
                 history.append(history_item)
 
+        turn_seconds: int | None | Unset
+        if isinstance(self.turn_seconds, Unset):
+            turn_seconds = UNSET
+        else:
+            turn_seconds = self.turn_seconds
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -110,6 +119,8 @@ class ScoreDocument:
             field_dict["game_id"] = game_id
         if history is not UNSET:
             field_dict["history"] = history
+        if turn_seconds is not UNSET:
+            field_dict["turn_seconds"] = turn_seconds
 
         return field_dict
 
@@ -172,6 +183,15 @@ class ScoreDocument:
 
                 history.append(history_item)
 
+        def _parse_turn_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        turn_seconds = _parse_turn_seconds(d.pop("turn_seconds", UNSET))
+
         score_document = cls(
             game=game,
             table=table,
@@ -185,6 +205,7 @@ class ScoreDocument:
             house_fee=house_fee,
             game_id=game_id,
             history=history,
+            turn_seconds=turn_seconds,
         )
 
         return score_document

@@ -74,7 +74,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[GameState | Problem]:
-    """The game's state (no player's cards).
+    """The game's state (no player's cards), after the auto moves that were due.
+
+     A read key may fetch it: the auto moves it may store follow from the clock alone.
 
     Args:
         game_id (str):
@@ -103,7 +105,9 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> GameState | Problem | None:
-    """The game's state (no player's cards).
+    """The game's state (no player's cards), after the auto moves that were due.
+
+     A read key may fetch it: the auto moves it may store follow from the clock alone.
 
     Args:
         game_id (str):
@@ -127,7 +131,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[GameState | Problem]:
-    """The game's state (no player's cards).
+    """The game's state (no player's cards), after the auto moves that were due.
+
+     A read key may fetch it: the auto moves it may store follow from the clock alone.
 
     Args:
         game_id (str):
@@ -154,7 +160,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> GameState | Problem | None:
-    """The game's state (no player's cards).
+    """The game's state (no player's cards), after the auto moves that were due.
+
+     A read key may fetch it: the auto moves it may store follow from the clock alone.
 
     Args:
         game_id (str):

@@ -111,7 +111,11 @@ def sync_detailed(
     """Start a game with the players' hands, or with a deal (its players, in its order).
 
      The holder of the lowest dealt card leads, and the first play must contain it.
-    Hands are kept by the service and never shown in the state.
+    Hands are kept by the service and never shown in the state. With `turn_seconds`
+    the game is timed: a player still in turn at its `deadline` is played for (a pass
+    where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+    service makes those moves on the next access to the game (a GET, a move or a
+    hint), each dated at its deadline, so no client has to poll at the deadline.
 
     Args:
         idempotency_key (str | Unset):
@@ -146,7 +150,11 @@ def sync(
     """Start a game with the players' hands, or with a deal (its players, in its order).
 
      The holder of the lowest dealt card leads, and the first play must contain it.
-    Hands are kept by the service and never shown in the state.
+    Hands are kept by the service and never shown in the state. With `turn_seconds`
+    the game is timed: a player still in turn at its `deadline` is played for (a pass
+    where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+    service makes those moves on the next access to the game (a GET, a move or a
+    hint), each dated at its deadline, so no client has to poll at the deadline.
 
     Args:
         idempotency_key (str | Unset):
@@ -176,7 +184,11 @@ async def asyncio_detailed(
     """Start a game with the players' hands, or with a deal (its players, in its order).
 
      The holder of the lowest dealt card leads, and the first play must contain it.
-    Hands are kept by the service and never shown in the state.
+    Hands are kept by the service and never shown in the state. With `turn_seconds`
+    the game is timed: a player still in turn at its `deadline` is played for (a pass
+    where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+    service makes those moves on the next access to the game (a GET, a move or a
+    hint), each dated at its deadline, so no client has to poll at the deadline.
 
     Args:
         idempotency_key (str | Unset):
@@ -209,7 +221,11 @@ async def asyncio(
     """Start a game with the players' hands, or with a deal (its players, in its order).
 
      The holder of the lowest dealt card leads, and the first play must contain it.
-    Hands are kept by the service and never shown in the state.
+    Hands are kept by the service and never shown in the state. With `turn_seconds`
+    the game is timed: a player still in turn at its `deadline` is played for (a pass
+    where the rules allow one, otherwise the hint's move), marked `auto: true`. The
+    service makes those moves on the next access to the game (a GET, a move or a
+    hint), each dated at its deadline, so no client has to poll at the deadline.
 
     Args:
         idempotency_key (str | Unset):

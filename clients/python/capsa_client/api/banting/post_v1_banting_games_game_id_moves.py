@@ -132,8 +132,10 @@ def sync_detailed(
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
     contain the lowest card, passed already in this trick, the leader cannot pass, must
-    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
-    game settles it and records
+    play the highest single (`last_card_rule`), turn timed out (a timed game: the
+    player's turn ran out and the service played for it; checked before If-Match).
+    Auto moves that were due are applied first; if any were, an If-Match is stale
+    (412). A move on a finished game is 409. The move that ends the game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -176,8 +178,10 @@ def sync(
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
     contain the lowest card, passed already in this trick, the leader cannot pass, must
-    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
-    game settles it and records
+    play the highest single (`last_card_rule`), turn timed out (a timed game: the
+    player's turn ran out and the service played for it; checked before If-Match).
+    Auto moves that were due are applied first; if any were, an If-Match is stale
+    (412). A move on a finished game is 409. The move that ends the game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -215,8 +219,10 @@ async def asyncio_detailed(
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
     contain the lowest card, passed already in this trick, the leader cannot pass, must
-    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
-    game settles it and records
+    play the highest single (`last_card_rule`), turn timed out (a timed game: the
+    player's turn ran out and the service played for it; checked before If-Match).
+    Auto moves that were due are applied first; if any were, an If-Match is stale
+    (412). A move on a finished game is 409. The move that ends the game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
@@ -257,8 +263,10 @@ async def asyncio(
 
      Reasons: not your turn, cards not in hand, not a combination, does not beat, must
     contain the lowest card, passed already in this trick, the leader cannot pass, must
-    play the highest single (`last_card_rule`). A move on a finished game is 409. The move that ends the
-    game settles it and records
+    play the highest single (`last_card_rule`), turn timed out (a timed game: the
+    player's turn ran out and the service played for it; checked before If-Match).
+    Auto moves that were due are applied first; if any were, an If-Match is stale
+    (412). A move on a finished game is 409. The move that ends the game settles it and records
     it as a `game: banting` round, returned as `round`.
 
     Args:
