@@ -190,7 +190,7 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     catch_up(db, client_id, game_id)
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
-        return gamegame_document(_row_dict(row), _state(row))
+        return game_document(_row_dict(row), _state(row))
 
 
 def hint(db: Database, client_id: str, game_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -396,6 +396,18 @@ def parse_if_match(header: str | None) -> frozenset[int] | None:
     return frozenset(versions)
 
 
+def refuse_stale(expected_versions: frozenset[int] | None, current: int, what: str) -> None:
+    """412 unless `If-Match` (as `parse_if_match` read it) names the `current` version of
+    the game or match (`what`); no header or `*` passes."""
+    if expected_versions is None or current in expected_versions:
+        return
+    named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
+    raise PreconditionFailed(
+        f"the {what} is at version {current}, If-Match names {named}",
+        errors=[FieldError("header.If-Match", f"stale: the {what} is at version {current}")],
+    )
+
+
 def parse_move(body: Mapping[str, Any]) -> Move:
     """`{"player", "play": [...]}` or `{"player", "pass": true}`, exactly one of the two."""
     player = str(body["player"])
@@ -433,13 +445,8 @@ def move(
             raise _finished(game_id)
         the_move = parse_move(body)
         _refuse_if_timed_out(before, row.turn_seconds, state, the_move.player)
-        if expected_versions is not None and (row.version not in expected_versions or added):
-            current = row.version + bool(added)  # the auto moves, once stored, are a version
-            named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
-            raise PreconditionFailed(
-                f"the game is at version {current}, If-Match names {named}",
-                errors=[FieldError("header.If-Match", f"stale: the game is at version {current}")],
-            )
+        # The auto moves, once stored, are a version of their own: the client's is stale.
+        refuse_stale(expected_versions, row.version + bool(added), "game")
         try:
             state = apply_move(state, the_move)
         except GameFinished as exc:  # the stored status said playing: should not happen

@@ -22,7 +22,7 @@ from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
 
 from . import banting
-from .errors import Conflict, NotFound, PreconditionFailed
+from .errors import Conflict, NotFound
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, utcnow_ms
 from .jsondoc import dump
@@ -86,7 +86,7 @@ def start_game(
     client_id: str,
     match_id: str,
     body: Mapping[str, Any],
-    expected_version: int | None,
+    expected_versions: frozenset[int] | None,
     idempotency_key: str | None,
 ) -> StoredResponse:
     """`POST /v1/banting/matches/{id}/games`: the next game of the match, with the match's
@@ -95,11 +95,7 @@ def start_game(
 
     def action(uow: UnitOfWork) -> StoredResponse:
         match = _found(uow, client_id, match_id, lock=True)
-        if expected_version is not None and expected_version != match.version:
-            raise PreconditionFailed(
-                f"the match is at version {match.version}, not {expected_version}",
-                errors=[FieldError("header.If-Match", f"stale: the match is at version {match.version}")],
-            )
+        banting.refuse_stale(expected_versions, match.version, "match")
         if match.status != domain.PLAYING:
             raise Conflict(
                 f"match {match_id!r} has finished; no more games",

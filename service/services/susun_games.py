@@ -33,8 +33,9 @@ from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.suggest.search import suggest
 
 from . import deals
+from .banting import refuse_stale
 from .documents import rules_document
-from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
+from .errors import Conflict, InvalidInput, NotFound
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
@@ -285,7 +286,7 @@ def submit(
     game_id: str,
     player: str,
     body: Mapping[str, Any],
-    expected_version: int | None,
+    expected_versions: frozenset[int] | None,
     idempotency_key: str | None,
     due: bool | None = None,
 ) -> StoredResponse:
@@ -299,11 +300,7 @@ def submit(
     def action(uow: UnitOfWork) -> StoredResponse:
         row = _found(uow, client_id, game_id, lock=True)
         seat = _seat(row, player)
-        if expected_version is not None and expected_version != row.version:
-            raise PreconditionFailed(
-                f"the game is at version {row.version}, not {expected_version}",
-                errors=[FieldError("header.If-Match", f"stale: the game is at version {row.version}")],
-            )
+        refuse_stale(expected_versions, row.version, "game")
         now = utcnow_ms()
         if row.status != ARRANGING or now >= row.deadline:
             raise _closed(row)

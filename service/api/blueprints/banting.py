@@ -15,11 +15,11 @@ from ..auth import allow_read, require_write
 from ..schemas import (
     GameRequestSchema,
     GameStateSchema,
+    HintRequestSchema,
+    HintSchema,
     MatchGameRequestSchema,
     MatchRequestSchema,
     MatchSchema,
-    HintRequestSchema,
-    HintSchema,
     MoveRequestSchema,
     PlayEvaluateRequestSchema,
     PlayEvaluationSchema,
