@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
 
 from service import ENGINE_VERSION
+from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
@@ -53,6 +55,8 @@ def _env_config() -> dict[str, Any]:
         "FORWARDED_ALLOW_IPS": os.environ.get(
             "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS
         ),
+        # The receipts' keyring (`capsa keys create`); unset: records are stored unsigned.
+        "SIGNING_KEY_FILE": os.environ.get(keyfile.ENV, ""),
     }
 
 
@@ -87,9 +91,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     configure_logging(app.config["LOG_LEVEL"])
 
+    key_file = app.config.get("SIGNING_KEY_FILE") or ""
     app.extensions["capsa"] = Capsa(
         db=Database(
             app.config["DATABASE_URL"],
+            keyring=keyfile.load(Path(key_file)) if key_file else None,
             **{
                 "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],
                 **app.config["DATABASE_OPTIONS"],

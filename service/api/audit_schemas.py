@@ -10,6 +10,8 @@ from .fields import Id, SignedMoney, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
+KID = "3f6c0e1b9a7d4c2e"
+SIGNATURE = "q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg"
 
 COUNTING = """\
 How a period is counted: a report sums the ledger lines *dated* in [since, until). A
@@ -132,15 +134,78 @@ class AuditRecordSchema(Out):
             "The RFC 8785 canonical JSON exactly as hashed.",
         ),
     )
+    kid = fields.String(required=True, allow_none=True, metadata=_meta(KID, "The receipt's key; null while unsigned."))
+    signature = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(SIGNATURE, "The record's receipt (see the round document's `audit.signature`)."),
+    )
 
 
 class AuditHeadSchema(Out):
+    client_id = fields.String(
+        required=True, metadata=_meta("cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "This client's id, as receipts sign it.")
+    )
     sequence = fields.Integer(required=True, metadata=_meta(42, "0 before the first record."))
     hash = fields.String(required=True, metadata=_meta(HASH))
     created_at = fields.String(
         required=True,
         allow_none=True,
         metadata=_meta("2026-11-29T10:00:00.000Z", "When the last record was made; null when none.", format="date-time"),
+    )
+    signed_at = fields.String(
+        required=True,
+        metadata=_meta("2026-11-29T10:00:05.123Z", "When the service signed this head.", format="date-time"),
+    )
+    kid = fields.String(required=True, allow_none=True, metadata=_meta(KID, "The key that signed; null without one."))
+    signature = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(
+            SIGNATURE,
+            "Ed25519 signature (unpadded base64url) over the UTF-8 bytes "
+            "`capsa-head-v1\\n{client_id}\\n{sequence}\\n{hash}\\n{signed_at}\\n`. Keep it: two signed "
+            "heads that cannot lie on one chain prove a fork (`capsa audit verify-file --head`).",
+        ),
+    )
+
+
+class SigningKeySchema(Out):
+    kid = fields.String(required=True, metadata=_meta(KID, "First 16 hex digits of SHA-256 over the raw public key."))
+    algorithm = fields.String(required=True, validate=validate.OneOf(["Ed25519"]), metadata=_meta("Ed25519"))
+    public_key = fields.String(
+        required=True, metadata=_meta("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "32 raw bytes, unpadded base64url.")
+    )
+    created_at = fields.String(required=True, metadata=_meta("2026-12-01T09:00:00.000Z", format="date-time"))
+    retired_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "When a newer key took over; its signatures keep verifying.", format="date-time"),
+    )
+
+
+class SigningKeysSchema(Out):
+    keys = fields.List(
+        fields.Nested(SigningKeySchema),
+        required=True,
+        metadata={"description": "Every key that signed or signs receipts and heads, oldest first."},
+    )
+
+
+class ExportQuerySchema(Query):
+    from_sequence = fields.Integer(
+        load_default=1,
+        validate=validate.Range(1, 2**62),
+        metadata=_meta(1, "First sequence to export (default 1)."),
+    )
+    limit = fields.Integer(
+        load_default=10_000,
+        validate=validate.Range(1, 50_000),
+        metadata=_meta(
+            10_000,
+            "Records in this answer, 1-50,000 (default 10,000). When the chain goes on past them, the "
+            "`Capsa-Next-From-Sequence` header (and `Link: rel=\"next\"`) say where to continue.",
+        ),
     )
 
 

@@ -19,7 +19,7 @@ from service.adapters.records import Appended, LineRow, NewRecord, RoundColumns
 from service.domain import audit as chain
 from service.domain.money import PlayerLine
 
-from .documents import audit_of, round_document
+from .documents import audit_of_record, round_document
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class BuiltRecord:
         return round_document(
             self.new.round_id,
             self.document,
-            audit_of(appended.sequence, appended.hash, appended.previous_hash),
+            audit_of_record(appended),
             void,
         )
 

@@ -14,7 +14,8 @@ from service.adapters.db import make_engine, normalise_url
 from service.adapters.migrate import MIGRATIONS, alembic_config, downgrade, upgrade
 
 TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledger_lines", "deals", "games",
-          "idempotency_records", "service_secrets", "alembic_version"}
+          "idempotency_records", "service_secrets", "alembic_version",
+          "chain_signatures"}  # 0008: receipts
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 
