@@ -80,9 +80,12 @@ def unb64(text: str) -> bytes:
     if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}", text):
         raise ValueError(f"not base64url: {text!r}")
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError) as exc:
         raise ValueError(f"not base64url: {text!r}") from exc
+    if b64(data) != text.rstrip("="):  # unused low bits set: another text for the same bytes
+        raise ValueError(f"not canonical base64url: {text!r}")
+    return data
 
 
 def kid_of(public: bytes) -> str:
