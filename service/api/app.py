@@ -147,14 +147,23 @@ def _before_request() -> None:
     path = request.path
     if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
         accept = request.headers.get("Accept", "").strip()
-        types = _JSON_TYPES + ["text/csv"] if path == "/v1/ledger/entries" else _JSON_TYPES
+        types = _answer_types(path)
         if accept and request.accept_mimetypes.best_match(types) is None:
-            raise Problem(406, "not-acceptable", "this route answers application/json only")
+            raise Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
     if path.startswith("/v1/"):
         try:
             authenticate_request()
         except Unauthorized as refused:
             g.unauthorized = refused  # answered once the anonymous rate limit has counted it
+
+
+def _answer_types(path: str) -> list[str]:
+    """The media types a route can answer (problems are always problem+json)."""
+    if path == "/v1/ledger/entries" or (path.startswith("/v1/ledger/players/") and path.endswith("/statement")):
+        return [*_JSON_TYPES, "text/csv"]
+    if path == "/v1/audit/export":
+        return ["application/x-ndjson", "application/problem+json"]
+    return _JSON_TYPES
 
 
 def _refuse_unauthenticated() -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, Schema, fields, validate
+import re
+from datetime import date
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from service.domain.audit import GENESIS_HASH
 
@@ -36,15 +40,51 @@ class Query(Schema):
         ordered = True
 
 
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+class DateOrDateTime(fields.AwareDateTime):
+    """An RFC 3339 date-time with its offset, or a date (`2026-12-01`): the service reads a
+    date as midnight in the request's `tz`, so it stays a `date` here."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                return date.fromisoformat(value)
+            except ValueError as exc:
+                raise ValidationError(f"not a valid date: {value!r}") from exc
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 def _since() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
+    return DateOrDateTime(
+        default_timezone=None,
+        metadata=_meta(
+            "2026-11-29T00:00:00Z",
+            "RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive.",
+        ),
     )
 
 
 def _until() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
+    return DateOrDateTime(
+        default_timezone=None,
+        metadata=_meta(
+            "2026-11-30T00:00:00Z",
+            "RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive.",
+        ),
+    )
+
+
+def _tz() -> fields.String:
+    return fields.String(
+        load_default="UTC",
+        validate=validate.Length(1, 64),
+        metadata=_meta(
+            "Asia/Jakarta",
+            "IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for "
+            "`group_by=day`, days are cut; default UTC.",
+        ),
     )
 
 
@@ -216,6 +256,7 @@ class LedgerQuerySchema(Query):
     currency = _currency(required=True)
     since = _since()
     until = _until()
+    tz = _tz()
 
 
 class PlayerLedgerSchema(Out):
@@ -233,7 +274,7 @@ class SummaryQuerySchema(LedgerQuerySchema):
     group_by = fields.String(
         load_default="player",
         validate=validate.OneOf(["player", "table", "day"]),
-        metadata=_meta("player", "`player`, `table` or `day` (UTC dates); default `player`."),
+        metadata=_meta("player", "`player`, `table` or `day` (dates in `tz`, UTC unless given); default `player`."),
     )
 
 
@@ -241,7 +282,7 @@ class SummaryRowSchema(Out):
     key = fields.String(
         required=True,
         allow_none=True,
-        metadata=_meta("a", "The player id, the table (null: rounds without one) or the UTC day."),
+        metadata=_meta("a", "The player id, the table (null: rounds without one) or the day in `tz`."),
     )
     rounds = fields.Integer(
         required=True,
@@ -293,6 +334,52 @@ class EntrySchema(Out):
 
 class EntryListSchema(Out):
     items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
+    )
+
+
+class StatementQuerySchema(LedgerQuerySchema):
+    limit = fields.Integer(
+        load_default=100, validate=validate.Range(1, 500), metadata=_meta(100, "Lines per page, 1-500 (JSON only).")
+    )
+    cursor = fields.String(
+        validate=validate.Length(1, 512),
+        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0", "Opaque: `next_cursor` of the previous page."),
+    )
+
+
+class StatementLineSchema(Out):
+    created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    round = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    sequence = fields.Integer(required=True, metadata=_meta(42, "The chain record that booked the line."))
+    kind = fields.String(
+        required=True, validate=validate.OneOf(["settlement", "fee", "reversal"]), metadata=_meta("settlement")
+    )
+    amount = SignedMoney("11000", required=True)
+    balance = SignedMoney("21000", required=True, metadata=_meta("21000", "The account's balance after this line."))
+
+
+class StatementSchema(Out):
+    player = fields.String(required=True, metadata=_meta("a"))
+    account = fields.String(required=True, metadata=_meta("player:a"))
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    tz = fields.String(required=True, metadata=_meta("Asia/Jakarta", "The zone dates were read in."))
+    since = fields.String(
+        required=True, allow_none=True, metadata=_meta("2026-11-28T17:00:00.000Z", "The period's start in UTC.")
+    )
+    until = fields.String(
+        required=True, allow_none=True, metadata=_meta("2026-11-29T17:00:00.000Z", "The period's end in UTC.")
+    )
+    opening_balance = SignedMoney(
+        "10000", required=True, metadata=_meta("10000", "The sum of every line of the account dated before `since`.")
+    )
+    closing_balance = SignedMoney(
+        "21000", required=True, metadata=_meta("21000", "The opening balance plus every line of the period.")
+    )
+    lines = fields.List(
+        fields.Nested(StatementLineSchema), required=True, metadata={"description": "The period's lines, oldest first."}
+    )
     next_cursor = fields.String(
         required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
     )
