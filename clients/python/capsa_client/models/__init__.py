@@ -82,6 +82,12 @@ from .rules_echo import RulesEcho
 from .rules_echo_params import RulesEchoParams
 from .score_document import ScoreDocument
 from .score_document_game import ScoreDocumentGame
+from .signing_key import SigningKey
+from .signing_key_algorithm import SigningKeyAlgorithm
+from .signing_keys import SigningKeys
+from .statement import Statement
+from .statement_line import StatementLine
+from .statement_line_kind import StatementLineKind
 from .suggest_request import SuggestRequest
 from .suggest_request_rules_type_1 import SuggestRequestRulesType1
 from .suggest_request_rules_type_1_params import SuggestRequestRulesType1Params
@@ -175,6 +181,12 @@ __all__ = (
     "RulesEchoParams",
     "ScoreDocument",
     "ScoreDocumentGame",
+    "SigningKey",
+    "SigningKeyAlgorithm",
+    "SigningKeys",
+    "Statement",
+    "StatementLine",
+    "StatementLineKind",
     "SuggestRequest",
     "SuggestRequestRulesType1",
     "SuggestRequestRulesType1Params",

@@ -15,6 +15,7 @@ def _get_kwargs(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -34,6 +35,8 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["tz"] = tz
 
     params["player"] = player
 
@@ -105,6 +108,7 @@ def sync_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -120,6 +124,7 @@ def sync_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -137,6 +142,7 @@ def sync_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -156,6 +162,7 @@ def sync(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -171,6 +178,7 @@ def sync(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -189,6 +197,7 @@ def sync(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -202,6 +211,7 @@ async def asyncio_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -217,6 +227,7 @@ async def asyncio_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -234,6 +245,7 @@ async def asyncio_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -251,6 +263,7 @@ async def asyncio(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -266,6 +279,7 @@ async def asyncio(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -285,6 +299,7 @@ async def asyncio(
             currency=currency,
             since=since,
             until=until,
+            tz=tz,
             player=player,
             round_=round_,
             limit=limit,
