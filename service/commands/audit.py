@@ -178,9 +178,19 @@ def verify_file(args: argparse.Namespace) -> int:
     return 1
 
 
+class _ActionsFormatter(argparse.HelpFormatter):
+    """argparse measures the actions two columns less indented than it prints them, so
+    `verify-file`'s help would go to the next line: leave room for it."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        self._action_max_length = max(self._action_max_length, 4 + len("verify-file"))
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "audit", help="verify a client's audit trail in the database",
+        formatter_class=_ActionsFormatter,
         description="Audit trail checks for operators with database access.",
     )
     asub = p.add_subparsers(dest="audit_command", required=True, metavar="ACTION", title="actions")
@@ -220,7 +230,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     f = asub.add_parser(
         "verify-file",
-        help="check an export offline: chain, receipts, re-scoring, ledger lines, signed heads",
+        help="check an export file offline: no database, no server",
         description="Check an export with no database and no server: re-hash and re-link every record, "
         "check every receipt against the public keys, re-score every round with this engine and its "
         "stored rules, check each record's ledger lines sum to zero and are its settlement, and that "
