@@ -20,10 +20,18 @@ from sqlalchemy.orm import Session
 
 from service.domain.audit import GENESIS_HASH, chain_hash, seal
 
-from . import chain_pg
+from . import chain_pg, signatures
 from .errors import CheckViolation, DealUsed, KeyTaken
-from . import signatures
-from .models import ChainHead, ChainRecord, ChainSignature, Deal, IdempotencyRecord, LedgerLine, Round, is_void
+from .models import (
+    ChainHead,
+    ChainRecord,
+    ChainSignature,
+    Deal,
+    IdempotencyRecord,
+    LedgerLine,
+    Round,
+    is_void,
+)
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
 from .translate import translated
 
@@ -157,7 +165,7 @@ def _with_receipt(q: Any) -> Any:
 
 
 def _stored(row: Any) -> StoredRecord:
-    return StoredRecord(*row[:6], row[6], None if row[7] is None else bytes(row[7]))
+    return StoredRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], None if row[7] is None else bytes(row[7]))
 
 
 class PostgresChain(ChainRepository):

@@ -103,12 +103,12 @@ def _select() -> Any:
 
 
 def _record(row: Any) -> StoredRecord:
-    return StoredRecord(*row[:7], None if row[7] is None else bytes(row[7]))
+    return StoredRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], None if row[7] is None else bytes(row[7]))
 
 
 def _stored(row: Any) -> StoredRound:
     void = None if row[15] is None else _record(row[15:23])
-    return StoredRound(*row[:7], _record(row[7:15]), void)
+    return StoredRound(row[0], row[1], row[2], row[3], row[4], row[5], row[6], _record(row[7:15]), void)
 
 
 class RoundRepository:

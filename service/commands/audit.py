@@ -17,9 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
-
 from pathlib import Path
+from typing import TextIO
 
 from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL

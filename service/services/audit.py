@@ -23,9 +23,9 @@ from service.domain.signing import b64
 from service.domain.version import ENGINE_VERSION
 
 from . import idempotency, receipts, rounds
+from .documents import audit_of_record, void_info
 from .errors import Conflict, NotFound, Unavailable
 from .idempotency import StoredResponse
-from .documents import audit_of_record, void_info
 from .ids import utcnow_ms
 from .jsondoc import dump
 from .recording import void_record

@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.ledger import Entry, Totals
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.errors import CapsaError, FieldError
 from service.domain.audit import PLAYER_PREFIX
+from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
 
 from .errors import InvalidInput
