@@ -34,8 +34,10 @@ lock: $(STAMP)
 	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
-# var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000.
+# var/demo.key, mode 0600, and printed on every run) and a signing key once
+# (var/signing-keys.json), then serve on 127.0.0.1:8000.
 DEMO_DB := sqlite:///var/capsa.db
+DEMO_KEYS := var/signing-keys.json
 run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
@@ -45,7 +47,9 @@ run: $(STAMP)
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
-	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
+	@# The receipts' signing key: made once (it also signs the records stored before it).
+	@[ -s $(DEMO_KEYS) ] || DATABASE_URL=$(DEMO_DB) $(BIN)/capsa keys create --file $(DEMO_KEYS) >/dev/null
+	DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) $(BIN)/capsa serve --host 127.0.0.1 --port 8000
 
 # The client libraries, regenerated from openapi.yaml: clients/python/capsa_client and
 # clients/typescript/src/schema.ts (tools/clients.py; the TypeScript half runs `npm ci` in

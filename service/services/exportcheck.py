@@ -330,8 +330,8 @@ class ExportCheck:
         for h in self.heads:
             if self.client is not None and h.client_id != self.client:
                 return self._bad(None, f"head {h.label} is of client {h.client_id!r}, the export of {self.client!r}")
-            if report.last_sequence is None or h.sequence > report.last_sequence:
-                last = 0 if report.last_sequence is None else report.last_sequence
+            last = 0 if report.last_sequence is None else report.last_sequence
+            if h.sequence > last:
                 return self._bad(
                     last + 1,
                     f"the export ends at sequence {last} and does not reach signed head {h.label} "
