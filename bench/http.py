@@ -17,6 +17,10 @@ Measured in one run, against a reference measured in the same run:
       send time (so a stall is not hidden by the client waiting): p50 / p99 (goal < 50 ms),
       errors (goal 0).
 
+`--receipts` (the default) serves with a signing key, so every stored round is signed and
+its receipt stored; `--receipts-ab N` measures only that: the keyed 8-client saturation
+without and with a key, N times in turn on one database, and prints the ratios.
+
 The machine is shared: the load average is printed beside each figure, and the ratios
 are what to compare between runs. WAL is the server's (other databases' writes during a
 phase count too: run it on a quiet server). Creates its own database
