@@ -115,7 +115,7 @@ def main() -> int:
     n = len(lines)
     size = sum(map(len, lines))
     parsed = [json.loads(x) for x in lines]
-    hashed = [(p["previous_hash"].encode("ascii") + p["canonical"].encode()) for p in parsed]
+    hashed = [p["previous_hash"].encode("ascii") + bytes(exportcheck.parse_line(x)[1]) for p, x in zip(parsed, lines)]
     messages = [receipt_message(CLIENT, p["sequence"], p["hash"]) for p in parsed]
     signatures = [exportcheck.unb64(p["signature"]) for p in parsed]
     key = public._verifiers[ring.keys[0].kid]  # the bare cryptography key: the reference

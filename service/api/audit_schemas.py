@@ -14,8 +14,8 @@ from .fields import Id, SignedMoney, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
-KID = "3f6c0e1b9a7d4c2e"
-SIGNATURE = "q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg"
+KID = "21fe31dfa154a261"  # the examples' key: RFC 8032's first test vector (docs/audit.md)
+SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw"
 
 COUNTING = """\
 How a period is counted: a report sums the ledger lines *dated* in [since, until). A

@@ -61,24 +61,23 @@ def signed_head(db: Database, client_id: str) -> dict[str, Any]:
 
 
 def export_line(client_id: str, record: StoredRecord) -> bytes:
-    """One NDJSON line (with its newline): the record's place, receipt and hashed bytes."""
-    return (
-        orjson.dumps(
-            {
-                "format": EXPORT_FORMAT,
-                "client_id": client_id,
-                "sequence": record.sequence,
-                "kind": record.kind,
-                "round": record.round_id,
-                "previous_hash": record.previous_hash,
-                "hash": record.hash,
-                "kid": record.kid,
-                "signature": None if record.signature is None else b64(record.signature),
-                "canonical": record.canonical.decode("utf-8"),
-            }
-        )
-        + b"\n"
+    """One NDJSON line (with its newline): the record's place and receipt, then under
+    `record` the stored canonical bytes themselves, verbatim: they are JSON already, so the
+    line stays JSON and a verifier hashes a slice of it, with nothing to unescape."""
+    place = orjson.dumps(
+        {
+            "format": EXPORT_FORMAT,
+            "client_id": client_id,
+            "sequence": record.sequence,
+            "kind": record.kind,
+            "round": record.round_id,
+            "previous_hash": record.previous_hash,
+            "hash": record.hash,
+            "kid": record.kid,
+            "signature": None if record.signature is None else b64(record.signature),
+        }
     )
+    return place[:-1] + b',"record":' + record.canonical + b"}\n"
 
 
 @dataclass(frozen=True)

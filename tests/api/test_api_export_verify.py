@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
+from service.adapters.records import StoredRecord
 from service.domain.audit import chain_hash
-from service.domain.signing import Keyring, b64, head_message, receipt_message
-from service.services import exportcheck
+from service.domain.signing import Keyring, b64, head_message, receipt_message, unb64
+from service.services import exportcheck, receipts
 from service.services.ids import utcnow_ms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,12 +144,20 @@ def test_a_duplicated_line_is_reported_where_it_repeats(made):
     assert (report.first_bad_sequence, report.reason) == (3, "sequence 2 again where 3 should follow (repeated or moved)")
 
 
+def _line(doc: dict[str, Any], body: bytes) -> bytes:
+    """An export line as the service writes it: the place, then the record's bytes verbatim."""
+    signature = None if doc["signature"] is None else unb64(doc["signature"])
+    record = StoredRecord(doc["sequence"], doc["kind"], doc["round"], doc["previous_hash"], doc["hash"], body,
+                          doc["kid"], signature)
+    return receipts.export_line(doc["client_id"], record)
+
+
 def _resign(line: bytes, ring: Keyring, **changes: Any) -> bytes:
-    doc = json.loads(line)
+    doc, body = json.loads(line), bytes(exportcheck.parse_line(line)[1])
     doc.update(changes)
     kid, sig = ring.sign(receipt_message(doc["client_id"], doc["sequence"], doc["hash"]))
     doc["kid"], doc["signature"] = kid, b64(sig)
-    return orjson.dumps(doc) + b"\n"
+    return _line(doc, body)
 
 
 def test_a_receipt_signed_with_another_key_is_refused(made):
@@ -160,7 +169,7 @@ def test_a_receipt_signed_with_another_key_is_refused(made):
     # The service's kid on another key's signature: the signature does not verify.
     doc = json.loads(forged)
     doc["kid"] = json.loads(lines[2])["kid"]
-    report = check(made, [*lines[:2], orjson.dumps(doc) + b"\n", *lines[3:]])
+    report = check(made, [*lines[:2], _line(doc, bytes(exportcheck.parse_line(forged)[1])), *lines[3:]])
     assert report.first_bad_sequence == 3 and "does not verify" in report.reason
 
 
@@ -204,13 +213,15 @@ def _rechain(made: dict[str, Any], lines: list[bytes], at: int, edit: Any) -> li
     previous = json.loads(out[-1])["hash"] if out else "0" * 64
     for raw in lines[at - 1:]:
         doc = json.loads(raw)
-        record = json.loads(doc["canonical"])
+        record = doc["record"]
         if doc["sequence"] == at:
             edit(record)
         body = orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
-        doc["canonical"], doc["previous_hash"] = body.decode(), previous
+        doc["previous_hash"] = previous
         doc["hash"] = previous = chain_hash(previous, body)
-        out.append(_resign(orjson.dumps(doc), made["private"]))
+        kid, sig = made["private"].sign(receipt_message(doc["client_id"], doc["sequence"], doc["hash"]))
+        doc["kid"], doc["signature"] = kid, b64(sig)
+        out.append(_line(doc, body))
     return out
 
 
