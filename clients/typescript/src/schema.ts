@@ -1417,7 +1417,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /** @example {"canonical":"{\"created_at\":...,\"sequence\":1}","client_id":"cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ","format":"capsa-export-v1","hash":"3f6c...","kid":"3f6c0e1b9a7d4c2e","kind":"round","previous_hash":"0000...","round":"rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ","sequence":1,"signature":"q1YQ..."} */
+                        /** @example {"format":"capsa-export-v1","client_id":"cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ","sequence":1,"kind":"round","round":"rnd_x","previous_hash":"0000000000000000000000000000000000000000000000000000000000000000","hash":"394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c","kid":"21fe31dfa154a261","signature":"JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw","record":{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}} */
                         "application/x-ndjson": unknown;
                     };
                 };
@@ -2313,12 +2313,12 @@ export interface components {
             previous_hash: string;
             /**
              * @description The signing key (`GET /v1/audit/keys`); null while unsigned.
-             * @example 3f6c0e1b9a7d4c2e
+             * @example 21fe31dfa154a261
              */
             kid: string | null;
             /**
              * @description The receipt: Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-audit-v1\n{client_id}\n{sequence}\n{hash}\n`, made once when the record was stored; null until a signing key exists (docs/audit.md).
-             * @example q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
              */
             signature: string | null;
         };
@@ -2803,12 +2803,12 @@ export interface components {
             canonical: string;
             /**
              * @description The receipt's key; null while unsigned.
-             * @example 3f6c0e1b9a7d4c2e
+             * @example 21fe31dfa154a261
              */
             kid: string | null;
             /**
              * @description The record's receipt (see the round document's `audit.signature`).
-             * @example q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
              */
             signature: string | null;
         };
@@ -2839,19 +2839,19 @@ export interface components {
             signed_at: string;
             /**
              * @description The key that signed; null without one.
-             * @example 3f6c0e1b9a7d4c2e
+             * @example 21fe31dfa154a261
              */
             kid: string | null;
             /**
              * @description Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-head-v1\n{client_id}\n{sequence}\n{hash}\n{signed_at}\n`. Keep it: two signed heads that cannot lie on one chain prove a fork (`capsa audit verify-file --head`).
-             * @example q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
              */
             signature: string | null;
         };
         SigningKey: {
             /**
              * @description First 16 hex digits of SHA-256 over the raw public key.
-             * @example 3f6c0e1b9a7d4c2e
+             * @example 21fe31dfa154a261
              */
             kid: string;
             /**

@@ -15,11 +15,11 @@ class Audit:
         sequence (int):  Example: 42.
         hash_ (str):  Example: 0000000000000000000000000000000000000000000000000000000000000000.
         previous_hash (str):  Example: 0000000000000000000000000000000000000000000000000000000000000000.
-        kid (None | str): The signing key (`GET /v1/audit/keys`); null while unsigned. Example: 3f6c0e1b9a7d4c2e.
+        kid (None | str): The signing key (`GET /v1/audit/keys`); null while unsigned. Example: 21fe31dfa154a261.
         signature (None | str): The receipt: Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-
             audit-v1\\n{client_id}\\n{sequence}\\n{hash}\\n`, made once when the record was stored; null until a signing key
             exists (docs/audit.md). Example:
-            q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg.
+            JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw.
     """
 
     sequence: int

@@ -19,11 +19,11 @@ class AuditHead:
         created_at (datetime.datetime | None): When the last record was made; null when none. Example:
             2026-11-29T10:00:00.000Z.
         signed_at (datetime.datetime): When the service signed this head. Example: 2026-11-29T10:00:05.123Z.
-        kid (None | str): The key that signed; null without one. Example: 3f6c0e1b9a7d4c2e.
+        kid (None | str): The key that signed; null without one. Example: 21fe31dfa154a261.
         signature (None | str): Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-
             head-v1\\n{client_id}\\n{sequence}\\n{hash}\\n{signed_at}\\n`. Keep it: two signed heads that cannot lie on one
             chain prove a fork (`capsa audit verify-file --head`). Example:
-            q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg.
+            JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw.
     """
 
     client_id: str

@@ -17,9 +17,9 @@ class AuditRecord:
         previous_hash (str):  Example: 0000000000000000000000000000000000000000000000000000000000000000.
         canonical (str): The RFC 8785 canonical JSON exactly as hashed. Example:
             {"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}.
-        kid (None | str): The receipt's key; null while unsigned. Example: 3f6c0e1b9a7d4c2e.
+        kid (None | str): The receipt's key; null while unsigned. Example: 21fe31dfa154a261.
         signature (None | str): The record's receipt (see the round document's `audit.signature`). Example:
-            q1YQ6Zq0z3bq3y2m9hS8l8pZ1m2F1c7vX0b6r8QyN0xkQ2c3M4n5o6p7q8r9s0t1u2v3w4x5y6z7A8B9C0D1Eg.
+            JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw.
     """
 
     sequence: int

@@ -18,7 +18,7 @@ T = TypeVar("T", bound="SigningKey")
 class SigningKey:
     """
     Attributes:
-        kid (str): First 16 hex digits of SHA-256 over the raw public key. Example: 3f6c0e1b9a7d4c2e.
+        kid (str): First 16 hex digits of SHA-256 over the raw public key. Example: 21fe31dfa154a261.
         algorithm (SigningKeyAlgorithm):  Example: Ed25519.
         public_key (str): 32 raw bytes, unpadded base64url. Example: 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo.
         created_at (datetime.datetime):  Example: 2026-12-01T09:00:00.000Z.
