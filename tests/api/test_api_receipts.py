@@ -243,3 +243,23 @@ def test_tampered_receipts_are_found_by_the_offline_verifier(signed_app, client,
     report = exportcheck.verify_lines(lines, _keys(client, op))
     assert not report.ok and report.first_bad_sequence == 2
     assert "not among the public keys" in report.reason
+
+
+def test_a_finished_big_two_game_is_stored_with_its_receipt_in_the_moves_transaction(client, op):
+    from banting_scripts import BOMB_SCRIPT, FOUR
+
+    game = client.post("/v1/banting/games", headers=op.headers, json={
+        "currency": "IDR", "stake": "1000",
+        "players": [{"id": pid, "hand": hand.split()} for pid, hand in FOUR.items()]}).get_json()
+    doc: dict[str, Any] = {}
+    for line in BOMB_SCRIPT:
+        player, _, what = line.partition(":")
+        what = what.strip()
+        move = {"player": player.strip(), **({"pass": True} if what == "pass" else {"play": what.split()})}
+        r = client.post(f"/v1/banting/games/{game['id']}/moves", json=move, headers=op.headers)
+        assert r.status_code == 200, r.get_json()
+        doc = r.get_json()
+    round_doc = client.get(f"/v1/rounds/{doc['round']}", headers=op.read_headers).get_json()
+    audit = round_doc["audit"]
+    assert _keys(client, op).verify(audit["kid"], receipt_message(op.id, audit["sequence"], audit["hash"]),
+                                    _unb64(audit["signature"]))
