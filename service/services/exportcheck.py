@@ -424,6 +424,7 @@ def verify_lines(
 ) -> Report:
     """Check an export given as its lines (each with its newline); the first bad record stops it."""
     check = ExportCheck(keyring, heads, rescore, **steps)
+    n = 0
     for n, raw in enumerate(lines, start=1):
         try:
             check.feed(raw)
@@ -434,6 +435,8 @@ def verify_lines(
             return check.report
         if progress is not None and n % every == 0:
             progress(n)
+    if progress is not None and n % every:
+        progress(n)  # the last figure: every line read
     if check.expected is None:
         check.report.notes.append("the export holds no record")
     return check.finish()

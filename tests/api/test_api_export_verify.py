@@ -272,6 +272,7 @@ def test_verify_file_runs_offline_and_exits_1_at_the_first_bad_sequence(made, tm
     ok = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith("ok: 5 records of ") and "4 rounds re-scored; 1 signed heads reached" in ok.stdout
+    assert ok.stderr.strip().endswith("MiB (5 records)")  # --progress: one line per 10,000 records, and the last
     lines = lines_of(made["export"])
     (tmp_path / "bad.ndjson").write_bytes(b"".join([lines[0], *lines[2:]]))
     cmd[5] = str(tmp_path / "bad.ndjson")
