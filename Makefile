@@ -34,12 +34,13 @@ lock: $(STAMP)
 	  | $(UV_COMPILE) - -c requirements-dev.lock -o requirements-build.lock
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
-# var/demo.key, mode 0600, and printed on every run), then serve on 127.0.0.1:8000 with the
-# webhook dispatcher beside it (stopped with the server; loopback receivers allowed, as a
-# development machine's are: WEBHOOK_ALLOW_PRIVATE=0 make run refuses them).
+# var/demo.key, mode 0600, and printed on every run) and a signing key once
+# (var/signing-keys.json), then serve on 127.0.0.1:8000 with the webhook dispatcher beside
+# it (loopback receivers allowed, as a development machine's are: WEBHOOK_ALLOW_PRIVATE=0
+# make run refuses them) and `capsa sweep`, which settles Capsa Susun games at their
+# deadline and plays overdue Big Two turns; both stop when the server does.
 DEMO_DB := sqlite:///var/capsa.db
-# Beside the server, `capsa sweep` settles Capsa Susun games at their deadline; it stops
-# when the server does.
+DEMO_KEYS := var/signing-keys.json
 run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
@@ -49,8 +50,10 @@ run: $(STAMP)
 	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
+	@# The receipts' signing key: made once (it also signs the records stored before it).
+	@[ -s $(DEMO_KEYS) ] || DATABASE_URL=$(DEMO_DB) $(BIN)/capsa keys create --file $(DEMO_KEYS) >/dev/null
 	@echo "Beside the server: the webhook dispatcher (capsa webhooks dispatch; metrics on 127.0.0.1:9101) and the game sweeper (capsa sweep)"
-	@export DATABASE_URL=$(DEMO_DB) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1}; \
+	@export DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1}; \
 	  $(BIN)/capsa webhooks dispatch & dispatcher=$$!; \
 	  $(BIN)/capsa sweep & sweeper=$$!; \
 	  trap 'kill $$dispatcher $$sweeper 2>/dev/null; wait $$dispatcher $$sweeper' EXIT; trap 'exit 130' INT TERM; \

@@ -21,6 +21,9 @@ With `--webhooks`: only (ref) and (a), then (a) again with a `*` webhook endpoin
 the 8 API clients, `capsa webhooks dispatch` and an instant receiver
 (bench/reference/receiver.py) running: the ratio of the two req/s (goal >= 0.9: the write
 path pays at most 10% for webhooks), and the events the receiver got during the phase.
+`--receipts` (the default) serves with a signing key, so every stored round is signed and
+its receipt stored; `--receipts-ab N` measures only that: the keyed 8-client saturation
+without and with a key, N times in turn on one database, and prints the ratios.
 
 The machine is shared: the load average is printed beside each figure, and the ratios
 are what to compare between runs. WAL is the server's (other databases' writes during a
@@ -48,6 +51,7 @@ import os  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -248,6 +252,39 @@ def _row(label: str, phase: Phase, reference: float) -> str:
     return "  ".join(parts)
 
 
+def receipts_ab(
+    args: argparse.Namespace, env: dict[str, str], tenants: list[dict[str, str]], name: str, url: str, key_file: Path
+) -> int:
+    """The keyed 8-client saturation without, then with, a signing key, N times in turn on
+    one database: the same code, the same load moments; the ratio is the receipts' cost."""
+    rows: dict[bool, list[Phase]] = {False: [], True: []}
+    for _ in range(args.receipts_ab):
+        for signed in (False, True):
+            run_env = {**env, "SIGNING_KEY_FILE": str(key_file)} if signed else dict(env)
+            if not signed:
+                run_env.pop("SIGNING_KEY_FILE", None)
+            port = free_port()
+            proc = start_gunicorn("service.api.wsgi:app", port, run_env)
+            try:
+                rows[signed].append(saturation(port, tenants[: args.senders], True, args.seconds, Server(proc.pid, name, url)))
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    print(f"receipts A/B: POST /v1/rounds, {args.senders} clients, Idempotency-Key, {args.seconds:.0f} s each, "
+          f"{args.receipts_ab} alternations (the machine is shared: load beside each)")
+    for signed in (False, True):
+        for phase in rows[signed]:
+            print(_row("with receipts" if signed else "without receipts", phase, rows[False][0].rate))
+    rate = {s: statistics.mean(p.rate for p in rows[s]) for s in rows}
+    cpu = {s: statistics.mean(p.worker_ms for p in rows[s]) for s in rows}
+    pg = {s: statistics.mean(p.backend_ms or 0.0 for p in rows[s]) for s in rows}
+    wal = {s: statistics.mean(p.wal_kib or 0.0 for p in rows[s]) for s in rows}
+    print(f"    with / without: req/s x{rate[True] / rate[False]:.3f}; workers CPU per round x{cpu[True] / cpu[False]:.3f} "
+          f"({cpu[False]:.2f} -> {cpu[True]:.2f} ms); PostgreSQL CPU per round {pg[False]:.2f} -> {pg[True]:.2f} ms; "
+          f"WAL per round {wal[False]:.1f} -> {wal[True]:.1f} KiB")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="each saturation window")
@@ -257,6 +294,11 @@ def main() -> int:
     parser.add_argument("--fixed-seconds", type=float, default=30.0)
     parser.add_argument("--webhooks", action="store_true",
                         help="keyed saturation without, then with webhooks delivered (and nothing else)")
+    parser.add_argument("--receipts", action=argparse.BooleanOptionalAction, default=True,
+                        help="serve with a signing key (SIGNING_KEY_FILE): every stored round gets its receipt")
+    parser.add_argument("--receipts-ab", type=int, default=0, metavar="N",
+                        help="only the cost of receipts: N alternations of the keyed 8-client saturation "
+                        "without and with a signing key, on one database, ratio with/without")
     args = parser.parse_args()
 
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
@@ -282,6 +324,17 @@ def main() -> int:
                "METRICS_BIND": "off"}  # two servers at once: one metrics bind would clash
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         workers = env.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1))
+
+        key_file = Path(tempfile.mkdtemp(prefix="capsa-bench-keys-")) / "signing-keys.json"
+        from service.adapters import keyfile
+        from service.domain.signing import Keyring
+        from service.services.ids import utcnow_ms
+
+        keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
+        if args.receipts_ab:
+            return receipts_ab(args, env, tenants, name, url, key_file)
+        if args.receipts:
+            env["SIGNING_KEY_FILE"] = str(key_file)
 
         bare_port, svc_port = free_port(), free_port()
         procs.append(start_gunicorn("bare_flask:app", bare_port, env, str(ROOT / "bench" / "reference")))

@@ -17,7 +17,8 @@ COMMAND_MODULES = [
     "service.commands.arrange",  # arrange
     "service.commands.server",  # serve, db upgrade, openapi
     "service.commands.clients",  # clients create|key|revoke|list
-    "service.commands.audit",  # audit verify
+    "service.commands.audit",  # audit verify, export, verify-file
+    "service.commands.keys",  # keys create|list|sign
     "service.commands.sweep",  # sweep
     "service.commands.idempotency",  # idempotency purge
     "service.commands.webhooks",  # webhooks dispatch
@@ -88,6 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return PIPE_CLOSED
     except Exception as exc:
+        from .domain.signing import KeyringError
+
+        if isinstance(exc, KeyringError):  # a keyring file that is missing or wrong
+            print(f"capsa: {exc.message}", file=sys.stderr)
+            return 2
         problem = database_problem(exc, getattr(args, "database_url", None))
         if problem is None:
             raise

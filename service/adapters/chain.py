@@ -5,6 +5,9 @@ statement (`chain_pg`), run at commit: as its own one-statement transaction when
 of work did nothing else, else inside its transaction. On SQLite, whose writers are
 serialised by BEGIN IMMEDIATE, it is a few statements in the unit of work's transaction,
 and the record is hashed in Python.
+
+Each record is signed as soon as its hash is known (its receipt, `signatures`): on SQLite
+in the same transaction, on PostgreSQL right after the statement that hashed it.
 """
 
 from __future__ import annotations
@@ -17,9 +20,18 @@ from sqlalchemy.orm import Session
 
 from service.domain.audit import GENESIS_HASH, chain_hash, seal
 
-from . import chain_pg
+from . import chain_pg, signatures
 from .errors import CheckViolation, DealUsed, KeyTaken
-from .models import ChainHead, ChainRecord, Deal, IdempotencyRecord, LedgerLine, Round, is_void
+from .models import (
+    ChainHead,
+    ChainRecord,
+    ChainSignature,
+    Deal,
+    IdempotencyRecord,
+    LedgerLine,
+    Round,
+    is_void,
+)
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
 from .translate import translated
 
@@ -70,6 +82,45 @@ class ChainRepository:
 
     def record(self, client_id: str, sequence: int) -> StoredRecord | None:
         row = self.session.execute(
+            _with_receipt(
+                select(
+                    ChainRecord.sequence,
+                    ChainRecord.kind,
+                    ChainRecord.round_id,
+                    ChainRecord.previous_hash,
+                    ChainRecord.hash,
+                    ChainRecord.canonical,
+                    ChainSignature.kid,
+                    ChainSignature.signature,
+                )
+            ).where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
+        ).first()
+        return None if row is None else self.uow.signatures.complete(client_id, [_stored(row)])[0]
+
+    def records(self, client_id: str, start: int, stop: int) -> list[StoredRecord]:
+        """Records [start, stop) in order, with their receipts (missing ones made)."""
+        rows = self.session.execute(
+            _with_receipt(
+                select(
+                    ChainRecord.sequence,
+                    ChainRecord.kind,
+                    ChainRecord.round_id,
+                    ChainRecord.previous_hash,
+                    ChainRecord.hash,
+                    ChainRecord.canonical,
+                    ChainSignature.kid,
+                    ChainSignature.signature,
+                )
+            )
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= start, ChainRecord.sequence < stop)
+            .order_by(ChainRecord.sequence)
+        ).all()
+        found = self.uow.signatures.complete(client_id, [_stored(r) for r in rows])
+        return [r for r in found if r is not None]
+
+    def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
+        """The record of a round (kind `round`, at the round's sequence) or of its void."""
+        q = _with_receipt(
             select(
                 ChainRecord.sequence,
                 ChainRecord.kind,
@@ -77,19 +128,9 @@ class ChainRepository:
                 ChainRecord.previous_hash,
                 ChainRecord.hash,
                 ChainRecord.canonical,
-            ).where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
-        ).first()
-        return None if row is None else StoredRecord(*row)
-
-    def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
-        """The record of a round (kind `round`, at the round's sequence) or of its void."""
-        q = select(
-            ChainRecord.sequence,
-            ChainRecord.kind,
-            ChainRecord.round_id,
-            ChainRecord.previous_hash,
-            ChainRecord.hash,
-            ChainRecord.canonical,
+                ChainSignature.kid,
+                ChainSignature.signature,
+            )
         )
         if kind == "round":
             q = q.join(
@@ -103,7 +144,7 @@ class ChainRepository:
         else:
             q = q.where(ChainRecord.round_id == round_id, is_void(), ChainRecord.client_id == client_id)
         row = self.session.execute(q).first()
-        return None if row is None else StoredRecord(*row)
+        return None if row is None else self.uow.signatures.complete(client_id, [_stored(row)])[0]
 
     def hash_before(self, client_id: str, sequence: int) -> str | None:
         """The stored hash of record `sequence - 1` (genesis before 1); None if missing."""
@@ -116,10 +157,22 @@ class ChainRepository:
         )
 
 
+def _with_receipt(q: Any) -> Any:
+    return q.outerjoin(
+        ChainSignature,
+        and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence),
+    )
+
+
+def _stored(row: Any) -> StoredRecord:
+    return StoredRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], None if row[7] is None else bytes(row[7]))
+
+
 class PostgresChain(ChainRepository):
     def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
         appended = Appended()
         sql, params = chain_pg.parameters(record, claim, deal)
+        keyring = self.uow.db.keyring
 
         def run(cursor: Any) -> None:
             row = cursor.execute(sql, params, prepare=True).fetchone()
@@ -127,6 +180,10 @@ class PostgresChain(ChainRepository):
                 raise RuntimeError(f"client {record.client_id!r} has no chain head")
             appended.sequence, appended.hash, appended.previous_hash = row
             appended.done = True
+            kid, signature = signatures.sign(keyring, record.client_id, appended.sequence, appended.hash)
+            if kid is not None and signature is not None:
+                signatures.store_pg(cursor, record.client_id, appended.sequence, kid, signature)
+                appended.kid, appended.signature = kid, signature
 
         if self.session.in_transaction():
             # Part of a larger transaction (a Big Two game's last move): run it now.
@@ -243,9 +300,16 @@ class SqliteChain(ChainRepository):
                     created_at=record.created_at,
                 )
             )
+        kid, signature = signatures.sign(self.uow.db.keyring, record.client_id, sequence, hash_)
+        if kid is not None:
+            conn.execute(
+                insert(ChainSignature).values(
+                    client_id=record.client_id, sequence=sequence, kid=kid, signature=signature
+                )
+            )
         conn.execute(
             update(ChainHead)
             .where(ChainHead.client_id == record.client_id)
             .values(sequence=sequence, hash=hash_, previous_hash=previous, created_at=record.created_at)
         )
-        return Appended(sequence, hash_, previous, True)
+        return Appended(sequence, hash_, previous, True, kid, signature)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import secrets as _secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
-from sqlalchemy import Date, SQLColumnExpression, case, cast, func, literal, select
+from sqlalchemy import Date, Integer, SQLColumnExpression, String, case, cast, func, literal, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -177,9 +177,24 @@ class LedgerRepository:
         return Totals(player, *self._totals(row))
 
     def summary(
-        self, client_id: str, currency: str, since: datetime | None, until: datetime | None, group_by: str
+        self,
+        client_id: str,
+        currency: str,
+        since: datetime | None,
+        until: datetime | None,
+        group_by: str,
+        zone: tzinfo | None = None,
     ) -> list[Totals]:
-        """Rows per group; for `player` the house's lines form the group with key None."""
+        """Rows per group; for `player` the house's lines form the group with key None.
+
+        By day in a `zone` other than UTC, the lines are summed per UTC quarter hour in SQL
+        and the quarters gathered into the zone's days here: every offset in force since
+        1972 is a whole number of quarter hours, so a quarter lies in one local day, and
+        both engines cut days with Python's own time-zone database."""
+        if group_by == "day" and zone is not None and zone.utcoffset(datetime(2000, 1, 1)) is not None and (
+            getattr(zone, "key", None) not in ("UTC", "Etc/UTC")
+        ):
+            return self._days_in(client_id, currency, since, until, zone)
         if group_by == "player":
             key: SQLColumnExpression[Any] = LedgerLine.player_id
             rounds: ColumnElement[Any] = rounds_counted()
@@ -191,6 +206,28 @@ class LedgerRepository:
         q = select(key, *self._sums(rounds)).group_by(key).order_by(key.asc().nulls_first())
         rows = self.session.execute(self._period(q, client_id, currency, since, until)).all()
         return [Totals(_key(r[0]), *self._totals(r[1:])) for r in rows]
+
+    def _days_in(
+        self, client_id: str, currency: str, since: datetime | None, until: datetime | None, zone: tzinfo
+    ) -> list[Totals]:
+        quarter = self._quarter()
+        rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
+        q = select(quarter, *self._sums(rounds)).group_by(quarter)
+        days: dict[str, list[int]] = {}
+        for row in self.session.execute(self._period(q, client_id, currency, since, until)):
+            day = _quarter_start(row[0]).astimezone(zone).date().isoformat()
+            sums = days.setdefault(day, [0] * 7)
+            for n, value in enumerate(row[1:]):
+                sums[n] += int(value)
+        return [Totals(day, *days[day]) for day in sorted(days)]
+
+    def _quarter(self) -> ColumnElement[Any]:
+        """The UTC quarter hour a line falls in."""
+        if self.dialect == "postgresql":
+            return func.date_bin(text("interval '15 minutes'"), LedgerLine.created_at, text("timestamptz '2000-01-01Z'"))
+        # naive UTC text on SQLite: 'YYYY-MM-DD HH' and the quarter 0-3
+        minute = cast(func.substr(LedgerLine.created_at, 15, 2), Integer)
+        return func.substr(LedgerLine.created_at, 1, 13).op("||")(" ").op("||")(cast(minute // 15, String))
 
     def _day(self) -> ColumnElement[Any]:
         if self.dialect == "postgresql":
@@ -248,6 +285,83 @@ class LedgerRepository:
             Entry(r[0], r[1], r[2], r[3], HOUSE if r[4] is None else PLAYER_PREFIX + r[4], r[5], r[6], r[7])
             for r in self.session.execute(q)
         ]
+
+
+    # -- statements --------------------------------------------------------------------------
+
+    def balance(
+        self,
+        client_id: str,
+        player: str,
+        currency: str,
+        before: datetime | None,
+        since: datetime | None = None,
+        before_line: tuple[datetime, int, int] | None = None,
+    ) -> int:
+        """The sum of the player's lines dated before `before` (and from `since`), or, with
+        `before_line`, before that line in statement order (created_at, sequence, line_no)."""
+        q = select(func.coalesce(func.sum(LedgerLine.amount), 0)).where(
+            LedgerLine.client_id == client_id, LedgerLine.currency == currency, LedgerLine.player_id == player
+        )
+        if since is not None:
+            q = q.where(LedgerLine.created_at >= since)
+        if before is not None:
+            q = q.where(LedgerLine.created_at < before)
+        if before_line is not None:
+            when, sequence, line_no = before_line
+            q = q.where(
+                LedgerLine.created_at <= when,
+                (LedgerLine.created_at < when)
+                | (LedgerLine.sequence < sequence)
+                | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no < line_no)),
+            )
+        return int(self.session.execute(q).scalar_one())
+
+    def statement_lines(
+        self,
+        client_id: str,
+        player: str,
+        currency: str,
+        since: datetime | None,
+        until: datetime | None,
+        after: tuple[datetime, int, int] | None,
+        limit: int,
+    ) -> list[Entry]:
+        """The player's lines oldest first by (created_at, sequence, line_no), after `after`."""
+        q = select(
+            ChainRecord.round_id,
+            LedgerLine.sequence,
+            LedgerLine.line_no,
+            LedgerLine.created_at,
+            LedgerLine.player_id,
+            LedgerLine.kind,
+            LedgerLine.amount,
+            LedgerLine.currency,
+        ).join(
+            ChainRecord,
+            (ChainRecord.client_id == LedgerLine.client_id) & (ChainRecord.sequence == LedgerLine.sequence),
+        )
+        q = self._period(q, client_id, currency, since, until).where(LedgerLine.player_id == player)
+        if after is not None:
+            when, sequence, line_no = after
+            q = q.where(
+                LedgerLine.created_at >= when,
+                (LedgerLine.created_at > when)
+                | (LedgerLine.sequence > sequence)
+                | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no > line_no)),
+            )
+        q = q.order_by(LedgerLine.created_at, LedgerLine.sequence, LedgerLine.line_no).limit(limit)
+        return [
+            Entry(r[0], r[1], r[2], r[3], PLAYER_PREFIX + r[4], r[5], r[6], r[7]) for r in self.session.execute(q)
+        ]
+
+
+def _quarter_start(value: Any) -> datetime:
+    """A quarter key as either engine returns it, as an aware UTC datetime."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    hour, _, quarter = str(value).rpartition(" ")
+    return datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC) + timedelta(minutes=15 * int(quarter))
 
 
 class SecretRepository:

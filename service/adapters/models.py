@@ -145,6 +145,22 @@ class ChainHead(Base):
     created_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
+class ChainSignature(Base):
+    """A record's receipt: the Ed25519 signature of its place in the chain, made once.
+
+    Written beside the record, not in it, so the hashed bytes never change; no foreign key,
+    for the same reason as `round_id`'s (a record deleted under its receipt must show up in
+    verification). `kid` names the key in the keyring (`GET /v1/audit/keys`).
+    """
+
+    __tablename__ = "chain_signatures"
+
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    kid: Mapped[str] = mapped_column(String(16))
+    signature: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Round(Base):
     """A stored round's query columns (its facts are in its chain record, kind `round`, at
     `sequence` in the client's chain)."""

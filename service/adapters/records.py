@@ -72,6 +72,8 @@ class Appended:
     hash: str = ""
     previous_hash: str = ""
     done: bool = field(default=False)
+    kid: str | None = None  # the receipt, once signed (None without a signing key)
+    signature: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,7 @@ class Head:
 
 @dataclass(frozen=True, slots=True)
 class StoredRecord:
-    """A chain record as stored."""
+    """A chain record as stored, with its receipt (None until signed)."""
 
     sequence: int
     kind: str
@@ -91,3 +93,5 @@ class StoredRecord:
     previous_hash: str
     hash: str
     canonical: bytes
+    kid: str | None = None
+    signature: bytes | None = None

@@ -6,18 +6,23 @@ this repository finds them by id or by the list filters, newest first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from .models import ChainRecord, LedgerLine, Round, is_void
+from .models import ChainRecord, ChainSignature, LedgerLine, Round, is_void
 from .records import StoredRecord
+
+if TYPE_CHECKING:
+    from .signatures import SignatureRepository
 
 _R = aliased(ChainRecord, name="rec")
 _V = aliased(ChainRecord, name="void")
+_RS = aliased(ChainSignature, name="rec_sig")
+_VS = aliased(ChainSignature, name="void_sig")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +69,16 @@ def _columns() -> list[Any]:
         _R.previous_hash,
         _R.hash,
         _R.canonical,
+        _RS.kid,
+        _RS.signature,
         _V.sequence,
         _V.kind,
         _V.round_id,
         _V.previous_hash,
         _V.hash,
         _V.canonical,
+        _VS.kid,
+        _VS.signature,
     ]
 
 
@@ -87,24 +96,45 @@ def _select() -> Any:
                 _R.kind == "round",
             ),
         )
+        .outerjoin(_RS, and_(_RS.client_id == _R.client_id, _RS.sequence == _R.sequence))
         .outerjoin(_V, and_(_V.round_id == Round.id, is_void(_V), _V.client_id == Round.client_id))
+        .outerjoin(_VS, and_(_VS.client_id == _V.client_id, _VS.sequence == _V.sequence))
     )
 
 
+def _record(row: Any) -> StoredRecord:
+    return StoredRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], None if row[7] is None else bytes(row[7]))
+
+
 def _stored(row: Any) -> StoredRound:
-    void = None if row[13] is None else StoredRecord(*row[13:19])
-    return StoredRound(*row[:7], StoredRecord(*row[7:13]), void)  # type: ignore[call-arg]  # 7 columns
+    void = None if row[15] is None else _record(row[15:23])
+    return StoredRound(row[0], row[1], row[2], row[3], row[4], row[5], row[6], _record(row[7:15]), void)
 
 
 class RoundRepository:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, signatures: SignatureRepository | None = None) -> None:
         self.session = session
+        self.signatures = signatures
+
+    def _complete(self, client_id: str, rounds: list[StoredRound]) -> list[StoredRound]:
+        """Rounds whose records (or voids) lack a receipt get it made (see `signatures`)."""
+        if self.signatures is None or all(
+            r.record.signature is not None and (r.void is None or r.void.signature is not None) for r in rounds
+        ):
+            return rounds
+        records = self.signatures.complete(client_id, [x for r in rounds for x in (r.record, r.void)])
+        out = []
+        for n, r in enumerate(rounds):
+            record, void = records[2 * n], records[2 * n + 1]
+            assert record is not None
+            out.append(replace(r, record=record, void=void))
+        return out
 
     def get(self, client_id: str, round_id: str) -> StoredRound | None:
         row = self.session.execute(
             _select().where(Round.id == round_id, Round.client_id == client_id)
         ).first()
-        return None if row is None else _stored(row)
+        return None if row is None else self._complete(client_id, [_stored(row)])[0]
 
     def list(
         self,
@@ -141,7 +171,7 @@ class RoundRepository:
                 )
             )
         q = q.order_by(Round.created_at.desc(), Round.id.desc()).limit(limit + 1)
-        rows = [_stored(r) for r in self.session.execute(q)]
+        rows = self._complete(client_id, [_stored(r) for r in self.session.execute(q)])
         if len(rows) > limit:
             last = rows[limit - 1]
             return rows[:limit], (last.created_at, last.id)

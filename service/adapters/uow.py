@@ -5,9 +5,9 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `ledger`, `idempotency`, `secrets`, `deals`, `games`, `matches`,
-`susun_games`, `webhooks`); anything else rolls back. Every driver error leaves here as an
-adapter error (`errors.py`).
+`rounds`, `chain`, `signatures`, `ledger`, `idempotency`, `secrets`, `deals`, `games`,
+`matches`, `susun_games`, `webhooks`); anything else rolls back. Every driver error leaves
+here as an adapter error (`errors.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.domain.signing import Keyring
+
 from .chain import ChainRepository, PostgresChain, SqliteChain
 from .clients import ClientRepository
 from .db import make_engine
@@ -30,6 +32,7 @@ from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .rounds import RoundRepository
+from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
 from .translate import translate, translated
 from .webhooks import WebhookRepository
@@ -38,8 +41,11 @@ from .webhooks import WebhookRepository
 class Database:
     """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite)."""
 
-    def __init__(self, url: str, **options: Any) -> None:
+    def __init__(self, url: str, keyring: Keyring | None = None, **options: Any) -> None:
         self.engine: Engine = make_engine(url, **options)
+        # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
+        # and signed once a key exists.
+        self.keyring = keyring
         self.dialect = self.engine.dialect.name
         read_engine = self.engine
         if self.dialect == "postgresql":
@@ -93,7 +99,8 @@ class UnitOfWork:
         self.session = session
         self._deferred: list[Callable[[Any], None]] = []
         self.clients = ClientRepository(session)
-        self.rounds = RoundRepository(session)
+        self.signatures = SignatureRepository(self)
+        self.rounds = RoundRepository(session, self.signatures)
         self.chain: ChainRepository = (PostgresChain if db.dialect == "postgresql" else SqliteChain)(self)
         self.ledger = LedgerRepository(session)
         self.idempotency = IdempotencyRepository(session)

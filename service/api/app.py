@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -11,6 +12,7 @@ import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
 
 from service import ENGINE_VERSION
+from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
@@ -61,6 +63,8 @@ def _env_config() -> dict[str, Any]:
         ),
         # Expired Idempotency-Key records deleted by each worker about once a minute.
         "IDEMPOTENCY_PURGE": os.environ.get("IDEMPOTENCY_PURGE", "on") != "off",
+        # The receipts' keyring (`capsa keys create`); unset: records are stored unsigned.
+        "SIGNING_KEY_FILE": os.environ.get(keyfile.ENV, ""),
     }
 
 
@@ -95,9 +99,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     configure_logging(app.config["LOG_LEVEL"])
 
+    key_file = app.config.get("SIGNING_KEY_FILE") or ""
     app.extensions["capsa"] = Capsa(
         db=Database(
             app.config["DATABASE_URL"],
+            keyring=keyfile.load(Path(key_file)) if key_file else None,
             **{
                 "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],
                 **app.config["DATABASE_OPTIONS"],
@@ -157,14 +163,23 @@ def _before_request() -> None:
     path = request.path
     if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
         accept = request.headers.get("Accept", "").strip()
-        types = _JSON_TYPES + ["text/csv"] if path == "/v1/ledger/entries" else _JSON_TYPES
+        types = _answer_types(path)
         if accept and request.accept_mimetypes.best_match(types) is None:
-            raise Problem(406, "not-acceptable", "this route answers application/json only")
+            raise Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
     if path.startswith("/v1/"):
         try:
             authenticate_request()
         except Unauthorized as refused:
             g.unauthorized = refused  # answered once the anonymous rate limit has counted it
+
+
+def _answer_types(path: str) -> list[str]:
+    """The media types a route can answer (problems are always problem+json)."""
+    if path == "/v1/ledger/entries" or (path.startswith("/v1/ledger/players/") and path.endswith("/statement")):
+        return [*_JSON_TYPES, "text/csv"]
+    if path == "/v1/audit/export":
+        return ["application/x-ndjson", "application/problem+json"]
+    return _JSON_TYPES
 
 
 def _refuse_unauthenticated() -> None:

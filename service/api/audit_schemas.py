@@ -10,6 +10,8 @@ from .fields import Id, SignedMoney, Since, Until, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
+KID = "21fe31dfa154a261"  # the examples' key: RFC 8032's first test vector (docs/audit.md)
+SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw"
 
 COUNTING = """\
 How a period is counted: a report sums the ledger lines *dated* in [since, until). A
@@ -32,6 +34,18 @@ class Query(Schema):
     class Meta:
         unknown = EXCLUDE  # names the route does not take are refused before (queryguard)
         ordered = True
+
+
+def _tz() -> fields.String:
+    return fields.String(
+        load_default="UTC",
+        validate=validate.Length(1, 64),
+        metadata=_meta(
+            "Asia/Jakarta",
+            "IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for "
+            "`group_by=day`, days are cut; default UTC.",
+        ),
+    )
 
 
 def _currency(**kw: object) -> fields.String:
@@ -120,15 +134,78 @@ class AuditRecordSchema(Out):
             "The RFC 8785 canonical JSON exactly as hashed.",
         ),
     )
+    kid = fields.String(required=True, allow_none=True, metadata=_meta(KID, "The receipt's key; null while unsigned."))
+    signature = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(SIGNATURE, "The record's receipt (see the round document's `audit.signature`)."),
+    )
 
 
 class AuditHeadSchema(Out):
+    client_id = fields.String(
+        required=True, metadata=_meta("cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "This client's id, as receipts sign it.")
+    )
     sequence = fields.Integer(required=True, metadata=_meta(42, "0 before the first record."))
     hash = fields.String(required=True, metadata=_meta(HASH))
     created_at = fields.String(
         required=True,
         allow_none=True,
         metadata=_meta("2026-11-29T10:00:00.000Z", "When the last record was made; null when none.", format="date-time"),
+    )
+    signed_at = fields.String(
+        required=True,
+        metadata=_meta("2026-11-29T10:00:05.123Z", "When the service signed this head.", format="date-time"),
+    )
+    kid = fields.String(required=True, allow_none=True, metadata=_meta(KID, "The key that signed; null without one."))
+    signature = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(
+            SIGNATURE,
+            "Ed25519 signature (unpadded base64url) over the UTF-8 bytes "
+            "`capsa-head-v1\\n{client_id}\\n{sequence}\\n{hash}\\n{signed_at}\\n`. Keep it: two signed "
+            "heads that cannot lie on one chain prove a fork (`capsa audit verify-file --head`).",
+        ),
+    )
+
+
+class SigningKeySchema(Out):
+    kid = fields.String(required=True, metadata=_meta(KID, "First 16 hex digits of SHA-256 over the raw public key."))
+    algorithm = fields.String(required=True, validate=validate.OneOf(["Ed25519"]), metadata=_meta("Ed25519"))
+    public_key = fields.String(
+        required=True, metadata=_meta("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "32 raw bytes, unpadded base64url.")
+    )
+    created_at = fields.String(required=True, metadata=_meta("2026-12-01T09:00:00.000Z", format="date-time"))
+    retired_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(None, "When a newer key took over; its signatures keep verifying.", format="date-time"),
+    )
+
+
+class SigningKeysSchema(Out):
+    keys = fields.List(
+        fields.Nested(SigningKeySchema),
+        required=True,
+        metadata={"description": "Every key that signed or signs receipts and heads, oldest first."},
+    )
+
+
+class ExportQuerySchema(Query):
+    from_sequence = fields.Integer(
+        load_default=1,
+        validate=validate.Range(1, 2**62),
+        metadata=_meta(1, "First sequence to export (default 1)."),
+    )
+    limit = fields.Integer(
+        load_default=10_000,
+        validate=validate.Range(1, 50_000),
+        metadata=_meta(
+            10_000,
+            "Records in this answer, 1-50,000 (default 10,000). When the chain goes on past them, the "
+            "`Capsa-Next-From-Sequence` header (and `Link: rel=\"next\"`) say where to continue.",
+        ),
     )
 
 
@@ -137,8 +214,9 @@ class AuditHeadSchema(Out):
 
 class LedgerQuerySchema(Query):
     currency = _currency(required=True)
-    since = Since()
-    until = Until()
+    since = Since(dates=True)
+    until = Until(dates=True)
+    tz = _tz()
 
 
 class PlayerLedgerSchema(Out):
@@ -156,7 +234,7 @@ class SummaryQuerySchema(LedgerQuerySchema):
     group_by = fields.String(
         load_default="player",
         validate=validate.OneOf(["player", "table", "day"]),
-        metadata=_meta("player", "`player`, `table` or `day` (UTC dates); default `player`."),
+        metadata=_meta("player", "`player`, `table` or `day` (dates in `tz`, UTC unless given); default `player`."),
     )
 
 
@@ -164,7 +242,7 @@ class SummaryRowSchema(Out):
     key = fields.String(
         required=True,
         allow_none=True,
-        metadata=_meta("a", "The player id, the table (null: rounds without one) or the UTC day."),
+        metadata=_meta("a", "The player id, the table (null: rounds without one) or the day in `tz`."),
     )
     rounds = fields.Integer(
         required=True,
@@ -216,6 +294,52 @@ class EntrySchema(Out):
 
 class EntryListSchema(Out):
     items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
+    )
+
+
+class StatementQuerySchema(LedgerQuerySchema):
+    limit = fields.Integer(
+        load_default=100, validate=validate.Range(1, 500), metadata=_meta(100, "Lines per page, 1-500 (JSON only).")
+    )
+    cursor = fields.String(
+        validate=validate.Length(1, 512),
+        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0", "Opaque: `next_cursor` of the previous page."),
+    )
+
+
+class StatementLineSchema(Out):
+    created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    round = fields.String(required=True, metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    sequence = fields.Integer(required=True, metadata=_meta(42, "The chain record that booked the line."))
+    kind = fields.String(
+        required=True, validate=validate.OneOf(["settlement", "fee", "reversal"]), metadata=_meta("settlement")
+    )
+    amount = SignedMoney("11000", required=True)
+    balance = SignedMoney("21000", required=True, metadata=_meta("21000", "The account's balance after this line."))
+
+
+class StatementSchema(Out):
+    player = fields.String(required=True, metadata=_meta("a"))
+    account = fields.String(required=True, metadata=_meta("player:a"))
+    currency = fields.String(required=True, metadata=_meta("IDR"))
+    tz = fields.String(required=True, metadata=_meta("Asia/Jakarta", "The zone dates were read in."))
+    since = fields.String(
+        required=True, allow_none=True, metadata=_meta("2026-11-28T17:00:00.000Z", "The period's start in UTC.")
+    )
+    until = fields.String(
+        required=True, allow_none=True, metadata=_meta("2026-11-29T17:00:00.000Z", "The period's end in UTC.")
+    )
+    opening_balance = SignedMoney(
+        "10000", required=True, metadata=_meta("10000", "The sum of every line of the account dated before `since`.")
+    )
+    closing_balance = SignedMoney(
+        "21000", required=True, metadata=_meta("21000", "The opening balance plus every line of the period.")
+    )
+    lines = fields.List(
+        fields.Nested(StatementLineSchema), required=True, metadata={"description": "The period's lines, oldest first."}
+    )
     next_cursor = fields.String(
         required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
     )

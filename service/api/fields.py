@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
@@ -50,12 +50,20 @@ class StrictBoolean(fields.Boolean):
 
 class Instant(fields.AwareDateTime):
     """An RFC 3339 time with an offset, as UTC. A time whose UTC instant lies outside years
-    1-9999 (`0001-01-01T00:00:00+14:00`) is a 422 naming the field, not an OverflowError."""
+    1-9999 (`0001-01-01T00:00:00+14:00`) is a 422 naming the field, not an OverflowError.
+    With `dates`, a date alone (`2026-12-01`) stays a `date`: the ledger reads it as the
+    midnight that starts it in the request's `tz`."""
 
-    def __init__(self, example: str, description: str, **kw: Any) -> None:
+    def __init__(self, example: str, description: str, dates: bool = False, **kw: Any) -> None:
         super().__init__(default_timezone=None, metadata=_meta(example, description), **kw)
+        self.dates = dates
 
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime:
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime | date:
+        if self.dates and isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                return date.fromisoformat(value)
+            except ValueError as exc:
+                raise ValidationError(f"not a valid date: {value!r}") from exc
         try:
             when: datetime = super()._deserialize(value, attr, data, **kwargs)
             return when.astimezone(UTC)
@@ -66,11 +74,20 @@ class Instant(fields.AwareDateTime):
             ) from exc
 
 
-def Since() -> Instant:
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def Since(dates: bool = False) -> Instant:
+    if dates:
+        return Instant("2026-11-29T00:00:00Z", "RFC 3339 date-time with offset, or a date (`2026-11-29`: "
+                       "its midnight in `tz`); inclusive.", dates=True)
     return Instant("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
 
 
-def Until() -> Instant:
+def Until(dates: bool = False) -> Instant:
+    if dates:
+        return Instant("2026-11-30T00:00:00Z", "RFC 3339 date-time with offset, or a date (`2026-11-30`: "
+                       "its midnight in `tz`); exclusive.", dates=True)
     return Instant("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
 
 

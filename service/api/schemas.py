@@ -283,15 +283,36 @@ class ScoreDocumentSchema(Out):
     )
 
 
-class VoidSchema(Out):
-    at = fields.String(required=True, metadata=_meta("2026-11-29T11:00:00.000Z", format="date-time"))
-    reason = fields.String(required=True, metadata=_meta("dealer error"))
-
-
 class AuditSchema(Out):
     sequence = fields.Integer(required=True, metadata=_meta(42))
     hash = fields.String(required=True, metadata=_meta("0" * 64))
     previous_hash = fields.String(required=True, metadata=_meta("0" * 64))
+    kid = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta("21fe31dfa154a261", "The signing key (`GET /v1/audit/keys`); null while unsigned."),
+    )
+    signature = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(
+            "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw",
+            "The receipt: Ed25519 signature (unpadded base64url) over the UTF-8 bytes "
+            "`capsa-audit-v1\\n{client_id}\\n{sequence}\\n{hash}\\n`, made once when the record "
+            "was stored; null until a signing key exists (docs/audit.md).",
+        ),
+    )
+
+
+class VoidSchema(Out):
+    at = fields.String(required=True, metadata=_meta("2026-11-29T11:00:00.000Z", format="date-time"))
+    reason = fields.String(required=True, metadata=_meta("dealer error"))
+    audit = fields.Nested(
+        AuditSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The void's own record in the chain and its receipt."},
+    )
 
 
 class RoundDocumentSchema(Out):

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL
 
 from .database import database_url
@@ -45,6 +46,20 @@ def db_upgrade(args: argparse.Namespace) -> int:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     upgrade(url, args.revision)
     print(f"database upgraded to {args.revision}")
+    path = keyfile.path_from_env()
+    keyring = keyfile.load(path) if path is not None and path.exists() else None
+    if keyring is not None and len(keyring):
+        # Records stored before receipts existed are signed once, here, when a key exists.
+        from service.adapters.uow import Database
+        from service.services.receipts import sign_pending
+
+        db = Database(url, keyring=keyring)
+        try:
+            signed = sign_pending(db)
+        finally:
+            db.dispose()
+        if signed:
+            print(f"signed {signed} records that had no receipt")
     return 0
 
 

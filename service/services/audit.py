@@ -19,12 +19,14 @@ from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
 from service.adapters.uow import Database
 from service.domain import audit as chain
 from service.domain.errors import CapsaError, FieldError
+from service.domain.signing import b64
 from service.domain.version import ENGINE_VERSION
 
-from . import idempotency, rounds
+from . import idempotency, receipts, rounds
+from .documents import audit_of_record, void_info
 from .errors import Conflict, NotFound, Unavailable
 from .idempotency import StoredResponse
-from .ids import rfc3339, utcnow_ms
+from .ids import utcnow_ms
 from .jsondoc import dump
 from .recording import void_record
 from .rescoring import RESCORERS
@@ -86,8 +88,9 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
         if claim is not None:
             raise idempotency.in_flight() from exc
         raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
-    del appended  # the void's own place in the chain is GET /v1/audit/records/{sequence}
-    document = rounds.render(stored, void={"at": built.document["created_at"], "reason": reason})
+    # The void's own place in the chain and receipt (also GET /v1/audit/records/{sequence}).
+    void = void_info(built.document, audit_of_record(appended))
+    document = rounds.render(stored, void=void)
     return StoredResponse(200, dump(document))
 
 
@@ -247,17 +250,14 @@ def record_at(db: Database, client_id: str, sequence: int) -> dict[str, Any]:
         "hash": record.hash,
         "previous_hash": record.previous_hash,
         "canonical": record.canonical.decode("utf-8"),
+        "kid": record.kid,
+        "signature": None if record.signature is None else b64(record.signature),
     }
 
 
 def head(db: Database, client_id: str) -> dict[str, Any]:
-    with db.unit_of_work() as uow:
-        h = uow.chain.head(client_id)
-    return {
-        "sequence": h.sequence,
-        "hash": h.hash,
-        "created_at": None if h.created_at is None else rfc3339(h.created_at),
-    }
+    """The client's chain head, signed (`receipts.signed_head`)."""
+    return receipts.signed_head(db, client_id)
 
 
 __all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_round", "void"]

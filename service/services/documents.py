@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.domain.rules import SPECS
+from service.domain.signing import b64
 from service.domain.susun.rules import BONUS_KEYS, NATURALS
 
 _TOP = ("table", "reference", "game_id", "currency", "stake", "rules", "engine_version")
@@ -132,17 +133,37 @@ def round_document(
     return doc
 
 
-def void_info(void_record: Mapping[str, Any]) -> dict[str, Any]:
-    """`{"at", "reason"}` of a void from its parsed record."""
-    return {"at": void_record["created_at"], "reason": void_record["request"]["reason"]}
+def void_info(void_record: Mapping[str, Any], audit: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`{"at", "reason", "audit"}` of a void from its parsed record and its own receipt."""
+    return {
+        "at": void_record["created_at"],
+        "reason": void_record["request"]["reason"],
+        "audit": None if audit is None else dict(audit),
+    }
 
 
-def audit_of(sequence: int, hash_: str, previous_hash: str) -> dict[str, Any]:
-    return {"sequence": sequence, "hash": hash_, "previous_hash": previous_hash}
+def audit_of(
+    sequence: int, hash_: str, previous_hash: str, kid: str | None = None, signature: bytes | None = None
+) -> dict[str, Any]:
+    """A record's place in the chain and its receipt (`signature`: unpadded base64url of the
+    Ed25519 signature over `capsa-audit-v1\\n{client}\\n{sequence}\\n{hash}\\n`; null while unsigned)."""
+    return {
+        "sequence": sequence,
+        "hash": hash_,
+        "previous_hash": previous_hash,
+        "kid": kid,
+        "signature": None if signature is None else b64(signature),
+    }
+
+
+def audit_of_record(record: Any) -> dict[str, Any]:
+    """`audit_of` a stored record (`StoredRecord`, or an `Appended` once it has run)."""
+    return audit_of(record.sequence, record.hash, record.previous_hash, record.kid, record.signature)
 
 
 __all__ = [
     "audit_of",
+    "audit_of_record",
     "ordered",
     "round_document",
     "rules_document",

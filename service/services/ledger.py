@@ -10,11 +10,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.ledger import Entry, Totals
 from service.adapters.uow import Database, UnitOfWork
+from service.domain.audit import PLAYER_PREFIX
 from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
 
@@ -36,11 +38,44 @@ def _currency(code: str) -> str:
         raise InvalidInput(exc.message, errors=exc.errors) from exc
 
 
-def _period(since: datetime | None, until: datetime | None) -> None:
-    if since is not None and until is not None and until < since:
+def zone_of(name: str) -> ZoneInfo:
+    """The IANA time zone `name` (zoneinfo); 422 naming `query.tz` when there is none."""
+    try:
+        if name != name.strip() or ".." in name or name.startswith("/"):
+            raise ValueError(name)
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        raise InvalidInput(
+            f"unknown time zone {name!r}",
+            errors=[FieldError("query.tz", f"{name!r} is not an IANA time zone name (e.g. Asia/Jakarta)")],
+        ) from exc
+
+
+def moment(value: datetime | date | None, zone: ZoneInfo, field: str) -> datetime | None:
+    """A query bound as an aware datetime: a date is its midnight in `zone`. A date whose
+    midnight there lies outside the datetime range (year 1 east of UTC, 9999 west) is 422."""
+    if value is None or isinstance(value, datetime):
+        return value
+    try:
+        return datetime.combine(value, time(0), zone).astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInput(
+            f"{field} {value.isoformat()!r} in {zone.key} is outside the supported range",
+            errors=[FieldError(f"query.{field}", f"{value.isoformat()!r} in {zone.key} is out of range")],
+        ) from exc
+
+
+def _period(
+    since: datetime | date | None, until: datetime | date | None, tz: str = "UTC"
+) -> tuple[datetime | None, datetime | None, ZoneInfo]:
+    """since, until (aware datetimes, dates read in `tz`) and the zone; until < since is 422."""
+    zone = zone_of(tz)
+    start, end = moment(since, zone, "since"), moment(until, zone, "until")
+    if start is not None and end is not None and end < start:
         raise InvalidInput(
             "until is before since", errors=[FieldError("query.until", "must not be before since")]
         )
+    return start, end, zone
 
 
 def player(
@@ -48,11 +83,12 @@ def player(
     client_id: str,
     player_id: str,
     currency: str,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
 ) -> dict[str, Any]:
     currency = _currency(currency)
-    _period(since, until)
+    since, until, zone = _period(since, until, tz)
     with db.unit_of_work() as uow:
         t = uow.ledger.player_totals(client_id, player_id, currency, since, until)
     return {
@@ -81,14 +117,15 @@ def summary(
     db: Database,
     client_id: str,
     currency: str,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
     group_by: str = "player",
 ) -> dict[str, Any]:
     currency = _currency(currency)
-    _period(since, until)
+    since, until, zone = _period(since, until, tz)
     with db.unit_of_work() as uow:
-        groups = uow.ledger.summary(client_id, currency, since, until, group_by)
+        groups = uow.ledger.summary(client_id, currency, since, until, group_by, zone)
     house = sum(g.house for g in groups)
     if group_by == "player":
         groups = [g for g in groups if g.key is not None]  # the house's own group
@@ -132,14 +169,15 @@ def entries(
     currency: str,
     player: str | None = None,
     round: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
     limit: int = 50,
     cursor: str | None = None,
 ) -> dict[str, Any]:
     """A page of lines, newest first by (created_at, id), with an opaque cursor."""
     currency = _currency(currency)
-    _period(since, until)
+    since, until, zone = _period(since, until, tz)
     after = _after(cursor)
     with db.unit_of_work() as uow:
         rows = uow.ledger.entries(
@@ -162,8 +200,9 @@ def entries_csv(
     currency: str,
     player: str | None = None,
     round: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[Iterator[str], str | None]:
@@ -175,7 +214,7 @@ def entries_csv(
     go in a header; then read in keyset pages of CSV_PAGE lines, each its own short query."""
     del limit  # JSON's page size; a CSV answer carries up to CSV_MAX_LINES
     currency = _currency(currency)
-    _period(since, until)
+    since, until, zone = _period(since, until, tz)
     start = _after(cursor)
     cap = CSV_MAX_LINES
     with db.unit_of_work() as uow:
@@ -217,3 +256,125 @@ def entries_csv(
             after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
 
     return generate(), next_cursor
+
+
+STATEMENT_COLUMNS = ("created_at", "round", "sequence", "kind", "amount", "balance", "currency")
+
+
+def _statement_line(entry: Entry, balance: int) -> dict[str, Any]:
+    return {
+        "created_at": rfc3339(entry.created_at),
+        "round": entry.round_id,
+        "sequence": entry.sequence,
+        "kind": entry.kind,
+        "amount": format_money(entry.amount, entry.currency),
+        "balance": format_money(balance, entry.currency),
+    }
+
+
+def _statement_head(
+    db: Database, client_id: str, player_id: str, currency: str, since: datetime | None, until: datetime | None
+) -> tuple[int, int]:
+    """(opening, closing): the sum of the account's lines before `since`, and that plus
+    the lines of the period."""
+    with db.unit_of_work() as uow:
+        opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since)
+        period = uow.ledger.balance(client_id, player_id, currency, until, since=since)
+    return opening, opening + period
+
+
+def statement(
+    db: Database,
+    client_id: str,
+    player_id: str,
+    *,
+    currency: str,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
+    limit: int = 100,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """A player's statement: the opening balance (every line of the account before `since`),
+    a page of the period's lines oldest first, each with the balance after it, and the
+    closing balance (opening plus every line of the period, whatever the page)."""
+    currency = _currency(currency)
+    start, end, zone = _period(since, until, tz)
+    after = _after(cursor)
+    opening, closing = _statement_head(db, client_id, player_id, currency, start, end)
+    with db.unit_of_work() as uow:
+        rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1)
+        balance = opening
+        if after is not None:
+            balance += uow.ledger.balance(
+                client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
+            )
+    page = rows[:limit]
+    lines = []
+    for entry in page:
+        balance += entry.amount
+        lines.append(_statement_line(entry, balance))
+    last = page[-1] if page else None
+    return {
+        "player": player_id,
+        "account": PLAYER_PREFIX + player_id,
+        "currency": currency,
+        "tz": zone.key,
+        "since": None if start is None else rfc3339(start),
+        "until": None if end is None else rfc3339(end),
+        "opening_balance": format_money(opening, currency),
+        "closing_balance": format_money(closing, currency),
+        "lines": lines,
+        "next_cursor": encode_cursor(last.created_at, last.sequence, last.line_no)
+        if len(rows) > limit and last
+        else None,
+    }
+
+
+def statement_csv(
+    db: Database,
+    client_id: str,
+    player_id: str,
+    *,
+    currency: str,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    tz: str = "UTC",
+    limit: int = 100,
+    cursor: str | None = None,
+) -> Iterator[str]:
+    """The whole statement as CSV: a header, an `opening_balance` row, every line of the
+    period oldest first with the balance after it, a `closing_balance` row; streamed in
+    pages of CSV_PAGE lines. Checked before the first chunk (a bad parameter is a 422)."""
+    del limit, cursor  # the CSV carries the whole period
+    currency = _currency(currency)
+    start, end, _ = _period(since, until, tz)
+    opening, _ = _statement_head(db, client_id, player_id, currency, start, end)
+
+    def generate() -> Iterator[str]:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(STATEMENT_COLUMNS)
+        stamp = "" if start is None else rfc3339(start)
+        writer.writerow([stamp, "", "", "opening_balance", "", format_money(opening, currency), currency])
+        balance, after = opening, None
+        while True:
+            with db.unit_of_work() as uow:
+                rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, CSV_PAGE)
+            for entry in rows:
+                balance += entry.amount
+                line = _statement_line(entry, balance)
+                writer.writerow([*(line[c] for c in STATEMENT_COLUMNS[:-1]), currency])
+            if len(rows) < CSV_PAGE:
+                break
+            after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+        # The lines are read page by page while rounds may be stored: the closing row is the
+        # running balance, which is what the rows above add up to.
+        writer.writerow(["" if end is None else rfc3339(end), "", "", "closing_balance", "",
+                         format_money(balance, currency), currency])
+        yield out.getvalue()
+
+    return generate()

@@ -20,7 +20,7 @@ from service.domain import audit as chain
 from service.domain.money import PlayerLine
 from service.domain.susun.round import ScoredRound
 
-from .documents import audit_of, round_document
+from .documents import audit_of_record, round_document
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ class BuiltRecord:
         return round_document(
             self.new.round_id,
             self.document,
-            audit_of(appended.sequence, appended.hash, appended.previous_hash),
+            audit_of_record(appended),
             void,
         )
 

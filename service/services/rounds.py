@@ -24,7 +24,7 @@ from service.domain.errors import FieldError
 from service.domain.susun.round import score_round_request
 
 from . import deals, idempotency
-from .documents import audit_of, round_document, score_document, void_info
+from .documents import audit_of_record, round_document, score_document, void_info
 from .errors import Conflict, InvalidInput, NotFound, Unavailable
 from .idempotency import StoredResponse
 from .ids import new_id, utcnow_ms
@@ -129,13 +129,8 @@ def render(stored: StoredRound, with_void: bool = True, void: dict[str, Any] | N
     """The API document of a stored round, from its record's bytes (and its void's)."""
     record = stored.record
     if void is None and with_void and stored.void is not None:
-        void = void_info(orjson.loads(stored.void.canonical))
-    return round_document(
-        stored.id,
-        orjson.loads(record.canonical),
-        audit_of(record.sequence, record.hash, record.previous_hash),
-        void,
-    )
+        void = void_info(orjson.loads(stored.void.canonical), audit_of_record(stored.void))
+    return round_document(stored.id, orjson.loads(record.canonical), audit_of_record(record), void)
 
 
 def get(db: Database, client_id: str, round_id: str) -> dict[str, Any]:

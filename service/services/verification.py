@@ -81,7 +81,7 @@ ROUND_FIELDS = ("game", "preset", "table", "reference", "currency", "created_at"
 Line = tuple[Any, ...]
 
 
-def _minor(text: str) -> int:
+def minor_units(text: str) -> int:
     # A document's money string carries exactly the currency's minor digits.
     return int(text) if "." not in text else int(text.replace(".", "", 1))
 
@@ -141,9 +141,9 @@ def copies_match(
             p = earned.get(player[1:])
             if p is None:
                 return False
-            texts.append(f"{player},{kind},{kind},{_minor(line.amount)},{p.points},{_minor(p.winnings)}")
+            texts.append(f"{player},{kind},{kind},{minor_units(line.amount)},{p.points},{minor_units(p.winnings)}")
         else:
-            texts.append(f"{player},{kind},{kind},{_minor(line.amount)},0,0")
+            texts.append(f"{player},{kind},{kind},{minor_units(line.amount)},0,0")
     return lines.text == ";".join(texts)
 
 
@@ -196,13 +196,13 @@ def copy_differences(
                 for name, live, want in zip(ROUND_FIELDS, round_row, wanted)
                 if live != want
             ]
-        points = {p.id: (p.points, _minor(p.winnings)) for p in result.players}
+        points = {p.id: (p.points, minor_units(p.winnings)) for p in result.players}
         expected: list[tuple[Any, ...]] = []
         for n, line in enumerate(rec.ledger_lines):
             player = _player_of(line.account)
             earned = points.get(player or "", (0, 0)) if line.kind == SETTLEMENT else (0, 0)
             expected.append(
-                (rec.sequence, n, created, player, line.kind, line.kind, _minor(line.amount),
+                (rec.sequence, n, created, player, line.kind, line.kind, minor_units(line.amount),
                  request.currency, request.table, *earned)
             )
     else:
@@ -218,7 +218,7 @@ def copy_differences(
                     _player_of(line.account),
                     line.kind,
                     None if orig is None else orig[4],
-                    _minor(line.amount),
+                    minor_units(line.amount),
                     currency,
                     table,
                     None if orig is None else -orig[9],

@@ -77,7 +77,10 @@ def test_each_round_is_chained_after_the_previous_one_with_the_hash_of_its_store
         assert parsed["created_at"] == doc["created_at"]
         previous = record["hash"]
     head = http.get("/v1/audit/head", headers=tenant.read_headers).get_json()
-    assert head == {"sequence": 3, "hash": previous, "created_at": docs[-1]["created_at"]}
+    assert {k: head[k] for k in ("client_id", "sequence", "hash", "created_at")} == {
+        "client_id": tenant.id, "sequence": 3, "hash": previous, "created_at": docs[-1]["created_at"]
+    }
+    assert head["kid"] is None and head["signature"] is None  # this app has no signing key
     assert http.get(f"/v1/rounds/{docs[0]['id']}", headers=tenant.headers).get_json()["audit"] == docs[0]["audit"]
 
 
@@ -96,8 +99,9 @@ def test_ledger_lines_follow_api_md_order_and_sum_to_zero(http, tenant):
 
 
 def test_a_new_tenant_has_an_empty_chain_that_verifies(http, tenant):
-    assert http.get("/v1/audit/head", headers=tenant.read_headers).get_json() == {
-        "sequence": 0, "hash": GENESIS_HASH, "created_at": None}
+    head = http.get("/v1/audit/head", headers=tenant.read_headers).get_json()
+    assert {k: head[k] for k in ("client_id", "sequence", "hash", "created_at")} == {
+        "client_id": tenant.id, "sequence": 0, "hash": GENESIS_HASH, "created_at": None}
     assert chain_verify(http, tenant) == {"ok": True, "records_checked": 0, "first_bad_sequence": None,
                                           "reason": None, "next_from_sequence": None}
     problem(http.get("/v1/audit/records/1", headers=tenant.read_headers), 404, "not-found")

@@ -17,6 +17,7 @@ TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledg
           "susun_games",  # 0009
           "idempotency_records", "service_secrets", "alembic_version"}
 TABLES |= {"webhooks", "webhook_deliveries", "webhook_attempts", "dispatcher_leases"}  # 0007
+TABLES |= {"chain_signatures"}  # 0008: receipts
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 

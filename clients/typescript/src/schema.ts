@@ -1634,7 +1634,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last record of this client's chain, for auditors to keep and compare later. */
+        /**
+         * The last record of this client's chain, signed now: keep it to compare later.
+         * @description Two signed heads that cannot lie on one chain (the same sequence with different
+         *     hashes, or a later head whose chain does not pass through the earlier one) prove
+         *     the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1655,6 +1660,99 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys that sign receipts and heads, retired ones included. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SigningKeys"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+         * @description At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+         *     bounded and a request ends well within a worker's timeout.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First sequence to export (default 1). */
+                    from_sequence?: number;
+                    /** @description Records in this answer, 1-50,000 (default 10,000). When the chain goes on past them, the `Capsa-Next-From-Sequence` header (and `Link: rel="next"`) say where to continue. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One record a line (docs/audit.md, "The export"). `Capsa-Next-From-Sequence` (and a `Link` with `rel="next"`) is set when the chain goes on past this answer; `Capsa-Head-Sequence` is the head the answer was cut at. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {"format":"capsa-export-v1","client_id":"cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ","sequence":1,"kind":"round","round":"rnd_x","previous_hash":"0000000000000000000000000000000000000000000000000000000000000000","hash":"394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c","kid":"21fe31dfa154a261","signature":"JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw","record":{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}} */
+                        "application/x-ndjson": unknown;
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1698,10 +1796,12 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
                     until?: string;
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    tz?: string;
                 };
                 header?: never;
                 path: {
@@ -1736,6 +1836,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/players/{player}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A player's statement: opening balance, the period's lines, closing balance.
+         * @description The opening balance sums every line of the player's account dated before `since`;
+         *     the closing balance adds every line of the period. JSON pages the lines (oldest
+         *     first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
+         *     streams the whole period between an `opening_balance` and a `closing_balance` row.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description ISO 4217 code; only lines in this currency are summed. */
+                    currency: string;
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
+                    since?: string;
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
+                    until?: string;
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    tz?: string;
+                    /** @description Lines per page, 1-500 (JSON only). */
+                    limit?: number;
+                    /** @description Opaque: `next_cursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    player: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Statement"];
+                        /**
+                         * @example created_at,round,sequence,kind,amount,balance,currency
+                         *     2026-11-28T17:00:00.000Z,,,opening_balance,,10000,IDR
+                         *     2026-11-29T10:00:00.000Z,rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ,42,settlement,11000,21000,IDR
+                         *     2026-11-29T17:00:00.000Z,,,closing_balance,,21000,IDR
+                         */
+                        "text/csv": string;
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/summary": {
         parameters: {
             query?: never;
@@ -1744,7 +1916,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Totals per player, table or UTC day over the lines dated in the period.
+         * Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
          * @description Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
          *
          *     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
@@ -1766,11 +1938,13 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
                     until?: string;
-                    /** @description `player`, `table` or `day` (UTC dates); default `player`. */
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    tz?: string;
+                    /** @description `player`, `table` or `day` (dates in `tz`, UTC unless given); default `player`. */
                     group_by?: "player" | "table" | "day";
                 };
                 header?: never;
@@ -1824,10 +1998,12 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
                     until?: string;
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    tz?: string;
                     /** @description Only this player's lines. */
                     player?: string;
                     /** @description Only this round's lines. */
@@ -3283,6 +3459,24 @@ export interface components {
              */
             turn_seconds?: number | null;
         };
+        Audit: {
+            /** @example 42 */
+            sequence: number;
+            /** @example 0000000000000000000000000000000000000000000000000000000000000000 */
+            hash: string;
+            /** @example 0000000000000000000000000000000000000000000000000000000000000000 */
+            previous_hash: string;
+            /**
+             * @description The signing key (`GET /v1/audit/keys`); null while unsigned.
+             * @example 21fe31dfa154a261
+             */
+            kid: string | null;
+            /**
+             * @description The receipt: Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-audit-v1\n{client_id}\n{sequence}\n{hash}\n`, made once when the record was stored; null until a signing key exists (docs/audit.md).
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
+             */
+            signature: string | null;
+        };
         Void: {
             /**
              * Format: date-time
@@ -3291,14 +3485,8 @@ export interface components {
             at: string;
             /** @example dealer error */
             reason: string;
-        };
-        Audit: {
-            /** @example 42 */
-            sequence: number;
-            /** @example 0000000000000000000000000000000000000000000000000000000000000000 */
-            hash: string;
-            /** @example 0000000000000000000000000000000000000000000000000000000000000000 */
-            previous_hash: string;
+            /** @description The void's own record in the chain and its receipt. */
+            audit: components["schemas"]["Audit"] | null;
         };
         RoundDocument: {
             /** @example rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
@@ -3995,8 +4183,23 @@ export interface components {
              * @example {"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}
              */
             canonical: string;
+            /**
+             * @description The receipt's key; null while unsigned.
+             * @example 21fe31dfa154a261
+             */
+            kid: string | null;
+            /**
+             * @description The record's receipt (see the round document's `audit.signature`).
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
+             */
+            signature: string | null;
         };
         AuditHead: {
+            /**
+             * @description This client's id, as receipts sign it.
+             * @example cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ
+             */
+            client_id: string;
             /**
              * @description 0 before the first record.
              * @example 42
@@ -4010,6 +4213,54 @@ export interface components {
              * @example 2026-11-29T10:00:00.000Z
              */
             created_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the service signed this head.
+             * @example 2026-11-29T10:00:05.123Z
+             */
+            signed_at: string;
+            /**
+             * @description The key that signed; null without one.
+             * @example 21fe31dfa154a261
+             */
+            kid: string | null;
+            /**
+             * @description Ed25519 signature (unpadded base64url) over the UTF-8 bytes `capsa-head-v1\n{client_id}\n{sequence}\n{hash}\n{signed_at}\n`. Keep it: two signed heads that cannot lie on one chain prove a fork (`capsa audit verify-file --head`).
+             * @example JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw
+             */
+            signature: string | null;
+        };
+        SigningKey: {
+            /**
+             * @description First 16 hex digits of SHA-256 over the raw public key.
+             * @example 21fe31dfa154a261
+             */
+            kid: string;
+            /**
+             * @example Ed25519
+             * @enum {string}
+             */
+            algorithm: "Ed25519";
+            /**
+             * @description 32 raw bytes, unpadded base64url.
+             * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+             */
+            public_key: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a newer key took over; its signatures keep verifying.
+             * @example null
+             */
+            retired_at: string | null;
+        };
+        SigningKeys: {
+            /** @description Every key that signed or signs receipts and heads, oldest first. */
+            keys: components["schemas"]["SigningKey"][];
         };
         PlayerLedger: {
             /**
@@ -4047,9 +4298,78 @@ export interface components {
              */
             net: string;
         };
+        StatementLine: {
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            created_at: string;
+            /** @example rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            round: string;
+            /**
+             * @description The chain record that booked the line.
+             * @example 42
+             */
+            sequence: number;
+            /**
+             * @example settlement
+             * @enum {string}
+             */
+            kind: "settlement" | "fee" | "reversal";
+            /**
+             * @description Signed decimal string, minor-unit digits.
+             * @example 11000
+             */
+            amount: string;
+            /**
+             * @description The account's balance after this line.
+             * @example 21000
+             */
+            balance: string;
+        };
+        Statement: {
+            /** @example a */
+            player: string;
+            /** @example player:a */
+            account: string;
+            /** @example IDR */
+            currency: string;
+            /**
+             * @description The zone dates were read in.
+             * @example Asia/Jakarta
+             */
+            tz: string;
+            /**
+             * @description The period's start in UTC.
+             * @example 2026-11-28T17:00:00.000Z
+             */
+            since: string | null;
+            /**
+             * @description The period's end in UTC.
+             * @example 2026-11-29T17:00:00.000Z
+             */
+            until: string | null;
+            /**
+             * @description The sum of every line of the account dated before `since`.
+             * @example 10000
+             */
+            opening_balance: string;
+            /**
+             * @description The opening balance plus every line of the period.
+             * @example 21000
+             */
+            closing_balance: string;
+            /** @description The period's lines, oldest first. */
+            lines: components["schemas"]["StatementLine"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
         SummaryRow: {
             /**
-             * @description The player id, the table (null: rounds without one) or the UTC day.
+             * @description The player id, the table (null: rounds without one) or the day in `tz`.
              * @example a
              */
             key: string | null;

@@ -1,4 +1,5 @@
-"""The audit trail: void a round, re-verify a round or the chain, read records and the head."""
+"""The audit trail: void a round, re-verify a round or the chain, read records, the signed
+head, the signing keys, and export the chain as NDJSON."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import audit, rounds
+from service.services import audit, receipts, rounds
 from service.services.idempotency import parse_key
 
 from ..audit_schemas import (
@@ -15,7 +16,9 @@ from ..audit_schemas import (
     AuditRecordSchema,
     ChainVerifyQuerySchema,
     ChainVerifySchema,
+    ExportQuerySchema,
     RoundVerifySchema,
+    SigningKeysSchema,
     VoidRequestSchema,
 )
 from ..auth import allow_read, require_write
@@ -83,5 +86,57 @@ class ChainHead(MethodView):
     @blp.response(200, AuditHeadSchema)
     @blp.problems(*AUTH)
     def get(self) -> Response:
-        """The last record of this client's chain, for auditors to keep and compare later."""
+        """The last record of this client's chain, signed now: keep it to compare later.
+
+        Two signed heads that cannot lie on one chain (the same sequence with different
+        hashes, or a later head whose chain does not pass through the earlier one) prove
+        the chain was forked or rewritten; `capsa audit verify-file --head` checks that."""
         return json_response(audit.head(db(), principal().client_id))
+
+
+@blp.route("/audit/keys")
+class SigningKeys(MethodView):
+    @blp.response(200, SigningKeysSchema)
+    @blp.problems(*AUTH)
+    def get(self) -> Response:
+        """The public keys that sign receipts and heads, retired ones included."""
+        return json_response(receipts.keys(db()))
+
+
+NDJSON = "application/x-ndjson"
+EXPORT_EXAMPLE = (
+    '{"format":"capsa-export-v1","client_id":"cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ","sequence":1,"kind":"round",'
+    '"round":"rnd_x","previous_hash":"0000000000000000000000000000000000000000000000000000000000000000",'
+    '"hash":"394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c","kid":"21fe31dfa154a261",'
+    '"signature":"JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw",'
+    '"record":{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}}\n'
+)
+
+
+@blp.route("/audit/export")
+class ChainExport(MethodView):
+    @blp.arguments(ExportQuerySchema, location="query")
+    @blp.response(
+        200,
+        content_type=NDJSON,
+        description="One record a line (docs/audit.md, \"The export\"). `Capsa-Next-From-Sequence` "
+        "(and a `Link` with `rel=\"next\"`) is set when the chain goes on past this answer; "
+        "`Capsa-Head-Sequence` is the head the answer was cut at.",
+        example=EXPORT_EXAMPLE,
+    )
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+
+        At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+        bounded and a request ends well within a worker's timeout."""
+        client_id = principal().client_id
+        plan = receipts.plan_export(db(), client_id, query["from_sequence"], query["limit"])
+        response = Response(receipts.export_lines(db(), plan), content_type=NDJSON)
+        response.headers["Capsa-Head-Sequence"] = str(plan.head)
+        if plan.next_from_sequence is not None:
+            response.headers["Capsa-Next-From-Sequence"] = str(plan.next_from_sequence)
+            response.headers["Link"] = (
+                f'</v1/audit/export?from_sequence={plan.next_from_sequence}&limit={query["limit"]}>; rel="next"'
+            )
+        return response

@@ -16,6 +16,8 @@ from ..audit_schemas import (
     EntryListSchema,
     LedgerQuerySchema,
     PlayerLedgerSchema,
+    StatementQuerySchema,
+    StatementSchema,
     SummaryQuerySchema,
     SummarySchema,
 )
@@ -42,13 +44,50 @@ class PlayerLedger(MethodView):
     get.__doc__ = (get.__doc__ or "") + "\n\n" + COUNTING
 
 
+STATEMENT_CSV_EXAMPLE = (
+    "created_at,round,sequence,kind,amount,balance,currency\r\n"
+    "2026-11-28T17:00:00.000Z,,,opening_balance,,10000,IDR\r\n"
+    "2026-11-29T10:00:00.000Z,rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ,42,settlement,11000,21000,IDR\r\n"
+    "2026-11-29T17:00:00.000Z,,,closing_balance,,21000,IDR\r\n"
+)
+
+
+@blp.route("/players/<string:player>/statement")
+class PlayerStatement(MethodView):
+    @blp.arguments(StatementQuerySchema, location="query")
+    @blp.response(200, StatementSchema)
+    @blp.doc(
+        responses={
+            "200": {
+                "description": "OK",
+                "content": {
+                    "application/json": {"schema": StatementSchema},
+                    "text/csv": {"schema": {"type": "string"}, "example": STATEMENT_CSV_EXAMPLE},
+                },
+            }
+        }
+    )
+    @blp.problems(*AUTH, 422)
+    def get(self, query: dict[str, Any], player: str) -> Response:
+        """A player's statement: opening balance, the period's lines, closing balance.
+
+        The opening balance sums every line of the player's account dated before `since`;
+        the closing balance adds every line of the period. JSON pages the lines (oldest
+        first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
+        streams the whole period between an `opening_balance` and a `closing_balance` row."""
+        if wants_csv():
+            chunks = ledger.statement_csv(db(), principal().client_id, player, **query)
+            return Response(chunks, content_type="text/csv; charset=utf-8")
+        return json_response(ledger.statement(db(), principal().client_id, player, **query))
+
+
 @blp.route("/summary")
 class Summary(MethodView):
     @blp.arguments(SummaryQuerySchema, location="query")
     @blp.response(200, SummarySchema)
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any]) -> Response:
-        """Totals per player, table or UTC day over the lines dated in the period."""
+        """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period."""
         return json_response(ledger.summary(db(), principal().client_id, **query))
 
     get.__doc__ = (

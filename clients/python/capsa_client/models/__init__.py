@@ -110,6 +110,12 @@ from .rules_echo import RulesEcho
 from .rules_echo_params import RulesEchoParams
 from .score_document import ScoreDocument
 from .score_document_game import ScoreDocumentGame
+from .signing_key import SigningKey
+from .signing_key_algorithm import SigningKeyAlgorithm
+from .signing_keys import SigningKeys
+from .statement import Statement
+from .statement_line import StatementLine
+from .statement_line_kind import StatementLineKind
 from .submission import Submission
 from .submission_request import SubmissionRequest
 from .submission_status import SubmissionStatus
@@ -252,6 +258,12 @@ __all__ = (
     "RulesEchoParams",
     "ScoreDocument",
     "ScoreDocumentGame",
+    "SigningKey",
+    "SigningKeyAlgorithm",
+    "SigningKeys",
+    "Statement",
+    "StatementLine",
+    "StatementLineKind",
     "Submission",
     "SubmissionRequest",
     "SubmissionStatus",

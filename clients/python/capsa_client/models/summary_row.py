@@ -12,7 +12,7 @@ T = TypeVar("T", bound="SummaryRow")
 class SummaryRow:
     """
     Attributes:
-        key (None | str): The player id, the table (null: rounds without one) or the UTC day. Example: a.
+        key (None | str): The player id, the table (null: rounds without one) or the day in `tz`. Example: a.
         rounds (int): By player: the player's rounds. By table or day: rounds booked (a reversal counts -1). Example: 3.
         result (str): Signed decimal string, minor-unit digits. Example: 11000.
         fees (str): Signed decimal string, minor-unit digits. Example: 330.

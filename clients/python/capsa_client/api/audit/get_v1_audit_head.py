@@ -63,7 +63,11 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[AuditHead | Problem]:
-    """The last record of this client's chain, for auditors to keep and compare later.
+    """The last record of this client's chain, signed now: keep it to compare later.
+
+     Two signed heads that cannot lie on one chain (the same sequence with different
+    hashes, or a later head whose chain does not pass through the earlier one) prove
+    the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -86,7 +90,11 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> AuditHead | Problem | None:
-    """The last record of this client's chain, for auditors to keep and compare later.
+    """The last record of this client's chain, signed now: keep it to compare later.
+
+     Two signed heads that cannot lie on one chain (the same sequence with different
+    hashes, or a later head whose chain does not pass through the earlier one) prove
+    the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -105,7 +113,11 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[AuditHead | Problem]:
-    """The last record of this client's chain, for auditors to keep and compare later.
+    """The last record of this client's chain, signed now: keep it to compare later.
+
+     Two signed heads that cannot lie on one chain (the same sequence with different
+    hashes, or a later head whose chain does not pass through the earlier one) prove
+    the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -126,7 +138,11 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> AuditHead | Problem | None:
-    """The last record of this client's chain, for auditors to keep and compare later.
+    """The last record of this client's chain, signed now: keep it to compare later.
+
+     Two signed heads that cannot lie on one chain (the same sequence with different
+    hashes, or a later head whose chain does not pass through the earlier one) prove
+    the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -15,6 +15,7 @@ def _get_kwargs(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -34,6 +35,8 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["tz"] = tz
 
     params["player"] = player
 
@@ -105,6 +108,7 @@ def sync_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -122,6 +126,7 @@ def sync_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -139,6 +144,7 @@ def sync_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -158,6 +164,7 @@ def sync(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -175,6 +182,7 @@ def sync(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -193,6 +201,7 @@ def sync(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -206,6 +215,7 @@ async def asyncio_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -223,6 +233,7 @@ async def asyncio_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -240,6 +251,7 @@ async def asyncio_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         player=player,
         round_=round_,
         limit=limit,
@@ -257,6 +269,7 @@ async def asyncio(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -274,6 +287,7 @@ async def asyncio(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -293,6 +307,7 @@ async def asyncio(
             currency=currency,
             since=since,
             until=until,
+            tz=tz,
             player=player,
             round_=round_,
             limit=limit,

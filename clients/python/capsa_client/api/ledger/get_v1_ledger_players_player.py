@@ -17,6 +17,7 @@ def _get_kwargs(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -32,6 +33,8 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["tz"] = tz
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -100,6 +103,7 @@ def sync_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
@@ -122,6 +126,7 @@ def sync_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -136,6 +141,7 @@ def sync_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
     )
 
     response = client.get_httpx_client().request(
@@ -152,6 +158,7 @@ def sync(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
@@ -174,6 +181,7 @@ def sync(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -189,6 +197,7 @@ def sync(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
     ).parsed
 
 
@@ -199,6 +208,7 @@ async def asyncio_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
@@ -221,6 +231,7 @@ async def asyncio_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -235,6 +246,7 @@ async def asyncio_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -249,6 +261,7 @@ async def asyncio(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
@@ -271,6 +284,7 @@ async def asyncio(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -287,5 +301,6 @@ async def asyncio(
             currency=currency,
             since=since,
             until=until,
+            tz=tz,
         )
     ).parsed

@@ -18,6 +18,7 @@ def _get_kwargs(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> dict[str, Any]:
 
@@ -34,6 +35,8 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["tz"] = tz
 
     json_group_by: str | Unset = UNSET
     if not isinstance(group_by, Unset):
@@ -103,9 +106,10 @@ def sync_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Response[Problem | Summary]:
-    """Totals per player, table or UTC day over the lines dated in the period.
+    """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
@@ -128,6 +132,7 @@ def sync_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -142,6 +147,7 @@ def sync_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         group_by=group_by,
     )
 
@@ -158,9 +164,10 @@ def sync(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Problem | Summary | None:
-    """Totals per player, table or UTC day over the lines dated in the period.
+    """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
@@ -183,6 +190,7 @@ def sync(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -198,6 +206,7 @@ def sync(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         group_by=group_by,
     ).parsed
 
@@ -208,9 +217,10 @@ async def asyncio_detailed(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Response[Problem | Summary]:
-    """Totals per player, table or UTC day over the lines dated in the period.
+    """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
@@ -233,6 +243,7 @@ async def asyncio_detailed(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -247,6 +258,7 @@ async def asyncio_detailed(
         currency=currency,
         since=since,
         until=until,
+        tz=tz,
         group_by=group_by,
     )
 
@@ -261,9 +273,10 @@ async def asyncio(
     currency: str,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    tz: str | Unset = "UTC",
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Problem | Summary | None:
-    """Totals per player, table or UTC day over the lines dated in the period.
+    """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
@@ -286,6 +299,7 @@ async def asyncio(
         currency (str):  Example: IDR.
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
+        tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -302,6 +316,7 @@ async def asyncio(
             currency=currency,
             since=since,
             until=until,
+            tz=tz,
             group_by=group_by,
         )
     ).parsed

@@ -1,0 +1,205 @@
+from http import HTTPStatus
+from typing import Any, cast
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    from_sequence: int | Unset = 1,
+    limit: int | Unset = 10000,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["from_sequence"] = from_sequence
+
+    params["limit"] = limit
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/audit/export",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem:
+    if response.status_code == 200:
+        response_200 = cast(Any, None)
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+        return response_406
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    response_default = Problem.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    from_sequence: int | Unset = 1,
+    limit: int | Unset = 10000,
+) -> Response[Any | Problem]:
+    """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+
+     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+    bounded and a request ends well within a worker's timeout.
+
+    Args:
+        from_sequence (int | Unset):  Default: 1. Example: 1.
+        limit (int | Unset):  Default: 10000. Example: 10000.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        from_sequence=from_sequence,
+        limit=limit,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    from_sequence: int | Unset = 1,
+    limit: int | Unset = 10000,
+) -> Any | Problem | None:
+    """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+
+     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+    bounded and a request ends well within a worker's timeout.
+
+    Args:
+        from_sequence (int | Unset):  Default: 1. Example: 1.
+        limit (int | Unset):  Default: 10000. Example: 10000.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        from_sequence=from_sequence,
+        limit=limit,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    from_sequence: int | Unset = 1,
+    limit: int | Unset = 10000,
+) -> Response[Any | Problem]:
+    """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+
+     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+    bounded and a request ends well within a worker's timeout.
+
+    Args:
+        from_sequence (int | Unset):  Default: 1. Example: 1.
+        limit (int | Unset):  Default: 10000. Example: 10000.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        from_sequence=from_sequence,
+        limit=limit,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    from_sequence: int | Unset = 1,
+    limit: int | Unset = 10000,
+) -> Any | Problem | None:
+    """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
+
+     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
+    bounded and a request ends well within a worker's timeout.
+
+    Args:
+        from_sequence (int | Unset):  Default: 1. Example: 1.
+        limit (int | Unset):  Default: 10000. Example: 10000.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            from_sequence=from_sequence,
+            limit=limit,
+        )
+    ).parsed

@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.statement_line import StatementLine
+
+
+T = TypeVar("T", bound="Statement")
+
+
+@_attrs_define
+class Statement:
+    """
+    Attributes:
+        player (str):  Example: a.
+        account (str):  Example: player:a.
+        currency (str):  Example: IDR.
+        tz (str): The zone dates were read in. Example: Asia/Jakarta.
+        since (None | str): The period's start in UTC. Example: 2026-11-28T17:00:00.000Z.
+        until (None | str): The period's end in UTC. Example: 2026-11-29T17:00:00.000Z.
+        opening_balance (str): The sum of every line of the account dated before `since`. Example: 10000.
+        closing_balance (str): The opening balance plus every line of the period. Example: 21000.
+        lines (list[StatementLine]): The period's lines, oldest first.
+        next_cursor (None | str): Pass as `cursor` for the next page; null on the last.
+    """
+
+    player: str
+    account: str
+    currency: str
+    tz: str
+    since: None | str
+    until: None | str
+    opening_balance: str
+    closing_balance: str
+    lines: list[StatementLine]
+    next_cursor: None | str
+
+    def to_dict(self) -> dict[str, Any]:
+        player = self.player
+
+        account = self.account
+
+        currency = self.currency
+
+        tz = self.tz
+
+        since: None | str
+        since = self.since
+
+        until: None | str
+        until = self.until
+
+        opening_balance = self.opening_balance
+
+        closing_balance = self.closing_balance
+
+        lines = []
+        for lines_item_data in self.lines:
+            lines_item = lines_item_data.to_dict()
+            lines.append(lines_item)
+
+        next_cursor: None | str
+        next_cursor = self.next_cursor
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "player": player,
+                "account": account,
+                "currency": currency,
+                "tz": tz,
+                "since": since,
+                "until": until,
+                "opening_balance": opening_balance,
+                "closing_balance": closing_balance,
+                "lines": lines,
+                "next_cursor": next_cursor,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.statement_line import StatementLine
+
+        d = dict(src_dict)
+        player = d.pop("player")
+
+        account = d.pop("account")
+
+        currency = d.pop("currency")
+
+        tz = d.pop("tz")
+
+        def _parse_since(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        since = _parse_since(d.pop("since"))
+
+        def _parse_until(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        until = _parse_until(d.pop("until"))
+
+        opening_balance = d.pop("opening_balance")
+
+        closing_balance = d.pop("closing_balance")
+
+        lines = []
+        _lines = d.pop("lines")
+        for lines_item_data in _lines:
+            lines_item = StatementLine.from_dict(lines_item_data)
+
+            lines.append(lines_item)
+
+        def _parse_next_cursor(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        next_cursor = _parse_next_cursor(d.pop("next_cursor"))
+
+        statement = cls(
+            player=player,
+            account=account,
+            currency=currency,
+            tz=tz,
+            since=since,
+            until=until,
+            opening_balance=opening_balance,
+            closing_balance=closing_balance,
+            lines=lines,
+            next_cursor=next_cursor,
+        )
+
+        return statement

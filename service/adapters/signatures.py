@@ -1,0 +1,160 @@
+"""Receipts as stored: one Ed25519 signature per chain record, read with it, made once.
+
+The write path signs a record as soon as its hash is known (`sign`) and stores the receipt
+beside it: in the same transaction on SQLite, where the hash is computed in Python; on
+PostgreSQL, whose one-statement write computes the hash in the database, right after that
+statement (`PG_STORE_ALONE`). A receipt that is missing (records stored before receipts
+existed, or one whose write was lost) is made on first read by `complete`, with the key
+that was active when the record was stored: Ed25519 being deterministic, that is the
+receipt the service answered when it stored the record.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from sqlalchemy import Engine, select, tuple_
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from service.domain.signing import Keyring, receipt_message
+
+from .models import ChainSignature
+from .records import StoredRecord
+
+if TYPE_CHECKING:
+    from .uow import UnitOfWork
+
+log = logging.getLogger(__name__)
+_SAFE_ID = re.compile(r"[A-Za-z0-9_]{1,32}")
+_SAFE_KID = re.compile(r"[0-9a-f]{16}")
+
+# After the one-statement write of a record (autocommit), its receipt in one more round
+# trip. Its commit does not wait for the WAL flush: losing it in a crash loses nothing that
+# cannot be remade byte for byte (`complete`), and the write path does not pay a second
+# fsync per round.
+PG_STORE_ALONE = (
+    "BEGIN; SET LOCAL synchronous_commit TO off; "
+    "INSERT INTO chain_signatures (client_id, sequence, kid, signature) VALUES ({values}) "
+    "ON CONFLICT DO NOTHING; COMMIT"
+)
+PG_STORE = (
+    "INSERT INTO chain_signatures (client_id, sequence, kid, signature) VALUES (%s, %s, %s, %s) "
+    "ON CONFLICT DO NOTHING"
+)
+
+
+def sign(keyring: Keyring | None, client_id: str, sequence: int, hash_: str) -> tuple[str | None, bytes | None]:
+    """(kid, signature) of a new record with the active key; (None, None) without one."""
+    if keyring is None or keyring.active is None:
+        return None, None
+    return keyring.sign(receipt_message(client_id, sequence, hash_))
+
+
+def store_pg(cursor: Any, client_id: str, sequence: int, kid: str, signature: bytes) -> None:
+    """Store a receipt with the psycopg cursor that just wrote its record."""
+    if not cursor.connection.autocommit:
+        cursor.execute(PG_STORE, (client_id, sequence, kid, signature))
+        return
+    if _SAFE_ID.fullmatch(client_id) and _SAFE_KID.fullmatch(kid) and type(sequence) is int:
+        # Plain literals (ids of our own alphabet, an integer, hex): composing them with
+        # psycopg.sql costs the worker more than the statement.
+        values = f"'{client_id}', {sequence}, '{kid}', '\\x{signature.hex()}'::bytea"
+        statement = PG_STORE_ALONE.format(values=values)
+    else:
+        from psycopg import sql
+
+        composed = sql.SQL(", ").join(
+            [sql.Literal(client_id), sql.Literal(sequence), sql.Literal(kid), sql.Literal(signature)]
+        )
+        statement = sql.SQL(PG_STORE_ALONE).format(values=composed).as_string(cursor)
+    try:
+        cursor.execute(statement)
+    except Exception:  # the record is stored; its receipt is remade on first read
+        log.warning("receipt of record %s of client %s not stored", sequence, client_id, exc_info=True)
+        try:
+            cursor.execute("ROLLBACK")
+        except Exception:
+            pass
+
+
+def _insert(engine: Engine) -> Any:
+    return (postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert)(ChainSignature)
+
+
+class SignatureRepository:
+    """Receipts of a client's records."""
+
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+        self.session: Session = uow.session
+
+    @property
+    def keyring(self) -> Keyring | None:
+        return self.uow.db.keyring
+
+    def unsigned(self, client_id: str | None, after: tuple[str, int], limit: int) -> list[tuple[str, int, bytes, str]]:
+        """(client, sequence, canonical, hash) of records without a receipt, in key order
+        after `after`; for `sign_pending`."""
+        from .models import ChainRecord
+
+        q = (
+            select(ChainRecord.client_id, ChainRecord.sequence, ChainRecord.canonical, ChainRecord.hash)
+            .outerjoin(
+                ChainSignature,
+                (ChainSignature.client_id == ChainRecord.client_id) & (ChainSignature.sequence == ChainRecord.sequence),
+            )
+            .where(ChainSignature.sequence.is_(None))
+            .where(tuple_(ChainRecord.client_id, ChainRecord.sequence) > tuple_(*after))
+            .order_by(ChainRecord.client_id, ChainRecord.sequence)
+            .limit(limit)
+        )
+        if client_id is not None:
+            q = q.where(ChainRecord.client_id == client_id)
+        return [(r[0], r[1], bytes(r[2]), r[3]) for r in self.session.execute(q)]
+
+    def complete(self, client_id: str, records: Sequence[StoredRecord | None]) -> list[StoredRecord | None]:
+        """`records` with every missing receipt made and stored (when a key exists)."""
+        keyring = self.keyring
+        missing = [r for r in records if r is not None and r.signature is None]
+        if not missing or keyring is None or not len(keyring):
+            return list(records)
+        made = store(self.uow.db.engine, keyring, [(client_id, r.sequence, r.canonical, r.hash) for r in missing])
+        return [
+            r if r is None or r.signature is not None or (client_id, r.sequence) not in made
+            else replace(r, kid=made[client_id, r.sequence][0], signature=made[client_id, r.sequence][1])
+            for r in records
+        ]
+
+
+def store(
+    engine: Engine, keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]
+) -> dict[tuple[str, int], tuple[str, bytes]]:
+    """Sign each (client, sequence, canonical, hash) with the key active at its time, store
+    the receipts that are still missing, and return the receipts now stored (whoever
+    stored them first), in a short write transaction of its own."""
+    rows = []
+    for client_id, sequence, canonical, hash_ in records:
+        key = keyring.key_at(str(orjson.loads(canonical).get("created_at", "")))
+        if key is None:
+            continue
+        kid, signature = keyring.sign(receipt_message(client_id, sequence, hash_), key.kid)
+        rows.append({"client_id": client_id, "sequence": sequence, "kid": kid, "signature": signature})
+    if not rows:
+        return {}
+    keys = [(r["client_id"], r["sequence"]) for r in rows]
+    with engine.begin() as conn:
+        conn.execute(_insert(engine).values(rows).on_conflict_do_nothing())
+        found = conn.execute(
+            select(ChainSignature.client_id, ChainSignature.sequence, ChainSignature.kid, ChainSignature.signature)
+            .where(tuple_(ChainSignature.client_id, ChainSignature.sequence).in_(keys))
+        ).all()
+    return {(r[0], r[1]): (r[2], bytes(r[3])) for r in found}
+
+
+__all__ = ["PG_STORE", "PG_STORE_ALONE", "SignatureRepository", "sign", "store", "store_pg"]

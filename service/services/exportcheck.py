@@ -1,0 +1,445 @@
+"""The offline verifier: an export file, the public keys and signed heads; no database, no server.
+
+`ExportCheck` reads an export (`GET /v1/audit/export`, `capsa audit export`) line by line,
+in one pass with bounded memory, and stops at the first bad record, saying its sequence and
+why. For every line it checks, in this order:
+
+1. the line is complete (ends with a newline) and is one export object of this client;
+2. its sequence follows the one before (nothing dropped, repeated or moved);
+3. its previous hash is the hash of the record before, and its hash is SHA-256 over that
+   previous hash's hex and the canonical bytes (the chain);
+4. its receipt: the key is one of the public keys, and the signature verifies over
+   `capsa-audit-v1\\n{client_id}\\n{sequence}\\n{hash}\\n`;
+5. the canonical bytes are the record the line says (kind, round, sequence);
+6. a round re-scores, with today's engine and the rules stored in it, to the stored result
+   (`rescoring.RESCORERS`, the code `GET /v1/rounds/{id}/verify` runs);
+7. its ledger lines sum to zero and are the settlement of that result (each player's
+   result, its fee, the house's fee, in the documented order); a void's are the negation
+   of its round's lines, kind `reversal`, and a round is voided at most once.
+
+Then every signed head given is checked: its signature, its client, and that the export
+passes through it (the record at its sequence has its hash). A head past the export's end
+means the export does not reach it; two heads that cannot lie on one chain are a fork.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import orjson
+
+from service.domain import audit as chain
+from service.domain.errors import CapsaError
+from service.domain.signing import Keyring, head_message, receipt_message, unb64
+
+from .receipts import EXPORT_FORMAT
+from .rescoring import RESCORERS
+from .verification import minor_units
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    client_id: str
+    sequence: int
+    kind: str
+    round: str
+    previous_hash: str
+    hash: str
+    kid: str | None
+    signature: str | None
+    record: msgspec.Raw
+
+
+class _Place(msgspec.Struct, forbid_unknown_fields=True):
+    """A line without its `record` (the fast path takes that part as a slice)."""
+
+    format: str
+    client_id: str
+    sequence: int
+    kind: str
+    round: str
+    previous_hash: str
+    hash: str
+    kid: str | None
+    signature: str | None
+
+
+class _Head(msgspec.Struct):
+    client_id: str
+    sequence: int
+    hash: str
+    signed_at: str
+    kid: str | None
+    signature: str | None
+    created_at: str | None = None
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+_decode_place = msgspec.json.Decoder(_Place).decode
+_decode_head = msgspec.json.Decoder(_Head).decode
+_RECORD = b',"record":'
+_END = b"}\n"
+
+
+def parse_line(raw: bytes) -> tuple[_Place | _Line, bytes | memoryview]:
+    """An export line and its record's canonical bytes; msgspec errors when it is not one.
+
+    The export writes the place first and the record's bytes verbatim last (`"record":` up
+    to the line's closing brace), and the place's values (ids, hex, base64url) cannot hold
+    `,"record":`: so the first one starts the record, and the bytes are a slice of the line.
+    Anything else is decoded whole (msgspec keeps a raw value's exact bytes). A slice that is
+    not the JSON the service hashed fails the hash check; the content checks parse it."""
+    at = raw.find(_RECORD)
+    if at > 0 and raw.endswith(_END):
+        # A view, not a copy: hashing and parsing read it where it is.
+        return _decode_place(raw[:at] + b"}"), memoryview(raw)[at + len(_RECORD) : -len(_END)]
+    line = _decode_line(raw)
+    return line, bytes(line.record)
+
+
+class BadRecord(Exception):
+    """The first bad record: its sequence and why."""
+
+    def __init__(self, sequence: int | None, reason: str) -> None:
+        super().__init__(f"sequence {sequence}: {reason}")
+        self.sequence = sequence
+        self.reason = reason
+
+
+@dataclass
+class Report:
+    ok: bool
+    records: int = 0
+    first_sequence: int | None = None
+    last_sequence: int | None = None
+    last_hash: str | None = None
+    client_id: str | None = None
+    first_bad_sequence: int | None = None
+    reason: str | None = None
+    heads_checked: int = 0
+    rescored: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SignedHead:
+    client_id: str
+    sequence: int
+    hash: str
+    signed_at: str
+    kid: str
+    signature: bytes
+    label: str
+
+
+def parse_head(raw: bytes, keyring: Keyring, label: str) -> SignedHead:
+    """A signed head document (`GET /v1/audit/head`), its signature checked; BadRecord if not."""
+    try:
+        h = _decode_head(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise BadRecord(None, f"head {label} is not a signed head: {exc}") from exc
+    if h.kid is None or h.signature is None:
+        raise BadRecord(None, f"head {label} is not signed")
+    try:
+        signature = unb64(h.signature)
+        message = head_message(h.client_id, h.sequence, h.hash, h.signed_at)
+    except ValueError as exc:
+        raise BadRecord(None, f"head {label}: {exc}") from exc
+    if keyring.get(h.kid) is None:
+        raise BadRecord(None, f"head {label} is signed with key {h.kid!r}, which is not among the public keys")
+    if not keyring.verify(h.kid, message, signature):
+        raise BadRecord(None, f"head {label}: the signature does not verify with key {h.kid!r}")
+    return SignedHead(h.client_id, h.sequence, h.hash, h.signed_at, h.kid, signature, label)
+
+
+def forks_between(heads: Iterable[SignedHead]) -> str | None:
+    """Why two signed heads cannot lie on one chain without looking at any record (the same
+    client and sequence, different hashes), or None."""
+    seen: dict[tuple[str, int], SignedHead] = {}
+    for h in heads:
+        other = seen.setdefault((h.client_id, h.sequence), h)
+        if other.hash != h.hash:
+            return (
+                f"fork: signed heads {other.label} and {h.label} both sign sequence {h.sequence} "
+                f"with different hashes ({other.hash[:16]}... and {h.hash[:16]}...)"
+            )
+    return None
+
+
+def _expected_lines(result: Mapping[str, Any]) -> tuple[chain.LedgerLine, ...]:
+    """The ledger lines of a settled result: the settlement every round's lines must be."""
+    players = [
+        (str(p["id"]), minor_units(str(p["result"])), minor_units(str(p.get("fee", "0"))))
+        for p in result.get("players", [])
+    ]
+    return chain.round_lines(players, minor_units(str(result.get("house_fee", "0"))))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values (`differences` also tells 1 from 1.0 and True, so must this)."""
+    return bool(a == b) and orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)
+
+
+def _digest(lines: Any) -> bytes:
+    return hashlib.blake2b(orjson.dumps(lines, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+
+
+_SEQUENCE = re.compile(rb'"sequence":(\d{1,19})[,}]')
+
+
+def _first_sequence(raw: bytes) -> int:
+    """The sequence a first line that cannot be read says it has (else 1): where to report it.
+    The line's own `sequence` comes before its record's, so the first match is the line's."""
+    found = _SEQUENCE.search(raw)
+    return int(found.group(1)) if found else 1
+
+
+class ExportCheck:
+    """Feed the export's lines in order (`feed`), then `finish` for the report."""
+
+    def __init__(
+        self,
+        keyring: Keyring,
+        heads: Iterable[SignedHead] = (),
+        rescore: bool = True,
+        *,
+        receipts: bool = True,
+        content: bool = True,
+    ) -> None:
+        """`receipts=False` / `content=False` skip steps 4 / 5-7: only for measuring each
+        step's cost (bench/verify_file.py); a verification checks everything."""
+        self.keyring = keyring
+        self.rescore = rescore
+        self.receipts, self.content = receipts, content
+        self.heads = sorted(heads, key=lambda h: h.sequence)
+        self.report = Report(ok=True)
+        self.expected: int | None = None
+        self.previous: str | None = None
+        self.client: str | None = None
+        self.at_heads = {h.sequence: h for h in self.heads}
+        self.head_hashes: dict[int, str] = {}
+        # round id -> digest of the lines its void must book; voided rounds. Bounded by the
+        # number of rounds, 16 bytes and an id each.
+        self.reversals: dict[str, bytes] = {}
+        self.voided: set[str] = set()
+        self.voids_unmatched = 0
+
+    # -- per line --------------------------------------------------------------------------
+
+    def feed(self, raw: bytes) -> None:
+        """Check one line (with its newline); raises BadRecord at the first bad record."""
+        expected = self.expected
+        where = expected if expected is not None else _first_sequence(raw)
+        if not raw.endswith(b"\n"):
+            raise BadRecord(where, "the file ends inside this record's line (truncated)")
+        try:
+            line, body = parse_line(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise BadRecord(where, f"the line is not an export record: {exc}") from exc
+        if line.format != EXPORT_FORMAT:
+            raise BadRecord(where, f"unknown format {line.format!r}")
+        seq = line.sequence
+        if self.client is None:
+            # An export from the start follows the genesis hash; one that does not starts
+            # where it says (a later page), trusting its first previous hash.
+            start = 1 if line.previous_hash == chain.GENESIS_HASH or seq == 1 else seq
+            self.client = self.report.client_id = line.client_id
+            self.report.first_sequence = start
+            self.expected = expected = start
+            self.previous = chain.GENESIS_HASH if start == 1 else line.previous_hash
+            if start != 1:
+                self.report.notes.append(f"the export starts at sequence {seq}: the records before it are not checked")
+        elif line.client_id != self.client:
+            raise BadRecord(expected, f"the line is of client {line.client_id!r}, not {self.client!r}")
+        if seq != expected:
+            assert expected is not None
+            if seq < expected:
+                raise BadRecord(expected, f"sequence {seq} again where {expected} should follow (repeated or moved)")
+            raise BadRecord(expected, f"sequence {expected} is missing (found {seq})")
+        if line.previous_hash != self.previous:
+            raise BadRecord(seq, "previous_hash is not the hash of the record before")
+        digest = hashlib.sha256(line.previous_hash.encode("ascii"))
+        digest.update(body)
+        if digest.hexdigest() != line.hash:
+            raise BadRecord(seq, "hash does not match the canonical bytes")
+        if self.receipts:
+            self._receipt(line)
+        if self.content:
+            self._content(line, body)
+        head = self.at_heads.get(seq)
+        if head is not None:
+            self.head_hashes[seq] = line.hash
+        self.previous = line.hash
+        self.expected = seq + 1
+        self.report.records += 1
+        self.report.last_sequence = seq
+        self.report.last_hash = line.hash
+
+    def _receipt(self, line: _Place | _Line) -> None:
+        if line.kid is None or line.signature is None:
+            raise BadRecord(line.sequence, "the record has no receipt (kid and signature are null)")
+        if self.keyring.get(line.kid) is None:
+            raise BadRecord(line.sequence, f"the receipt's key {line.kid!r} is not among the public keys")
+        try:
+            signature = unb64(line.signature)
+            message = receipt_message(line.client_id, line.sequence, line.hash)
+        except ValueError as exc:
+            raise BadRecord(line.sequence, f"the receipt cannot be read: {exc}") from exc
+        if not self.keyring.verify(line.kid, message, signature):
+            raise BadRecord(line.sequence, f"the receipt's signature does not verify with key {line.kid!r}")
+
+    def _content(self, line: _Place | _Line, body: bytes | memoryview) -> None:
+        seq = line.sequence
+        try:
+            rec = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise BadRecord(seq, f"the canonical bytes are not JSON: {exc}") from exc
+        if not isinstance(rec, dict):
+            raise BadRecord(seq, "the canonical bytes are not a record")
+        for name, want in (("sequence", seq), ("kind", line.kind), ("round", line.round)):
+            if rec.get(name) != want:
+                raise BadRecord(seq, f"the record's {name} is {rec.get(name)!r}, the line says {want!r}")
+        lines = rec.get("ledger_lines")
+        if not isinstance(lines, list):
+            raise BadRecord(seq, "the record has no ledger lines")
+        try:
+            total = sum(minor_units(str(x["amount"])) for x in lines)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadRecord(seq, f"a ledger line cannot be read: {exc!r}") from exc
+        if total != 0:
+            raise BadRecord(seq, f"the ledger lines sum to {total} minor units, not 0")
+        if line.kind == "round":
+            self._round(seq, line.round, rec, lines)
+        elif line.kind == "void":
+            self._void(seq, line.round, lines)
+        else:
+            raise BadRecord(seq, f"unknown record kind {line.kind!r}")
+
+    def _round(self, seq: int, round_id: str, rec: Mapping[str, Any], lines: list[Any]) -> None:
+        result, request = rec.get("result"), rec.get("request")
+        if not isinstance(result, dict) or not isinstance(request, dict):
+            raise BadRecord(seq, "the round record has no request or result")
+        currency = str(request.get("currency"))
+        if self.rescore:
+            rescore = RESCORERS.get(str(result.get("game")))
+            if rescore is None:
+                raise BadRecord(seq, f"unknown game {result.get('game')!r}")
+            try:
+                recomputed = rescore(request)
+            except CapsaError as exc:
+                raise BadRecord(seq, f"the stored request no longer scores: {exc.message}") from exc
+            # Equal documents compare in C; only a difference is walked, to say where.
+            found = [] if _same(result, recomputed) else chain.differences(result, recomputed)
+            if found:
+                d = found[0]
+                raise BadRecord(
+                    seq, f"re-scored, result.{d['field']} is {d['recomputed']!r}, the record says {d['stored']!r}"
+                )
+            self.report.rescored += 1
+        try:
+            expected = _expected_lines(result)
+            if lines != [x.to_json(currency) for x in expected]:
+                raise BadRecord(seq, "the ledger lines are not the settlement of the result")
+            reversal = [x.to_json(currency) for x in chain.reversal_lines(expected)]
+        except (KeyError, TypeError, ValueError, CapsaError) as exc:
+            raise BadRecord(seq, f"the result's settlement cannot be read: {exc!r}") from exc
+        if round_id in self.reversals:
+            raise BadRecord(seq, f"round {round_id!r} is recorded twice")
+        self.reversals[round_id] = _digest(reversal)
+
+    def _void(self, seq: int, round_id: str, lines: list[Any]) -> None:
+        if round_id in self.voided:
+            raise BadRecord(seq, f"round {round_id!r} is voided a second time")
+        self.voided.add(round_id)
+        wanted = self.reversals.get(round_id)
+        if wanted is None:
+            if self.report.first_sequence == 1:
+                raise BadRecord(seq, f"the void's round {round_id!r} is not earlier in the chain")
+            self.voids_unmatched += 1
+            return
+        if _digest(lines) != wanted:
+            raise BadRecord(seq, "the void's lines are not the negation of its round's lines")
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def finish(self) -> Report:
+        """After the last line: the signed heads against what was read."""
+        report = self.report
+        if self.voids_unmatched:
+            report.notes.append(
+                f"{self.voids_unmatched} voids of rounds before the export were not matched to their round"
+            )
+        fork = forks_between(self.heads)
+        if fork is not None:
+            return self._bad(None, fork)
+        for h in self.heads:
+            if self.client is not None and h.client_id != self.client:
+                return self._bad(None, f"head {h.label} is of client {h.client_id!r}, the export of {self.client!r}")
+            last = 0 if report.last_sequence is None else report.last_sequence
+            if h.sequence > last:
+                return self._bad(
+                    last + 1,
+                    f"the export ends at sequence {last} and does not reach signed head {h.label} "
+                    f"(sequence {h.sequence}; truncated, or records withheld)",
+                )
+            if h.sequence == 0 and h.hash != chain.GENESIS_HASH:
+                return self._bad(None, f"head {h.label} at sequence 0 is not the genesis hash")
+            if report.first_sequence is not None and 0 < h.sequence < report.first_sequence:
+                report.notes.append(f"head {h.label} (sequence {h.sequence}) is before the export: not checked")
+                continue
+            got = self.head_hashes.get(h.sequence)
+            if h.sequence > 0 and got != h.hash:
+                return self._bad(
+                    h.sequence,
+                    f"fork: signed head {h.label} has hash {h.hash[:16]}... at sequence {h.sequence}, "
+                    f"the export's record there has {str(got)[:16]}... (the chain was rewritten or forked)",
+                )
+            report.heads_checked += 1
+        return report
+
+    def _bad(self, sequence: int | None, reason: str) -> Report:
+        self.report.ok = False
+        self.report.first_bad_sequence = sequence
+        self.report.reason = reason
+        return self.report
+
+
+def verify_lines(
+    lines: Iterable[bytes],
+    keyring: Keyring,
+    heads: Iterable[SignedHead] = (),
+    *,
+    rescore: bool = True,
+    progress: Callable[[int], None] | None = None,
+    every: int = 10_000,
+    **steps: bool,
+) -> Report:
+    """Check an export given as its lines (each with its newline); the first bad record stops it."""
+    check = ExportCheck(keyring, heads, rescore, **steps)
+    n = 0
+    for n, raw in enumerate(lines, start=1):
+        try:
+            check.feed(raw)
+        except BadRecord as bad:
+            check.report.ok = False
+            check.report.first_bad_sequence = bad.sequence
+            check.report.reason = bad.reason
+            return check.report
+        if progress is not None and n % every == 0:
+            progress(n)
+    if progress is not None and n % every:
+        progress(n)  # the last figure: every line read
+    if check.expected is None:
+        check.report.notes.append("the export holds no record")
+    return check.finish()
+
+
+__all__ = ["BadRecord", "ExportCheck", "Report", "SignedHead", "forks_between", "parse_head", "verify_lines"]

@@ -1,0 +1,153 @@
+"""Receipts, signed heads, the public keys and the chain export.
+
+- `keys`: the public half of the keyring (`GET /v1/audit/keys`), what an auditor pins.
+- `signed_head`: the client's chain head signed now (`GET /v1/audit/head`).
+- `export_lines`: the client's records as NDJSON, one record a line, read in short pages
+  so memory stays bounded whatever the range (`GET /v1/audit/export`, `capsa audit export`).
+- `sign_pending`: the one-off step that gives every record stored without a receipt its
+  receipt, once a key exists (`capsa keys create`, `capsa db upgrade`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from service.adapters import signatures
+from service.adapters.records import StoredRecord
+from service.adapters.uow import Database
+from service.domain.audit import timestamp
+from service.domain.signing import b64, head_message
+
+from .errors import NotFound
+from .ids import rfc3339, utcnow_ms
+
+EXPORT_PAGE = 1000  # records read per query while exporting
+EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
+EXPORT_MAX_LIMIT = 50_000  # at most: a request ends well within a sync worker's 30 s
+MAX_SEQUENCE = 2**62
+EXPORT_FORMAT = "capsa-export-v1"
+
+
+def keys(db: Database) -> dict[str, Any]:
+    """Every public key of the keyring, oldest first, with kid, created and retired."""
+    keyring = db.keyring
+    return {"keys": [] if keyring is None else keyring.public_json()["keys"]}
+
+
+def signed_head(db: Database, client_id: str) -> dict[str, Any]:
+    """The chain head (sequence 0 and the genesis hash before the first record), signed at
+    this moment with the active key; `kid` and `signature` are null without a key."""
+    with db.unit_of_work() as uow:
+        h = uow.chain.head(client_id)
+    signed_at = timestamp(utcnow_ms())
+    kid = signature = None
+    keyring = db.keyring
+    if keyring is not None and keyring.active is not None:
+        kid, raw = keyring.sign(head_message(client_id, h.sequence, h.hash, signed_at))
+        signature = b64(raw)
+    return {
+        "client_id": client_id,
+        "sequence": h.sequence,
+        "hash": h.hash,
+        "created_at": None if h.created_at is None else rfc3339(h.created_at),
+        "signed_at": signed_at,
+        "kid": kid,
+        "signature": signature,
+    }
+
+
+def export_line(client_id: str, record: StoredRecord) -> bytes:
+    """One NDJSON line (with its newline): the record's place and receipt, then under
+    `record` the stored canonical bytes themselves, verbatim: they are JSON already, so the
+    line stays JSON and a verifier hashes a slice of it, with nothing to unescape."""
+    place = orjson.dumps(
+        {
+            "format": EXPORT_FORMAT,
+            "client_id": client_id,
+            "sequence": record.sequence,
+            "kind": record.kind,
+            "round": record.round_id,
+            "previous_hash": record.previous_hash,
+            "hash": record.hash,
+            "kid": record.kid,
+            "signature": None if record.signature is None else b64(record.signature),
+        }
+    )
+    return place[:-1] + b',"record":' + record.canonical + b"}\n"
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export request's range, checked before the first byte is sent."""
+
+    client_id: str
+    from_sequence: int
+    stop: int  # exclusive
+    head: int
+    next_from_sequence: int | None
+
+    @property
+    def count(self) -> int:
+        return max(0, min(self.stop, self.head + 1) - self.from_sequence)
+
+
+def plan_export(db: Database, client_id: str, from_sequence: int = 1, limit: int | None = EXPORT_DEFAULT_LIMIT) -> Export:
+    """Records [from, from + limit) up to the head as it is now; `next_from_sequence` says
+    where the next request continues while the chain goes on past them."""
+    with db.unit_of_work() as uow:
+        head = uow.chain.head(client_id).sequence
+    stop = head + 1 if limit is None else min(from_sequence + limit, head + 1)
+    nxt = stop if stop <= head else None
+    return Export(client_id, from_sequence, max(stop, from_sequence), head, nxt)
+
+
+def export_lines(db: Database, plan: Export, page: int = EXPORT_PAGE) -> Iterator[bytes]:
+    """The planned records as NDJSON lines, `page` records per query (each its own short
+    read), so memory holds one page whatever the range."""
+    for low in range(plan.from_sequence, plan.stop, page):
+        with db.unit_of_work() as uow:
+            records = uow.chain.records(plan.client_id, low, min(low + page, plan.stop))
+        yield b"".join(export_line(plan.client_id, r) for r in records)
+
+
+def sign_pending(db: Database, client_id: str | None = None, progress: Callable[[int], None] | None = None) -> int:
+    """Give every record without a receipt its receipt (all clients, or one); returns how
+    many were signed. Each record gets the key active when it was stored, else the oldest
+    key (records stored before any key existed): what the service answers on first read."""
+    keyring = db.keyring
+    if keyring is None or not len(keyring):
+        return 0
+    done = 0
+    after = ("", 0)
+    while True:
+        with db.unit_of_work() as uow:
+            batch = uow.signatures.unsigned(client_id, after, EXPORT_PAGE)
+        if not batch:
+            return done
+        signatures.store(db.engine, keyring, batch)
+        done += len(batch)
+        after = (batch[-1][0], batch[-1][1])
+        if progress is not None:
+            progress(done)
+
+
+def check_range(from_sequence: int) -> None:
+    if not 1 <= from_sequence <= MAX_SEQUENCE:
+        raise NotFound(f"no record {from_sequence} in this client's chain")
+
+
+__all__ = [
+    "EXPORT_DEFAULT_LIMIT",
+    "EXPORT_MAX_LIMIT",
+    "Export",
+    "export_line",
+    "export_lines",
+    "keys",
+    "plan_export",
+    "sign_pending",
+    "signed_head",
+]

@@ -1,0 +1,139 @@
+"""Reports in the operator's time zone and player statements, on both engines.
+
+Asia/Jakarta (WIB) is UTC+7 all year: its day turns at 17:00 UTC. Every round here is the
+README's four-player example (a: result 49000, fee 1470, net 47530; house fee 1860).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+
+import pytest
+from httpkit import four_player_round, problem
+
+# (UTC time, its UTC day, its WIB day)
+TIMES = [
+    (datetime(2026, 11, 30, 10, 0, tzinfo=UTC), "2026-11-30", "2026-11-30"),
+    (datetime(2026, 11, 30, 16, 59, 59, 999000, tzinfo=UTC), "2026-11-30", "2026-11-30"),
+    (datetime(2026, 11, 30, 17, 0, tzinfo=UTC), "2026-11-30", "2026-12-01"),
+    (datetime(2026, 12, 1, 18, 0, tzinfo=UTC), "2026-12-01", "2026-12-02"),
+]
+A_NET, A_RESULT, A_FEE, HOUSE = 47530, 49000, 1470, 1860
+
+
+@pytest.fixture
+def placed(http, tenant, clock):
+    ids = []
+    for when, _, _ in TIMES:
+        clock.set(when)
+        r = http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers)
+        assert r.status_code == 201, r.get_json()
+        ids.append(r.get_json()["id"])
+    return ids
+
+
+def _days(http, tenant, query):
+    r = http.get(f"/v1/ledger/summary?currency=IDR&group_by=day&{query}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def test_a_day_summary_in_asia_jakarta_cuts_days_at_17_utc(http, tenant, placed):
+    utc = _days(http, tenant, "")
+    assert [(row["key"], row["rounds"]) for row in utc["rows"]] == [("2026-11-30", 3), ("2026-12-01", 1)]
+    wib = _days(http, tenant, "tz=Asia/Jakarta")
+    assert [(row["key"], row["rounds"]) for row in wib["rows"]] == [
+        ("2026-11-30", 2), ("2026-12-01", 1), ("2026-12-02", 1)]
+    # Players' lines only: the house's fee is the rest, so each day's net is minus the fees it took.
+    assert [row["net"] for row in wib["rows"]] == [str(-2 * HOUSE), str(-HOUSE), str(-HOUSE)]
+    assert wib["house_fee"] == utc["house_fee"] == str(4 * HOUSE)
+
+
+def test_the_default_zone_stays_utc_and_utc_by_name_agrees(http, tenant, placed):
+    assert _days(http, tenant, "") == _days(http, tenant, "tz=UTC") == _days(http, tenant, "tz=Etc/UTC")
+
+
+def test_a_date_is_read_as_midnight_in_the_zone(http, tenant, placed):
+    wib = _days(http, tenant, "tz=Asia/Jakarta&since=2026-12-01&until=2026-12-02")
+    assert [(row["key"], row["rounds"]) for row in wib["rows"]] == [("2026-12-01", 1)]
+    utc = _days(http, tenant, "since=2026-11-30&until=2026-12-01")
+    assert [(row["key"], row["rounds"]) for row in utc["rows"]] == [("2026-11-30", 3)]
+    player = http.get("/v1/ledger/players/a?currency=IDR&since=2026-12-01&tz=Asia/Jakarta",
+                      headers=tenant.read_headers).get_json()
+    assert (player["rounds"], player["net"]) == (2, str(2 * A_NET))
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("tz=Nowhere/Atlantis", "query.tz"),
+        ("tz=../../etc/passwd", "query.tz"),
+        ("tz=%20UTC", "query.tz"),
+        ("tz=Asia/Jakarta&since=0001-01-01", "query.since"),
+        ("tz=Asia/Jakarta&until=0001-01-01", "query.until"),
+        ("since=2026-02-30", "since"),
+        ("tz=Asia/Jakarta&since=2026-12-02&until=2026-12-01", "query.until"),
+    ],
+)
+def test_a_bad_zone_or_a_date_out_of_range_is_422_naming_the_field(http, tenant, query, field):
+    body = problem(http.get(f"/v1/ledger/summary?currency=IDR&group_by=day&{query}", headers=tenant.read_headers),
+                   422, "validation")
+    assert any(field in e["field"] for e in body["errors"]), body
+
+
+def test_a_statement_has_the_opening_balance_the_lines_and_the_closing_balance(http, tenant, placed):
+    r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&tz=Asia/Jakarta",
+                 headers=tenant.read_headers)
+    doc = r.get_json()
+    assert (doc["since"], doc["until"], doc["tz"]) == ("2026-11-30T17:00:00.000Z", None, "Asia/Jakarta")
+    assert doc["opening_balance"] == str(2 * A_NET)  # the two rounds before WIB 1 December
+    assert doc["closing_balance"] == str(4 * A_NET)
+    assert [(x["round"], x["kind"], x["amount"], x["balance"]) for x in doc["lines"]] == [
+        (placed[2], "settlement", str(A_RESULT), str(2 * A_NET + A_RESULT)),
+        (placed[2], "fee", str(-A_FEE), str(3 * A_NET)),
+        (placed[3], "settlement", str(A_RESULT), str(3 * A_NET + A_RESULT)),
+        (placed[3], "fee", str(-A_FEE), str(4 * A_NET)),
+    ]
+    assert doc["next_cursor"] is None
+
+
+def test_statement_pages_carry_the_running_balance_across_the_cursor(http, tenant, placed):
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&tz=Asia/Jakarta&limit=3"
+    first = http.get(url, headers=tenant.read_headers).get_json()
+    second = http.get(url + f"&cursor={first['next_cursor']}", headers=tenant.read_headers).get_json()
+    assert [x["balance"] for x in first["lines"] + second["lines"]] == [
+        str(2 * A_NET + A_RESULT), str(3 * A_NET), str(3 * A_NET + A_RESULT), str(4 * A_NET)]
+    assert second["next_cursor"] is None and second["closing_balance"] == first["closing_balance"]
+
+
+def test_a_void_shows_in_the_statement_as_reversals_dated_at_the_void(http, tenant, placed, clock):
+    clock.set(datetime(2026, 12, 2, 1, 0, tzinfo=UTC))
+    assert http.post(f"/v1/rounds/{placed[0]}/void", json={"reason": "misdeal"}, headers=tenant.headers).status_code == 200
+    doc = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-02&tz=Asia/Jakarta",
+                   headers=tenant.read_headers).get_json()
+    assert doc["opening_balance"] == str(3 * A_NET)  # the voided round still counts before the void
+    assert [(x["round"], x["kind"], x["amount"]) for x in doc["lines"]] == [
+        (placed[3], "settlement", str(A_RESULT)), (placed[3], "fee", str(-A_FEE)),
+        (placed[0], "reversal", str(-A_RESULT)), (placed[0], "reversal", str(A_FEE))]
+    assert doc["closing_balance"] == str(3 * A_NET)
+
+
+def test_a_statement_as_csv_opens_and_closes_with_its_balances(http, tenant, placed):
+    r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&until=2026-12-02&tz=Asia/Jakarta",
+                 headers={**tenant.read_headers, "Accept": "text/csv"})
+    assert r.status_code == 200 and r.content_type.startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(r.get_data(as_text=True))))
+    assert rows == [
+        ["created_at", "round", "sequence", "kind", "amount", "balance", "currency"],
+        ["2026-11-30T17:00:00.000Z", "", "", "opening_balance", "", str(2 * A_NET), "IDR"],
+        ["2026-11-30T17:00:00.000Z", placed[2], rows[2][2], "settlement", str(A_RESULT), str(2 * A_NET + A_RESULT), "IDR"],
+        ["2026-11-30T17:00:00.000Z", placed[2], rows[2][2], "fee", str(-A_FEE), str(3 * A_NET), "IDR"],
+        ["2026-12-01T17:00:00.000Z", "", "", "closing_balance", "", str(3 * A_NET), "IDR"],
+    ]
+
+
+def test_a_statement_of_an_unknown_player_is_zero_and_empty(http, tenant, placed):
+    doc = http.get("/v1/ledger/players/zed/statement?currency=IDR", headers=tenant.read_headers).get_json()
+    assert (doc["opening_balance"], doc["closing_balance"], doc["lines"]) == ("0", "0", [])

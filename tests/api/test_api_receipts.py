@@ -1,0 +1,265 @@
+"""Receipts, signed heads, the public keys and the export over HTTP, on both engines."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TAMPERED, make_app, make_tenant
+from httpkit import four_player_round, problem
+from sqlalchemy import delete, select
+
+from service.adapters import keyfile
+from service.adapters.models import ChainSignature
+from service.domain.audit import GENESIS_HASH, chain_hash
+from service.domain.signing import Keyring, head_message, receipt_message
+from service.services import exportcheck
+from service.services.ids import utcnow_ms
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("keys") / "signing.json"
+    ring, _ = Keyring().rotated(utcnow_ms())
+    keyfile.save(path, ring)
+    return path
+
+
+@pytest.fixture(scope="module")
+def signed_app(db_url: str, key_file: Path) -> Iterator[Any]:
+    app = make_app(db_url, SIGNING_KEY_FILE=str(key_file))
+    yield app
+    app.extensions["capsa"].db.dispose()
+
+
+@pytest.fixture
+def client(signed_app: Any) -> Any:
+    return signed_app.test_client()
+
+
+@pytest.fixture
+def op(signed_app: Any) -> Any:
+    return make_tenant(signed_app)
+
+
+def _keys(client: Any, op: Any) -> Keyring:
+    return Keyring.from_json(client.get("/v1/audit/keys", headers=op.read_headers).get_json(), public_only=True)
+
+
+def _store(client: Any, op: Any, n: int = 1, body: Any = None, **headers: str) -> list[Any]:
+    out = []
+    for _ in range(n):
+        r = client.post("/v1/rounds", json=body or four_player_round(), headers={**op.headers, **headers})
+        assert r.status_code == 201, r.get_json()
+        out.append(r)
+    return out
+
+
+def test_every_stored_round_carries_a_receipt_that_verifies_over_the_documented_message(
+    signed_app, client, op, key_file
+):
+    (created,) = _store(client, op)
+    audit = created.get_json()["audit"]
+    with signed_app.extensions["capsa"].db.unit_of_work() as uow:  # stored at once, not on first read
+        stored = uow.session.execute(
+            select(ChainSignature.kid, ChainSignature.signature).where(ChainSignature.client_id == op.id)
+        ).all()
+    assert [(k, bytes(s)) for k, s in stored] == [(audit["kid"], _unb64(audit["signature"]))]
+    ring = _keys(client, op)
+    message = f"capsa-audit-v1\n{op.id}\n{audit['sequence']}\n{audit['hash']}\n".encode()
+    assert message == receipt_message(op.id, audit["sequence"], audit["hash"])
+    assert audit["kid"] == ring.keys[-1].kid == keyfile.load(key_file).active.kid
+    assert ring.verify(audit["kid"], message, _unb64(audit["signature"]))
+    assert not ring.verify(audit["kid"], message.replace(b"v1", b"v2"), _unb64(audit["signature"]))
+
+
+def test_get_replay_and_record_answer_the_same_receipt_byte_for_byte(client, op):
+    body = four_player_round()
+    (created,) = _store(client, op, body=body, **{"Idempotency-Key": "receipt-1"})
+    replay = client.post("/v1/rounds", json=body, headers={**op.headers, "Idempotency-Key": "receipt-1"})
+    assert replay.headers["Idempotent-Replayed"] == "true"
+    doc = created.get_json()
+    got = client.get(f"/v1/rounds/{doc['id']}", headers=op.read_headers)
+    assert replay.data == created.data == got.data
+    record = client.get(f"/v1/audit/records/{doc['audit']['sequence']}", headers=op.read_headers).get_json()
+    assert (record["kid"], record["signature"]) == (doc["audit"]["kid"], doc["audit"]["signature"])
+
+
+def test_a_void_answers_its_own_records_receipt_and_get_shows_it_too(client, op):
+    (created,) = _store(client, op)
+    doc = created.get_json()
+    voided = client.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "dealer error"}, headers=op.headers)
+    assert voided.status_code == 200
+    void = voided.get_json()["void"]
+    assert void["audit"]["sequence"] == doc["audit"]["sequence"] + 1
+    assert void["audit"]["previous_hash"] == doc["audit"]["hash"]
+    ring = _keys(client, op)
+    assert ring.verify(
+        void["audit"]["kid"],
+        receipt_message(op.id, void["audit"]["sequence"], void["audit"]["hash"]),
+        _unb64(void["audit"]["signature"]),
+    )
+    assert voided.get_json()["audit"] == doc["audit"]  # the round's own receipt is unchanged
+    assert client.get(f"/v1/rounds/{doc['id']}", headers=op.read_headers).data == voided.data
+
+
+def test_the_head_is_signed_over_the_documented_message_and_names_the_client(client, op):
+    empty = client.get("/v1/audit/head", headers=op.read_headers).get_json()
+    assert (empty["client_id"], empty["sequence"], empty["hash"]) == (op.id, 0, GENESIS_HASH)
+    _store(client, op, 2)
+    head = client.get("/v1/audit/head", headers=op.read_headers).get_json()
+    assert head["sequence"] == 2
+    message = f"capsa-head-v1\n{op.id}\n2\n{head['hash']}\n{head['signed_at']}\n".encode()
+    assert message == head_message(op.id, 2, head["hash"], head["signed_at"])
+    assert _keys(client, op).verify(head["kid"], message, _unb64(head["signature"]))
+
+
+def test_a_rotation_keeps_old_receipts_byte_identical_and_verifying(db_url, key_file, tmp_path):
+    rotated = tmp_path / "rotated.json"
+    old = keyfile.load(key_file)
+    ring, new = old.rotated(utcnow_ms())
+    keyfile.save(rotated, ring)
+    before_app = make_app(db_url, SIGNING_KEY_FILE=str(key_file))
+    after_app = make_app(db_url, SIGNING_KEY_FILE=str(rotated))
+    try:
+        op = make_tenant(before_app)
+        before = before_app.test_client()
+        (created,) = _store(before, op)
+        after = after_app.test_client()
+        got = after.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers)
+        assert got.data == created.data
+        (later,) = _store(after, op)
+        assert later.get_json()["audit"]["kid"] == new.kid != created.get_json()["audit"]["kid"]
+        keys = after.get("/v1/audit/keys", headers=op.read_headers).get_json()["keys"]
+        assert [k["kid"] for k in keys] == [old.active.kid, new.kid]
+        assert keys[0]["retired_at"] is not None and keys[1]["retired_at"] is None
+        assert "private_key" not in json.dumps(keys)
+        public = Keyring.from_json({"keys": keys}, public_only=True)
+        audit = created.get_json()["audit"]
+        assert public.verify(audit["kid"], receipt_message(op.id, audit["sequence"], audit["hash"]),
+                             _unb64(audit["signature"]))
+    finally:
+        before_app.extensions["capsa"].db.dispose()
+        after_app.extensions["capsa"].db.dispose()
+
+
+def test_records_stored_without_a_key_are_signed_on_first_read_with_the_oldest_key(db_url, key_file):
+    unsigned_app = make_app(db_url)
+    try:
+        op = make_tenant(unsigned_app)
+        (created,) = _store(unsigned_app.test_client(), op)
+    finally:
+        unsigned_app.extensions["capsa"].db.dispose()
+    assert created.get_json()["audit"]["kid"] is None and created.get_json()["audit"]["signature"] is None
+    signed_app = make_app(db_url, SIGNING_KEY_FILE=str(key_file))
+    try:
+        client = signed_app.test_client()
+        first = client.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers).get_json()["audit"]
+        ring = keyfile.load(key_file)
+        assert first["kid"] == ring.keys[0].kid
+        assert ring.verify(first["kid"], receipt_message(op.id, first["sequence"], first["hash"]),
+                           _unb64(first["signature"]))
+        again = client.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers).get_json()["audit"]
+        assert again == first
+    finally:
+        signed_app.extensions["capsa"].db.dispose()
+
+
+def test_a_receipt_whose_write_was_lost_is_remade_byte_for_byte(signed_app, client, op):
+    (created,) = _store(client, op)
+    audit = created.get_json()["audit"]
+    with signed_app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+        uow.session.execute(
+            delete(ChainSignature).where(ChainSignature.client_id == op.id, ChainSignature.sequence == audit["sequence"])
+        )
+        uow.commit()
+    assert client.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers).data == created.data
+
+
+def test_the_export_streams_one_record_a_line_and_says_where_to_continue(client, op):
+    _store(client, op, 5)
+    first = client.get("/v1/audit/export?limit=2", headers=op.read_headers)
+    assert first.status_code == 200 and first.content_type == "application/x-ndjson"
+    assert first.headers["Capsa-Next-From-Sequence"] == "3" and first.headers["Capsa-Head-Sequence"] == "5"
+    assert first.headers["Link"] == '</v1/audit/export?from_sequence=3&limit=2>; rel="next"'
+    lines = first.data.splitlines(keepends=True)
+    assert [json.loads(x)["sequence"] for x in lines] == [1, 2]
+    rest = client.get("/v1/audit/export?from_sequence=3&limit=10", headers=op.read_headers)
+    assert "Capsa-Next-From-Sequence" not in rest.headers and "Link" not in rest.headers
+    lines += rest.data.splitlines(keepends=True)
+    previous = GENESIS_HASH
+    for n, raw in enumerate(lines, start=1):
+        line = json.loads(raw)
+        body = raw[raw.index(b',"record":') + len(b',"record":') : -2]  # the bytes, verbatim
+        assert line["sequence"] == n and line["previous_hash"] == previous and line["client_id"] == op.id
+        assert chain_hash(previous, body) == line["hash"] and line["record"]["sequence"] == n
+        record = client.get(f"/v1/audit/records/{n}", headers=op.read_headers).get_json()
+        assert record["canonical"].encode() == body and record["signature"] == line["signature"]
+        previous = line["hash"]
+    head = client.get("/v1/audit/head", headers=op.read_headers).data
+    ring = _keys(client, op)
+    report = exportcheck.verify_lines(lines, ring, [exportcheck.parse_head(head, ring, "now")])
+    assert report.ok and report.records == 5 and report.rescored == 5 and report.heads_checked == 1
+
+
+def test_an_export_past_the_head_is_empty_and_another_clients_records_never_appear(client, op, signed_app):
+    _store(client, op, 1)
+    other = make_tenant(signed_app)
+    assert client.get("/v1/audit/export?from_sequence=2", headers=op.read_headers).data == b""
+    assert client.get("/v1/audit/export", headers=other.read_headers).data == b""
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("limit=0", "limit"), ("limit=50001", "limit"), ("from_sequence=0", "from_sequence"), ("limit=x", "limit")],
+)
+def test_export_refuses_a_bad_range_naming_the_field(client, op, query, field):
+    body = problem(client.get(f"/v1/audit/export?{query}", headers=op.read_headers), 422, "validation")
+    assert any(field in e["field"] for e in body["errors"])
+
+
+def test_tampered_receipts_are_found_by_the_offline_verifier(signed_app, client, op):
+    """A signature rewritten in the database with another key is not the service's receipt."""
+    TAMPERED.add(op.id)
+    _store(client, op, 2)
+    other, _ = Keyring().rotated(utcnow_ms())
+    with signed_app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+        kid, sig = other.sign(receipt_message(op.id, 2, "0" * 64))
+        uow.session.execute(
+            ChainSignature.__table__.update()
+            .where(ChainSignature.client_id == op.id, ChainSignature.sequence == 2)
+            .values(kid=kid, signature=sig)
+        )
+        uow.commit()
+    lines = client.get("/v1/audit/export", headers=op.read_headers).data.splitlines(keepends=True)
+    report = exportcheck.verify_lines(lines, _keys(client, op))
+    assert not report.ok and report.first_bad_sequence == 2
+    assert "not among the public keys" in report.reason
+
+
+def test_a_finished_big_two_game_is_stored_with_its_receipt_in_the_moves_transaction(client, op):
+    from banting_scripts import BOMB_SCRIPT, FOUR
+
+    game = client.post("/v1/banting/games", headers=op.headers, json={
+        "currency": "IDR", "stake": "1000",
+        "players": [{"id": pid, "hand": hand.split()} for pid, hand in FOUR.items()]}).get_json()
+    doc: dict[str, Any] = {}
+    for line in BOMB_SCRIPT:
+        player, _, what = line.partition(":")
+        what = what.strip()
+        move = {"player": player.strip(), **({"pass": True} if what == "pass" else {"play": what.split()})}
+        r = client.post(f"/v1/banting/games/{game['id']}/moves", json=move, headers=op.headers)
+        assert r.status_code == 200, r.get_json()
+        doc = r.get_json()
+    round_doc = client.get(f"/v1/rounds/{doc['round']}", headers=op.read_headers).get_json()
+    audit = round_doc["audit"]
+    assert _keys(client, op).verify(audit["kid"], receipt_message(op.id, audit["sequence"], audit["hash"]),
+                                    _unb64(audit["signature"]))
