@@ -17,7 +17,7 @@ from service.services.errors import Unauthorized
 
 from . import problems, proxies, ratelimit, textguard
 from .auth import authenticate_request
-from .blueprints import arrangements, banting, deals, rounds, rules, service
+from .blueprints import arrangements, banting, deals, problem_pages, rounds, rules, service
 from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
 from .blueprints import views as view_routes
@@ -105,6 +105,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for module in (audit_routes, ledger_routes, view_routes):
         api.register_blueprint(module.blp)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
+    app.register_blueprint(problem_pages.pages)  # /problems/<type> for people (no key)
     problems.register(app)
     install(app, state_of(app).metrics)
     app.before_request(_before_request)

@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
 
+from service.domain.money import NOT_A_STRING
+
 ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 MONEY_PATTERN = r"^(0|[1-9][0-9]*)(\.[0-9]+)?$"
 SIGNED_MONEY_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
@@ -46,6 +48,12 @@ class Money(fields.String):
             ),
         )
         super().__init__(**kw)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, str):
+            # The domain's wording (money.parse_stake), not marshmallow's "Not a valid string."
+            raise ValidationError(NOT_A_STRING.format(value=value))
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class SignedMoney(Money):
@@ -91,7 +99,7 @@ class RulesRef(fields.Field):
             {"type": "string", "example": "capsa-susun-id", "description": "A preset name."},
             {
                 "type": "object",
-                "description": "A preset with parameter overrides (RULES.md 5).",
+                "description": "A preset with parameter overrides (docs/rules.md#rule-sets-presets-and-versions).",
                 "properties": {
                     "preset": {"type": "string", "example": "chinese-poker-1-6"},
                     "version": {"type": "integer", "example": 1},

@@ -451,7 +451,7 @@ class BantingRulesRef(RulesRef):
         **RulesRef.openapi,
         "example": "capsa-banting-id",
         "description": "Rule set: a Banting preset name, or one with parameter overrides "
-        "(RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.",
+        "(docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.",
     }
 
 

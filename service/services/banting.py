@@ -204,7 +204,7 @@ def _move(stored: Mapping[str, Any]) -> Move:
 
 
 def _document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
-    """The API.md game state: id, status, version, rules, ..., winner, round."""
+    """The game state (docs/api.md#big-two-games): id, status, version, rules, ..., winner, round."""
     domain = state_document(state)
     return {
         "id": row["id"],

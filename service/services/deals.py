@@ -1,4 +1,4 @@
-"""Provably fair deals (API.md "Deals"): make, show, reveal, and use once by a round or a game.
+"""Provably fair deals (docs/api.md#deals): make, show, reveal, and use once by a round or a game.
 
 The shuffle itself is `service.domain.deals`; this module adds the random server seed, the
 per-client nonce, storage, and the checks that a round's or a game's cards are the dealt ones.

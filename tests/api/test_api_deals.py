@@ -1,4 +1,4 @@
-"""Provably fair deals over HTTP: the API.md test vector, hidden then revealed seeds, one use,
+"""Provably fair deals over HTTP: the test vector of docs/rules.md#provably-fair-deals, hidden then revealed seeds, one use,
 hands checked against the deal in Susun rounds and Big Two games."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Checks: every default check of schemathesis 4 (`not_a_server_error`, status code
 type, headers and body conformance, `negative_data_rejection`, `positive_data_acceptance`,
 `missing_required_header`, `ignored_auth`, `unsupported_method`, ...). A schema-valid body
 may still break a game rule (a card twice, an unknown preset, a deal that does not exist),
-which API.md answers 422; random path ids name nothing (404); a `reference` or deal used
+which the contract answers 422; random path ids name nothing (404); a `reference` or deal used
 twice is 409: those are the statuses declared acceptable for positive data. 5xx never is.
 
 Driven through hypothesis directly: schemathesis 4.32's pytest fixture loader does not work

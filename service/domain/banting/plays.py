@@ -1,4 +1,4 @@
-"""Capsa Banting (Big Two) plays (RULES.md 4): card order, classification, comparison, bombs.
+"""Capsa Banting (Big Two) plays (docs/rules.md#combinations): card order, classification, comparison, bombs.
 
 A `Play` carries a `key` that orders it against plays of the same size under the rule set it
 was classified with; `beats` adds the two rules a key cannot express: sizes must match, and
@@ -206,7 +206,7 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
 
 
 def is_bomb(play: Play, table: Play) -> bool:
-    """A five-card four of a kind played on a single 2 (RULES.md 4, seed 002)."""
+    """A five-card four of a kind played on a single 2 (docs/rules.md#the-bomb)."""
     return (
         play.combination is Combination.FOUR_OF_A_KIND
         and table.combination is Combination.SINGLE
@@ -239,7 +239,7 @@ def beats(play: Play, table: Play, params: BantingParams) -> bool:
 def evaluate_play(
     cards: Sequence[Card], table: Sequence[Card] | None, params: BantingParams
 ) -> dict[str, Any]:
-    """The API.md evaluate document `{"combination", "valid", "beats", "reason"}`.
+    """The evaluate document (docs/api.md#big-two-games) `{"combination", "valid", "beats", "reason"}`.
 
     `beats` is null when no table play is given; false when the cards are no play. The
     table play must itself be a combination and share no card with `cards` (one deck):

@@ -14,7 +14,7 @@ BANTING = "banting"
 
 @dataclass(frozen=True, slots=True)
 class BantingParams:
-    """Every parameter of Capsa Banting / Big Two (RULES.md 4 and 5)."""
+    """Every parameter of Capsa Banting / Big Two (docs/rules.md#banting-parameters)."""
 
     suit_order: str
     flush_order: str

@@ -57,7 +57,7 @@ class BantingSettlement:
 
 
 def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
-    """Settle a finished game (RULES.md 4 and 3.6) at `stake_minor` a point.
+    """Settle a finished game (docs/rules.md#settlement) at `stake_minor` a point.
 
     Each loser owes the winner cards left x multiplier points. After a bomb that ended the
     game only the bombed player owes; the other pairs are `bomb` with multiplier 0.
@@ -99,7 +99,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
 
 
 def settlement_document(state: GameState, settlement: BantingSettlement, currency: str) -> dict[str, Any]:
-    """The settled parts of the API.md Banting round document: players, pairs, house_fee."""
+    """The settled parts of the Banting round document (docs/api.md#big-two-games): players, pairs, house_fee."""
     ids = state.player_ids
 
     def money(minor: int) -> str:
