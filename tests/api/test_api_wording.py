@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from banting_scripts import FOUR
 from httpkit import fields_of, problem, two_player_round
 from test_api_access import concrete_path, make_owner
