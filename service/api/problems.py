@@ -54,8 +54,8 @@ _TITLES = {
 }
 
 
-def _subclasses(root: type) -> list[type]:
-    out = []
+def _subclasses(root: type) -> list[Any]:
+    out: list[Any] = []
     for sub in root.__subclasses__():
         out += [sub, *_subclasses(sub)]
     return out
