@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 
 from service.adapters.models import Game
 from service.adapters.uow import Database, UnitOfWork
@@ -39,6 +40,7 @@ from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, utcnow_ms
 from .jsondoc import dump
+from .pages import decode_cursor, encode_cursor
 from .recording import round_record
 
 GAMES_PATH = "/v1/banting/games"
@@ -158,6 +160,23 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
         return _document(_row_dict(row), _state(row))
+
+
+def list_(
+    db: Database,
+    client_id: str,
+    *,
+    status: str | None = None,
+    table: str | None = None,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """`GET /v1/banting/games`: a page of the client's games (each its state), newest first."""
+    after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
+    with db.unit_of_work() as uow:
+        rows, next_after = uow.games.page(client_id, status, table, limit, after)
+        items = [_document(_row_dict(r), _state(r)) for r in rows]
+    return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 
 
 def require(db: Database, client_id: str, game_id: str) -> None:
