@@ -6,7 +6,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 
 from service.domain.audit import GENESIS_HASH
 
-from .fields import Id, SignedMoney, _meta
+from .fields import Id, Moment, SignedMoney, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -34,16 +34,12 @@ class Query(Schema):
         ordered = True
 
 
-def _since() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
-    )
+def _since() -> Moment:
+    return Moment("Inclusive; accepted:", "2026-11-29T00:00:00Z")
 
 
-def _until() -> fields.AwareDateTime:
-    return fields.AwareDateTime(
-        default_timezone=None, metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
-    )
+def _until() -> Moment:
+    return Moment("Exclusive; accepted:", "2026-11-30T00:00:00Z")
 
 
 def _currency(**kw: object) -> fields.String:

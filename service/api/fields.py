@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
@@ -128,3 +130,36 @@ class RulesRef(fields.Field):
 def openapi_attributes(converter: Any, field: fields.Field, **_: Any) -> dict[str, Any]:
     """apispec attribute function: custom fields describe themselves with `openapi`."""
     return dict(getattr(field, "openapi", {}))
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+MOMENT_FORMS = (
+    'an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" '
+    '(write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" '
+    "(00:00 UTC)"
+)
+
+
+class Moment(fields.AwareDateTime):
+    """A `since`/`until` bound: an RFC 3339 time with an offset, or a date meaning 00:00 UTC.
+
+    A time without an offset is refused (whose midnight would it be?); the message lists
+    every accepted form. Digits past microseconds are dropped."""
+
+    def __init__(self, description: str, example: str = "2026-12-01T00:00:00Z", **kw: Any) -> None:
+        meta = _meta(example, f"{description} {MOMENT_FORMS}.")
+        super().__init__(default_timezone=None, metadata=meta, **kw)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime:
+        if isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                return datetime.fromisoformat(value).replace(tzinfo=UTC)
+            except ValueError:
+                pass
+        try:
+            moment: datetime = super()._deserialize(
+                value.upper() if isinstance(value, str) else value, attr, data, **kwargs
+            )
+        except ValidationError:
+            raise ValidationError(f"{value!r} is not a time: use {MOMENT_FORMS}") from None
+        return moment

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
-from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, StrictBoolean, _meta
+from .fields import Card, Cards, Id, Moment, Money, RulesRef, SignedMoney, StrictBoolean, _meta
 
 CATEGORIES = [
     "high_card",
@@ -175,14 +175,8 @@ class RoundQuerySchema(Schema):
     table = Id("table-7")
     player = Id("a", "Rounds in which this player played.")
     reference = Id("client-round-9912")
-    since = fields.AwareDateTime(
-        default_timezone=None,
-        metadata=_meta("2026-11-29T00:00:00Z", "RFC 3339; inclusive."),
-    )
-    until = fields.AwareDateTime(
-        default_timezone=None,
-        metadata=_meta("2026-11-30T00:00:00Z", "RFC 3339; exclusive."),
-    )
+    since = Moment("Inclusive; accepted:", "2026-11-29T00:00:00Z")
+    until = Moment("Exclusive; accepted:", "2026-11-30T00:00:00Z")
     limit = fields.Integer(
         load_default=50,
         validate=validate.Range(1, 500),
@@ -620,7 +614,7 @@ class GameStateSchema(Out):
 
 class _PageQuery(Schema):
     class Meta:
-        unknown = EXCLUDE
+        unknown = RAISE  # a misspelt filter is a 422, not a silently unfiltered list
         ordered = True
 
     cursor = fields.String(

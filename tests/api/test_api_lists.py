@@ -89,3 +89,9 @@ def test_list_queries_out_of_range_are_422_naming_the_parameter(http, tenant):
     ]:
         body = problem(http.get(url, query_string=query, headers=tenant.headers), 422, "validation")
         assert fields_of(body) == {field}, (url, query, body)
+
+
+def test_an_unknown_query_parameter_of_a_list_is_422_naming_it(http, tenant):
+    for url in ("/v1/deals", "/v1/banting/games"):
+        body = problem(http.get(url, query_string={"state": "open"}, headers=tenant.headers), 422, "validation")
+        assert fields_of(body) == {"query.state"}, body

@@ -412,9 +412,9 @@ export interface paths {
                     /** @description Rounds in which this player played. */
                     player?: string;
                     reference?: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     until?: string;
                     /** @description Page size, 1-500. */
                     limit?: number;
@@ -1437,9 +1437,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     until?: string;
                 };
                 header?: never;
@@ -1505,9 +1505,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     until?: string;
                     /** @description `player`, `table` or `day` (UTC dates); default `player`. */
                     group_by?: "player" | "table" | "day";
@@ -1561,9 +1561,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     until?: string;
                     /** @description Only this player's lines. */
                     player?: string;
