@@ -226,7 +226,10 @@ def script_of(path: Path, api: str, metrics: str) -> str:
     return "\n".join(parts) + "\n"
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/api.md", "docs/operations.md", "docs/rules.md"])
+RUNNABLE = [str(p.relative_to(ROOT)) for p in documents() if any(b.runs for b in blocks(p))]
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
 def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name):
     project, ports = demo_project
     api, metrics = ports.split(":")
@@ -246,4 +249,6 @@ def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name
     done = subprocess.run(
         ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300
     )
+    if os.environ.get("DOCS_EXAMPLES_OUT"):  # to read what the examples print
+        Path(os.environ["DOCS_EXAMPLES_OUT"], path.name + ".out").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, f"{name}:\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
