@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, g, request
+from marshmallow import RAISE
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
@@ -77,7 +78,12 @@ def load_body() -> None:
 
 
 class StrictParser(FlaskParser):
-    """webargs parser that reads the body parsed by `load_body` instead of `json.loads`."""
+    """webargs parser that reads the body parsed by `load_body` instead of `json.loads`.
+
+    An unknown query parameter is a 422 naming it (webargs ignores them by default), so a
+    misspelt filter never answers an unfiltered list."""
+
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
 
     def _raw_load_json(self, req: Any) -> Any:
         body = g.get("body")

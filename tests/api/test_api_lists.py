@@ -91,7 +91,10 @@ def test_list_queries_out_of_range_are_422_naming_the_parameter(http, tenant):
         assert fields_of(body) == {field}, (url, query, body)
 
 
-def test_an_unknown_query_parameter_of_a_list_is_422_naming_it(http, tenant):
-    for url in ("/v1/deals", "/v1/banting/games"):
-        body = problem(http.get(url, query_string={"state": "open"}, headers=tenant.headers), 422, "validation")
+def test_an_unknown_query_parameter_is_422_naming_it_on_every_query_route(http, tenant):
+    for url in ("/v1/deals", "/v1/banting/games", "/v1/rounds", "/v1/audit/verify",
+                "/v1/ledger/summary?currency=IDR", "/v1/ledger/entries?currency=IDR",
+                "/v1/ledger/players/a?currency=IDR"):
+        query = url + ("&" if "?" in url else "?") + "state=open"
+        body = problem(http.get(query, headers=tenant.headers), 422, "validation")
         assert fields_of(body) == {"query.state"}, body

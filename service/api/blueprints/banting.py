@@ -85,7 +85,7 @@ class EvaluatePlay(MethodView):
 
 @blp.route("/games")
 class Games(MethodView):
-    @blp.arguments(GameQuerySchema, location="query", unknown=None)  # the schema's RAISE
+    @blp.arguments(GameQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:

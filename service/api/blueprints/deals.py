@@ -45,7 +45,7 @@ EXAMPLE = {"players": ["a", "b", "c", "d"], "client_seed": "table-7"}
 
 @blp.route("")
 class Deals(MethodView):
-    @blp.arguments(DealQuerySchema, location="query", unknown=None)  # the schema's RAISE
+    @blp.arguments(DealQuerySchema, location="query")
     @blp.response(200, DealListSchema)
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
