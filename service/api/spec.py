@@ -20,7 +20,8 @@ Scores Capsa Susun / Chinese Poker rounds and stores them.
 Bodies are JSON (`application/json`, UTF-8, at most 64 KiB). Money is a decimal **string**
 with exactly the currency's minor-unit digits (`"1000"` for IDR, `"12.50"` for USD), never
 a JSON number. Everything under `/v1` needs `Authorization: Bearer <api key>`; a `read` key
-may call every GET, `POST /v1/score` and `POST /v1/arrangements/evaluate`.
+may call every GET, the POSTs that store nothing (`/v1/score`, `/v1/arrangements/evaluate`,
+`/v1/arrangements/suggest`, `/v1/banting/plays/evaluate`) and `POST /v1/rounds/{id}/view-link`.
 
 Every error is an RFC 9457 problem (`application/problem+json`) with `type`, `title`,
 `status`, `detail` and `errors: [{field, message}]`, where `field` is a path into the body
