@@ -1,7 +1,7 @@
 """Strict JSON reading for request bodies and files: what `json.loads` lets through, refused.
 
 NaN/Infinity, duplicate keys, numbers too large for a double (`1e400`) and nesting deeper
-than `MAX_DEPTH` are malformed JSON here (API.md: 400).
+than `MAX_DEPTH` are malformed JSON here (400, docs/api.md#errors).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, func, insert, select, update
+from sqlalchemy import Select, and_, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import Client, Deal, Game, Match
@@ -14,6 +14,22 @@ from .translate import translated
 _DEAL_INSERT = insert(Deal)
 _GAME_INSERT = insert(Game)
 _MATCH_INSERT = insert(Match)
+
+Position = tuple[datetime, str]
+
+
+def _page(
+    session: Session, q: Select[Any], model: type[Deal] | type[Game], limit: int, after: Position | None
+) -> tuple[list[Any], Position | None]:
+    """Newest first by (created_at, id), after `after`; the page and the position after it."""
+    if after is not None:
+        when, last_id = after
+        q = q.where(or_(model.created_at < when, and_(model.created_at == when, model.id < last_id)))
+    q = q.order_by(model.created_at.desc(), model.id.desc()).limit(limit + 1)
+    rows = list(session.scalars(q))
+    if len(rows) > limit:
+        return rows[:limit], (rows[limit - 1].created_at, rows[limit - 1].id)
+    return rows, None
 
 
 class DealRepository:
@@ -43,6 +59,20 @@ class DealRepository:
         if lock:
             q = q.with_for_update()
         return self.session.scalar(q)
+
+    def page(
+        self, client_id: str, status: str | None, limit: int, after: Position | None
+    ) -> tuple[list[Deal], Position | None]:
+        """The client's deals, newest first; `status` open (neither used nor revealed),
+        revealed (published, not used) or used."""
+        q = select(Deal).where(Deal.client_id == client_id)
+        if status == "used":
+            q = q.where(Deal.used_at.is_not(None))
+        elif status == "revealed":
+            q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_not(None))
+        elif status == "open":
+            q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_(None))
+        return _page(self.session, q, Deal, limit, after)
 
     def mark_used(self, deal_id: str, used_by: str, at: datetime) -> bool:
         """Use the deal once: False when it was already used (the row is not changed then)."""
@@ -92,6 +122,16 @@ class GameRepository:
             .order_by(Game.created_at)
         )
         return [(c, g) for c, g in self.session.execute(q)]
+    def page(
+        self, client_id: str, status: str | None, table: str | None, limit: int, after: Position | None
+    ) -> tuple[list[Game], Position | None]:
+        """The client's games, newest first, of this status (playing, finished) and table."""
+        q = select(Game).where(Game.client_id == client_id)
+        if status is not None:
+            q = q.where(Game.status == status)
+        if table is not None:
+            q = q.where(Game.table_ref == table)
+        return _page(self.session, q, Game, limit, after)
 
     def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, g, request
+from marshmallow import RAISE
 from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -33,7 +34,8 @@ def _bad(message: str) -> Problem:
 
 
 def optional_body(fn: Any) -> Any:
-    """Mark a POST view that needs no body (`POST /v1/deals/{id}/reveal`): none is `{}`."""
+    """Mark a POST view that needs no body (`POST /v1/deals/{id}/reveal`): an empty one is
+    `{}` whatever its Content-Type."""
     fn.capsa_optional_body = True
     return fn
 
@@ -68,7 +70,10 @@ def read_bytes() -> bytes:
 
 def load_body() -> None:
     """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
-    if _body_is_optional() and not read_bytes():
+    empty = not read_bytes()  # at most one byte past the limit: a chunked body over it is 413
+    if empty and (_body_is_optional() or not request.content_type):
+        # No body and no Content-Type (`curl -X POST`): the empty object, so the schema names
+        # every required field. An empty body that claims to be JSON stays malformed (400).
         g.raw_body, g.body = b"", {}
         return
     mimetype = request.mimetype
@@ -93,7 +98,12 @@ def load_body() -> None:
 
 
 class StrictParser(FlaskParser):
-    """webargs parser that reads the body parsed by `load_body` instead of `json.loads`."""
+    """webargs parser that reads the body parsed by `load_body` instead of `json.loads`.
+
+    An unknown query parameter is a 422 naming it (webargs ignores them by default), so a
+    misspelt filter never answers an unfiltered list."""
+
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
 
     def _raw_load_json(self, req: Any) -> Any:
         body = g.get("body")

@@ -10,6 +10,8 @@ from marshmallow import ValidationError, fields, validate
 
 # Anchored for OpenAPI (ECMA-262 `$` is the end of the string); Python matches them with
 # fullmatch, where `$` alone would also match before a trailing newline.
+from service.domain.money import NOT_A_STRING
+
 ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 MONEY_PATTERN = r"^(0|[1-9][0-9]*)(\.[0-9]+)?$"
 SIGNED_MONEY_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
@@ -48,49 +50,6 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-class Instant(fields.AwareDateTime):
-    """An RFC 3339 time with an offset, as UTC. A time whose UTC instant lies outside years
-    1-9999 (`0001-01-01T00:00:00+14:00`) is a 422 naming the field, not an OverflowError.
-    With `dates`, a date alone (`2026-12-01`) stays a `date`: the ledger reads it as the
-    midnight that starts it in the request's `tz`."""
-
-    def __init__(self, example: str, description: str, dates: bool = False, **kw: Any) -> None:
-        super().__init__(default_timezone=None, metadata=_meta(example, description), **kw)
-        self.dates = dates
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime | date:
-        if self.dates and isinstance(value, str) and _DATE.fullmatch(value):
-            try:
-                return date.fromisoformat(value)
-            except ValueError as exc:
-                raise ValidationError(f"not a valid date: {value!r}") from exc
-        try:
-            when: datetime = super()._deserialize(value, attr, data, **kwargs)
-            return when.astimezone(UTC)
-        except (OverflowError, ValueError) as exc:
-            raise ValidationError(
-                f"{value!r} is outside the times this service can represent "
-                "(0001-01-01 to 9999-12-31 UTC)"
-            ) from exc
-
-
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def Since(dates: bool = False) -> Instant:
-    if dates:
-        return Instant("2026-11-29T00:00:00Z", "RFC 3339 date-time with offset, or a date (`2026-11-29`: "
-                       "its midnight in `tz`); inclusive.", dates=True)
-    return Instant("2026-11-29T00:00:00Z", "RFC 3339; inclusive.")
-
-
-def Until(dates: bool = False) -> Instant:
-    if dates:
-        return Instant("2026-11-30T00:00:00Z", "RFC 3339 date-time with offset, or a date (`2026-11-30`: "
-                       "its midnight in `tz`); exclusive.", dates=True)
-    return Instant("2026-11-30T00:00:00Z", "RFC 3339; exclusive.")
-
-
 class Money(fields.String):
     """Money is a JSON string only; the domain checks the digits against the currency."""
 
@@ -106,6 +65,12 @@ class Money(fields.String):
             ),
         )
         super().__init__(**kw)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, str):
+            # The domain's wording (money.parse_stake), not marshmallow's "Not a valid string."
+            raise ValidationError(NOT_A_STRING.format(value=value))
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class SignedMoney(Money):
@@ -151,7 +116,7 @@ class RulesRef(fields.Field[Any]):
             {"type": "string", "example": "capsa-susun-id", "description": "A preset name."},
             {
                 "type": "object",
-                "description": "A preset with parameter overrides (RULES.md 5).",
+                "description": "A preset with parameter overrides (docs/rules.md#rule-sets-presets-and-versions).",
                 "properties": {
                     "preset": {"type": "string", "example": "chinese-poker-1-6"},
                     "version": {"type": "integer", "example": 1},
@@ -180,3 +145,58 @@ class RulesRef(fields.Field[Any]):
 def openapi_attributes(converter: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
     """apispec attribute function: custom fields describe themselves with `openapi`."""
     return dict(getattr(field, "openapi", {}))
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_FORMS = (
+    'an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" '
+    '(write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" '
+)
+MOMENT_FORMS = _FORMS + "(00:00 UTC)"
+ZONED_MOMENT_FORMS = _FORMS + "(its 00:00 in `tz`, default UTC)"
+
+
+class Moment(fields.AwareDateTime):
+    """A `since`/`until` bound: an RFC 3339 time with an offset, as UTC, or a date.
+
+    A date means 00:00 UTC, or with `dates` stays a `date`, which the ledger reads as the
+    midnight that starts it in the request's `tz`. A time without an offset is refused (whose
+    midnight would it be?); the message lists every accepted form. A time whose UTC instant
+    lies outside years 1-9999 (`0001-01-01T00:00:00+14:00`) is a 422 naming the field, not an
+    OverflowError. Digits past microseconds are dropped."""
+
+    def __init__(
+        self, description: str, example: str = "2026-12-01T00:00:00Z", dates: bool = False, **kw: Any
+    ) -> None:
+        self.forms = ZONED_MOMENT_FORMS if dates else MOMENT_FORMS
+        super().__init__(default_timezone=None, metadata=_meta(example, f"{description} {self.forms}."), **kw)
+        self.dates = dates
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime | date:
+        if isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                day = date.fromisoformat(value)
+            except ValueError:
+                pass
+            else:
+                return day if self.dates else datetime(day.year, day.month, day.day, tzinfo=UTC)
+        try:
+            moment: datetime = super()._deserialize(
+                value.upper() if isinstance(value, str) else value, attr, data, **kwargs
+            )
+        except ValidationError:
+            raise ValidationError(f"{value!r} is not a time: use {self.forms}") from None
+        try:
+            return moment.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise ValidationError(
+                f"{value!r} is outside the times this service can represent (0001-01-01 to 9999-12-31 UTC)"
+            ) from None
+
+
+def Since(dates: bool = False) -> Moment:
+    return Moment("Inclusive; accepted:", "2026-11-29T00:00:00Z", dates=dates)
+
+
+def Until(dates: bool = False) -> Moment:
+    return Moment("Exclusive; accepted:", "2026-11-30T00:00:00Z", dates=dates)

@@ -54,6 +54,21 @@ _TITLES = {
 }
 
 
+def _subclasses(root: type) -> list[Any]:
+    out: list[Any] = []
+    for sub in root.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def title_of(problem: str) -> str:
+    """The `title` the API answers a problem type with: the exception's own, or the HTTP one."""
+    for cls in (*_subclasses(CapsaError), *_subclasses(ServiceError)):
+        if getattr(cls, "problem", None) == problem:
+            return str(cls.title)
+    return _TITLES.get(problem, problem.replace("-", " ").capitalize())
+
+
 class Problem(Exception):
     """Raised by the HTTP layer itself (body parsing, Accept): answered as it says."""
 

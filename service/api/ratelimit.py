@@ -14,6 +14,12 @@ seconds until the window resets):
 Counters live in memory (per gunicorn worker: the effective limit is then workers x the
 limit) unless `RATELIMIT_STORAGE_URI` names a shared store such as `redis://host:6379/0`.
 When that store does not answer, requests fall back to in-memory counting (never a 500).
+
+Every `/v1` answer that a limit counted carries the IETF httpapi RateLimit header fields
+(draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "client";q=1200;w=60` (the
+quota and its window in seconds; the policy is `"anonymous"` for a request without a valid
+key) and `RateLimit: "client";r=1187;t=42` (what is left of the quota and the seconds until
+the window resets). A 429 has `r=0` and `t` equal to its Retry-After.
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, g, request
+import structlog
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import parse_many
 
 from .problems import problem_response
+
+log = structlog.get_logger("service.api")
 
 DEFAULT_RATE_LIMIT = "1200/minute"
 DEFAULT_RATE_LIMIT_ANONYMOUS = "600/minute"
@@ -51,8 +60,13 @@ def _authenticated() -> bool:
     return g.get("principal") is not None
 
 
+def _seconds_left(limit: RequestLimit) -> int:
+    """Whole seconds until the limit's window resets: at least 1, at most the window."""
+    return min(limit.limit.get_expiry(), max(1, math.ceil(limit.window[0] - time.time())))
+
+
 def _breached(limit: RequestLimit) -> Response:
-    retry_after = max(1, math.ceil(limit.reset_at - time.time()))
+    retry_after = _seconds_left(limit)
     who = "this client" if _authenticated() else "requests without an API key from this address"
     return problem_response(
         429,
@@ -60,6 +74,27 @@ def _breached(limit: RequestLimit) -> Response:
         f"rate limit of {limit.limit} exceeded for {who}; retry after {retry_after} s",
         headers={"Retry-After": str(retry_after)},
     )
+
+
+def _rate_limit_headers(response: Response) -> Response:
+    """The RateLimit-Policy and RateLimit fields of the limit that counted this request."""
+    if not request.path.startswith("/v1/"):
+        return response
+    limiter: Limiter | None = current_app.extensions.get("capsa_limiter")
+    current = limiter.current_limit if limiter is not None else None
+    if current is None:
+        return response
+    try:
+        quota, window = current.limit.amount, current.limit.get_expiry()
+        remaining = 0 if current.breached else max(0, current.remaining)
+        reset = _seconds_left(current)
+    except Exception:  # the store stopped answering: no figures rather than wrong ones
+        log.warning("rate_limit_headers_unavailable", exc_info=True)
+        return response
+    policy = '"client"' if _authenticated() else '"anonymous"'
+    response.headers["RateLimit-Policy"] = f"{policy};q={quota};w={window}"
+    response.headers["RateLimit"] = f"{policy};r={remaining};t={reset}"
+    return response
 
 
 def enabled(value: str | None) -> bool:
@@ -111,4 +146,5 @@ def install(app: Flask) -> Limiter | None:
     )
     limiter.init_app(app)
     app.extensions["capsa_limiter"] = limiter
+    app.after_request(_rate_limit_headers)
     return limiter

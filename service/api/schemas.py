@@ -495,7 +495,7 @@ class BantingRulesRef(RulesRef):
         **RulesRef.openapi,
         "example": "capsa-banting-id",
         "description": "Rule set: a Banting preset name, or one with parameter overrides "
-        "(RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.",
+        "(docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.",
     }
 
 
@@ -526,8 +526,16 @@ class DealHandsField(fields.Dict):
         )
 
 
-class DealCreatedSchema(Out):
+DEAL_STATUSES = ["open", "revealed", "used"]
+
+
+class DealSchema(Out):
     id = fields.String(required=True, metadata=_meta("dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(DEAL_STATUSES),
+        metadata=_meta("open", "open (seed secret), revealed (seed published, unused) or used."),
+    )
     commitment = fields.String(
         required=True,
         metadata=_meta(
@@ -538,9 +546,6 @@ class DealCreatedSchema(Out):
     nonce = fields.Integer(required=True, metadata=_meta(0, "The client's count of deals before this one."))
     client_seed = fields.String(required=True, metadata=_meta("table-7"))
     hands = DealHandsField(required=True)
-
-
-class DealSchema(DealCreatedSchema):
     players = fields.List(Id("a"), required=True, metadata=_meta(["a", "b", "c", "d"], "In deal order."))
     created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
     used_at = fields.String(
@@ -807,4 +812,49 @@ class MatchSchema(Out):
     )
     winners = fields.List(
         Id("a"), required=True, metadata=_meta([], "Once finished: the players with the lowest total.")
+    )
+
+
+# -- lists of deals and Big Two games --------------------------------------------------------
+
+
+class _PageQuery(Schema):
+    class Meta:
+        unknown = RAISE  # a misspelt filter is a 422, not a silently unfiltered list
+        ordered = True
+
+    cursor = fields.String(
+        validate=validate.Length(1, 512),
+        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0", "Opaque: `next_cursor` of the previous page."),
+    )
+
+
+class DealQuerySchema(_PageQuery):
+    status = fields.String(validate=validate.OneOf(DEAL_STATUSES), metadata=_meta("open", "Only deals in this status."))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500."))
+
+
+class DealListSchema(Out):
+    items = fields.List(fields.Nested(DealSchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
+    )
+
+
+class GameQuerySchema(_PageQuery):
+    status = fields.String(
+        validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing", "Only games in this status.")
+    )
+    table = Id("table-7", "Only games at this table.")
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata=_meta(20, "Page size, 1-100 (each game's state is replayed from its moves)."),
+    )
+
+
+class GameListSchema(Out):
+    items = fields.List(fields.Nested(GameStateSchema), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
     )

@@ -1,4 +1,4 @@
-"""Cards: ranks, suits, parsing every accepted notation (RULES.md 1) and canonical output."""
+"""Cards: ranks, suits, parsing every accepted notation (docs/rules.md#cards-and-notation) and canonical output."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ class Card:
         """
         card = _PARSE.get(text) if isinstance(text, str) else None
         if card is None:
-            raise InvalidCard(f"unknown card {text!r}")
+            raise InvalidCard(unknown_card(text))
         return card
 
     @classmethod
@@ -117,6 +117,15 @@ def _build_parse_table() -> dict[str, Card]:
 
 _PARSE = _build_parse_table()
 NOTATIONS = frozenset(_PARSE)  # every accepted way of writing a card
+ACCEPTED = (
+    "a card is a rank (2-9, T or 10, J, Q, K, A) then a suit (c, d, h, s or ♣ ♦ ♥ ♠), "
+    "in either case: 'Qh', '10s', 'a♠'"
+)
+
+
+def unknown_card(text: object) -> str:
+    """The message for text that is no card, naming the accepted notations."""
+    return f"unknown card {text!r}: {ACCEPTED}"
 
 
 def parse_cards(texts: Sequence[object], field: str) -> list[Card]:
@@ -132,7 +141,7 @@ def parse_cards(texts: Sequence[object], field: str) -> list[Card]:
     seen: dict[int, int] = {}
     for i, (text, card) in enumerate(zip(texts, cards)):
         if card is None:
-            errors.append(FieldError(f"{field}[{i}]", f"unknown card {text!r}"))
+            errors.append(FieldError(f"{field}[{i}]", unknown_card(text)))
             continue
         if card.index in seen:
             errors.append(FieldError(f"{field}[{i}]", f"{card.text!r} is also at {field}[{seen[card.index]}]"))

@@ -1,4 +1,4 @@
-"""Provably fair deals (API.md "Deals"): the commitment, the HMAC byte stream and the shuffle.
+"""Provably fair deals (docs/rules.md#provably-fair-deals): the commitment, the HMAC byte stream and the shuffle.
 
 Everything here is deterministic from (server_seed, client_seed, nonce), so anyone holding
 a revealed server seed can recompute a deal; the service only adds the random seed.

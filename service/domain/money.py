@@ -1,4 +1,4 @@
-"""Money (RULES.md 3.6): minor units from CLDR, stake parsing, pair amounts to fees and nets.
+"""Money (docs/rules.md#money): minor units from CLDR, stake parsing, pair amounts to fees and nets.
 
 Amounts are integers of the currency's minor unit everywhere inside the service; only
 the edges parse and format decimal strings, so no float ever touches money.
@@ -36,6 +36,9 @@ def minor_digits(currency: str) -> int:
     return int(get_currency_precision(currency))
 
 
+NOT_A_STRING = 'money is a decimal string such as "1000", not the JSON value {value!r}'
+
+
 def parse_stake(text: object, currency: str, field: str) -> int:
     """A stake as a positive integer of minor units.
 
@@ -46,10 +49,7 @@ def parse_stake(text: object, currency: str, field: str) -> int:
     (1000, 1250)
     """
     if not isinstance(text, str):
-        raise InvalidMoney(
-            f"money must be a decimal string such as \"1000\", not the JSON value {text!r}",
-            field=field,
-        )
+        raise InvalidMoney(NOT_A_STRING.format(value=text), field=field)
     if not _MONEY.fullmatch(text):  # match() would take a trailing newline
         raise InvalidMoney(f"{text!r} is not a plain positive decimal amount", field=field)
     digits = minor_digits(currency)

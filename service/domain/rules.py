@@ -1,4 +1,4 @@
-"""Rule sets: frozen, versioned presets of every parameter (RULES.md 5) and overrides by name.
+"""Rule sets: frozen, versioned presets of every parameter (docs/rules.md#rule-sets-presets-and-versions) and overrides by name.
 
 Each game owns its parameters, their checks and its presets (`susun.rules`, `banting.rules`);
 this module keeps what both games use: `RuleSet`, the registry of every preset and

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.adapters.models import Game
 from service.adapters.uow import Database, UnitOfWork
@@ -54,6 +54,7 @@ from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
+from .pages import decode_cursor, encode_cursor
 from .recording import round_record
 
 GAMES_PATH = "/v1/banting/games"
@@ -296,6 +297,23 @@ def _refuse_if_timed_out(
         )
 
 
+def list_(
+    db: Database,
+    client_id: str,
+    *,
+    status: str | None = None,
+    table: str | None = None,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """`GET /v1/banting/games`: a page of the client's games (each its state), newest first."""
+    after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
+    with db.unit_of_work() as uow:
+        rows, next_after = uow.games.page(client_id, status, table, limit, after)
+        items = [game_document(_row_dict(r), _state(r)) for r in rows]
+    return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
+
+
 def require(db: Database, client_id: str, game_id: str) -> None:
     """404 unless the client has this game (a cheap look-up, no replay)."""
     with db.unit_of_work() as uow:
@@ -345,8 +363,8 @@ def _move(stored: Mapping[str, Any]) -> Move:
 
 
 def game_document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
-    """The API.md game state: id, status, version, rules, ..., winner, round (and `match`
-    first for a game of a match)."""
+    """The game state (docs/api.md#big-two-games): id, status, version, rules, ..., winner,
+    round (and `match` first for a game of a match)."""
     domain = state_document(state)
     match = {} if row.get("match_id") is None else {"match": row["match_id"]}
     return {

@@ -24,6 +24,7 @@ READ = "read"
 WRITE = "write"
 _NAME = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 # capsa_<8 hex prefix>_<43 urlsafe chars = 256 random bits>
+UNKNOWN = "unknown API key"
 _KEY = re.compile(r"capsa_([0-9a-f]{8})_[A-Za-z0-9_-]{43}")
 # Keys are looked up at most this often per worker: revoking a key takes effect on every
 # worker within this many seconds (API_KEY_CACHE_SECONDS).
@@ -172,9 +173,12 @@ def authenticate(db: Database, authorization: str | None, cache: KeyCache | None
         raise Unauthorized("an API key is required: Authorization: Bearer <key>")
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
-    match = _KEY.fullmatch(token)
-    if scheme.lower() != "bearer" or match is None:
+    if scheme.lower() != "bearer" or not token or any(c.isspace() for c in token):
         raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
+    match = _KEY.fullmatch(token)
+    if match is None:
+        # A well-formed header whose token is no key this service could have issued.
+        raise Unauthorized(UNKNOWN)
     digest = hash_key(token)
     known = None if cache is None else cache.get(digest)
     if known is None:
@@ -191,7 +195,7 @@ def _look_up(db: Database, prefix: str, digest: str) -> Principal | str:
         found = uow.clients.credentials(prefix)
     # Looked up by the public prefix, then compared in constant time on the hash.
     if found is None or not hmac.compare_digest(found[0], digest):
-        return "unknown API key"
+        return UNKNOWN
     _key_hash, client_id, scope, revoked_at = found
     if revoked_at is not None:
         return "this API key has been revoked"

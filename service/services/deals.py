@@ -1,4 +1,4 @@
-"""Provably fair deals (API.md "Deals"): make, show, reveal, and use once by a round or a game.
+"""Provably fair deals (docs/api.md#deals): make, show, reveal, and use once by a round or a game.
 
 The shuffle itself is `service.domain.deals`; this module adds the random server seed, the
 per-client nonce, storage, and the checks that a round's or a game's cards are the dealt ones.
@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.adapters.models import Deal
 from service.adapters.uow import Database, UnitOfWork
@@ -20,6 +20,7 @@ from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_c
 
 from .errors import Conflict, InvalidInput, NotFound
 from .ids import new_id, rfc3339, utcnow_ms
+from .pages import decode_cursor, encode_cursor
 
 SEED_BYTES = 32
 
@@ -57,13 +58,7 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     with db.unit_of_work(write=True) as uow:
         row = insert_new(uow, client_id, players, client_seed)
         uow.commit()
-    return {
-        "id": row["id"],
-        "commitment": row["commitment"],
-        "nonce": row["nonce"],
-        "client_seed": client_seed,
-        "hands": dict(zip(players, row["hands"], strict=True)),
-    }
+    return document(Deal(**row))  # the fields GET answers, from the row as inserted
 
 
 def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> dict[str, Any]:
@@ -95,6 +90,7 @@ def document(row: Deal) -> dict[str, Any]:
     """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed."""
     doc: dict[str, Any] = {
         "id": row.id,
+        "status": "used" if row.used_at is not None else "revealed" if row.revealed_at is not None else "open",
         "commitment": row.commitment,
         "nonce": row.nonce,
         "client_seed": row.client_seed,
@@ -112,6 +108,17 @@ def document(row: Deal) -> dict[str, Any]:
 
 def _stamp(at: datetime | None) -> str | None:
     return None if at is None else rfc3339(at)
+
+
+def list_(
+    db: Database, client_id: str, *, status: str | None = None, limit: int = 50, cursor: str | None = None
+) -> dict[str, Any]:
+    """`GET /v1/deals`: a page of the client's deals, newest first by (created_at, id)."""
+    after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
+    with db.unit_of_work() as uow:
+        rows, next_after = uow.deals.page(client_id, status, limit, after)
+        items = [document(r) for r in rows]
+    return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 
 
 def get(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:

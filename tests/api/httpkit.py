@@ -6,7 +6,7 @@ import copy
 import secrets
 from typing import Any
 
-# API.md's 2-player capsa-susun-id example: a sweeps b with three of a kind in front,
+# The guide's 2-player capsa-susun-id example: a sweeps b with three of a kind in front,
 # 3 x 2 + 5 = 11 points at 1000 IDR a point.
 SWEEP_A = {
     "front": ["2c", "2d", "2h"],

@@ -2,7 +2,7 @@
 
 The routes are read from `app.url_map`, so endpoints added later are covered without editing
 this file: path parameters are filled with the owner's resources (by the path segment before
-them), bodies come from API.md samples (an unknown route gets `{}`). Expected, per API.md:
+them), bodies are sample requests (an unknown route gets `{}`). Expected, per docs/api.md#authentication-and-scopes:
 
 - no key, a revoked key, a malformed Authorization header: 401 `unauthorized` with
   `WWW-Authenticate: Bearer`, and nothing written;
@@ -27,7 +27,7 @@ from httpkit import SWEEP_A, SWEPT_B
 
 from service.services import clients
 
-# API.md "Scopes": a read key may call every GET and these POSTs; every other POST is 403.
+# docs/api.md#authentication-and-scopes: a read key may call every GET and these POSTs; every other POST is 403.
 READ_POSTS = {
     "/v1/score",
     "/v1/arrangements/evaluate",
@@ -83,7 +83,7 @@ def _susun_game_body(mark: str) -> dict[str, Any]:
 
 
 def sample_body(method: str, rule: str, owner: Owner, mark: str) -> dict[str, Any] | None:
-    """API.md's body for this route; None when the route takes none."""
+    """A sample body for this route; None when the route takes none."""
     if method == "GET":
         return None
     bodies: dict[str, Callable[[], dict[str, Any]]] = {

@@ -1,4 +1,4 @@
-"""Provably fair deals over HTTP: the API.md test vector, hidden then revealed seeds, one use,
+"""Provably fair deals over HTTP: the test vector of docs/rules.md#provably-fair-deals, hidden then revealed seeds, one use,
 hands checked against the deal in Susun rounds and Big Two games."""
 
 from __future__ import annotations
@@ -44,11 +44,15 @@ def susun_round(made: dict[str, Any], **overrides: Any) -> dict[str, Any]:
     return body
 
 
-def test_the_api_md_test_vector_reproduces_through_the_service(app, monkeypatch):
+def test_the_documented_test_vector_reproduces_through_the_service(app, monkeypatch):
     monkeypatch.setattr(deals, "new_server_seed", lambda: VECTOR_SEED)
     tenant = make_tenant(app)  # a new client: its first deal has nonce 0
     made = make_deal(app.test_client(), tenant)
-    assert list(made) == ["id", "commitment", "nonce", "client_seed", "hands"]
+    # the fields of GET /v1/deals/{id}, players included; no server_seed before use
+    assert list(made) == [
+        "id", "status", "commitment", "nonce", "client_seed", "players", "hands",
+        "created_at", "used_at", "used_by", "revealed_at",
+    ]
     assert (made["commitment"], made["nonce"], made["client_seed"]) == (VECTOR_COMMITMENT, 0, "table-7")
     assert list(made["hands"]) == ["a", "b", "c", "d"]
     assert made["hands"]["a"] == VECTOR_PLAYER_0

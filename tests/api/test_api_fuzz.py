@@ -8,7 +8,7 @@ Checks: every default check of schemathesis 4 (`not_a_server_error`, status code
 type, headers and body conformance, `negative_data_rejection`, `positive_data_acceptance`,
 `missing_required_header`, `ignored_auth`, `unsupported_method`, ...). A schema-valid body
 may still break a game rule (a card twice, an unknown preset, a deal that does not exist),
-which API.md answers 422; random path ids name nothing (404); a `reference` or deal used
+which the contract answers 422; random path ids name nothing (404); a `reference` or deal used
 twice is 409: those are the statuses declared acceptable for positive data. 5xx never is.
 
 Driven through hypothesis directly: schemathesis 4.32's pytest fixture loader does not work
@@ -50,6 +50,12 @@ def operations(app: Any) -> list[Any]:
     return [result.ok() for result in schema.get_all_operations()]
 
 
+def vanishes(case: Any) -> bool:
+    """A query parameter whose value is an empty list or object is not in the URL at all:
+    the server sees a valid request that schemathesis counts as an unknown parameter."""
+    return any(value in ([], {}) for value in (case.query or {}).values())
+
+
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_operation_answers_500_or_breaks_its_documented_contract(fuzz_app, mode):
     headers = make_tenant(fuzz_app).headers
@@ -72,6 +78,8 @@ def test_no_operation_answers_500_or_breaks_its_documented_contract(fuzz_app, mo
             database=None,
         )
         def check(case: Any) -> None:
+            if vanishes(case):
+                return
             ran[0] += 1  # noqa: B023 - check() runs within this iteration
             case.call_and_validate(headers=headers)
 

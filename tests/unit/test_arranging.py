@@ -148,7 +148,7 @@ def test_the_search_is_exact_on_strong_hands(hand: str, preset: str) -> None:
 
 
 def test_the_row_score_is_the_expected_3_1_points_over_independent_rows() -> None:
-    """The closed form against all 27 row outcomes scored by RULES.md 3.1 (bonus_paid winner)."""
+    """The closed form against all 27 row outcomes scored by docs/rules.md#scoring-formula (bonus_paid winner)."""
     for preset in PRESETS:
         ruleset = rules(preset)
         params = susun(ruleset)

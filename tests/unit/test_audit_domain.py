@@ -27,7 +27,7 @@ def test_the_api_md_chain_example_hashes_as_published():
 
 
 def test_round_lines_follow_the_api_order_and_sum_to_zero():
-    # the API.md example: a +11000 paying 330, b -11000, house 330
+    # the guide's example: a +11000 paying 330, b -11000, house 330
     lines = round_lines([("a", 11000, 330), ("b", -11000, 0)], 330)
     assert lines == (
         LedgerLine("player:a", "settlement", 11000),

@@ -1,8 +1,8 @@
-"""Card notation (RULES.md 1): every accepted spelling, canonical output, errors with positions."""
+"""Card notation (docs/rules.md#cards-and-notation): every accepted spelling, canonical output, errors with positions."""
 
 import pytest
 
-from service.domain.cards import DECK, Card, parse_cards
+from service.domain.cards import DECK, NOTATIONS, Card, parse_cards
 from service.domain.errors import InvalidCard
 
 
@@ -37,6 +37,16 @@ def test_errors_name_each_bad_value_and_its_position():
     with pytest.raises(InvalidCard) as exc:
         parse_cards(["As", "Xx", "10h", "as"], "players[1].hand")
     assert [(e.field, e.message) for e in exc.value.errors] == [
-        ("players[1].hand[1]", "unknown card 'Xx'"),
+        ("players[1].hand[1]", "unknown card 'Xx': a card is a rank (2-9, T or 10, J, Q, K, A) then a suit "
+         "(c, d, h, s or ♣ ♦ ♥ ♠), in either case: 'Qh', '10s', 'a♠'"),
         ("players[1].hand[3]", "'As' is also at players[1].hand[0]"),
     ]
+
+
+def test_every_notation_the_message_names_is_accepted():
+    """The hint of an unknown card lists only notations the parser takes."""
+    for text in ["Qh", "10s", "a♠", "Th", "th", "2C", "K♦"]:
+        assert text in NOTATIONS, text
+    with pytest.raises(InvalidCard) as exc:
+        Card.from_str("Qx")
+    assert str(exc.value).startswith("unknown card 'Qx': a card is a rank")

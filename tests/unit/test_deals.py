@@ -1,4 +1,4 @@
-"""Provably fair deals: the API.md test vector, recomputation, rejection sampling, no position bias."""
+"""Provably fair deals: the test vector of docs/rules.md#provably-fair-deals, recomputation, rejection sampling, no position bias."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def test_the_batch_paths_agree_with_the_per_hand_paths(wheel: str) -> None:
 @pytest.mark.parametrize(
     ("weaker", "stronger", "wheel"),
     [
-        ("Kd Kh Qs", "Ks Kc Qd 3h 2c", "low"),  # RULES.md 2: the five-card side has more cards
+        ("Kd Kh Qs", "Ks Kc Qd 3h 2c", "low"),  # docs/rules.md#hand-order: the five-card side has more cards
         ("Ah 2c 3d 4s 5h", "2h 3c 4d 5s 6h", "low"),  # the wheel is the lowest straight
         ("Kh Qc Jd Ts 9h", "Ah 2c 3d 4s 5h", "second"),  # ... or just below broadway
         ("Ah 2c 3d 4s 5h", "Ts Jh Qd Kc Ah", "second"),

@@ -1,4 +1,4 @@
-"""Hand evaluation (RULES.md 2): categories, fronts, the wheel, suit tie-breaks, front vs five."""
+"""Hand evaluation (docs/rules.md#hand-order): categories, fronts, the wheel, suit tie-breaks, front vs five."""
 
 import pytest
 
@@ -70,7 +70,7 @@ def test_a_royal_flush_beats_every_other_straight_flush():
 
 
 def test_the_five_card_side_is_stronger_when_every_compared_card_is_equal():
-    # K-K-Q front < K-K-Q-3-2 middle (RULES.md 2)
+    # K-K-Q front < K-K-Q-3-2 middle (docs/rules.md#hand-order)
     front = evaluate_front(cards("Kh Kd Qc"))
     middle = five("Ks Kc Qd 3c 2c")
     assert front.compare(middle, False) == -1

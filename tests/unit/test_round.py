@@ -1,9 +1,10 @@
-"""A round request end to end (RULES.md 3.6, 3.7; API.md "Rounds"): money, stakes, errors."""
+"""A round request end to end (docs/rules.md#money, docs/api.md#rounds): money, stakes, errors."""
 
 from decimal import Decimal
 
 import pytest
 
+from service.domain.cards import ACCEPTED
 from service.domain.errors import CapsaError, InvalidCard, UnknownRules
 from service.domain.money import settle
 from service.domain.susun.round import score_round_request
@@ -165,7 +166,7 @@ def test_wrong_counts_and_bad_cards_are_reported_with_paths():
         score_round_request(body)
     assert {(e.field, e.message) for e in exc.value.errors} == {
         ("players[0].arrangement.front", "the front needs 3 cards, got 2"),
-        ("players[1].arrangement.front[2]", "unknown card 'Xx'"),
+        ("players[1].arrangement.front[2]", "unknown card 'Xx': " + ACCEPTED),
     }
 
 

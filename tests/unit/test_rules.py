@@ -1,4 +1,4 @@
-"""Rule sets (RULES.md 5): exact presets, overrides with type checks, JSON round trips."""
+"""Rule sets (docs/rules.md#rule-sets-presets-and-versions): exact presets, overrides with type checks, JSON round trips."""
 
 import json
 

@@ -1,6 +1,6 @@
-"""Scoring (RULES.md 3): the one formula, bonuses, super, fouls, naturals, surrender.
+"""Scoring (docs/rules.md#capsa-susun-chinese-poker): the one formula, bonuses, super, fouls, naturals, surrender.
 
-Each expected number is worked out by hand from RULES.md in the comment beside it.
+Each expected number is worked out by hand from docs/rules.md in the comment beside it.
 """
 
 import pytest

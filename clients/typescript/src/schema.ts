@@ -412,9 +412,9 @@ export interface paths {
                     /** @description Rounds in which this player played. */
                     player?: string;
                     reference?: string;
-                    /** @description RFC 3339; inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     since?: string;
-                    /** @description RFC 3339; exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC). */
                     until?: string;
                     /** @description Page size, 1-500. */
                     limit?: number;
@@ -609,7 +609,40 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List this client's deals, newest first, by status, in pages. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque: `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Only deals in this status. */
+                    status?: "open" | "revealed" | "used";
+                    /** @description Page size, 1-500. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DealList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
         put?: never;
         /**
          * Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
@@ -666,7 +699,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["DealCreated"];
+                        "application/json": components["schemas"]["Deal"];
                     };
                 };
                 400: components["responses"]["BAD_REQUEST"];
@@ -852,7 +885,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List this client's games (their states), newest first, by status and table, in pages. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque: `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Only games in this status. */
+                    status?: "playing" | "finished";
+                    /** @description Only games at this table. */
+                    table?: string;
+                    /** @description Page size, 1-100 (each game's state is replayed from its moves). */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GameList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
         put?: never;
         /**
          * Start a game with the players' hands, or with a deal (its players, in its order).
@@ -1796,9 +1864,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     since?: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
@@ -1857,9 +1925,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     since?: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
@@ -1938,9 +2006,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     since?: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
@@ -1998,9 +2066,9 @@ export interface paths {
                 query: {
                     /** @description ISO 4217 code; only lines in this currency are summed. */
                     currency: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-29`: its midnight in `tz`); inclusive. */
+                    /** @description Inclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     since?: string;
-                    /** @description RFC 3339 date-time with offset, or a date (`2026-11-30`: its midnight in `tz`); exclusive. */
+                    /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
@@ -3551,65 +3619,15 @@ export interface components {
              */
             next_cursor: string | null;
         };
-        DealRequest: {
-            /**
-             * @description 2 to 4 unique player ids; player k gets cards 13k..13k+12.
-             * @example [
-             *       "a",
-             *       "b",
-             *       "c",
-             *       "d"
-             *     ]
-             */
-            players: string[];
-            /**
-             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle.
-             * @example table-7
-             */
-            client_seed: string;
-        };
-        DealCreated: {
-            /** @example dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
-            id: string;
-            /**
-             * @description Hex SHA-256 of the secret server seed.
-             * @example 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd
-             */
-            commitment: string;
-            /**
-             * @description The client's count of deals before this one.
-             * @example 0
-             */
-            nonce: number;
-            /** @example table-7 */
-            client_seed: string;
-            /**
-             * @description Each player's 13 cards, in dealt order.
-             * @example {
-             *       "a": [
-             *         "7c",
-             *         "Qc",
-             *         "5c",
-             *         "7h",
-             *         "9c",
-             *         "As",
-             *         "5h",
-             *         "7d",
-             *         "3d",
-             *         "2d",
-             *         "Kh",
-             *         "Tc",
-             *         "2s"
-             *       ]
-             *     }
-             */
-            hands: {
-                [key: string]: string[];
-            };
-        };
         Deal: {
             /** @example dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
             id: string;
+            /**
+             * @description open (seed secret), revealed (seed published, unused) or used.
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "revealed" | "used";
             /**
              * @description Hex SHA-256 of the secret server seed.
              * @example 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd
@@ -3683,9 +3701,34 @@ export interface components {
              */
             server_seed?: string;
         };
+        DealList: {
+            items: components["schemas"]["Deal"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        DealRequest: {
+            /**
+             * @description 2 to 4 unique player ids; player k gets cards 13k..13k+12.
+             * @example [
+             *       "a",
+             *       "b",
+             *       "c",
+             *       "d"
+             *     ]
+             */
+            players: string[];
+            /**
+             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle.
+             * @example table-7
+             */
+            client_seed: string;
+        };
         PlayEvaluateRequest: {
             /**
-             * @description Rule set: a Banting preset name, or one with parameter overrides (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+             * @description Rule set: a Banting preset name, or one with parameter overrides (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
              * @example capsa-banting-id
              */
             rules?: string | {
@@ -3739,80 +3782,6 @@ export interface components {
              */
             reason: string | null;
             rules: components["schemas"]["RulesEcho"];
-        };
-        BantingPlayer: {
-            /**
-             * @description Player id, unique in the game; seats follow this order.
-             * @example a
-             */
-            id: string;
-            /**
-             * @description The 13 dealt cards (omit with a deal, or give the dealt ones).
-             * @example [
-             *       "3d",
-             *       "5c",
-             *       "5d",
-             *       "5h",
-             *       "5s",
-             *       "9d",
-             *       "4c",
-             *       "6c",
-             *       "8c",
-             *       "Tc",
-             *       "Qc",
-             *       "Kd",
-             *       "Ad"
-             *     ]
-             */
-            hand?: string[] | null;
-        };
-        GameRequest: {
-            /**
-             * @description Rule set: a Banting preset name, or one with parameter overrides (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
-             * @example capsa-banting-id
-             */
-            rules?: string | {
-                /** @example chinese-poker-1-6 */
-                preset: string;
-                /** @example 1 */
-                version?: number;
-                /**
-                 * @example {
-                 *       "fee_rate": "0.05",
-                 *       "wheel": "second"
-                 *     }
-                 */
-                params?: {
-                    [key: string]: unknown;
-                };
-            };
-            /**
-             * @description ISO 4217 code known to CLDR.
-             * @example IDR
-             */
-            currency: string;
-            /**
-             * @description Stake per card owed.
-             * @example 1000
-             */
-            stake: string;
-            /**
-             * @description The operator's table.
-             * @example table-7
-             */
-            table?: string | null;
-            /**
-             * @description A deal id: the players must be the deal's, in its order.
-             * @example null
-             */
-            deal?: string | null;
-            /** @description 2 to 4 players in seat order. */
-            players: components["schemas"]["BantingPlayer"][];
-            /**
-             * @description Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn lasts this long from the previous move (the game's start for the first); a player still in turn at its deadline is played for: it passes where the rules allow, otherwise it plays the hint. Such moves are `auto: true` in the history and the round, and the player's late move is 422 `illegal-move` (turn timed out).
-             * @example 30
-             */
-            turn_seconds?: number | null;
         };
         GamePlayer: {
             /** @example a */
@@ -3902,6 +3871,88 @@ export interface components {
              */
             round: string | null;
         };
+        GameList: {
+            items: components["schemas"]["GameState"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        BantingPlayer: {
+            /**
+             * @description Player id, unique in the game; seats follow this order.
+             * @example a
+             */
+            id: string;
+            /**
+             * @description The 13 dealt cards (omit with a deal, or give the dealt ones).
+             * @example [
+             *       "3d",
+             *       "5c",
+             *       "5d",
+             *       "5h",
+             *       "5s",
+             *       "9d",
+             *       "4c",
+             *       "6c",
+             *       "8c",
+             *       "Tc",
+             *       "Qc",
+             *       "Kd",
+             *       "Ad"
+             *     ]
+             */
+            hand?: string[] | null;
+        };
+        GameRequest: {
+            /**
+             * @description Rule set: a Banting preset name, or one with parameter overrides (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+             * @example capsa-banting-id
+             */
+            rules?: string | {
+                /** @example chinese-poker-1-6 */
+                preset: string;
+                /** @example 1 */
+                version?: number;
+                /**
+                 * @example {
+                 *       "fee_rate": "0.05",
+                 *       "wheel": "second"
+                 *     }
+                 */
+                params?: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description ISO 4217 code known to CLDR.
+             * @example IDR
+             */
+            currency: string;
+            /**
+             * @description Stake per card owed.
+             * @example 1000
+             */
+            stake: string;
+            /**
+             * @description The operator's table.
+             * @example table-7
+             */
+            table?: string | null;
+            /**
+             * @description A deal id: the players must be the deal's, in its order.
+             * @example null
+             */
+            deal?: string | null;
+            /** @description 2 to 4 players in seat order. */
+            players: components["schemas"]["BantingPlayer"][];
+            /**
+             * @description Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn lasts this long from the previous move (the game's start for the first); a player still in turn at its deadline is played for: it passes where the rules allow, otherwise it plays the hint. Such moves are `auto: true` in the history and the round, and the player's late move is 422 `illegal-move` (turn timed out).
+             * @example 30
+             */
+            turn_seconds?: number | null;
+        };
         MoveRequest: {
             /**
              * @description The player moving.
@@ -3923,7 +3974,7 @@ export interface components {
         };
         MatchRequest: {
             /**
-             * @description Rule set: a Banting preset name, or one with parameter overrides (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+             * @description Rule set: a Banting preset name, or one with parameter overrides (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
              * @example capsa-banting-id
              */
             rules?: string | {

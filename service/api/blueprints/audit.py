@@ -31,7 +31,7 @@ blp = Blueprint(
     "audit",
     __name__,
     url_prefix="/v1",
-    description="Voids, re-verification and the per-client hash chain (API.md \"Ledger and audit\").",
+    description="Voids, re-verification and the per-client hash chain (docs/api.md#voids, #verification).",
 )
 
 

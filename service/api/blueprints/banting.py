@@ -13,6 +13,8 @@ from service.services.idempotency import StoredResponse, parse_key
 
 from ..auth import allow_read, require_write
 from ..schemas import (
+    GameListSchema,
+    GameQuerySchema,
     GameRequestSchema,
     GameStateSchema,
     HintRequestSchema,
@@ -89,6 +91,13 @@ class EvaluatePlay(MethodView):
 
 @blp.route("/games")
 class Games(MethodView):
+    @blp.arguments(GameQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @blp.problems(*AUTH)
+    def get(self, query: dict[str, Any]) -> Response:
+        """List this client's games (their states), newest first, by status and table, in pages."""
+        return json_response(banting.list_(db(), principal().client_id, **query))
+
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(GameRequestSchema, example=GAME_EXAMPLE)
     @blp.response(201, GameStateSchema, headers={**STATE_HEADERS, "Location": {

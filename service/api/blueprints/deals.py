@@ -11,7 +11,7 @@ from service.services import deals
 
 from ..auth import allow_read, require_write
 from ..body import optional_body
-from ..schemas import DealCreatedSchema, DealRequestSchema, DealSchema
+from ..schemas import DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
 
@@ -45,6 +45,13 @@ EXAMPLE = {"players": ["a", "b", "c", "d"], "client_seed": "table-7"}
 
 @blp.route("")
 class Deals(MethodView):
+    @blp.arguments(DealQuerySchema, location="query")
+    @blp.response(200, DealListSchema)
+    @blp.problems(*AUTH)
+    def get(self, query: dict[str, Any]) -> Response:
+        """List this client's deals, newest first, by status, in pages."""
+        return json_response(deals.list_(db(), principal().client_id, **query))
+
     @blp.doc(
         description="The server seed stays secret (only its SHA-256 `commitment` is shown) until "
         "a round or game uses the deal, or it is revealed.\n\n" + ALGORITHM
@@ -52,12 +59,14 @@ class Deals(MethodView):
     @blp.arguments(DealRequestSchema, example=EXAMPLE)
     @blp.response(
         201,
-        DealCreatedSchema,
+        DealSchema,
         headers={"Location": {"description": "The new deal.", "schema": {"type": "string"}}},
     )
     @blp.problems(*BODY)
     def post(self, body: dict[str, Any]) -> Response:
-        """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed."""
+        """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
+
+        The answer has the fields of `GET /v1/deals/{id}` (without `server_seed`)."""
         created = deals.create(db(), principal().client_id, body)
         return json_response(created, 201, {"Location": f"/v1/deals/{created['id']}"})
 

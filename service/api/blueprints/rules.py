@@ -10,7 +10,7 @@ from service.services import catalogue
 from ..schemas import PresetListSchema
 from . import AUTH, Blueprint, json_response
 
-blp = Blueprint("rules", __name__, url_prefix="/v1", description="Rule presets (RULES.md 5).")
+blp = Blueprint("rules", __name__, url_prefix="/v1", description="Rule presets (docs/rules.md#rule-sets-presets-and-versions).")
 
 
 @blp.route("/rules")

@@ -1,9 +1,9 @@
-"""Capsa Banting (Big Two) referee (RULES.md 4): pure (state, move) -> state.
+"""Capsa Banting (Big Two) referee (docs/rules.md#leading-playing-and-passing): pure (state, move) -> state.
 
 `new_game` validates the deal and seats the players in request order (play goes in seat
-order); `apply_move` returns a new `GameState` or raises `IllegalMove` with one of the API.md
+order); `apply_move` returns a new `GameState` or raises `IllegalMove` with one of the
 reasons, never changing the state it was given; `state_document` and
-`settlement.settlement_document` give the domain-derived parts of the API.md game state and
+`settlement.settlement_document` give the domain-derived parts of the game state (docs/api.md#big-two-games) and
 Banting round documents. The HTTP layer can persist the initial hands and the moves and
 rebuild a state with `replay`.
 """
@@ -36,7 +36,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 4
 PLAYING = "playing"
 FINISHED = "finished"
 
-# The exact reasons of API.md; messages start with one of them, details may follow.
+# The reasons documented in docs/api.md#big-two-games; messages start with one of them, details may follow.
 NOT_YOUR_TURN = "not your turn"
 NOT_IN_HAND = "cards not in hand"
 NOT_A_COMBINATION = "not a combination"
@@ -48,7 +48,7 @@ MUST_PLAY_HIGHEST = "must play the highest single"
 
 
 class GameFinished(CapsaError):
-    """A move on a game that has ended (API.md: 409)."""
+    """A move on a game that has ended (409 conflict)."""
 
     problem = "conflict"
     title = "Conflict"
@@ -235,7 +235,7 @@ def check_move(state: GameState, move: Move) -> tuple[int, Play | None]:
         raise IllegalMove(f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player")
     if seat != state.turn:
         assert state.turn is not None
-        raise IllegalMove(f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player")
+        raise IllegalMove(f"{NOT_YOUR_TURN}: it is the turn of {state.player_ids[state.turn]!r}", field="player")
     if move.cards is None:
         problem = _pass_problem(state, seat)
         if problem is not None:
@@ -411,7 +411,7 @@ def _play_document(play: Play) -> list[str]:
 
 
 def state_document(state: GameState) -> dict[str, Any]:
-    """The domain-derived fields of the API.md game state, JSON-ready.
+    """The domain-derived fields of the game state (docs/api.md#big-two-games), JSON-ready.
 
     `status`, `players` [{id, seat, cards_left, passed}], `turn`, `leader`, `table_play`,
     `history` [{n, player, play, pass}] and `winner`; the HTTP layer adds id, version,

@@ -1,4 +1,4 @@
-"""Capsa Banting (Big Two) plays (RULES.md 4): card order, classification, comparison, bombs.
+"""Capsa Banting (Big Two) plays (docs/rules.md#combinations): card order, classification, comparison, bombs.
 
 A `Play` carries a `key` that orders it against plays of the same size under the rule set it
 was classified with; `beats` adds the two rules a key cannot express: sizes must match, and
@@ -224,9 +224,10 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
 
 
 def is_bomb(play: Play, table: Play, params: BantingParams) -> bool:
-    """Whether `play` goes on `table` as a bomb, outside the same-size rule (`bombs`):
+    """Whether `play` goes on `table` as a bomb, outside the same-size rule (`bombs`,
+    docs/rules.md#bombs):
 
-    - `five_card_on_two`: a five-card four of a kind on a single 2;
+    - `five_card_on_two`: a five-card four of a kind on a single 2 (docs/rules.md#the-bomb);
     - `bare_quads`: a four of a kind (four cards, or five with a kicker) on any play that is no
       four of a kind, or on a lower one;
     - `none`: never.
@@ -275,7 +276,7 @@ def beats(play: Play, table: Play, params: BantingParams) -> bool:
 def evaluate_play(
     cards: Sequence[Card], table: Sequence[Card] | None, params: BantingParams
 ) -> dict[str, Any]:
-    """The API.md evaluate document `{"combination", "valid", "beats", "reason"}`.
+    """The evaluate document (docs/api.md#big-two-games) `{"combination", "valid", "beats", "reason"}`.
 
     `beats` is null when no table play is given; false when the cards are no play. The
     table play must itself be a combination and share no card with `cards` (one deck):

@@ -29,7 +29,8 @@ SETTLEMENTS = ("winner_collects", "everyone_pays_everyone")
 
 @dataclass(frozen=True, slots=True)
 class BantingParams:
-    """Every parameter of Capsa Banting / Big Two; None: not a parameter of this version."""
+    """Every parameter of Capsa Banting / Big Two (docs/rules.md#banting-parameters); None: not
+    a parameter of this version."""
 
     suit_order: str
     flush_order: str

@@ -67,7 +67,7 @@ def real_loss(state: GameState, seat: int, params: BantingParams) -> tuple[int, 
 
 
 def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
-    """Settle a finished game (RULES.md 4 and 3.6) at `stake_minor` a point.
+    """Settle a finished game (docs/rules.md#settlement) at `stake_minor` a point.
 
     `winner_collects`: each loser owes the winner its real loss, cards left x multiplier.
     After a bomb that ended the game only the bombed player owes; the other pairs are `bomb`
@@ -114,7 +114,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
 
 
 def settlement_document(state: GameState, settlement: BantingSettlement, currency: str) -> dict[str, Any]:
-    """The settled parts of the API.md Banting round document: players, pairs, house_fee."""
+    """The settled parts of the Banting round document (docs/api.md#big-two-games): players, pairs, house_fee."""
     ids = state.player_ids
 
     def money(minor: int) -> str:

@@ -80,7 +80,7 @@ class ArrangementResult:
         return sum(r.bonus for r in self.rows)
 
     def to_json(self) -> dict[str, Any]:
-        """The evaluate document of API.md."""
+        """The evaluate document (docs/api.md#rules-evaluate-and-suggest)."""
         return {
             "rows": {r.row: r.to_json() for r in self.rows},
             "foul": self.foul,
@@ -91,7 +91,7 @@ class ArrangementResult:
 
 
 def row_bonus(row: str, value: HandValue, params: SusunParams) -> int:
-    """The bonus a row earns if won (RULES.md 3.2): one table entry per row and category."""
+    """The bonus a row earns if won (docs/rules.md#bonuses): one table entry per row and category."""
     amount = params.bonus.get(f"{row}.{value.category.label}", 0)
     if params.royalty_flat and amount > 0:
         return 1

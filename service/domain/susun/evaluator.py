@@ -1,7 +1,7 @@
 """Fast hand evaluation: one integer strength per row from lookup tables built at import.
 
 The readable evaluator in `hands.py` is the oracle; this module gives the same order
-(RULES.md 2) as plain integers, for the hot paths (showdowns, auto-arrange).
+(docs/rules.md#hand-order) as plain integers, for the hot paths (showdowns, auto-arrange).
 
 Cards are deck indices 0..51 (`Card.index`: rank major, suits c d h s).
 
@@ -90,7 +90,7 @@ _SHAPE_CATEGORY = {
 
 
 def _rank_key(ranks: Sequence[int], flush: bool, wheel: str) -> tuple[int, ...]:
-    """`HandValue.key` of ranks 2..14 (RULES.md 2); fronts never make straights or flushes."""
+    """`HandValue.key` of ranks 2..14 (docs/rules.md#hand-order); fronts never make straights or flushes."""
     counts = Counter(ranks)
     order = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
     if len(order) == 5:
@@ -207,7 +207,7 @@ def key_of(strength: int) -> tuple[int, ...]:
 
 
 def top_suit(cards: Sequence[int], strength: int) -> int:
-    """`SUIT_STRENGTH` of the most significant card of `cards` (RULES.md 2)."""
+    """`SUIT_STRENGTH` of the most significant card of `cards` (docs/rules.md#hand-order)."""
     rank = _TOP_RANK[strength] - 2
     return max(_SUIT_OF_DECK_SUIT[c & 3] for c in cards if c >> 2 == rank)
 

@@ -1,6 +1,6 @@
 """Hand evaluation for Capsa Susun rows: 5-card categories, 3-card fronts, suit tie-breaks.
 
-`HandValue.key` orders hands of the same or different sizes (RULES.md 2): the category,
+`HandValue.key` orders hands of the same or different sizes (docs/rules.md#hand-order): the category,
 then the ranks in the order they are compared (made part first, then kickers). A front
 and a five-card row with the same category compare the same way; when every compared
 rank is equal the longer key (the five-card row) is the stronger, as tuples compare.

@@ -1,4 +1,4 @@
-"""Naturals (special hands, RULES.md 2): detection, tiers and same-tier comparison."""
+"""Naturals (special hands, docs/rules.md#naturals): detection, tiers and same-tier comparison."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..cards import Card
 from .hands import Category, HandValue
 from .rules import SusunParams
 
-# Strongest tier first (RULES.md 2, Decision): dragon; three straights = three flushes; six pairs.
+# Strongest tier first (docs/rules.md#naturals, docs/rules.md#decisions): dragon; three straights = three flushes; six pairs.
 TIER = {"dragon": 3, "three_straights": 2, "three_flushes": 2, "six_pairs": 1}
 # Among naturals of equal value and tier a hand holds three straights over three flushes.
 _PREFERENCE = {"dragon": 3, "three_straights": 2, "three_flushes": 1, "six_pairs": 0}
@@ -70,7 +70,7 @@ def compare_naturals(
     b_values: Sequence[HandValue],
     params: SusunParams,
 ) -> int:
-    """-1, 0 or 1 as natural `a` loses to, ties or beats natural `b` (RULES.md 2)."""
+    """-1, 0 or 1 as natural `a` loses to, ties or beats natural `b` (docs/rules.md#naturals)."""
     if TIER[a] != TIER[b]:
         return 1 if TIER[a] > TIER[b] else -1
     if a == "dragon":

@@ -1,7 +1,7 @@
 """A round request, end to end: validate the body, score it, settle the money, build documents.
 
 `score_round_request` is what `POST /v1/score`, `POST /v1/rounds` and `capsa score` call.
-The body is the JSON object of API.md "Rounds"; every problem is reported with its path.
+The body is the JSON object of docs/api.md#rounds; every problem is reported with its path.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..errors import (
     raise_collected,
 )
 from ..money import (
+    NOT_A_STRING,
     PairLine,
     PlayerLine,
     Settlement,
@@ -43,7 +44,6 @@ _GAME_PLAYER_KEYS = _PLAYER_KEYS | {"auto_arranged"}
 
 # The shape of a POST /v1/rounds body (the HTTP schema describes the same for OpenAPI).
 _ID_MESSAGE = "{value!r} is not an identifier (1-64 of A-Z a-z 0-9 . _ : -)"
-_MONEY_MESSAGE = 'money is a decimal string such as "1000", not the JSON value {value!r}'
 
 
 def _id(nullable: bool = False) -> Text:
@@ -52,7 +52,7 @@ def _id(nullable: bool = False) -> Text:
 
 _CARD = Text(1, 8, message="a card is a string such as \"Ah\", not the JSON value {value!r}")
 _CARDS = Items(_CARD, max_items=52, known=NOTATIONS)
-_MONEY = Text(message=_MONEY_MESSAGE)
+_MONEY = Text(message=NOT_A_STRING)
 # A preset name or {preset, version, params}: the rule set's resolver reads what is inside.
 _RULES = Either([Text(), AnyObject()], "must be a preset name or an object")
 _PLAYER_SHAPE: dict[str, Shape] = {
@@ -278,7 +278,7 @@ def _player_doc(
 
 
 def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> ScoredRound:
-    """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds").
+    """Validate, score and settle the body of `POST /v1/rounds` (docs/api.md#rounds).
 
     One validation pass: the body's shape (types, keys, lengths: `validation` problems),
     then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`).
@@ -364,7 +364,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> Sc
 
 
 def evaluate_arrangement_request(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body of `POST /v1/arrangements/evaluate` to its evaluate document (API.md)."""
+    """The body of `POST /v1/arrangements/evaluate` to its evaluate document (docs/api.md#rules-evaluate-and-suggest)."""
     if not isinstance(body, Mapping):
         raise InvalidRound("the body must be a JSON object", field="body")
     unknown = sorted(set(body) - {"rules", "arrangement", "hand"})

@@ -26,7 +26,7 @@ BONUS_KEYS = (
 
 @dataclass(frozen=True, slots=True)
 class SusunParams:
-    """Every parameter of Capsa Susun / Chinese Poker (RULES.md 5)."""
+    """Every parameter of Capsa Susun / Chinese Poker (docs/rules.md#susun-parameters)."""
 
     wheel: str
     suit_tiebreak: bool

@@ -1,4 +1,4 @@
-"""Head-to-head scoring of a Capsa Susun / Chinese Poker round (RULES.md 3.1-3.5).
+"""Head-to-head scoring of a Capsa Susun / Chinese Poker round (docs/rules.md#scoring-formula to docs/rules.md#outcomes).
 
 Every preset uses the one formula of 3.1; the presets differ only in parameter values:
 
@@ -86,7 +86,7 @@ def _paid(bonuses: Sequence[int], params: SusunParams) -> int:
 def _bonuses(
     a: ArrangementResult, b: ArrangementResult, cmp: tuple[int, int, int], params: SusunParams
 ) -> tuple[int, int]:
-    """Bonuses paid to A and to B in a compared pair, per `bonus_paid` (RULES.md 3.2)."""
+    """Bonuses paid to A and to B in a compared pair, per `bonus_paid` (docs/rules.md#bonuses)."""
     ba = [r.bonus for r in a.rows]
     bb = [r.bonus for r in b.rows]
     if params.bonus_paid == "both":
@@ -133,13 +133,13 @@ def _compared_pair(
 
 
 def _foul_payment(winner: ArrangementResult, params: SusunParams) -> tuple[int, int]:
-    """(points, bonus) a legal hand takes from a fouling one (RULES.md 3.4)."""
+    """(points, bonus) a legal hand takes from a fouling one (docs/rules.md#foul-payment)."""
     bonus = _paid([r.bonus for r in winner.rows], params)
     return 3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus, bonus
 
 
 def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> PairResult:
-    """A pair decided by a foul, a natural or a surrender (the table of RULES.md 3.5)."""
+    """A pair decided by a foul, a natural or a surrender (the table of docs/rules.md#outcomes)."""
     sa, sb = a.status, b.status
     ea, eb = a.evaluation, b.evaluation
     if SURRENDER in (sa, sb):
@@ -186,7 +186,7 @@ def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> P
 def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResult:
     """Score a round of 2-4 players head to head; points are zero-sum.
 
-    Super (RULES.md 3.3): a legal player who sweeps every other player, where fouled
+    Super (docs/rules.md#super): a legal player who sweeps every other player, where fouled
     opponents count as swept and a natural or a surrender prevents it, at a table of at
     least `super_min_players`.
     """

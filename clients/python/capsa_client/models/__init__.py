@@ -10,10 +10,10 @@ from .audit_record import AuditRecord
 from .banting_player import BantingPlayer
 from .chain_verify import ChainVerify
 from .deal import Deal
-from .deal_created import DealCreated
-from .deal_created_hands import DealCreatedHands
 from .deal_hands import DealHands
+from .deal_list import DealList
 from .deal_request import DealRequest
+from .deal_status import DealStatus
 from .difference import Difference
 from .entry import Entry
 from .entry_kind import EntryKind
@@ -33,12 +33,15 @@ from .event_data import EventData
 from .event_list import EventList
 from .event_type import EventType
 from .field_error import FieldError
+from .game_list import GameList
 from .game_player import GamePlayer
 from .game_request import GameRequest
 from .game_request_rules_type_1 import GameRequestRulesType1
 from .game_request_rules_type_1_params import GameRequestRulesType1Params
 from .game_state import GameState
 from .game_state_status import GameStateStatus
+from .get_v1_banting_games_status import GetV1BantingGamesStatus
+from .get_v1_deals_status import GetV1DealsStatus
 from .get_v1_events_type import GetV1EventsType
 from .get_v1_ledger_summary_group_by import GetV1LedgerSummaryGroupBy
 from .get_v1_susun_games_status import GetV1SusunGamesStatus
@@ -164,10 +167,10 @@ __all__ = (
     "BantingPlayer",
     "ChainVerify",
     "Deal",
-    "DealCreated",
-    "DealCreatedHands",
     "DealHands",
+    "DealList",
     "DealRequest",
+    "DealStatus",
     "Difference",
     "Entry",
     "EntryKind",
@@ -187,12 +190,15 @@ __all__ = (
     "EventList",
     "EventType",
     "FieldError",
+    "GameList",
     "GamePlayer",
     "GameRequest",
     "GameRequestRulesType1",
     "GameRequestRulesType1Params",
     "GameState",
     "GameStateStatus",
+    "GetV1BantingGamesStatus",
+    "GetV1DealsStatus",
     "GetV1EventsType",
     "GetV1LedgerSummaryGroupBy",
     "GetV1SusunGamesStatus",

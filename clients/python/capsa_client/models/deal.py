@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.deal_status import DealStatus, check_deal_status
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ class Deal:
     """
     Attributes:
         id (str):  Example: dl_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
+        status (DealStatus): open (seed secret), revealed (seed published, unused) or used. Example: open.
         commitment (str): Hex SHA-256 of the secret server seed. Example:
             630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd.
         nonce (int): The client's count of deals before this one. Example: 0.
@@ -36,6 +38,7 @@ class Deal:
     """
 
     id: str
+    status: DealStatus
     commitment: str
     nonce: int
     client_seed: str
@@ -49,6 +52,8 @@ class Deal:
 
     def to_dict(self) -> dict[str, Any]:
         id = self.id
+
+        status: str = self.status
 
         commitment = self.commitment
 
@@ -84,6 +89,7 @@ class Deal:
         field_dict.update(
             {
                 "id": id,
+                "status": status,
                 "commitment": commitment,
                 "nonce": nonce,
                 "client_seed": client_seed,
@@ -106,6 +112,8 @@ class Deal:
 
         d = dict(src_dict)
         id = d.pop("id")
+
+        status = check_deal_status(d.pop("status"))
 
         commitment = d.pop("commitment")
 
@@ -160,6 +168,7 @@ class Deal:
 
         deal = cls(
             id=id,
+            status=status,
             commitment=commitment,
             nonce=nonce,
             client_seed=client_seed,

@@ -18,7 +18,7 @@ T = TypeVar("T", bound="EvaluateRequestRulesType1")
 
 @_attrs_define
 class EvaluateRequestRulesType1:
-    """A preset with parameter overrides (RULES.md 5).
+    """A preset with parameter overrides (docs/rules.md#rule-sets-presets-and-versions).
 
     Example:
         {'preset': 'chinese-poker-1-6', 'params': {'fee_rate': '0.05'}}

@@ -23,7 +23,8 @@ class GameRequest:
         stake (str): Stake per card owed. Example: 1000.
         players (list[BantingPlayer]): 2 to 4 players in seat order.
         rules (GameRequestRulesType1 | str | Unset): Rule set: a Banting preset name, or one with parameter overrides
-            (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules. Example: capsa-banting-id.
+            (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+            Example: capsa-banting-id.
         table (None | str | Unset): The operator's table. Example: table-7.
         deal (None | str | Unset): A deal id: the players must be the deal's, in its order.
         turn_seconds (int | None | Unset): Optional turn timer, 1 to 86,400 seconds; null or absent: untimed. A turn

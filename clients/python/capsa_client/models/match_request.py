@@ -22,7 +22,8 @@ class MatchRequest:
         stake (str): Stake per point, for every game of the match. Example: 1000.
         players (list[str]): 2 to 4 unique player ids in seat order, for every game. Example: ['a', 'b', 'c', 'd'].
         rules (MatchRequestRulesType1 | str | Unset): Rule set: a Banting preset name, or one with parameter overrides
-            (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules. Example: capsa-banting-id.
+            (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules.
+            Example: capsa-banting-id.
         table (None | str | Unset): The operator's table. Example: table-7.
         target_points (int | Unset): The match ends once a player's total reaches it (default 101); lowest total wins.
             Example: 101.

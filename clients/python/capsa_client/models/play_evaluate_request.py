@@ -20,8 +20,8 @@ class PlayEvaluateRequest:
     Attributes:
         cards (list[str]): The play: 1, 2, 3 or 5 cards. Example: ['3d', '3s'].
         rules (PlayEvaluateRequestRulesType1 | str | Unset): Rule set: a Banting preset name, or one with parameter
-            overrides (RULES.md 5). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-rules. Example: capsa-
-            banting-id.
+            overrides (docs/rules.md#banting-parameters). Omitted: capsa-banting-id; a Capsa Susun preset is 422 unknown-
+            rules. Example: capsa-banting-id.
         beats (list[str] | None | Unset): Optional: the play on the table. Example: ['3c', '3h'].
     """
 

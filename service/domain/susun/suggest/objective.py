@@ -20,7 +20,7 @@ With rows treated as independent (they are not quite: one deck, one opponent han
     P(win >= 2 rows) = w_f w_m + w_f w_b + w_m w_b - 2 w_f w_m w_b (likewise for losses),
 
 where mult is `tembus_multiplier` (super needs a whole table and is not modelled). This is
-exactly E[points(A, B)] of RULES.md 3.1 under the independence assumption, so the sum term
+exactly E[points(A, B)] of docs/rules.md#scoring-formula under the independence assumption, so the sum term
 is "P(win row) x (1 + bonus) - P(lose row) x (1 + the opponent's expected bonus in that row
 when it wins it)". The other bonus rules change only the bonus part: `bonus_paid` "cancel"
 pays our B_r only when the opponent's row earns nothing and the opponent's only when ours
@@ -247,7 +247,7 @@ def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
 def expected_points(arrangement: Arrangement, rules: RuleSet) -> float:
     """The objective of one setting, from the readable evaluator (`arrangement.evaluate`).
 
-    A natural is worth its value; a foul scores minus the foul payment (RULES.md 3.4) with the
+    A natural is worth its value; a foul scores minus the foul payment (docs/rules.md#foul-payment) with the
     opponent's bonuses in all three rows; a legal setting scores `objective_of_rows`.
     """
     params = _susun(rules)

@@ -92,7 +92,7 @@ class SuggestResult:
     rules: RuleSet
 
     def to_json(self) -> dict[str, Any]:
-        """The suggest document of API.md."""
+        """The suggest document (docs/api.md#rules-evaluate-and-suggest)."""
         return {
             "natural": self.natural,
             "suggestions": [s.to_json() for s in self.suggestions],
@@ -149,7 +149,7 @@ def _max_one_terms(
 
 
 def _hand_naturals(indices: Ints, params: SusunParams) -> list[str]:
-    """Naturals read from the 13 cards (RULES.md 2): dragon, six pairs."""
+    """Naturals read from the 13 cards (docs/rules.md#naturals): dragon, six pairs."""
     ranks = Counter((indices >> 2).tolist())
     held = []
     if len(ranks) == 13:
@@ -199,7 +199,7 @@ def _setting_naturals(
 
 
 def _best_natural(names: Sequence[str], params: SusunParams) -> str | None:
-    """The most valuable natural, as `naturals.detect_natural` picks it (RULES.md 2)."""
+    """The most valuable natural, as `naturals.detect_natural` picks it (docs/rules.md#naturals)."""
     if not names:
         return None
     return max(
@@ -356,7 +356,7 @@ def _evaluated(rows: Sequence[Sequence[int]], params: SusunParams) -> Arrangemen
 
 
 def suggest_request(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body of `POST /v1/arrangements/suggest` to its document (API.md)."""
+    """The body of `POST /v1/arrangements/suggest` to its document (docs/api.md#rules-evaluate-and-suggest)."""
     if not isinstance(body, Mapping):
         raise CapsaError("the body must be a JSON object", field="body")
     unknown = sorted(set(body) - {"rules", "hand", "limit"})

@@ -4,7 +4,7 @@ from typing import Any
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...models.deal_created import DealCreated
+from ...models.deal import Deal
 from ...models.deal_request import DealRequest
 from ...models.problem import Problem
 from ...types import Response
@@ -29,9 +29,9 @@ def _get_kwargs(
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DealCreated | Problem:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Deal | Problem:
     if response.status_code == 201:
-        response_201 = DealCreated.from_dict(response.json())
+        response_201 = Deal.from_dict(response.json())
 
         return response_201
 
@@ -85,9 +85,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
     return response_default
 
 
-def _build_response(
-    *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[DealCreated | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Deal | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -100,7 +98,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: DealRequest,
-) -> Response[DealCreated | Problem]:
+) -> Response[Deal | Problem]:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
      The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
@@ -133,7 +131,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[DealCreated | Problem]
+        Response[Deal | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -151,7 +149,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: DealRequest,
-) -> DealCreated | Problem | None:
+) -> Deal | Problem | None:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
      The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
@@ -184,7 +182,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        DealCreated | Problem
+        Deal | Problem
     """
 
     return sync_detailed(
@@ -197,7 +195,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: DealRequest,
-) -> Response[DealCreated | Problem]:
+) -> Response[Deal | Problem]:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
      The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
@@ -230,7 +228,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[DealCreated | Problem]
+        Response[Deal | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -246,7 +244,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: DealRequest,
-) -> DealCreated | Problem | None:
+) -> Deal | Problem | None:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
      The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
@@ -279,7 +277,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        DealCreated | Problem
+        Deal | Problem
     """
 
     return (

@@ -1,0 +1,95 @@
+"""What the RateLimit-Policy / RateLimit fields cost per request: the limit's window read once more.
+
+Run: .venv/bin/python bench/ratelimit_headers.py [--requests 3000] [--redis redis://127.0.0.1:6379/0]
+
+In process (Flask's test client, one SQLite database, one client), `GET /v1/rules` with the
+per-client limit on, twice per storage: with the header hook, and the reference, the same
+app with the hook taken out, measured in the same run, interleaved in rounds. CPU time is
+this process's own (utime + stime from /proc/self/stat); with Redis, the round trips add
+wall time that the CPU figure does not show, so wall time is printed too. The load average
+is printed beside each figure: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path[0] = str(Path(__file__).resolve().parents[1])  # not bench/: bench/http.py would shadow http
+
+from service import create_app  # noqa: E402
+from service.adapters.migrate import upgrade  # noqa: E402
+from service.api import ratelimit  # noqa: E402
+from service.services import clients  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> float:
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def make(url: str, storage: str, hook: bool) -> tuple[Any, dict[str, str]]:
+    app = create_app({
+        "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "100000000/hour",
+        "RATELIMIT_STORAGE_URI": storage, "RATELIMIT_KEY_PREFIX": f"bench-{secrets.token_hex(4)}",
+    })
+    if not hook:
+        app.after_request_funcs[None].remove(ratelimit._rate_limit_headers)
+    _id, key = clients.create_client(app.extensions["capsa"].db, f"bench-{secrets.token_hex(4)}")
+    return app, {"Authorization": f"Bearer {key}"}
+
+
+def run(app: Any, headers: dict[str, str], n: int) -> tuple[float, float]:
+    http = app.test_client()
+    cpu, wall = cpu_seconds(), time.perf_counter()
+    for _ in range(n):
+        answer = http.get("/v1/rules", headers=headers)
+        assert answer.status_code == 200
+    return cpu_seconds() - cpu, time.perf_counter() - wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--redis", default=os.environ.get("TEST_REDIS_URL"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/bench.db"
+        upgrade(url)
+        for storage in ["memory://"] + ([args.redis] if args.redis else []):
+            apps = {hook: make(url, storage, hook) for hook in (True, False)}
+            for app, headers in apps.values():
+                run(app, headers, 200)  # warm up: imports, caches, the first window
+            totals = {True: [0.0, 0.0], False: [0.0, 0.0]}
+            for _ in range(args.rounds):
+                for hook, (app, headers) in apps.items():
+                    cpu, wall = run(app, headers, args.requests)
+                    totals[hook][0] += cpu
+                    totals[hook][1] += wall
+            n = args.requests * args.rounds
+            with_cpu, with_wall = (x / n * 1e6 for x in totals[True])
+            ref_cpu, ref_wall = (x / n * 1e6 for x in totals[False])
+            print(
+                f"{storage.split('://')[0]:6} with headers {with_cpu:6.0f} us CPU {with_wall:6.0f} us wall per request; "
+                f"without {ref_cpu:6.0f} / {ref_wall:6.0f} us: ratio CPU {with_cpu / ref_cpu:.3f}, "
+                f"wall {with_wall / ref_wall:.3f} ({n} requests each, load average {load()})"
+            )
+            for app, _headers in apps.values():
+                app.extensions["capsa"].db.dispose()
+
+
+if __name__ == "__main__":
+    main()
