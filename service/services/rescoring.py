@@ -15,6 +15,6 @@ from .banting import rescore as rescore_banting
 
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "susun": lambda req: score_round_request(req).document,
+    "susun": lambda req: score_round_request(req, stored=True).document,
     "banting": rescore_banting,
 }

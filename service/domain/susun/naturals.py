@@ -29,10 +29,19 @@ def _pair_ranks(cards: Sequence[Card]) -> list[int]:
     return sorted((r for r, n in counts.items() for _ in range(n // 2)), reverse=True)
 
 
+def six_pairs(cards: Sequence[Card], counts_trips: bool = True) -> bool:
+    """Six pairs among the 13 cards: trips count as a pair and quads as two, or with
+    `counts_trips` false exactly six pairs and a single (`six_pairs_counts_trips`)."""
+    if counts_trips:
+        return len(_pair_ranks(cards)) >= 6
+    return sorted(Counter(int(c.rank) for c in cards).values()) == [1, 2, 2, 2, 2, 2, 2]
+
+
 def naturals_held(
     rows: Sequence[Sequence[Card]],
     values: Sequence[HandValue],
     among: Sequence[str] = tuple(TIER),
+    six_pairs_counts_trips: bool = True,
 ) -> list[str]:
     """The naturals of `among` (default: every one) that the set rows make."""
     held = []
@@ -46,7 +55,7 @@ def naturals_held(
         held.append("three_straights")
     if "three_flushes" in among and all(len({c.suit for c in row}) == 1 for row in rows):
         held.append("three_flushes")
-    if "six_pairs" in among and len(_pair_ranks([c for row in rows for c in row])) >= 6:
+    if "six_pairs" in among and six_pairs([c for row in rows for c in row], six_pairs_counts_trips):
         held.append("six_pairs")
     return held
 
@@ -55,7 +64,7 @@ def detect_natural(
     rows: Sequence[Sequence[Card]], values: Sequence[HandValue], params: SusunParams
 ) -> str | None:
     """The natural a hand holds under the rule set: its most valuable one, if any."""
-    held = naturals_held(rows, values, params.naturals)
+    held = naturals_held(rows, values, params.naturals, params.six_pairs_counts_trips)
     if not held:
         return None
     return max(held, key=lambda n: (params.natural_values.get(n, 0), TIER[n], _PREFERENCE[n]))

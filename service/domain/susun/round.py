@@ -259,14 +259,16 @@ def _player_doc(
     }
 
 
-def score_round_request(body: Mapping[str, Any]) -> ScoredRound:
-    """Validate, score and settle the body of `POST /v1/rounds` (API.md "Rounds").
+def score_round_request(body: Mapping[str, Any], stored: bool = False) -> ScoredRound:
+    """Validate, score and settle the body of `POST /v1/rounds`.
 
     One validation pass: the body's shape (types, keys, lengths: `validation` problems),
-    then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`)."""
+    then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`).
+    `stored`: the normalised request of a stored round, re-scored to verify it; its rules
+    are taken as they were, contradictory parameters included."""
     raise_collected(check(body, ROUND_SHAPE), InvalidRound)
     errors: list[FieldError] = []
-    rules = resolve_rules(body.get("rules"), SUSUN)
+    rules = resolve_rules(body.get("rules"), SUSUN, stored=stored)
     params = rules.params
     assert isinstance(params, SusunParams)
     table = body.get("table")
