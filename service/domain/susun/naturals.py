@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..cards import Card
 from .hands import Category, HandValue
@@ -32,9 +32,14 @@ def _pair_ranks(cards: Sequence[Card]) -> list[int]:
 def six_pairs(cards: Sequence[Card], counts_trips: bool = True) -> bool:
     """Six pairs among the 13 cards: trips count as a pair and quads as two, or with
     `counts_trips` false exactly six pairs and a single (`six_pairs_counts_trips`)."""
+    return six_pairs_of_counts(Counter(int(c.rank) for c in cards).values(), counts_trips)
+
+
+def six_pairs_of_counts(counts: Iterable[int], counts_trips: bool = True) -> bool:
+    """`six_pairs` from the 13 cards' count per rank."""
     if counts_trips:
-        return len(_pair_ranks(cards)) >= 6
-    return sorted(Counter(int(c.rank) for c in cards).values()) == [1, 2, 2, 2, 2, 2, 2]
+        return sum(n // 2 for n in counts) >= 6
+    return sorted(counts) == [1, 2, 2, 2, 2, 2, 2]
 
 
 def naturals_held(
