@@ -376,13 +376,28 @@ class SuggestResultSchema(Out):
 
 
 class PresetSchema(Out):
+    """One version of a preset; a request naming the preset without a version gets the latest."""
+
     preset = fields.String(required=True, metadata=_meta("capsa-susun-id"))
-    version = fields.Integer(required=True, metadata=_meta(1))
+    version = fields.Integer(required=True, metadata=_meta(2))
+    latest = fields.Boolean(
+        required=True, metadata=_meta(True, "This is the version a request without one gets.")
+    )
     game = fields.String(
         required=True, validate=validate.OneOf(["susun", "banting"]), metadata=_meta("susun")
     )
     description = fields.String(required=True, metadata=_meta("Capsa Susun as played in ..."))
     params = fields.Dict(required=True, metadata=_meta({"tembus_multiplier": 2}))
+    sources = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata=_meta(
+            {"tembus_multiplier": "seed 000"},
+            "Where each parameter's value comes from: a seed, a Decision of docs/rules.md, "
+            "or a peer's repository and file.",
+        ),
+    )
 
 
 class PresetListSchema(Out):

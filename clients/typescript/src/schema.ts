@@ -86,7 +86,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List every preset with its game, description and every parameter. */
+        /** List every version of every preset with every parameter and its source. */
         get: {
             parameters: {
                 query?: never;
@@ -1650,8 +1650,13 @@ export interface components {
         Preset: {
             /** @example capsa-susun-id */
             preset: string;
-            /** @example 1 */
+            /** @example 2 */
             version: number;
+            /**
+             * @description This is the version a request without one gets.
+             * @example true
+             */
+            latest: boolean;
             /**
              * @example susun
              * @enum {string}
@@ -1666,6 +1671,15 @@ export interface components {
              */
             params: {
                 [key: string]: unknown;
+            };
+            /**
+             * @description Where each parameter's value comes from: a seed, a Decision of docs/rules.md, or a peer's repository and file.
+             * @example {
+             *       "tembus_multiplier": "seed 000"
+             *     }
+             */
+            sources: {
+                [key: string]: string;
             };
         };
         PresetList: {

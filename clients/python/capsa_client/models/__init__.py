@@ -64,6 +64,7 @@ from .preset import Preset
 from .preset_game import PresetGame
 from .preset_list import PresetList
 from .preset_params import PresetParams
+from .preset_sources import PresetSources
 from .problem import Problem
 from .problem_type import ProblemType
 from .ready import Ready
@@ -157,6 +158,7 @@ __all__ = (
     "PresetGame",
     "PresetList",
     "PresetParams",
+    "PresetSources",
     "Problem",
     "ProblemType",
     "Ready",

@@ -9,6 +9,7 @@ from ..models.preset_game import PresetGame, check_preset_game
 
 if TYPE_CHECKING:
     from ..models.preset_params import PresetParams
+    from ..models.preset_sources import PresetSources
 
 
 T = TypeVar("T", bound="Preset")
@@ -19,22 +20,29 @@ class Preset:
     """
     Attributes:
         preset (str):  Example: capsa-susun-id.
-        version (int):  Example: 1.
+        version (int):  Example: 2.
+        latest (bool): This is the version a request without one gets. Example: True.
         game (PresetGame):  Example: susun.
         description (str):  Example: Capsa Susun as played in ....
         params (PresetParams):  Example: {'tembus_multiplier': 2}.
+        sources (PresetSources): Where each parameter's value comes from: a seed, a Decision of docs/rules.md, or a
+            peer's repository and file. Example: {'tembus_multiplier': 'seed 000'}.
     """
 
     preset: str
     version: int
+    latest: bool
     game: PresetGame
     description: str
     params: PresetParams
+    sources: PresetSources
 
     def to_dict(self) -> dict[str, Any]:
         preset = self.preset
 
         version = self.version
+
+        latest = self.latest
 
         game: str = self.game
 
@@ -42,15 +50,19 @@ class Preset:
 
         params = self.params.to_dict()
 
+        sources = self.sources.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "preset": preset,
                 "version": version,
+                "latest": latest,
                 "game": game,
                 "description": description,
                 "params": params,
+                "sources": sources,
             }
         )
 
@@ -59,11 +71,14 @@ class Preset:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.preset_params import PresetParams
+        from ..models.preset_sources import PresetSources
 
         d = dict(src_dict)
         preset = d.pop("preset")
 
         version = d.pop("version")
+
+        latest = d.pop("latest")
 
         game = check_preset_game(d.pop("game"))
 
@@ -71,12 +86,16 @@ class Preset:
 
         params = PresetParams.from_dict(d.pop("params"))
 
+        sources = PresetSources.from_dict(d.pop("sources"))
+
         preset = cls(
             preset=preset,
             version=version,
+            latest=latest,
             game=game,
             description=description,
             params=params,
+            sources=sources,
         )
 
         return preset
