@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -27,6 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 # The repository root instead of bench/ (whose http.py would shadow the standard library's).
 sys.path[0] = str(Path(__file__).resolve().parents[1])
@@ -39,7 +41,24 @@ from service.domain.susun.scoring import PlayerHand, score_round  # noqa: E402
 from service.domain.susun.suggest.baseline import baseline_arrangement  # noqa: E402
 from service.domain.susun.suggest.search import suggest  # noqa: E402
 
-PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
+PRESETS: list[Any] = [
+    "capsa-susun-id",
+    "chinese-poker-2-4",
+    "chinese-poker-1-6",
+    "chinese-poker-tw",
+    "chinese-poker-royalties",
+    # the version-2 parameters on their own (Jaydccq/poker_trainer's weighted methods,
+    # paulhankin/cpoker's more_rows)
+    {"preset": "chinese-poker-1-6", "params": {"row_points": [2, 2, 4], "scoop_bonus": 4}},
+    {"preset": "chinese-poker-1-6", "params": {"row_points": [1, 2, 6], "scoop_bonus": 9}},
+    {"preset": "chinese-poker-2-4", "params": {"overall_rule": "more_rows"}},
+]
+
+
+def _label(ref: Any) -> str:
+    if isinstance(ref, str):
+        return ref
+    return ref["preset"] + " " + ",".join(f"{k}={v}" for k, v in ref["params"].items()).replace(" ", "")
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -78,7 +97,7 @@ def naive_treys(hand: list[Card]) -> tuple[int, int]:
     return best, legal
 
 
-def quality(preset: str, rounds: int, seed: int) -> tuple[float, float, float]:
+def quality(preset: Any, rounds: int, seed: int) -> tuple[float, float, float]:
     rules = resolve_rules(preset, "susun")
     params = rules.params
     assert isinstance(params, SusunParams)
@@ -165,9 +184,10 @@ def main() -> None:
         for preset in PRESETS:
             started = time.perf_counter()
             ours, theirs, se = quality(preset, args.rounds, args.seed)
-            print(f"quality {preset}: {args.rounds:,} rounds, suggest {ours:+.3f} / round, "
+            load = os.getloadavg()[0]
+            print(f"quality {_label(preset)}: {args.rounds:,} rounds, suggest {ours:+.3f} / round, "
                   f"baseline {theirs:+.3f} / round, margin {ours - theirs:+.3f} (s.e. {se:.3f}) "
-                  f"[{time.perf_counter() - started:.0f} s]")
+                  f"[{time.perf_counter() - started:.0f} s, load {load:.2f}]")
 
     if args.http:
         http_rate(args.http, args.key, hands, args.requests, args.concurrency)

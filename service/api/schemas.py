@@ -412,8 +412,13 @@ class SuggestResultSchema(Out):
 
 
 class PresetSchema(Out):
+    """One version of a preset; a request naming the preset without a version gets the latest."""
+
     preset = fields.String(required=True, metadata=_meta("capsa-susun-id"))
-    version = fields.Integer(required=True, metadata=_meta(1))
+    version = fields.Integer(required=True, metadata=_meta(2))
+    latest = fields.Boolean(
+        required=True, metadata=_meta(True, "This is the version a request without one gets.")
+    )
     game = fields.String(
         required=True, validate=validate.OneOf(["susun", "banting"]), metadata=_meta("susun")
     )
@@ -425,7 +430,12 @@ class PresetSchema(Out):
     sources = fields.Dict(
         keys=fields.String(),
         values=fields.String(),
-        metadata=_meta({"settlement": "yawnoc/big-two-scorer (everyone_pays_everyone)"}, "Each parameter's source."),
+        required=True,
+        metadata=_meta(
+            {"tembus_multiplier": "seed 000"},
+            "Where each parameter's value comes from: a seed, a Decision of docs/rules.md, "
+            "or a peer's repository and file.",
+        ),
     )
 
 

@@ -70,7 +70,7 @@ def sweep(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
-        help="settle Capsa Susun games whose deadline has passed, play overdue Big Two turns",
+        help="settle overdue Susun games, play overdue Big Two turns",
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
         "timed Big Two games (their auto moves), then poll again every "

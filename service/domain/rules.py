@@ -30,6 +30,14 @@ class RuleSet:
     version: int
     game: str
     params: Params
+    # The parameters this version has, when not every field of `params` (a version 1 kept
+    # its list when later versions added parameters); the others hold the values that keep
+    # this version's behaviour and are neither echoed nor accepted as overrides.
+    names: tuple[str, ...] | None = None
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.names if self.names is not None else tuple(f.name for f in fields(self.params))
 
     def to_json(self) -> dict[str, Any]:
         """`{"preset", "version", "params"}` with every value, JSON-ready (a new dict each
@@ -41,11 +49,12 @@ class RuleSet:
         return {
             "preset": self.preset,
             "version": self.version,
-            # A parameter a preset version lacks is None and left out.
+            # A Big Two parameter a preset version lacks is None and left out; a Capsa Susun
+            # version lists its parameters (`names`).
             "params": {
-                f.name: _to_json(getattr(self.params, f.name))
-                for f in fields(self.params)
-                if getattr(self.params, f.name) is not None
+                name: _to_json(getattr(self.params, name))
+                for name in self.param_names
+                if self.game != BANTING or getattr(self.params, name) is not None
             },
         }
 
@@ -74,7 +83,7 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value)
     if isinstance(value, Mapping):
-        return dict(value)
+        return {k: _to_json(v) for k, v in value.items()}
     return value
 
 
@@ -83,6 +92,10 @@ SPECS = {SUSUN: susun.SPEC, BANTING: banting.SPEC}
 # (aliases, contradictions refused for new requests only).
 ACCEPTS: dict[str, Callable[[Any, str], bool]] = {BANTING: banting.accepts}
 FINISH: dict[str, Callable[[Any, set[str], str, bool], Any]] = {BANTING: banting.finish}
+# Per game: (name, other, why) for each pair of parameters that contradict each other.
+CONTRADICTIONS: dict[str, Callable[[Any], list[tuple[str, str, str]]]] = {
+    SUSUN: susun.contradictions,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +104,18 @@ class Preset:
 
     rules: RuleSet
     description: str
+    sources: Mapping[str, str]  # where each parameter's value comes from
 
 
+_GAMES: tuple[tuple[str, Any, Mapping[tuple[str, int], tuple[str, ...]], Callable[[str], dict[str, str]]], ...] = (
+    (SUSUN, susun.SHIPPED_PRESETS, susun.PARAM_NAMES, susun.param_sources),
+    (BANTING, banting.SHIPPED_PRESETS, {}, lambda name: {}),
+)
 PRESETS: dict[tuple[str, int], Preset] = {
-    (name, version): Preset(RuleSet(name, version, game, params), description)
-    for game, presets in ((SUSUN, susun.SHIPPED_PRESETS), (BANTING, banting.SHIPPED_PRESETS))
+    (name, version): Preset(
+        RuleSet(name, version, game, params, names.get((name, version))), description, sources(name)
+    )
+    for game, presets, names, sources in _GAMES
     for (name, version), (params, description) in presets.items()
 }
 # The shipped rule sets live as long as the process: their JSON is made once.
@@ -111,8 +131,10 @@ DEFAULT_PRESET = {SUSUN: susun.DEFAULT_PRESET, BANTING: banting.DEFAULT_PRESET}
 def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: bool = False) -> RuleSet:
     """Resolve a rule reference: a preset name, or `{"preset", "params", "version"?}`.
 
-    `None` gives the game's default preset. `game` None accepts a preset of either game.
-    Unknown preset or parameter names raise `UnknownRules`; bad values `InvalidParameter`.
+    `None` gives the game's default preset, a name without a version its latest version.
+    `game` None accepts a preset of either game. Unknown preset or parameter names raise
+    `UnknownRules`; bad values and, unless `stored` (re-scoring a stored round, which is
+    never refused), contradictory parameters `InvalidParameter`.
     """
     if ref is None:
         ref = DEFAULT_PRESET[game or SUSUN]
@@ -149,7 +171,21 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
     base = PRESETS[(name, version)].rules
     if game is not None and base.game != game:
         raise UnknownRules(f"{name!r} is a preset of the other game ({base.game})", field=field)
-    return _apply(base, overrides, field.removesuffix(".preset") + ".params", stored)
+    rules = _apply(base, overrides, field.removesuffix(".preset") + ".params", stored)
+    check = CONTRADICTIONS.get(rules.game)
+    if not stored and check is not None:
+        where = field.removesuffix(".preset") + ".params"
+        errors = []
+        for name, other, why in check(rules.params):
+            errors.append(FieldError(f"{where}.{name}", _contradiction(rules, name, other, why)))
+            errors.append(FieldError(f"{where}.{other}", _contradiction(rules, other, name, why)))
+        raise_collected(errors, InvalidParameter)
+    return rules
+
+
+def _contradiction(rules: RuleSet, name: str, other: str, why: str) -> str:
+    value, against = _to_json(getattr(rules.params, name)), _to_json(getattr(rules.params, other))
+    return f"{value!r} contradicts {other} {against!r}: {why}"
 
 
 def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool = False) -> RuleSet:
@@ -157,6 +193,7 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool
     accepts = ACCEPTS.get(base.game)
     errors: list[FieldError] = []
     changes: dict[str, Any] = {}
+    names = base.param_names
     for name in overrides:
         if name not in spec:
             raise UnknownRules(
@@ -166,6 +203,13 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool
             raise UnknownRules(
                 f"{name!r} is no parameter of {base.preset!r} version {base.version}; "
                 f"version {LATEST[base.preset]} has it",
+                field=f"{field}.{name}",
+            )
+        if name not in names:
+            later = sorted(v for (n, v), p in PRESETS.items() if n == base.preset and name in p.rules.param_names)
+            hint = f"; version {later[0]} has it" if later else ""
+            raise UnknownRules(
+                f"{name!r} is not a parameter of version {base.version} of {base.preset!r}{hint}",
                 field=f"{field}.{name}",
             )
     for name, value in overrides.items():
@@ -186,3 +230,8 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool
 def list_presets() -> list[tuple[RuleSet, str]]:
     """The latest version of every preset with its description, in a stable order."""
     return [(p.rules, p.description) for (n, v), p in PRESETS.items() if LATEST[n] == v]
+
+
+def every_preset() -> list[Preset]:
+    """Every version of every preset, as shipped: each game's presets, versions in order."""
+    return list(PRESETS.values())

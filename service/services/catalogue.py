@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.banting import rules as banting_rules
-from service.domain.rules import list_presets
+from service.domain.rules import LATEST, every_preset
 from service.domain.susun.round import evaluate_arrangement_request
 from service.domain.susun.suggest.search import suggest_request
 
@@ -16,17 +16,21 @@ SOURCES: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 
 
 def rules() -> dict[str, Any]:
-    """`GET /v1/rules`: every preset with its game, description and every parameter, and
-    where the game has them, the preset's source and each parameter's."""
+    """`GET /v1/rules`: every version of every preset with its game, description, every
+    parameter and where each parameter's value comes from (and, where the game has them,
+    the preset's source)."""
     items = []
-    for rule_set, description in list_presets():
+    for preset in every_preset():
+        rule_set = preset.rules
         doc = rule_set.to_json()
         item: dict[str, Any] = {
             "preset": doc["preset"],
             "version": doc["version"],
+            "latest": LATEST[rule_set.preset] == rule_set.version,
             "game": rule_set.game,
-            "description": description,
+            "description": preset.description,
             "params": doc["params"],
+            "sources": {name: preset.sources[name] for name in doc["params"] if name in preset.sources},
         }
         if rule_set.game in SOURCES:
             presets, parameters = SOURCES[rule_set.game]

@@ -15,7 +15,8 @@ from .banting import rescore as rescore_banting
 
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    # A round a server-run game settled carries its game_id (and auto_arranged per player).
-    "susun": lambda req: score_round_request(req, game_round="game_id" in req).document,
+    # A round a server-run game settled carries its game_id (and auto_arranged per player);
+    # a stored round's rules are taken as they were, contradictory parameters included.
+    "susun": lambda req: score_round_request(req, game_round="game_id" in req, stored=True).document,
     "banting": rescore_banting,
 }

@@ -116,16 +116,30 @@ def test_logs_are_json_lines():
     assert isinstance(processors[-1], structlog.processors.JSONRenderer)
 
 
-def test_rules_lists_every_preset_with_every_parameter(http, tenant):
+def test_rules_lists_every_version_of_every_preset_with_every_parameter_and_its_source(http, tenant):
     items = http.get("/v1/rules", headers=tenant.headers).get_json()["items"]
-    assert [i["preset"] for i in items] == [
-        "capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6", "capsa-banting-id",
-        "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]
-    susun = items[0]
-    assert susun["game"] == "susun" and susun["version"] == 1 and susun["description"]
-    assert susun["params"]["tembus_multiplier"] == 2 and susun["params"]["fee_rate"] == "0.03"
-    assert items[3]["game"] == "banting" and items[3]["params"]["suit_order"] == "dchs"
-    assert items[3]["version"] == 2 and items[3]["params"]["straights"] == "standard"
+    assert [(i["preset"], i["version"], i["latest"]) for i in items if i["game"] == "susun"] == [
+        ("capsa-susun-id", 1, False), ("capsa-susun-id", 2, True),
+        ("chinese-poker-2-4", 1, False), ("chinese-poker-2-4", 2, True),
+        ("chinese-poker-1-6", 1, False), ("chinese-poker-1-6", 2, True),
+        ("chinese-poker-tw", 1, True), ("chinese-poker-royalties", 1, True)]
+    assert [i["preset"] for i in items if i["game"] == "banting" and i["latest"]] == [
+        "capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]
+    by = {(i["preset"], i["version"]): i for i in items}
+    v1, v2 = by[("capsa-susun-id", 1)], by[("capsa-susun-id", 2)]
+    assert len(v1["params"]) == 19 and len(v2["params"]) == 23 and v2["description"]
+    assert v2["params"]["tembus_multiplier"] == 2 and v2["params"]["row_points"] == [1, 1, 1]
+    for item in items:
+        assert set(item["sources"]) == set(item["params"]), item["preset"]
+    tw = by[("chinese-poker-tw", 1)]
+    assert tw["params"]["scoop_bonus"] == 3 and "TaiwaneseScoreCalculator.cs" in tw["sources"]["scoop_bonus"]
+    royalties = by[("chinese-poker-royalties", 1)]
+    assert royalties["params"]["bonus_by_rank"]["front.pair"]["A"] == 9
+    assert "royalty.ts" in royalties["sources"]["bonus_by_rank"]
+    banting = by[("capsa-banting-id", 1)]
+    assert banting["game"] == "banting" and banting["params"]["suit_order"] == "dchs"
+    latest = by[("capsa-banting-id", 2)]
+    assert latest["latest"] and latest["params"]["straights"] == "standard" and latest["source"]
 
 
 def test_evaluate_describes_rows_bonuses_and_fouls(http, tenant):

@@ -26,6 +26,7 @@ from service.domain.susun.suggest.search import suggest, suggest_request
 from service.domain.susun.suggest.tables import SCALE_SIZE, load_tables
 
 PRESETS = ["capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6"]
+NEW_PRESETS = ["chinese-poker-tw", "chinese-poker-royalties"]
 
 
 def rules(preset: str = "capsa-susun-id", **overrides: Any) -> RuleSet:
@@ -122,7 +123,15 @@ def test_the_top_suggestion_beats_the_brute_force_on_200_hands(i: int) -> None:
         ("chinese-poker-1-6", {"bonus_paid": "both"}),
         ("capsa-susun-id", {"max_one_royalty": True}),
         ("chinese-poker-1-6", {"max_one_royalty": True, "bonus_paid": "cancel"}),
-        ("chinese-poker-2-4", {"royalty_flat": True, "tembus_multiplier": 3}),
+        ("chinese-poker-2-4", {"royalty_flat": True, "tembus_multiplier": 3, "super_multiplier": 3}),
+        ("chinese-poker-2-4", {"overall_rule": "more_rows"}),
+        ("chinese-poker-1-6", {"row_points": [1, 2, 6], "scoop_bonus": 9}),
+        ("capsa-susun-id", {"row_points": [2, 2, 4], "overall_unit": 1, "overall_rule": "more_rows"}),
+        ("chinese-poker-royalties", {}),
+        ("chinese-poker-royalties", {"max_one_royalty": True, "bonus_paid": "winner"}),
+        ("chinese-poker-royalties", {"royalty_flat": True, "bonus_paid": "cancel"}),
+        ("chinese-poker-tw", {}),
+        ("chinese-poker-2-4", {"bonus_by_rank": {"front.pair": {"Q": 2, "K": 3, "A": 4}}}),
     ],
 )
 def test_the_search_is_exact_under_rule_overrides_too(preset: str, overrides: dict[str, Any]) -> None:
@@ -141,10 +150,110 @@ STRONG = [
 ]
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", PRESETS + NEW_PRESETS)
 @pytest.mark.parametrize("hand", STRONG)
 def test_the_search_is_exact_on_strong_hands(hand: str, preset: str) -> None:
     check_exact(cards(hand), rules(preset))
+
+
+@pytest.mark.parametrize(
+    "preset, overrides",
+    [
+        ("chinese-poker-2-4", {"overall_rule": "more_rows", "row_points": [2, 2, 4]}),
+        ("capsa-susun-id", {"row_points": [1, 2, 6], "scoop_bonus": 9}),
+        ("chinese-poker-royalties", {"bonus_paid": "winner"}),
+        ("chinese-poker-1-6", {"overall_unit": 2, "overall_rule": "more_rows", "row_points": [3, 1, 2]}),
+    ],
+)
+def test_the_row_score_is_the_expected_points_with_row_weights_and_the_overall_rule(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """The closed form against all 27 row outcomes scored by the formula with `row_points`
+    weights and `overall_rule` (bonus_paid winner)."""
+    ruleset = rules(preset, **overrides)
+    params = susun(ruleset)
+    model = model_for(params)
+    for hand in random_hands(13, 5) + [cards(h) for h in STRONG[:3]]:
+        arrangement = suggest(hand, ruleset, limit=1).suggestions[0].arrangement
+        result = evaluate(arrangement, params)
+        if result.natural:
+            continue
+        stats = []
+        for r, row in enumerate(result.rows):
+            x = row_index(row.value, model.suited)
+            rm = model.rows[r]
+            stats.append((rm.win[x], rm.lose[x], row.bonus, rm.opp_bonus_won[x]))
+        expected = -sum(s[3] for s in stats)
+        for outcome in itertools.product((1, 0, -1), repeat=3):
+            chance = 1.0
+            for o, (w, lose, _, _) in zip(outcome, stats):
+                chance *= w if o == 1 else lose if o == -1 else 1 - w - lose
+            won, lost = outcome.count(1), outcome.count(-1)
+            sweep = 1 if won == 3 else -1 if lost == 3 else 0
+            mult = params.tembus_multiplier if sweep else 1
+            if params.overall_rule == "more_rows":
+                overall = params.overall_unit * ((won > lost) - (lost > won))
+            else:
+                overall = params.overall_unit * (1 if won >= 2 else -1 if lost >= 2 else 0)
+            rows = sum(v * o for v, o in zip(params.row_points, outcome))
+            bonus = sum(s[2] for o, s in zip(outcome, stats) if o == 1)
+            expected += chance * (rows * mult + overall + sweep * params.scoop_bonus + bonus)
+        assert objective_of_rows([r.value for r in result.rows], model) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_foul_is_worth_minus_the_weighted_foul_payment() -> None:
+    ruleset = rules("chinese-poker-2-4", row_points=[2, 2, 4])
+    model = model_for(susun(ruleset))
+    foul = Arrangement.from_strings("Ac Ad 2h", "Kc Qd 9h 7s 5c", "5d 6h 8s 9c Qd")
+    opponent_bonus = sum(r.opp_bonus_mean for r in model.rows)
+    assert expected_points(foul, ruleset) == pytest.approx(-(8 + 1 + opponent_bonus), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "base, variant",
+    [
+        (("chinese-poker-1-6", {}), ("chinese-poker-1-6", {"row_points": [1, 2, 6], "scoop_bonus": 9})),
+        (("chinese-poker-1-6", {}), ("chinese-poker-royalties", {})),
+        (("chinese-poker-1-6", {}), ("chinese-poker-tw", {})),
+    ],
+)
+def test_each_new_parameter_changes_what_suggest_picks_and_pays_off_under_it(
+    base: tuple[str, dict[str, Any]], variant: tuple[str, dict[str, Any]]
+) -> None:
+    """On 30 seeded hands the variant's own objective picks another setting somewhere, and
+    each pick is worth at least the base's pick under the variant's rules (exact search)."""
+    base_rules, variant_rules = rules(base[0], **base[1]), rules(variant[0], **variant[1])
+    changed = 0
+    for hand in random_hands(1515, 30):
+        mine = suggest(hand, variant_rules, limit=1).suggestions[0]
+        theirs = suggest(hand, base_rules, limit=1).suggestions[0]
+        changed += mine.arrangement != theirs.arrangement
+        assert mine.score >= expected_points(theirs.arrangement, variant_rules) - 1e-9
+    assert changed > 0
+
+
+def test_more_rows_adds_the_chance_of_one_row_won_and_two_tied() -> None:
+    # Ties are rare without suit tie-breaks, so the unit for win-tie-tie moves a score by
+    # little and, on these hands, no pick; the score moves by exactly that term.
+    two, more = rules("chinese-poker-2-4"), rules("chinese-poker-2-4", overall_rule="more_rows")
+    model = model_for(susun(more))
+    for hand in random_hands(1516, 5):
+        best = suggest(hand, more, limit=1).suggestions[0]
+        values = [r.value for r in best.evaluation.rows]
+        w, lo = [], []
+        for r, value in enumerate(values):
+            x = row_index(value, model.suited)
+            w.append(float(model.rows[r].win[x]))
+            lo.append(float(model.rows[r].lose[x]))
+        t = [1 - w[r] - lo[r] for r in range(3)]
+        term = sum((w[r] - lo[r]) * t[(r + 1) % 3] * t[(r + 2) % 3] for r in range(3))
+        assert best.score - expected_points(best.arrangement, two) == pytest.approx(term, abs=1e-12)
+
+
+def test_six_pairs_with_trips_is_no_natural_for_suggest_without_counts_trips() -> None:
+    hand = cards("2c 2d 2h 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d")
+    assert suggest(hand, rules("chinese-poker-2-4"), limit=1).natural == "six_pairs"
+    assert suggest(hand, rules("chinese-poker-royalties"), limit=1).natural is None
 
 
 def test_the_row_score_is_the_expected_3_1_points_over_independent_rows() -> None:

@@ -460,17 +460,38 @@ def _matches(cell: str, value: Any) -> bool:
     if isinstance(value, str):
         return text == value
     if isinstance(value, tuple):
-        return [t.strip() for t in text.split(",")] == list(value)
+        return [t.strip() for t in text.split(",")] == [str(v) for v in value]
+    if isinstance(value, Mapping):  # a rank table of `bonus_by_rank`: "6: 1, 7: 2" or "2-A: 2"
+        return _rank_table(text) == dict(value)
     raise AssertionError(f"no rendering for {value!r}")
 
 
 ABSENT = {"—", "-", "–"}
+_RANK_ORDER = "23456789TJQKA"
+
+
+def _rank_table(text: str) -> dict[str, int]:
+    """`"6: 1, 7: 2"` or `"2-A: 2"` (every rank from 2 to A) as {rank: points}."""
+    out: dict[str, int] = {}
+    for item in text.split(","):
+        ranks, _, points = item.partition(":")
+        first, _, last = ranks.strip().partition("-")
+        span = _RANK_ORDER[_RANK_ORDER.index(first) : _RANK_ORDER.index(last or first) + 1]
+        out.update(dict.fromkeys(span, int(points)))
+    return out
+
+
+def _names(name: str, version: int) -> tuple[str, ...]:
+    """The parameters a preset version has (a version 1 keeps its list as later ones grow)."""
+    rules = engine().PRESETS[(name, version)].rules
+    names = getattr(rules, "param_names", None)
+    return tuple(names) if names is not None else tuple(f.name for f in fields(rules.params))
 
 
 def _preset_cases() -> list[tuple[str, int, str, str]]:
     if not DOC.exists():
         return []
-    return [(n, v, g, f.name) for n, v, g, params in presets() for f in fields(params)]
+    return [(n, v, g, name) for n, v, g, _ in presets() for name in _names(n, v)]
 
 
 @pytest.mark.parametrize(("preset", "version", "game", "parameter"), _preset_cases(),

@@ -209,9 +209,9 @@ def test_unknown_rules_name_the_field():
 
 def test_the_document_echoes_every_parameter_of_the_resolved_rules():
     doc = make_round("S", "W", rules={"preset": "chinese-poker-1-6", "params": {"fee_rate": "0.05"}})
-    assert doc["rules"]["preset"] == "chinese-poker-1-6" and doc["rules"]["version"] == 1
+    assert doc["rules"]["preset"] == "chinese-poker-1-6" and doc["rules"]["version"] == 2
     assert doc["rules"]["params"]["fee_rate"] == "0.05"
-    assert len(doc["rules"]["params"]) == 19
+    assert len(doc["rules"]["params"]) == 23
 
 
 # -- the round a server-run game settles into ------------------------------------------------
@@ -257,3 +257,11 @@ def test_a_plain_round_body_refuses_the_game_fields():
         score_round_request(_game_round())
     assert {e.field for e in refused.value.errors} == {
         "game_id", "players[0].auto_arranged", "players[1].auto_arranged"}
+
+
+
+def test_a_version_1_document_echoes_exactly_the_19_parameters_of_version_1():
+    rules = {"preset": "chinese-poker-1-6", "version": 1, "params": {"fee_rate": "0.05"}}
+    doc = make_round("S", "W", rules=rules)
+    assert doc["rules"]["version"] == 1 and len(doc["rules"]["params"]) == 19
+    assert "row_points" not in doc["rules"]["params"]

@@ -54,8 +54,26 @@ LATEST_BANTING = {
 }
 
 
+# Version 2 of each Susun preset: version 1 and every new parameter at the value that keeps it.
+KEEPS_V1 = {"overall_rule": "two_rows", "row_points": [1, 1, 1], "bonus_by_rank": {},
+            "six_pairs_counts_trips": True}
+SUSUN_V1 = ("capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6")
+TW_BONUS = {"front.three_of_a_kind": 1, "middle.four_of_a_kind": 3, "middle.straight_flush": 4,
+            "middle.royal_flush": 4, "back.four_of_a_kind": 2, "back.straight_flush": 3,
+            "back.royal_flush": 3}
+NEW = {
+    "chinese-poker-tw": EXPECTED["chinese-poker-1-6"] | KEEPS_V1 | {
+        "naturals": ["dragon"], "natural_values": {"dragon": 36}, "bonus": TW_BONUS,
+        "bonus_paid": "both", "surrender_allowed": False},
+    "chinese-poker-royalties": EXPECTED["chinese-poker-1-6"] | KEEPS_V1 | {
+        "natural_values": {"dragon": 13, "three_straights": 3, "three_flushes": 3, "six_pairs": 3},
+        "bonus": {}, "bonus_paid": "both", "surrender_allowed": False,
+        "six_pairs_counts_trips": False},
+}
+
+
 @pytest.mark.parametrize("preset", sorted(EXPECTED))
-def test_each_preset_has_exactly_the_parameters_of_the_rule_book(preset):
+def test_version_1_of_each_preset_keeps_exactly_its_parameters(preset):
     doc = resolve_rules({"preset": preset, "version": 1}, None).to_json()
     assert doc == {"preset": preset, "version": 1, "params": EXPECTED[preset]}
 
@@ -66,8 +84,32 @@ def test_each_big_two_preset_without_a_version_is_its_latest_with_every_paramete
     assert resolve_rules(preset, "banting").to_json() == {"preset": preset, "version": version, "params": params}
 
 
+@pytest.mark.parametrize("preset", SUSUN_V1)
+def test_version_2_of_each_susun_preset_is_version_1_with_the_new_parameters_that_keep_it(preset):
+    doc = resolve_rules(preset, None).to_json()
+    assert doc == {"preset": preset, "version": 2, "params": EXPECTED[preset] | KEEPS_V1}
+    assert resolve_rules(preset, None).params == resolve_rules({"preset": preset, "version": 1}, None).params
+
+
+@pytest.mark.parametrize("preset", sorted(NEW))
+def test_each_new_preset_has_every_parameter(preset):
+    doc = resolve_rules(preset, "susun").to_json()
+    by_rank = doc["params"].pop("bonus_by_rank")
+    expected = dict(NEW[preset])
+    expected.pop("bonus_by_rank")
+    assert doc == {"preset": preset, "version": 1, "params": expected}
+    assert (by_rank == {}) == (preset == "chinese-poker-tw")
+
+
 def test_every_preset_is_listed():
-    assert sorted(r.preset for r, _ in list_presets()) == sorted(set(EXPECTED) | set(LATEST_BANTING))
+    assert sorted(r.preset for r, _ in list_presets()) == sorted(set(EXPECTED) | set(NEW) | set(LATEST_BANTING))
+
+
+def test_a_version_1_preset_refuses_a_parameter_only_later_versions_have():
+    ref = {"preset": "chinese-poker-2-4", "version": 1, "params": {"overall_rule": "more_rows"}}
+    with pytest.raises(UnknownRules, match="version 2 has it") as exc:
+        resolve_rules(ref, "susun")
+    assert exc.value.errors[0].field == "rules.params.overall_rule"
 
 
 @pytest.mark.parametrize("preset", sorted(EXPECTED))
@@ -101,6 +143,18 @@ def test_overriding_a_table_replaces_the_whole_table():
         ({"bonus": {"front.pair": 1}}, "rules.params.bonus", InvalidParameter),
         ({"natural_values": {"dragon": -1}}, "rules.params.natural_values", InvalidParameter),
         ({"bonus_paid": "loser"}, "rules.params.bonus_paid", InvalidParameter),
+        ({"overall_rule": "most"}, "rules.params.overall_rule", InvalidParameter),
+        ({"row_points": [1, 2]}, "rules.params.row_points", InvalidParameter),
+        ({"row_points": [1, 0, 2]}, "rules.params.row_points", InvalidParameter),
+        ({"row_points": [1, 2, True]}, "rules.params.row_points", InvalidParameter),
+        ({"row_points": "1,2,6"}, "rules.params.row_points", InvalidParameter),
+        ({"bonus_by_rank": {"front.straight": {"5": 1}}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"bonus_by_rank": {"front.pair": {"1": 1}}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"bonus_by_rank": {"middle.straight": {"4": 1}}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"bonus_by_rank": {"back.royal_flush": {"K": 1}}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"bonus_by_rank": {"front.pair": {"6": -1}}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"bonus_by_rank": {"front.pair": 1}}, "rules.params.bonus_by_rank", InvalidParameter),
+        ({"six_pairs_counts_trips": "no"}, "rules.params.six_pairs_counts_trips", InvalidParameter),
     ],
 )
 def test_a_bad_override_is_an_error_naming_it(params, field, cls):
@@ -110,7 +164,7 @@ def test_a_bad_override_is_an_error_naming_it(params, field, cls):
 
 
 def test_unknown_presets_and_versions_are_unknown_rules():
-    for ref in ("nope", {"preset": "capsa-susun-id", "version": 2}, {"params": {}}, 7):
+    for ref in ("nope", {"preset": "capsa-susun-id", "version": 3}, {"params": {}}, 7):
         with pytest.raises(UnknownRules):
             resolve_rules(ref, "susun")
 

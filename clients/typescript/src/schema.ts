@@ -86,7 +86,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List every preset with its game, description and every parameter. */
+        /** List every version of every preset with every parameter and its source. */
         get: {
             parameters: {
                 query?: never;
@@ -216,16 +216,19 @@ export interface paths {
          *     field whose hands are set by a baseline arranger (strongest five at the back,
          *     strongest five of the rest in the middle, the other three in front). For each row
          *     r, with w_r / l_r the probabilities (from shipped per-row strength tables built
-         *     from 200,000 seeded deals) that our row wins / loses, B_r our row's bonus and X_r
-         *     the opponent's expected bonus in a row it wins, rows taken as independent:
+         *     from 200,000 seeded deals) that our row wins / loses, v_r its `row_points` weight,
+         *     B_r our row's bonus (`bonus_by_rank` or `bonus`) and X_r the opponent's expected
+         *     bonus in a row it wins, rows taken as independent:
          *
-         *     score = sum_r [w_r (1 + B_r) - l_r - X_r]
-         *     + ((tembus_multiplier - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))
-         *     + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows)).
+         *     score = sum_r [v_r (w_r - l_r) + w_r B_r - X_r]
+         *     + ((tembus_multiplier - 1) x sum_r v_r + scoop_bonus) x (P(sweep) - P(swept))
+         *     + overall_unit x (P(overall won) - P(overall lost)),
          *
-         *     `bonus_paid`, `royalty_flat` and `max_one_royalty` change the bonus terms as the
-         *     rules do; a setting holding a natural is worth the natural's value. Super, the
-         *     opponent's naturals and fouls are not modelled.
+         *     where the overall is won with two rows or more (`overall_rule` two_rows) or, under
+         *     more_rows, also with one row won and two tied. `bonus_paid`, `royalty_flat` and
+         *     `max_one_royalty` change the bonus terms as the rules do; a setting holding a
+         *     natural is worth the natural's value. Super, the opponent's naturals and fouls are
+         *     not modelled.
          */
         post: {
             parameters: {
@@ -3009,8 +3012,13 @@ export interface components {
         Preset: {
             /** @example capsa-susun-id */
             preset: string;
-            /** @example 1 */
+            /** @example 2 */
             version: number;
+            /**
+             * @description This is the version a request without one gets.
+             * @example true
+             */
+            latest: boolean;
             /**
              * @example susun
              * @enum {string}
@@ -3032,12 +3040,12 @@ export interface components {
              */
             source?: string;
             /**
-             * @description Each parameter's source.
+             * @description Where each parameter's value comes from: a seed, a Decision of docs/rules.md, or a peer's repository and file.
              * @example {
-             *       "settlement": "yawnoc/big-two-scorer (everyone_pays_everyone)"
+             *       "tembus_multiplier": "seed 000"
              *     }
              */
-            sources?: {
+            sources: {
                 [key: string]: string;
             };
         };

@@ -61,15 +61,18 @@ class Suggest(MethodView):
         field whose hands are set by a baseline arranger (strongest five at the back,
         strongest five of the rest in the middle, the other three in front). For each row
         r, with w_r / l_r the probabilities (from shipped per-row strength tables built
-        from 200,000 seeded deals) that our row wins / loses, B_r our row's bonus and X_r
-        the opponent's expected bonus in a row it wins, rows taken as independent:
+        from 200,000 seeded deals) that our row wins / loses, v_r its `row_points` weight,
+        B_r our row's bonus (`bonus_by_rank` or `bonus`) and X_r the opponent's expected
+        bonus in a row it wins, rows taken as independent:
 
-        score = sum_r [w_r (1 + B_r) - l_r - X_r]
-        + ((tembus_multiplier - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))
-        + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows)).
+        score = sum_r [v_r (w_r - l_r) + w_r B_r - X_r]
+        + ((tembus_multiplier - 1) x sum_r v_r + scoop_bonus) x (P(sweep) - P(swept))
+        + overall_unit x (P(overall won) - P(overall lost)),
 
-        `bonus_paid`, `royalty_flat` and `max_one_royalty` change the bonus terms as the
-        rules do; a setting holding a natural is worth the natural's value. Super, the
-        opponent's naturals and fouls are not modelled.
+        where the overall is won with two rows or more (`overall_rule` two_rows) or, under
+        more_rows, also with one row won and two tied. `bonus_paid`, `royalty_flat` and
+        `max_one_royalty` change the bonus terms as the rules do; a setting holding a
+        natural is worth the natural's value. Super, the opponent's naturals and fouls are
+        not modelled.
         """
         return json_response(catalogue.suggest(body))

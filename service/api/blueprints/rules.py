@@ -18,5 +18,5 @@ class Rules(MethodView):
     @blp.response(200, PresetListSchema)
     @blp.problems(*AUTH)
     def get(self) -> Response:
-        """List every preset with its game, description and every parameter."""
+        """List every version of every preset with every parameter and its source."""
         return json_response(catalogue.rules())

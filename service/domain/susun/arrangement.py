@@ -9,9 +9,9 @@ from typing import Any
 from ..cards import Card, parse_cards
 from ..errors import FieldError, InvalidArrangement, InvalidCard, raise_collected
 from .evaluator import row_value
-from .hands import Category, HandValue
+from .hands import Category, HandValue, made_rank
 from .naturals import detect_natural
-from .rules import SusunParams
+from .rules import RANKS, SusunParams
 
 ROWS = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
@@ -91,8 +91,20 @@ class ArrangementResult:
 
 
 def row_bonus(row: str, value: HandValue, params: SusunParams) -> int:
-    """The bonus a row earns if won (docs/rules.md#bonuses): one table entry per row and category."""
-    amount = params.bonus.get(f"{row}.{value.category.label}", 0)
+    """The bonus a row earns if won (docs/rules.md#bonuses): `bonus_by_rank`'s entry for the
+    row, category and made rank when it lists the row and category, else `bonus`'s for the
+    row and category."""
+    return bonus_of(row, value.category, value.key, params)
+
+
+def bonus_of(row: str, category: Category, key: tuple[int, ...], params: SusunParams) -> int:
+    """`row_bonus` from a category and a hand key (the suggest tables build on it)."""
+    name = f"{row}.{category.label}"
+    by_rank = params.bonus_by_rank.get(name)
+    if by_rank is not None:
+        amount = by_rank.get(RANKS[made_rank(category, key) - 2], 0)
+    else:
+        amount = params.bonus.get(name, 0)
     if params.royalty_flat and amount > 0:
         return 1
     return amount

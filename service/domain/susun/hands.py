@@ -74,6 +74,16 @@ class HandValue:
         return (a > b) - (a < b)
 
 
+def made_rank(category: Category, key: tuple[int, ...]) -> int:
+    """The rank a rank-dependent bonus reads (2-14): the pair's, trips' or quads' (a full
+    house's three, two pair's higher pair), a straight's top card (a wheel's is 5 under
+    either `wheel`), a flush's or a high card's highest card."""
+    rank = key[1]
+    if category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH):
+        return {WHEEL_SECOND_TOP: 5, BROADWAY_TOP: 14}.get(rank, rank)
+    return rank
+
+
 def _top_of(cards: Sequence[Card], rank: int) -> Card:
     """The highest-suited card of `rank` among `cards`."""
     return max((c for c in cards if c.rank == rank), key=lambda c: SUIT_STRENGTH[c.suit])

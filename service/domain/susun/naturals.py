@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..cards import Card
 from .hands import Category, HandValue
@@ -29,10 +29,24 @@ def _pair_ranks(cards: Sequence[Card]) -> list[int]:
     return sorted((r for r, n in counts.items() for _ in range(n // 2)), reverse=True)
 
 
+def six_pairs(cards: Sequence[Card], counts_trips: bool = True) -> bool:
+    """Six pairs among the 13 cards: trips count as a pair and quads as two, or with
+    `counts_trips` false exactly six pairs and a single (`six_pairs_counts_trips`)."""
+    return six_pairs_of_counts(Counter(int(c.rank) for c in cards).values(), counts_trips)
+
+
+def six_pairs_of_counts(counts: Iterable[int], counts_trips: bool = True) -> bool:
+    """`six_pairs` from the 13 cards' count per rank."""
+    if counts_trips:
+        return sum(n // 2 for n in counts) >= 6
+    return sorted(counts) == [1, 2, 2, 2, 2, 2, 2]
+
+
 def naturals_held(
     rows: Sequence[Sequence[Card]],
     values: Sequence[HandValue],
     among: Sequence[str] = tuple(TIER),
+    six_pairs_counts_trips: bool = True,
 ) -> list[str]:
     """The naturals of `among` (default: every one) that the set rows make."""
     held = []
@@ -46,7 +60,7 @@ def naturals_held(
         held.append("three_straights")
     if "three_flushes" in among and all(len({c.suit for c in row}) == 1 for row in rows):
         held.append("three_flushes")
-    if "six_pairs" in among and len(_pair_ranks([c for row in rows for c in row])) >= 6:
+    if "six_pairs" in among and six_pairs([c for row in rows for c in row], six_pairs_counts_trips):
         held.append("six_pairs")
     return held
 
@@ -55,7 +69,7 @@ def detect_natural(
     rows: Sequence[Sequence[Card]], values: Sequence[HandValue], params: SusunParams
 ) -> str | None:
     """The natural a hand holds under the rule set: its most valuable one, if any."""
-    held = naturals_held(rows, values, params.naturals)
+    held = naturals_held(rows, values, params.naturals, params.six_pairs_counts_trips)
     if not held:
         return None
     return max(held, key=lambda n: (params.natural_values.get(n, 0), TIER[n], _PREFERENCE[n]))

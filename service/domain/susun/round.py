@@ -277,17 +277,18 @@ def _player_doc(
     }
 
 
-def score_round_request(body: Mapping[str, Any], game_round: bool = False) -> ScoredRound:
+def score_round_request(body: Mapping[str, Any], game_round: bool = False, stored: bool = False) -> ScoredRound:
     """Validate, score and settle the body of `POST /v1/rounds` (docs/api.md#rounds).
 
     One validation pass: the body's shape (types, keys, lengths: `validation` problems),
     then the rules, cards and money as they are read (`unknown-rules`, `invalid-cards`).
     With `game_round`, the body is the request of a round a server-run game settled
     (`GAME_ROUND_SHAPE`: `game_id`, and `auto_arranged` per player), and the document
-    carries both."""
+    carries both. `stored`: the normalised request of a stored round, re-scored to verify
+    it; its rules are taken as they were, contradictory parameters included."""
     raise_collected(check(body, GAME_ROUND_SHAPE if game_round else ROUND_SHAPE), InvalidRound)
     errors: list[FieldError] = []
-    rules = resolve_rules(body.get("rules"), SUSUN)
+    rules = resolve_rules(body.get("rules"), SUSUN, stored=stored)
     params = rules.params
     assert isinstance(params, SusunParams)
     table = body.get("table")

@@ -1,8 +1,12 @@
 """Head-to-head scoring of a Capsa Susun / Chinese Poker round (docs/rules.md#scoring-formula to docs/rules.md#outcomes).
 
-Every preset uses the one formula of 3.1; the presets differ only in parameter values:
+Every preset uses the one formula; the presets differ only in parameter values:
 
     points(A, B) = rows x mult + overall + scoop + bonus
+
+where rows = the sum over the rows of `row_points` weight x (+1 won, 0 tied, -1 lost), and
+`overall` goes to the side that won two rows or more (`overall_rule` "two_rows") or more
+rows than it lost ("more_rows").
 """
 
 from __future__ import annotations
@@ -111,7 +115,8 @@ def _compared_pair(
 ) -> PairResult:
     assert a.evaluation is not None and b.evaluation is not None
     won_a, won_b = cmp.count(1), cmp.count(-1)
-    rows = won_a - won_b
+    w = params.row_points
+    rows = w[0] * cmp[0] + w[1] * cmp[1] + w[2] * cmp[2]
     bonus_a, bonus_b = _bonuses(a.evaluation, b.evaluation, cmp, params)
     sign = 1 if won_a == 3 else -1 if won_b == 3 else 0
     sweeper = a if sign > 0 else b
@@ -125,7 +130,10 @@ def _compared_pair(
             mult = params.tembus_multiplier
         if outcome is None:
             outcome = "tembus" if params.tembus_multiplier > 1 else "scoop"
-    overall = params.overall_unit * (1 if won_a >= 2 else -1 if won_b >= 2 else 0)
+    if params.overall_rule == "more_rows":
+        overall = params.overall_unit * ((won_a > won_b) - (won_b > won_a))
+    else:
+        overall = params.overall_unit * (1 if won_a >= 2 else -1 if won_b >= 2 else 0)
     points = rows * mult + overall + sign * params.scoop_bonus + bonus_a - bonus_b
     if outcome is None:
         outcome = "normal" if points else "tie"
@@ -133,9 +141,12 @@ def _compared_pair(
 
 
 def _foul_payment(winner: ArrangementResult, params: SusunParams) -> tuple[int, int]:
-    """(points, bonus) a legal hand takes from a fouling one (docs/rules.md#foul-payment)."""
+    """(points, bonus) a legal hand takes from a fouling one (docs/rules.md#foul-payment): all
+    three rows, as a sweep at `foul_multiplier` (the sum of the `row_points` weights in place
+    of 3)."""
     bonus = _paid([r.bonus for r in winner.rows], params)
-    return 3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus, bonus
+    rows = sum(params.row_points) * params.foul_multiplier
+    return rows + params.overall_unit + params.scoop_bonus + bonus, bonus
 
 
 def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> PairResult:

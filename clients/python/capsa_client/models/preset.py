@@ -21,28 +21,32 @@ class Preset:
     """
     Attributes:
         preset (str):  Example: capsa-susun-id.
-        version (int):  Example: 1.
+        version (int):  Example: 2.
+        latest (bool): This is the version a request without one gets. Example: True.
         game (PresetGame):  Example: susun.
         description (str):  Example: Capsa Susun as played in ....
         params (PresetParams):  Example: {'tembus_multiplier': 2}.
+        sources (PresetSources): Where each parameter's value comes from: a seed, a Decision of docs/rules.md, or a
+            peer's repository and file. Example: {'tembus_multiplier': 'seed 000'}.
         source (str | Unset): Where the preset comes from. Example: yawnoc/big-two-scorer (big2.py, test_big2.py,
             README.md).
-        sources (PresetSources | Unset): Each parameter's source. Example: {'settlement': 'yawnoc/big-two-scorer
-            (everyone_pays_everyone)'}.
     """
 
     preset: str
     version: int
+    latest: bool
     game: PresetGame
     description: str
     params: PresetParams
+    sources: PresetSources
     source: str | Unset = UNSET
-    sources: PresetSources | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         preset = self.preset
 
         version = self.version
+
+        latest = self.latest
 
         game: str = self.game
 
@@ -50,11 +54,9 @@ class Preset:
 
         params = self.params.to_dict()
 
-        source = self.source
+        sources = self.sources.to_dict()
 
-        sources: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.sources, Unset):
-            sources = self.sources.to_dict()
+        source = self.source
 
         field_dict: dict[str, Any] = {}
 
@@ -62,15 +64,15 @@ class Preset:
             {
                 "preset": preset,
                 "version": version,
+                "latest": latest,
                 "game": game,
                 "description": description,
                 "params": params,
+                "sources": sources,
             }
         )
         if source is not UNSET:
             field_dict["source"] = source
-        if sources is not UNSET:
-            field_dict["sources"] = sources
 
         return field_dict
 
@@ -84,29 +86,27 @@ class Preset:
 
         version = d.pop("version")
 
+        latest = d.pop("latest")
+
         game = check_preset_game(d.pop("game"))
 
         description = d.pop("description")
 
         params = PresetParams.from_dict(d.pop("params"))
 
-        source = d.pop("source", UNSET)
+        sources = PresetSources.from_dict(d.pop("sources"))
 
-        _sources = d.pop("sources", UNSET)
-        sources: PresetSources | Unset
-        if isinstance(_sources, Unset):
-            sources = UNSET
-        else:
-            sources = PresetSources.from_dict(_sources)
+        source = d.pop("source", UNSET)
 
         preset = cls(
             preset=preset,
             version=version,
+            latest=latest,
             game=game,
             description=description,
             params=params,
-            source=source,
             sources=sources,
+            source=source,
         )
 
         return preset

@@ -11,10 +11,10 @@ T = TypeVar("T", bound="PresetSources")
 
 @_attrs_define
 class PresetSources:
-    """Each parameter's source.
+    """Where each parameter's value comes from: a seed, a Decision of docs/rules.md, or a peer's repository and file.
 
     Example:
-        {'settlement': 'yawnoc/big-two-scorer (everyone_pays_everyone)'}
+        {'tembus_multiplier': 'seed 000'}
 
     """
 

@@ -10,31 +10,40 @@ each row r, from per-row tables of the opponent's row strength (`tools/build_tab
 - B_r = the bonus our row earns if won (the rule set's bonus table, `royalty_flat`);
 - X_r = E[the opponent's bonus in row r, counted when the opponent wins the row].
 
-With rows treated as independent (they are not quite: one deck, one opponent hand):
+With rows treated as independent (they are not quite: one deck, one opponent hand), and
+v_r the row's `row_points` weight (1 in every preset of version 1):
 
-    score = sum_r [ w_r (1 + B_r) - l_r - X_r ]                     (rows and bonuses)
-          + ((mult - 1) x 3 + scoop_bonus) x (P(sweep) - P(swept))   (tembus, scoop)
-          + overall_unit x (P(win >= 2 rows) - P(lose >= 2 rows))   (overall)
+    score = sum_r [ v_r (w_r - l_r) + w_r B_r - X_r ]                   (rows and bonuses)
+          + ((mult - 1) x sum_r v_r + scoop_bonus) x (P(sweep) - P(swept))  (tembus, scoop)
+          + overall_unit x (P(overall won) - P(overall lost))          (overall)
 
     P(sweep) = w_f w_m w_b, P(swept) = l_f l_m l_b,
-    P(win >= 2 rows) = w_f w_m + w_f w_b + w_m w_b - 2 w_f w_m w_b (likewise for losses),
+    `overall_rule` "two_rows": P(overall won) = P(win >= 2 rows)
+                             = w_f w_m + w_f w_b + w_m w_b - 2 w_f w_m w_b (likewise lost),
+    "more_rows": P(overall won) = P(win >= 2 rows) + sum_r w_r t_s t_u (one row won, two
+                 tied; s, u the other rows; likewise lost),
 
 where mult is `tembus_multiplier` (super needs a whole table and is not modelled). This is
-exactly E[points(A, B)] of docs/rules.md#scoring-formula under the independence assumption, so the sum term
-is "P(win row) x (1 + bonus) - P(lose row) x (1 + the opponent's expected bonus in that row
-when it wins it)". The other bonus rules change only the bonus part: `bonus_paid` "cancel"
+exactly E[points(A, B)] of docs/rules.md#scoring-formula under the independence assumption, so
+the sum term is "P(win row) x (weight + bonus) - P(lose row) x (weight + the opponent's expected
+bonus in that row when it wins it)". B_r reads the rule set's `bonus_by_rank` where it lists
+the row and category (the row's made rank is a function of its strength, so the tables
+carry it), else `bonus`. The other bonus rules change only the bonus part: `bonus_paid` "cancel"
 pays our B_r only when the opponent's row earns nothing and the opponent's only when ours
 earns nothing; "both" pays every bonus whatever the row result (our B_r minus the
 opponent's mean bonus); `max_one_royalty` takes the expected largest bonus paid, again with
-independent rows. A setting that holds a natural of the rule set is worth that natural's
-value (its rows are not compared); settings that tie (every setting of a dragon does) are
-ordered by the row score above. The opponent's naturals and fouls, and the cards our hand
-removes from the deck, are ignored.
+independent rows. A setting that holds a natural of the rule set (`six_pairs_counts_trips`
+included) is worth that natural's value (its rows are not compared); settings that tie
+(every setting of a dragon does) are ordered by the row score above. The opponent's
+naturals and fouls, and the cards our hand removes from the deck, are ignored.
 
 Probability tables are indexed by the row's strength on the fast evaluator's one scale
 (`evaluator.py`), with the suit of the most significant card (`suited`) when
 `suit_tiebreak` is on; there is one table per `wheel` and `suit_tiebreak` setting, and the
-bonus table is applied when a rule set is first used, so overrides work.
+bonus tables are applied when a rule set is first used, so overrides work. No other
+parameter changes the field's row strengths (the baseline sets its rows by strength
+alone), so `row_points`, `overall_rule`, `bonus_by_rank` and `six_pairs_counts_trips`
+need no tables of their own.
 """
 
 from __future__ import annotations
@@ -51,8 +60,8 @@ from ...errors import InvalidParameter
 from ...rules import RuleSet
 from ..arrangement import ROWS, Arrangement, evaluate
 from ..evaluator import CATEGORY_BY_STRENGTH, MAX_STRENGTH, key_of
-from ..hands import SUIT_STRENGTH, Category, HandValue
-from ..rules import SusunParams
+from ..hands import SUIT_STRENGTH, Category, HandValue, made_rank
+from ..rules import RANKS, SusunParams
 from .tables import SCALE_SIZE, load_tables
 
 F64 = npt.NDArray[np.float64]
@@ -65,7 +74,8 @@ F64 = npt.NDArray[np.float64]
 class RowModel:
     """One row's tables over the index scale, for one rule set."""
 
-    bonus: npt.NDArray[np.int64]  # our bonus by Category value
+    bonus: npt.NDArray[np.int64]  # our bonus by strength (fast evaluator's scale)
+    weight: float  # the row's `row_points` weight
     win: F64  # P(opponent's row is weaker)
     lose: F64  # P(opponent's row is stronger)
     win_clean: F64  # P(weaker and earns no bonus)
@@ -82,8 +92,9 @@ class Model:
     suited: bool
     wheel: str
     rows: tuple[RowModel, RowModel, RowModel]
-    sweep: float  # (tembus_multiplier - 1) x 3 + scoop_bonus
+    sweep: float  # (tembus_multiplier - 1) x the sum of the weights + scoop_bonus
     overall: float
+    more_rows: bool  # `overall_rule` "more_rows"
     bonus_paid: str
     max_one: bool
     thresholds: tuple[int, ...]  # distinct positive bonuses, ascending
@@ -91,12 +102,36 @@ class Model:
     naturals: tuple[str, ...]
 
 
-def _bonus_by_category(row: str, params: SusunParams) -> npt.NDArray[np.int64]:
-    values = []
-    for category in Category:
-        amount = params.bonus.get(f"{row}.{category.label}", 0)
-        values.append(1 if params.royalty_flat and amount > 0 else amount)
-    return np.array(values, dtype=np.int64)
+@cache
+def _made_rank_by_strength() -> npt.NDArray[np.intp]:
+    """`hands.made_rank` of every strength (0 for the unused strength 0)."""
+    ranks = [0] + [
+        made_rank(Category(int(CATEGORY_BY_STRENGTH[s])), key_of(s)) for s in range(1, MAX_STRENGTH + 1)
+    ]
+    return np.array(ranks, dtype=np.intp)
+
+
+def _bonus_by_strength(row: str, params: SusunParams) -> npt.NDArray[np.int64]:
+    """The bonus a row of each strength earns if won (`arrangement.bonus_of`, vectorised):
+    `bonus` by category, then `bonus_by_rank` by made rank for the categories it lists."""
+    flat = params.royalty_flat
+    by_category = [params.bonus.get(f"{row}.{c.label}", 0) for c in Category]
+    categories = CATEGORY_BY_STRENGTH.astype(np.intp)
+    values = np.array([1 if flat and b > 0 else b for b in by_category], dtype=np.int64)[categories]
+    ranks = _made_rank_by_strength()
+    for name, table in params.bonus_by_rank.items():
+        where, label = name.split(".")
+        if where != row:
+            continue
+        per_rank = np.zeros(15, dtype=np.int64)
+        for rank, amount in table.items():
+            per_rank[RANKS.index(rank) + 2] = 1 if flat and amount > 0 else amount
+        listed = categories == int(Category[label.upper()])
+        values = np.where(listed, per_rank[ranks], values)
+    values[0] = 0
+    result: npt.NDArray[np.int64] = values
+    return result
+
 
 
 def _params_key(params: SusunParams) -> tuple[Any, ...]:
@@ -112,6 +147,9 @@ def _params_key(params: SusunParams) -> tuple[Any, ...]:
         params.scoop_bonus,
         tuple(params.naturals),
         tuple(sorted(params.natural_values.items())),
+        params.row_points,
+        params.overall_rule,
+        tuple(sorted((k, tuple(sorted(v.items()))) for k, v in params.bonus_by_rank.items())),
     )
 
 
@@ -135,14 +173,13 @@ def _model(params: SusunParams) -> Model:
     suited = params.suit_tiebreak
     counts = tables.counts[params.wheel, suited]
     strength_of_index = np.arange(SCALE_SIZE) // 4
-    category = CATEGORY_BY_STRENGTH[strength_of_index].astype(np.intp)
-    by_row = {r: _bonus_by_category(r, params) for r in ROWS}
+    by_row = {r: _bonus_by_strength(r, params) for r in ROWS}
     thresholds = tuple(sorted({int(v) for b in by_row.values() for v in b if v > 0}))
     rows = []
-    for name, hist in zip(ROWS, counts):
+    for name, hist, weight in zip(ROWS, counts, params.row_points):
         # Plain tables hold each strength at index strength * 4, so ties stay out of both.
         p = hist.astype(np.float64) / tables.hands
-        opp_bonus = by_row[name][category].astype(np.float64)
+        opp_bonus = by_row[name][strength_of_index].astype(np.float64)
         cum = np.cumsum(p)
         total = float(cum[-1])
         clean = p * (opp_bonus == 0)
@@ -155,6 +192,7 @@ def _model(params: SusunParams) -> Model:
         rows.append(
             RowModel(
                 by_row[name],
+                float(weight),
                 cum - p,
                 total - cum,
                 np.cumsum(clean) - clean,
@@ -168,8 +206,9 @@ def _model(params: SusunParams) -> Model:
         suited,
         params.wheel,
         (rows[0], rows[1], rows[2]),
-        float((params.tembus_multiplier - 1) * 3 + params.scoop_bonus),
+        float((params.tembus_multiplier - 1) * sum(params.row_points) + params.scoop_bonus),
         float(params.overall_unit),
+        params.overall_rule == "more_rows",
         params.bonus_paid,
         params.max_one_royalty,
         thresholds,
@@ -212,7 +251,7 @@ def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
     for r, value in enumerate(values):
         row = model.rows[r]
         x = row_index(value, model.suited)
-        bonus = int(row.bonus[int(value.category)])
+        bonus = int(row.bonus[x // 4])
         w.append(float(row.win[x]))
         lo.append(float(row.lose[x]))
         if model.bonus_paid == "both":
@@ -235,7 +274,13 @@ def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
     swept = lo[0] * lo[1] * lo[2]
     two_won = w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * sweep
     two_lost = lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * swept
-    score = sum(w) - sum(lo) + model.sweep * (sweep - swept) + model.overall * (two_won - two_lost)
+    rows = sum(model.rows[r].weight * (w[r] - lo[r]) for r in range(3))
+    score = rows + model.sweep * (sweep - swept) + model.overall * (two_won - two_lost)
+    if model.more_rows:
+        t = [1.0 - w[r] - lo[r] for r in range(3)]
+        score += model.overall * sum(
+            (w[r] - lo[r]) * t[(r + 1) % 3] * t[(r + 2) % 3] for r in range(3)
+        )
     if model.max_one:
         score += _expected_max(model.thresholds, for_max_ours)
         score -= _expected_max(model.thresholds, for_max_theirs)
@@ -260,7 +305,8 @@ def expected_points(arrangement: Arrangement, rules: RuleSet) -> float:
             bonus = _expected_max(model.thresholds, [r.opp_at_least_any for r in model.rows])
         else:
             bonus = sum(r.opp_bonus_mean for r in model.rows)
-        return -(3 * params.foul_multiplier + params.overall_unit + params.scoop_bonus + bonus)
+        rows = sum(params.row_points) * params.foul_multiplier
+        return -(rows + params.overall_unit + params.scoop_bonus + bonus)
     return objective_of_rows([r.value for r in result.rows], model)
 
 

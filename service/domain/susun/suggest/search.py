@@ -43,7 +43,7 @@ from ..evaluator import (
     top_suits_batch,
 )
 from ..hands import Category
-from ..naturals import TIER, detect_natural
+from ..naturals import TIER, detect_natural, six_pairs_of_counts
 from ..rules import SUSUN, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
 from .objective import F64, Model, RowModel, _susun, model_for
@@ -101,13 +101,13 @@ class SuggestResult:
 
 
 def _subset_terms(
-    row: RowModel, keys: Ints, categories: Ints, model: Model
+    row: RowModel, keys: Ints, strengths: npt.NDArray[np.int32], model: Model
 ) -> tuple[F64, F64, F64, Ints]:
     """Per subset of one row: win, lose, the linear part of the score, our bonus."""
-    bonus = row.bonus[categories]
+    bonus = row.bonus[strengths]
     win = row.win[keys]
     lose = row.lose[keys]
-    lin = win - lose
+    lin = row.weight * (win - lose)
     if not model.max_one:
         if model.bonus_paid == "both":
             lin += bonus - row.opp_bonus_mean
@@ -154,7 +154,7 @@ def _hand_naturals(indices: Ints, params: SusunParams) -> list[str]:
     held = []
     if len(ranks) == 13:
         held.append("dragon")
-    if sum(n // 2 for n in ranks.values()) >= 6:
+    if six_pairs_of_counts(ranks.values(), params.six_pairs_counts_trips):
         held.append("six_pairs")
     return [n for n in held if n in params.naturals]
 
@@ -252,9 +252,9 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResu
     chosen = np.flatnonzero(legal)
     pf, pm, pb = f[chosen], mid[chosen], back[chosen]
 
-    wf, lf, linf, bf = _subset_terms(model.rows[0], keys3, cat3, model)
-    wm, lm, linm, bm = _subset_terms(model.rows[1], keys5, cat5, model)
-    wb, lb, linb, bb = _subset_terms(model.rows[2], keys5, cat5, model)
+    wf, lf, linf, bf = _subset_terms(model.rows[0], keys3, s3, model)
+    wm, lm, linm, bm = _subset_terms(model.rows[1], keys5, s5, model)
+    wb, lb, linb, bb = _subset_terms(model.rows[2], keys5, s5, model)
     # score = P + lin_f + w_f Q - l_f R, with P, Q, R from the middle and back (objective.py)
     u, c = model.overall, model.sweep - 2 * model.overall
     w1, w2, l1, l2 = wm[pm], wb[pb], lm[pm], lb[pb]
@@ -263,6 +263,10 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResu
     score += u * (ww - ll)
     score += wf[pf] * (u * (w1 + w2) + c * ww)
     score -= lf[pf] * (u * (l1 + l2) + c * ll)
+    if model.more_rows:  # one row won (or lost) and two tied also decides the overall unit
+        t1, t2 = 1.0 - w1 - l1, 1.0 - w2 - l2
+        won_f, tied_f = wf[pf] - lf[pf], 1.0 - wf[pf] - lf[pf]
+        score += u * (won_f * t1 * t2 + tied_f * ((w1 - l1) * t2 + t1 * (w2 - l2)))
     if model.max_one:
         per_row = ((keys3, cat3, wf, bf), (keys5, cat5, wm, bm), (keys5, cat5, wb, bb))
         score += _max_one_terms(model, per_row, (pf, pm, pb))

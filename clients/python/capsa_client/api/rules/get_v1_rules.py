@@ -65,7 +65,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[PresetList | Problem]:
-    """List every preset with its game, description and every parameter.
+    """List every version of every preset with every parameter and its source.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -88,7 +88,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> PresetList | Problem | None:
-    """List every preset with its game, description and every parameter.
+    """List every version of every preset with every parameter and its source.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -107,7 +107,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[PresetList | Problem]:
-    """List every preset with its game, description and every parameter.
+    """List every version of every preset with every parameter and its source.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,7 +128,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> PresetList | Problem | None:
-    """List every preset with its game, description and every parameter.
+    """List every version of every preset with every parameter and its source.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
