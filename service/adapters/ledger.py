@@ -217,8 +217,8 @@ class LedgerRepository:
         for row in self.session.execute(self._period(q, client_id, currency, since, until)):
             day = _quarter_start(row[0]).astimezone(zone).date().isoformat()
             sums = days.setdefault(day, [0] * 7)
-            for n, value in enumerate(row[1:]):
-                sums[n] += int(value)
+            for n, value in enumerate(self._totals(row[1:])):  # exact whatever the engine
+                sums[n] += value
         return [Totals(day, *days[day]) for day in sorted(days)]
 
     def _quarter(self) -> ColumnElement[Any]:

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from .models import (
     ChainHead,
     ChainRecord,
+    ChainSignature,
     DispatcherLease,
     Round,
     Webhook,
@@ -72,7 +73,10 @@ _RECORD = (
     ChainRecord.previous_hash,
     ChainRecord.hash,
     ChainRecord.canonical,
+    ChainSignature.kid,  # the receipt, as GET answers it (null until signed)
+    ChainSignature.signature,
 )
+_SIGNED = and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence)
 
 
 class WebhookRepository:
@@ -126,6 +130,8 @@ class WebhookRepository:
         """Records from `from_sequence` on, oldest first, of `kind` (and a round's `game`)."""
         q = (
             select(*_RECORD, Round.game)
+            .select_from(ChainRecord)
+            .outerjoin(ChainSignature, _SIGNED)
             .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
         )
@@ -134,7 +140,7 @@ class WebhookRepository:
         if game is not None:
             q = q.where(Round.game == game)
         q = q.order_by(ChainRecord.sequence).limit(limit)
-        return [EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)]
+        return [EventRecord(StoredRecord(*row[:8]), row[8]) for row in self.session.execute(q)]
 
     def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
         """The records at these sequences of the client's chain, with their rounds' game."""
@@ -143,10 +149,12 @@ class WebhookRepository:
             return {}
         q = (
             select(*_RECORD, Round.game)
+            .select_from(ChainRecord)
+            .outerjoin(ChainSignature, _SIGNED)
             .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
         )
-        return {int(row[0]): EventRecord(StoredRecord(*row[:6]), row[6]) for row in self.session.execute(q)}
+        return {int(row[0]): EventRecord(StoredRecord(*row[:8]), row[8]) for row in self.session.execute(q)}
 
     def event_record(self, client_id: str, sequence: int) -> EventRecord | None:
         rows = self.events(client_id, sequence, None, None, 1)
@@ -173,6 +181,8 @@ class WebhookRepository:
             return {}
         q = (
             select(*_RECORD)
+            .select_from(ChainRecord)
+            .outerjoin(ChainSignature, _SIGNED)
             .join(Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence))
             .where(Round.id.in_(ids), Round.client_id == client_id, ChainRecord.kind == "round")
         )

@@ -21,7 +21,7 @@ from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
 
 from . import banting
-from .documents import audit_of, round_document, void_info
+from .documents import audit_of_record, round_document, void_info
 from .errors import InvalidInput, NotFound
 from .jsondoc import dump
 
@@ -66,21 +66,24 @@ def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecor
     parsed = [orjson.loads(f.record.canonical) for f in found]
     voided = [f.record.round_id for f in found if f.record.kind == "void"]
     rounds_of = uow.webhooks.round_records(client_id, voided)
+    # The receipts as GET answers them: a record stored before its key is signed now.
+    records = uow.signatures.complete(client_id, [f.record for f in found])
+    signed_rounds = dict(zip(rounds_of, uow.signatures.complete(client_id, list(rounds_of.values())), strict=True))
     out = []
-    for f, doc, wanted in zip(found, parsed, types):
-        r = f.record
+    for r, doc, wanted in zip(records, parsed, types, strict=True):
+        assert r is not None
         for type_ in wanted:
             if type_ == hooks.SETTLED:
-                data = round_document(r.round_id, doc, audit_of(r.sequence, r.hash, r.previous_hash))
+                data = round_document(r.round_id, doc, audit_of_record(r))
             elif type_ == hooks.VOIDED:
-                base = rounds_of.get(r.round_id)
+                base = signed_rounds.get(r.round_id)
                 if base is None:  # a round record missing: the verifier reports it
                     continue
                 data = round_document(
                     r.round_id,
                     orjson.loads(base.canonical),
-                    audit_of(base.sequence, base.hash, base.previous_hash),
-                    void_info(doc),
+                    audit_of_record(base),
+                    void_info(doc, audit_of_record(r)),
                 )
             else:
                 data = banting.get(db, client_id, str(doc["request"]["game"]))

@@ -468,7 +468,7 @@ def test_a_misspelt_filter_no_longer_answers_every_players_lines(http, tenant):
     )
     assert body["errors"] == [{
         "field": "query.plyer",
-        "message": "unknown query parameter (this route takes: currency, cursor, limit, player, round, since, "
+        "message": "unknown query parameter (this route takes: currency, cursor, limit, player, round, since, tz, "
                    "until)",
     }]
     body = assert_problem(http.get("/v1/ledger/summary?currency=IDR&sinse=2026-01-01T00:00:00Z",

@@ -70,5 +70,5 @@ def test_a_time_that_is_not_accepted_is_422_listing_the_accepted_forms(http, ten
     assert error["message"] == (
         f"{value!r} is not a time: use an RFC 3339 time with its offset, such as "
         '"2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or '
-        '"2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (00:00 UTC)'
+        '"2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC)'
     )
