@@ -200,6 +200,12 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
     key_file = project / "var" / "demo.key"
     key_file.write_text(key + "\n")
     key_file.chmod(0o600)
+    # As `make run`: a signing key for the receipts, and loopback webhook receivers allowed.
+    keys = project / "var" / "signing-keys.json"
+    subprocess.run(
+        [sys.executable, "-m", "service.cli", "keys", "create", "--file", str(keys)],
+        check=True, capture_output=True, env={**os.environ, "DATABASE_URL": url},
+    )
     metrics = free_port()
     with Gunicorn(
         url,
@@ -207,6 +213,8 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         RATE_LIMIT="1200/minute",
         RATE_LIMIT_ANONYMOUS="600/minute",
         METRICS_BIND=f"127.0.0.1:{metrics}",
+        SIGNING_KEY_FILE=str(keys),
+        WEBHOOK_ALLOW_PRIVATE="1",
     ) as server:
         yield project, f"{server.port}:{metrics}"
 
