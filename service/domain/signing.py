@@ -48,7 +48,7 @@ class KeyringError(CapsaError):
 def receipt_message(client_id: str, sequence: int, hash_: str) -> bytes:
     """The bytes a record's receipt signs.
 
-    >>> receipt_message("cli_1", 7, "ab" * 32)[:22]
+    >>> receipt_message("cli_1", 7, "ab" * 32)[:23]
     b'capsa-audit-v1\\ncli_1\\n7\\n'
     """
     _check(client_id, sequence, hash_)
