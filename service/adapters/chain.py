@@ -82,45 +82,27 @@ class ChainRepository:
 
     def record(self, client_id: str, sequence: int) -> StoredRecord | None:
         row = self.session.execute(
-            _with_receipt(
-                select(
-                    ChainRecord.sequence,
-                    ChainRecord.kind,
-                    ChainRecord.round_id,
-                    ChainRecord.previous_hash,
-                    ChainRecord.hash,
-                    ChainRecord.canonical,
-                    ChainSignature.kid,
-                    ChainSignature.signature,
-                )
+            with_receipt(
+                select(*RECORD_COLUMNS)
             ).where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
         ).first()
-        return None if row is None else self.uow.signatures.complete(client_id, [_stored(row)])[0]
+        return None if row is None else self.uow.signatures.complete(client_id, [stored_record(row)])[0]
 
     def records(self, client_id: str, start: int, stop: int) -> list[StoredRecord]:
         """Records [start, stop) in order, with their receipts (missing ones made)."""
         rows = self.session.execute(
-            _with_receipt(
-                select(
-                    ChainRecord.sequence,
-                    ChainRecord.kind,
-                    ChainRecord.round_id,
-                    ChainRecord.previous_hash,
-                    ChainRecord.hash,
-                    ChainRecord.canonical,
-                    ChainSignature.kid,
-                    ChainSignature.signature,
-                )
+            with_receipt(
+                select(*RECORD_COLUMNS)
             )
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= start, ChainRecord.sequence < stop)
             .order_by(ChainRecord.sequence)
         ).all()
-        found = self.uow.signatures.complete(client_id, [_stored(r) for r in rows])
+        found = self.uow.signatures.complete(client_id, [stored_record(r) for r in rows])
         return [r for r in found if r is not None]
 
     def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
         """The record of a round (kind `round`, at the round's sequence) or of its void."""
-        q = _with_receipt(
+        q = with_receipt(
             select(
                 ChainRecord.sequence,
                 ChainRecord.kind,
@@ -144,7 +126,7 @@ class ChainRepository:
         else:
             q = q.where(ChainRecord.round_id == round_id, is_void(), ChainRecord.client_id == client_id)
         row = self.session.execute(q).first()
-        return None if row is None else self.uow.signatures.complete(client_id, [_stored(row)])[0]
+        return None if row is None else self.uow.signatures.complete(client_id, [stored_record(row)])[0]
 
     def hash_before(self, client_id: str, sequence: int) -> str | None:
         """The stored hash of record `sequence - 1` (genesis before 1); None if missing."""
@@ -157,14 +139,28 @@ class ChainRepository:
         )
 
 
-def _with_receipt(q: Any) -> Any:
+# A stored record with its receipt: select(*RECORD_COLUMNS) through `with_receipt`, read
+# with `stored_record` (the chain, and the webhook events, which are the chain's records).
+RECORD_COLUMNS = (
+    ChainRecord.sequence,
+    ChainRecord.kind,
+    ChainRecord.round_id,
+    ChainRecord.previous_hash,
+    ChainRecord.hash,
+    ChainRecord.canonical,
+    ChainSignature.kid,
+    ChainSignature.signature,
+)
+
+
+def with_receipt(q: Any) -> Any:
     return q.outerjoin(
         ChainSignature,
         and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence),
     )
 
 
-def _stored(row: Any) -> StoredRecord:
+def stored_record(row: Any) -> StoredRecord:
     return StoredRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], None if row[7] is None else bytes(row[7]))
 
 

@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
+from .chain import RECORD_COLUMNS, stored_record, with_receipt
 from .models import (
     ChainHead,
     ChainRecord,
-    ChainSignature,
     DispatcherLease,
     Round,
     Webhook,
@@ -64,19 +64,6 @@ class Target:
     previous_secret: str | None
     previous_secret_until: datetime | None
     failing_since: datetime | None
-
-
-_RECORD = (
-    ChainRecord.sequence,
-    ChainRecord.kind,
-    ChainRecord.round_id,
-    ChainRecord.previous_hash,
-    ChainRecord.hash,
-    ChainRecord.canonical,
-    ChainSignature.kid,  # the receipt, as GET answers it (null until signed)
-    ChainSignature.signature,
-)
-_SIGNED = and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence)
 
 
 class WebhookRepository:
@@ -129,9 +116,7 @@ class WebhookRepository:
     ) -> list[EventRecord]:
         """Records from `from_sequence` on, oldest first, of `kind` (and a round's `game`)."""
         q = (
-            select(*_RECORD, Round.game)
-            .select_from(ChainRecord)
-            .outerjoin(ChainSignature, _SIGNED)
+            with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
             .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
         )
@@ -140,7 +125,7 @@ class WebhookRepository:
         if game is not None:
             q = q.where(Round.game == game)
         q = q.order_by(ChainRecord.sequence).limit(limit)
-        return [EventRecord(StoredRecord(*row[:8]), row[8]) for row in self.session.execute(q)]
+        return [EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)]
 
     def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
         """The records at these sequences of the client's chain, with their rounds' game."""
@@ -148,13 +133,11 @@ class WebhookRepository:
         if not wanted:
             return {}
         q = (
-            select(*_RECORD, Round.game)
-            .select_from(ChainRecord)
-            .outerjoin(ChainSignature, _SIGNED)
+            with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
             .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
         )
-        return {int(row[0]): EventRecord(StoredRecord(*row[:8]), row[8]) for row in self.session.execute(q)}
+        return {int(row[0]): EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)}
 
     def event_record(self, client_id: str, sequence: int) -> EventRecord | None:
         rows = self.events(client_id, sequence, None, None, 1)
@@ -180,13 +163,11 @@ class WebhookRepository:
         if not ids:
             return {}
         q = (
-            select(*_RECORD)
-            .select_from(ChainRecord)
-            .outerjoin(ChainSignature, _SIGNED)
+            with_receipt(select(*RECORD_COLUMNS).select_from(ChainRecord))
             .join(Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence))
             .where(Round.id.in_(ids), Round.client_id == client_id, ChainRecord.kind == "round")
         )
-        return {row[2]: StoredRecord(*row) for row in self.session.execute(q)}
+        return {row[2]: stored_record(row) for row in self.session.execute(q)}
 
     # -- deliveries and attempts -----------------------------------------------------------
 

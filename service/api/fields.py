@@ -172,7 +172,9 @@ class Moment(fields.AwareDateTime):
         super().__init__(default_timezone=None, metadata=_meta(example, f"{description} {self.forms}."), **kw)
         self.dates = dates
 
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime | date:
+    def _deserialize(  # type: ignore[override]  # a date where `dates` asks for one
+        self, value: Any, attr: Any, data: Any, **kwargs: Any
+    ) -> datetime | date:
         if isinstance(value, str) and _DATE.fullmatch(value):
             try:
                 day = date.fromisoformat(value)
