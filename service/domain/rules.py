@@ -105,17 +105,25 @@ class Preset:
     rules: RuleSet
     description: str
     sources: Mapping[str, str]  # where each parameter's value comes from
+    source: str | None = None  # where the preset itself comes from, where the game names it
 
 
-_GAMES: tuple[tuple[str, Any, Mapping[tuple[str, int], tuple[str, ...]], Callable[[str], dict[str, str]]], ...] = (
-    (SUSUN, susun.SHIPPED_PRESETS, susun.PARAM_NAMES, susun.param_sources),
-    (BANTING, banting.SHIPPED_PRESETS, {}, lambda name: {}),
+# Per game: its presets, the parameter names of versions that lack some, each preset's
+# parameter sources and the preset's own source.
+_GAMES: tuple[
+    tuple[str, Any, Mapping[tuple[str, int], tuple[str, ...]], Callable[[str], dict[str, str]],
+          Callable[[str], str | None]],
+    ...,
+] = (
+    (SUSUN, susun.SHIPPED_PRESETS, susun.PARAM_NAMES, susun.param_sources, lambda name: None),
+    (BANTING, banting.SHIPPED_PRESETS, {}, lambda name: dict(banting.PARAMETER_SOURCES),
+     banting.PRESET_SOURCES.__getitem__),
 )
 PRESETS: dict[tuple[str, int], Preset] = {
     (name, version): Preset(
-        RuleSet(name, version, game, params, names.get((name, version))), description, sources(name)
+        RuleSet(name, version, game, params, names.get((name, version))), description, sources(name), source(name)
     )
-    for game, presets, names, sources in _GAMES
+    for game, presets, names, sources, source in _GAMES
     for (name, version), (params, description) in presets.items()
 }
 # The shipped rule sets live as long as the process: their JSON is made once.

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.domain.banting import rules as banting_rules
 from service.domain.rules import LATEST, every_preset
 from service.domain.susun.round import evaluate_arrangement_request
 from service.domain.susun.suggest.search import suggest_request
-
-# Per game: (preset -> its source, parameter -> its source); a game without a table lists none.
-SOURCES: dict[str, tuple[dict[str, str], dict[str, str]]] = {
-    banting_rules.BANTING: (banting_rules.PRESET_SOURCES, banting_rules.PARAMETER_SOURCES),
-}
 
 
 def rules() -> dict[str, Any]:
@@ -32,10 +26,8 @@ def rules() -> dict[str, Any]:
             "params": doc["params"],
             "sources": {name: preset.sources[name] for name in doc["params"] if name in preset.sources},
         }
-        if rule_set.game in SOURCES:
-            presets, parameters = SOURCES[rule_set.game]
-            item["source"] = presets[rule_set.preset]
-            item["sources"] = {name: parameters[name] for name in doc["params"]}
+        if preset.source is not None:
+            item["source"] = preset.source
         items.append(item)
     return {"items": items}
 
