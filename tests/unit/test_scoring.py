@@ -279,6 +279,59 @@ def test_every_cell_of_the_who_pays_whom_table(cell):
         assert result.outcome == decided_by and result.rows is None
 
 
+# The whole settlement of every uncompared cell under capsa-susun-id, not its points alone:
+# no row comparison (rows None), no bonus on either side unless a foul pays one, multiplier 1
+# except a foul, which is paid as a sweep at foul_multiplier 4: 3 rows x 4 = 12.
+# (rows, bonus_a, bonus_b, outcome, multiplier, points)
+WHOLE_CELLS = {
+    ("legal", "foul"): (None, 0, 0, "foul", 4, 12),
+    ("foul", "legal"): (None, 0, 0, "foul", 4, -12),
+    ("foul", "foul"): (None, 0, 0, "foul", 1, 0),
+    ("legal", "natural"): (None, 0, 0, "natural", 1, -208),  # dragon 208
+    ("natural", "legal"): (None, 0, 0, "natural", 1, 208),
+    ("natural", "foul"): (None, 0, 0, "natural", 1, 208),
+    ("foul", "natural"): (None, 0, 0, "natural", 1, -208),
+    ("natural", "natural"): (None, 0, 0, "natural", 1, 0),  # two dragons tie
+    ("legal", "surrender"): (None, 0, 0, "surrender", 1, 3),  # surrender_cost 3
+    ("surrender", "legal"): (None, 0, 0, "surrender", 1, -3),
+    ("natural", "surrender"): (None, 0, 0, "surrender", 1, 3),
+    ("surrender", "natural"): (None, 0, 0, "surrender", 1, -3),
+    ("foul", "surrender"): (None, 0, 0, "surrender", 1, 0),  # a foul owes a surrender nothing
+    ("surrender", "foul"): (None, 0, 0, "surrender", 1, 0),
+    ("surrender", "surrender"): (None, 0, 0, "surrender", 1, 0),
+}
+
+
+@pytest.mark.parametrize("cell", sorted(WHOLE_CELLS))
+def test_every_uncompared_cell_settles_as_a_whole(cell):
+    a, b = cell
+    hand_b = HANDS[b]
+    if a == b == "natural":
+        hand_b = arr("2d 3h 4s", "5c 6d 7h 8s 9c", "Td Jh Qs Kc Ad")  # the other dragon
+    result = pair(HANDS[a], hand_b)
+    assert (result.a, result.b) == ("a", "b")
+    assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+            result.points) == WHOLE_CELLS[cell]
+
+
+def test_a_foul_pays_the_bonuses_of_the_legal_side_whichever_seat_it_holds():
+    # TRIPS_FRONT earns 5 + 3 + 7 = 15; paid as a sweep: 3 x 4 + 15 = 27
+    assert pair(TRIPS_FRONT, FOUL).bonus_b == 0
+    result = pair(FOUL, TRIPS_FRONT)
+    assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+            result.points) == (None, 0, 15, "foul", 4, -27)
+
+
+def test_a_natural_is_paid_its_own_value_not_the_other_sides():
+    # western values: three straights 4 against six pairs; the higher tier is paid its value
+    # from either seat, and two naturals of different tiers still carry no bonus or rows
+    for a, b, points in ((THREE_STRAIGHTS, SIX_PAIRS, 4), (SIX_PAIRS, THREE_STRAIGHTS, -4),
+                         (THREE_STRAIGHTS, levels("HHH"), 4), (levels("HHH"), SIX_PAIRS, -3)):
+        result = pair(a, b, "chinese-poker-2-4")
+        assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+                result.points) == (None, 0, 0, "natural", 1, points)
+
+
 def test_a_dragon_beats_a_foul_for_208_in_capsa_susun():
     result = pair(DRAGON, FOUL)
     assert (result.points, result.outcome) == (208, "natural")
