@@ -326,8 +326,10 @@ class LedgerRepository:
         until: datetime | None,
         after: tuple[datetime, int, int] | None,
         limit: int,
+        offset: int = 0,
     ) -> list[Entry]:
-        """The player's lines oldest first by (created_at, sequence, line_no), after `after`."""
+        """The player's lines oldest first by (created_at, sequence, line_no), after `after`
+        (and `offset` lines on)."""
         q = select(
             ChainRecord.round_id,
             LedgerLine.sequence,
@@ -351,6 +353,8 @@ class LedgerRepository:
                 | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no > line_no)),
             )
         q = q.order_by(LedgerLine.created_at, LedgerLine.sequence, LedgerLine.line_no).limit(limit)
+        if offset:
+            q = q.offset(offset)
         return [
             Entry(r[0], r[1], r[2], r[3], PLAYER_PREFIX + r[4], r[5], r[6], r[7]) for r in self.session.execute(q)
         ]

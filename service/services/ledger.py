@@ -342,39 +342,69 @@ def statement_csv(
     tz: str = "UTC",
     limit: int = 100,
     cursor: str | None = None,
-) -> Iterator[str]:
-    """The whole statement as CSV: a header, an `opening_balance` row, every line of the
-    period oldest first with the balance after it, a `closing_balance` row; streamed in
-    pages of CSV_PAGE lines. Checked before the first chunk (a bad parameter is a 422)."""
-    del limit, cursor  # the CSV carries the whole period
+) -> tuple[Iterator[str], str | None]:
+    """The statement as CSV, at most CSV_MAX_LINES lines an answer, streamed in pages of
+    CSV_PAGE: a header, an opening row, the lines oldest first with the balance after each,
+    a closing row; and the cursor of the next answer (None: this one ends the period).
+
+    The opening row is the period's `opening_balance`, or, from a `cursor`, the balance
+    `brought_forward` from the answers before; the closing row is the `closing_balance`, or,
+    when lines remain, the balance `carried_forward` to the next answer. Checked, and the
+    next cursor found (one look at the line CSV_MAX_LINES on), before the first chunk, so a
+    bad parameter is still a 422 and the cursor can go in a header."""
+    del limit  # JSON's page size; a CSV answer carries up to CSV_MAX_LINES
     currency = _currency(currency)
     start, end, _ = _period(since, until, tz)
+    after = _after(cursor)
     opening, _ = _statement_head(db, client_id, player_id, currency, start, end)
+    cap = CSV_MAX_LINES
+    with db.unit_of_work() as uow:
+        if after is not None:
+            opening += uow.ledger.balance(
+                client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
+            )
+        edge = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, 2, offset=cap - 1)
+    last: tuple[datetime, int, int] | None = None
+    next_cursor = None
+    if len(edge) == 2:  # a line beyond the cap: this answer ends at the cap-th, edge[0]
+        last = (edge[0].created_at, edge[0].sequence, edge[0].line_no)
+        next_cursor = encode_cursor(*last)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(STATEMENT_COLUMNS)
-        stamp = "" if start is None else rfc3339(start)
-        writer.writerow([stamp, "", "", "opening_balance", "", format_money(opening, currency), currency])
-        balance, after = opening, None
+        if after is None:
+            head = ("" if start is None else rfc3339(start), "opening_balance")
+        else:
+            head = (rfc3339(after[0]), "brought_forward")
+        writer.writerow([head[0], "", "", head[1], "", format_money(opening, currency), currency])
+        balance, position = opening, after
         while True:
             with db.unit_of_work() as uow:
-                rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, CSV_PAGE)
+                rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, position, CSV_PAGE)
             for entry in rows:
+                # Up to the line the next cursor names, by position: a line booked meanwhile
+                # sorts after it and is the next answer's.
+                if last is not None and (entry.created_at, entry.sequence, entry.line_no) > last:
+                    rows = []
+                    break
                 balance += entry.amount
                 line = _statement_line(entry, balance)
                 writer.writerow([*(line[c] for c in STATEMENT_COLUMNS[:-1]), currency])
             if len(rows) < CSV_PAGE:
                 break
-            after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
+            position = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
             yield out.getvalue()
             out.seek(0)
             out.truncate()
         # The lines are read page by page while rounds may be stored: the closing row is the
         # running balance, which is what the rows above add up to.
-        writer.writerow(["" if end is None else rfc3339(end), "", "", "closing_balance", "",
-                         format_money(balance, currency), currency])
+        if last is None:
+            tail = ("" if end is None else rfc3339(end), "closing_balance")
+        else:
+            tail = (rfc3339(last[0]), "carried_forward")
+        writer.writerow([tail[0], "", "", tail[1], "", format_money(balance, currency), currency])
         yield out.getvalue()
 
-    return generate()
+    return generate(), next_cursor

@@ -137,3 +137,49 @@ def test_a_statement_as_csv_opens_and_closes_with_its_balances(http, tenant, pla
 def test_a_statement_of_an_unknown_player_is_zero_and_empty(http, tenant, placed):
     doc = http.get("/v1/ledger/players/zed/statement?currency=IDR", headers=tenant.read_headers).get_json()
     assert (doc["opening_balance"], doc["closing_balance"], doc["lines"]) == ("0", "0", [])
+
+
+def _statement_csv(http, tenant, url):
+    r = http.get(url, headers={**tenant.read_headers, "Accept": "text/csv"})
+    assert r.status_code == 200 and r.content_type.startswith("text/csv"), r.get_data(as_text=True)
+    return list(csv.reader(io.StringIO(r.get_data(as_text=True)))), r.headers.get("Link")
+
+
+@pytest.mark.parametrize("cap, sizes", [(3, [3, 3, 2]), (4, [4, 4]), (8, [8]), (100, [8])])
+def test_a_statement_csv_stops_at_its_cap_and_carries_the_balance_forward(http, tenant, placed, monkeypatch, cap, sizes):
+    from urllib.parse import parse_qs, urlsplit
+
+    from service.services import ledger
+
+    url = "/v1/ledger/players/a/statement?currency=IDR"
+    whole, link = _statement_csv(http, tenant, url)
+    assert link is None and len(whole) == 1 + 1 + 8 + 1  # header, opening, 4 rounds x 2 lines, closing
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", cap)
+    answers, lines, balance, stamp = [], [], "0", ""
+    while url:
+        rows, link = _statement_csv(http, tenant, url)
+        header, opening, *body, closing = rows
+        assert header == whole[0]
+        # each answer opens with the balance the one before closed with
+        # dated at the last line before it (the period's start has none: no `since`)
+        assert opening == (["", "", "", "opening_balance", "", "0", "IDR"] if not answers
+                           else [stamp, "", "", "brought_forward", "", balance, "IDR"])
+        assert closing == [body[-1][0] if link else "", "", "",
+                           "carried_forward" if link else "closing_balance", "", body[-1][5], "IDR"]
+        balance, stamp = closing[5], body[-1][0]
+        answers.append(len(body))
+        lines += body
+        url = None
+        if link:
+            assert link.endswith('; rel="next"')
+            url = link.removeprefix("<").split(">;")[0]
+            assert parse_qs(urlsplit(url).query)["currency"] == ["IDR"] and urlsplit(url).path.endswith("/statement")
+    assert answers == sizes
+    assert lines == whole[2:-1]  # every line once, in order, with the same running balance
+    assert balance == whole[-1][5] == str(4 * A_NET)
+
+
+def test_a_statement_csv_from_a_forged_cursor_is_422(http, tenant, placed):
+    r = http.get("/v1/ledger/players/a/statement?currency=IDR&cursor=garbage",
+                 headers={**tenant.read_headers, "Accept": "text/csv"})
+    problem(r, 422, "validation")

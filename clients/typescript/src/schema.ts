@@ -1920,8 +1920,11 @@ export interface paths {
          * A player's statement: opening balance, the period's lines, closing balance.
          * @description The opening balance sums every line of the player's account dated before `since`;
          *     the closing balance adds every line of the period. JSON pages the lines (oldest
-         *     first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-         *     streams the whole period between an `opening_balance` and a `closing_balance` row.
+         *     first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+         *     streams the period between an `opening_balance` and a `closing_balance` row, at most
+         *     100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+         *     with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+         *     header names the next answer, which opens with that balance `brought_forward`.
          */
         get: {
             parameters: {
@@ -1950,6 +1953,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description CSV only, when more than 100,000 lines match: `<...&cursor=...>; rel="next"`, the URL of the rest. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2093,7 +2098,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description CSV only, when more than 100,000 lines match: `</v1/ledger/entries?...&cursor=...>; rel="next"`, the rest. */
+                        /** @description CSV only, when more than 100,000 lines match: `<...&cursor=...>; rel="next"`, the URL of the rest. */
                         Link?: string;
                         [name: string]: unknown;
                     };

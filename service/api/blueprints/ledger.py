@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,6 +26,12 @@ from ..state import db, principal
 from . import AUTH, Blueprint, json_response
 
 blp = Blueprint("ledger", __name__, url_prefix="/v1/ledger", description="Ledger reports.\n\n" + COUNTING)
+
+CSV_LINK = {
+    "description": "CSV only, when more than 100,000 lines match: "
+    '`<...&cursor=...>; rel="next"`, the URL of the rest.',
+    "schema": {"type": "string"},
+}
 
 CSV_EXAMPLE = (
     "round,sequence,created_at,account,kind,amount,currency\r\n"
@@ -64,6 +71,7 @@ class PlayerStatement(MethodView):
                     "application/json": {"schema": StatementSchema},
                     "text/csv": {"schema": {"type": "string"}, "example": STATEMENT_CSV_EXAMPLE},
                 },
+                "headers": {"Link": CSV_LINK},
             }
         }
     )
@@ -73,11 +81,14 @@ class PlayerStatement(MethodView):
 
         The opening balance sums every line of the player's account dated before `since`;
         the closing balance adds every line of the period. JSON pages the lines (oldest
-        first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-        streams the whole period between an `opening_balance` and a `closing_balance` row."""
+        first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+        streams the period between an `opening_balance` and a `closing_balance` row, at most
+        100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+        with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+        header names the next answer, which opens with that balance `brought_forward`."""
         if wants_csv():
-            chunks = ledger.statement_csv(db(), principal().client_id, player, **query)
-            return Response(chunks, content_type="text/csv; charset=utf-8")
+            chunks, next_cursor = ledger.statement_csv(db(), principal().client_id, player, **query)
+            return csv_response(chunks, next_cursor)
         return json_response(ledger.statement(db(), principal().client_id, player, **query))
 
 
@@ -114,13 +125,7 @@ class Entries(MethodView):
                         "example": CSV_EXAMPLE,
                     }
                 },
-                "headers": {
-                    "Link": {
-                        "description": 'CSV only, when more than 100,000 lines match: '
-                        '`</v1/ledger/entries?...&cursor=...>; rel="next"`, the rest.',
-                        "schema": {"type": "string"},
-                    }
-                },
+                "headers": {"Link": CSV_LINK},
             }
         }
     )
@@ -136,12 +141,17 @@ class Entries(MethodView):
         """
         if wants_csv():
             chunks, next_cursor = ledger.entries_csv(db(), principal().client_id, **query)
-            response = Response(chunks, content_type="text/csv; charset=utf-8")
-            if next_cursor is not None:
-                args = {**request.args.to_dict(), "cursor": next_cursor}
-                response.headers["Link"] = f'<{request.path}?{urlencode(args)}>; rel="next"'
-            return response
+            return csv_response(chunks, next_cursor)
         return json_response(ledger.entries(db(), principal().client_id, **query))
+
+
+def csv_response(chunks: Iterator[str], next_cursor: str | None) -> Response:
+    """A streamed CSV answer; with a `Link` to the rest when it stops at its cap."""
+    response = Response(chunks, content_type="text/csv; charset=utf-8")
+    if next_cursor is not None:
+        args = {**request.args.to_dict(), "cursor": next_cursor}
+        response.headers["Link"] = f'<{request.path}?{urlencode(args)}>; rel="next"'
+    return response
 
 
 def wants_csv() -> bool:

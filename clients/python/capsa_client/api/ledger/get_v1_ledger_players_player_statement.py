@@ -115,8 +115,11 @@ def sync_detailed(
 
      The opening balance sums every line of the player's account dated before `since`;
     the closing balance adds every line of the period. JSON pages the lines (oldest
-    first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-    streams the whole period between an `opening_balance` and a `closing_balance` row.
+    first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+    streams the period between an `opening_balance` and a `closing_balance` row, at most
+    100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+    with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer, which opens with that balance `brought_forward`.
 
     Args:
         player (str):
@@ -167,8 +170,11 @@ def sync(
 
      The opening balance sums every line of the player's account dated before `since`;
     the closing balance adds every line of the period. JSON pages the lines (oldest
-    first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-    streams the whole period between an `opening_balance` and a `closing_balance` row.
+    first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+    streams the period between an `opening_balance` and a `closing_balance` row, at most
+    100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+    with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer, which opens with that balance `brought_forward`.
 
     Args:
         player (str):
@@ -214,8 +220,11 @@ async def asyncio_detailed(
 
      The opening balance sums every line of the player's account dated before `since`;
     the closing balance adds every line of the period. JSON pages the lines (oldest
-    first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-    streams the whole period between an `opening_balance` and a `closing_balance` row.
+    first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+    streams the period between an `opening_balance` and a `closing_balance` row, at most
+    100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+    with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer, which opens with that balance `brought_forward`.
 
     Args:
         player (str):
@@ -264,8 +273,11 @@ async def asyncio(
 
      The opening balance sums every line of the player's account dated before `since`;
     the closing balance adds every line of the period. JSON pages the lines (oldest
-    first, each with the balance after it) with `limit` and `cursor`; `Accept: text/csv`
-    streams the whole period between an `opening_balance` and a `closing_balance` row.
+    first, each with the balance after it) with `limit` and `cursor`. `Accept: text/csv`
+    streams the period between an `opening_balance` and a `closing_balance` row, at most
+    100,000 lines an answer (`limit` does not apply): when more remain, the answer closes
+    with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
+    header names the next answer, which opens with that balance `brought_forward`.
 
     Args:
         player (str):
