@@ -174,3 +174,48 @@ def test_canonical_takes_the_full_encoder_for_what_the_fast_path_cannot_promise(
     assert canonical(doc) == bytes(rfc8785.dumps(doc))
     with pytest.raises(rfc8785.IntegerDomainError):  # as the full encoder: not silently
         canonical({"a": 2**60})
+
+
+# The fast path is taken exactly where it is exact: a wrong True would change bytes (the
+# tests above), a wrong False would only send a value to the slow encoder, so the predicate
+# is pinned down here directly, both ways, at each edge.
+from service.domain.audit import _jcs_safe  # noqa: E402
+
+SAFE_MAX = 2**53 - 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None, True, False, "", "\u2028\x7f", 0, SAFE_MAX, -SAFE_MAX,
+        {}, [], (), {"a": None}, {"a": [1, "x", {"b": (True, -SAFE_MAX)}]},
+        [{"players": [{"id": "p1", "points": SAFE_MAX}]}, "tail"],
+    ],
+)
+def test_the_fast_encoder_is_taken_for_every_shape_a_record_holds(value):
+    assert _jcs_safe(value) is True
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        SAFE_MAX + 1, -SAFE_MAX - 1, 1.0, {"é": 1}, {1: "a"}, {"a": {"b": [SAFE_MAX + 1]}},
+        [None, 1.5], ("x", {"ok": 1, "\U0001f600": 2}), {"a": 1, "b": [1, 2, b"bytes"]},
+        [[[[{"deep": SAFE_MAX + 1}]]]], {"a": True, "z": {"ok": 1}, "y": [-SAFE_MAX - 1]},
+        {1.5: 1}, set(), [{"a": 1}, {"b": 2}, object()],
+    ],
+)
+def test_the_full_encoder_is_taken_for_what_the_fast_one_cannot_promise(value):
+    assert _jcs_safe(value) is False
+
+
+def test_an_unsealed_record_is_the_open_canonical_bytes_and_nothing_else_is():
+    assert unsealed({"a": 1}) == b'{"a":1,"sequence":'
+    assert unsealed({"b": "x", "a": [1]}) == b'{"a":[1],"b":"x","sequence":'
+    with pytest.raises(ValueError, match="^an unsealed record has no sequence yet$"):
+        unsealed({"a": 1, "sequence": 1})
+    with pytest.raises(ValueError, match="^a record is a non-empty JSON object$"):
+        unsealed({})
+    for not_an_object in ([1, 2], "text"):
+        with pytest.raises(ValueError, match="^a record is a non-empty JSON object$"):
+            unsealed(not_an_object)

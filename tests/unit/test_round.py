@@ -265,3 +265,30 @@ def test_a_version_1_document_echoes_exactly_the_19_parameters_of_version_1():
     doc = make_round("S", "W", rules=rules)
     assert doc["rules"]["version"] == 1 and len(doc["rules"]["params"]) == 19
     assert "row_points" not in doc["rules"]["params"]
+
+
+# -- the 10^18 bound, on each amount a round stores -------------------------------------------
+
+from service.domain.errors import InvalidMoney  # noqa: E402
+from service.domain.money import MAX_AMOUNT, PlayerMoney, Settlement, check_amounts  # noqa: E402
+
+_AMOUNT_FIELDS = ("a pair amount", "a result", "winnings", "a fee", "a net", "the house fee")
+
+
+def _with_amount(what, amount):
+    """A settlement that is zero everywhere but `what`."""
+    pairs = [("a", "b", amount if what == "a pair amount" else 0)]
+    values = {name: amount if name == what else 0 for name in _AMOUNT_FIELDS}
+    player_a = PlayerMoney(values["a result"], values["winnings"], values["a fee"], values["a net"])
+    return pairs, Settlement((PlayerMoney(0, 0, 0, 0), player_a), values["the house fee"])
+
+
+@pytest.mark.parametrize("what", _AMOUNT_FIELDS)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_each_amount_may_reach_10_18_minor_units_and_not_one_more(what, sign):
+    check_amounts(*_with_amount(what, sign * MAX_AMOUNT))  # at the bound: stored
+    with pytest.raises(InvalidMoney) as caught:
+        check_amounts(*_with_amount(what, sign * (MAX_AMOUNT + 1)))
+    message = (f"{what} of this round would be {sign * (MAX_AMOUNT + 1)} minor units, beyond the "
+               "limit of 10^18: lower the stake")
+    assert [(e.field, e.message) for e in caught.value.errors] == [("stake", message)]

@@ -171,6 +171,73 @@ def test_max_one_royalty_pays_only_the_largest_bonus():
     assert (result.points, result.bonus_a, result.bonus_b) == (3, 9, 5)
 
 
+# The whole settlement of compared pairs, (rows, bonus_a, bonus_b, outcome, multiplier, points):
+# the outcome names the sweep by its multiplier, a non-sweep is "normal" or "tie" by its points.
+@pytest.mark.parametrize(
+    "preset, overrides, rows, whole",
+    [
+        # capsa-susun-id: tembus x2 on a sweep from either side, otherwise rows count once
+        ("capsa-susun-id", {}, "WWW", ((1, 1, 1), 0, 0, "tembus", 2, 6)),
+        ("capsa-susun-id", {}, "LLL", ((-1, -1, -1), 0, 0, "tembus", 2, -6)),
+        ("capsa-susun-id", {}, "WLW", ((1, -1, 1), 0, 0, "normal", 1, 1)),
+        ("capsa-susun-id", {}, "LLW", ((-1, -1, 1), 0, 0, "normal", 1, -1)),
+        # tembus_multiplier 1: a sweep is a plain scoop of 3 rows
+        ("capsa-susun-id", {"tembus_multiplier": 1}, "WWW", ((1, 1, 1), 0, 0, "scoop", 1, 3)),
+        # chinese-poker-2-4: 1 a row + 1 overall for two rows or more, no sweep multiplier
+        ("chinese-poker-2-4", {}, "WWW", ((1, 1, 1), 0, 0, "scoop", 1, 4)),
+        ("chinese-poker-2-4", {}, "LLL", ((-1, -1, -1), 0, 0, "scoop", 1, -4)),
+        ("chinese-poker-2-4", {}, "WLW", ((1, -1, 1), 0, 0, "normal", 1, 2)),
+        ("chinese-poker-2-4", {}, "LLW", ((-1, -1, 1), 0, 0, "normal", 1, -2)),
+        ("chinese-poker-2-4", {}, "WTT", ((1, 0, 0), 0, 0, "normal", 1, 1)),  # one row, no overall
+        ("chinese-poker-2-4", {}, "LTT", ((-1, 0, 0), 0, 0, "normal", 1, -1)),
+        ("chinese-poker-2-4", {}, "WLT", ((1, -1, 0), 0, 0, "tie", 1, 0)),
+        ("chinese-poker-2-4", {}, "TTT", ((0, 0, 0), 0, 0, "tie", 1, 0)),
+        # more_rows: the overall unit for more rows won than lost, so 1-0 earns it and 1-1 not
+        ("chinese-poker-2-4", {"overall_rule": "more_rows"}, "WTT", ((1, 0, 0), 0, 0, "normal", 1, 2)),
+        ("chinese-poker-2-4", {"overall_rule": "more_rows"}, "LTT", ((-1, 0, 0), 0, 0, "normal", 1, -2)),
+        ("chinese-poker-2-4", {"overall_rule": "more_rows"}, "WLT", ((1, -1, 0), 0, 0, "tie", 1, 0)),
+        ("chinese-poker-2-4", {"overall_rule": "more_rows"}, "TTT", ((0, 0, 0), 0, 0, "tie", 1, 0)),
+        # chinese-poker-1-6: 3 rows + a scoop bonus of 3, taken by the sweeper's side
+        ("chinese-poker-1-6", {}, "WWW", ((1, 1, 1), 0, 0, "scoop", 1, 6)),
+        ("chinese-poker-1-6", {}, "LLL", ((-1, -1, -1), 0, 0, "scoop", 1, -6)),
+        ("chinese-poker-1-6", {}, "LLW", ((-1, -1, 1), 0, 0, "normal", 1, -1)),
+        # row weights 1-2-6: a lost back row outweighs two won rows
+        ("chinese-poker-1-6", {"row_points": [1, 2, 6]}, "WWL", ((1, 1, -1), 0, 0, "normal", 1, -3)),
+        ("chinese-poker-1-6", {"row_points": [1, 2, 6]}, "WLW", ((1, -1, 1), 0, 0, "normal", 1, 5)),
+    ],
+)
+def test_a_compared_pair_settles_as_a_whole(preset, overrides, rows, whole):
+    a, b = rows_vs(rows)
+    result = pair(a, b, preset, **overrides)
+    assert (result.a, result.b) == ("a", "b")
+    assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+            result.points) == whole
+
+
+@pytest.mark.parametrize(
+    "preset, overrides, whole",
+    [
+        ("capsa-susun-id", {}, ((1, 1, 1), 0, 0, "super", 4, 12)),  # 3 rows x super 4
+        ("capsa-susun-id", {"super_multiplier": 2}, ((1, 1, 1), 0, 0, "super", 2, 6)),
+        # western: a super multiplier of 1 is no super; the sweep is a scoop
+        ("chinese-poker-2-4", {}, ((1, 1, 1), 0, 0, "scoop", 1, 4)),
+        ("chinese-poker-1-6", {}, ((1, 1, 1), 0, 0, "scoop", 1, 6)),
+    ],
+)
+def test_a_super_sweep_settles_as_a_whole_from_either_seat(preset, overrides, whole):
+    top, low = levels("HHH"), levels("LLL")
+    first = play([top, low, low, low], preset, **overrides)
+    assert [(p.a, p.b) for p in first.pairs[:3]] == [("a", "b"), ("a", "c"), ("a", "d")]
+    for p in first.pairs[:3]:
+        assert (p.rows, p.bonus_a, p.bonus_b, p.outcome, p.multiplier, p.points) == whole
+    rows, bonus_a, bonus_b, outcome, multiplier, points = whole
+    last = play([low, low, low, top], preset, **overrides)
+    for p in last.pairs:
+        if p.b == "d":
+            assert (p.rows, p.bonus_a, p.bonus_b, p.outcome, p.multiplier, p.points) == (
+                tuple(-r for r in rows), bonus_b, bonus_a, outcome, multiplier, -points)
+
+
 # -- 3.3 super --------------------------------------------------------------------------------
 
 def test_super_at_four_players_multiplies_every_sweep_by_four():
