@@ -14,7 +14,6 @@ its deadline, so whoever applies them, and however late, the same moves are stor
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -50,15 +49,15 @@ from service.domain.rules import RuleSet, resolve_rules
 from service.domain.version import ENGINE_VERSION
 
 from . import deals
-from .errors import Conflict, InvalidInput, NotFound, PreconditionFailed
+from .errors import Conflict, NotFound
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
 from .pages import decode_cursor, encode_cursor
 from .recording import round_record
+from .versions import refuse_stale
 
 GAMES_PATH = "/v1/banting/games"
-_VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
 
 
 def _params(rules: RuleSet) -> BantingParams:
@@ -392,38 +391,6 @@ def game_document(row: Mapping[str, Any], state: GameState) -> dict[str, Any]:
 
 
 # -- moves ----------------------------------------------------------------------------------
-
-
-def parse_if_match(header: str | None) -> frozenset[int] | None:
-    """The versions an `If-Match` header names (`"7"`, `7` or a list); None without it or `*`.
-
-    RFC 9110 13.1.1 compares If-Match strongly: a weak tag (`W/"7"`) matches no version, so a
-    header of weak tags alone is an empty set, which every game version fails (412)."""
-    if header is None or header.strip() == "*":
-        return None
-    versions: set[int] = set()
-    for item in header.split(","):
-        match = _VERSION.fullmatch(item.strip())
-        if match is None:
-            raise InvalidInput(
-                'If-Match must be a game version, such as "7"',
-                errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
-            )
-        if match.group(1) is None:
-            versions.add(int(match.group(3)))
-    return frozenset(versions)
-
-
-def refuse_stale(expected_versions: frozenset[int] | None, current: int, what: str) -> None:
-    """412 unless `If-Match` (as `parse_if_match` read it) names the `current` version of
-    the game or match (`what`); no header or `*` passes."""
-    if expected_versions is None or current in expected_versions:
-        return
-    named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
-    raise PreconditionFailed(
-        f"the {what} is at version {current}, If-Match names {named}",
-        errors=[FieldError("header.If-Match", f"stale: the {what} is at version {current}")],
-    )
 
 
 def parse_move(body: Mapping[str, Any]) -> Move:

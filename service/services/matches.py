@@ -26,6 +26,7 @@ from .errors import Conflict, NotFound
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, utcnow_ms
 from .jsondoc import dump
+from .versions import refuse_stale
 
 MATCHES_PATH = "/v1/banting/matches"
 
@@ -95,7 +96,7 @@ def start_game(
 
     def action(uow: UnitOfWork) -> StoredResponse:
         match = _found(uow, client_id, match_id, lock=True)
-        banting.refuse_stale(expected_versions, match.version, "match")
+        refuse_stale(expected_versions, match.version, "match")
         if match.status != domain.PLAYING:
             raise Conflict(
                 f"match {match_id!r} has finished; no more games",

@@ -33,7 +33,6 @@ from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.suggest.search import suggest
 
 from . import deals
-from .banting import refuse_stale
 from .documents import rules_document
 from .errors import Conflict, InvalidInput, NotFound
 from .idempotency import StoredResponse, run_once
@@ -41,6 +40,7 @@ from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
 from .pages import decode_cursor, encode_cursor
 from .recording import scored_round_record
+from .versions import refuse_stale
 
 GAMES_PATH = "/v1/susun/games"
 ARRANGING, SETTLED = "arranging", "settled"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http
+import json
 from collections.abc import Callable
 from copy import deepcopy
 from functools import wraps
@@ -74,6 +75,45 @@ def send_stored(stored: StoredResponse) -> Response:
         response.headers["Location"] = stored.location
     if stored.replayed:
         response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+# -- versioned resources (Big Two games and matches, Susun games) --------------------------
+
+IDEMPOTENCY_KEY = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "description": "1-255 printable ASCII characters (a quoted string is accepted), scoped to "
+    "this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with "
+    "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 257},
+    "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
+}
+IF_MATCH = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,
+    "description": 'The game version the move was decided on, `"7"` or `7` (or a list); a stale '
+    "one is 412 `precondition-failed` and changes nothing. Compared strongly (RFC 9110): a weak "
+    '`W/"7"` matches no version, so it is 412 too.',
+    "schema": {"type": "string", "maxLength": 40},
+    "example": '"1"',
+}
+STATE_HEADERS = {
+    "ETag": {"description": 'The game version, `"7"`.', "schema": {"type": "string"}},
+    "Idempotent-Replayed": {
+        "description": "`true` on a replay of a stored answer.",
+        "schema": {"type": "string", "example": "true"},
+    },
+}
+
+
+def send_versioned(stored: StoredResponse) -> Response:
+    """A stored answer of a versioned resource, its version as a strong ETag when it is 2xx."""
+    response = send_stored(stored)
+    if 200 <= stored.status < 300:
+        response.headers["ETag"] = f'"{json.loads(stored.body)["version"]}"'
     return response
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, request
 from flask.views import MethodView
 
 from service.services import banting, matches
-from service.services.idempotency import StoredResponse, parse_key
+from service.services.idempotency import parse_key
+from service.services.versions import parse_if_match
 
 from ..auth import allow_read, require_write
 from ..schemas import (
@@ -27,7 +27,7 @@ from ..schemas import (
     PlayEvaluationSchema,
 )
 from ..state import db, principal
-from . import AUTH, BODY, Blueprint, json_response, send_stored
+from . import AUTH, BODY, IDEMPOTENCY_KEY, IF_MATCH, STATE_HEADERS, Blueprint, json_response, send_versioned
 
 blp = Blueprint(
     "banting", __name__, url_prefix="/v1/banting", description="Capsa Banting (Big Two) games."
@@ -42,42 +42,6 @@ GAME_EXAMPLE = {
     "table": "table-7",
     "players": [{"id": "a", "hand": HAND_A}, {"id": "b", "hand": HAND_B}],
 }
-IDEMPOTENCY_KEY = {
-    "in": "header",
-    "name": "Idempotency-Key",
-    "required": False,
-    "description": "1-255 printable ASCII characters (a quoted string is accepted), scoped to "
-    "this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with "
-    "`Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 257},
-    "example": "9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10",
-}
-IF_MATCH = {
-    "in": "header",
-    "name": "If-Match",
-    "required": False,
-    "description": 'The game version the move was decided on, `"7"` or `7` (or a list); a stale '
-    "one is 412 `precondition-failed` and changes nothing. Compared strongly (RFC 9110): a weak "
-    '`W/"7"` matches no version, so it is 412 too.',
-    "schema": {"type": "string", "maxLength": 40},
-    "example": '"1"',
-}
-STATE_HEADERS = {
-    "ETag": {"description": 'The game version, `"7"`.', "schema": {"type": "string"}},
-    "Idempotent-Replayed": {
-        "description": "`true` on a replay of a stored answer.",
-        "schema": {"type": "string", "example": "true"},
-    },
-}
-
-
-def _send(stored: StoredResponse) -> Response:
-    response = send_stored(stored)
-    if 200 <= stored.status < 300:
-        response.headers["ETag"] = f'"{json.loads(stored.body)["version"]}"'
-    return response
-
-
 @blp.route("/plays/evaluate")
 class EvaluatePlay(MethodView):
     @allow_read
@@ -114,7 +78,7 @@ class Games(MethodView):
         hint), each dated at its deadline, so no client has to poll at the deadline.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
-        return _send(banting.create(db(), principal().client_id, body, key))
+        return send_versioned(banting.create(db(), principal().client_id, body, key))
 
 
 @blp.route("/games/<string:game_id>")
@@ -152,8 +116,8 @@ class Moves(MethodView):
         banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
-        version = banting.parse_if_match(request.headers.get("If-Match"))
-        return _send(banting.move(db(), principal().client_id, game_id, body, version, key))
+        version = parse_if_match(request.headers.get("If-Match"))
+        return send_versioned(banting.move(db(), principal().client_id, game_id, body, version, key))
 
 
 MATCH_EXAMPLE = {
@@ -187,7 +151,7 @@ class Matches(MethodView):
         multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
-        return _send(matches.create(db(), principal().client_id, body, key))
+        return send_versioned(matches.create(db(), principal().client_id, body, key))
 
 
 @blp.route("/matches/<string:match_id>")
@@ -219,8 +183,8 @@ class MatchGames(MethodView):
         matches.require(db(), client_id, match_id)  # another client's match is 404, whatever the key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
-        version = banting.parse_if_match(request.headers.get("If-Match"))
-        return _send(matches.start_game(db(), client_id, match_id, body, version, key))
+        version = parse_if_match(request.headers.get("If-Match"))
+        return send_versioned(matches.start_game(db(), client_id, match_id, body, version, key))
 @blp.route("/games/<string:game_id>/hint")
 class Hint(MethodView):
     @allow_read  # the write scope is checked in the view, after the game is found

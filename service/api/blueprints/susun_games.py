@@ -8,8 +8,8 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.services import susun_games
-from service.services.banting import parse_if_match
 from service.services.idempotency import parse_key
+from service.services.versions import parse_if_match
 
 from ..auth import allow_read, require_write
 from ..state import db, principal
@@ -22,9 +22,7 @@ from ..susun_game_schemas import (
     SusunGameSchema,
     SusunHandSchema,
 )
-from . import AUTH, BODY, Blueprint, json_response
-from .banting import IDEMPOTENCY_KEY, STATE_HEADERS
-from .banting import _send as send_versioned  # a stored answer with its version as ETag
+from . import AUTH, BODY, IDEMPOTENCY_KEY, STATE_HEADERS, Blueprint, json_response, send_versioned
 
 blp = Blueprint(
     "susun_games", __name__, url_prefix="/v1/susun", description="Server-run Capsa Susun games."

@@ -1,0 +1,47 @@
+"""Versioned resources (Big Two games and matches, Susun games): `If-Match` and its 412.
+
+A game or match carries a version that every change raises; its answers send it as a strong
+`ETag` (`"7"`), and a change may name the version it was decided on in `If-Match`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.domain.errors import FieldError
+
+from .errors import InvalidInput, PreconditionFailed
+
+_VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
+
+
+def parse_if_match(header: str | None) -> frozenset[int] | None:
+    """The versions an `If-Match` header names (`"7"`, `7` or a list); None without it or `*`.
+
+    RFC 9110 13.1.1 compares If-Match strongly: a weak tag (`W/"7"`) matches no version, so a
+    header of weak tags alone is an empty set, which every game version fails (412)."""
+    if header is None or header.strip() == "*":
+        return None
+    versions: set[int] = set()
+    for item in header.split(","):
+        match = _VERSION.fullmatch(item.strip())
+        if match is None:
+            raise InvalidInput(
+                'If-Match must be a game version, such as "7"',
+                errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
+            )
+        if match.group(1) is None:
+            versions.add(int(match.group(3)))
+    return frozenset(versions)
+
+
+def refuse_stale(expected_versions: frozenset[int] | None, current: int, what: str) -> None:
+    """412 unless `If-Match` (as `parse_if_match` read it) names the `current` version of
+    the game or match (`what`); no header or `*` passes."""
+    if expected_versions is None or current in expected_versions:
+        return
+    named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
+    raise PreconditionFailed(
+        f"the {what} is at version {current}, If-Match names {named}",
+        errors=[FieldError("header.If-Match", f"stale: the {what} is at version {current}")],
+    )
