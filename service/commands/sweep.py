@@ -15,9 +15,11 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 
 from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.uow import Database
 from service.services import banting, susun_games
 
 from .database import open_database
@@ -38,6 +40,26 @@ def interval_from_env() -> float:
     return value
 
 
+def one_pass(db: Database) -> tuple[tuple[int, int], bool]:
+    """((games settled, turns played), whether a part failed). Each part runs on its own: a
+    failing one (the database away, a bad row) is reported on stderr and counts 0, and the
+    other still runs and counts what it did; the next pass tries both again."""
+    failed = False
+
+    def part(name: str, work: Callable[[Database], int]) -> int:
+        nonlocal failed
+        try:
+            return work(db)
+        except Exception as exc:
+            failed = True
+            print(f"capsa sweep: the {name} pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return 0
+
+    settled = part("Susun games", susun_games.sweep_once)  # arrangement deadlines passed
+    played = part("Big Two turns", banting.sweep)  # turns that ran out: their auto moves
+    return (settled, played), failed
+
+
 def sweep(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
     interval = args.interval if args.interval is not None else interval_from_env()
@@ -51,17 +73,14 @@ def sweep(args: argparse.Namespace) -> int:
     try:
         while True:
             started = time.monotonic()
-            try:
-                settled = susun_games.sweep_once(db)
-                played = banting.sweep(db)  # Big Two turns that ran out: their auto moves
-            except Exception as exc:  # the database is away: say so, and try again next pass
-                settled = played = 0
-                print(f"capsa sweep: pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            (settled, played), failed = one_pass(db)
             if (settled or played) and not args.quiet:
                 took = (time.monotonic() - started) * 1000
                 print(f"settled {settled} game{'s' if settled != 1 else ''}, played {played} overdue "
                       f"turn{'s' if played != 1 else ''} in {took:.0f} ms", file=sys.stderr, flush=True)
-            if args.once or stop.wait(max(0.0, interval - (time.monotonic() - started))):
+            if args.once:
+                return 1 if failed else 0
+            if stop.wait(max(0.0, interval - (time.monotonic() - started))):
                 return 0
     finally:
         db.dispose()
@@ -78,6 +97,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--database-url", help=f"the database (default $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
     p.add_argument("--interval", type=float, help="seconds between passes (overrides SWEEP_INTERVAL_S)")
-    p.add_argument("--once", action="store_true", help="run one pass and exit")
+    p.add_argument("--once", action="store_true", help="run one pass and exit (1 when a part of it failed)")
     p.add_argument("--quiet", action="store_true", help="print nothing when games settle")
     p.set_defaults(func=sweep)

@@ -106,3 +106,39 @@ def test_a_bad_sweep_interval_is_one_clear_line(value, overdue, monkeypatch):
     monkeypatch.setenv("SWEEP_INTERVAL_S", value)
     with pytest.raises(SystemExit, match=f"SWEEP_INTERVAL_S must be .*{value!r}"):
         main(["sweep", "--once"])
+
+
+def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue, monkeypatch, capsys):
+    from service.services import banting
+
+    url, app, tenant, past, future = overdue
+    monkeypatch.setenv("DATABASE_URL", url)
+
+    def broken(db: Any) -> int:
+        raise RuntimeError("turn table unreadable")
+
+    monkeypatch.setattr(banting, "sweep", broken)
+    assert main(["sweep", "--once"]) == 1  # a one-shot run (cron) sees the failure
+    err = capsys.readouterr().err
+    assert "capsa sweep: the Big Two turns pass failed: RuntimeError: turn table unreadable\n" in err
+    assert "settled 2 games, played 0 overdue turns in " in err
+    assert [_status(app, tenant, g) for g in past] == ["settled", "settled"]
+
+
+def test_a_failing_susun_pass_still_plays_the_big_two_turns(overdue, monkeypatch, capsys):
+    from service.services import banting
+
+    url, app, tenant, past, future = overdue
+    monkeypatch.setenv("DATABASE_URL", url)
+    ran = []
+
+    def broken(db: Any) -> int:
+        raise RuntimeError("games table unreadable")
+
+    monkeypatch.setattr(susun_games, "sweep_once", broken)
+    monkeypatch.setattr(banting, "sweep", lambda db: ran.append(db) or 3)
+    assert main(["sweep", "--once"]) == 1
+    err = capsys.readouterr().err
+    assert "capsa sweep: the Susun games pass failed: RuntimeError: games table unreadable\n" in err
+    assert "settled 0 games, played 3 overdue turns in " in err and len(ran) == 1
+    assert [_status(app, tenant, g) for g in past] == ["arranging", "arranging"]
