@@ -178,7 +178,7 @@ def unsealed(doc: Mapping[str, Any]) -> bytes:
 
 def seal(unsealed_bytes: bytes, sequence: int) -> bytes:
     """The canonical bytes of the record once its sequence is known."""
-    return unsealed_bytes + str(sequence).encode("ascii") + b"}"
+    return unsealed_bytes + str(sequence).encode() + b"}"  # digits: ASCII is UTF-8
 
 
 def chain_hash(previous_hash: str, canonical_bytes: bytes) -> str:
@@ -188,7 +188,7 @@ def chain_hash(previous_hash: str, canonical_bytes: bytes) -> str:
     ...     "created_at": "2026-11-29T10:00:00.000Z"}))[:16]
     '394bfd0230762dbd'
     """
-    return hashlib.sha256(previous_hash.encode("ascii") + canonical_bytes).hexdigest()
+    return hashlib.sha256(previous_hash.encode() + canonical_bytes).hexdigest()  # hex: ASCII is UTF-8
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,3 +284,83 @@ def test_a_purger_keeps_its_own_interval(db, client_id, clock):
     assert not purger.due()
     clock.set(T0 + timedelta(seconds=5))
     assert purger.due()
+
+
+def test_a_purge_runs_at_most_its_number_of_batches(db, client_id, clock):
+    _keep(db, client_id, [f"k-{i}" for i in range(7)])
+    clock.set(T0 + KEEP + timedelta(seconds=1))
+    assert purge_expired(db, batch=2, batches=2) == 4  # two batches of two, three left
+    assert rows(db, client_id) == 3
+    assert purge_expired(db, batch=2, batches=2) == 3  # 2, then 1 < 2: done
+    assert rows(db, client_id) == 0
+
+
+def test_a_workers_purge_is_bounded_to_its_batches_a_minute(db, client_id, clock, monkeypatch):
+    from sqlalchemy import insert
+
+    from service.adapters.models import IdempotencyRecord
+
+    with db.unit_of_work(write=True) as uow:  # one more than a batch (1,000), all expired
+        uow.session.execute(insert(IdempotencyRecord), [
+            {"client_id": client_id, "method": "POST", "path": "/v1/rounds", "key": f"bulk-{i}",
+             "request_hash": "0" * 64, "status_code": 201, "response_body": b"{}", "created_at": T0}
+            for i in range(idempotency.PURGE_BATCH + 1)])
+        uow.commit()
+    clock.set(T0 + KEEP + timedelta(seconds=1))
+    monkeypatch.setattr(idempotency, "PURGE_BATCHES", 1)
+    purger = Purger(db)
+    assert purger.run_if_due() == idempotency.PURGE_BATCH  # one batch, not all of them
+    assert rows(db, client_id) == 1
+
+
+def test_a_kept_answer_replays_its_own_content_type(db, client_id):
+    ndjson = Action(StoredResponse(200, b'{"a":1}\n', "application/x-ndjson"))
+    run_once(db, client_id, "POST", "/v1/x", "nd", BODY, ndjson)
+    assert run_once(db, client_id, "POST", "/v1/x", "nd", BODY, ndjson) == StoredResponse(
+        200, b'{"a":1}\n', "application/x-ndjson", None, replayed=True)
+
+
+def test_a_rendered_replay_keeps_the_renderers_content_type(db, client_id):
+    digest = body_hash(BODY)
+    with db.unit_of_work(write=True) as uow:
+        uow.idempotency.claim(client_id, "POST", "/v1/x", "t", digest, T0, T0 - KEEP)
+        uow.idempotency.complete(client_id, "POST", "/v1/x", "t", 200, resource="rnd_1")
+        uow.commit()
+    answer = replay(db, client_id, "POST", "/v1/x", "t", digest,
+                    lambda uow, record: StoredResponse(200, b"x", "text/csv; charset=utf-8"))
+    assert answer == StoredResponse(200, b"x", "text/csv; charset=utf-8", None, replayed=True)
+
+
+def test_the_claim_and_the_answer_are_one_write_transaction_tried_twice_at_most(db, client_id, monkeypatch):
+    from service.adapters.idempotency import IdempotencyRepository
+
+    opened: list[bool] = []
+    original_uow = type(db).unit_of_work
+
+    def spy(self: Any, write: bool = False) -> Any:
+        opened.append(write)
+        return original_uow(self, write)
+
+    monkeypatch.setattr(type(db), "unit_of_work", spy)
+    run_once(db, client_id, "POST", "/v1/x", "w", BODY, Action(CREATED))
+    assert opened == [True]  # SQLite: BEGIN IMMEDIATE, so the claim waits for other writers
+    opened.clear()
+    purge_expired(db)
+    assert opened == [True]  # and so does each batch of a purge
+    # A key held by a record there is nothing to replay from (no renderer): one retry, then 409.
+    digest = body_hash(BODY)
+    with db.unit_of_work(write=True) as uow:
+        uow.idempotency.claim(client_id, "POST", "/v1/x", "held", digest, T0, T0 - KEEP)
+        uow.idempotency.complete(client_id, "POST", "/v1/x", "held", 201, resource="rnd_1")
+        uow.commit()
+    claims = []
+    original_claim = IdempotencyRepository.claim
+
+    def counting(self: Any, *args: Any) -> bool:
+        claims.append(args[3])
+        return original_claim(self, *args)
+
+    monkeypatch.setattr(IdempotencyRepository, "claim", counting)
+    with pytest.raises(IdempotencyInFlight):
+        run_once(db, client_id, "POST", "/v1/x", "held", BODY, Action(CREATED))
+    assert claims == ["held", "held"]

@@ -219,3 +219,65 @@ def test_an_unsealed_record_is_the_open_canonical_bytes_and_nothing_else_is():
     for not_an_object in ([1, 2], "text"):
         with pytest.raises(ValueError, match="^a record is a non-empty JSON object$"):
             unsealed(not_an_object)
+
+
+def test_a_fee_of_one_minor_unit_is_booked():
+    assert round_lines([("a", 100, 1), ("b", -100, 0)], 1) == (
+        LedgerLine("player:a", "settlement", 100), LedgerLine("player:a", "fee", -1),
+        LedgerLine("player:b", "settlement", -100), LedgerLine("house", "fee", 1))
+
+
+def test_a_record_holds_exactly_the_hashed_fields():
+    from service.domain.audit import record
+
+    lines = round_lines([("a", 11000, 330), ("b", -11000, 0)], 330)
+    fields = {"kind": "round", "round_id": "rnd_x", "request": {"stake": "1000"}, "result": {"points": 1},
+              "lines": lines, "currency": "IDR", "engine_version": "1.0.0",
+              "created_at": datetime(2026, 11, 29, 10, 0, 0, 123456, tzinfo=UTC)}
+    unsealed_doc = record(sequence=None, **fields)
+    assert unsealed_doc == {
+        "kind": "round",
+        "round": "rnd_x",
+        "request": {"stake": "1000"},
+        "result": {"points": 1},
+        "ledger_lines": [
+            {"account": "player:a", "kind": "settlement", "amount": "11000"},
+            {"account": "player:a", "kind": "fee", "amount": "-330"},
+            {"account": "player:b", "kind": "settlement", "amount": "-11000"},
+            {"account": "house", "kind": "fee", "amount": "330"},
+        ],
+        "engine_version": "1.0.0",
+        "created_at": "2026-11-29T10:00:00.123Z",
+    }
+    assert record(sequence=7, **fields) == {**unsealed_doc, "sequence": 7}
+    assert seal(unsealed(unsealed_doc), 7) == canonical(record(sequence=7, **fields))
+
+
+@pytest.mark.parametrize(
+    "stored, recomputed, found",
+    [
+        ({"a": 1}, 5, [{"field": "", "stored": {"a": 1}, "recomputed": 5}]),
+        (5, {"a": 1}, [{"field": "", "stored": 5, "recomputed": {"a": 1}}]),
+        ({"x": [1, 2]}, {"x": 3}, [{"field": "x", "stored": [1, 2], "recomputed": 3}]),
+        ({"x": 3}, {"x": [1, 2]}, [{"field": "x", "stored": 3, "recomputed": [1, 2]}]),
+        ({"x": [1, 2]}, {"x": [1, 2, 3]}, [{"field": "x", "stored": [1, 2], "recomputed": [1, 2, 3]}]),
+        ({"x": [1, {"y": 2}]}, {"x": [1, {"y": 3}]}, [{"field": "x[1].y", "stored": 2, "recomputed": 3}]),
+        ({"x": 1}, {"x": True}, [{"field": "x", "stored": 1, "recomputed": True}]),  # 1 == True, not the same
+        ({"x": 1}, {"x": 1, "z": 0}, [{"field": "z", "stored": None, "recomputed": 0}]),
+        ({"x": [1]}, {"x": [1]}, []),
+    ],
+)
+def test_differences_compare_shapes_as_well_as_values(stored, recomputed, found):
+    assert differences(stored, recomputed) == found
+
+
+def test_a_record_never_waits_for_the_full_encoder(monkeypatch):
+    # What records hold takes the fast encoder: the reference one is for the rest only.
+    import service.domain.audit as audit
+
+    def refuse(value):
+        raise AssertionError(f"the full encoder was asked for {value!r}")
+
+    monkeypatch.setattr(audit.rfc8785, "dumps", refuse)
+    doc = {"kind": "round", "players": [{"id": "a", "points": 2**53 - 1}], "ok": True, "note": None}
+    assert canonical(doc) == b'{"kind":"round","note":null,"ok":true,"players":[{"id":"a","points":9007199254740991}]}'
