@@ -68,7 +68,8 @@ def reversal_lines(lines: Sequence[LedgerLine]) -> tuple[LedgerLine, ...]:
 
 def timestamp(moment: datetime) -> str:
     """RFC 3339 UTC with milliseconds and Z, as hashed: `2026-11-29T10:00:00.000Z`."""
-    moment = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if moment.tzinfo is not None:  # a naive moment is read as UTC already
+        moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 

@@ -281,3 +281,20 @@ def test_a_record_never_waits_for_the_full_encoder(monkeypatch):
     monkeypatch.setattr(audit.rfc8785, "dumps", refuse)
     doc = {"kind": "round", "players": [{"id": "a", "points": 2**53 - 1}], "ok": True, "note": None}
     assert canonical(doc) == b'{"kind":"round","note":null,"ok":true,"players":[{"id":"a","points":9007199254740991}]}'
+
+
+def test_a_timestamp_is_the_same_instant_in_utc_whatever_the_zone(monkeypatch):
+    import time
+    from zoneinfo import ZoneInfo
+
+    jakarta = datetime(2026, 11, 29, 17, 0, 0, 5000, tzinfo=ZoneInfo("Asia/Jakarta"))
+    assert timestamp(jakarta) == "2026-11-29T10:00:00.005Z"
+    # a naive moment is UTC, not the machine's local time
+    monkeypatch.setenv("TZ", "Asia/Jakarta")
+    time.tzset()
+    try:
+        assert timestamp(datetime(2026, 11, 29, 10, 0, 0)) == "2026-11-29T10:00:00.000Z"
+        assert timestamp(jakarta) == "2026-11-29T10:00:00.005Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -159,6 +159,51 @@ def test_bonus_paid_variants(variant, points, bonus_a, bonus_b):
     assert (result.points, result.bonus_a, result.bonus_b) == (points, bonus_a, bonus_b)
 
 
+# A: front trips 7 (5), middle full house (3), back quads 9 (7); B: front trips Q (5),
+# middle straight, back flush (no bonus hands). Rows: front B, middle A, back A -> +1.
+CANCEL_A = arr("7c 7d 7h", "8c 8d 8h 2c 2d", "9c 9d 9h 9s 4c")
+CANCEL_B = arr("Qc Qd Qh", "2h 3d 4d 5s 6s", "Ts Js Ks As 3s")
+
+
+@pytest.mark.parametrize(
+    "variant, whole",
+    [
+        # winner: A paid its middle 3 + back 7; B paid its front 5 -> 1 + 10 - 5 = 6
+        ("winner", ((-1, 1, 1), 10, 5, "normal", 1, 6)),
+        # cancel: the fronts both hold a bonus hand and cancel, and the rows after that are
+        # still paid: A's middle 3 and back 7 (B holds none there) -> 1 + 10 = 11
+        ("cancel", ((-1, 1, 1), 10, 0, "normal", 1, 11)),
+    ],
+)
+def test_a_cancelled_row_does_not_stop_the_rows_after_it(variant, whole):
+    result = pair(CANCEL_A, CANCEL_B, bonus_paid=variant)
+    assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+            result.points) == whole
+
+
+def test_cancel_needs_a_bonus_on_both_sides_even_a_flat_one():
+    # royalty_flat: every bonus is 1. VAR_A/VAR_B: middle and back both hold bonus hands
+    # (1 and 1) and cancel; the front is B's alone (1): -1 row + 0 - 1 = -2
+    result = pair(VAR_A, VAR_B, bonus_paid="cancel", royalty_flat=True)
+    assert (result.rows, result.bonus_a, result.bonus_b, result.points) == ((-1, -1, 1), 0, 1, -2)
+    # BONUS_MIDDLE_A against no bonus hands: nothing to cancel, A is paid 3 + 7
+    b = arr("Kc Qd 9h", "Jc Jd Tc Th 4c", "Qs Qh Ks Kh 5d")
+    result = pair(BONUS_MIDDLE_A, b, bonus_paid="cancel")
+    assert (result.rows, result.bonus_a, result.bonus_b, result.points) == ((-1, 1, 1), 10, 0, 11)
+
+
+def test_a_tied_row_pays_neither_bonus():
+    # equal straight flushes in the middle and the back (western: no suit tie-break), equal
+    # fronts: every row ties, so neither side is paid its middle 10 or back 5
+    a = arr("2c 3d 5s", "5h 6h 7h 8h 9h", "9c Tc Jc Qc Kc")
+    b = arr("2d 3c 5h", "5s 6s 7s 8s 9s", "9d Td Jd Qd Kd")
+    result = pair(a, b, "chinese-poker-2-4")
+    assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.points) == (
+        (0, 0, 0), 0, 0, "tie", 0)
+    both = pair(a, b, "chinese-poker-2-4", bonus_paid="both")  # "both" pays them all the same
+    assert (both.bonus_a, both.bonus_b, both.points) == (15, 15, 0)
+
+
 def test_royalty_flat_makes_every_bonus_worth_one():
     # winner variant: A paid 1 (back), B paid 1 + 1 (front, middle) -> -1 + 1 - 2 = -2
     result = pair(VAR_A, VAR_B, royalty_flat=True)
@@ -397,6 +442,19 @@ def test_a_natural_is_paid_its_own_value_not_the_other_sides():
         result = pair(a, b, "chinese-poker-2-4")
         assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
                 result.points) == (None, 0, 0, "natural", 1, points)
+
+
+def test_a_natural_left_out_of_natural_values_still_decides_the_pair_for_nothing():
+    # docs/rules.md: a table override replaces the whole table, and a key left out is worth
+    # nothing. Six pairs and three straights are still naturals (not scored on their rows).
+    values = {"dragon": 13}
+    for a, b in ((SIX_PAIRS, levels("HHH")), (levels("HHH"), SIX_PAIRS), (THREE_STRAIGHTS, SIX_PAIRS),
+                 (SIX_PAIRS, THREE_STRAIGHTS)):
+        result = pair(a, b, "chinese-poker-2-4", natural_values=values)
+        assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
+                result.points) == (None, 0, 0, "natural", 1, 0)
+    # the dragon keeps its 13 against the natural worth nothing
+    assert pair(DRAGON, SIX_PAIRS, "chinese-poker-2-4", natural_values=values).points == 13
 
 
 def test_a_dragon_beats_a_foul_for_208_in_capsa_susun():

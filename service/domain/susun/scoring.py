@@ -160,10 +160,11 @@ def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> P
             points = params.surrender_cost if sb == SURRENDER else -params.surrender_cost
         return PairResult(a.id, b.id, None, 0, 0, SURRENDER, 1, points)
     if NATURAL in (sa, sb):
-        assert ea is not None and eb is not None and (ea.natural or eb.natural)
+        # Invariants for the type checker; a weakened one changes nothing.
+        assert ea is not None and eb is not None and (ea.natural or eb.natural)  # pragma: no mutate
         values = params.natural_values
         if sa == sb:
-            assert ea.natural is not None and eb.natural is not None
+            assert ea.natural is not None and eb.natural is not None  # pragma: no mutate
             c = compare_naturals(
                 ea.natural,
                 ea.arrangement.rows,
@@ -173,8 +174,9 @@ def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> P
                 [r.value for r in eb.rows],
                 params,
             )
-            natural = ea.natural if c > 0 else eb.natural
-            points = c * values.get(natural, 0) if c else 0
+            # c is 1, 0 or -1; the winner is paid its own natural's value, a tie nothing
+            natural = ea.natural if c == 1 else eb.natural
+            points = c * values.get(natural, 0)
         elif sa == NATURAL:
             assert ea.natural is not None
             points = values.get(ea.natural, 0)
