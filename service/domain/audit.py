@@ -172,7 +172,7 @@ def unsealed(doc: Mapping[str, Any]) -> bytes:
     if "sequence" in doc:
         raise ValueError("an unsealed record has no sequence yet")
     body = canonical_record(doc)
-    if not (body.endswith(b"}") and len(body) > 2):
+    if not body.startswith(b"{") or body == b"{}":
         raise ValueError("a record is a non-empty JSON object")
     return body[:-1] + _SEQUENCE_KEY
 

@@ -203,6 +203,8 @@ def test_the_fast_encoder_is_taken_for_every_shape_a_record_holds(value):
         [None, 1.5], ("x", {"ok": 1, "\U0001f600": 2}), {"a": 1, "b": [1, 2, b"bytes"]},
         [[[[{"deep": SAFE_MAX + 1}]]]], {"a": True, "z": {"ok": 1}, "y": [-SAFE_MAX - 1]},
         {1.5: 1}, set(), [{"a": 1}, {"b": 2}, object()],
+        # read last first: a safe leaf read before an unsafe value does not end the walk
+        [1.5, "x"], [1.5, 7], [2**60, True], [{"é": 1}, None], [1.5, {"a": "b"}], [1.5, ["x"]],
     ],
 )
 def test_the_full_encoder_is_taken_for_what_the_fast_one_cannot_promise(value):

@@ -210,6 +210,13 @@ def test_royalty_flat_makes_every_bonus_worth_one():
     assert (result.points, result.bonus_a, result.bonus_b) == (-2, 1, 2)
 
 
+def test_max_one_royalty_pays_nothing_to_a_side_that_won_no_row():
+    result = pair(levels("HHH"), levels("LLL"), max_one_royalty=True)  # a sweep, no bonus hands
+    assert (result.bonus_a, result.bonus_b, result.outcome, result.points) == (0, 0, "tembus", 6)
+    result = pair(levels("LLL"), levels("HHH"), max_one_royalty=True)
+    assert (result.bonus_a, result.bonus_b, result.outcome, result.points) == (0, 0, "tembus", -6)
+
+
 def test_max_one_royalty_pays_only_the_largest_bonus():
     # B would be paid 5 + 3; it gets only 5 -> -1 + 9 - 5 = 3
     result = pair(VAR_A, VAR_B, max_one_royalty=True)

@@ -113,16 +113,16 @@ def _compared_pair(
     cmp: tuple[int, int, int],
     params: SusunParams,
 ) -> PairResult:
-    assert a.evaluation is not None and b.evaluation is not None
+    assert a.evaluation is not None and b.evaluation is not None  # pragma: no mutate (for mypy)
     won_a, won_b = cmp.count(1), cmp.count(-1)
     w = params.row_points
     rows = w[0] * cmp[0] + w[1] * cmp[1] + w[2] * cmp[2]
     bonus_a, bonus_b = _bonuses(a.evaluation, b.evaluation, cmp, params)
     sign = 1 if won_a == 3 else -1 if won_b == 3 else 0
-    sweeper = a if sign > 0 else b
     mult = 1
     outcome = None
     if sign:
+        sweeper = a if won_a == 3 else b
         if sweeper.super_:
             mult = params.super_multiplier
             outcome = "super" if params.super_multiplier > 1 else None
