@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 from babel.numbers import get_currency_precision, list_currencies
 
@@ -73,7 +74,7 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
     On a problem the returned values are placeholders: callers raise the collected errors
     before using them.
     """
-    currency, stake = "", 0
+    currency, stake = "", 0  # placeholders, never read on a problem  # pragma: no mutate
     try:
         currency = check_currency(body.get("currency"))
         stake = parse_stake(body.get("stake"), currency, "stake")
@@ -82,7 +83,7 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
     return currency, stake
 
 
-_DIGITS: dict[str, int] = {}
+_digits = lru_cache(maxsize=None)(minor_digits)  # CLDR's answer once per currency
 
 
 def format_money(minor: int, currency: str) -> str:
@@ -91,9 +92,7 @@ def format_money(minor: int, currency: str) -> str:
     >>> format_money(1250, "USD"), format_money(-5, "USD"), format_money(-11000, "IDR")
     ('12.50', '-0.05', '-11000')
     """
-    digits = _DIGITS.get(currency)
-    if digits is None:
-        digits = _DIGITS[currency] = minor_digits(currency)
+    digits = _digits(currency)
     if digits == 0:
         return str(minor)
     sign = "-" if minor < 0 else ""
@@ -103,9 +102,7 @@ def format_money(minor: int, currency: str) -> str:
 
 def fee_of(basis_minor: int, rate: Decimal) -> int:
     """`rate` x `basis`, rounded half-up to the minor unit; nothing on a basis <= 0."""
-    if basis_minor <= 0:
-        return 0
-    return int((Decimal(basis_minor) * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int((Decimal(max(basis_minor, 0)) * rate).to_integral_value(rounding=ROUND_HALF_UP))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +138,8 @@ def settle(
     for a, b, amount in pair_amounts:
         result[a] += amount
         result[b] -= amount
-        if amount > 0:
-            winnings[a] += amount
-        elif amount < 0:
-            winnings[b] -= amount
+        winnings[a] += max(amount, 0)  # what each side of the pair won in it
+        winnings[b] += max(-amount, 0)
     players = []
     for i in range(n_players):
         basis = winnings[i] if fee_basis == "winnings" else result[i]

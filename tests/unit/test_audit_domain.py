@@ -282,7 +282,14 @@ def test_a_record_never_waits_for_the_full_encoder(monkeypatch):
 
     monkeypatch.setattr(audit.rfc8785, "dumps", refuse)
     doc = {"kind": "round", "players": [{"id": "a", "points": 2**53 - 1}], "ok": True, "note": None}
-    assert canonical(doc) == b'{"kind":"round","note":null,"ok":true,"players":[{"id":"a","points":9007199254740991}]}'
+    expected = b'{"kind":"round","note":null,"ok":true,"players":[{"id":"a","points":9007199254740991}]}'
+    assert canonical(doc) == expected
+    assert canonical_record(doc) == expected
+
+
+def test_what_the_fast_encoder_refuses_in_a_record_goes_to_the_full_one():
+    with pytest.raises(rfc8785.IntegerDomainError):  # not silently encoded, nor replaced
+        canonical_record({"kind": "round", "points": 2**60})
 
 
 def test_a_timestamp_is_the_same_instant_in_utc_whatever_the_zone(monkeypatch):

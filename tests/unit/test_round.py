@@ -292,3 +292,49 @@ def test_each_amount_may_reach_10_18_minor_units_and_not_one_more(what, sign):
     message = (f"{what} of this round would be {sign * (MAX_AMOUNT + 1)} minor units, beyond the "
                "limit of 10^18: lower the stake")
     assert [(e.field, e.message) for e in caught.value.errors] == [("stake", message)]
+
+
+# -- stakes, fees and winnings at one minor unit ----------------------------------------------
+
+from service.domain.errors import FieldError  # noqa: E402
+from service.domain.money import NOT_A_STRING, fee_of, format_money, parse_stake  # noqa: E402
+
+
+@pytest.mark.parametrize("value", [1000, 10.5, None, True, ["1000"]])
+def test_a_stake_that_is_not_a_string_is_refused_naming_the_value(value):
+    with pytest.raises(InvalidMoney) as caught:
+        parse_stake(value, "IDR", "players[1].stake")
+    assert caught.value.errors == [FieldError("players[1].stake", NOT_A_STRING.format(value=value))]
+    assert caught.value.message == NOT_A_STRING.format(value=value)
+
+
+def test_the_smallest_stake_is_one_minor_unit():
+    assert (parse_stake("1", "IDR", "stake"), parse_stake("0.01", "USD", "stake")) == (1, 1)
+    with pytest.raises(InvalidMoney):
+        parse_stake("0.00", "USD", "stake")
+
+
+@pytest.mark.parametrize(
+    "basis, rate, fee",
+    [
+        (0, "0.5", 0), (-100, "0.5", 0),  # nothing on a basis <= 0, whatever the rate
+        (1, "0.5", 1), (1, "0.49", 0),  # half-up at the minor unit
+        (17, "0.03", 1), (16, "0.03", 0), (11000, "0.03", 330), (250, "0.05", 13),
+        (3, "0.5", 2),  # 1.5 -> 2
+    ],
+)
+def test_a_fee_rounds_half_up_to_the_minor_unit(basis, rate, fee):
+    assert fee_of(basis, Decimal(rate)) == fee
+
+
+def test_every_currency_is_formatted_with_its_own_minor_digits():
+    assert [format_money(-12345, c) for c in ("IDR", "USD", "JPY", "KWD", "EUR")] == [
+        "-12345", "-123.45", "-12345", "-12.345", "-123.45"]
+
+
+def test_winnings_count_each_pair_won_even_by_one_minor_unit():
+    # seats 0, 1, 2: 0 beats 1 by 1, ties 2 (0), 2 beats 1 by 5
+    s = settle(3, [(0, 1, 1), (0, 2, 0), (1, 2, -5)], Decimal("0.5"), "winnings")
+    assert [(p.result, p.winnings, p.fee, p.net) for p in s.players] == [
+        (1, 1, 1, 0), (-6, 0, 0, -6), (5, 5, 3, 2)]  # 0.5 x 1 = 0.5 -> 1; 2.5 -> 3
+    assert s.house_fee == 4

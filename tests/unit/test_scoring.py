@@ -312,6 +312,17 @@ def test_super_is_found_for_the_last_seat_too():
     assert result.players[3].points == 36
 
 
+def test_winning_two_rows_and_tying_one_is_no_sweep_and_so_no_super():
+    # without suit tie-breaks the T back ties H: a wins 2 rows of b and sweeps c and d, so a
+    # is not super; its sweeps of c and d are plain tembus (3 x 2)
+    top = levels("HHH")
+    result = play([top, levels("LLT"), levels("LLL"), levels("LLL")], suit_tiebreak=False)
+    assert [p.super_ for p in result.players] == [False, False, False, False]
+    assert [(p.a, p.b, p.rows, p.outcome, p.multiplier, p.points) for p in result.pairs[:3]] == [
+        ("a", "b", (1, 1, 0), "normal", 1, 2), ("a", "c", (1, 1, 1), "tembus", 2, 6),
+        ("a", "d", (1, 1, 1), "tembus", 2, 6)]
+
+
 def test_there_is_no_super_at_three_players():
     top, low = levels("HHH"), levels("LLL")
     result = play([top, low, low])
@@ -427,10 +438,14 @@ def test_every_uncompared_cell_settles_as_a_whole(cell):
     hand_b = HANDS[b]
     if a == b == "natural":
         hand_b = arr("2d 3h 4s", "5c 6d 7h 8s 9c", "Td Jh Qs Kc Ad")  # the other dragon
-    result = pair(HANDS[a], hand_b)
+    round_ = play([HANDS[a], hand_b])
+    result = round_.pairs[0]
     assert (result.a, result.b) == ("a", "b")
     assert (result.rows, result.bonus_a, result.bonus_b, result.outcome, result.multiplier,
             result.points) == WHOLE_CELLS[cell]
+    points = WHOLE_CELLS[cell][-1]
+    assert [(p.id, p.status, p.super_, p.points) for p in round_.players] == [
+        ("a", a, False, points), ("b", b, False, -points)]
 
 
 def test_a_foul_pays_the_bonuses_of_the_legal_side_whichever_seat_it_holds():

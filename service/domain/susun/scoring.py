@@ -210,16 +210,16 @@ def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResu
     for i, j in combinations(range(n), 2):
         if statuses[i] == LEGAL and statuses[j] == LEGAL:
             ei, ej = evaluations[i], evaluations[j]
-            assert ei is not None and ej is not None
-            cmps[(i, j)] = _row_compare(ei, ej, params)
+            assert ei is not None and ej is not None  # pragma: no mutate (for mypy)
+            front, middle, back = cmps[(i, j)] = _row_compare(ei, ej, params)
+            cmps[(j, i)] = (-front, -middle, -back)  # the same rows from j's side
 
     def swept(i: int, j: int) -> bool:
         if statuses[j] == FOUL:
             return True
         if statuses[j] != LEGAL:
             return False
-        cmp = cmps[(i, j)] if i < j else tuple(-c for c in cmps[(j, i)])
-        return all(c > 0 for c in cmp)
+        return all(c > 0 for c in cmps[(i, j)])
 
     supers = [
         statuses[i] == LEGAL
@@ -228,7 +228,9 @@ def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResu
         for i in range(n)
     ]
     provisional = [
-        PlayerResult(p.id, evaluations[i], statuses[i], supers[i], 0) for i, p in enumerate(players)
+        # points are added up below, from the pairs: these zeros are never read
+        PlayerResult(p.id, evaluations[i], statuses[i], supers[i], 0)  # pragma: no mutate
+        for i, p in enumerate(players)
     ]
     pairs = []
     for i, j in combinations(range(n), 2):
