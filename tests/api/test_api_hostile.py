@@ -381,7 +381,8 @@ _PARAM_RE = __import__("re").compile(r"<[^>]+>")
 # --- crafted query values: times at the edges of the range, forged cursors -------------------
 
 LEDGER_ROUTES = ["/v1/rounds?", "/v1/ledger/players/a?currency=IDR&", "/v1/ledger/summary?currency=IDR&",
-                 "/v1/ledger/entries?currency=IDR&"]
+                 "/v1/ledger/entries?currency=IDR&", "/v1/ledger/players/a/statement?currency=IDR&"]
+CSV_ROUTES = ("/v1/ledger/entries?", "/v1/ledger/players/a/statement?")
 EDGE_TIMES = ["0001-01-01T00:00:00%2B14:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00%2B00:01"]
 
 
@@ -390,7 +391,7 @@ EDGE_TIMES = ["0001-01-01T00:00:00%2B14:00", "9999-12-31T23:59:59-14:00", "0001-
 @pytest.mark.parametrize("when", EDGE_TIMES, ids=["year 1 +14:00", "year 9999 -14:00", "year 1 +00:01"])
 def test_times_beyond_the_utc_range_are_422_naming_the_parameter(http, tenant, when, name, csv):
     for route in LEDGER_ROUTES:
-        if csv and "entries" not in route:
+        if csv and not route.startswith(CSV_ROUTES):
             continue
         headers = {**tenant.headers, **({"Accept": "text/csv"} if csv else {})}
         body = assert_problem(http.get(f"{route}{name}={when}", headers=headers), 422, "validation")
@@ -427,7 +428,9 @@ FORGED_CURSORS = {
 @pytest.mark.parametrize("raw", list(FORGED_CURSORS.values()), ids=list(FORGED_CURSORS))
 def test_forged_cursors_are_422_on_query_cursor(http, tenant, raw):
     for route, accept in (("/v1/rounds?", None), ("/v1/ledger/entries?currency=IDR&", None),
-                          ("/v1/ledger/entries?currency=IDR&", "text/csv")):
+                          ("/v1/ledger/entries?currency=IDR&", "text/csv"),
+                          ("/v1/ledger/players/a/statement?currency=IDR&", None),
+                          ("/v1/ledger/players/a/statement?currency=IDR&", "text/csv")):
         headers = {**tenant.headers, **({"Accept": accept} if accept else {})}
         body = assert_problem(http.get(f"{route}cursor={_cursor(raw)}", headers=headers), 422, "validation")
         assert [e["field"] for e in body["errors"]] == ["query.cursor"], (route, body)
