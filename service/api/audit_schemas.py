@@ -276,7 +276,10 @@ class EntriesQuerySchema(LedgerQuerySchema):
     )
     cursor = fields.String(
         validate=validate.Length(1, 512),
-        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0", "Opaque: `next_cursor` of the previous page."),
+        metadata=_meta(
+            "WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0",
+            "Opaque: `next_cursor` of the previous page (JSON), or the URL a CSV answer's `Link` names.",
+        ),
     )
 
 
@@ -305,7 +308,10 @@ class StatementQuerySchema(LedgerQuerySchema):
     )
     cursor = fields.String(
         validate=validate.Length(1, 512),
-        metadata=_meta("WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0", "Opaque: `next_cursor` of the previous page."),
+        metadata=_meta(
+            "WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0",
+            "Opaque: `next_cursor` of the previous page (JSON), or the URL a CSV answer's `Link` names.",
+        ),
     )
 
 

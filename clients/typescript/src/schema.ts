@@ -1939,7 +1939,7 @@ export interface paths {
                     tz?: string;
                     /** @description Lines per page, 1-500 (JSON only). */
                     limit?: number;
-                    /** @description Opaque: `next_cursor` of the previous page. */
+                    /** @description Opaque: `next_cursor` of the previous page (JSON), or the URL a CSV answer's `Link` names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -2086,7 +2086,7 @@ export interface paths {
                     round?: string;
                     /** @description Page size, 1-500 (JSON only). */
                     limit?: number;
-                    /** @description Opaque: `next_cursor` of the previous page. */
+                    /** @description Opaque: `next_cursor` of the previous page (JSON), or the URL a CSV answer's `Link` names. */
                     cursor?: string;
                 };
                 header?: never;
