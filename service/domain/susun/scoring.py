@@ -228,8 +228,13 @@ def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResu
         for i in range(n)
     ]
     provisional = [
-        # points are added up below, from the pairs: these zeros are never read
-        PlayerResult(p.id, evaluations[i], statuses[i], supers[i], 0)  # pragma: no mutate
+        PlayerResult(
+            p.id,
+            evaluations[i],
+            statuses[i],
+            supers[i],
+            0,  # points, added up below from the pairs: never read  # pragma: no mutate
+        )
         for i, p in enumerate(players)
     ]
     pairs = []
