@@ -184,8 +184,10 @@ class LedgerRepository:
         until: datetime | None,
         group_by: str,
         zone: tzinfo | None = None,
+        records: tuple[int, int] | None = None,
     ) -> list[Totals]:
         """Rows per group; for `player` the house's lines form the group with key None.
+        `records` (after, through): only the lines of the records in that sequence range.
 
         By day in a `zone` other than UTC, the lines are summed per UTC quarter hour in SQL
         and the quarters gathered into the zone's days here: every offset in force since
@@ -194,7 +196,7 @@ class LedgerRepository:
         if group_by == "day" and zone is not None and zone.utcoffset(datetime(2000, 1, 1)) is not None and (
             getattr(zone, "key", None) not in ("UTC", "Etc/UTC")
         ):
-            return self._days_in(client_id, currency, since, until, zone)
+            return self._days_in(client_id, currency, since, until, zone, records)
         if group_by == "player":
             key: SQLColumnExpression[Any] = LedgerLine.player_id
             rounds: ColumnElement[Any] = rounds_counted()
@@ -204,17 +206,24 @@ class LedgerRepository:
             rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         # NULL (no table) first on every engine (PostgreSQL would sort it last).
         q = select(key, *self._sums(rounds)).group_by(key).order_by(key.asc().nulls_first())
-        rows = self.session.execute(self._period(q, client_id, currency, since, until)).all()
+        q = _of_records(self._period(q, client_id, currency, since, until), records)
+        rows = self.session.execute(q).all()
         return [Totals(_key(r[0]), *self._totals(r[1:])) for r in rows]
 
     def _days_in(
-        self, client_id: str, currency: str, since: datetime | None, until: datetime | None, zone: tzinfo
+        self,
+        client_id: str,
+        currency: str,
+        since: datetime | None,
+        until: datetime | None,
+        zone: tzinfo,
+        records: tuple[int, int] | None = None,
     ) -> list[Totals]:
         quarter = self._quarter()
         rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         q = select(quarter, *self._sums(rounds)).group_by(quarter)
         days: dict[str, list[int]] = {}
-        for row in self.session.execute(self._period(q, client_id, currency, since, until)):
+        for row in self.session.execute(_of_records(self._period(q, client_id, currency, since, until), records)):
             day = _quarter_start(row[0]).astimezone(zone).date().isoformat()
             sums = days.setdefault(day, [0] * 7)
             for n, value in enumerate(self._totals(row[1:])):  # exact whatever the engine
@@ -358,6 +367,15 @@ class LedgerRepository:
         return [
             Entry(r[0], r[1], r[2], r[3], PLAYER_PREFIX + r[4], r[5], r[6], r[7]) for r in self.session.execute(q)
         ]
+
+
+def _of_records(q: Any, records: tuple[int, int] | None) -> Any:
+    """`q` over the lines of the records after `records[0]` up to `records[1]` (the primary
+    key's range), or all of them."""
+    if records is None:
+        return q
+    after, through = records
+    return q.where(LedgerLine.sequence > after, LedgerLine.sequence <= through)
 
 
 def _quarter_start(value: Any) -> datetime:

@@ -2,16 +2,22 @@
 
 Periods sum the lines dated in them (`since` inclusive, `until` exclusive): a round counts
 in the period of its created_at, its reversal in the period of the void. Totals are SQL
-aggregates over the ledger lines' own columns; no round document is read.
+aggregates over the ledger lines' own columns; no round document is read. A summary over
+all history adds the records stored since the worker's last one to its totals (see
+`_all_history`; docs/limits.md).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
+from weakref import WeakKeyDictionary
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.ledger import Entry, Totals
@@ -124,8 +130,11 @@ def summary(
 ) -> dict[str, Any]:
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    with db.unit_of_work() as uow:
-        groups = uow.ledger.summary(client_id, currency, since, until, group_by, zone)
+    if since is None and until is None:
+        groups = _all_history(db, client_id, currency, group_by, zone)
+    else:
+        with db.unit_of_work() as uow:
+            groups = uow.ledger.summary(client_id, currency, since, until, group_by, zone)
     house = sum(g.house for g in groups)
     if group_by == "player":
         groups = [g for g in groups if g.key is not None]  # the house's own group
@@ -134,6 +143,84 @@ def summary(
         "rows": [_row(g, currency) for g in groups],
         "house_fee": format_money(house, currency),
     }
+
+
+# -- all-history summaries, incrementally ------------------------------------------------------
+#
+# A summary over all history is the same sums as the one before it plus the lines booked
+# since. A client's records take their sequence under the chain head's lock and commit in
+# that order, so once the head reads N, every line of records 1..N is committed and none
+# will be added to them (the ledger is append-only: a void books new lines, at its own
+# sequence). Each worker keeps, per (client, currency, grouping, zone), the totals up to the
+# head it last read, and a request sums only the lines of the records after it: an
+# operator's dashboard polling all-time totals costs what was booked since its last poll,
+# not the whole history. The result is the full query's, to the minor unit (tests compare).
+
+SUMMARY_CHECKPOINTS = 1024  # kept per worker, least recently used dropped first
+SUMMARY_CHECKPOINT_ROWS = 10_000  # a summary with more rows than this is not kept
+
+
+@dataclass
+class _Checkpoint:
+    through: int  # the chain head (a record sequence) the totals are up to
+    groups: list[Totals]
+
+
+class _Checkpoints:
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[str, str, str, str], _Checkpoint] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str, str]) -> _Checkpoint | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str, str, str], checkpoint: _Checkpoint) -> None:
+        with self._lock:
+            self._items[key] = checkpoint
+            self._items.move_to_end(key)
+            while len(self._items) > SUMMARY_CHECKPOINTS:
+                self._items.popitem(last=False)
+
+
+_CHECKPOINTS: WeakKeyDictionary[Database, _Checkpoints] = WeakKeyDictionary()
+
+
+def _all_history(db: Database, client_id: str, currency: str, group_by: str, zone: ZoneInfo) -> list[Totals]:
+    """The summary over all history: the worker's checkpoint plus the records since it."""
+    checkpoints = _CHECKPOINTS.setdefault(db, _Checkpoints())
+    key = (client_id, currency, group_by, zone.key)
+    known = checkpoints.get(key)
+    with db.unit_of_work() as uow:
+        head = uow.chain.head(client_id).sequence
+        if known is not None and known.through == head:
+            return known.groups
+        after = known.through if known is not None and known.through < head else 0
+        delta = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(after, head))
+    totals = {g.key: g for g in known.groups} if known is not None and after else {}
+    for g in delta:
+        before = totals.get(g.key)
+        totals[g.key] = g if before is None else _added(before, g)
+    groups = sorted(totals.values(), key=lambda g: (g.key is not None, g.key or ""))
+    if len(groups) <= SUMMARY_CHECKPOINT_ROWS:
+        checkpoints.put(key, _Checkpoint(head, groups))
+    return groups
+
+
+def _added(a: Totals, b: Totals) -> Totals:
+    return Totals(
+        a.key,
+        a.rounds + b.rounds,
+        a.points + b.points,
+        a.result + b.result,
+        a.winnings + b.winnings,
+        a.fees + b.fees,
+        a.net + b.net,
+        a.house + b.house,
+    )
 
 
 def _line(entry: Entry) -> dict[str, Any]:
