@@ -4,7 +4,8 @@ Bulk-loads N rounds (default 1,000,000) of one client with COPY, as the service 
 each round's chain record (its canonical JSON, hashed after the previous one), its query
 columns and its ledger lines. Then it times, through the Flask app:
 
-  GET /v1/ledger/summary?currency=IDR&group_by=player   (all time; goal < 1 s)
+  GET /v1/ledger/summary?currency=IDR&group_by=player   (all time; goal < 1 s; the first read
+                                                         sums every line, the next only what came since)
   GET /v1/ledger/players/p3?currency=IDR                (all time; goal < 1 s)
 
 and the chain verifier (`service.services.audit.verify_chain`, what GET /v1/audit/verify
@@ -99,7 +100,7 @@ def load(url: str, client_id: str, rounds: int) -> tuple[int, float]:
                 seq = i + 1
                 at = START + timedelta(seconds=2 * i, milliseconds=i % 1000)
                 rid = f"rnd_B{i:025d}"
-                r_rows.append((rid, client_id, "susun", s.preset, s.table, None, "IDR", at))
+                r_rows.append((rid, client_id, "susun", s.preset, s.table, None, "IDR", at, seq))
                 for n, (player, kind, amount, points, winnings) in enumerate(t["booked"]):
                     l_rows.append((client_id, seq, n, at, player, kind, kind, amount, "IDR", s.table,
                                    points, winnings))
@@ -113,7 +114,7 @@ def load(url: str, client_id: str, rounds: int) -> tuple[int, float]:
             lines_total += len(l_rows)
             with conn.cursor() as cur:
                 for table, columns, rows in (
-                    ("rounds", "id, client_id, game, preset, table_ref, reference, currency, created_at", r_rows),
+                    ("rounds", "id, client_id, game, preset, table_ref, reference, currency, created_at, sequence", r_rows),
                     ("ledger_lines", "client_id, sequence, line_no, created_at, player_id, kind, basis,"
                      " amount, currency, table_ref, points, winnings", l_rows),
                     ("chain_records", "client_id, sequence, kind, round_id, previous_hash, hash, canonical", c_rows),
@@ -219,6 +220,12 @@ def main() -> int:
         ):
             times, body = timed(http, url_, h, args.runs)
             detail = (f"{len(body['rows'])} rows" if "rows" in body else f"{body['rounds']:,} rounds of p3")
+            if "summary" in url_:
+                # All history: the first read sums every line; the worker keeps the totals, and a
+                # read after it sums only the records stored since (none here).
+                print(f"  {label:60s} first {times[0] * 1000:7.1f} ms  then median "
+                      f"{statistics.median(times[1:] or times) * 1000:7.1f} ms  ({detail}; goal < 1000 ms)")
+                continue
             print(f"  {label:60s} best {min(times) * 1000:7.1f} ms  median {statistics.median(times) * 1000:7.1f} ms"
                   f"  ({detail}; goal < 1000 ms)")
         from service.services import audit
