@@ -10,7 +10,8 @@ Idempotency-Key, under cProfile, and prints:
   carries the request log, as gunicorn's workers write it; send it to /dev/null);
 - the share of that CPU by layer (this project's api/services/adapters/domain, Flask and
   Werkzeug, SQLAlchemy, psycopg, marshmallow, orjson, the rest), by own time;
-- the top functions by own time.
+- the top functions by own time;
+- with PROFILE_CALLERS=<pattern> (e.g. `local.py:310`), who calls the matching functions.
 
 The load average is printed beside the figures: the machine is shared. Usage:
 
@@ -133,6 +134,8 @@ def main() -> int:
         print(f"top {args.top} functions by own CPU time:", file=out)
         stats.stream = out  # type: ignore[attr-defined]
         stats.sort_stats("tottime").print_stats(args.top)
+        if os.environ.get("PROFILE_CALLERS"):
+            stats.print_callers(os.environ["PROFILE_CALLERS"])
     finally:
         if dropper:
             drop_database(*dropper)
