@@ -90,6 +90,18 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue("sqlite_url"))
 
 
+def idempotency_rows(db: Any, client_id: str) -> int:
+    """How many Idempotency-Key records a client holds in `db` (a service Database)."""
+    from sqlalchemy import func, select
+
+    from service.adapters.models import IdempotencyRecord
+
+    with db.unit_of_work() as uow:
+        return int(uow.session.scalar(
+            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.client_id == client_id)
+        ) or 0)
+
+
 def make_app(db_url: str, **config: Any) -> Any:
     from service import create_app
 

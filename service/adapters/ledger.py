@@ -58,6 +58,11 @@ class Entry:
     amount: int
     currency: str
 
+    @property
+    def position(self) -> tuple[datetime, int, int]:
+        """Where the line sorts, (created_at, sequence, line_no): what a cursor holds."""
+        return self.created_at, self.sequence, self.line_no
+
 
 _SPLIT = 10**9
 

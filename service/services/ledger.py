@@ -14,7 +14,7 @@ import io
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -210,17 +210,12 @@ def _all_history(db: Database, client_id: str, currency: str, group_by: str, zon
     return groups
 
 
+_SUMMED = [f.name for f in fields(Totals) if f.name != "key"]
+
+
 def _added(a: Totals, b: Totals) -> Totals:
-    return Totals(
-        a.key,
-        a.rounds + b.rounds,
-        a.points + b.points,
-        a.result + b.result,
-        a.winnings + b.winnings,
-        a.fees + b.fees,
-        a.net + b.net,
-        a.house + b.house,
-    )
+    """A group's totals over both runs of records."""
+    return Totals(a.key, *(getattr(a, name) + getattr(b, name) for name in _SUMMED))
 
 
 def _line(entry: Entry) -> dict[str, Any]:
@@ -276,8 +271,17 @@ def entries(
     last = page[-1] if page else None
     return {
         "items": [_line(r) for r in page],
-        "next_cursor": encode_cursor(last.created_at, last.sequence, last.line_no) if more and last else None,
+        "next_cursor": encode_cursor(*last.position) if more and last else None,
     }
+
+
+def _stop_at(edge: list[Entry]) -> tuple[tuple[datetime, int, int] | None, str | None]:
+    """Where a capped CSV answer ends, and the next answer's cursor, from the two lines read
+    at the cap (offset CSV_MAX_LINES - 1): with a line beyond the cap, the answer ends at the
+    cap-th, edge[0]; otherwise it takes every line (None, None)."""
+    if len(edge) < 2:
+        return None, None
+    return edge[0].position, encode_cursor(*edge[0].position)
 
 
 def entries_csv(
@@ -310,11 +314,7 @@ def entries_csv(
             client_id, currency, player=player, sequences=sequences, since=since, until=until,
             after=start, limit=2, offset=cap - 1,
         )
-    last: tuple[datetime, int, int] | None = None
-    next_cursor = None
-    if len(edge) == 2:  # a line beyond the cap: the answer ends at the cap-th, edge[0]
-        last = (edge[0].created_at, edge[0].sequence, edge[0].line_no)
-        next_cursor = encode_cursor(*last)
+    last, next_cursor = _stop_at(edge)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -330,7 +330,7 @@ def entries_csv(
             for r in rows:
                 # Up to the line the next cursor names, by position, not by count: a line
                 # booked meanwhile is newer and goes first, and still none is skipped.
-                if last is not None and (r.created_at, r.sequence, r.line_no) < last:
+                if last is not None and r.position < last:
                     rows = []
                     break
                 line = _line(r)
@@ -340,7 +340,7 @@ def entries_csv(
             out.truncate()
             if len(rows) < CSV_PAGE:
                 return
-            after = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
+            after = rows[-1].position
 
     return generate(), next_cursor
 
@@ -370,6 +370,24 @@ def _statement_head(
     return opening, opening + period
 
 
+def _through(
+    uow: UnitOfWork,
+    client_id: str,
+    player_id: str,
+    currency: str,
+    start: datetime | None,
+    end: datetime | None,
+    after: tuple[datetime, int, int] | None,
+) -> int:
+    """What the period's lines up to and including the cursor's line add to the opening
+    balance (0 without a cursor): where a later page or CSV answer starts its balance."""
+    if after is None:
+        return 0
+    return uow.ledger.balance(
+        client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
+    )
+
+
 def statement(
     db: Database,
     client_id: str,
@@ -391,11 +409,7 @@ def statement(
     opening, closing = _statement_head(db, client_id, player_id, currency, start, end)
     with db.unit_of_work() as uow:
         rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1)
-        balance = opening
-        if after is not None:
-            balance += uow.ledger.balance(
-                client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
-            )
+        balance = opening + _through(uow, client_id, player_id, currency, start, end, after)
     page = rows[:limit]
     lines = []
     for entry in page:
@@ -412,7 +426,7 @@ def statement(
         "opening_balance": format_money(opening, currency),
         "closing_balance": format_money(closing, currency),
         "lines": lines,
-        "next_cursor": encode_cursor(last.created_at, last.sequence, last.line_no)
+        "next_cursor": encode_cursor(*last.position)
         if len(rows) > limit and last
         else None,
     }
@@ -446,16 +460,9 @@ def statement_csv(
     opening, _ = _statement_head(db, client_id, player_id, currency, start, end)
     cap = CSV_MAX_LINES
     with db.unit_of_work() as uow:
-        if after is not None:
-            opening += uow.ledger.balance(
-                client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
-            )
+        opening += _through(uow, client_id, player_id, currency, start, end, after)
         edge = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, 2, offset=cap - 1)
-    last: tuple[datetime, int, int] | None = None
-    next_cursor = None
-    if len(edge) == 2:  # a line beyond the cap: this answer ends at the cap-th, edge[0]
-        last = (edge[0].created_at, edge[0].sequence, edge[0].line_no)
-        next_cursor = encode_cursor(*last)
+    last, next_cursor = _stop_at(edge)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -473,7 +480,7 @@ def statement_csv(
             for entry in rows:
                 # Up to the line the next cursor names, by position: a line booked meanwhile
                 # sorts after it and is the next answer's.
-                if last is not None and (entry.created_at, entry.sequence, entry.line_no) > last:
+                if last is not None and entry.position > last:
                     rows = []
                     break
                 balance += entry.amount
@@ -481,7 +488,7 @@ def statement_csv(
                 writer.writerow([*(line[c] for c in STATEMENT_COLUMNS[:-1]), currency])
             if len(rows) < CSV_PAGE:
                 break
-            position = (rows[-1].created_at, rows[-1].sequence, rows[-1].line_no)
+            position = rows[-1].position
             yield out.getvalue()
             out.seek(0)
             out.truncate()

@@ -258,14 +258,9 @@ def test_on_sqlite_a_key_whose_owner_was_killed_is_usable_at_once(app, http, ten
 
 
 def idempotency_rows(app: Any, client_id: str) -> int:
-    from sqlalchemy import func, select
+    import conftest
 
-    from service.adapters.models import IdempotencyRecord
-
-    with app.extensions["capsa"].db.unit_of_work() as uow:
-        return int(uow.session.scalar(
-            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.client_id == client_id)
-        ) or 0)
+    return conftest.idempotency_rows(app.extensions["capsa"].db, client_id)
 
 
 def test_a_replay_is_kept_for_24_hours_and_not_a_millisecond_more(http, tenant, clock):

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from conftest import idempotency_rows as rows
 from conftest import make_tenant
 
 from service.domain.errors import FieldError
@@ -63,14 +64,6 @@ CREATED = StoredResponse(201, b'{"id":"rnd_1"}', "application/json", "/v1/rounds
 BODY = {"stake": "1000", "players": ["a", "b"]}
 
 
-def rows(db: Any, client_id: str) -> int:
-    from sqlalchemy import func, select
-
-    from service.adapters.models import IdempotencyRecord
-
-    with db.unit_of_work() as uow:
-        return int(uow.session.scalar(
-            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.client_id == client_id)))
 
 
 # -- the header --------------------------------------------------------------------------------
