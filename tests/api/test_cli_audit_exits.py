@@ -146,6 +146,16 @@ def test_an_export_into_a_folder_that_does_not_exist_exits_3_and_leaves_nothing(
     assert not (tmp_path / "missing").exists()
 
 
+def test_an_export_whose_signing_key_file_is_missing_exits_3_in_one_line(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "nokeys.json"))
+    code, out, err = run(["audit", "export", "--client", "a", str(tmp_path / "x.ndjson"), "--database-url", NOWHERE],
+                         capsys)
+    assert (code, out) == (ExitCode.UNREADABLE, "")
+    assert err == (f"capsa audit: SIGNING_KEY_FILE '{tmp_path / 'nokeys.json'}' does not exist; "
+                   "create it with `capsa keys create`\n")
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
     "argv",
     [
