@@ -10,6 +10,8 @@ checked in one process, each step measured alone and against a reference of the 
     messages with the same key (`cryptography`; about 4,600/s a core here);
 (c) re-scoring (and the ledger-line checks): rounds/s, against the engine's own
     `score_round_request` over the same requests;
+(d) reading the export file with the line cap (`exportcheck.read_lines`, at most 1 MiB + 1
+    bytes a line) against iterating the file object, which has no cap;
 and the whole verification, records/s and MiB/s.
 
 Times are CPU seconds of this process (utime + stime from /proc/self/stat), with the load
@@ -26,8 +28,10 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -146,6 +150,19 @@ def main() -> int:
     t_content, l_content = timed(run(rescore=False), args.repeat)
     t_score, l_score = timed(scoring, args.repeat)
     t_all, l_all = timed(run(), args.repeat)
+    with tempfile.NamedTemporaryFile(suffix=".ndjson") as export:
+        export.write(b"".join(lines))
+        export.flush()
+
+        def reading(lines_of: Callable[[IO[bytes]], Iterable[bytes]]) -> Callable[[], None]:
+            def go() -> None:
+                with open(export.name, "rb") as f:
+                    assert sum(1 for _ in lines_of(f)) == n
+
+            return go
+
+        t_plain, l_plain = timed(reading(lambda f: f), args.repeat)
+        t_capped, l_capped = timed(reading(exportcheck.read_lines), args.repeat)
 
     signature_time = max(t_receipts - t_links, 1e-9)
     rescore_time = max(t_all - t_content, 1e-9)
@@ -161,6 +178,9 @@ def main() -> int:
           f"{rounds / t_score:8,.0f}/s   x{t_score / rescore_time:.2f}   load {l_all:.2f}/{l_score:.2f}")
     print(f"      ledger lines and record checks: {n / max(t_content - t_receipts, 1e-9):,.0f} records/s   "
           f"load {l_content:.2f}")
+    print(f"  (d) reading, capped   {n / t_capped:10,.0f} lines/s   iterating the file, no cap "
+          f"{n / t_plain:10,.0f}/s   x{t_plain / t_capped:.2f}   {t_capped / n * 1e6:.2f} us a line"
+          f"   load {l_capped:.2f}/{l_plain:.2f}")
     print(f"  whole verification    {n / t_all:10,.0f} records/s   {size / 2**20 / t_all:6.1f} MiB/s   "
           f"load {l_all:.2f}")
     print(f"  (medians differ from best-of when the load moves: load now {statistics.mean(os.getloadavg()):.2f})")

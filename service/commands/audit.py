@@ -10,23 +10,33 @@ otherwise). The last page is checked without a limit: the chain must end at its 
 database (and, with --head, the head it was cut at, signed). `verify-file EXPORT
 --public-keys KEYS.json [--head HEAD.json ...]` checks such a file with no database and no
 server (`services.exportcheck`).
+
+Every command exits with a code of `exitcodes.ExitCode` and says why in one line, never a
+traceback: a check that failed (`BAD: ...` on stdout) is told apart from a wrong command
+line, an input that cannot be read and an unknown client (`capsa audit: ...` on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.signing import Keyring, KeyringError
 from service.services import audit, exportcheck, receipts
+from service.strictjson import MalformedJSON
+from service.strictjson import loads as strict_loads
 
-from .database import open_database
+from .database import database_problem, open_database
+from .exitcodes import ExitCode, table
 
 PAGE = 10_000
 
@@ -65,6 +75,32 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def _say(message: str) -> None:
+    print(f"capsa audit: {message}", file=sys.stderr)
+
+
+def _database_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A database that cannot be used, or a keyring file that cannot be read, is input the
+    command cannot read (exit 3), said in one line."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except KeyringError as exc:
+            _say(exc.message)
+            return ExitCode.UNREADABLE
+        except Exception as exc:
+            problem = database_problem(exc, getattr(args, "database_url", None))
+            if problem is None:
+                raise
+            _say(problem)
+            return ExitCode.UNREADABLE
+
+    return run
+
+
+@_database_errors
 def verify(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
     progress = Progress(args.progress)
@@ -73,8 +109,8 @@ def verify(args: argparse.Namespace) -> int:
             client = uow.clients.by_name(args.client)
             client_id = None if client is None else client.id
         if client_id is None:
-            print(f"capsa audit: no client {args.client!r}", file=sys.stderr)
-            return 2
+            _say(f"no client {args.client!r}")
+            return ExitCode.UNKNOWN_CLIENT
         head = int(audit.head(db, client_id)["sequence"])
         start = args.from_sequence
         total = max(head - start + 1, 0) if args.limit is None else max(min(args.limit, head - start + 1), 0)
@@ -96,9 +132,9 @@ def verify(args: argparse.Namespace) -> int:
     if report.ok:
         more = f"; continue from {report.next_from_sequence}" if report.next_from_sequence else ""
         print(f"ok: {checked} records of {args.client} verified{more}")
-        return 0
+        return ExitCode.OK
     print(f"BAD: first bad sequence {report.first_bad_sequence}: {report.reason} ({checked} records read)")
-    return 1
+    return ExitCode.FAILED
 
 
 def _client_id(db: Database, name: str) -> str | None:
@@ -107,77 +143,150 @@ def _client_id(db: Database, name: str) -> str | None:
         return None if client is None else str(client.id)
 
 
+@_database_errors
 def export(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
     db.keyring = keyfile.load_env()
+    out = Path(args.file)
+    tmp = out.with_name(out.name + ".part")
     try:
         client_id = _client_id(db, args.client)
         if client_id is None:
-            print(f"capsa audit: no client {args.client!r}", file=sys.stderr)
-            return 2
+            _say(f"no client {args.client!r}")
+            return ExitCode.UNKNOWN_CLIENT
         head = receipts.signed_head(db, client_id)  # the cut: records up to this head
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
-        out = Path(args.file)
-        tmp = out.with_name(out.name + ".part")
-        with tmp.open("wb") as f:
-            for chunk in receipts.export_lines(db, plan):
-                f.write(chunk)
-        tmp.replace(out)
-        if args.head:
-            Path(args.head).write_text(json.dumps(head, indent=2) + "\n")
+        try:
+            with tmp.open("wb") as f:
+                for chunk in receipts.export_lines(db, plan):
+                    f.write(chunk)
+            tmp.replace(out)
+            if args.head:
+                Path(args.head).write_text(json.dumps(head, indent=2) + "\n")
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            _say(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
+            return ExitCode.UNREADABLE
     finally:
         db.dispose()
     print(f"exported {plan.count} records of {args.client} to {out} (head at {head['sequence']})")
-    return 0
+    return ExitCode.OK
+
+
+class Unreadable(Exception):
+    """An input file the verifier cannot read; the message names it and says why."""
+
+
+def _read_document(path: str, option: str) -> tuple[bytes, Any]:
+    """A small JSON document (`--public-keys`, `--head`): its bytes and value, at most
+    `MAX_DOCUMENT` bytes, strict JSON (no duplicate keys, nesting bounded)."""
+    cap = exportcheck.MAX_DOCUMENT
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(cap + 1)
+    except OSError as exc:
+        raise Unreadable(f"{option} {path}: cannot read it: {exc.strerror or exc}") from exc
+    if len(raw) > cap:
+        raise Unreadable(f"{option} {path}: larger than {cap:,} bytes, the cap for this document")
+    try:
+        return raw, strict_loads(raw)
+    except MalformedJSON as exc:
+        raise Unreadable(f"{option} {path}: not a JSON document the verifier reads: {exc}") from exc
 
 
 def _read_keys(path: str) -> Keyring:
-    return Keyring.from_json(json.loads(Path(path).read_text(encoding="utf-8")), public_only=True)
+    _, doc = _read_document(path, "--public-keys")
+    try:
+        return Keyring.from_json(doc, public_only=True)
+    except KeyringError as exc:
+        raise Unreadable(f"--public-keys {path}: {exc.message}") from exc
+
+
+def _span(report: exportcheck.Report) -> str:
+    return f"sequences {report.first_sequence}-{report.last_sequence}, head hash {report.last_hash}"
 
 
 def verify_file(args: argparse.Namespace) -> int:
-    try:
-        keyring = _read_keys(args.public_keys)
-    except (OSError, ValueError, KeyringError) as exc:
-        print(f"capsa audit: --public-keys {args.public_keys}: {getattr(exc, 'message', exc)}", file=sys.stderr)
-        return 2
     heads = []
     try:
+        keyring = _read_keys(args.public_keys)
         for n, path in enumerate(args.head or [], start=1):
-            heads.append(exportcheck.parse_head(Path(path).read_bytes(), keyring, f"#{n} ({path})"))
+            raw, _ = _read_document(path, "--head")
+            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({path})"))
+    except Unreadable as exc:
+        _say(str(exc))
+        return ExitCode.UNREADABLE
     except exportcheck.BadRecord as bad:
         print(f"BAD: {bad.reason}")
-        return 1
-    except OSError as exc:
-        print(f"capsa audit: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.FAILED
+    if args.from_sequence is not None:
+        try:
+            exportcheck.anchor_of(heads, args.from_sequence)
+        except exportcheck.MissingAnchor as exc:
+            _say(f"--from-sequence {args.from_sequence}: {exc}; give it with --head HEAD.json")
+            return ExitCode.USAGE
     progress = Progress(args.progress)
-    path = Path(args.export)
-    size = path.stat().st_size
-    with path.open("rb") as f:
-        report = exportcheck.verify_lines(
-            f,
-            keyring,
-            heads,
-            rescore=not args.no_rescore,
-            progress=lambda n: progress.update(f.tell() >> 20, max(size >> 20, 1), f"MiB ({n:,} records)"),
-        )
-    progress.finish()
+    try:
+        with open(args.export, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            report = exportcheck.verify_lines(
+                exportcheck.read_lines(f),
+                keyring,
+                heads,
+                rescore=not args.no_rescore,
+                from_sequence=args.from_sequence,
+                partial=args.partial,
+                progress=lambda n: progress.update(f.tell() >> 20, max(size >> 20, 1), f"MiB ({n:,} records)"),
+            )
+    except OSError as exc:
+        _say(f"cannot read {args.export}: {exc.strerror or exc}")
+        return ExitCode.UNREADABLE
+    finally:
+        progress.finish()
     for note in report.notes:
         print(f"note: {note}")
+    if report.ok and report.partial:
+        print(f"partial: {report.records} records of {report.client_id} verified ({_span(report)}); "
+              f"{report.rescored} rounds re-scored; {report.heads_checked} signed heads reached; "
+              f"records 1-{report.first_sequence - 1 if report.first_sequence else 0} were not checked")
+        return ExitCode.PARTIAL
     if report.ok:
-        span = "no records" if report.last_sequence is None else (
-            f"sequences {report.first_sequence}-{report.last_sequence}, head hash {report.last_hash}")
-        print(f"ok: {report.records} records of {report.client_id} verified ({span}); "
+        print(f"ok: {report.records} records of {report.client_id} verified ({_span(report)}); "
               f"{report.rescored} rounds re-scored; {report.heads_checked} signed heads reached")
-        return 0
+        return ExitCode.OK
     at = "" if report.first_bad_sequence is None else f"first bad sequence {report.first_bad_sequence}: "
     print(f"BAD: {at}{report.reason} ({report.records} records verified before it)")
-    return 1
+    if report.unanchored is not None:
+        n = report.unanchored
+        print(f"to check an export that starts at sequence {n}: --from-sequence {n} --head HEAD.json "
+              f"(the signed head at sequence {n - 1}, kept from the export before), or --partial")
+    return ExitCode.FAILED
 
 
-class _ActionsFormatter(argparse.HelpFormatter):
+def _positive(text: str) -> int:
+    """A whole number >= 1, else argparse's usage error (exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return value
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Wraps a paragraph written on one line; keeps a paragraph written on several lines (the
+    exit-code table) as it is."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(
+            paragraph if "\n" in paragraph else super(_Formatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )
+
+
+class _ActionsFormatter(_Formatter):
     """argparse measures the actions two columns less indented than it prints them, so
     `verify-file`'s help would go to the next line: leave room for it."""
 
@@ -190,20 +299,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "audit", help="verify a client's audit trail in the database",
         formatter_class=_ActionsFormatter,
-        description="Audit trail checks for operators with database access.",
+        description="Audit trail checks: from the database (verify, export) and offline (verify-file).",
+        epilog=table(),
     )
     asub = p.add_subparsers(dest="audit_command", required=True, metavar="ACTION", title="actions")
     v = asub.add_parser(
-        "verify",
+        "verify", formatter_class=_Formatter, epilog=table(),
         help="rebuild each record from the stored rows, check the chain",
         description="Rebuild each of the client's chained records from the live rows and check "
         "every hash up to the chain's head. Prints `ok: N records ... verified` (exit 0) or the "
         "first bad sequence and why (exit 1).",
     )
     v.add_argument("--client", required=True, metavar="NAME", help="the client whose chain to check")
-    v.add_argument("--from-sequence", type=int, default=1, metavar="N",
+    v.add_argument("--from-sequence", type=_positive, default=1, metavar="N",
                    help="start at this record (default: 1, the first)")
-    v.add_argument("--limit", type=int, default=None, metavar="N",
+    v.add_argument("--limit", type=_positive, default=None, metavar="N",
                    help="check at most N records (default: all, up to the head)")
     v.add_argument("--database-url", default=None, metavar="URL",
                    help=f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
@@ -212,7 +322,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     v.set_defaults(func=verify)
 
     e = asub.add_parser(
-        "export",
+        "export", formatter_class=_Formatter, epilog=table(),
         help="write a client's chain to one NDJSON file, from the database",
         description="Write the client's records, one NDJSON line each (the format of GET "
         "/v1/audit/export), up to its chain head as it is when the export starts, straight from "
@@ -220,7 +330,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("--client", required=True, metavar="NAME", help="the client whose chain to export")
     e.add_argument("file", metavar="FILE", help="the NDJSON file to write (replaced when complete)")
-    e.add_argument("--from-sequence", type=int, default=1, metavar="N", help="start at this record (default 1)")
+    e.add_argument("--from-sequence", type=_positive, default=1, metavar="N",
+                   help="start at this record (default 1); verify-file checks such a file with "
+                   "--from-sequence N and the head of the export before (at N - 1)")
     e.add_argument("--head", default=None, metavar="HEAD.json",
                    help="also write the signed head the export was cut at (for verify-file --head)")
     e.add_argument("--database-url", default=None, metavar="URL",
@@ -228,19 +340,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.set_defaults(func=export)
 
     f = asub.add_parser(
-        "verify-file",
+        "verify-file", formatter_class=_Formatter, epilog=table(),
         help="check an export file offline: no database, no server",
         description="Check an export with no database and no server: re-hash and re-link every record, "
         "check every receipt against the public keys, re-score every round with this engine and its "
         "stored rules, check each record's ledger lines sum to zero and are its settlement, and that "
         "the export reaches every signed head given (two heads that cannot be on one chain: a fork). "
-        "Prints `ok: ...` (exit 0) or the first bad sequence and why (exit 1).",
+        "The export is the whole chain from sequence 1 unless --from-sequence or --partial says "
+        f"otherwise; an empty file is not ok, nor a line over {exportcheck.MAX_LINE:,} bytes. "
+        "Prints `ok: ...` (exit 0), `partial: ...` (exit 5) or the first bad sequence and why (exit 1).",
     )
     f.add_argument("export", metavar="EXPORT", help="the NDJSON export (GET /v1/audit/export, capsa audit export)")
     f.add_argument("--public-keys", required=True, metavar="KEYS.json",
                    help="the public keys as GET /v1/audit/keys serves them (pin them beforehand)")
     f.add_argument("--head", action="append", metavar="HEAD.json",
                    help="a signed head (GET /v1/audit/head) the export must reach; repeat for several")
+    start = f.add_mutually_exclusive_group()
+    start.add_argument("--from-sequence", type=_positive, default=None, metavar="N",
+                       help="the export starts at record N: its first previous hash must be the hash of "
+                       "the signed head at N - 1, given with --head (an auditor's incremental check)")
+    start.add_argument("--partial", action="store_true",
+                       help="check an export that starts after record 1 from its first line, trusting that "
+                       "line's previous hash; says so and exits 5")
     f.add_argument("--no-rescore", action="store_true", help="skip re-scoring (chain, receipts and lines only)")
     f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress on stderr (default: only when stderr is a terminal)")

@@ -20,15 +20,26 @@ why. For every line it checks, in this order:
 Then every signed head given is checked: its signature, its client, and that the export
 passes through it (the record at its sequence has its hash). A head past the export's end
 means the export does not reach it; two heads that cannot lie on one chain are a fork.
+
+Where the chain starts is part of the check. By default the export is the whole chain: its
+first record is sequence 1 and follows the genesis hash. An export that starts at sequence
+N > 1 (an auditor's incremental check) is anchored by `from_sequence=N` and the signed head
+at N - 1, whose hash the first record's previous hash must be; or checked with
+`partial=True`, which trusts the first line's previous hash and says so (`Report.partial`).
+An empty export is never ok: it holds no record, so it shows nothing.
+
+Memory stays bounded whatever the file holds: `read_lines` never reads more than
+`MAX_LINE` + 1 bytes of a line, and a longer line is refused there (a file of zeros with
+no newline is one such line).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 import orjson
@@ -79,6 +90,23 @@ class _Head(msgspec.Struct):
     created_at: str | None = None
 
 
+MAX_LINE = 1 << 20
+"""The longest export line read, its newline included (1 MiB). A record holds one request
+(at most 64 KiB, the request body cap) or one Big Two game, its result and its ledger
+lines: the largest the service writes are a few tens of KiB."""
+
+MAX_DOCUMENT = 1 << 20
+"""The largest public-keys or signed-head document read (1 MiB; real ones are under 4 KiB)."""
+
+
+def read_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[bytes]:
+    """The file's lines, each with its newline; a line longer than `cap` comes out as its
+    first `cap` + 1 bytes, which `ExportCheck.feed` refuses, so no more of it is read."""
+    readline = f.readline
+    while raw := readline(cap + 1):
+        yield raw
+
+
 _decode_line = msgspec.json.Decoder(_Line).decode
 _decode_place = msgspec.json.Decoder(_Place).decode
 _decode_head = msgspec.json.Decoder(_Head).decode
@@ -123,6 +151,8 @@ class Report:
     reason: str | None = None
     heads_checked: int = 0
     rescored: int = 0
+    partial: bool = False  # ok, but the records before first_sequence were not checked
+    unanchored: int | None = None  # refused: the export starts here, after 1, with no anchor
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -146,6 +176,8 @@ def parse_head(raw: bytes, keyring: Keyring, label: str) -> SignedHead:
         h = _decode_head(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise BadRecord(None, f"head {label} is not a signed head: {exc}") from exc
+    except RecursionError as exc:  # msgspec's own bound on nesting
+        raise BadRecord(None, f"head {label} is not a signed head: JSON nested too deep") from exc
     if h.kid is None or h.signature is None:
         raise BadRecord(None, f"head {label} is not signed")
     try:
@@ -202,6 +234,24 @@ def _first_sequence(raw: bytes) -> int:
     return int(found.group(1)) if found else 1
 
 
+class MissingAnchor(ValueError):
+    """`from_sequence` N > 1 without the signed head at N - 1 among the heads."""
+
+
+def anchor_of(heads: Iterable[SignedHead], from_sequence: int) -> SignedHead | None:
+    """The signed head an export starting at `from_sequence` continues from (None for 1,
+    which follows the genesis hash); MissingAnchor when no head given is at N - 1."""
+    if from_sequence <= 1:
+        return None
+    for h in heads:
+        if h.sequence == from_sequence - 1:
+            return h
+    raise MissingAnchor(
+        f"an export from sequence {from_sequence} is anchored by the signed head at sequence "
+        f"{from_sequence - 1}, and no head given is at {from_sequence - 1}"
+    )
+
+
 class ExportCheck:
     """Feed the export's lines in order (`feed`), then `finish` for the report."""
 
@@ -211,15 +261,24 @@ class ExportCheck:
         heads: Iterable[SignedHead] = (),
         rescore: bool = True,
         *,
+        from_sequence: int | None = None,
+        partial: bool = False,
         receipts: bool = True,
         content: bool = True,
     ) -> None:
-        """`receipts=False` / `content=False` skip steps 4 / 5-7: only for measuring each
+        """`from_sequence`: the export starts there, anchored by the signed head before it
+        (MissingAnchor without one); `partial`: it may start anywhere, unanchored.
+        `receipts=False` / `content=False` skip steps 4 / 5-7: only for measuring each
         step's cost (bench/verify_file.py); a verification checks everything."""
+        if from_sequence is not None and partial:
+            raise ValueError("an export is either anchored (from_sequence) or partial, not both")
         self.keyring = keyring
         self.rescore = rescore
         self.receipts, self.content = receipts, content
         self.heads = sorted(heads, key=lambda h: h.sequence)
+        self.from_sequence = from_sequence
+        self.partial = partial
+        self.anchor = None if from_sequence is None else anchor_of(self.heads, from_sequence)
         self.report = Report(ok=True)
         self.expected: int | None = None
         self.previous: str | None = None
@@ -238,25 +297,23 @@ class ExportCheck:
         """Check one line (with its newline); raises BadRecord at the first bad record."""
         expected = self.expected
         where = expected if expected is not None else _first_sequence(raw)
+        if len(raw) > MAX_LINE:
+            raise BadRecord(where, f"the line is longer than {MAX_LINE:,} bytes, the verifier's cap: not an export line")
         if not raw.endswith(b"\n"):
             raise BadRecord(where, "the file ends inside this record's line (truncated)")
         try:
             line, body = parse_line(raw)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise BadRecord(where, f"the line is not an export record: {exc}") from exc
+        except RecursionError as exc:  # msgspec's own bound on nesting
+            raise BadRecord(where, "the line is not an export record: JSON nested too deep") from exc
         if line.format != EXPORT_FORMAT:
             raise BadRecord(where, f"unknown format {line.format!r}")
         seq = line.sequence
         if self.client is None:
-            # An export from the start follows the genesis hash; one that does not starts
-            # where it says (a later page), trusting its first previous hash.
-            start = 1 if line.previous_hash == chain.GENESIS_HASH or seq == 1 else seq
             self.client = self.report.client_id = line.client_id
-            self.report.first_sequence = start
-            self.expected = expected = start
-            self.previous = chain.GENESIS_HASH if start == 1 else line.previous_hash
-            if start != 1:
-                self.report.notes.append(f"the export starts at sequence {seq}: the records before it are not checked")
+            self.expected = expected = self._start(seq, line.previous_hash)
+            self.report.first_sequence = expected
         elif line.client_id != self.client:
             raise BadRecord(expected, f"the line is of client {line.client_id!r}, not {self.client!r}")
         if seq != expected:
@@ -282,6 +339,37 @@ class ExportCheck:
         self.report.records += 1
         self.report.last_sequence = seq
         self.report.last_hash = line.hash
+
+    def _start(self, seq: int, previous_hash: str) -> int:
+        """Where the chain read starts, from the first line: the sequence it must have, and
+        the hash before it (`self.previous`)."""
+        if self.from_sequence is not None:
+            start = self.from_sequence
+            if seq != start:
+                raise BadRecord(start, f"the export starts at sequence {seq}, not at {start} as given")
+            self.previous = chain.GENESIS_HASH if self.anchor is None else self.anchor.hash
+            if previous_hash != self.previous:
+                before = "the genesis hash" if self.anchor is None else (
+                    f"the hash of signed head {self.anchor.label} (sequence {start - 1})")
+                raise BadRecord(seq, f"previous_hash is not {before}, which the export continues from")
+            return start
+        if previous_hash == chain.GENESIS_HASH or seq == 1:
+            self.previous = chain.GENESIS_HASH  # a record after the genesis hash is record 1
+            return 1
+        if not self.partial:
+            self.report.unanchored = seq
+            raise BadRecord(
+                1,
+                f"the export starts at sequence {seq}: records 1-{seq - 1} are not in it, and nothing "
+                f"anchors its first record (the signed head at sequence {seq - 1}, or a partial check)",
+            )
+        self.previous = previous_hash
+        self.report.partial = True
+        self.report.notes.append(
+            f"partial: the export starts at sequence {seq}; records 1-{seq - 1} were not checked, "
+            "and its first previous hash is trusted"
+        )
+        return seq
 
     def _receipt(self, line: _Place | _Line) -> None:
         if line.kid is None or line.signature is None:
@@ -392,6 +480,9 @@ class ExportCheck:
                 )
             if h.sequence == 0 and h.hash != chain.GENESIS_HASH:
                 return self._bad(None, f"head {h.label} at sequence 0 is not the genesis hash")
+            if self.anchor is not None and h.sequence == self.anchor.sequence and h.hash == self.anchor.hash:
+                report.heads_checked += 1  # the first record's previous hash is its hash
+                continue
             if report.first_sequence is not None and 0 < h.sequence < report.first_sequence:
                 report.notes.append(f"head {h.label} (sequence {h.sequence}) is before the export: not checked")
                 continue
@@ -418,12 +509,14 @@ def verify_lines(
     heads: Iterable[SignedHead] = (),
     *,
     rescore: bool = True,
+    from_sequence: int | None = None,
+    partial: bool = False,
     progress: Callable[[int], None] | None = None,
     every: int = 10_000,
     **steps: bool,
 ) -> Report:
     """Check an export given as its lines (each with its newline); the first bad record stops it."""
-    check = ExportCheck(keyring, heads, rescore, **steps)
+    check = ExportCheck(keyring, heads, rescore, from_sequence=from_sequence, partial=partial, **steps)
     n = 0
     for n, raw in enumerate(lines, start=1):
         try:
@@ -438,8 +531,21 @@ def verify_lines(
     if progress is not None and n % every:
         progress(n)  # the last figure: every line read
     if check.expected is None:
-        check.report.notes.append("the export holds no record")
+        return check._bad(None, "the export is empty: it holds no record, so it shows nothing")
     return check.finish()
 
 
-__all__ = ["BadRecord", "ExportCheck", "Report", "SignedHead", "forks_between", "parse_head", "verify_lines"]
+__all__ = [
+    "MAX_DOCUMENT",
+    "MAX_LINE",
+    "BadRecord",
+    "ExportCheck",
+    "MissingAnchor",
+    "Report",
+    "SignedHead",
+    "anchor_of",
+    "forks_between",
+    "parse_head",
+    "read_lines",
+    "verify_lines",
+]

@@ -63,24 +63,30 @@ def test_a_reader_that_left_before_the_first_line_means_status_141_and_no_messag
 # -- a database that cannot be opened -------------------------------------------------------------
 
 
-def one_clear_line(capsys: pytest.CaptureFixture[str]) -> str:
+def one_clear_line(capsys: pytest.CaptureFixture[str], prefix: str = "capsa: ") -> str:
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
     assert len(lines) == 1, captured.err
     assert "Traceback" not in captured.err and captured.out == ""
-    assert lines[0].startswith("capsa: ") and "DATABASE_URL" in lines[0]
+    assert lines[0].startswith(prefix) and "DATABASE_URL" in lines[0]
     return lines[0]
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [["clients", "list"], ["clients", "create", "demo"], ["audit", "verify", "--client", "demo"]],
+    ("argv", "code", "prefix"),
+    [
+        (["clients", "list"], 2, "capsa: "),
+        (["clients", "create", "demo"], 2, "capsa: "),
+        # capsa audit's table: a database that cannot be used is input it cannot read
+        (["audit", "verify", "--client", "demo"], 3, "capsa audit: "),
+    ],
 )
-def test_outside_the_project_the_default_sqlite_file_is_one_clear_line(argv, tmp_path, monkeypatch, capsys):
+def test_outside_the_project_the_default_sqlite_file_is_one_clear_line(argv, code, prefix, tmp_path, monkeypatch,
+                                                                       capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    assert main(argv) == 2
-    line = one_clear_line(capsys)
+    assert main(argv) == code
+    line = one_clear_line(capsys, prefix)
     assert "sqlite:///var/capsa.db" in line and "no folder var/" in line and "project directory" in line
     assert not (tmp_path / "var").exists()
 

@@ -96,3 +96,15 @@ def test_the_schemas_limits_agree_with_the_services():
     export = audit_schemas.ExportQuerySchema().fields["limit"]
     assert (verify.load_default, verify.validate.max) == (audit.DEFAULT_LIMIT, audit.MAX_LIMIT)
     assert (export.load_default, export.validate.max) == (receipts.EXPORT_DEFAULT_LIMIT, receipts.EXPORT_MAX_LIMIT)
+
+
+def test_the_verifiers_caps_in_docs_audit_and_docs_limits_are_the_codes():
+    from service.services.exportcheck import MAX_DOCUMENT, MAX_LINE
+    from service.strictjson import MAX_DEPTH
+
+    limits = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
+    assert MAX_LINE == MAX_DOCUMENT == 1_048_576 and MAX_DEPTH == 32
+    assert "| an export line | **1,048,576 bytes** (1 MiB), its newline included;" in limits
+    assert "| `--public-keys`, `--head` documents | **1,048,576 bytes** each; strict JSON nested at most 32 deep" in limits
+    assert "a line longer than **1,048,576 bytes** (1 MiB, its newline included)" in DOC
+    assert "document over **1,048,576 bytes**, not strict JSON (duplicate\n  keys, NaN, nesting deeper than 32)" in DOC
