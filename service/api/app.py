@@ -162,7 +162,7 @@ def _before_request() -> None:
     if request.routing_exception is not None:
         return  # 404 / 405: answered by the routing error itself
     path = request.path
-    if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
+    if path.startswith("/v1/") or path in ratelimit.PROBES:
         accept = request.headers.get("Accept", "").strip()
         types = _answer_types(path)
         if accept and request.accept_mimetypes.best_match(types) is None:
@@ -211,7 +211,7 @@ def _purge_quietly(purger: Purger) -> Any:
 def _read_body() -> None:
     if request.routing_exception is not None:
         return
-    if request.path in ("/healthz", "/readyz"):
+    if request.path in ratelimit.PROBES:
         queryguard.check_query_names()
     if request.path.startswith("/v1/"):
         textguard.check_request_line()
