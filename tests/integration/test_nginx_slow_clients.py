@@ -58,7 +58,8 @@ def free_port() -> int:
 
 
 def wait_for(port: int, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
-    deadline = time.monotonic() + 30
+    # gunicorn preloads the app (about 20 s on a shared machine at load 15): room to spare.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             if request(port, "GET", "/healthz", timeout=2)[0] == 200:
