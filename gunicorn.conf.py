@@ -27,6 +27,15 @@ worker_class = "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "2"))
+# Above nginx's header limits (deploy/nginx.conf: the request line and each header line in
+# a buffer of 8191 bytes, all of them in 4 such buffers, at most 1,000 lines), so nginx
+# answers what is too large, as problem+json, and gunicorn never refuses what nginx passed
+# with its own HTML 400: the request line at gunicorn's maximum (8190 bytes), a header line
+# twice nginx's (nginx appends to X-Forwarded-For) and nginx's 1,000 lines with the ones it
+# adds. gunicorn hit directly still answers HTML beyond these: never expose it.
+limit_request_line = 8190
+limit_request_field_size = 16_384
+limit_request_fields = 1_100
 max_requests = 10_000
 max_requests_jitter = 1_000
 # The app is built once in the master; workers fork from it (post_fork drops the DB pool).

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from service.domain.webhooks import refused_address
+from service.domain.webhooks import refused_address, refused_host
 
 MAX_ERROR = 255
 _READ = 4096  # of the answer's body, at most: receivers answer fast and short
@@ -37,7 +37,13 @@ class Refused(Exception):
 
 
 def resolve(host: str, port: int, allow_private: bool) -> str:
-    """The address to connect to: the first one `host` resolves to, once all are checked."""
+    """The address to connect to: the first one `host` resolves to, once all are checked.
+
+    The host itself is judged first, by the rule a new endpoint's URL met (refused_host: a
+    localhost name, an address in any form such as `0x7f.1`), whatever the resolver makes of it."""
+    reason = None if allow_private else refused_host(host)
+    if reason is not None:
+        raise Refused(f"{host} {reason}")
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:

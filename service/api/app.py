@@ -19,7 +19,7 @@ from service.services import clients
 from service.services.errors import Unauthorized
 from service.services.idempotency import Purger
 
-from . import problems, proxies, queryguard, ratelimit, textguard
+from . import docs_page, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, problem_pages, rounds, rules, service
 from .blueprints import audit as audit_routes
@@ -80,6 +80,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        # No badge from validator.swagger.io: the page loads nothing from elsewhere (docs_page.py).
+        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},
         API_SPEC_OPTIONS={
             "info": {"description": DESCRIPTION},
             "servers": [{"url": "/"}],
@@ -126,6 +128,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     app.register_blueprint(problem_pages.pages)  # /problems/<type> for people (no key)
     problems.register(app)
+    docs_page.install(app)
     install(app, state_of(app).metrics)
     app.before_request(_before_request)
     ratelimit.install(app)  # after authentication (the key is the client), before the body
@@ -162,7 +165,7 @@ def _before_request() -> None:
     if request.routing_exception is not None:
         return  # 404 / 405: answered by the routing error itself
     path = request.path
-    if path.startswith("/v1/") or path in ("/healthz", "/readyz"):
+    if path.startswith("/v1/") or path in ratelimit.PROBES:
         accept = request.headers.get("Accept", "").strip()
         types = _answer_types(path)
         if accept and request.accept_mimetypes.best_match(types) is None:
@@ -211,7 +214,7 @@ def _purge_quietly(purger: Purger) -> Any:
 def _read_body() -> None:
     if request.routing_exception is not None:
         return
-    if request.path in ("/healthz", "/readyz"):
+    if request.path in ratelimit.PROBES:
         queryguard.check_query_names()
     if request.path.startswith("/v1/"):
         textguard.check_request_line()

@@ -7,9 +7,11 @@ seconds until the window resets):
   key is the client id, so two keys of one client share a budget.
 - `RATE_LIMIT_ANONYMOUS` (e.g. "600/minute") per client address over every request
   without a valid key: `/v1` with a missing, unknown or revoked key (so guessing keys is
-  counted), health, readiness, docs, the OpenAPI document and the round view pages. The
+  counted), docs, the OpenAPI document and the round view pages. The
   address is `request.remote_addr`, which behind nginx is the address nginx saw
-  (proxies.TrustedProxies, from FORWARDED_ALLOW_IPS peers only).
+  (proxies.TrustedProxies, from FORWARDED_ALLOW_IPS peers only). The health and readiness
+  probes (`PROBES`) are never counted: a load balancer's or orchestrator's probe, however
+  often it asks, must not see 429 and take a healthy instance out.
 
 Counters live in memory (per gunicorn worker: the effective limit is then workers x the
 limit) unless `RATELIMIT_STORAGE_URI` names a shared store such as `redis://host:6379/0`.
@@ -41,6 +43,7 @@ log = structlog.get_logger("service.api")
 DEFAULT_RATE_LIMIT = "1200/minute"
 DEFAULT_RATE_LIMIT_ANONYMOUS = "600/minute"
 _OFF = frozenset({"", "0", "off", "none", "false", "disabled"})
+PROBES = ("/healthz", "/readyz")
 
 
 def _client_key() -> str:
@@ -58,6 +61,11 @@ def _anonymous() -> bool:
 
 def _authenticated() -> bool:
     return g.get("principal") is not None
+
+
+def _not_anonymous() -> bool:
+    """Left out of the anonymous limit: a client with a valid key, or a probe."""
+    return _authenticated() or request.path in PROBES
 
 
 def _seconds_left(limit: RequestLimit) -> int:
@@ -123,7 +131,7 @@ def install(app: Flask) -> Limiter | None:
     if enabled(anonymous):
         limits.append(ApplicationLimit(
             _checked("RATE_LIMIT_ANONYMOUS", anonymous), key_function=_address_key,
-            scope="anonymous", exempt_when=_authenticated,
+            scope="anonymous", exempt_when=_not_anonymous,
         ))
     if not limits:
         return None

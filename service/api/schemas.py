@@ -63,6 +63,12 @@ PROBLEM_TYPES = {
     ),
     "illegal-move": (422, "A Big Two move that the rules refuse."),
     "payload-too-large": (413, "The body is over the limit (64 KiB)."),
+    "uri-too-long": (414, "The request line is over 8189 bytes (answered by nginx in front)."),
+    "request-header-fields-too-large": (
+        431,
+        "A header line is over 8189 bytes, all of them over 32 KiB or over 1,000 lines (answered by nginx in front).",
+    ),
+    "bad-request": (400, "The request line or a header is not valid HTTP (answered by nginx in front)."),
     "unsupported-media-type": (415, "The body is not application/json."),
     "rate-limited": (429, "Too many requests; retry after Retry-After seconds."),
     "unavailable": (503, "The database is unavailable; retry after Retry-After seconds."),

@@ -15,6 +15,7 @@ import hmac
 import ipaddress
 import random
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
@@ -160,26 +161,116 @@ def check_url(url: str, allow_private: bool) -> SplitResult:
         raise InvalidWebhook(f"url {url!r} must not have a fragment", field="url")
     if port == 0:
         raise InvalidWebhook(f"url {url!r} has port 0", field="url")
-    if not allow_private:
-        host = parts.hostname
-        if host == "localhost" or host.endswith(".localhost"):
-            raise InvalidWebhook(f"url {url!r} points at this machine", field="url")
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            address = None  # a name: checked on each resolved address at delivery time
-        if address is not None and refused_address(address):
-            raise InvalidWebhook(
-                f"url {url!r} is a loopback, private or link-local address", field="url"
-            )
+    # A name that passes is resolved at each delivery, and every address it resolves to checked.
+    reason = None if allow_private else refused_host(parts.hostname)
+    if reason is not None:
+        raise InvalidWebhook(f"url {url!r}: its host {reason}", field="url")
     return parts
 
 
-def refused_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Addresses a webhook must not reach unless private ones are allowed: loopback,
-    private, link-local, multicast, reserved, unspecified (IPv4-mapped IPv6 as its IPv4)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+# -- the address policy: one for creation and delivery -------------------------------------------
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Label separators that IDNA (and so the resolver, which encodes a name with it) reads as ".".
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+# One part of an IPv4 address as inet_aton reads it: hex, octal (a leading 0) or decimal.
+_INET_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix: the IPv4 in the last 32 bits
+_REFUSED_V6 = (
+    ipaddress.IPv6Network("::/96"),  # IPv4-compatible (deprecated by RFC 4291): never routed
+    ipaddress.IPv6Network("64:ff9b:1::/48"),  # local-use translation (RFC 8215): the site decides the rest
+    ipaddress.IPv6Network("fec0::/10"),  # site-local (deprecated by RFC 3879), is_global in Python 3.11
+)
+
+
+def folded_host(host: str) -> str:
+    """`host` as the resolver reads it: compatibility forms folded (NFKC, as IDNA's nameprep
+    does: fullwidth digits, `①`), IDNA's other full stops as `.`, every decimal digit of any
+    script as its ASCII digit, lower case.
+
+    >>> folded_host("\uff11\uff12\uff17\u3002\u0660.\u0660.\u0661")
+    '127.0.0.1'
+    """
+    text = unicodedata.normalize("NFKC", host).translate(_DOTS)
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in text).lower()
+
+
+def inet_aton(text: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address `text` is in any form the C library's inet_aton (and so getaddrinfo)
+    reads: one to four parts, each hex, octal or decimal, the last one filling the bytes left.
+
+    >>> [str(inet_aton(t)) for t in ("127.1", "0x7f.1", "017700000001", "2130706433", "0177.0.0.1")]
+    ['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1']
+    """
+    parts = text.split(".")
+    if len(parts) > 4 or not all(_INET_PART.fullmatch(part) for part in parts):
+        return None
+    values = [int(p, 16) if p[1:2] in ("x", "X") else int(p, 8) if p.startswith("0") else int(p) for p in parts]
+    *head, last = values
+    if any(v > 255 for v in head) or last >= 1 << 8 * (4 - len(head)):
+        return None
+    return ipaddress.IPv4Address(sum(v << 8 * (3 - i) for i, v in enumerate(head)) + last)
+
+
+def literal_address(host: str) -> Address | None:
+    """The address a URL's host names when it is an address in any form the resolver would
+    read as one (after folded_host, a trailing dot dropped); None for a name."""
+    text = folded_host(host)
+    text = text[:-1] if text.endswith(".") else text
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return inet_aton(text)
+
+
+def refused_host(host: str) -> str | None:
+    """Why no webhook may reach `host`, whatever it resolves to: a localhost name, or an
+    address (in any form literal_address reads) that refused_address refuses. None for a
+    public address, or a name (to be resolved and checked on each delivery). The creation
+    check and the delivery resolver both ask this, so they cannot disagree.
+
+    >>> refused_host("0x7f.1")
+    'is 127.0.0.1, a loopback, private, link-local or reserved address'
+    >>> refused_host("wallet.example.com") is None
+    True
+    """
+    name = folded_host(host).removesuffix(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return "is this machine (localhost)"
+    address = literal_address(host)
+    if address is not None and refused_address(address):
+        return f"is {address}, a loopback, private, link-local or reserved address"
+    return None
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries: IPv4-mapped, NAT64 (64:ff9b::/96),
+    IPv4-compatible (::/96), 6to4 (2002::/16) and Teredo (2001::/32, server and client)."""
+    found = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+    if address in _NAT64 or address in _REFUSED_V6[0]:
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return tuple(a for a in found if a is not None)
+
+
+def refused_address(address: Address) -> bool:
+    """Whether a webhook must not reach `address` (unless private ones are allowed).
+
+    Refused: loopback, private, link-local, multicast, reserved, unspecified, site-local and
+    anything else not global. An IPv6 address that only translates an IPv4 one
+    (IPv4-mapped, NAT64's well-known prefix) is judged as that IPv4; any other carrying one
+    (6to4, Teredo) is refused when it or its IPv4 is; IPv4-compatible and local-use NAT64
+    addresses always are.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return refused_address(address.ipv4_mapped)
+        if address in _NAT64:
+            return refused_address(embedded_ipv4(address)[-1])
+        if any(address in network for network in _REFUSED_V6):
+            return True
+        if any(refused_address(v4) for v4 in embedded_ipv4(address)):
+            return True
     return bool(
         address.is_loopback
         or address.is_private
@@ -187,5 +278,6 @@ def refused_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> b
         or address.is_multicast
         or address.is_reserved
         or address.is_unspecified
+        or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)
         or not address.is_global
     )

@@ -14,10 +14,9 @@ from conftest import make_app, make_tenant
 from httpkit import problem
 
 _addresses = (f"198.51.100.{i}" for i in itertools.count(1))
+SPEC = "/openapi.yaml"  # a route without a key that is counted
 
 ANONYMOUS_ROUTES = [
-    ("/healthz", {}, 200),
-    ("/readyz", {}, 200),
     ("/docs", {}, 200),
     ("/openapi.yaml", {}, 200),
     ("/view/rounds/not-a-token", {}, 404),
@@ -55,19 +54,19 @@ def test_every_route_without_a_valid_key_counts_against_the_address(app, path, h
 
 def test_one_budget_per_address_over_all_routes_and_guessed_keys(app):
     http, peer = app.test_client(), next(_addresses)
-    assert get(http, "/healthz", peer).status_code == 200
+    assert get(http, "/docs", peer).status_code == 200
     assert get(http, "/openapi.yaml", peer).status_code == 200
     problem(get(http, "/v1/rules", peer, {"Authorization": "Bearer capsa_deadbeef_nope"}), 401, "unauthorized")
     # Key guessing is answered 429 once the address is over its budget, not 401.
     assert_anonymous_limited(get(http, "/v1/rules", peer, {"Authorization": "Bearer capsa_deadbeef_nope2"}))
-    assert_anonymous_limited(get(http, "/healthz", peer))
+    assert_anonymous_limited(get(http, SPEC, peer))
 
 
 def test_an_authenticated_client_is_never_counted_as_anonymous(app):
     http, peer, tenant = app.test_client(), next(_addresses), make_tenant(app)
     for _ in range(3):
-        get(http, "/healthz", peer)
-    assert_anonymous_limited(get(http, "/healthz", peer))
+        get(http, SPEC, peer)
+    assert_anonymous_limited(get(http, SPEC, peer))
     # The address is over its anonymous budget; the client behind a valid key is not.
     for _ in range(10):
         assert get(http, "/v1/rules", peer, tenant.headers).status_code == 200
@@ -81,21 +80,21 @@ def test_x_forwarded_for_names_the_address_only_from_a_trusted_proxy(app):
     # client's own words and ignored (a client cannot pick its key by prepending).
     for spoof in ("1.2.3.4", "5.6.7.8", "9.9.9.9"):
         forwarded = {"X-Forwarded-For": f"{spoof}, {alice}"}
-        assert get(http, "/healthz", proxy, forwarded).status_code == 200
-    assert_anonymous_limited(get(http, "/healthz", proxy, {"X-Forwarded-For": alice}))
-    assert get(http, "/healthz", proxy, {"X-Forwarded-For": bob}).status_code == 200
+        assert get(http, SPEC, proxy, forwarded).status_code == 200
+    assert_anonymous_limited(get(http, SPEC, proxy, {"X-Forwarded-For": alice}))
+    assert get(http, SPEC, proxy, {"X-Forwarded-For": bob}).status_code == 200
     # From a peer that is not a trusted proxy the header is ignored: a new value per
     # request does not make a new budget.
     for i in range(3):
-        assert get(http, "/healthz", untrusted, {"X-Forwarded-For": f"203.0.113.{i}"}).status_code == 200
-    assert_anonymous_limited(get(http, "/healthz", untrusted, {"X-Forwarded-For": "203.0.113.99"}))
+        assert get(http, SPEC, untrusted, {"X-Forwarded-For": f"203.0.113.{i}"}).status_code == 200
+    assert_anonymous_limited(get(http, SPEC, untrusted, {"X-Forwarded-For": "203.0.113.99"}))
 
 
 @pytest.mark.parametrize("value", ["off", "0", ""])
 def test_the_anonymous_limit_can_be_switched_off(sqlite_url, value):
     http = make_app(sqlite_url, RATE_LIMIT_ANONYMOUS=value).test_client()
     for _ in range(30):
-        assert get(http, "/healthz", "198.51.100.250").status_code == 200
+        assert get(http, SPEC, "198.51.100.250").status_code == 200
 
 
 def test_the_default_anonymous_limit_is_on(sqlite_url, monkeypatch):
@@ -114,3 +113,16 @@ def test_the_default_anonymous_limit_is_on(sqlite_url, monkeypatch):
 def test_a_malformed_setting_stops_the_app_from_starting(sqlite_url, setting, value):
     with pytest.raises(ValueError, match=setting):
         make_app(sqlite_url, **{setting: value})
+
+
+@pytest.mark.parametrize("probe", ["/healthz", "/readyz"])
+def test_a_health_probe_is_never_rate_limited_and_spends_none_of_the_addresss_budget(app, probe):
+    http, peer = app.test_client(), next(_addresses)
+    for _ in range(30):  # ten times the anonymous limit
+        answer = get(http, probe, peer)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+    # The address still has its whole budget for everything else, and then is limited.
+    for _ in range(3):
+        assert get(http, SPEC, peer).status_code == 200
+    assert_anonymous_limited(get(http, SPEC, peer))
+    assert get(http, probe, peer).status_code == 200

@@ -71,6 +71,24 @@ def test_docs_are_served_without_a_cdn(http):
     assert http.get("/openapi.json").status_code == 200
 
 
+def test_the_docs_page_runs_only_its_own_scripts_and_its_nonced_one_and_is_never_framed(http):
+    pages = [http.get("/docs") for _ in range(2)]
+    nonces = []
+    for page in pages:
+        nonce = re.fullmatch(r".*<script nonce=\"([A-Za-z0-9_-]{24})\">.*", page.get_data(as_text=True), re.S)
+        assert nonce is not None
+        nonces.append(nonce.group(1))
+        assert page.headers["Content-Security-Policy"] == (
+            f"default-src 'none'; script-src 'self' 'nonce-{nonce.group(1)}'; style-src 'self'; "
+            "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+        assert page.headers["X-Content-Type-Options"] == "nosniff" and page.headers["Referrer-Policy"] == "no-referrer"
+        assert page.headers["Cache-Control"] == "no-store"
+        assert page.get_data(as_text=True).count("<script") == 3  # the two assets and the nonced one
+    assert nonces[0] != nonces[1]
+    assert '"validatorUrl": null' in pages[0].get_data(as_text=True)  # no badge fetched from elsewhere
+
+
 def test_metrics_count_rounds_per_preset_and_latency_per_endpoint(db_url, tenant):
     app = make_app(db_url)
     http = app.test_client()

@@ -3,6 +3,7 @@ receiver on loopback that checks every signature with the `standardwebhooks` pac
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from conftest import Tenant
 from httpkit import problem, two_player_round
+from ssrf_hosts import ALLOWED, REFUSED
 from webhookkit import Receiver
 
 from service.domain import webhooks as hooks
@@ -106,6 +108,24 @@ def test_private_addresses_are_refused_unless_allowed(http, tenant, monkeypatch)
         assert [e["field"] for e in body["errors"]] == ["url"] and url in body["detail"]
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
     add_hook(http, tenant, "http://127.0.0.1:9/h")
+
+
+@pytest.mark.parametrize(("host", "address"), REFUSED)
+def test_a_refused_address_in_any_form_is_422_naming_url_and_quoting_it(http, tenant, monkeypatch, host, address):
+    monkeypatch.delenv("WEBHOOK_ALLOW_PRIVATE")
+    url = f"http://{host}/h"
+    body = problem(http.post("/v1/webhooks", json={"url": url, "events": ["*"]}, headers=tenant.headers),
+                   422, "validation")
+    assert [e["field"] for e in body["errors"]] == ["url"] and repr(url) in body["detail"]
+    if address is not None:
+        assert f"is {ipaddress.ip_address(address)}," in body["detail"]
+    assert http.get("/v1/webhooks", headers=tenant.headers).get_json()["items"] == []
+
+
+@pytest.mark.parametrize(("host", "address"), ALLOWED)
+def test_a_public_address_in_any_form_makes_an_endpoint(http, tenant, monkeypatch, host, address):
+    monkeypatch.delenv("WEBHOOK_ALLOW_PRIVATE")
+    assert add_hook(http, tenant, f"http://{host}/h")["url"] == f"http://{host}/h"
 
 
 def test_patch_changes_url_events_and_enabled_and_delete_removes_it(http, tenant):

@@ -58,6 +58,43 @@ def test_the_nginx_conf_buffers_both_ways_and_limits_what_the_app_limits():
     assert directives(CONF, "server") == [LOCAL["UPSTREAM"]]
 
 
+def test_gunicorns_header_limits_sit_above_nginxs_so_nginx_answers_first(monkeypatch, tmp_path):
+    import runpy
+
+    # Set, so that reading the settings leaves this process's environment as it was.
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    gunicorn = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    (large,) = directives(CONF, "large_client_header_buffers")
+    count, size = map(int, large.split())
+    # The longest request line nginx passes is its buffer less a bare LF; gunicorn's
+    # limit_request_line counts the line without its end.
+    assert gunicorn["limit_request_line"] >= size - 1
+    # A header line nginx passes, with what nginx appends to X-Forwarded-For (", " and an
+    # IPv6 address).
+    assert gunicorn["limit_request_field_size"] >= size + len(", ") + 45
+    # nginx's 1,000 header lines and the 3 it adds (X-Forwarded-For, -Proto, X-Request-Id).
+    assert gunicorn["limit_request_fields"] >= 1000 + 3
+    assert (count, size) == (4, 8191)  # the numbers docs/limits.md and the 414/431 details say
+
+
+def test_exports_are_limited_in_flight_per_address_and_in_all_with_bounded_temp_files():
+    assert directives(CONF, "limit_conn_zone") == [
+        "$binary_remote_addr zone=capsa_exports_per_address:10m",
+        "$capsa_every_client zone=capsa_exports:64k",
+    ]
+    assert directives(CONF, "limit_conn") == ["capsa_exports_per_address 4", "capsa_exports 16"]
+    assert directives(CONF, "limit_conn_status") == ["429"]
+    # 16 MiB for any answer, 320 MiB for an export (16 of them: 5 GiB of temp files at most).
+    assert directives(CONF, "proxy_max_temp_file_size") == ["16m", "320m"]
+    exports = re.search(r"location ~ (\S+) \{", CONF)
+    assert exports is not None
+    routes = re.compile(exports.group(1))
+    for path in ("/v1/audit/export", "/v1/ledger/entries", "/v1/ledger/players/p-1/statement"):
+        assert routes.search(path), path
+    for path in ("/v1/ledger/summary", "/v1/ledger/players/a/statement/x", "/v1/rounds", "/v1/audit/exports"):
+        assert not routes.search(path), path
+
+
 def test_nginx_accepts_the_committed_conf():
     nginx = require_nginx()
     with tempfile.TemporaryDirectory() as prefix:

@@ -58,7 +58,8 @@ def free_port() -> int:
 
 
 def wait_for(port: int, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
-    deadline = time.monotonic() + 30
+    # gunicorn preloads the app (about 20 s on a shared machine at load 15): room to spare.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             if request(port, "GET", "/healthz", timeout=2)[0] == 200:
@@ -473,3 +474,179 @@ def test_nginx_answers_503_problem_json_with_retry_after_when_gunicorn_is_down(n
         shutil.rmtree(prefix, ignore_errors=True)
     assert response.status == 503 and response.headers["Content-Type"] == "application/problem+json"
     assert body["type"] == "/problems/unavailable" and response.headers["Retry-After"] == "5"
+
+
+# -- the edges of nginx's buffers: problem+json, never gunicorn's HTML ------------------------
+
+LINE = 8189  # the longest request line nginx passes (its 8191-byte buffer, with CRLF)
+HEADER_LINE = 8189  # the longest header line, likewise
+
+
+def raw_request(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send `data` as it is; the status, headers (lower-case names) and body of the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE * 5) as s:
+        s.sendall(data)
+        answer = http.client.HTTPResponse(s)
+        answer.begin()
+        return answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read()
+
+
+def long_line(length: int, end: bytes = b"\r\n") -> bytes:
+    """A request line of `length` bytes (without its end), for a route the app answers 422."""
+    head, tail = b"GET /healthz?pad=", b" HTTP/1.1"
+    return head + b"a" * (length - len(head) - len(tail)) + tail + end
+
+
+def get_with(headers: bytes, end: bytes = b"\r\n") -> bytes:
+    return b"GET /healthz HTTP/1.1" + end + b"Host: capsa" + end + headers + b"Connection: close" + end + end
+
+
+def assert_nginx_problem(answer: tuple[int, dict[str, str], bytes], status: int, kind: str) -> None:
+    code, headers, body = answer
+    assert (code, headers["content-type"]) == (status, "application/problem+json"), (code, headers, body[:300])
+    document = json.loads(body)
+    assert (document["type"], document["status"]) == (f"/problems/{kind}", status)
+    assert document["title"] and document["detail"] and document["errors"] == []
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n"])
+def test_the_longest_request_line_nginx_passes_reaches_the_app_and_one_more_byte_is_414_problem_json(stack, end):
+    longest = LINE + (len(b"\r\n") - len(end))  # a bare LF leaves one more byte for the line
+    code, headers, body = raw_request(stack.nginx, long_line(longest, end) + b"Host: capsa" + end
+                                      + b"Connection: close" + end + end)
+    # The app's own answer (the query parameter is unknown), not gunicorn's HTML 400.
+    assert (code, headers["content-type"]) == (422, "application/problem+json"), body[:300]
+    assert json.loads(body)["errors"][0]["field"] == "query.pad"
+    answer = raw_request(stack.nginx, long_line(longest + 1, end) + b"Host: capsa" + end + end)
+    assert_nginx_problem(answer, 414, "uri-too-long")
+
+
+def test_a_header_line_over_nginxs_buffer_is_431_problem_json_and_the_longest_passes(stack):
+    pad = b"X-Pad: "
+    code, _, body = raw_request(stack.nginx, get_with(pad + b"a" * (HEADER_LINE - len(pad)) + b"\r\n"))
+    assert (code, json.loads(body)) == (200, {"status": "ok"})
+    answer = raw_request(stack.nginx, get_with(pad + b"a" * (HEADER_LINE + 1 - len(pad)) + b"\r\n"))
+    assert_nginx_problem(answer, 431, "request-header-fields-too-large")
+
+
+def test_headers_over_nginxs_buffers_in_all_are_431_problem_json(stack):
+    def pads(count: int) -> bytes:
+        return b"".join(b"X-Pad-%d: " % i + b"a" * 8000 + b"\r\n" for i in range(count))
+
+    code, _, body = raw_request(stack.nginx, get_with(pads(4)))
+    assert (code, json.loads(body)) == (200, {"status": "ok"})
+    assert_nginx_problem(raw_request(stack.nginx, get_with(pads(5))), 431, "request-header-fields-too-large")
+
+
+def test_as_many_header_lines_as_nginx_passes_reach_the_app_and_more_are_431_problem_json(stack):
+    def lines(count: int) -> bytes:
+        return b"".join(b"X-%d: v\r\n" % i for i in range(count))
+
+    # nginx takes 1,000 header lines, Host and Connection among them; gunicorn takes them all.
+    code, _, body = raw_request(stack.nginx, get_with(lines(998)))
+    assert (code, json.loads(body)) == (200, {"status": "ok"})
+    assert_nginx_problem(raw_request(stack.nginx, get_with(lines(999))), 431, "request-header-fields-too-large")
+
+
+def test_a_request_that_is_not_http_is_400_problem_json(stack):
+    assert_nginx_problem(raw_request(stack.nginx, b"NOT HTTP AT ALL\r\n\r\n"), 400, "bad-request")
+
+
+def test_gunicorn_takes_what_nginx_passes_but_answers_its_own_html_beyond_its_limits(stack):
+    # What nginx passes, gunicorn hit directly takes too (its limits sit above nginx's)...
+    code, _, _ = raw_request(stack.gunicorn, long_line(8190) + b"Host: capsa\r\nConnection: close\r\n\r\n")
+    assert code == 422
+    code, _, _ = raw_request(stack.gunicorn, get_with(b"".join(b"X-%d: v\r\n" % i for i in range(1000))))
+    assert code == 200
+    # ...and beyond them answers HTML: why gunicorn is never exposed (docs/operations.md).
+    code, headers, _ = raw_request(stack.gunicorn, long_line(8191) + b"Host: capsa\r\n\r\n")
+    assert (code, headers["content-type"].split(";")[0]) == (400, "text/html")
+
+
+class SilentUpstream:
+    """Stands for gunicorn: takes every connection nginx opens and never answers, so each
+    request forwarded to it stays in flight for as long as the test needs."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0), backlog=128)
+        self.port = int(self._listener.getsockname()[1])
+        self.accepted: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            self.accepted.append(conn)
+
+    def wait_for(self, count: int) -> None:
+        deadline = time.monotonic() + 10
+        while len(self.accepted) < count:
+            assert time.monotonic() < deadline, f"{len(self.accepted)} requests reached the upstream, not {count}"
+            time.sleep(0.02)
+        time.sleep(0.1)
+        assert len(self.accepted) == count, f"{len(self.accepted)} requests reached the upstream, not {count}"
+
+    def close(self) -> None:
+        self._listener.close()
+        for conn in self.accepted:
+            conn.close()
+        self._thread.join(5)
+
+
+def test_exports_in_flight_are_limited_per_address_and_in_all_as_429_problem_json(nginx):
+    upstream = SilentUpstream()
+    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-exports-"))
+    prefix.chmod(0o755)
+    port = free_port()
+    proc = start_nginx(nginx, prefix, upstream.port, port)
+    held: list[socket.socket] = []
+
+    def send(source: str, path: str) -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE * 5, source_address=(source, 0))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: capsa\r\nAuthorization: Bearer k\r\n\r\n".encode())
+        return s
+
+    def refused(source: str, path: str) -> None:
+        with send(source, path) as s:
+            answer = http.client.HTTPResponse(s)
+            answer.begin()
+            body = json.loads(answer.read())
+        assert (answer.status, answer.headers["Content-Type"]) == (429, "application/problem+json")
+        assert body["type"] == "/problems/rate-limited" and answer.headers["Retry-After"] == "5"
+
+    exports = ["/v1/audit/export?limit=50000", "/v1/ledger/entries", "/v1/ledger/players/a/statement"]
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline and proc.poll() is None, "nginx did not start"
+                time.sleep(0.1)
+        for i in range(4):  # four in flight from one address: all forwarded
+            held.append(send("127.0.0.1", exports[i % 3]))
+        upstream.wait_for(4)
+        for path in exports:  # a fifth from it, to any export, is refused by nginx itself
+            refused("127.0.0.1", path)
+        held.append(send("127.0.0.1", "/v1/ledger/summary"))  # other routes are not counted
+        upstream.wait_for(5)
+        for address in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):  # 16 exports in flight in all
+            held.extend(send(address, exports[0]) for _ in range(4))
+        upstream.wait_for(17)
+        refused("127.0.0.5", exports[1])  # a new address, but no export is left
+        held.pop(0).close()  # one ends: its place is free again
+        time.sleep(0.5)
+        held.append(send("127.0.0.5", exports[1]))
+        upstream.wait_for(18)
+    finally:
+        for s in held:
+            s.close()
+        proc.terminate()
+        proc.wait(10)
+        upstream.close()
+        shutil.rmtree(prefix, ignore_errors=True)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import socket
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ssrf_hosts import ALLOWED, REFUSED
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from service.domain import webhooks as hooks
@@ -127,3 +130,78 @@ def test_a_literal_private_address_is_refused_unless_allowed():
             hooks.check_url(url, allow_private=False)
         hooks.check_url(url, allow_private=True)
     hooks.check_url("https://wallet.example.com/hook?x=1", allow_private=False)
+
+
+# -- the address policy: IPv4 in any form, IPv4 inside IPv6 ------------------------------------
+
+
+def _numeric(text: str) -> ipaddress.IPv4Address | None:
+    """What getaddrinfo (the delivery resolver) reads `text` as, without asking DNS."""
+    try:
+        infos = socket.getaddrinfo(text, 80, socket.AF_INET, socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except (socket.gaierror, UnicodeError):
+        return None
+    return ipaddress.IPv4Address(infos[0][4][0])
+
+
+@settings(deadline=None, max_examples=3000)
+@given(st.text(alphabet="0123456789abcdefxX.", max_size=24)
+       | st.lists(st.integers(0, 2**32), min_size=1, max_size=4).map(lambda vs: ".".join(map(str, vs)))
+       | st.lists(st.integers(0, 2**32), min_size=1, max_size=4).map(lambda vs: ".".join(map(hex, vs)))
+       | st.lists(st.integers(0, 2**32), min_size=1, max_size=4).map(lambda vs: ".".join(f"0{v:o}" for v in vs)))
+def test_inet_aton_reads_a_string_exactly_as_the_resolver_does(text):
+    assert hooks.inet_aton(text) == _numeric(text)
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("127.1", "127.0.0.1"), ("0x7f.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("2130706433", "127.0.0.1"),
+    ("0177.0.0.1", "127.0.0.1"), ("1.2.65535", "1.2.255.255"), ("4294967295", "255.255.255.255"),
+    ("4294967296", None), ("1.2.65536", None), ("0x100.1", None), ("08", None), ("0x", None), ("1.", None),
+    ("1..2", None), ("1.2.3.4.5", None), ("1_0.1", None), ("\u0661.1", None), (" 1.2.3.4", None), ("1.2.3.4 x", None),
+])
+def test_inet_aton_takes_every_c_library_form_and_nothing_else(text, address):
+    assert hooks.inet_aton(text) == (None if address is None else ipaddress.IPv4Address(address))
+
+
+@pytest.mark.parametrize(("host", "address"), REFUSED)
+def test_every_form_of_a_refused_address_or_a_localhost_name_is_refused_as_a_host(host, address):
+    name = urlsplit(f"http://{host}/").hostname
+    assert name is not None and hooks.refused_host(name) is not None
+    if address is not None:
+        assert hooks.literal_address(name) == ipaddress.ip_address(address)
+        assert f"is {ipaddress.ip_address(address)}," in hooks.refused_host(name)
+
+
+@pytest.mark.parametrize(("host", "address"), ALLOWED)
+def test_a_public_address_in_any_form_is_not_refused_as_a_host(host, address):
+    name = urlsplit(f"http://{host}/").hostname
+    assert name is not None and hooks.refused_host(name) is None
+    assert hooks.literal_address(name) == ipaddress.ip_address(address)
+
+
+@pytest.mark.parametrize(("address", "embedded"), [
+    ("::ffff:10.0.0.1", ["10.0.0.1"]),
+    ("64:ff9b::10.0.0.1", ["10.0.0.1"]),
+    ("::10.0.0.1", ["10.0.0.1"]),
+    ("2002:a00:1::5", ["10.0.0.1"]),
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", ["65.54.227.120", "192.0.2.45"]),  # RFC 4380's example
+    ("2606:4700:4700::1111", []),
+])
+def test_an_ipv6_address_gives_the_ipv4_addresses_it_carries(address, embedded):
+    assert hooks.embedded_ipv4(ipaddress.IPv6Address(address)) == tuple(map(ipaddress.IPv4Address, embedded))
+
+
+@pytest.mark.parametrize("address", [
+    "fec0::1", "feff::1",  # site-local, which Python 3.11 counts as global
+    "2002:7f00:1::", "2002:a00:1::", "2002:a9fe:a9fe::",  # 6to4 of refused IPv4
+    "2001:0:808:808:0:f7f7:80ff:fffe",  # Teredo
+    "64:ff9b::7f00:1", "64:ff9b::a00:1", "64:ff9b:1::808:808",  # NAT64
+    "::808:808",  # IPv4-compatible
+])
+def test_ipv6_addresses_reaching_a_refused_ipv4_or_a_deprecated_range_are_refused(address):
+    assert hooks.refused_address(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize("address", ["2002:808:808::1", "64:ff9b::808:808"])
+def test_6to4_and_nat64_of_a_public_ipv4_are_allowed(address):
+    assert not hooks.refused_address(ipaddress.ip_address(address))

@@ -1,6 +1,7 @@
 from typing import Literal
 
 ProblemType = Literal[
+    "/problems/bad-request",
     "/problems/conflict",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
@@ -15,14 +16,17 @@ ProblemType = Literal[
     "/problems/payload-too-large",
     "/problems/precondition-failed",
     "/problems/rate-limited",
+    "/problems/request-header-fields-too-large",
     "/problems/unauthorized",
     "/problems/unavailable",
     "/problems/unknown-rules",
     "/problems/unsupported-media-type",
+    "/problems/uri-too-long",
     "/problems/validation",
 ]
 
 PROBLEM_TYPE_VALUES: set[ProblemType] = {
+    "/problems/bad-request",
     "/problems/conflict",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
@@ -37,10 +41,12 @@ PROBLEM_TYPE_VALUES: set[ProblemType] = {
     "/problems/payload-too-large",
     "/problems/precondition-failed",
     "/problems/rate-limited",
+    "/problems/request-header-fields-too-large",
     "/problems/unauthorized",
     "/problems/unavailable",
     "/problems/unknown-rules",
     "/problems/unsupported-media-type",
+    "/problems/uri-too-long",
     "/problems/validation",
 }
 
