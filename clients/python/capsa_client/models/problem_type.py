@@ -2,6 +2,7 @@ from typing import Literal
 
 ProblemType = Literal[
     "/problems/conflict",
+    "/problems/deal-in-play",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
     "/problems/idempotency-key-reused",
@@ -24,6 +25,7 @@ ProblemType = Literal[
 
 PROBLEM_TYPE_VALUES: set[ProblemType] = {
     "/problems/conflict",
+    "/problems/deal-in-play",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
     "/problems/idempotency-key-reused",
