@@ -138,7 +138,7 @@ def start(
     }
     uow.games.insert(row)
     if setup.deal is not None:
-        deals.use(uow, setup.deal, game_id)
+        deals.use(uow, client_id, setup.deal, game_id)
     return row, state
 
 

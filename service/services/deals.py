@@ -195,9 +195,16 @@ def used_conflict(deal_id: str) -> Conflict:
     )
 
 
-def use(uow: UnitOfWork, deal_id: str, used_by: str) -> None:
-    """Mark the deal used by a game (and so revealed); 409 when it was used before.
-    (A round uses its deal in the statement that stores it.)"""
+def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
+    """Mark the deal used by a game (its seed is shown once the game has ended); 409 when
+    it was used before, or revealed: a game on a published seed would be played with its
+    hands known. (A round uses its deal in the statement that stores it.)"""
+    row = uow.deals.get(client_id, deal_id)
+    if row is not None and row.used_at is None and row.revealed_at is not None:
+        raise Conflict(
+            f"deal {deal_id!r} was revealed at {rfc3339(row.revealed_at)}: its hands are public",
+            errors=[FieldError("deal", "revealed; a game needs a deal whose seed is still secret")],
+        )
     if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
         raise used_conflict(deal_id)
 

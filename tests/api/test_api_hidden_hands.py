@@ -336,3 +336,62 @@ def test_a_hand_route_with_a_write_key_answers_exactly_the_cards_held(app):
         doc = ok(app.test_client().get(f"{s.game_path}/hands/{s.me}", headers=s.owner.headers))
         assert doc["game"] == s.game and doc["player"] == s.me
         assert set(doc["hand"]) == s.held(s.me) and len(doc["hand"]) == len(s.held(s.me))
+
+
+# -- the same rule on the other ways to a deal ----------------------------------------------
+
+
+def _deal(http: Any, tenant: Tenant, seed: str) -> dict[str, Any]:
+    return ok(http.post("/v1/deals", json={"players": ["a", "b"], "client_seed": seed}, headers=tenant.headers), 201)
+
+
+def test_a_game_of_a_match_hides_its_deal_until_the_game_has_finished(http, tenant):
+    match = ok(http.post("/v1/banting/matches", json={"currency": "IDR", "stake": "1000", "players": ["a", "b"],
+                                                      "target_points": 500}, headers=tenant.headers), 201)
+    made = _deal(http, tenant, "match-1")
+    body = {"deal": made["id"], "players": [{"id": "a"}, {"id": "b"}]}
+    game = ok(http.post(f"/v1/banting/matches/{match['id']}/games", json=body, headers=tenant.headers), 201)
+    shown = ok(http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers))
+    assert (shown["status"], shown["used_by"]) == ("used", game["id"])
+    assert "hands" not in shown and "server_seed" not in shown
+    assert all(c not in http.get(f"/v1/banting/matches/{match['id']}", headers=tenant.headers).get_data(as_text=True)
+               for c in (f'"{c}"' for h in made["hands"].values() for c in h))
+    while game["status"] == "playing":
+        hint = ok(http.post(f"/v1/banting/games/{game['id']}/hint", json={"player": game["turn"]}, headers=tenant.headers))
+        game = ok(http.post(f"/v1/banting/games/{game['id']}/moves", json=hint["move"], headers=tenant.headers))
+    shown = ok(http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers))
+    assert shown["hands"] == made["hands"] and len(shown["server_seed"]) == 64
+
+
+def test_a_big_two_game_naming_a_deal_in_play_is_refused_before_its_hands_are_compared(http, tenant):
+    made = _deal(http, tenant, "twice")
+    first = {"currency": "IDR", "stake": "1000", "deal": made["id"], "players": [{"id": "a"}, {"id": "b"}]}
+    ok(http.post("/v1/banting/games", json=first, headers=tenant.headers), 201)
+    wrong = [str(c) for c in DECK if str(c) not in made["hands"]["a"]][:13]
+    second = {**first, "players": [{"id": "a", "hand": wrong}, {"id": "b"}]}
+    answer = http.post("/v1/banting/games", json=second, headers=tenant.headers)
+    assert answer.status_code == 409 and answer.get_json()["type"] == "/problems/deal-in-play"
+    assert [e["field"] for e in answer.get_json()["errors"]] == ["deal"]
+    text = answer.get_data(as_text=True)
+    assert not [c for h in made["hands"].values() for c in h if f"{c} " in text or f" {c}" in text or f'"{c}"' in text]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_game_refuses_a_revealed_deal_whose_hands_are_public_but_a_round_may_use_it(http, tenant, kind):
+    made = _deal(http, tenant, f"revealed-{kind}")
+    ok(http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers))
+    if kind == "susun":
+        path, body = "/v1/susun/games", {"players": ["a", "b"], "currency": "IDR", "stake": "1000",
+                                         "arrange_seconds": 60, "deal": made["id"]}
+    else:
+        path, body = "/v1/banting/games", {"currency": "IDR", "stake": "1000", "deal": made["id"],
+                                           "players": [{"id": "a"}, {"id": "b"}]}
+    answer = http.post(path, json=body, headers=tenant.headers)
+    assert answer.status_code == 409 and answer.get_json()["type"] == "/problems/conflict"
+    assert [e["field"] for e in answer.get_json()["errors"]] == ["deal"]
+    assert ok(http.get(f"/v1/deals/{made['id']}", headers=tenant.headers))["status"] == "revealed"  # not used
+    rows = {p: {"front": h[:3], "middle": h[3:8], "back": h[8:]} for p, h in made["hands"].items()}
+    round_body = {"currency": "IDR", "stake": "1000", "deal": made["id"],
+                  "players": [{"id": p, "arrangement": r} for p, r in rows.items()]}
+    stored = ok(http.post("/v1/rounds", json=round_body, headers=tenant.headers), 201)
+    assert ok(http.get(f"/v1/deals/{made['id']}", headers=tenant.headers))["used_by"] == stored["id"]
