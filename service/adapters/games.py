@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, exists, func, insert, or_, select, update
+from sqlalchemy import Select, and_, exists, func, insert, or_, select, union_all, update
 from sqlalchemy.orm import Session
 
-from .models import Client, Deal, Game, Match
+from .models import Client, Deal, Game, Match, SusunGame
 from .translate import translated
 
 _DEAL_INSERT = insert(Deal)
@@ -73,6 +74,16 @@ class DealRepository:
         elif status == "open":
             q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_(None))
         return _page(self.session, q, Deal, limit, after)
+
+    def in_play(self, client_id: str, deal_ids: Sequence[str]) -> frozenset[str]:
+        """Of these deals of the client, those used by a game still in play: a Big Two game
+        playing or a Capsa Susun game arranging (looked up by the game each deal names)."""
+        if not deal_ids:
+            return frozenset()
+        used = select(Deal.used_by).where(Deal.client_id == client_id, Deal.id.in_(list(deal_ids)))
+        big_two = select(Game.deal_id).where(Game.id.in_(used), Game.status == "playing")
+        susun = select(SusunGame.deal_id).where(SusunGame.id.in_(used), SusunGame.status == "arranging")
+        return frozenset(d for d in self.session.scalars(union_all(big_two, susun)) if d is not None)
 
     def mark_used(self, deal_id: str, used_by: str, at: datetime) -> bool:
         """Use the deal once: False when it was already used (the row is not changed then)."""

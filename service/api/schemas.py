@@ -56,6 +56,10 @@ PROBLEM_TYPES = {
         409,
         "Conflicting state: `reference` already used, a deal used twice, a move on a finished game.",
     ),
+    "deal-in-play": (
+        409,
+        "The deal is used by a game still in play: its seed and hands stay hidden until the game ends.",
+    ),
     "idempotency-key-reused": (422, "The Idempotency-Key was used with another body."),
     "idempotency-in-flight": (
         409,
@@ -530,13 +534,13 @@ class DealRequestSchema(Strict):
 
 
 class DealHandsField(fields.Dict):
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, description: str = "Each player's 13 cards, in dealt order.", **kw: Any) -> None:
         super().__init__(
             keys=fields.String(),
             values=fields.List(Card()),
             metadata=_meta(
                 {"a": ["7c", "Qc", "5c", "7h", "9c", "As", "5h", "7d", "3d", "2d", "Kh", "Tc", "2s"]},
-                "Each player's 13 cards, in dealt order.",
+                description,
             ),
             **kw,
         )
@@ -561,7 +565,10 @@ class DealSchema(Out):
     )
     nonce = fields.Integer(required=True, metadata=_meta(0, "The client's count of deals before this one."))
     client_seed = fields.String(required=True, metadata=_meta("table-7"))
-    hands = DealHandsField(required=True)
+    hands = DealHandsField(
+        description="Each player's 13 cards, in dealt order; left out while the game that used the deal "
+        "is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key."
+    )
     players = fields.List(Id("a"), required=True, metadata=_meta(["a", "b", "c", "d"], "In deal order."))
     created_at = fields.String(required=True, metadata=_meta("2026-11-29T10:00:00.000Z", format="date-time"))
     used_at = fields.String(
@@ -576,7 +583,8 @@ class DealSchema(Out):
     server_seed = fields.String(
         metadata=_meta(
             "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-            "Hex; present only once the deal is used or revealed.",
+            "Hex; present only once the deal is used or revealed, and left out while the game that "
+            "used it is in play.",
         )
     )
 
@@ -695,6 +703,19 @@ class HintMoveSchema(Out):
     player = Id("a", required=True)
     play = fields.List(Card(), metadata=_meta(["3d", "4d", "5c", "6h", "7s"], "The cards to play; absent for a pass."))
     pass_ = fields.Boolean(data_key="pass", metadata=_meta(True, "Present (true) for a pass."))
+
+
+class BantingHandSchema(Out):
+    game = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    player = Id("a", required=True)
+    hand = fields.List(
+        Card(),
+        required=True,
+        metadata=_meta(["3d", "4c", "5d", "5c", "5h", "5s", "6c", "8c", "9d", "Tc", "Qc", "Kd", "Ad"],
+                       "The cards the player holds now, lowest first in the game's ranking."),
+    )
+    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    version = fields.Integer(required=True, metadata=_meta(1, "The game version the hand was read at."))
 
 
 class HintSchema(Out):

@@ -9,12 +9,33 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator
+from enum import StrEnum
 
 from .cards import DECK, Card
 from .errors import InvalidRound
 
 HAND_SIZE = 13
 _U32 = 2**32
+
+
+class DealUse(StrEnum):
+    """Where a deal stands, as the round or game that used it decides (docs/api.md#deals)."""
+
+    UNUSED = "unused"  # no round or game has used it
+    IN_PLAY = "in_play"  # used by a game still in play: a Susun game arranging, a Big Two game playing
+    ENDED = "ended"  # used by a round, or by a game that has ended (settled, finished; voided too)
+
+
+def discloses_hands(use: DealUse) -> bool:
+    """Whether a deal's hands and server seed may be answered now, to any key.
+
+    Never while the game that used the deal is in play: a seed recomputes every hand. An
+    unused deal shows its creator what `POST /v1/deals` answered; an ended one shows all.
+
+    >>> [discloses_hands(u) for u in DealUse]
+    [True, False, True]
+    """
+    return use is not DealUse.IN_PLAY
 
 
 def commitment(server_seed: bytes) -> str:

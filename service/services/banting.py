@@ -138,7 +138,7 @@ def start(
     }
     uow.games.insert(row)
     if setup.deal is not None:
-        deals.use(uow, setup.deal, game_id)
+        deals.use(uow, client_id, setup.deal, game_id)
     return row, state
 
 
@@ -191,6 +191,25 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
         return game_document(_row_dict(row), _state(row))
+
+
+def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
+    """`GET /v1/banting/games/{id}/hands/{player}`: the cards one player holds now, lowest
+    first (after any auto moves that were due), for the game server to relay to it alone."""
+    catch_up(db, client_id, game_id)
+    with db.unit_of_work() as uow:
+        row = _found(uow, client_id, game_id)
+        state = _state(row)
+        seat = state.seat_of(player)
+        if seat is None:
+            raise NotFound(f"game {game_id!r} has no player {player!r}")
+        return {
+            "game": row.id,
+            "player": player,
+            "hand": canonical(state.hand(seat)),
+            "status": state.status,
+            "version": row.version,
+        }
 
 
 def hint(db: Database, client_id: str, game_id: str, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from typing import Any, cast
 from service.adapters.models import Deal
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
-from service.domain.deals import commitment, deal
+from service.domain.deals import DealUse, commitment, deal, discloses_hands
 from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_collected
 
-from .errors import Conflict, InvalidInput, NotFound
+from .errors import Conflict, DealInPlay, InvalidInput, NotFound
 from .ids import new_id, rfc3339, utcnow_ms
 from .pages import decode_cursor, encode_cursor
 
@@ -58,7 +58,7 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     with db.unit_of_work(write=True) as uow:
         row = insert_new(uow, client_id, players, client_seed)
         uow.commit()
-    return document(Deal(**row))  # the fields GET answers, from the row as inserted
+    return document(Deal(**row), DealUse.UNUSED)  # the fields GET answers, from the row as inserted
 
 
 def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> dict[str, Any]:
@@ -86,8 +86,10 @@ def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_s
     return row
 
 
-def document(row: Deal) -> dict[str, Any]:
-    """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed."""
+def document(row: Deal, use: DealUse) -> dict[str, Any]:
+    """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed, and
+    neither `hands` nor `server_seed` while the game that used it is in play (`use`, which
+    every answer about a deal must pass: `uses` finds it)."""
     doc: dict[str, Any] = {
         "id": row.id,
         "status": "used" if row.used_at is not None else "revealed" if row.revealed_at is not None else "open",
@@ -103,7 +105,28 @@ def document(row: Deal) -> dict[str, Any]:
     }
     if row.used_at is not None or row.revealed_at is not None:
         doc["server_seed"] = row.server_seed.hex()
+    if not discloses_hands(use):
+        del doc["hands"]
+        doc.pop("server_seed", None)
     return doc
+
+
+def uses(uow: UnitOfWork, client_id: str, rows: Sequence[Deal]) -> list[DealUse]:
+    """Where each of these deals stands (one query for all of them): unused, used by a game
+    still in play, or used by a round or a game that has ended."""
+    in_play = uow.deals.in_play(client_id, [r.id for r in rows if r.used_by is not None])
+    return [
+        DealUse.UNUSED if r.used_by is None else DealUse.IN_PLAY if r.id in in_play else DealUse.ENDED
+        for r in rows
+    ]
+
+
+def in_play_conflict(deal_id: str, used_by: str | None) -> DealInPlay:
+    return DealInPlay(
+        f"deal {deal_id!r} is used by game {used_by!r}, still in play: "
+        "its seed and hands are shown once the game has ended",
+        errors=[FieldError("deal", "used by a game in play")],
+    )
 
 
 def _stamp(at: datetime | None) -> str | None:
@@ -117,19 +140,23 @@ def list_(
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
     with db.unit_of_work() as uow:
         rows, next_after = uow.deals.page(client_id, status, limit, after)
-        items = [document(r) for r in rows]
+        items = [document(r, use) for r, use in zip(rows, uses(uow, client_id, rows), strict=True)]
     return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 
 
 def get(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
     with db.unit_of_work() as uow:
-        return document(_found(uow, client_id, deal_id))
+        row = _found(uow, client_id, deal_id)
+        return document(row, uses(uow, client_id, [row])[0])
 
 
 def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
-    """`POST /v1/deals/{id}/reveal`: publish the server seed (revealing twice is harmless)."""
+    """`POST /v1/deals/{id}/reveal`: publish the server seed (revealing twice is harmless);
+    409 `deal-in-play` while the game that used the deal is in play."""
     with db.unit_of_work(write=True) as uow:
-        _found(uow, client_id, deal_id)
+        row = _found(uow, client_id, deal_id)
+        if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
+            raise in_play_conflict(deal_id, row.used_by)
         uow.deals.mark_revealed(deal_id, utcnow_ms())
         uow.commit()
     return get(db, client_id, deal_id)
@@ -146,13 +173,17 @@ def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> Deal:
 
 
 def dealt(uow: UnitOfWork, client_id: str, deal_id: str) -> DealtHands:
-    """The deal named in a body (422 on `deal` when this client has none by that id)."""
+    """The deal named in a body (422 on `deal` when this client has none by that id; 409
+    `deal-in-play` when a game in play used it, before any card is compared with its hands,
+    so no error detail lists them)."""
     row = uow.deals.get(client_id, deal_id)
     if row is None:
         raise InvalidInput(
             f"no deal {deal_id!r} for this client",
             errors=[FieldError("deal", "no such deal; make one with POST /v1/deals")],
         )
+    if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
+        raise in_play_conflict(deal_id, row.used_by)
     hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
     return DealtHands(row.id, tuple(row.players), hands)
 
@@ -164,9 +195,16 @@ def used_conflict(deal_id: str) -> Conflict:
     )
 
 
-def use(uow: UnitOfWork, deal_id: str, used_by: str) -> None:
-    """Mark the deal used by a game (and so revealed); 409 when it was used before.
-    (A round uses its deal in the statement that stores it.)"""
+def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
+    """Mark the deal used by a game (its seed is shown once the game has ended); 409 when
+    it was used before, or revealed: a game on a published seed would be played with its
+    hands known. (A round uses its deal in the statement that stores it.)"""
+    row = uow.deals.get(client_id, deal_id)
+    if row is not None and row.used_at is None and row.revealed_at is not None:
+        raise Conflict(
+            f"deal {deal_id!r} was revealed at {rfc3339(row.revealed_at)}: its hands are public",
+            errors=[FieldError("deal", "revealed; a game needs a deal whose seed is still secret")],
+        )
     if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
         raise used_conflict(deal_id)
 

@@ -51,6 +51,13 @@ class Conflict(ServiceError):
     title = "Conflict"
 
 
+class DealInPlay(Conflict):
+    """A deal's seed or cards asked for while the game that used it is still in play."""
+
+    problem = "deal-in-play"
+    title = "Deal in play"
+
+
 class IdempotencyKeyReused(ServiceError):
     """An Idempotency-Key already used with another body."""
 

@@ -118,7 +118,7 @@ def create(
             uow.susun_games.insert(row)
         except UniqueViolation as exc:
             raise _reference_conflict(str(reference)) from exc
-        deals.use(uow, deal_id, game_id)
+        deals.use(uow, client_id, deal_id, game_id)
         return StoredResponse(201, dump(_document(row)), location=f"{GAMES_PATH}/{game_id}")
 
     return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)

@@ -79,7 +79,7 @@ def test_before_use_the_deal_hides_its_server_seed(http, tenant):
     assert doc["hands"] == made["hands"] and doc["players"] == ["a", "b", "c", "d"]
 
 
-def test_after_use_the_seed_is_revealed_and_recomputing_gives_the_hands(http, tenant):
+def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gives_the_hands(http, tenant):
     made = make_deal(http, tenant)
     response = http.post(
         "/v1/banting/games",
@@ -91,6 +91,14 @@ def test_after_use_the_seed_is_revealed_and_recomputing_gives_the_hands(http, te
     game = response.get_json()
     doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
     assert doc["used_by"] == game["id"] and doc["used_at"] and doc["revealed_at"]
+    assert "server_seed" not in doc and "hands" not in doc  # the game is in play
+    while game["status"] == "playing":
+        hint = http.post(f"/v1/banting/games/{game['id']}/hint", json={"player": game["turn"]},
+                         headers=tenant.headers).get_json()
+        game = http.post(f"/v1/banting/games/{game['id']}/moves", json=hint["move"],
+                         headers=tenant.headers).get_json()
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert doc["hands"] == made["hands"]
     seed = bytes.fromhex(doc["server_seed"])
     assert hashlib.sha256(seed).hexdigest() == made["commitment"]
     recomputed = deal(seed, made["client_seed"], made["nonce"], 4)

@@ -49,7 +49,8 @@ def test_deals_are_listed_newest_first_in_pages_with_a_status_filter(app, http):
     assert pages(http, tenant, "/v1/deals", status="open") == [newest_first[:3]]
     listed = http.get("/v1/deals", query_string={"status": "used"}, headers=tenant.headers).get_json()["items"][0]
     assert listed == http.get(f"/v1/deals/{made[1]['id']}", headers=tenant.headers).get_json()
-    assert listed["status"] == "used" and listed["used_by"] == game.get_json()["id"] and "server_seed" in listed
+    assert listed["status"] == "used" and listed["used_by"] == game.get_json()["id"]
+    assert "server_seed" not in listed and "hands" not in listed  # its game is in play
 
 
 def test_a_client_lists_only_its_own_deals_and_games(app, http):

@@ -340,6 +340,11 @@ def test_a_game_can_use_a_deal_made_before_and_uses_it_once(http, tenant, clock)
     assert game["deal"] == deal["id"]
     assert hand_of(http, tenant, game, "b") == deal["hands"]["b"]
     again = problem(http.post("/v1/susun/games", json={**body, "players": ["a", "b"]}, headers=tenant.headers),
+                    409, "deal-in-play")  # used, by a game still arranging: no card is compared
+    assert fields_of(again) == {"deal"}
+    clock.advance(seconds=game["arrange_seconds"])
+    assert http.get(f"/v1/susun/games/{game['id']}", headers=tenant.headers).get_json()["status"] == "settled"
+    again = problem(http.post("/v1/susun/games", json={**body, "players": ["a", "b"]}, headers=tenant.headers),
                     409, "conflict")
     assert fields_of(again) == {"deal"}
 
@@ -348,7 +353,12 @@ def test_without_a_deal_the_game_makes_one_as_post_deals_does(http, tenant, cloc
     game = start(http, tenant, players=["a", "b"], client_seed="my-seed")
     deal = http.get(f"/v1/deals/{game['deal']}", headers=tenant.headers).get_json()
     assert deal["client_seed"] == "my-seed" and deal["used_by"] == game["id"] and deal["nonce"] == 0
-    assert deal["hands"] == {p: hand_of(http, tenant, game, p) for p in "ab"}
+    assert "hands" not in deal and "server_seed" not in deal  # until the game has settled
+    hands = {p: hand_of(http, tenant, game, p) for p in "ab"}
+    clock.advance(seconds=game["arrange_seconds"])
+    assert http.get(f"/v1/susun/games/{game['id']}", headers=tenant.headers).get_json()["status"] == "settled"
+    deal = http.get(f"/v1/deals/{game['deal']}", headers=tenant.headers).get_json()
+    assert deal["hands"] == hands and deal["server_seed"] == SEED.hex()
     from service.domain.deals import deal as shuffle
 
     assert [[c.text for c in h] for h in shuffle(SEED, "my-seed", 0, 2)] == [deal["hands"]["a"], deal["hands"]["b"]]

@@ -109,3 +109,11 @@ def test_the_chi_square_test_does_find_a_biased_shuffle() -> None:
         return deck
 
     assert position_chi_square(SHUFFLES // 4, sattolo) > chi_square_critical(DF)
+
+
+def test_only_a_deal_whose_game_is_in_play_withholds_its_hands_and_seed():
+    from service.domain.deals import DealUse, discloses_hands
+
+    assert {use: discloses_hands(use) for use in DealUse} == {
+        DealUse.UNUSED: True, DealUse.IN_PLAY: False, DealUse.ENDED: True,
+    }

@@ -300,7 +300,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Score a round without storing it: the document POST /v1/rounds would store. */
+        /**
+         * Score a round without storing it: the document POST /v1/rounds would store.
+         * @description With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+         *     compared with the deal's hands, so no error lists them).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -386,6 +390,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 403: components["responses"]["FORBIDDEN"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -649,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
-         * @description The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the deal, or it is revealed.
+         * @description The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a game that used it has ended, or it is revealed.
          *
          *     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
          *     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
@@ -667,8 +672,11 @@ export interface paths {
          *
          *     A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
          *     `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-         *     `invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-         *     it. `POST /v1/score` checks the cards without using the deal.
+         *     `invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+         *     it reveals it; a game reveals it once the game has ended (settled or finished): while the
+         *     game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+         *     every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+         *     `deal-in-play`. `POST /v1/score` checks the cards without using the deal.
          */
         post: {
             parameters: {
@@ -732,7 +740,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One deal; `server_seed` (hex) only once it is used or revealed. */
+        /**
+         * One deal; `server_seed` (hex) only once it is used or revealed.
+         * @description While the game that used it is in play, neither `hands` nor `server_seed`.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -780,7 +791,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Publish the deal's server seed, so anyone can recompute the hands (no body needed). */
+        /**
+         * Publish the deal's server seed, so anyone can recompute the hands (no body needed).
+         * @description 409 `deal-in-play` while the game that used the deal is in play.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -806,6 +820,7 @@ export interface paths {
                 403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
@@ -1069,6 +1084,60 @@ export interface paths {
                     };
                 };
                 401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banting/games/{game_id}/hands/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                player: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One player's cards held now, for the game server to relay to that player alone.
+         * @description A write key is needed (a read key is 403): the state shows only `cards_left`, and a
+         *     game's hands are never answered elsewhere while it is in play. Auto moves that were
+         *     due are applied first.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    game_id: string;
+                    player: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BantingHand"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
@@ -2351,7 +2420,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One player's 13 dealt cards, for the game server to relay to that player alone. */
+        /**
+         * One player's 13 dealt cards, for the game server to relay to that player alone.
+         * @description A write key is needed (a read key is 403): while the game is in play this is the
+         *     only answer that carries a card of it.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2374,6 +2447,7 @@ export interface paths {
                     };
                 };
                 401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
@@ -2980,6 +3054,7 @@ export interface components {
              *     - `/problems/forbidden` (403): A read key on a writing endpoint.
              *     - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
              *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal used twice, a move on a finished game.
+             *     - `/problems/deal-in-play` (409): The deal is used by a game still in play: its seed and hands stay hidden until the game ends.
              *     - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.
              *     - `/problems/idempotency-in-flight` (409): The first request with this Idempotency-Key is still running; retry after Retry-After seconds.
              *     - `/problems/illegal-move` (422): A Big Two move that the rules refuse.
@@ -2997,7 +3072,7 @@ export interface components {
              * @example /problems/invalid-cards
              * @enum {string}
              */
-            type: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
+            type: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/deal-in-play" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
             /** @example Invalid cards */
             title: string;
             /** @example 422 */
@@ -3657,7 +3732,7 @@ export interface components {
             /** @example table-7 */
             client_seed: string;
             /**
-             * @description Each player's 13 cards, in dealt order.
+             * @description Each player's 13 cards, in dealt order; left out while the game that used the deal is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key.
              * @example {
              *       "a": [
              *         "7c",
@@ -3676,7 +3751,7 @@ export interface components {
              *       ]
              *     }
              */
-            hands: {
+            hands?: {
                 [key: string]: string[];
             };
             /**
@@ -3712,7 +3787,7 @@ export interface components {
              */
             revealed_at: string | null;
             /**
-             * @description Hex; present only once the deal is used or revealed.
+             * @description Hex; present only once the deal is used or revealed, and left out while the game that used it is in play.
              * @example 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
              */
             server_seed?: string;
@@ -3968,6 +4043,41 @@ export interface components {
              * @example 30
              */
             turn_seconds?: number | null;
+        };
+        BantingHand: {
+            /** @example gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            game: string;
+            /** @example a */
+            player: string;
+            /**
+             * @description The cards the player holds now, lowest first in the game's ranking.
+             * @example [
+             *       "3d",
+             *       "4c",
+             *       "5d",
+             *       "5c",
+             *       "5h",
+             *       "5s",
+             *       "6c",
+             *       "8c",
+             *       "9d",
+             *       "Tc",
+             *       "Qc",
+             *       "Kd",
+             *       "Ad"
+             *     ]
+             */
+            hand: string[];
+            /**
+             * @example playing
+             * @enum {string}
+             */
+            status: "playing" | "finished";
+            /**
+             * @description The game version the hand was read at.
+             * @example 1
+             */
+            version: number;
         };
         MoveRequest: {
             /**

@@ -13,6 +13,7 @@ from service.services.versions import parse_if_match
 
 from ..auth import allow_read, require_write
 from ..schemas import (
+    BantingHandSchema,
     GameListSchema,
     GameQuerySchema,
     GameRequestSchema,
@@ -92,6 +93,23 @@ class GameById(MethodView):
         """
         document = banting.get(db(), principal().client_id, game_id)
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
+
+
+@blp.route("/games/<string:game_id>/hands/<string:player>")
+class Hand(MethodView):
+    @blp.response(200, BantingHandSchema)
+    @blp.problems(*AUTH, 403, 404)
+    def get(self, game_id: str, player: str) -> Response:
+        """One player's cards held now, for the game server to relay to that player alone.
+
+        A write key is needed (a read key is 403): the state shows only `cards_left`, and a
+        game's hands are never answered elsewhere while it is in play. Auto moves that were
+        due are applied first.
+        """
+        client_id = principal().client_id
+        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        require_write()
+        return json_response(banting.hand(db(), client_id, game_id, player))
 
 
 @blp.route("/games/<string:game_id>/moves")

@@ -32,8 +32,11 @@ player 3 `3h Qh 4s 5d 8d 9h 3s 6c Jc 7s 3c Ah 2h`.
 
 A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
 `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-`invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-it. `POST /v1/score` checks the cards without using the deal.
+`invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+it reveals it; a game reveals it once the game has ended (settled or finished): while the
+game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+`deal-in-play`. `POST /v1/score` checks the cards without using the deal.
 """
 
 blp = Blueprint(
@@ -54,7 +57,7 @@ class Deals(MethodView):
 
     @blp.doc(
         description="The server seed stays secret (only its SHA-256 `commitment` is shown) until "
-        "a round or game uses the deal, or it is revealed.\n\n" + ALGORITHM
+        "a round uses the deal, a game that used it has ended, or it is revealed.\n\n" + ALGORITHM
     )
     @blp.arguments(DealRequestSchema, example=EXAMPLE)
     @blp.response(
@@ -76,7 +79,10 @@ class DealById(MethodView):
     @blp.response(200, DealSchema)
     @blp.problems(*AUTH, 404)
     def get(self, deal_id: str) -> Response:
-        """One deal; `server_seed` (hex) only once it is used or revealed."""
+        """One deal; `server_seed` (hex) only once it is used or revealed.
+
+        While the game that used it is in play, neither `hands` nor `server_seed`.
+        """
         return json_response(deals.get(db(), principal().client_id, deal_id))
 
 
@@ -85,9 +91,12 @@ class Reveal(MethodView):
     @allow_read  # the write scope is checked in the view, after the deal is found
     @optional_body
     @blp.response(200, DealSchema)
-    @blp.problems(*BODY, 404)
+    @blp.problems(*BODY, 404, 409)
     def post(self, deal_id: str) -> Response:
-        """Publish the deal's server seed, so anyone can recompute the hands (no body needed)."""
+        """Publish the deal's server seed, so anyone can recompute the hands (no body needed).
+
+        409 `deal-in-play` while the game that used the deal is in play.
+        """
         deals.get(db(), principal().client_id, deal_id)  # another client's deal is 404
         require_write()
         return json_response(deals.reveal(db(), principal().client_id, deal_id))

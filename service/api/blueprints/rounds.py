@@ -76,9 +76,13 @@ class Score(MethodView):
     @allow_read
     @blp.body(RoundRequestSchema, example=EXAMPLE)
     @blp.response(200, ScoreDocumentSchema)
-    @blp.problems(*BODY)
+    @blp.problems(*BODY, 409)
     def post(self, body: dict[str, Any]) -> Response:
-        """Score a round without storing it: the document POST /v1/rounds would store."""
+        """Score a round without storing it: the document POST /v1/rounds would store.
+
+        With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+        compared with the deal's hands, so no error lists them).
+        """
         document, preset = rounds.preview(body, db(), principal().client_id)
         state().metrics.round_scored(preset, stored=False)
         return json_response(document)

@@ -91,10 +91,17 @@ class GameById(MethodView):
 @blp.route("/games/<string:game_id>/hands/<string:player>")
 class Hand(MethodView):
     @blp.response(200, SusunHandSchema)
-    @blp.problems(*AUTH, 404)
+    @blp.problems(*AUTH, 403, 404)
     def get(self, game_id: str, player: str) -> Response:
-        """One player's 13 dealt cards, for the game server to relay to that player alone."""
-        return json_response(susun_games.hand(db(), principal().client_id, game_id, player))
+        """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+        A write key is needed (a read key is 403): while the game is in play this is the
+        only answer that carries a card of it.
+        """
+        client_id = principal().client_id
+        susun_games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        require_write()
+        return json_response(susun_games.hand(db(), client_id, game_id, player))
 
 
 @blp.route("/games/<string:game_id>/arrangements/<string:player>")

@@ -7,6 +7,8 @@ from .attempt_outcome import AttemptOutcome
 from .audit import Audit
 from .audit_head import AuditHead
 from .audit_record import AuditRecord
+from .banting_hand import BantingHand
+from .banting_hand_status import BantingHandStatus
 from .banting_player import BantingPlayer
 from .chain_verify import ChainVerify
 from .deal import Deal
@@ -164,6 +166,8 @@ __all__ = (
     "Audit",
     "AuditHead",
     "AuditRecord",
+    "BantingHand",
+    "BantingHandStatus",
     "BantingPlayer",
     "ChainVerify",
     "Deal",

@@ -26,15 +26,16 @@ class Deal:
             630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd.
         nonce (int): The client's count of deals before this one. Example: 0.
         client_seed (str):  Example: table-7.
-        hands (DealHands): Each player's 13 cards, in dealt order. Example: {'a': ['7c', 'Qc', '5c', '7h', '9c', 'As',
-            '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}.
         players (list[str]): In deal order. Example: ['a', 'b', 'c', 'd'].
         created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
         used_at (datetime.datetime | None): When a round or game used it.
         used_by (None | str): The round (rnd_) or game (gm_) that used it.
         revealed_at (datetime.datetime | None): When the server seed was published.
-        server_seed (str | Unset): Hex; present only once the deal is used or revealed. Example:
-            000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f.
+        hands (DealHands | Unset): Each player's 13 cards, in dealt order; left out while the game that used the deal is
+            in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key. Example: {'a': ['7c', 'Qc',
+            '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}.
+        server_seed (str | Unset): Hex; present only once the deal is used or revealed, and left out while the game that
+            used it is in play. Example: 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f.
     """
 
     id: str
@@ -42,12 +43,12 @@ class Deal:
     commitment: str
     nonce: int
     client_seed: str
-    hands: DealHands
     players: list[str]
     created_at: datetime.datetime
     used_at: datetime.datetime | None
     used_by: None | str
     revealed_at: datetime.datetime | None
+    hands: DealHands | Unset = UNSET
     server_seed: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,8 +61,6 @@ class Deal:
         nonce = self.nonce
 
         client_seed = self.client_seed
-
-        hands = self.hands.to_dict()
 
         players = self.players
 
@@ -82,6 +81,10 @@ class Deal:
         else:
             revealed_at = self.revealed_at
 
+        hands: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.hands, Unset):
+            hands = self.hands.to_dict()
+
         server_seed = self.server_seed
 
         field_dict: dict[str, Any] = {}
@@ -93,7 +96,6 @@ class Deal:
                 "commitment": commitment,
                 "nonce": nonce,
                 "client_seed": client_seed,
-                "hands": hands,
                 "players": players,
                 "created_at": created_at,
                 "used_at": used_at,
@@ -101,6 +103,8 @@ class Deal:
                 "revealed_at": revealed_at,
             }
         )
+        if hands is not UNSET:
+            field_dict["hands"] = hands
         if server_seed is not UNSET:
             field_dict["server_seed"] = server_seed
 
@@ -120,8 +124,6 @@ class Deal:
         nonce = d.pop("nonce")
 
         client_seed = d.pop("client_seed")
-
-        hands = DealHands.from_dict(d.pop("hands"))
 
         players = cast(list[str], d.pop("players"))
 
@@ -164,6 +166,13 @@ class Deal:
 
         revealed_at = _parse_revealed_at(d.pop("revealed_at"))
 
+        _hands = d.pop("hands", UNSET)
+        hands: DealHands | Unset
+        if isinstance(_hands, Unset):
+            hands = UNSET
+        else:
+            hands = DealHands.from_dict(_hands)
+
         server_seed = d.pop("server_seed", UNSET)
 
         deal = cls(
@@ -172,12 +181,12 @@ class Deal:
             commitment=commitment,
             nonce=nonce,
             client_seed=client_seed,
-            hands=hands,
             players=players,
             created_at=created_at,
             used_at=used_at,
             used_by=used_by,
             revealed_at=revealed_at,
+            hands=hands,
             server_seed=server_seed,
         )
 

@@ -11,10 +11,11 @@ T = TypeVar("T", bound="DealHands")
 
 @_attrs_define
 class DealHands:
-    """Each player's 13 cards, in dealt order.
+    """Each player's 13 cards, in dealt order; left out while the game that used the deal is in play (a Capsa Susun game
+    arranging, a Big Two game playing), whatever the key.
 
-    Example:
-        {'a': ['7c', 'Qc', '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}
+        Example:
+            {'a': ['7c', 'Qc', '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}
 
     """
 

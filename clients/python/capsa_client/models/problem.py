@@ -32,6 +32,8 @@ class Problem:
             - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
             - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal used twice, a move on a
             finished game.
+            - `/problems/deal-in-play` (409): The deal is used by a game still in play: its seed and hands stay hidden until
+            the game ends.
             - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.
             - `/problems/idempotency-in-flight` (409): The first request with this Idempotency-Key is still running; retry
             after Retry-After seconds.

@@ -3,6 +3,7 @@ from typing import Literal
 ProblemType = Literal[
     "/problems/bad-request",
     "/problems/conflict",
+    "/problems/deal-in-play",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
     "/problems/idempotency-key-reused",
@@ -28,6 +29,7 @@ ProblemType = Literal[
 PROBLEM_TYPE_VALUES: set[ProblemType] = {
     "/problems/bad-request",
     "/problems/conflict",
+    "/problems/deal-in-play",
     "/problems/forbidden",
     "/problems/idempotency-in-flight",
     "/problems/idempotency-key-reused",

@@ -76,6 +76,8 @@ def sync_detailed(
 ) -> Response[Deal | Problem]:
     """One deal; `server_seed` (hex) only once it is used or revealed.
 
+     While the game that used it is in play, neither `hands` nor `server_seed`.
+
     Args:
         deal_id (str):
 
@@ -105,6 +107,8 @@ def sync(
 ) -> Deal | Problem | None:
     """One deal; `server_seed` (hex) only once it is used or revealed.
 
+     While the game that used it is in play, neither `hands` nor `server_seed`.
+
     Args:
         deal_id (str):
 
@@ -128,6 +132,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Deal | Problem]:
     """One deal; `server_seed` (hex) only once it is used or revealed.
+
+     While the game that used it is in play, neither `hands` nor `server_seed`.
 
     Args:
         deal_id (str):
@@ -155,6 +161,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> Deal | Problem | None:
     """One deal; `server_seed` (hex) only once it is used or revealed.
+
+     While the game that used it is in play, neither `hands` nor `server_seed`.
 
     Args:
         deal_id (str):

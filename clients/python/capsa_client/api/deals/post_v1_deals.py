@@ -101,8 +101,8 @@ def sync_detailed(
 ) -> Response[Deal | Problem]:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
-     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
-    deal, or it is revealed.
+     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a
+    game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
@@ -120,8 +120,11 @@ def sync_detailed(
 
     A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
     `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-    it. `POST /v1/score` checks the cards without using the deal.
+    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+    it reveals it; a game reveals it once the game has ended (settled or finished): while the
+    game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+    every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+    `deal-in-play`. `POST /v1/score` checks the cards without using the deal.
 
     Args:
         body (DealRequest):
@@ -152,8 +155,8 @@ def sync(
 ) -> Deal | Problem | None:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
-     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
-    deal, or it is revealed.
+     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a
+    game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
@@ -171,8 +174,11 @@ def sync(
 
     A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
     `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-    it. `POST /v1/score` checks the cards without using the deal.
+    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+    it reveals it; a game reveals it once the game has ended (settled or finished): while the
+    game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+    every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+    `deal-in-play`. `POST /v1/score` checks the cards without using the deal.
 
     Args:
         body (DealRequest):
@@ -198,8 +204,8 @@ async def asyncio_detailed(
 ) -> Response[Deal | Problem]:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
-     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
-    deal, or it is revealed.
+     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a
+    game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
@@ -217,8 +223,11 @@ async def asyncio_detailed(
 
     A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
     `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-    it. `POST /v1/score` checks the cards without using the deal.
+    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+    it reveals it; a game reveals it once the game has ended (settled or finished): while the
+    game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+    every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+    `deal-in-play`. `POST /v1/score` checks the cards without using the deal.
 
     Args:
         body (DealRequest):
@@ -247,8 +256,8 @@ async def asyncio(
 ) -> Deal | Problem | None:
     """Deal 13 cards to each of 2 to 4 players from a committed, secret server seed.
 
-     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round or game uses the
-    deal, or it is revealed.
+     The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a
+    game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
@@ -266,8 +275,11 @@ async def asyncio(
 
     A round (`POST /v1/rounds`, `POST /v1/score`) or a Big Two game may carry
     `"deal": "<deal id>"`: every player's cards must be exactly its dealt hand (422
-    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`); using it reveals
-    it. `POST /v1/score` checks the cards without using the deal.
+    `invalid-cards` otherwise); a deal is used at most once (409 `conflict`). A round that uses
+    it reveals it; a game reveals it once the game has ended (settled or finished): while the
+    game is in play the deal's `hands` and `server_seed` are left out of every answer, for
+    every key, and naming the deal (a round, `POST /v1/score`, a game, reveal) is 409
+    `deal-in-play`. `POST /v1/score` checks the cards without using the deal.
 
     Args:
         body (DealRequest):

@@ -55,6 +55,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_406
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
 
@@ -96,6 +101,8 @@ def sync_detailed(
 ) -> Response[Deal | Problem]:
     """Publish the deal's server seed, so anyone can recompute the hands (no body needed).
 
+     409 `deal-in-play` while the game that used the deal is in play.
+
     Args:
         deal_id (str):
 
@@ -125,6 +132,8 @@ def sync(
 ) -> Deal | Problem | None:
     """Publish the deal's server seed, so anyone can recompute the hands (no body needed).
 
+     409 `deal-in-play` while the game that used the deal is in play.
+
     Args:
         deal_id (str):
 
@@ -148,6 +157,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Deal | Problem]:
     """Publish the deal's server seed, so anyone can recompute the hands (no body needed).
+
+     409 `deal-in-play` while the game that used the deal is in play.
 
     Args:
         deal_id (str):
@@ -175,6 +186,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> Deal | Problem | None:
     """Publish the deal's server seed, so anyone can recompute the hands (no body needed).
+
+     409 `deal-in-play` while the game that used the deal is in play.
 
     Args:
         deal_id (str):

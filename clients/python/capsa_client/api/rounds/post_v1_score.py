@@ -55,6 +55,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_406
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
 
@@ -103,6 +108,9 @@ def sync_detailed(
 ) -> Response[Problem | ScoreDocument]:
     """Score a round without storing it: the document POST /v1/rounds would store.
 
+     With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+    compared with the deal's hands, so no error lists them).
+
     Args:
         body (RoundRequest):
 
@@ -132,6 +140,9 @@ def sync(
 ) -> Problem | ScoreDocument | None:
     """Score a round without storing it: the document POST /v1/rounds would store.
 
+     With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+    compared with the deal's hands, so no error lists them).
+
     Args:
         body (RoundRequest):
 
@@ -155,6 +166,9 @@ async def asyncio_detailed(
     body: RoundRequest,
 ) -> Response[Problem | ScoreDocument]:
     """Score a round without storing it: the document POST /v1/rounds would store.
+
+     With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+    compared with the deal's hands, so no error lists them).
 
     Args:
         body (RoundRequest):
@@ -182,6 +196,9 @@ async def asyncio(
     body: RoundRequest,
 ) -> Problem | ScoreDocument | None:
     """Score a round without storing it: the document POST /v1/rounds would store.
+
+     With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
+    compared with the deal's hands, so no error lists them).
 
     Args:
         body (RoundRequest):

@@ -37,6 +37,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 404:
         response_404 = Problem.from_dict(response.json())
 
@@ -79,6 +84,9 @@ def sync_detailed(
 ) -> Response[Problem | SusunHand]:
     """One player's 13 dealt cards, for the game server to relay to that player alone.
 
+     A write key is needed (a read key is 403): while the game is in play this is the
+    only answer that carries a card of it.
+
     Args:
         game_id (str):
         player (str):
@@ -111,6 +119,9 @@ def sync(
 ) -> Problem | SusunHand | None:
     """One player's 13 dealt cards, for the game server to relay to that player alone.
 
+     A write key is needed (a read key is 403): while the game is in play this is the
+    only answer that carries a card of it.
+
     Args:
         game_id (str):
         player (str):
@@ -137,6 +148,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | SusunHand]:
     """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+     A write key is needed (a read key is 403): while the game is in play this is the
+    only answer that carries a card of it.
 
     Args:
         game_id (str):
@@ -167,6 +181,9 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> Problem | SusunHand | None:
     """One player's 13 dealt cards, for the game server to relay to that player alone.
+
+     A write key is needed (a read key is 403): while the game is in play this is the
+    only answer that carries a card of it.
 
     Args:
         game_id (str):
