@@ -2,7 +2,9 @@
 
 It reads DATABASE_URL and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
 WEBHOOK_METRICS_BIND (default 127.0.0.1:9101, `off` disables) and stops on SIGTERM or
-SIGINT once the deliveries in flight are done. Several may run at once (PostgreSQL: they
+SIGINT within its grace (WEBHOOK_TIMEOUT_S + 1 s): the attempts in flight end by their
+deadline and are recorded; any still running then are abandoned (their claims run out and
+the events are sent again later, with the same webhook-id). Several may run at once (PostgreSQL: they
 share the work; SQLite: one holds the lease, the others stand by).
 """
 
@@ -45,7 +47,9 @@ def dispatch(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     logging.getLogger("capsa.webhooks").info(
-        "dispatching webhooks (%s, concurrency %d, timeout %g s)", db.dialect, settings.concurrency, settings.timeout_s
+        "dispatching webhooks (%s, concurrency %d, %d per endpoint, %d per client, attempts within %g s)",
+        db.dialect, settings.concurrency, settings.endpoint_concurrency, settings.client_concurrency,
+        settings.timeout_s,
     )
     try:
         if args.once:
@@ -54,6 +58,10 @@ def dispatch(args: argparse.Namespace) -> int:
             dispatcher.run(stop)
     finally:
         db.dispose()
+    if dispatcher.abandoned:
+        # Their threads would hold the interpreter's exit past the grace: leave now.
+        logging.shutdown()
+        os._exit(0)
     return 0
 
 
