@@ -14,6 +14,7 @@ import argparse
 import logging
 import os
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -51,18 +52,23 @@ def dispatch(args: argparse.Namespace) -> int:
         db.dialect, settings.concurrency, settings.endpoint_concurrency, settings.client_concurrency,
         settings.timeout_s,
     )
-    try:
-        if args.once:
+    if args.once:
+        try:
             dispatcher.run_until_idle()
-        else:
-            dispatcher.run(stop)
+        finally:
+            db.dispose()
+        return 0
+    try:
+        dispatcher.run(stop)
     finally:
         db.dispose()
-    if dispatcher.abandoned:
-        # Their threads would hold the interpreter's exit past the grace: leave now.
-        logging.shutdown()
-        os._exit(0)
-    return 0
+    # Everything is recorded and the database let go. The interpreter's own teardown (a
+    # large heap, and any attempt thread abandoned past the grace) takes seconds on a
+    # loaded machine, beyond the grace a supervisor allows: leave at once.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def register(sub: Any) -> None:

@@ -77,6 +77,9 @@ class Dispatchers:
             "DATABASE_URL": self.url,
             "WEBHOOK_RETRY_SCHEDULE": SCHEDULE,
             "WEBHOOK_TIMEOUT_S": "1",
+            # one endpoint: all 16 slots on it, as the kill test's 16 lost answers assume
+            "WEBHOOK_ENDPOINT_CONCURRENCY": "16",
+            "WEBHOOK_CLIENT_CONCURRENCY": "16",
             "WEBHOOK_ALLOW_PRIVATE": "1",
             "WEBHOOK_POLL_S": "0.05",
             "WEBHOOK_LEASE_S": "1.5",
