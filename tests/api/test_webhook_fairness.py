@@ -184,7 +184,7 @@ def run_fairness(url: str, stalling: tuple[Stalling, Stalling], backlog: int) ->
         for _ in range(10):
             event_id = store(db, fast_client)
             stored = time.time()
-            wait_for(lambda: any(r.id == event_id for r in fast.requests), 5)
+            wait_for(lambda e=event_id: any(r.id == e for r in fast.requests), 5)
             arrived = next(r.at for r in fast.requests if r.id == event_id)
             latencies.append(arrived - stored)
             time.sleep(0.2)
