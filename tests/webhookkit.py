@@ -41,6 +41,7 @@ class Receiver:
     requests: list[Received] = field(default_factory=list)
     invalid: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    unanswered: Counter[str] = field(default_factory=Counter)  # set by a test from the attempts
 
     def start(self) -> Receiver:
         receiver = self
@@ -107,24 +108,30 @@ class Receiver:
     def duplicates(self) -> int:
         return sum(n - 1 for n in self.processed().values() if n > 1)
 
-    def unexplained_duplicates(self, extra_lost: int = 0) -> int:
+    def unexplained_duplicates(self, extra_lost: int = 0, lost: Counter[str] | None = None) -> int:
         """Duplicates that no lost acknowledgement explains: an event processed again must
-        have had an earlier processing whose answer was lost (a `slow` answer), beyond
-        `extra_lost` answers lost to a killed dispatcher."""
-        lost: dict[str, int] = defaultdict(int)
+        have had an earlier processing whose answer was lost, beyond `extra_lost` answers
+        lost to a killed dispatcher. Without `lost`, the lost answers are the `slow` ones;
+        with it, they are the attempts the dispatcher recorded as unanswered, per event (an
+        `ok` answer the deadline cut off under load is lost too, and only the dispatcher
+        knows it was)."""
+        if lost is not None:
+            excess = sum(max(0, n - 1 - lost[event_id]) for event_id, n in self.processed().items())
+            return max(0, excess - extra_lost)
+        lost_: dict[str, int] = defaultdict(int)
         seen: dict[str, int] = defaultdict(int)
         unexplained = 0
         with self.lock:
             for r in self.requests:
                 if r.fate not in ("ok", "slow"):
                     continue
-                if seen[r.id] > 0 and lost[r.id] == 0:
+                if seen[r.id] > 0 and lost_[r.id] == 0:
                     unexplained += 1
                 elif seen[r.id] > 0:
-                    lost[r.id] -= 1
+                    lost_[r.id] -= 1
                 seen[r.id] += 1
                 if r.fate == "slow":
-                    lost[r.id] += 1
+                    lost_[r.id] += 1
         return max(0, unexplained - extra_lost)
 
 
