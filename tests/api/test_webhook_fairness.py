@@ -258,3 +258,46 @@ def test_sigterm_stops_the_dispatcher_within_its_grace_with_stalled_attempts_in_
     assert code == 0, (tmp_path / "dispatch.log").read_text()
     assert took <= Settings(timeout_s=timeout).shutdown_grace_s
     wait_for(lambda: trickle.open_now == 0 and hang.open_now == 0, 1)  # no attempt outlived the process
+
+
+# -- the claim's accounting ----------------------------------------------------------------------
+
+
+def test_a_claim_gives_each_endpoint_its_free_slots_oldest_first_counting_other_dispatchers(url):
+    db = Database(url)
+    try:
+        busy, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+        busy_events = [store(db, busy) for _ in range(6)]
+        other, (c,) = client_with_hooks(db, "http://127.0.0.1:9/c")
+        other_events = [store(db, other) for _ in range(2)]
+        first, second = Dispatcher(db, SETTINGS), Dispatcher(db, SETTINGS)
+        assert first.fan_out() == 6 * 2 + 2
+        taken = first.claim(100)
+        # 2 per endpoint, 3 for the busy client, each endpoint's oldest first.
+        by_hook: dict[str, list[str]] = {}
+        for claimed in taken:
+            by_hook.setdefault(claimed.webhook_id, []).append(claimed.event_id)
+        assert sorted(len(v) for k, v in by_hook.items() if k != c["id"]) == [1, 2]
+        assert by_hook[c["id"]] == other_events
+        for hook in (a["id"], b["id"]):
+            got = by_hook.get(hook, [])
+            assert got == busy_events[: len(got)]
+        # Another dispatcher finds the busy client's and the other client's slots full.
+        assert second.claim(100) == []
+        # One finishes: its slot is free again, for the oldest waiting of its endpoint.
+        done = next(x for x in taken if x.webhook_id == c["id"])
+        with db.unit_of_work(write=True) as uow:
+            uow.webhooks.finish_many([(done, {"state": "delivered", "claim": None})])
+            uow.commit()
+        assert second.claim(100) == []  # the other client has nothing more queued
+        held_a = len(by_hook.get(a["id"], []))
+        slow = next(x for x in taken if x.webhook_id != c["id"])
+        with db.unit_of_work(write=True) as uow:
+            uow.webhooks.finish_many([(slow, {"state": "delivered", "claim": None})])
+            uow.commit()
+        again = second.claim(100)
+        assert len(again) == 1 and again[0].client_id == busy
+        queue = busy_events[held_a:] if again[0].webhook_id == a["id"] else busy_events[len(by_hook.get(b["id"], [])):]
+        assert again[0].event_id == queue[0]
+    finally:
+        db.dispose()
