@@ -139,7 +139,9 @@ def main() -> int:
         for _ in range(args.rounds - 1):
             rounds.create(db, client_id, dict(BODY), None)
         env = {**os.environ, "DATABASE_URL": url, "WEBHOOK_METRICS_BIND": "off", "LOG_LEVEL": "WARNING",
-               "WEBHOOK_POLL_S": "0.05"}
+               "WEBHOOK_POLL_S": "0.05",
+               # one endpoint: give it all 16 slots (the defaults hold one endpoint to 4)
+               "WEBHOOK_ENDPOINT_CONCURRENCY": "16", "WEBHOOK_CLIENT_CONCURRENCY": "16"}
         load_a = os.getloadavg()[0]
         started = time.monotonic()
         dispatcher = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env)

@@ -4,12 +4,14 @@ Every request is checked with the `standardwebhooks` package (the public referen
 receiver) under the endpoint's secrets; then a fate decides the answer: `ok` (200 at once),
 `fail` (500), `slow` (200 after `slow_s`, past the dispatcher's timeout: the receiver acted
 but its answer is lost). `ok` and `slow` count as processed, as a wallet would have booked.
+`Stalling` is a hostile one: it trickles its answer a byte a second, or never answers.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import socket
 import threading
 import time
 from collections import Counter, defaultdict
@@ -39,6 +41,7 @@ class Receiver:
     requests: list[Received] = field(default_factory=list)
     invalid: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    unanswered: Counter[str] = field(default_factory=Counter)  # set by a test from the attempts
 
     def start(self) -> Receiver:
         receiver = self
@@ -105,24 +108,30 @@ class Receiver:
     def duplicates(self) -> int:
         return sum(n - 1 for n in self.processed().values() if n > 1)
 
-    def unexplained_duplicates(self, extra_lost: int = 0) -> int:
+    def unexplained_duplicates(self, extra_lost: int = 0, lost: Counter[str] | None = None) -> int:
         """Duplicates that no lost acknowledgement explains: an event processed again must
-        have had an earlier processing whose answer was lost (a `slow` answer), beyond
-        `extra_lost` answers lost to a killed dispatcher."""
-        lost: dict[str, int] = defaultdict(int)
+        have had an earlier processing whose answer was lost, beyond `extra_lost` answers
+        lost to a killed dispatcher. Without `lost`, the lost answers are the `slow` ones;
+        with it, they are the attempts the dispatcher recorded as unanswered, per event (an
+        `ok` answer the deadline cut off under load is lost too, and only the dispatcher
+        knows it was)."""
+        if lost is not None:
+            excess = sum(max(0, n - 1 - lost[event_id]) for event_id, n in self.processed().items())
+            return max(0, excess - extra_lost)
+        lost_: dict[str, int] = defaultdict(int)
         seen: dict[str, int] = defaultdict(int)
         unexplained = 0
         with self.lock:
             for r in self.requests:
                 if r.fate not in ("ok", "slow"):
                     continue
-                if seen[r.id] > 0 and lost[r.id] == 0:
+                if seen[r.id] > 0 and lost_[r.id] == 0:
                     unexplained += 1
                 elif seen[r.id] > 0:
-                    lost[r.id] -= 1
+                    lost_[r.id] -= 1
                 seen[r.id] += 1
                 if r.fate == "slow":
-                    lost[r.id] += 1
+                    lost_[r.id] += 1
         return max(0, unexplained - extra_lost)
 
 
@@ -136,3 +145,107 @@ def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:
         return "fail" if x < fail else "slow" if x < fail + slow else "ok"
 
     return fate
+
+
+@dataclass
+class Attempt:
+    """One connection to a stalling receiver: the event it carried, when it opened, when
+    the dispatcher closed it (None: still open)."""
+
+    id: str
+    opened: float
+    closed: float | None = None
+
+
+@dataclass
+class Stalling:
+    """A receiver that never lets an attempt finish: `trickle` answers its status line and
+    then a header byte every `every_s` seconds, for ever; `hang` reads the request and
+    never answers. It notes when each connection opened and when the dispatcher closed it,
+    so a test can see how many were in flight at once and whether an event was sent again
+    while a first copy was still in flight."""
+
+    mode: str = "trickle"
+    every_s: float = 1.0
+    attempts: list[Attempt] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    open_now: int = 0
+    most_open: int = 0
+
+    def start(self) -> Stalling:
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=256)
+        self.listener.settimeout(0.2)
+        self.running = True
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(5)
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while self.running:
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            raw = b""
+            try:
+                while b"\r\n\r\n" not in raw:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    raw += chunk
+            except OSError:
+                return
+            head = raw.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")[1:]
+            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head)}
+            attempt = Attempt(headers.get("webhook-id", ""), time.monotonic())
+            with self.lock:
+                self.attempts.append(attempt)
+                self.open_now += 1
+                self.most_open = max(self.most_open, self.open_now)
+            try:
+                if self.mode == "trickle":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                conn.settimeout(self.every_s)
+                while self.running:
+                    try:
+                        if not conn.recv(65536):  # the rest of the body, then the close
+                            break
+                    except TimeoutError:
+                        if self.mode == "trickle":
+                            conn.sendall(b"a")
+            except OSError:
+                pass
+            finally:
+                with self.lock:
+                    attempt.closed = time.monotonic()
+                    self.open_now -= 1
+
+    def overlapping_copies(self) -> int:
+        """Sends of an event that began while an earlier copy of it was still open."""
+        with self.lock:
+            by_id: dict[str, list[Attempt]] = defaultdict(list)
+            for a in self.attempts:
+                by_id[a.id].append(a)
+        overlaps = 0
+        for copies in by_id.values():
+            copies.sort(key=lambda a: a.opened)
+            for before, after in zip(copies, copies[1:]):
+                if before.closed is None or after.opened < before.closed:
+                    overlaps += 1
+        return overlaps

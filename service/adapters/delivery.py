@@ -1,9 +1,15 @@
-"""One webhook POST: the SSRF guard on the resolved address, timeouts, no redirects.
+"""One webhook POST: the SSRF guard on the resolved address, one deadline, no redirects.
 
 The host is resolved at delivery time and every address it resolves to is checked (a name
 that once pointed outside may point inside now); the connection is then made to the
 checked address itself, with the URL's host in `Host` and in TLS (SNI, certificate), so a
 second resolution cannot swap it. Redirects are answers like any other non-2xx: failed.
+
+The whole attempt has one deadline: resolving, connecting, the TLS handshake, sending, the
+status line, the headers and the body all end by it. A socket timeout alone bounds each
+read, so a receiver trickling a byte a second would hold an attempt for ever; here every
+read and write first shrinks the socket's timeout to the time left (and fails once none
+is). The answer's body is read up to 4 KiB, and its headers are bounded by http.client.
 """
 
 from __future__ import annotations
@@ -12,8 +18,10 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from service.domain.webhooks import refused_address, refused_host
@@ -36,7 +44,100 @@ class Refused(Exception):
     """The URL resolves to an address webhooks may not reach."""
 
 
-def resolve(host: str, port: int, allow_private: bool) -> str:
+class Deadline:
+    """A moment on the monotonic clock by which an attempt ends."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds left; TimeoutError once there are none."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no answer within {self.seconds:g} s")
+        return left
+
+
+class _Bounded:
+    """Socket methods that shrink the timeout to what the deadline leaves, before each call
+    (http.client sends with `sendall` and reads through `makefile`, i.e. `recv_into`)."""
+
+    deadline: Deadline
+
+    def recv_into(self, *args: Any) -> int:
+        self.settimeout(self.deadline.left())  # type: ignore[attr-defined]
+        return super().recv_into(*args)  # type: ignore[misc, no-any-return]
+
+    def recv(self, *args: Any) -> bytes:
+        self.settimeout(self.deadline.left())  # type: ignore[attr-defined]
+        return super().recv(*args)  # type: ignore[misc, no-any-return]
+
+    def send(self, *args: Any) -> int:
+        self.settimeout(self.deadline.left())  # type: ignore[attr-defined]
+        return super().send(*args)  # type: ignore[misc, no-any-return]
+
+    def sendall(self, *args: Any) -> None:
+        # CPython bounds one sendall by its timeout as a whole (not per chunk).
+        self.settimeout(self.deadline.left())  # type: ignore[attr-defined]
+        super().sendall(*args)  # type: ignore[misc]
+
+
+class _BoundedSocket(_Bounded, socket.socket):
+    pass
+
+
+class _BoundedTLSSocket(_Bounded, ssl.SSLSocket):
+    pass
+
+
+def _tls_context() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.sslsocket_class = _BoundedTLSSocket
+    return context
+
+
+_TLS = _tls_context()  # loaded once: the CA store is read from disk
+
+
+def _connect(address: str, port: int, deadline: Deadline) -> _BoundedSocket:
+    raw = socket.create_connection((address, port), deadline.left())
+    sock = _BoundedSocket(fileno=raw.detach())
+    sock.deadline = deadline
+    sock.settimeout(deadline.left())
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def _getaddrinfo(host: str, port: int, deadline: Deadline) -> list[Any]:
+    """getaddrinfo by the deadline: it takes no timeout, so a slow resolver is waited for in
+    a daemon thread, which is left behind (it ends with the resolver's own timeout)."""
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        pass
+    else:  # a literal: nothing to look up
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    found: list[Any] = []
+    failed: list[BaseException] = []
+
+    def look_up() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except BaseException as exc:  # handed to the waiting thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=look_up, name="webhook-resolve", daemon=True)
+    thread.start()
+    thread.join(deadline.left())
+    if thread.is_alive():
+        raise TimeoutError(f"no answer within {deadline.seconds:g} s (resolving {host})")
+    if failed:
+        raise failed[0]
+    return found
+
+
+def resolve(host: str, port: int, allow_private: bool, deadline: Deadline | None = None) -> str:
     """The address to connect to: the first one `host` resolves to, once all are checked.
 
     The host itself is judged first, by the rule a new endpoint's URL met (refused_host: a
@@ -44,7 +145,7 @@ def resolve(host: str, port: int, allow_private: bool) -> str:
     reason = None if allow_private else refused_host(host)
     if reason is not None:
         raise Refused(f"{host} {reason}")
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    infos = _getaddrinfo(host, port, deadline or Deadline(30.0))
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:
         raise Refused(f"{host} resolves to no address")
@@ -56,28 +157,36 @@ def resolve(host: str, port: int, allow_private: bool) -> str:
 
 
 class _Pinned(http.client.HTTPConnection):
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout)
+    def __init__(self, host: str, port: int, address: str, deadline: Deadline) -> None:
+        super().__init__(host, port, timeout=deadline.left())
         self._address = address
+        self._deadline = deadline
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = _connect(self._address, self.port, self._deadline)
 
 
 class _PinnedTLS(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+    def __init__(self, host: str, port: int, address: str, deadline: Deadline) -> None:
+        super().__init__(host, port, timeout=deadline.left(), context=_TLS)
         self._address = address
+        self._deadline = deadline
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        sock = _connect(self._address, self.port, self._deadline)
+        # The handshake runs under the timeout just set (CPython bounds it as a whole).
+        tls = _TLS.wrap_socket(sock, server_hostname=self.host)
+        assert isinstance(tls, _BoundedTLSSocket)
+        tls.deadline = self._deadline
+        self.sock = tls
 
 
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float, allow_private: bool) -> Result:
-    """POST `body` to `url`; never raises for what the network or the receiver does."""
+    """POST `body` to `url`, all of it within `timeout` seconds (resolving, connecting,
+    TLS, sending, the answer's status line, headers and first 4 KiB of body); never raises
+    for what the network or the receiver does."""
     started = time.monotonic()
+    deadline = Deadline(timeout)
 
     def took() -> int:
         return int((time.monotonic() - started) * 1000)
@@ -89,12 +198,15 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float, allow_p
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     conn: http.client.HTTPConnection | None = None
     try:
-        address = resolve(host, port, allow_private)
-        conn = (_PinnedTLS if tls else _Pinned)(host, port, address, timeout)
+        address = resolve(host, port, allow_private, deadline)
+        conn = (_PinnedTLS if tls else _Pinned)(host, port, address, deadline)
         conn.request("POST", path, body=body, headers=headers)
         answer = conn.getresponse()
-        answer.read(_READ)
         status = answer.status
+        try:
+            answer.read(_READ)
+        except (OSError, http.client.HTTPException):
+            pass  # the status was answered: a body cut short (or too slow) does not change it
         if 200 <= status < 300:
             return Result("delivered", status, took(), None)
         return Result("http_error", status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])

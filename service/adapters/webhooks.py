@@ -227,15 +227,61 @@ class WebhookRepository:
         )
         return self.session.scalar(q)
 
-    def claim_due(self, now: datetime, lease_until: datetime, token: str, limit: int) -> list[Claimed]:
-        """Take up to `limit` due deliveries of enabled endpoints until `lease_until`."""
+    def claim_due(
+        self, now: datetime, lease_until: datetime, token: str, limit: int, per_endpoint: int, per_client: int
+    ) -> list[Claimed]:
+        """Take up to `limit` due deliveries of enabled endpoints until `lease_until`, in one
+        statement that gives no endpoint more than its free slots (`per_endpoint` less its
+        deliveries held now, by any dispatcher: claimed, their lease not ended) nor a client
+        more than `per_client` less its own; each endpoint's oldest due first, and the slots
+        shared round-robin, across a client's endpoints and across clients, so a backlog on
+        one endpoint does not push another's events out of the claim."""
         d = WebhookDelivery
-        q = (
-            select(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts)
+        held = and_(d.state == PENDING, d.claim.is_not(None), d.next_attempt_at > now)
+        endpoint_held = (
+            select(d.webhook_id.label("webhook_id"), func.count().label("n"))
+            .where(held).group_by(d.webhook_id).subquery("endpoint_held")
+        )
+        client_held = (
+            select(d.client_id.label("client_id"), func.count().label("n"))
+            .where(held).group_by(d.client_id).subquery("client_held")
+        )
+        queued = (
+            select(
+                d.webhook_id, d.event_id, d.client_id, d.next_attempt_at,
+                func.row_number()
+                .over(partition_by=d.webhook_id, order_by=(d.next_attempt_at, d.sequence, d.event_id))
+                .label("place"),
+            )
             .join(Webhook, Webhook.id == d.webhook_id)
             .where(d.state == PENDING, d.next_attempt_at <= now, Webhook.enabled.is_(True))
-            .order_by(d.next_attempt_at)
+            .subquery("queued")
+        )
+        fits = (
+            select(
+                queued.c.webhook_id, queued.c.event_id, queued.c.client_id, queued.c.place, queued.c.next_attempt_at,
+                func.row_number()
+                .over(partition_by=queued.c.client_id, order_by=(queued.c.place, queued.c.next_attempt_at, queued.c.webhook_id))
+                .label("turn"),
+            )
+            .outerjoin(endpoint_held, endpoint_held.c.webhook_id == queued.c.webhook_id)
+            .where(queued.c.place <= per_endpoint - func.coalesce(endpoint_held.c.n, 0))
+            .subquery("fits")
+        )
+        chosen = (
+            select(fits.c.webhook_id, fits.c.event_id)
+            .outerjoin(client_held, client_held.c.client_id == fits.c.client_id)
+            .where(fits.c.turn <= per_client - func.coalesce(client_held.c.n, 0))
+            .order_by(fits.c.turn, fits.c.place, fits.c.next_attempt_at)
             .limit(limit)
+        )
+        # Locked rows are skipped, and a row claimed meanwhile by a dispatcher that has since
+        # committed is re-read (PostgreSQL re-checks the row's own conditions): no longer due,
+        # it is left out, so two dispatchers never both fill an endpoint's slots.
+        q = (
+            select(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts)
+            .where(tuple_(d.webhook_id, d.event_id).in_(chosen), d.state == PENDING, d.next_attempt_at <= now)
+            .order_by(d.next_attempt_at, d.sequence)
             .with_for_update(skip_locked=True, of=d)
         )
         rows = self.session.execute(q).all()
@@ -248,6 +294,16 @@ class WebhookRepository:
             .execution_options(synchronize_session=False)
         )
         return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), token) for r in rows]
+
+    def held(self, now: datetime) -> dict[str, int]:
+        """Deliveries held now (claimed, their lease not ended), per endpoint."""
+        d = WebhookDelivery
+        q = (
+            select(d.webhook_id, func.count())
+            .where(d.state == PENDING, d.claim.is_not(None), d.next_attempt_at > now)
+            .group_by(d.webhook_id)
+        )
+        return {str(w): int(n) for w, n in self.session.execute(q)}
 
     def record_attempts(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:

@@ -2,7 +2,9 @@
 
 It reads DATABASE_URL and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
 WEBHOOK_METRICS_BIND (default 127.0.0.1:9101, `off` disables) and stops on SIGTERM or
-SIGINT once the deliveries in flight are done. Several may run at once (PostgreSQL: they
+SIGINT within its grace (WEBHOOK_TIMEOUT_S + 1 s): the attempts in flight end by their
+deadline and are recorded; any still running then are abandoned (their claims run out and
+the events are sent again later, with the same webhook-id). Several may run at once (PostgreSQL: they
 share the work; SQLite: one holds the lease, the others stand by).
 """
 
@@ -12,6 +14,7 @@ import argparse
 import logging
 import os
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -45,16 +48,27 @@ def dispatch(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     logging.getLogger("capsa.webhooks").info(
-        "dispatching webhooks (%s, concurrency %d, timeout %g s)", db.dialect, settings.concurrency, settings.timeout_s
+        "dispatching webhooks (%s, concurrency %d, %d per endpoint, %d per client, attempts within %g s)",
+        db.dialect, settings.concurrency, settings.endpoint_concurrency, settings.client_concurrency,
+        settings.timeout_s,
     )
-    try:
-        if args.once:
+    if args.once:
+        try:
             dispatcher.run_until_idle()
-        else:
-            dispatcher.run(stop)
+        finally:
+            db.dispose()
+        return 0
+    try:
+        dispatcher.run(stop)
     finally:
         db.dispose()
-    return 0
+    # Everything is recorded and the database let go. The interpreter's own teardown (a
+    # large heap, and any attempt thread abandoned past the grace) takes seconds on a
+    # loaded machine, beyond the grace a supervisor allows: leave at once.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def register(sub: Any) -> None:

@@ -5,14 +5,26 @@ A loop (`capsa webhooks dispatch`, a process of its own) that, every poll:
 1. queues deliveries for each enabled endpoint whose client's chain has moved past the
    endpoint's `cursor` (the records after it, the types it takes), and moves the cursor,
    with the endpoint row locked (SKIP LOCKED: another dispatcher takes another endpoint);
-2. claims due deliveries up to its free delivery slots: it sets their `next_attempt_at` to
-   the end of a lease and a claim token, so a dispatcher that dies leaves them due again
-   when the lease ends (PostgreSQL: FOR UPDATE SKIP LOCKED, so dispatchers never claim the
-   same delivery; SQLite: one dispatcher at a time holds the lease in `dispatcher_leases`);
-3. sends them concurrently (a thread each, `concurrency` at most) and records every
-   attempt: 2xx is delivered; anything else is retried after the next step of the retry
+2. claims due deliveries up to its free delivery slots, and no endpoint (no client) more
+   than its own free slots, counted over every dispatcher's unexpired claims: it sets their
+   `next_attempt_at` to the end of a lease and a claim token, so a dispatcher that dies
+   leaves them due again when the lease ends (PostgreSQL: FOR UPDATE SKIP LOCKED, so
+   dispatchers never claim the same delivery; SQLite: one dispatcher at a time holds the
+   lease in `dispatcher_leases`);
+3. sends them concurrently (a thread each, `concurrency` at most), each attempt ending by
+   its deadline (`timeout_s`, all of it), and records every attempt: 2xx is delivered; anything else is retried after the next step of the retry
    schedule, jittered, until the schedule is used up (failed); an endpoint failing for
    `disable_after` (3 days) since its last success is disabled.
+
+A claim lasts `claim_s`: the most a claimed delivery waits for its thread (`QUEUE_S`), its
+attempt's deadline, and `RECORD_S` to record the outcome. An attempt that starts late is
+shortened to end in time, so no claim runs out while its attempt is in flight, and an
+event is not sent a second time beside a first copy still in flight. A slow or hanging
+endpoint thus holds `endpoint_concurrency` slots at most, each for `timeout_s` at most,
+and only its own events wait.
+
+On SIGTERM the loop claims no more and waits for the attempts in flight (each ends by its
+deadline), at most `shutdown_grace_s` (the deadline and 1 s) from the signal.
 
 Delivery is at least once: an answer lost after the receiver acted on it (a timeout, a
 dispatcher killed between the POST and its record) means the event is sent again, with
@@ -46,6 +58,9 @@ from .webhooks import _delivery, _record_time, allow_private, live_secrets
 log = logging.getLogger("capsa.webhooks")
 LEASE = "dispatcher"
 USER_AGENT = "capsa-webhooks/1"
+QUEUE_S = 2.0  # a claim's allowance for reaching its thread (claims never exceed free threads)
+RECORD_S = 10.0  # and for recording the outcome on a busy database, after the attempt
+MIN_ATTEMPT_S = 0.1  # an attempt left less than this by a late start is not made (retried)
 
 
 @dataclass(frozen=True)
@@ -53,9 +68,11 @@ class Settings:
     """The dispatcher's settings; `from_env` reads the WEBHOOK_* variables."""
 
     schedule: tuple[float, ...] = hooks.parse_schedule(hooks.DEFAULT_SCHEDULE)
-    timeout_s: float = 5.0
+    timeout_s: float = 5.0  # an attempt's deadline, all of it
     allow_private: bool = False
     concurrency: int = 16
+    endpoint_concurrency: int = 4  # attempts in flight per endpoint, across dispatchers
+    client_concurrency: int = 8  # and per client, over all its endpoints
     disable_after_s: float = 3 * 86400.0
     poll_s: float = 0.2
     lease_s: float = 10.0  # the SQLite dispatcher's lease
@@ -63,10 +80,16 @@ class Settings:
 
     @property
     def claim_s(self) -> float:
-        """How long a claimed delivery is held: connect + read timeouts, and a margin for
-        recording its outcome on a busy database (a claim that runs out before its outcome
-        is recorded is sent again: a duplicate the receiver did not cause)."""
-        return 2 * self.timeout_s + 10.0
+        """How long a claimed delivery is held: its wait for a thread, its attempt's
+        deadline, and a margin for recording the outcome on a busy database (a claim that
+        runs out before its outcome is recorded is sent again: a duplicate the receiver did
+        not cause). Derived, so it cannot be set shorter than an attempt."""
+        return QUEUE_S + self.timeout_s + RECORD_S
+
+    @property
+    def shutdown_grace_s(self) -> float:
+        """How long `capsa webhooks dispatch` takes at most to exit after SIGTERM."""
+        return self.timeout_s + 1.0
 
     @classmethod
     def from_env(cls, env: Any = None) -> Settings:
@@ -78,6 +101,8 @@ class Settings:
             timeout_s=float(env.get("WEBHOOK_TIMEOUT_S") or base.timeout_s),
             allow_private=allow_private(),
             concurrency=int(env.get("WEBHOOK_CONCURRENCY") or base.concurrency),
+            endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY") or base.endpoint_concurrency),
+            client_concurrency=int(env.get("WEBHOOK_CLIENT_CONCURRENCY") or base.client_concurrency),
             disable_after_s=hooks.parse_schedule(disable)[0] if disable else base.disable_after_s,
             poll_s=float(env.get("WEBHOOK_POLL_S") or base.poll_s),
             lease_s=float(env.get("WEBHOOK_LEASE_S") or base.lease_s),
@@ -110,11 +135,13 @@ class Metrics:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A claimed delivery, where it goes (None: the endpoint is gone) and what it carries."""
+    """A claimed delivery, where it goes (None: the endpoint is gone), what it carries, and
+    when (monotonic) its attempt must end for its claim to outlive it."""
 
     claimed: Claimed
     target: Target | None
     event: events.Event | None
+    end_by: float = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,14 +164,19 @@ class Dispatcher:
         self.stopping = threading.Event()
         self._last_gauges = 0.0
         self._unrecorded: list[Outcome] = []
+        self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
 
     # -- the loop --------------------------------------------------------------------------
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Until `stop` is set (SIGTERM/SIGINT in the command): deliveries in flight finish."""
+        """Until `stop` is set (SIGTERM/SIGINT in the command); then the attempts in flight
+        end (by their deadline) and are recorded, within `shutdown_grace_s` of the stop.
+        Any left past it are abandoned (`abandoned`): their claims run out and their events
+        are sent again, with the same `webhook-id`."""
         stop = stop or self.stopping
         pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="webhook")
         inflight: set[Future[Outcome | None]] = set()
+        tick = min(self.settings.poll_s, 0.25)  # how soon a stop is seen while attempts run
         try:
             while not stop.is_set():
                 try:
@@ -153,7 +185,7 @@ class Dispatcher:
                     log.exception("dispatcher step failed")
                     busy = False
                 if inflight:
-                    done, _ = wait(inflight, timeout=self.settings.poll_s, return_when=FIRST_COMPLETED)
+                    done, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
                     inflight.difference_update(done)
                     self._record_done(done)
                 else:
@@ -161,10 +193,13 @@ class Dispatcher:
                         self._record_done(set())
                     if not busy:
                         stop.wait(self.settings.poll_s)
-            done, _ = wait(inflight)
+            done, left = wait(inflight, timeout=self.settings.timeout_s + 0.5)
             self._record_done(done)
+            self.abandoned = len(left)
+            if left:
+                log.warning("stopping with %d attempts still in flight: their claims will run out", len(left))
         finally:
-            pool.shutdown(wait=True)
+            pool.shutdown(wait=not self.abandoned, cancel_futures=True)
             if self.sqlite:
                 self._release()
 
@@ -186,8 +221,10 @@ class Dispatcher:
             return False
         self.fan_out()
         free = self.settings.concurrency - len(inflight)
+        claimed_at = time.monotonic()
         claimed = self.claim(free) if free > 0 else []
-        for p in self.prepare(claimed) if claimed else []:
+        end_by = claimed_at + QUEUE_S + self.settings.timeout_s
+        for p in self.prepare(claimed, end_by) if claimed else []:
             inflight.add(pool.submit(self.deliver, p))
         self._gauges()
         return len(claimed) == free and free > 0
@@ -260,15 +297,19 @@ class Dispatcher:
         now = utcnow_ms()
         token = secrets.token_hex(8)
         with self.db.unit_of_work(write=True) as uow:
-            claimed = uow.webhooks.claim_due(now, now + timedelta(seconds=self.settings.claim_s), token, limit)
+            claimed = uow.webhooks.claim_due(
+                now, now + timedelta(seconds=self.settings.claim_s), token, limit,
+                self.settings.endpoint_concurrency, self.settings.client_concurrency,
+            )
             uow.commit()
         return claimed
 
     # -- sending -------------------------------------------------------------------------------
 
-    def prepare(self, claimed: list[Claimed]) -> list[Prepared]:
+    def prepare(self, claimed: list[Claimed], end_by: float = float("inf")) -> list[Prepared]:
         """Each claimed delivery with its endpoint and its event, read in a few queries
-        (the endpoints at once, each client's records at once), before any is sent."""
+        (the endpoints at once, each client's records at once), before any is sent; its
+        attempt is to end by `end_by` (monotonic)."""
         out: list[Prepared] = []
         by_client: dict[str, list[Claimed]] = {}
         for c in claimed:
@@ -280,7 +321,7 @@ class Dispatcher:
                 for c in group:
                     record = found.get(c.sequence)
                     rendered = [] if record is None else events.render(self.db, uow, client_id, [record], [[c.event_type]])
-                    out.append(Prepared(c, targets.get(c.webhook_id), rendered[0] if rendered else None))
+                    out.append(Prepared(c, targets.get(c.webhook_id), rendered[0] if rendered else None, end_by))
         return out
 
     def deliver(self, p: Prepared) -> Outcome | None:
@@ -296,8 +337,12 @@ class Dispatcher:
         c, w, event = p.claimed, p.target, p.event
         if w is None:
             return None  # deleted meanwhile: its deliveries went with it
+        timeout = min(self.settings.timeout_s, p.end_by - time.monotonic())
         if event is None:
             result = delivery.Result("connection_error", None, 0, "the event's record is missing")
+        elif timeout < MIN_ATTEMPT_S:
+            log.warning("delivery of %s to %s started too late for its claim: left to run out", c.event_id, c.webhook_id)
+            return None
         else:
             body = event.body()
             stamp = int(time.time())
@@ -308,7 +353,7 @@ class Dispatcher:
                 "webhook-timestamp": str(stamp),
                 "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, body),
             }
-            result = delivery.post(w.url, body, headers, self.settings.timeout_s, self.settings.allow_private)
+            result = delivery.post(w.url, body, headers, timeout, self.settings.allow_private)
         return Outcome(c, result, w.failing_since is not None)
 
     def record(self, outcomes: list[Outcome]) -> None:
