@@ -19,7 +19,7 @@ from service.services import clients
 from service.services.errors import Unauthorized
 from service.services.idempotency import Purger
 
-from . import docs_page, problems, proxies, queryguard, ratelimit, textguard
+from . import docs_page, paths, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, problem_pages, rounds, rules, service
 from .blueprints import audit as audit_routes
@@ -117,7 +117,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     capsa = state_of(app)
     if app.config["IDEMPOTENCY_PURGE"]:
         capsa.purger = Purger(capsa.db)
+    app.url_map.converters["id"] = paths.ClientIdConverter
     api = CapsaApi(app)
+    api.register_converter(paths.ClientIdConverter, paths.id_schema)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
     for module in (service, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)
@@ -218,6 +220,7 @@ def _read_body() -> None:
         queryguard.check_query_names()
     if request.path.startswith("/v1/"):
         textguard.check_request_line()
+        paths.check_path_ids()
         queryguard.check_query_names()
         if request.method in _BODY_METHODS:
             load_body()

@@ -6,7 +6,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 
 from service.domain.audit import GENESIS_HASH
 
-from .fields import Id, SignedMoney, Since, Until, _meta
+from .fields import Id, QueryInteger, SignedMoney, Since, Until, _meta
 from .schemas import Out, Strict
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -87,12 +87,12 @@ class RoundVerifySchema(Out):
 
 
 class ChainVerifyQuerySchema(Query):
-    from_sequence = fields.Integer(
+    from_sequence = QueryInteger(
         load_default=1,
         validate=validate.Range(1, 2**62),
         metadata=_meta(1, "First sequence to check (default 1)."),
     )
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=10_000,
         validate=validate.Range(1, 100_000),
         metadata=_meta(
@@ -193,12 +193,12 @@ class SigningKeysSchema(Out):
 
 
 class ExportQuerySchema(Query):
-    from_sequence = fields.Integer(
+    from_sequence = QueryInteger(
         load_default=1,
         validate=validate.Range(1, 2**62),
         metadata=_meta(1, "First sequence to export (default 1)."),
     )
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=10_000,
         validate=validate.Range(1, 50_000),
         metadata=_meta(
@@ -271,7 +271,7 @@ class EntriesQuerySchema(LedgerQuerySchema):
     round = fields.String(
         validate=validate.Length(1, 40), metadata=_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Only this round's lines.")
     )
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500 (JSON only).")
     )
     cursor = fields.String(
@@ -303,7 +303,7 @@ class EntryListSchema(Out):
 
 
 class StatementQuerySchema(LedgerQuerySchema):
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=100, validate=validate.Range(1, 500), metadata=_meta(100, "Lines per page, 1-500 (JSON only).")
     )
     cursor = fields.String(

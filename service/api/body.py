@@ -71,6 +71,10 @@ def read_bytes() -> bytes:
 def load_body() -> None:
     """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
     empty = not read_bytes()  # at most one byte past the limit: a chunked body over it is 413
+    if empty and request.method == "PATCH":
+        # Every field of a PATCH is optional: read as `{}`, no body would be a 200 that changed nothing.
+        message = "a PATCH needs a JSON object with the fields to change"
+        raise Problem(422, "validation", f"body: {message}", [FieldError("body", message)])
     if empty and (_body_is_optional() or not request.content_type):
         # No body and no Content-Type (`curl -X POST`): the empty object, so the schema names
         # every required field. An empty body that claims to be JSON stays malformed (400).

@@ -37,6 +37,41 @@ class FullMatch(validate.Validator):
         return value
 
 
+_BREAK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+
+
+class Unbroken(validate.Validator):
+    """No whitespace or control character anywhere (a URL): a trailing newline is refused,
+    not trimmed away by a parser further on (urlsplit drops tabs and newlines silently)."""
+
+    def __call__(self, value: Any) -> Any:
+        found = _BREAK.search(value) if isinstance(value, str) else None
+        if found is not None:
+            raise ValidationError(
+                f"{value!r} has {found.group()!r} at position {found.start()}: "
+                "no whitespace or control character is allowed"
+            )
+        return value
+
+
+_DIGITS = re.compile("[0-9]+")
+
+
+class QueryInteger(fields.Integer):
+    """An integer in a query string: ASCII digits only, nothing around them.
+
+    marshmallow's Integer calls int(), which also reads "+1", "1_0", " 1\n" and "١" (an
+    Arabic-Indic one): each of them is a 422 naming the parameter and quoting the value."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(strict=False, **kw)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, str) or _DIGITS.fullmatch(value) is None:
+            raise ValidationError(f"{value!r} is not a whole number written with the digits 0-9 alone")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class StrictBoolean(fields.Boolean):
     """Only JSON true and false (marshmallow's Boolean also takes "yes", 1, ...)."""
 

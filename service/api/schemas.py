@@ -6,7 +6,19 @@ from typing import Any, ClassVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
-from .fields import Card, Cards, Id, Money, RulesRef, SignedMoney, Since, StrictBoolean, Until, _meta
+from .fields import (
+    Card,
+    Cards,
+    Id,
+    Money,
+    QueryInteger,
+    RulesRef,
+    SignedMoney,
+    Since,
+    StrictBoolean,
+    Until,
+    _meta,
+)
 
 CATEGORIES = [
     "high_card",
@@ -187,7 +199,7 @@ class RoundQuerySchema(Schema):
     reference = Id("client-round-9912")
     since = Since()
     until = Until()
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=50,
         validate=validate.Range(1, 500),
         metadata=_meta(50, "Page size, 1-500."),
@@ -868,7 +880,7 @@ class _PageQuery(Schema):
 
 class DealQuerySchema(_PageQuery):
     status = fields.String(validate=validate.OneOf(DEAL_STATUSES), metadata=_meta("open", "Only deals in this status."))
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500."))
+    limit = QueryInteger(load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500."))
 
 
 class DealListSchema(Out):
@@ -883,7 +895,7 @@ class GameQuerySchema(_PageQuery):
         validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing", "Only games in this status.")
     )
     table = Id("table-7", "Only games at this table.")
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=20,
         validate=validate.Range(1, 100),
         metadata=_meta(20, "Page size, 1-100 (each game's state is replayed from its moves)."),

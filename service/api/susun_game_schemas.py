@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from .fields import Id, Money, RulesRef, StrictBoolean, _meta
+from .fields import Id, Money, QueryInteger, RulesRef, StrictBoolean, _meta
 from .schemas import ArrangementSchema, EvaluationSchema, Out, RulesEchoSchema, Strict
 
 STATUSES = ["arranging", "settled"]
@@ -56,7 +56,7 @@ class SusunGameQuerySchema(Schema):
 
     status = fields.String(validate=validate.OneOf(STATUSES), metadata=_meta("arranging"))
     table = Id("table-7")
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500."))
+    limit = QueryInteger(load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500."))
     cursor = fields.String(
         validate=validate.Length(1, 512), metadata=_meta(None, "Opaque: `next_cursor` of the previous page.")
     )

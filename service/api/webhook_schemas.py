@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from service.domain import webhooks as hooks
 
-from .fields import StrictBoolean, _meta
+from .fields import FullMatch, QueryInteger, StrictBoolean, Unbroken, _meta
 from .schemas import Out, Strict
 
 EVENT_TYPES = [hooks.SETTLED, hooks.VOIDED, hooks.FINISHED]
@@ -23,7 +23,7 @@ ONE_OF = "{input!r} is not one of: {choices}."
 
 def _url(**kw: object) -> fields.String:
     return fields.String(
-        validate=validate.Length(1, hooks.MAX_URL),
+        validate=[validate.Length(1, hooks.MAX_URL), Unbroken()],
         metadata=_meta(
             "https://wallet.example.com/capsa/events",
             "http(s) URL, no credentials or fragment. Loopback, private and link-local "
@@ -64,6 +64,11 @@ class WebhookPatchSchema(Strict):
     events = _events()
     description = _description(allow_none=True)
     enabled = StrictBoolean(metadata=_meta(True, "false stops deliveries; true resumes them, with what was missed."))
+
+    @validates_schema
+    def _changes_something(self, data: dict[str, Any], **kw: Any) -> None:
+        if not data:
+            raise ValidationError("name at least one field to change: " + ", ".join(self.fields))
 
 
 class WebhookSchema(Out):
@@ -130,12 +135,14 @@ class AttemptQuerySchema(Schema):
         ordered = True
 
     event = fields.String(
-        validate=validate.Regexp(EVENT_ID_PATTERN), metadata=_meta(EVENT_ID, "Only this event's attempts.")
+        # FullMatch: Regexp's re.match would take the id with a newline after it.
+        validate=FullMatch(EVENT_ID_PATTERN),
+        metadata=_meta(EVENT_ID, "Only this event's attempts.", pattern=EVENT_ID_PATTERN),
     )
-    limit = fields.Integer(
-        strict=False, load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500.")
+    limit = QueryInteger(
+        load_default=50, validate=validate.Range(1, 500), metadata=_meta(50, "Page size, 1-500.")
     )
-    cursor = fields.Integer(
+    cursor = QueryInteger(
         validate=validate.Range(1, 2**62), metadata=_meta(42, "`next_cursor` of the previous page.")
     )
 
@@ -170,7 +177,7 @@ class EventQuerySchema(Schema):
         metadata=_meta(EVENT_ID, "An event id: the events after it (absent: from the first)."),
     )
     type = fields.String(validate=validate.OneOf(EVENT_TYPES, error=ONE_OF), metadata=_meta("round.settled"))
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata=_meta(100, "1-500."))
+    limit = QueryInteger(load_default=100, validate=validate.Range(1, 500), metadata=_meta(100, "1-500."))
 
 
 class RedeliverRequestSchema(Strict):

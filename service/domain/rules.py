@@ -148,6 +148,7 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
         ref = DEFAULT_PRESET[game or SUSUN]
     overrides: Mapping[str, Any] = {}
     version: Any = None
+    where = field
     name: Any
     if isinstance(ref, str):
         name = ref
@@ -157,13 +158,17 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
             raise UnknownRules(f"unknown key {unknown[0]!r}", field=f"{field}.{unknown[0]}")
         name = ref.get("preset")
         if not isinstance(name, str):
-            raise UnknownRules("a preset name is required", field=f"{field}.preset")
+            raise UnknownRules(f"a preset name is required, not {name!r}", field=f"{field}.preset")
+        # Each key, when given, has its one JSON type: null is no "omitted" (the reference
+        # would silently mean another version), and true, 1.0 or "1" are no version 1.
         version = ref.get("version")
+        if "version" in ref and (isinstance(version, bool) or not isinstance(version, int)):
+            raise InvalidParameter(
+                f"{version!r} is not an integer (omit it for the latest version)", field=f"{field}.version"
+            )
         params = ref.get("params", {})
-        if params is None:
-            params = {}
         if not isinstance(params, Mapping):
-            raise InvalidParameter("must be an object", field=f"{field}.params")
+            raise InvalidParameter(f"{params!r} is not an object", field=f"{field}.params")
         overrides = params
         field = f"{field}.preset"
     else:
@@ -174,8 +179,8 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
         )
     if version is None:
         version = LATEST[name]
-    if isinstance(version, bool) or (name, version) not in PRESETS:
-        raise UnknownRules(f"unknown version {version!r} of {name!r}", field=f"{field}.version")
+    if (name, version) not in PRESETS:
+        raise UnknownRules(f"unknown version {version!r} of {name!r}", field=f"{where}.version")
     base = PRESETS[(name, version)].rules
     if game is not None and base.game != game:
         raise UnknownRules(f"{name!r} is a preset of the other game ({base.game})", field=field)

@@ -1,11 +1,13 @@
 """Rule sets (docs/rules.md#rule-sets-presets-and-versions): exact presets, overrides with type checks, JSON round trips."""
 
 import json
+from collections.abc import Mapping
+from decimal import Decimal
 
 import pytest
 
 from service.domain.errors import InvalidParameter, UnknownRules
-from service.domain.rules import RuleSet, list_presets, resolve_rules
+from service.domain.rules import RuleSet, every_preset, list_presets, resolve_rules
 
 ID_BONUS = {"front.three_of_a_kind": 5, "middle.full_house": 3, "middle.four_of_a_kind": 14,
             "middle.straight_flush": 18, "middle.royal_flush": 22, "back.four_of_a_kind": 7,
@@ -185,3 +187,69 @@ def test_rule_sets_are_frozen():
         rules.params.wheel = "second"  # type: ignore[misc]
     with pytest.raises(TypeError):
         rules.params.bonus["front.three_of_a_kind"] = 1  # type: ignore[index]
+
+
+# Every JSON value of the wrong type for each kind of parameter: a bool is no integer, 1.0
+# no integer either (the house's integers are JSON integers), and null is never "omitted".
+WRONG = {
+    bool: [1, 0, "true", None, [], {}],
+    int: [True, 1.0, 2.5, "2", None, [], {}, [2]],
+    str: [1, True, None, [], {}, ["low"]],
+    tuple: [{}, "dragon", 1, True, None],
+    Mapping: [[], "x", 1, True, None],
+    Decimal: [0.05, 0, True, None, [], {}],
+}
+
+
+def _kind(value: object) -> type:
+    return next(k for k in (bool, int, str, tuple, Mapping, Decimal) if isinstance(value, k))
+
+
+OVERRIDABLE = [
+    (preset.rules.preset, preset.rules.version, name, wrong)
+    for preset in every_preset()
+    for name in preset.rules.param_names
+    if getattr(preset.rules.params, name) is not None  # a Big Two version lacks it: refused by name
+    for wrong in WRONG[_kind(getattr(preset.rules.params, name))]
+]
+
+
+@pytest.mark.parametrize("preset, version, name, wrong", OVERRIDABLE)
+def test_every_parameter_of_every_preset_refuses_each_json_value_of_the_wrong_type(preset, version, name, wrong):
+    with pytest.raises(InvalidParameter) as exc:
+        resolve_rules({"preset": preset, "version": version, "params": {name: wrong}}, None)
+    assert [e.field for e in exc.value.errors] == [f"rules.params.{name}"]
+    assert exc.value.errors[0].message.startswith(repr(wrong))
+
+
+@pytest.mark.parametrize("version", [{}, [], [1], 1.0, 2.0, "1", True, False, None])
+def test_a_version_that_is_no_json_integer_is_an_invalid_parameter_naming_rules_version(version):
+    with pytest.raises(InvalidParameter) as exc:
+        resolve_rules({"preset": "capsa-susun-id", "version": version}, "susun")
+    assert [(e.field, e.message) for e in exc.value.errors] == [
+        ("rules.version", f"{version!r} is not an integer (omit it for the latest version)")
+    ]
+
+
+def test_an_unknown_version_is_named_at_rules_version_not_under_the_preset():
+    with pytest.raises(UnknownRules) as exc:
+        resolve_rules({"preset": "capsa-susun-id", "version": 99}, "susun", field="body.rules")
+    assert [(e.field, e.message) for e in exc.value.errors] == [
+        ("body.rules.version", "unknown version 99 of 'capsa-susun-id'")
+    ]
+
+
+@pytest.mark.parametrize("params", [None, [], [{}], "x", 1, True])
+def test_params_that_are_no_object_are_an_invalid_parameter_naming_rules_params(params):
+    with pytest.raises(InvalidParameter) as exc:
+        resolve_rules({"preset": "capsa-banting-id", "params": params}, "banting")
+    assert [(e.field, e.message) for e in exc.value.errors] == [("rules.params", f"{params!r} is not an object")]
+
+
+@pytest.mark.parametrize("preset", [None, 1, True, [], {}, ["capsa-susun-id"]])
+def test_a_preset_that_is_no_string_is_unknown_rules_naming_rules_preset(preset):
+    with pytest.raises(UnknownRules) as exc:
+        resolve_rules({"preset": preset}, "susun")
+    assert [(e.field, e.message) for e in exc.value.errors] == [
+        ("rules.preset", f"a preset name is required, not {preset!r}")
+    ]

@@ -39,7 +39,7 @@ CSV_EXAMPLE = (
 )
 
 
-@blp.route("/players/<string:player>")
+@blp.route("/players/<id:player>")
 class PlayerLedger(MethodView):
     @blp.arguments(LedgerQuerySchema, location="query")
     @blp.response(200, PlayerLedgerSchema)
@@ -59,7 +59,7 @@ STATEMENT_CSV_EXAMPLE = (
 )
 
 
-@blp.route("/players/<string:player>/statement")
+@blp.route("/players/<id:player>/statement")
 class PlayerStatement(MethodView):
     @blp.arguments(StatementQuerySchema, location="query")
     @blp.response(200, StatementSchema)

@@ -88,7 +88,7 @@ class GameById(MethodView):
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
 
 
-@blp.route("/games/<string:game_id>/hands/<string:player>")
+@blp.route("/games/<string:game_id>/hands/<id:player>")
 class Hand(MethodView):
     @blp.response(200, SusunHandSchema)
     @blp.problems(*AUTH, 403, 404)
@@ -104,7 +104,7 @@ class Hand(MethodView):
         return json_response(susun_games.hand(db(), client_id, game_id, player))
 
 
-@blp.route("/games/<string:game_id>/arrangements/<string:player>")
+@blp.route("/games/<string:game_id>/arrangements/<id:player>")
 class Arrangement(MethodView):
     @allow_read  # the write scope is checked in the view, after the game is found
     @blp.doc(parameters=[IF_MATCH, IDEMPOTENCY_KEY])
