@@ -83,6 +83,7 @@ PLAYER_ROUTES = [
     ("GET", "/v1/ledger/players/{}?currency=IDR"),
     ("GET", "/v1/ledger/players/{}/statement?currency=IDR"),
     ("GET", "/v1/susun/games/sg_nothing/hands/{}"),
+    ("GET", "/v1/banting/games/bg_nothing/hands/{}"),
     ("PUT", "/v1/susun/games/sg_nothing/arrangements/{}"),
 ]
 # Each would be a player no body can name: the body's pattern is ^[A-Za-z0-9._:-]{1,64}$.
@@ -92,6 +93,7 @@ BAD_PLAYERS = ["a\n", "a ", " a", "a b", "\u00e9", "\u0661", "a" * 65, "a+b", "a
 def test_the_routes_with_a_player_in_the_path_are_the_ones_checked_below(app):
     rules = sorted({r.rule for r in app.url_map.iter_rules() if "player>" in r.rule})
     assert rules == [
+        "/v1/banting/games/<string:game_id>/hands/<id:player>",
         "/v1/ledger/players/<id:player>",
         "/v1/ledger/players/<id:player>/statement",
         "/v1/susun/games/<string:game_id>/arrangements/<id:player>",

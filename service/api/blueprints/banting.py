@@ -95,7 +95,7 @@ class GameById(MethodView):
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
 
 
-@blp.route("/games/<string:game_id>/hands/<string:player>")
+@blp.route("/games/<string:game_id>/hands/<id:player>")
 class Hand(MethodView):
     @blp.response(200, BantingHandSchema)
     @blp.problems(*AUTH, 403, 404)
