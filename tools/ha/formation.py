@@ -179,6 +179,7 @@ class Formation:
         # The ports are the formation's: a later call without HA_PORT_BASE keeps them.
         self.base = int(state.get("port_base", base))
         self.hosts = hosts(self.base)
+        self._checkpointed = 0.0
 
     # state.json: the port base and each host's session id (its launcher's pid).
     def _state(self) -> dict[str, Any]:
@@ -341,7 +342,7 @@ class Formation:
         else:
             argv = ["pg_autoctl", "create", "monitor", "--pgdata", str(pgdata),
                     "--pgport", str(h.ports["postgresql"]), "--hostname", h.address,
-                    "--listen", h.address, "--auth", "trust", "--ssl-mode", "disable", "--no-ssl", "--run"]
+                    "--listen", h.address, "--skip-pg-hba", "--ssl-mode", "disable", "--no-ssl", "--run"]
         self._launch(name, [self._postgres(argv)])
 
     def start_node(self, name: str) -> None:
@@ -350,13 +351,11 @@ class Formation:
         pgdata = self.pgdata(name)
         created = (pgdata / "PG_VERSION").exists() and any((self.home(name) / "config").rglob("pg_autoctl.cfg"))
         if created:
-            self.as_postgres(name, ["pg_autoctl", "config", "set", "--pgdata", str(pgdata),
-                                    "timeout.network_partition_timeout", str(NETWORK_PARTITION_TIMEOUT_S)])
             keeper = ["pg_autoctl", "run", "--pgdata", str(pgdata)]
         else:
             keeper = ["pg_autoctl", "create", "postgres", "--pgdata", str(pgdata),
                       "--pgport", str(h.ports["postgresql"]), "--pghost", h.address, "--listen", h.address,
-                      "--hostname", h.address, "--name", name, "--auth", "trust",
+                      "--hostname", h.address, "--name", name, "--skip-pg-hba",
                       "--ssl-mode", "disable", "--no-ssl", "--monitor", self.monitor_uri, "--run"]
         conf = self._pgbouncer_conf(name)
         gate = [str(ROOT / ".venv/bin/python"), str(HERE / "gate.py"),
@@ -523,11 +522,27 @@ class Formation:
                 raise FormationError(f"{' '.join(argv[1:])} on {primary} failed: {result.stderr.strip()[-800:]}")
 
     def configure_keepers(self) -> None:
+        """Each keeper's network partition timeout, set where it differs (a reload during a
+        node's creation restarts its postgres service, so only once the node is running)."""
+        key, value = "timeout.network_partition_timeout", str(NETWORK_PARTITION_TIMEOUT_S)
         for name in NODES:
-            self.as_postgres(name, ["pg_autoctl", "config", "set", "--pgdata", str(self.pgdata(name)),
-                                    "timeout.network_partition_timeout", str(NETWORK_PARTITION_TIMEOUT_S)])
+            pgdata = str(self.pgdata(name))
+            if self.as_postgres(name, ["pg_autoctl", "config", "get", "--pgdata", pgdata, key]).stdout.strip() == value:
+                continue
+            self.as_postgres(name, ["pg_autoctl", "config", "set", "--pgdata", pgdata, key, value])
             # A running keeper reads its configuration again on SIGHUP.
-            self.as_postgres(name, ["pg_autoctl", "reload", "--pgdata", str(self.pgdata(name))], check=False)
+            self.as_postgres(name, ["pg_autoctl", "reload", "--pgdata", pgdata], check=False)
+
+    def converge(self) -> bool:
+        """`healthy`, hurrying a standby's base backup along: pg_basebackup asks for a spread
+        checkpoint (minutes on an idle primary); a CHECKPOINT command finishes it at once."""
+        states = self.show_state()
+        if any(n.get("current_group_state") in ("wait_standby", "catchingup") for n in states):
+            primary = self.primary()
+            if primary and time.monotonic() - self._checkpointed > 3:
+                self.psql(primary, "checkpoint", check=False)
+                self._checkpointed = time.monotonic()
+        return self.healthy()
 
     def up(self) -> dict[str, Any]:
         self.check_binaries()
@@ -552,13 +567,13 @@ class Formation:
                         self.wait_for(f"{name} to register", lambda: self.primary() is not None, 120, [name])
                         first = False
             self.wait_for("a primary", lambda: self.primary() is not None, 120, list(NODES))
-            self.configure_keepers()
             self.prepare_database(str(self.primary()))
             for name in ("edge", *APPS):
                 if name in dead:
                     self.start(name)
                     started.append(name)
-            self.wait_for("a healthy formation", self.healthy, 180, list(NODES))
+            self.wait_for("a healthy formation", self.converge, 240, list(NODES))
+            self.configure_keepers()
             for name in APPS:
                 self.wait_for(f"{name}'s gunicorn", lambda n=name: self.accepts(n, "http"), 60, [name])
             self.wait_for("nginx", lambda: self.accepts("edge", "nginx"), 30, ["edge"])
@@ -682,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "status":
             print(json.dumps(formation.write(), indent=2))
         elif args.command == "wait-healthy":
-            formation.wait_for("a healthy formation", formation.healthy, args.timeout, [])
+            formation.wait_for("a healthy formation", formation.converge, args.timeout, [])
             formation.write()
         else:
             formation.down()
