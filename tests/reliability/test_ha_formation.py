@@ -248,6 +248,16 @@ def test_a_taken_port_is_named_and_nothing_is_left_running():
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def test_an_up_after_down_starts_the_formation_again_from_its_data(formation, key):
+    directory, described = formation
+    assert run(directory, "down").returncode == 0
+    again = run(directory, "up")
+    assert again.returncode == 0, again.stderr
+    now = json.loads((directory / "formation.json").read_text())
+    assert sorted(n["role"] for n in now["nodes"]) == ["primary", "secondary"]
+    assert post_round(now["url"], key) == 201  # the client made before the restart
+
+
 def test_down_leaves_no_process_of_the_formation(formation):
     directory, _ = formation
     pids = [p for h in json.loads(run(directory, "status").stdout)["hosts"].values() for p in h["pids"]]

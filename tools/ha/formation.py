@@ -500,6 +500,15 @@ class Formation:
                 return str(node.get("nodename"))
         return None
 
+    def writable_primary(self) -> str | None:
+        """The primary the monitor names, once its PostgreSQL itself takes writes (after a
+        restart the monitor still names the old primary before its PostgreSQL is up)."""
+        name = self.primary()
+        if name and self.accepts(name, "postgresql") and \
+                self.psql(name, "select not pg_is_in_recovery()", check=False) == "t":
+            return name
+        return None
+
     # -- the work --------------------------------------------------------------------------
     def tune_monitor(self) -> None:
         self.psql("monitor", *(f"alter system set {k} = '{v}'" for k, v in MONITOR_SETTINGS.items()),
@@ -566,8 +575,8 @@ class Formation:
                     if first:  # the first node becomes the primary before the second is made
                         self.wait_for(f"{name} to register", lambda: self.primary() is not None, 120, [name])
                         first = False
-            self.wait_for("a primary", lambda: self.primary() is not None, 120, list(NODES))
-            self.prepare_database(str(self.primary()))
+            self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120, list(NODES))
+            self.prepare_database(str(self.writable_primary()))
             for name in ("edge", *APPS):
                 if name in dead:
                     self.start(name)
