@@ -120,6 +120,11 @@ def formation() -> Iterator[tuple[Path, dict[str, Any]]]:
     finally:
         down = run(directory, "down")
         assert down.returncode == 0, down.stderr
+        logs = Path(tempfile.gettempdir(), "capsa-ha-last-logs")  # kept for a failed run's post-mortem
+        shutil.rmtree(logs, ignore_errors=True)
+        for log in directory.glob("*/host.log"):
+            (logs / log.parent.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy(log, logs / log.parent.name / "host.log")
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -584,7 +584,7 @@ class Formation:
             self.wait_for("a healthy formation", self.converge, 240, list(NODES))
             self.configure_keepers()
             for name in APPS:
-                self.wait_for(f"{name}'s gunicorn", lambda n=name: self.accepts(n, "http"), 60, [name])
+                self.wait_for(f"{name}'s gunicorn", lambda n=name: self.accepts(n, "http"), 180, [name])
             self.wait_for("nginx", lambda: self.accepts("edge", "nginx"), 30, ["edge"])
         except BaseException:
             for name in reversed(started):
