@@ -187,6 +187,19 @@ def test_the_roles_timeouts_survive_pgbouncer_and_its_gate_refuses_the_standby(f
                 psycopg.connect(conninfo)
 
 
+def test_the_failover_timeouts_are_set_on_the_monitor_and_on_each_keeper(formation):
+    directory, _ = formation
+    f = ha.Formation(directory, 0)
+    for setting, value in ha.MONITOR_SETTINGS.items():
+        assert f.psql("monitor", f"select setting from pg_settings where name = '{setting}'",
+                      database="pg_auto_failover") == value
+    for name in ha.NODES:
+        got = f.as_postgres(name, ["pg_autoctl", "config", "get", "--pgdata", str(f.pgdata(name)),
+                                   "timeout.network_partition_timeout"]).stdout.strip()
+        assert got == str(ha.NETWORK_PARTITION_TIMEOUT_S)
+    assert int(ha.MONITOR_SETTINGS["pgautofailover.primary_demote_timeout"]) > 1000 * ha.NETWORK_PARTITION_TIMEOUT_S
+
+
 def test_a_round_posted_through_nginx_is_stored(formation, key):
     _, described = formation
     assert post_round(described["url"], key) == 201
