@@ -4,7 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation
+.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation \
+  ha-deps ha-up ha-status ha-down
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
 # wheel), then the runtime, test and bench packages, then the project itself and the Python
@@ -85,6 +86,21 @@ nginx:
 nginx-conf:
 	UPSTREAM=127.0.0.1:8000 LISTEN=127.0.0.1:8080 envsubst '$${UPSTREAM} $${LISTEN}' \
 	  < deploy/nginx.conf.template > deploy/nginx.conf
+
+# Not CI: the high-availability formation on this machine (tools/ha/formation.py, as root;
+# docs/operations.md "High availability"): a pg_auto_failover monitor, two PostgreSQL nodes
+# each with its pgbouncer, two app nodes, nginx and redis, each "host" on its own loopback
+# address and in its own session, ports from HA_PORT_BASE. `ha-up` creates it on first use
+# and starts whatever is not running, then writes HA_DIR/formation.json; `ha-status` prints it
+# with the current roles; `ha-down` stops every process it started. `ha-deps` installs
+# Debian's packages (as root).
+HA_PORT_BASE ?= 17000
+HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux
+ha-deps:
+	apt-get install -y --no-install-recommends $(HA_PACKAGES)
+ha-up ha-status ha-down: ha-%: $(STAMP)
+	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
+	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/formation.py $* --dir $(HA_DIR)
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
