@@ -138,7 +138,7 @@ def start(
     }
     uow.games.insert(row)
     if setup.deal is not None:
-        deals.use(uow, setup.deal, game_id)
+        deals.use(uow, client_id, setup.deal, game_id)
     return row, state
 
 
@@ -460,7 +460,7 @@ def _save(
             from . import matches  # matches start games here: imported when needed
 
             matches.game_finished(uow, client_id, row.match_id, row.id, round_id, state)
-    if not uow.games.update_if_version(row.id, row.version, values):
+    if not uow.games.update_if_version(row.client_id, row.id, row.version, values):
         raise Conflict("the game changed while this move was applied; fetch it and retry")
     return row.version + 1, round_id
 

@@ -130,7 +130,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
     """`POST /v1/deals/{id}/reveal`: publish the server seed (revealing twice is harmless)."""
     with db.unit_of_work(write=True) as uow:
         _found(uow, client_id, deal_id)
-        uow.deals.mark_revealed(deal_id, utcnow_ms())
+        uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())
         uow.commit()
     return get(db, client_id, deal_id)
 
@@ -164,10 +164,10 @@ def used_conflict(deal_id: str) -> Conflict:
     )
 
 
-def use(uow: UnitOfWork, deal_id: str, used_by: str) -> None:
+def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
     """Mark the deal used by a game (and so revealed); 409 when it was used before.
     (A round uses its deal in the statement that stores it.)"""
-    if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
+    if not uow.deals.mark_used(client_id, deal_id, used_by, utcnow_ms()):
         raise used_conflict(deal_id)
 
 

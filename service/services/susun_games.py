@@ -118,7 +118,7 @@ def create(
             uow.susun_games.insert(row)
         except UniqueViolation as exc:
             raise _reference_conflict(str(reference)) from exc
-        deals.use(uow, deal_id, game_id)
+        deals.use(uow, client_id, deal_id, game_id)
         return StoredResponse(201, dump(_document(row)), location=f"{GAMES_PATH}/{game_id}")
 
     return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)
@@ -310,7 +310,7 @@ def submit(
         values: dict[str, Any] = {"submissions": submissions, "updated_at": now}
         if len(submissions) == len(row.players):
             values.update(_settle(uow, client_id, row, submissions, now))
-        if not uow.susun_games.update_if_version(row.id, row.version, values):
+        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
             raise Conflict("the game changed while this arrangement was stored; fetch it and retry")
         doc = {
             "game": row.id,
@@ -372,7 +372,7 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
         if row.status != ARRANGING or row.deadline > now:
             return False  # another request settled it first
         values = {**_settle(uow, client_id, row, dict(row.submissions), now), "updated_at": now}
-        if not uow.susun_games.update_if_version(row.id, row.version, values):
+        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
             return False
         uow.commit()
     return True
