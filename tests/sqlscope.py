@@ -5,11 +5,11 @@ that does not filter on it becomes a query of every shard. This module records t
 service's own code runs (SQLAlchemy's `before_cursor_execute`, and psycopg's cursors for
 the direct write path and the verifier's COPY), then checks each statement with a small
 parser: every reference to a client table (FROM, JOIN, UPDATE, DELETE FROM) needs
-`<alias>.client_id` (or a bare `client_id`) in a WHERE or ON condition, and every INSERT
-into one names `client_id` in its column list. It is deliberately simple: it proves the
-column is constrained, not that it is constrained to one value (a join on
-`a.client_id = b.client_id` passes for both sides, as it does for Citus when one of them
-is filtered).
+its `client_id` fixed by a WHERE or ON condition: equal to a value, IN a list, or equal to
+the client_id of a table so fixed (a range of client ids fixes none), and every INSERT
+into one names `client_id` in its column list. It is deliberately simple (regular
+expressions over the SQL text, no grammar): a bare `client_id` counts for every table of
+its statement, and an OR around a condition is not seen.
 
 Statements from test code are not checked (a test's own set-up and assertions), nor the
 migrations'. The jobs that cross clients on purpose are the EXEMPT list below, each with
@@ -52,13 +52,14 @@ EXEMPT: dict[tuple[str, str], str] = {
         "the Big Two sweeper lists timed games in play of every client; a multi-shard SELECT under Citus, "
         "each game then played for by (client, id)",
     ("service/adapters/webhooks.py", "WebhookRepository.due_for_fanout"):
-        "the dispatcher finds endpoints behind their client's chain head across clients; "
-        "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id",
+        "the dispatcher finds endpoints behind their client's chain head across clients; under Citus "
+        "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",
     ("service/adapters/webhooks.py", "WebhookRepository.claim_due"):
         "dispatcher claims take due deliveries of every client (FOR UPDATE SKIP LOCKED); "
         "under Citus each dispatcher claims per shard group (or per client), the UPDATE then names each row's client",
     ("service/adapters/webhooks.py", "WebhookRepository.waiting"):
-        "the dispatcher's backlog gauge counts pending deliveries of every client; a multi-shard aggregate",
+        "the dispatcher's backlog gauge counts pending deliveries of every client; under Citus a "
+        "multi-shard aggregate (count and min per shard, combined by the coordinator)",
     ("service/adapters/signatures.py", "SignatureRepository.unsigned"):
         "`capsa receipts sign-pending` walks every client's unsigned records in key order; "
         "under Citus it runs per client (the key order starts with client_id)",
@@ -75,14 +76,16 @@ class Offence:
         return f"{self.site}: {'; '.join(self.reasons)}\n    {' '.join(self.statement.split())[:600]}"
 
 
-_IDENT = r'"?([A-Za-z_][A-Za-z0-9_]*)"?'
-_REF = re.compile(rf"\b(FROM|JOIN|UPDATE|INTO)\s+{_IDENT}(?:\s+(?:AS\s+)?{_IDENT})?", re.I)
-_NEXT = re.compile(rf"\s*,\s*{_IDENT}(?:\s+(?:AS\s+)?{_IDENT})?", re.I)
 _KEYWORDS = frozenset(
     """where set on left right inner full cross join order group limit offset values using for
     returning with select from as lateral natural union except intersect having window default
     only skip of nowait do""".split()
 )
+_IDENT = r'"?([A-Za-z_][A-Za-z0-9_]*)"?'
+# An alias is any identifier but a keyword (which then starts the next clause).
+_ALIAS = rf'(?:\s+(?:AS\s+)?(?!(?:{"|".join(sorted(_KEYWORDS))})\b){_IDENT})?'
+_REF = re.compile(rf"\b(FROM|JOIN|UPDATE|INTO)\s+{_IDENT}{_ALIAS}", re.I)
+_NEXT = re.compile(rf"\s*,\s*{_IDENT}{_ALIAS}", re.I)
 _CONDITION = re.compile(r"\b(WHERE|ON)\b(?!\s+CONFLICT)", re.I)
 _STOP = re.compile(
     r"(GROUP\s+BY|ORDER\s+BY|LIMIT|OFFSET|RETURNING|FOR\s+(?:UPDATE|SHARE|NO\s+KEY|KEY)|JOIN|LEFT|RIGHT|INNER|"
@@ -115,27 +118,50 @@ def _references(sql: str) -> list[tuple[str, str, str, int]]:
     """(keyword, table, alias, end) of each table named after FROM, JOIN, UPDATE or INTO."""
     refs = []
     for m in _REF.finditer(sql):
-        keyword, table, alias = m.group(1).upper(), m.group(2).lower(), m.group(3)
-        if alias is not None and alias.lower() in _KEYWORDS:
-            alias = None
-        end = m.end() if alias is not None else m.end(2) + (1 if sql[m.end(2):m.end(2) + 1] == '"' else 0)
-        refs.append((keyword, table, alias or table, end))
-        if keyword == "FROM":  # FROM a, b AS c
-            pos = end
+        table = m.group(2).lower()
+        refs.append((m.group(1).upper(), table, (m.group(3) or table).lower(), m.end()))
+        if m.group(1).upper() == "FROM":  # FROM a, b AS c
+            pos = m.end()
             while (n := _NEXT.match(sql, pos)) is not None:
-                nalias = n.group(2)
-                if nalias is not None and nalias.lower() in _KEYWORDS:
-                    nalias = None
-                pos = n.end() if nalias is not None else n.end(1) + (1 if sql[n.end(1):n.end(1) + 1] == '"' else 0)
-                refs.append(("FROM", n.group(1).lower(), nalias or n.group(1).lower(), pos))
+                refs.append(("FROM", n.group(1).lower(), (n.group(2) or n.group(1)).lower(), n.end()))
+                pos = n.end()
     return refs
+
+
+_VALUE = r"(?:%\(\w+\)s|%s|\?|:\w+|\$\d+|'[^']*')(?:::\w+(?:\(\d+\))?)?"
+_COLUMN = r'(?:"?(\w+)"?\.)?"?client_id"?(?![\w"])'
+_EQUALS_VALUE = re.compile(rf"(?<![.\w\"]){_COLUMN}\s*(?:=\s*{_VALUE}|IN\b)|{_VALUE}\s*=\s*{_COLUMN}", re.I)
+_IN_TUPLE = re.compile(rf"\(\s*{_COLUMN}\s*,[^()]*\)\s*IN\b", re.I)
+_EQUALS_COLUMN = re.compile(rf"(?<![.\w\"]){_COLUMN}\s*=\s*{_COLUMN}", re.I)
+
+
+def _filtered(conditions: list[str]) -> set[str]:
+    """The aliases whose client_id the conditions fix: equal to a value, IN a list (or in a
+    tuple IN a list), or equal to the client_id of an alias so fixed; "" for a bare
+    `client_id` (a one-table statement). A range (`(client_id, sequence) > ...`) fixes none."""
+    fixed: set[str] = set()
+    pairs: list[tuple[str, str]] = []
+    for text in conditions:
+        for m in _EQUALS_VALUE.finditer(text):
+            fixed.add((m.group(1) or m.group(2) or "").lower())
+        for m in _IN_TUPLE.finditer(text):
+            fixed.add((m.group(1) or "").lower())
+        for m in _EQUALS_COLUMN.finditer(text):
+            pairs.append(((m.group(1) or "").lower(), (m.group(2) or "").lower()))
+    grew = True
+    while grew:
+        grew = False
+        for a, b in pairs:
+            if (a in fixed) != (b in fixed):
+                fixed |= {a, b}
+                grew = True
+    return fixed
 
 
 def problems(sql: str) -> tuple[str, ...]:
     """Why `sql` is not filtered by client (empty when it is, or touches no client table)."""
     found = []
-    conditions = _conditions(sql)
-    bare = any(re.search(r'(?<![.\w"])"?client_id"?\b', c) for c in conditions)
+    fixed = _filtered(_conditions(sql))
     for keyword, table, alias, end in _references(sql):
         if table not in CLIENT_TABLES:
             continue
@@ -144,8 +170,7 @@ def problems(sql: str) -> tuple[str, ...]:
             if columns is None or not re.search(r'(?<![\w])"?client_id"?(?![\w])', columns.group(1)):
                 found.append(f"INSERT INTO {table} without client_id in its columns")
             continue
-        qualified = re.compile(rf'(?<![\w"]){re.escape(alias)}"?\."?client_id\b', re.I)
-        if not bare and not any(qualified.search(c) for c in conditions):
+        if alias.lower() not in fixed and "" not in fixed:
             found.append(f"{table}{'' if alias == table else ' AS ' + alias} not filtered on client_id")
     return tuple(dict.fromkeys(found))
 
