@@ -18,6 +18,37 @@ import pytest
 PG_ENV = "TEST_DATABASE_URL"
 
 
+# -- every statement of the service on a client's table names client_id (tests/sqlscope.py) --
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import sqlscope
+
+    config.stash[_SQL] = sqlscope.install()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    recorder = session.config.stash.get(_SQL, None)
+    if recorder is None:
+        return
+    offences = recorder.offences()
+    session.config.stash[_OFFENCES] = offences
+    if offences and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    offences = config.stash.get(_OFFENCES, [])
+    if offences:
+        terminalreporter.section("statements not filtered by client_id (tests/sqlscope.py)", red=True)
+        for offence in offences:
+            terminalreporter.write_line(str(offence))
+
+
+_SQL = pytest.StashKey[Any]()
+_OFFENCES = pytest.StashKey[list[Any]]()
+
+
 def pg_admin_url() -> str | None:
     url = os.environ.get(PG_ENV)
     if not url:

@@ -81,24 +81,28 @@ class DealRepository:
         if not deal_ids:
             return frozenset()
         used = select(Deal.used_by).where(Deal.client_id == client_id, Deal.id.in_(list(deal_ids)))
-        big_two = select(Game.deal_id).where(Game.id.in_(used), Game.status == "playing")
-        susun = select(SusunGame.deal_id).where(SusunGame.id.in_(used), SusunGame.status == "arranging")
+        big_two = select(Game.deal_id).where(
+            Game.client_id == client_id, Game.id.in_(used), Game.status == "playing"
+        )
+        susun = select(SusunGame.deal_id).where(
+            SusunGame.client_id == client_id, SusunGame.id.in_(used), SusunGame.status == "arranging"
+        )
         return frozenset(d for d in self.session.scalars(union_all(big_two, susun)) if d is not None)
 
-    def mark_used(self, deal_id: str, used_by: str, at: datetime) -> bool:
+    def mark_used(self, client_id: str, deal_id: str, used_by: str, at: datetime) -> bool:
         """Use the deal once: False when it was already used (the row is not changed then)."""
         result = self.session.execute(
             update(Deal)
-            .where(Deal.id == deal_id, Deal.used_at.is_(None))
+            .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.used_at.is_(None))
             .values(used_at=at, used_by=used_by, revealed_at=func.coalesce(Deal.revealed_at, at))
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def mark_revealed(self, deal_id: str, at: datetime) -> None:
+    def mark_revealed(self, client_id: str, deal_id: str, at: datetime) -> None:
         self.session.execute(
             update(Deal)
-            .where(Deal.id == deal_id, Deal.revealed_at.is_(None))
+            .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.revealed_at.is_(None))
             .values(revealed_at=at)
             .execution_options(synchronize_session=False)
         )
@@ -144,11 +148,11 @@ class GameRepository:
             q = q.where(Game.table_ref == table)
         return _page(self.session, q, Game, limit, after)
 
-    def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
+    def update_if_version(self, client_id: str, game_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""
         result = self.session.execute(
             update(Game)
-            .where(Game.id == game_id, Game.version == version)
+            .where(Game.client_id == client_id, Game.id == game_id, Game.version == version)
             .values(version=Game.version + 1, **values)
             .execution_options(synchronize_session=False)
         )
@@ -171,11 +175,11 @@ class MatchRepository:
             q = q.with_for_update()
         return self.session.scalar(q)
 
-    def update_if_version(self, match_id: str, version: int, values: dict[str, Any]) -> bool:
+    def update_if_version(self, client_id: str, match_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""
         result = self.session.execute(
             update(Match)
-            .where(Match.id == match_id, Match.version == version)
+            .where(Match.client_id == client_id, Match.id == match_id, Match.version == version)
             .values(version=Match.version + 1, **values)
             .execution_options(synchronize_session=False)
         )

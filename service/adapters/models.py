@@ -18,10 +18,12 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
     TypeDecorator,
@@ -107,6 +109,7 @@ class ChainRecord(Base):
         # round's own sequence already answers.
         Index(
             "uq_chain_records_void",
+            "client_id",
             "round_id",
             unique=True,
             sqlite_where=text("kind = 'void'"),
@@ -177,6 +180,7 @@ class Round(Base):
             sqlite_where=text("reference IS NOT NULL"),
             postgresql_where=text("reference IS NOT NULL"),
         ),
+        PrimaryKeyConstraint("client_id", "id"),
         Index("ix_rounds_client_created", "client_id", "created_at", "id"),
         Index(
             "ix_rounds_client_table",
@@ -188,7 +192,7 @@ class Round(Base):
         ),
     )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     sequence: Mapped[int] = mapped_column(BigInteger)
     game: Mapped[str] = mapped_column(String(16))
@@ -280,11 +284,12 @@ class Deal(Base):
 
     __tablename__ = "deals"
     __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
         UniqueConstraint("client_id", "nonce", name="uq_deals_client_nonce"),
         Index("ix_deals_client_created", "client_id", "created_at"),
     )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     nonce: Mapped[int] = mapped_column(BigInteger)
     server_seed: Mapped[bytes] = mapped_column(LargeBinary)
@@ -306,9 +311,23 @@ class Game(Base):
     """
 
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_client_created", "client_id", "created_at"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        # Migration 0012: every reference names the client (a deal, round or match of
+        # another client cannot be named, and under Citus the rows share a node).
+        ForeignKeyConstraint(
+            ["client_id", "deal_id"], ["deals.client_id", "deals.id"], name="fk_games_deal_id_deals"
+        ),
+        ForeignKeyConstraint(
+            ["client_id", "round_id"], ["rounds.client_id", "rounds.id"], name="fk_games_round_id_rounds"
+        ),
+        ForeignKeyConstraint(
+            ["client_id", "match_id"], ["matches.client_id", "matches.id"], name="fk_games_match_id_matches"
+        ),
+        Index("ix_games_client_created", "client_id", "created_at"),
+    )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
     currency: Mapped[str] = mapped_column(String(3))
@@ -316,18 +335,18 @@ class Game(Base):
     table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
     players: Mapped[list[str]] = mapped_column(JSON)
     hands: Mapped[list[list[str]]] = mapped_column(JSON)
-    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id"), nullable=True)
+    deal_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     moves: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     version: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16))
     winner: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
+    round_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # Seconds per turn; null: untimed. Overdue turns are played for on the next access.
     turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Migration 0010: the match the game belongs to, and who leads it (first_lead previous_winner).
-    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True)
+    match_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     leader: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
@@ -336,9 +355,12 @@ class Match(Base):
     `target_points`; `games` holds the standings after each finished game."""
 
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_client_created", "client_id", "created_at"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        Index("ix_matches_client_created", "client_id", "created_at"),
+    )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
     currency: Mapped[str] = mapped_column(String(3))
@@ -364,12 +386,19 @@ class SusunGame(Base):
 
     __tablename__ = "susun_games"
     __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        ForeignKeyConstraint(
+            ["client_id", "deal_id"], ["deals.client_id", "deals.id"], name="fk_susun_games_deal_id_deals"
+        ),
+        ForeignKeyConstraint(
+            ["client_id", "round_id"], ["rounds.client_id", "rounds.id"], name="fk_susun_games_round_id_rounds"
+        ),
         UniqueConstraint("client_id", "reference", name="uq_susun_games_client_reference"),
         Index("ix_susun_games_client_created", "client_id", "created_at"),
         Index("ix_susun_games_status_deadline", "status", "deadline"),
     )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     rules_json: Mapped[dict[str, Any]] = mapped_column(JSON)
     currency: Mapped[str] = mapped_column(String(3))
@@ -378,13 +407,13 @@ class SusunGame(Base):
     reference: Mapped[str | None] = mapped_column(String(64), nullable=True)
     players: Mapped[list[str]] = mapped_column(JSON)
     hands: Mapped[list[list[str]]] = mapped_column(JSON)
-    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id"), nullable=True)
+    deal_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     submissions: Mapped[dict[str, Any]] = mapped_column(JSON)
     arrange_seconds: Mapped[int] = mapped_column(Integer)
     deadline: Mapped[datetime] = mapped_column(UTCDateTime())
     version: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16))
-    round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), nullable=True)
+    round_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -402,9 +431,12 @@ class Webhook(Base):
     """
 
     __tablename__ = "webhooks"
-    __table_args__ = (Index("ix_webhooks_client_created", "client_id", "created_at"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        Index("ix_webhooks_client_created", "client_id", "created_at"),
+    )
 
-    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    id: Mapped[str] = mapped_column(String(40))
     client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
     url: Mapped[str] = mapped_column(String(2048))
     events: Mapped[list[str]] = mapped_column(JSON)
@@ -429,6 +461,7 @@ class WebhookDelivery(Base):
 
     __tablename__ = "webhook_deliveries"
     __table_args__ = (
+        PrimaryKeyConstraint("client_id", "webhook_id", "event_id"),
         Index(
             "ix_webhook_deliveries_due",
             "next_attempt_at",
@@ -437,8 +470,8 @@ class WebhookDelivery(Base):
         ),
     )
 
-    webhook_id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    event_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(String(40))
+    event_id: Mapped[str] = mapped_column(String(64))
     client_id: Mapped[str] = mapped_column(String(32))
     sequence: Mapped[int] = mapped_column(BigInteger)
     event_type: Mapped[str] = mapped_column(String(32))
@@ -454,14 +487,20 @@ class WebhookDelivery(Base):
 
 
 class WebhookAttempt(Base):
-    """One HTTP attempt of a delivery: when, the outcome, the status, the latency, the error."""
+    """One HTTP attempt of a delivery: when, the outcome, the status, the latency, the error.
+
+    The key is (client_id, id) on PostgreSQL (migration 0012); SQLite keeps `id` alone as
+    its INTEGER PRIMARY KEY, the only column it numbers by itself (it is never sharded).
+    """
 
     __tablename__ = "webhook_attempts"
-    __table_args__ = (Index("ix_webhook_attempts_webhook", "webhook_id", "id"),)
-
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        Index("ix_webhook_attempts_webhook", "client_id", "webhook_id", "id"),
     )
+
+    client_id: Mapped[str] = mapped_column(String(32))
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), autoincrement=True)
     webhook_id: Mapped[str] = mapped_column(String(40))
     event_id: Mapped[str] = mapped_column(String(64))
     attempted_at: Mapped[datetime] = mapped_column(UTCDateTime())

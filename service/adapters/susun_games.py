@@ -49,11 +49,11 @@ class SusunGameRepository:
             )
         )
 
-    def update_if_version(self, game_id: str, version: int, values: dict[str, Any]) -> bool:
+    def update_if_version(self, client_id: str, game_id: str, version: int, values: dict[str, Any]) -> bool:
         """Write `values` and bump the version only if it is still `version`; False otherwise."""
         result = self.session.execute(
             update(SusunGame)
-            .where(SusunGame.id == game_id, SusunGame.version == version)
+            .where(SusunGame.client_id == client_id, SusunGame.id == game_id, SusunGame.version == version)
             .values(version=SusunGame.version + 1, **values)
             .execution_options(synchronize_session=False)
         )

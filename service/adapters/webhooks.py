@@ -66,6 +66,11 @@ class Target:
     failing_since: datetime | None
 
 
+def _round_of_record() -> Any:
+    """A round record's round row (of the same client)."""
+    return and_(Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == "round")
+
+
 class WebhookRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -88,22 +93,24 @@ class WebhookRepository:
             q = q.with_for_update()
         return self.session.scalar(q)
 
-    def targets(self, webhook_ids: Iterable[str]) -> dict[str, Target]:
-        """Where and how to send deliveries now (an endpoint deleted meanwhile is absent)."""
-        ids = sorted(set(webhook_ids))
-        if not ids:
+    def targets(self, webhooks: Iterable[tuple[str, str]]) -> dict[str, Target]:
+        """Where and how to send deliveries now, by (client, endpoint); an endpoint deleted
+        meanwhile is absent."""
+        keys = sorted(set(webhooks))
+        if not keys:
             return {}
         q = select(
             Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
             Webhook.previous_secret_until, Webhook.failing_since,
-        ).where(Webhook.id.in_(ids))
+        ).where(tuple_(Webhook.client_id, Webhook.id).in_(keys))
         return {row[0]: Target(*row) for row in self.session.execute(q)}
 
-    def remove(self, webhook_id: str) -> None:
+    def remove(self, client_id: str, webhook_id: str) -> None:
         """The endpoint, its deliveries and its attempts."""
-        self.session.execute(delete(WebhookAttempt).where(WebhookAttempt.webhook_id == webhook_id))
-        self.session.execute(delete(WebhookDelivery).where(WebhookDelivery.webhook_id == webhook_id))
-        self.session.execute(delete(Webhook).where(Webhook.id == webhook_id))
+        a, d = WebhookAttempt, WebhookDelivery
+        self.session.execute(delete(a).where(a.client_id == client_id, a.webhook_id == webhook_id))
+        self.session.execute(delete(d).where(d.client_id == client_id, d.webhook_id == webhook_id))
+        self.session.execute(delete(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id))
 
     def subscribers(self, client_id: str) -> list[Webhook]:
         q = select(Webhook).where(Webhook.client_id == client_id, Webhook.enabled.is_(True))
@@ -117,7 +124,7 @@ class WebhookRepository:
         """Records from `from_sequence` on, oldest first, of `kind` (and a round's `game`)."""
         q = (
             with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
-            .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
+            .outerjoin(Round, _round_of_record())
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
         )
         if kind is not None:
@@ -134,7 +141,7 @@ class WebhookRepository:
             return {}
         q = (
             with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
-            .outerjoin(Round, and_(Round.id == ChainRecord.round_id, ChainRecord.kind == "round"))
+            .outerjoin(Round, _round_of_record())
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
         )
         return {int(row[0]): EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)}
@@ -172,57 +179,59 @@ class WebhookRepository:
     # -- deliveries and attempts -----------------------------------------------------------
 
     def attempts(
-        self, webhook_id: str, before: int | None, event_id: str | None, limit: int
+        self, client_id: str, webhook_id: str, before: int | None, event_id: str | None, limit: int
     ) -> list[WebhookAttempt]:
-        q = select(WebhookAttempt).where(WebhookAttempt.webhook_id == webhook_id)
+        q = select(WebhookAttempt).where(WebhookAttempt.client_id == client_id, WebhookAttempt.webhook_id == webhook_id)
         if before is not None:
             q = q.where(WebhookAttempt.id < before)
         if event_id is not None:
             q = q.where(WebhookAttempt.event_id == event_id)
         return list(self.session.scalars(q.order_by(WebhookAttempt.id.desc()).limit(limit)))
 
-    def delivery(self, webhook_id: str, event_id: str) -> WebhookDelivery | None:
-        return self.session.get(WebhookDelivery, (webhook_id, event_id))
+    def delivery(self, client_id: str, webhook_id: str, event_id: str) -> WebhookDelivery | None:
+        return self.session.get(WebhookDelivery, (client_id, webhook_id, event_id))
 
     def queue(self, rows: Sequence[dict[str, Any]]) -> None:
         """New deliveries (the caller knows they do not exist: it holds the endpoint)."""
         if rows:
             self.session.execute(insert(WebhookDelivery), list(rows))
 
-    def existing(self, webhook_id: str, event_ids: Sequence[str]) -> set[str]:
+    def existing(self, client_id: str, webhook_id: str, event_ids: Sequence[str]) -> set[str]:
         if not event_ids:
             return set()
-        q = select(WebhookDelivery.event_id).where(
-            WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id.in_(list(event_ids))
+        d = WebhookDelivery
+        q = select(d.event_id).where(
+            d.client_id == client_id, d.webhook_id == webhook_id, d.event_id.in_(list(event_ids))
         )
         return set(self.session.scalars(q))
 
-    def requeue(self, webhook_id: str, event_id: str, now: datetime) -> bool:
+    def requeue(self, client_id: str, webhook_id: str, event_id: str, now: datetime) -> bool:
         """Make an existing delivery due now with a fresh schedule; False if there is none."""
+        d = WebhookDelivery
         result = self.session.execute(
-            update(WebhookDelivery)
-            .where(WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id == event_id)
+            update(d)
+            .where(d.client_id == client_id, d.webhook_id == webhook_id, d.event_id == event_id)
             .values(state=PENDING, attempts=0, next_attempt_at=now, claim=None)
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def due_for_fanout(self, limit: int) -> list[str]:
-        """Enabled endpoints whose client's chain is past their cursor."""
+    def due_for_fanout(self, limit: int) -> list[tuple[str, str]]:
+        """(client, endpoint) of enabled endpoints whose client's chain is past their cursor."""
         q = (
-            select(Webhook.id)
+            select(Webhook.client_id, Webhook.id)
             .join(ChainHead, ChainHead.client_id == Webhook.client_id)
             .where(Webhook.enabled.is_(True), Webhook.cursor < ChainHead.sequence)
             .order_by(Webhook.cursor)
             .limit(limit)
         )
-        return list(self.session.scalars(q))
+        return [(c, w) for c, w in self.session.execute(q)]
 
-    def lock_for_fanout(self, webhook_id: str) -> Webhook | None:
+    def lock_for_fanout(self, client_id: str, webhook_id: str) -> Webhook | None:
         """The endpoint, locked; None when another dispatcher holds it (PostgreSQL)."""
         q = (
             select(Webhook)
-            .where(Webhook.id == webhook_id, Webhook.enabled.is_(True))
+            .where(Webhook.client_id == client_id, Webhook.id == webhook_id, Webhook.enabled.is_(True))
             .with_for_update(skip_locked=True)
         )
         return self.session.scalar(q)
@@ -289,7 +298,7 @@ class WebhookRepository:
             return []
         self.session.execute(
             update(d)
-            .where(tuple_(d.webhook_id, d.event_id).in_([(r[0], r[1]) for r in rows]))
+            .where(tuple_(d.client_id, d.webhook_id, d.event_id).in_([(r[2], r[0], r[1]) for r in rows]))
             .values(next_attempt_at=lease_until, claim=token)
             .execution_options(synchronize_session=False)
         )
@@ -315,19 +324,26 @@ class WebhookRepository:
         d = WebhookDelivery
         shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for claimed, values in updates:
-            row = {"_w": claimed.webhook_id, "_e": claimed.event_id, "_c": claimed.claim, **values}
+            row = {
+                "_cl": claimed.client_id, "_w": claimed.webhook_id, "_e": claimed.event_id, "_c": claimed.claim, **values
+            }
             shapes.setdefault(tuple(sorted(values)), []).append(row)
         conn = self.session.connection()
         for names, rows in shapes.items():
             stmt = (
                 update(d)
-                .where(d.webhook_id == bindparam("_w"), d.event_id == bindparam("_e"), d.claim == bindparam("_c"))
+                .where(
+                    d.client_id == bindparam("_cl"),
+                    d.webhook_id == bindparam("_w"),
+                    d.event_id == bindparam("_e"),
+                    d.claim == bindparam("_c"),
+                )
                 .values({name: bindparam(name) for name in names})
             )
             conn.execute(stmt, rows)
 
-    def mark_endpoint(self, webhook_id: str, values: dict[str, Any], only_if: Any = None) -> bool:
-        q = update(Webhook).where(Webhook.id == webhook_id)
+    def mark_endpoint(self, client_id: str, webhook_id: str, values: dict[str, Any], only_if: Any = None) -> bool:
+        q = update(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id)
         if only_if is not None:
             q = q.where(only_if)
         result = self.session.execute(q.values(**values).execution_options(synchronize_session=False))

@@ -479,7 +479,7 @@ def _save(
             from . import matches  # matches start games here: imported when needed
 
             matches.game_finished(uow, client_id, row.match_id, row.id, round_id, state)
-    if not uow.games.update_if_version(row.id, row.version, values):
+    if not uow.games.update_if_version(row.client_id, row.id, row.version, values):
         raise Conflict("the game changed while this move was applied; fetch it and retry")
     return row.version + 1, round_id
 

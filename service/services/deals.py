@@ -157,7 +157,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
         row = _found(uow, client_id, deal_id)
         if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
             raise in_play_conflict(deal_id, row.used_by)
-        uow.deals.mark_revealed(deal_id, utcnow_ms())
+        uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())
         uow.commit()
     return get(db, client_id, deal_id)
 
@@ -205,7 +205,7 @@ def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
             f"deal {deal_id!r} was revealed at {rfc3339(row.revealed_at)}: its hands are public",
             errors=[FieldError("deal", "revealed; a game needs a deal whose seed is still secret")],
         )
-    if not uow.deals.mark_used(deal_id, used_by, utcnow_ms()):
+    if not uow.deals.mark_used(client_id, deal_id, used_by, utcnow_ms()):
         raise used_conflict(deal_id)
 
 

@@ -269,9 +269,9 @@ class Dispatcher:
         with self.db.unit_of_work() as uow:
             due = uow.webhooks.due_for_fanout(100)
         queued = 0
-        for webhook_id in due:
+        for client_id, webhook_id in due:
             with self.db.unit_of_work(write=True) as uow:
-                w = uow.webhooks.lock_for_fanout(webhook_id)
+                w = uow.webhooks.lock_for_fanout(client_id, webhook_id)
                 if w is None:
                     continue  # another dispatcher is queueing it
                 found = uow.webhooks.events(w.client_id, w.cursor + 1, None, None, self.settings.batch)
@@ -285,7 +285,7 @@ class Dispatcher:
                         continue
                     at = _record_time(f.record.canonical)
                     rows.extend(_delivery(w.id, w.client_id, e, f.record.sequence, t, at, now) for e, t in wanted)
-                existing = uow.webhooks.existing(w.id, [r["event_id"] for r in rows])
+                existing = uow.webhooks.existing(w.client_id, w.id, [r["event_id"] for r in rows])
                 rows = [r for r in rows if r["event_id"] not in existing]  # redelivered meanwhile
                 uow.webhooks.queue(rows)
                 w.cursor = found[-1].record.sequence
@@ -315,7 +315,7 @@ class Dispatcher:
         for c in claimed:
             by_client.setdefault(c.client_id, []).append(c)
         with self.db.unit_of_work() as uow:
-            targets = uow.webhooks.targets(c.webhook_id for c in claimed)
+            targets = uow.webhooks.targets((c.client_id, c.webhook_id) for c in claimed)
             for client_id, group in by_client.items():
                 found = uow.webhooks.records_at(client_id, (c.sequence for c in group))
                 for c in group:
@@ -368,6 +368,7 @@ class Dispatcher:
             uow.webhooks.record_attempts(
                 [
                     {
+                        "client_id": o.claimed.client_id,
                         "webhook_id": o.claimed.webhook_id,
                         "event_id": o.claimed.event_id,
                         "attempted_at": now,
@@ -380,7 +381,7 @@ class Dispatcher:
                 ]
             )
             updates: list[tuple[Claimed, dict[str, Any]]] = []
-            failing: set[str] = set()
+            failing: set[tuple[str, str]] = set()
             for o in outcomes:
                 c, result = o.claimed, o.result
                 values: dict[str, Any] = {
@@ -393,7 +394,7 @@ class Dispatcher:
                     values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
                     if o.was_failing:
                         uow.webhooks.mark_endpoint(
-                            c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None)
+                            c.client_id, c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None)
                         )
                 else:
                     delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
@@ -401,13 +402,14 @@ class Dispatcher:
                         values.update(state=FAILED, next_attempt_at=now, delivered_at=None)
                     else:
                         values.update(state=PENDING, next_attempt_at=now + timedelta(seconds=delay), delivered_at=None)
-                    failing.add(c.webhook_id)
+                    failing.add((c.client_id, c.webhook_id))
                 updates.append((c, values))
             uow.webhooks.finish_many(updates)
             since = now - timedelta(seconds=self.settings.disable_after_s)
-            for webhook_id in sorted(failing):
-                uow.webhooks.mark_endpoint(webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
+            for client_id, webhook_id in sorted(failing):
+                uow.webhooks.mark_endpoint(client_id, webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
                 if uow.webhooks.mark_endpoint(
+                    client_id,
                     webhook_id,
                     {"enabled": False, "disabled_reason": "failing", "updated_at": now},
                     Webhook.enabled.is_(True) & (Webhook.failing_since <= since),

@@ -122,7 +122,7 @@ def start_game(
         leader = domain.next_leader(match.games, _params(match).lead_rule)
         row, state = banting.start(uow, client_id, setup, match_id=match.id, leader=leader)
         values = {"current_game": row["id"], "updated_at": row["created_at"]}
-        if not uow.matches.update_if_version(match.id, match.version, values):
+        if not uow.matches.update_if_version(match.client_id, match.id, match.version, values):
             raise Conflict("the match changed while this game was started; fetch it and retry")
         location = f"{banting.GAMES_PATH}/{row['id']}"
         return StoredResponse(201, dump(banting.game_document(row, state)), location=location)
@@ -146,7 +146,7 @@ def game_finished(
         domain.game_points(state),
     )
     values = {"games": entries, "status": status, "current_game": None, "updated_at": utcnow_ms()}
-    if not uow.matches.update_if_version(match.id, match.version, values):
+    if not uow.matches.update_if_version(match.client_id, match.id, match.version, values):
         raise Conflict("the match changed while this move was applied; fetch it and retry")
 
 

@@ -310,7 +310,7 @@ def submit(
         values: dict[str, Any] = {"submissions": submissions, "updated_at": now}
         if len(submissions) == len(row.players):
             values.update(_settle(uow, client_id, row, submissions, now))
-        if not uow.susun_games.update_if_version(row.id, row.version, values):
+        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
             raise Conflict("the game changed while this arrangement was stored; fetch it and retry")
         doc = {
             "game": row.id,
@@ -372,7 +372,7 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
         if row.status != ARRANGING or row.deadline > now:
             return False  # another request settled it first
         values = {**_settle(uow, client_id, row, dict(row.submissions), now), "updated_at": now}
-        if not uow.susun_games.update_if_version(row.id, row.version, values):
+        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
             return False
         uow.commit()
     return True

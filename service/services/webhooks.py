@@ -145,7 +145,7 @@ def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) 
 def delete(db: Database, client_id: str, webhook_id: str) -> None:
     with db.unit_of_work(write=True) as uow:
         _found(uow, client_id, webhook_id, lock=True)
-        uow.webhooks.remove(webhook_id)
+        uow.webhooks.remove(client_id, webhook_id)
         uow.commit()
 
 
@@ -181,7 +181,7 @@ def attempts(
     """`GET /v1/webhooks/{id}/deliveries`: attempts, newest first, in pages."""
     with db.unit_of_work() as uow:
         _found(uow, client_id, webhook_id)
-        rows = uow.webhooks.attempts(webhook_id, cursor, event, limit + 1)
+        rows = uow.webhooks.attempts(client_id, webhook_id, cursor, event, limit + 1)
         items = [
             {
                 "id": r.id,
@@ -224,7 +224,7 @@ def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | Non
         event_at = _record_time(found.record.canonical)
         queued = []
         for w in targets:
-            if not uow.webhooks.requeue(w.id, event_id, now):
+            if not uow.webhooks.requeue(client_id, w.id, event_id, now):
                 uow.webhooks.queue([_delivery(w.id, client_id, event_id, at.sequence, at.type, event_at, now)])
             queued.append(w.id)
         uow.commit()
