@@ -111,7 +111,7 @@ class Database:
         if self.dialect != "postgresql":
             return
         with translated():
-            self.run_alone(_commit_an_xid)
+            self.run_alone(_commit_a_wal_record)
 
     def write_deadline(self, conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[None]:
         """Cancel what `conn` runs (its commit's wait for the standby included) once the
@@ -193,9 +193,10 @@ class UnitOfWork:
             self.session.flush()
 
 
-def _commit_an_xid(cursor: Any) -> None:
-    # A transaction with an xid writes a commit record, which waits for the standby; no row.
-    cursor.execute("SELECT pg_current_xact_id()")
+def _commit_a_wal_record(cursor: Any) -> None:
+    # A commit waits for the standby only if its transaction wrote WAL (an xid alone does not):
+    # a transactional logical message is WAL and nothing else (no row, any role may send it).
+    cursor.execute("SELECT pg_logical_emit_message(true, 'capsa', '')")
 
 
 def replicated(notices: Notices) -> None:
