@@ -184,6 +184,55 @@ class Notices:
 NOTICES = "capsa_notices"
 
 
+class Replication(StrEnum):
+    """What a commit waits for on the primary, as /readyz and the metrics report it."""
+
+    SYNCHRONOUS = "synchronous"  # a synchronous standby acknowledges every commit
+    # synchronous_standby_names is set but no such standby streams: every commit waits,
+    # and answers 503 at the write deadline (until the standby is back or the formation
+    # turns synchronous replication off)
+    WAITING = "waiting"
+    # nothing to wait for: one node (pg_auto_failover's wait_primary), degraded
+    ASYNCHRONOUS = "asynchronous"
+    UNKNOWN = "unknown"  # the role may not read pg_stat_replication's sync_state (pg_monitor)
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What /readyz reads from the server, in one statement."""
+
+    statement_timeout_ms: int
+    lock_timeout_ms: int
+    in_recovery: bool
+    replication: Replication
+    standbys: int  # streaming standbys (any sync state)
+
+
+READ_STATE = """
+SELECT (SELECT setting::int FROM pg_settings WHERE name = 'statement_timeout'),
+       (SELECT setting::int FROM pg_settings WHERE name = 'lock_timeout'),
+       pg_is_in_recovery(),
+       current_setting('synchronous_standby_names'),
+       count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')),
+       count(*) FILTER (WHERE sync_state IS NULL),
+       count(*)
+  FROM pg_stat_replication
+"""
+
+
+def server_state(row: tuple[Any, ...]) -> ServerState:
+    statement, lock, in_recovery, names, sync, hidden, standbys = row
+    if not str(names).strip():
+        replication = Replication.ASYNCHRONOUS
+    elif sync:
+        replication = Replication.SYNCHRONOUS
+    elif hidden:
+        replication = Replication.UNKNOWN
+    else:
+        replication = Replication.WAITING
+    return ServerState(int(statement), int(lock), bool(in_recovery), replication, int(standbys))
+
+
 def make_engine(
     url: str,
     statement_timeout_ms: int | None = None,

@@ -29,7 +29,17 @@ from service.domain.signing import Keyring
 
 from .chain import ChainRepository, PostgresChain, SqliteChain
 from .clients import ClientRepository
-from .db import READ_ONLY, Notices, PostgresSettings, make_engine, notices_of
+from .db import (
+    LOCK_TIMEOUT_MS,
+    READ_ONLY,
+    READ_STATE,
+    Notices,
+    PostgresSettings,
+    ServerState,
+    make_engine,
+    notices_of,
+    server_state,
+)
 from .errors import CommitNotReplicated, DatabaseUnavailable
 from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
@@ -52,6 +62,8 @@ class Database:
         **options: Any,
     ) -> None:
         self.engine: Engine = make_engine(url, postgres=postgres, **options)
+        # What every connection's timeouts should be (/readyz compares, through a pooler too).
+        self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.
         self.keyring = keyring
@@ -75,6 +87,19 @@ class Database:
                 conn.execute(text("SELECT 1"))
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(str(exc.orig)) from exc
+
+    def server_state(self) -> ServerState | None:
+        """The PostgreSQL server's timeouts and replication as this app's connections see
+        them (None on SQLite); DatabaseUnavailable unless it answers."""
+        if self.dialect != "postgresql":
+            self.ping()
+            return None
+        try:
+            with self.engine.connect() as conn:
+                row = conn.exec_driver_sql(READ_STATE).one()
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(str(exc.orig)) from exc
+        return server_state(tuple(row))
 
     def run_alone(self, work: Callable[[Any], None]) -> None:
         """Run `work(cursor)` as a one-statement transaction on a pooled psycopg connection

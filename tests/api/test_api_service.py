@@ -18,8 +18,30 @@ def test_healthz_answers_ok(http):
     assert response.status_code == 200 and response.get_json() == {"status": "ok"}
 
 
-def test_readyz_answers_when_the_database_does(http):
-    assert http.get("/readyz").get_json() == {"status": "ok", "database": "ok"}
+def test_readyz_answers_when_the_database_does(http, db_url):
+    answer = http.get("/readyz").get_json()
+    if db_url.startswith("sqlite"):
+        assert answer == {"status": "ok", "database": "ok"}
+    else:  # the shared test server: one node, nothing a commit waits for
+        assert answer == {"status": "ok", "database": "ok", "replication": "asynchronous", "standbys": 0}
+
+
+def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones(postgres_url):
+    # Through pgbouncer the timeouts are the role's: a role without them is not ready.
+    from service.adapters.db import Pooler, PostgresSettings
+
+    app = make_app(postgres_url, DATABASE_STATEMENT_TIMEOUT_MS=5000,
+                   DATABASE_OPTIONS={"postgres": PostgresSettings(pooler=Pooler.PGBOUNCER)})
+    try:
+        answer = app.test_client().get("/readyz")
+    finally:
+        app.extensions["capsa"].db.dispose()
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert answer.get_json()["detail"] == (
+        "statement_timeout is 0 ms, expected 5000 ms: set it with ALTER ROLE ... SET statement_timeout = 5000 "
+        "(DATABASE_POOLER=pgbouncer); lock_timeout is 0 ms, expected 2000 ms: set it with ALTER ROLE ... SET "
+        "lock_timeout = 2000 (DATABASE_POOLER=pgbouncer)"
+    )
 
 
 def test_the_request_id_is_echoed_or_made(http):

@@ -66,6 +66,12 @@ def rounds_named(node: Cluster, reference: str) -> list[str]:
     return [r[0] for r in node.sql("SELECT id FROM rounds WHERE reference = %s", reference, database="capsa")]
 
 
+def metrics_text(app: Any) -> str:
+    from prometheus_client import generate_latest
+
+    return generate_latest(app.extensions["capsa"].metrics.registry).decode()
+
+
 def assert_unavailable(answer: Any) -> None:
     assert answer.status_code == 503, answer.get_data(as_text=True)
     assert answer.headers["Retry-After"] == str(RETRY_AFTER_UNAVAILABLE)
@@ -95,6 +101,10 @@ def test_a_commit_the_synchronous_standby_never_acknowledges_answers_503_and_its
     key = key_for(app)
     try:
         primary.set("synchronous_standby_names", "ghost")  # a standby that never connects
+        assert http.get("/readyz").get_json() == {
+            "status": "ok", "database": "ok", "replication": "waiting", "standbys": 0,
+        }
+        assert 'capsa_database_replication{state="waiting"} 1.0' in metrics_text(app)
         started = time.monotonic()
         first = post(http, key, "sync-1", "k-sync-1")
         elapsed = time.monotonic() - started
@@ -159,6 +169,8 @@ def test_a_write_refused_as_read_only_answers_503_and_the_pool_moves_to_the_new_
     try:
         migrated(a)
         b = a.standby("b")
+        a.set("synchronous_standby_names", "b")
+        a.set("synchronous_commit", "remote_apply")  # an acknowledged round is readable on B
         # Both nodes, the primary first; libpq keeps the first that accepts writes.
         url = (f"postgresql+psycopg://postgres@/capsa?host={a.host}&host={b.host}"
                "&target_session_attrs=read-write")
@@ -166,8 +178,12 @@ def test_a_write_refused_as_read_only_answers_503_and_the_pool_moves_to_the_new_
         http = app.test_client()
         key = key_for(app)
         try:
+            _wait_streaming(a, "b")
+            assert http.get("/readyz").get_json() == {
+                "status": "ok", "database": "ok", "replication": "synchronous", "standbys": 1,
+            }
             assert post(http, key, "ha-0", "k-ha-0").status_code == 201
-            _wait_replayed(b, "ha-0")
+            assert len(rounds_named(b, "ha-0")) == 1  # acknowledged: the standby has it
             # Failover: the old primary stops taking writes (its pooled connections stay
             # open: only the first write on them finds out), the standby is promoted.
             a.set("default_transaction_read_only", "on")
@@ -194,8 +210,9 @@ def test_a_write_refused_as_read_only_answers_503_and_the_pool_moves_to_the_new_
         a.destroy()
 
 
-def _wait_replayed(standby: Cluster, reference: str) -> None:
-    deadline = time.monotonic() + 10
-    while not rounds_named(standby, reference):
-        assert time.monotonic() < deadline, f"the standby never replayed {reference!r}"
+def _wait_streaming(primary: Cluster, name: str) -> None:
+    deadline = time.monotonic() + 20
+    query = "SELECT 1 FROM pg_stat_replication WHERE application_name = %s AND sync_state = 'sync'"
+    while not primary.sql(query, name):
+        assert time.monotonic() < deadline, f"{name} never streamed synchronously"
         time.sleep(0.05)
