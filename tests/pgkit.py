@@ -36,10 +36,18 @@ def postgres_bin() -> Path | None:
     return Path(found).parent if found else None
 
 
+def missing(why: str) -> None:
+    """Skip, except in CI (CI=true), where a missing tool is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(why)
+    pytest.skip(why)
+
+
 def skip_without_postgres() -> Path:
     found = postgres_bin()
     if found is None:
-        pytest.skip("PostgreSQL's initdb/pg_ctl are not installed")
+        missing("PostgreSQL's initdb/pg_ctl are not installed")
+    assert found is not None
     return found
 
 
@@ -137,7 +145,7 @@ class Pgbouncer:
 
     def __init__(self, server_host: str, server_port: int, pool_size: int = 20) -> None:
         if not Path(PGBOUNCER).exists():
-            pytest.skip(f"{PGBOUNCER} is not installed")
+            missing(f"{PGBOUNCER} is not installed")
         self.dir = Path(tempfile.mkdtemp(prefix="capsa-pgbouncer-"))
         self.port = free_port()
         (self.dir / "users.txt").write_text('"postgres" ""\n')
