@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 
@@ -88,17 +89,23 @@ class Metrics:
             multiprocess_mode="mostrecent",
             registry=self.registry,
         )
-        self.standbys = Gauge(
-            "capsa_database_standbys",
-            "Streaming standbys of the primary, as /readyz last saw them.",
-            multiprocess_mode="mostrecent",
-            registry=self.registry,
-        )
+        # Unlabelled, so made at first use: in a gunicorn master (which builds the app before
+        # PROMETHEUS_MULTIPROC_DIR exists) a value would open its file at once.
+        self._standbys: Gauge | None = None
+        self._lock = threading.Lock()
 
     def database_state(self, replication: Replication, standbys: int) -> None:
         for each in Replication:
             self.replication.labels(state=str(each)).set(1 if each is replication else 0)
-        self.standbys.set(standbys)
+        with self._lock:
+            if self._standbys is None:
+                self._standbys = Gauge(
+                    "capsa_database_standbys",
+                    "Streaming standbys of the primary, as /readyz last saw them.",
+                    multiprocess_mode="mostrecent",
+                    registry=self.registry,
+                )
+        self._standbys.set(standbys)
 
     def round_scored(self, preset: str, stored: bool) -> None:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()
