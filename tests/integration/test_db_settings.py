@@ -42,8 +42,11 @@ def _connect_kwargs(engine) -> dict:
     from sqlalchemy import event
 
     event.listen(engine, "do_connect", capture)
-    with pytest.raises(Exception):  # noqa: B017  # the capture's stop, wrapped by the pool
-        engine.connect()
+    try:
+        with pytest.raises(Exception):  # noqa: B017  # the capture's stop, wrapped by the pool
+            engine.connect()
+    finally:
+        engine.dispose()
     return seen
 
 
