@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation \
+.PHONY: run test test-pgbouncer slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation \
   ha-deps ha-up ha-status ha-down
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
@@ -69,6 +69,11 @@ clients: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -m "not slow and not reliability"
+
+# The API suite's PostgreSQL half again, through a pgbouncer 1.18 in transaction mode that
+# the session starts (TEST_PGBOUNCER=1, DATABASE_POOLER=pgbouncer; needs TEST_DATABASE_URL).
+test-pgbouncer: $(STAMP)
+	TEST_PGBOUNCER=1 $(BIN)/pytest -m "postgres and not slow and not reliability" tests/api
 
 # The Dockerfile's steps without Docker: a wheel, a fresh venv from requirements.lock with
 # hashes, the service run from elsewhere (tests/integration/test_packaging.py, about 30 s

@@ -25,6 +25,12 @@ path pays at most 10% for webhooks), and the events the receiver got during the 
 its receipt stored; `--receipts-ab N` measures only that: the keyed 8-client saturation
 without and with a key, N times in turn on one database, and prints the ratios.
 
+`--pgbouncer N` measures only the pooler: the keyed 8-client saturation with direct
+connections, then through pgbouncer 1.18 in transaction mode (tests/pgkit.py; the app with
+DATABASE_POOLER=pgbouncer, the timeouts set on the database), N times in turn on one
+database: req/s and, per stored round, the CPU of the workers, of the PostgreSQL backends
+and of pgbouncer itself.
+
 The machine is shared: the load average is printed beside each figure, and the ratios
 are what to compare between runs. WAL is the server's (other databases' writes during a
 phase count too: run it on a quiet server). Creates its own database
@@ -33,6 +39,7 @@ drops it at the end. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
         .venv/bin/python bench/http.py [--seconds 10] [--rate 200] [--fixed-seconds 30] [--webhooks]
+        [--pgbouncer N]
 """
 
 from __future__ import annotations
@@ -299,6 +306,9 @@ def main() -> int:
     parser.add_argument("--receipts-ab", type=int, default=0, metavar="N",
                         help="only the cost of receipts: N alternations of the keyed 8-client saturation "
                         "without and with a signing key, on one database, ratio with/without")
+    parser.add_argument("--pgbouncer", type=int, default=0, metavar="N",
+                        help="only the pooler's cost: N alternations of the keyed 8-client saturation with "
+                        "direct connections and through pgbouncer in transaction mode, on one database")
     args = parser.parse_args()
 
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
@@ -333,6 +343,10 @@ def main() -> int:
         keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
         if args.receipts_ab:
             return receipts_ab(args, env, tenants, name, url, key_file)
+        if args.pgbouncer:
+            if args.receipts:
+                env["SIGNING_KEY_FILE"] = str(key_file)
+            return pgbouncer_ab(args, env, tenants, name, url, admin)
         if args.receipts:
             env["SIGNING_KEY_FILE"] = str(key_file)
 
@@ -428,6 +442,72 @@ def with_webhooks(args, url, name, keys, env, port, spread, server, echo, keyed,
     print(f"    with / without webhooks: {hooked.rate / keyed.rate:.3f} (goal >= 0.90); {delivered} events "
           f"delivered during the phase ({caught_up} of {hooked.rounds} 3 s after); dispatcher CPU {dispatcher_ms:.2f} ms per round")
     return 0
+
+
+def pgbouncer_ab(
+    args: argparse.Namespace, env: dict[str, str], tenants: list[dict[str, str]], name: str, url: str, admin: str
+) -> int:
+    """The keyed saturation direct, then through pgbouncer (transaction mode), N times in
+    turn on one database: the pooler's cost per round on each side of it."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import psycopg
+    from pgkit import Pgbouncer
+    from sqlalchemy.engine import make_url
+
+    with psycopg.connect(admin.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as c:
+        # What `ALTER ROLE capsa SET ...` does in production (pgbouncer refuses `options`).
+        c.execute(f'ALTER DATABASE "{name}" SET statement_timeout = 5000')
+        c.execute(f'ALTER DATABASE "{name}" SET lock_timeout = 2000')
+    server = make_url(admin)
+    bouncer = Pgbouncer(server.host or "127.0.0.1", server.port or 5432)
+    rows: dict[bool, list[tuple[Phase, float]]] = {False: [], True: []}
+    try:
+        for _ in range(args.pgbouncer):
+            for pooled in (False, True):
+                run_env = {**env, "DATABASE_URL": bouncer.route(url) if pooled else url,
+                           "DATABASE_POOLER": "pgbouncer" if pooled else "none"}
+                port = free_port()
+                proc = start_gunicorn("service.api.wsgi:app", port, run_env)
+                try:
+                    before = pgbouncer_cpu(bouncer.dir)
+                    phase = saturation(port, tenants[: args.senders], True, args.seconds, Server(proc.pid, name, url))
+                    # pgbouncer's CPU over warm-up and measure, per round of the measure: an upper bound
+                    rows[pooled].append((phase, (pgbouncer_cpu(bouncer.dir) - before) * 1000 / phase.rounds))
+                finally:
+                    proc.terminate()
+                    proc.wait(10)
+    finally:
+        bouncer.stop()
+    print(f"pgbouncer A/B: POST /v1/rounds, {args.senders} clients, Idempotency-Key, {args.seconds:.0f} s each, "
+          f"{args.pgbouncer} alternations (the machine is shared: load beside each)")
+    for pooled in (False, True):
+        for phase, bouncer_ms in rows[pooled]:
+            label = "through pgbouncer (transaction mode)" if pooled else "direct connections"
+            extra = f"  pgbouncer {bouncer_ms:4.2f} ms (upper bound)" if pooled else ""
+            print(_row(label, phase, rows[False][0][0].rate) + extra)
+    rate = {s: statistics.mean(p.rate for p, _ in rows[s]) for s in rows}
+    cpu = {s: statistics.mean(p.worker_ms for p, _ in rows[s]) for s in rows}
+    pg = {s: statistics.mean(p.backend_ms or 0.0 for p, _ in rows[s]) for s in rows}
+    print(f"    pgbouncer / direct: req/s x{rate[True] / rate[False]:.3f}; workers CPU per round "
+          f"x{cpu[True] / cpu[False]:.3f} ({cpu[False]:.2f} -> {cpu[True]:.2f} ms); PostgreSQL CPU per round "
+          f"x{pg[True] / pg[False]:.3f} ({pg[False]:.2f} -> {pg[True]:.2f} ms)")
+    return 0
+
+
+def pgbouncer_cpu(directory: Path) -> float:
+    """CPU seconds used so far by the pgbouncer whose config lives in `directory`."""
+    needle = str(directory).encode()
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b"/usr/sbin/pgbouncer") and needle in cmdline and (fields := _stat(entry)):
+            total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
 
 
 def cpu_of(pid: int) -> float:

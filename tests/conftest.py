@@ -3,6 +3,9 @@
 `db_url` runs every test that uses it on SQLite and, when TEST_DATABASE_URL is set, again on
 PostgreSQL. Other engineers and CI share that server: each session creates its own uniquely
 named database, migrates it, and drops it at the end; nothing touches the `test` database.
+With TEST_PGBOUNCER=1 the PostgreSQL half goes through a pgbouncer in transaction mode that
+the session starts (tests/pgkit.py), as `DATABASE_POOLER=pgbouncer` deployments do: the
+timeouts are the database's own (`ALTER DATABASE ... SET`, as a role's would be).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import pytest
 
 PG_ENV = "TEST_DATABASE_URL"
+PGBOUNCER_ENV = "TEST_PGBOUNCER"
 
 
 # -- every statement of the service on a client's table names client_id (tests/sqlscope.py) --
@@ -105,9 +109,42 @@ def postgres_url() -> Iterator[str]:
     url, name = create_pg_database(admin)
     try:
         upgrade(url)
-        yield url
+        if os.environ.get(PGBOUNCER_ENV, "") not in ("", "0"):
+            yield from _through_pgbouncer(admin, url, name)
+        else:
+            yield url
     finally:
         drop_pg_database(admin, name)
+
+
+def _through_pgbouncer(admin: str, url: str, name: str) -> Iterator[str]:
+    from pgkit import Pgbouncer
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from service.adapters.db import LOCK_TIMEOUT_MS
+
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            # What `ALTER ROLE capsa SET ...` does in production, kept to this database here
+            # (the shared server's role is everyone's).
+            conn.execute(text(f'ALTER DATABASE "{name}" SET statement_timeout = 5000'))
+            conn.execute(text(f'ALTER DATABASE "{name}" SET lock_timeout = {LOCK_TIMEOUT_MS}'))
+    finally:
+        engine.dispose()
+    server = make_url(admin)
+    bouncer = Pgbouncer(server.host or "127.0.0.1", server.port or 5432)
+    previous = os.environ.get("DATABASE_POOLER")
+    os.environ["DATABASE_POOLER"] = "pgbouncer"
+    try:
+        yield bouncer.route(url)
+    finally:
+        if previous is None:
+            os.environ.pop("DATABASE_POOLER", None)
+        else:
+            os.environ["DATABASE_POOLER"] = previous
+        bouncer.stop()
 
 
 @pytest.fixture(

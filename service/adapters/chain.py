@@ -169,9 +169,10 @@ class PostgresChain(ChainRepository):
         appended = Appended()
         sql, params = chain_pg.parameters(record, claim, deal)
         keyring = self.uow.db.keyring
+        prepare = self.uow.db.postgres.prepare  # never through pgbouncer
 
         def run(cursor: Any) -> None:
-            row = cursor.execute(sql, params, prepare=True).fetchone()
+            row = cursor.execute(sql, params, prepare=prepare).fetchone()
             if row is None:
                 raise RuntimeError(f"client {record.client_id!r} has no chain head")
             appended.sequence, appended.hash, appended.previous_hash = row

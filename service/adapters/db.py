@@ -1,9 +1,14 @@
-"""Engines: URL normalisation, SQLite pragmas and `BEGIN IMMEDIATE` for write transactions."""
+"""Engines: URL normalisation, SQLite pragmas and `BEGIN IMMEDIATE` for write transactions;
+PostgreSQL connection settings (pooler, keepalives) and the notices a commit is judged by."""
 
 from __future__ import annotations
 
 import json
+import os
 import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -70,10 +75,169 @@ def is_sqlite(url: str) -> bool:
 LOCK_TIMEOUT_MS = 2000
 
 
+class Pooler(StrEnum):
+    """What stands between the app and PostgreSQL (`DATABASE_POOLER`)."""
+
+    NONE = "none"
+    # pgbouncer in transaction mode: it refuses the `options` startup parameter and keeps
+    # no server-side prepared statement from one transaction to the next.
+    PGBOUNCER = "pgbouncer"
+
+
+@dataclass(frozen=True)
+class PostgresSettings:
+    """How the app connects to PostgreSQL, from the environment (docs/operations.md).
+
+    TCP keepalives and `tcp_user_timeout` are libpq connection parameters: a host that goes
+    silent (a failed-over primary whose packets are dropped) ends its connections within
+    about `tcp_user_timeout_ms` instead of the kernel's 15 minutes of retransmissions.
+    """
+
+    pooler: Pooler = Pooler.NONE
+    # A commit not acknowledged by the synchronous standby within this is cancelled and
+    # answered 503: statement_timeout does not bound the wait for the standby.
+    write_deadline_s: float = 5.0
+    keepalives_idle_s: int = 10
+    keepalives_interval_s: int = 3
+    keepalives_count: int = 3
+    tcp_user_timeout_ms: int = 10_000
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> PostgresSettings:
+        env = os.environ if env is None else env
+        raw = env.get("DATABASE_POOLER", Pooler.NONE).strip().lower() or Pooler.NONE
+        try:
+            pooler = Pooler(raw)
+        except ValueError:
+            choices = ", ".join(repr(p.value) for p in Pooler)
+            raise ValueError(f"DATABASE_POOLER {raw!r} is not one of {choices}") from None
+        return cls(
+            pooler=pooler,
+            write_deadline_s=_setting("DATABASE_WRITE_DEADLINE_S", env, float, 5.0),
+            keepalives_idle_s=_setting("DATABASE_KEEPALIVES_IDLE_S", env, int, 10),
+            keepalives_interval_s=_setting("DATABASE_KEEPALIVES_INTERVAL_S", env, int, 3),
+            keepalives_count=_setting("DATABASE_KEEPALIVES_COUNT", env, int, 3),
+            tcp_user_timeout_ms=_setting("DATABASE_TCP_USER_TIMEOUT_MS", env, int, 10_000),
+        )
+
+    def connect_args(self) -> dict[str, Any]:
+        """The libpq and psycopg connection parameters these settings add."""
+        args: dict[str, Any] = {
+            "keepalives": 1,
+            "keepalives_idle": self.keepalives_idle_s,
+            "keepalives_interval": self.keepalives_interval_s,
+            "keepalives_count": self.keepalives_count,
+            "tcp_user_timeout": self.tcp_user_timeout_ms,
+        }
+        if self.pooler is Pooler.PGBOUNCER:
+            args["prepare_threshold"] = None  # psycopg never prepares: pgbouncer 1.18 cannot keep them
+        return args
+
+    @property
+    def prepare(self) -> bool | None:
+        """psycopg's `prepare=` for the hot statements: True direct, None (never) pooled."""
+        return None if self.pooler is Pooler.PGBOUNCER else True
+
+
+def _setting(name: str, env: Mapping[str, str], kind: type[Any], default: Any) -> Any:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ValueError(f"{name} {raw!r} is not a number") from None
+    if value < 0:
+        raise ValueError(f"{name} {raw!r} is negative")
+    return value
+
+
+SYNC_WAIT_CANCELLED = (
+    # syncrep.c: a cancel (ours, at the write deadline) during the wait for the standby.
+    "canceling wait for synchronous replication",
+    # syncrep.c: the backend is being terminated during that wait.
+    "canceling the wait for synchronous replication",
+)
+
+
+@dataclass
+class Notices:
+    """The server's notices on one connection since `clear()` (kept in the pool record's
+    `info`): PostgreSQL reports a commit whose wait for the synchronous standby was
+    cancelled as a success with a WARNING, the row committed on this node only."""
+
+    messages: list[str] = field(default_factory=list)
+
+    def __call__(self, diagnostic: Any) -> None:
+        if diagnostic.severity_nonlocalized == "WARNING" and diagnostic.message_primary:
+            self.messages.append(str(diagnostic.message_primary))
+
+    def clear(self) -> None:
+        self.messages.clear()
+
+    @property
+    def sync_wait_cancelled(self) -> str | None:
+        """The warning that says the last commit may be on this node only, or None."""
+        return next((m for m in self.messages if m.startswith(SYNC_WAIT_CANCELLED)), None)
+
+
+NOTICES = "capsa_notices"
+
+
+class Replication(StrEnum):
+    """What a commit waits for on the primary, as /readyz and the metrics report it."""
+
+    SYNCHRONOUS = "synchronous"  # a synchronous standby acknowledges every commit
+    # synchronous_standby_names is set but no such standby streams: every commit waits,
+    # and answers 503 at the write deadline (until the standby is back or the formation
+    # turns synchronous replication off)
+    WAITING = "waiting"
+    # nothing to wait for: one node (pg_auto_failover's wait_primary), degraded
+    ASYNCHRONOUS = "asynchronous"
+    UNKNOWN = "unknown"  # the role may not read pg_stat_replication's sync_state (pg_monitor)
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What /readyz reads from the server, in one statement."""
+
+    statement_timeout_ms: int
+    lock_timeout_ms: int
+    in_recovery: bool
+    replication: Replication
+    standbys: int  # streaming standbys (any sync state)
+
+
+READ_STATE = """
+SELECT (SELECT setting::int FROM pg_settings WHERE name = 'statement_timeout'),
+       (SELECT setting::int FROM pg_settings WHERE name = 'lock_timeout'),
+       pg_is_in_recovery(),
+       current_setting('synchronous_standby_names'),
+       count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')),
+       count(*) FILTER (WHERE sync_state IS NULL),
+       count(*)
+  FROM pg_stat_replication
+"""
+
+
+def server_state(row: tuple[Any, ...]) -> ServerState:
+    statement, lock, in_recovery, names, sync, hidden, standbys = row
+    if not str(names).strip():
+        replication = Replication.ASYNCHRONOUS
+    elif sync:
+        replication = Replication.SYNCHRONOUS
+    elif hidden:
+        replication = Replication.UNKNOWN
+    else:
+        replication = Replication.WAITING
+    return ServerState(int(statement), int(lock), bool(in_recovery), replication, int(standbys))
+
+
 def make_engine(
     url: str,
     statement_timeout_ms: int | None = None,
     lock_timeout_ms: int | None = LOCK_TIMEOUT_MS,
+    postgres: PostgresSettings | None = None,
     **options: Any,
 ) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout, foreign keys and IMMEDIATE writes.
@@ -83,6 +247,11 @@ def make_engine(
       query ends as an error (a 503) well before gunicorn's worker timeout kills the worker;
     - `lock_timeout_ms`: a wait for a row lock, or for another request's uncommitted
       Idempotency-Key, ends after this (2 s): the request answers 409 or 503 with Retry-After.
+      Both go as the `options` startup parameter, except through pgbouncer, which refuses
+      it: there they are the role's (`ALTER ROLE ... SET`), and /readyz checks them;
+    - `postgres`: pooler, keepalives, write deadline (default: from the environment). The URL
+      may name several hosts (`?host=A:5432&host=B:5432&target_session_attrs=read-write`):
+      libpq tries them in turn on each new connection and keeps the first that accepts writes.
     """
     url = normalise_url(url)
     options.setdefault("json_serializer", json_text)
@@ -90,24 +259,54 @@ def make_engine(
         engine = create_engine(url, **options)
         _configure_sqlite(engine)
     else:
+        postgres = postgres or PostgresSettings.from_env()
         # No pre-ping: it costs a round trip per checkout. A connection that died is
         # invalidated on its first error (that request answers 503), then replaced.
         options.setdefault("pool_recycle", 1800)
         options.setdefault("pool_size", 5)
         options.setdefault("max_overflow", 10)
         options.setdefault("pool_timeout", 5)
-        connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        connect_args = {
+            "connect_timeout": 3,
+            **postgres.connect_args(),
+            **dict(options.pop("connect_args", None) or {}),
+        }
         settings = []
         if statement_timeout_ms:
             settings.append(f"-c statement_timeout={int(statement_timeout_ms)}")
         if lock_timeout_ms:
             settings.append(f"-c lock_timeout={int(lock_timeout_ms)}")
-        if settings:
+        if settings and postgres.pooler is Pooler.NONE:
             connect_args["options"] = " ".join([connect_args.get("options", ""), *settings]).strip()
         options["connect_args"] = connect_args
         engine = create_engine(url, **options)
+        _configure_postgres(engine)
     _ENGINES.add(engine)
     return engine
+
+
+def _configure_postgres(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, record: Any) -> None:
+        notices = Notices()
+        dbapi_conn.add_notice_handler(notices)
+        record.info[NOTICES] = notices
+
+    @event.listens_for(engine, "handle_error")
+    def _on_error(context: Any) -> None:
+        # 25006: this node became a standby (or pgbouncer points at one). Like a dropped
+        # connection, the pool's connections are replaced, so the next one finds the primary.
+        if getattr(context.original_exception, "sqlstate", None) == READ_ONLY:
+            context.is_disconnect = True
+
+
+READ_ONLY = "25006"  # read_only_sql_transaction
+
+
+def notices_of(info: Mapping[str, Any]) -> Notices:
+    """The notices of a pooled connection (its record's `info`)."""
+    found = info.get(NOTICES)
+    return found if isinstance(found, Notices) else Notices()
 
 
 def _configure_sqlite(engine: Engine) -> None:

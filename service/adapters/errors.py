@@ -16,6 +16,12 @@ class DatabaseUnavailable(StorageError):
     that ran past its timeout; retry later."""
 
 
+class CommitNotReplicated(DatabaseUnavailable):
+    """The commit's wait for the synchronous standby was cancelled (at the write deadline,
+    or by the server): the rows are stored on the primary only, so the write is not
+    acknowledged; its retry with the same Idempotency-Key replays it."""
+
+
 class LockTimeout(StorageError):
     """A row lock (or another request's uncommitted Idempotency-Key) was not released in time."""
 

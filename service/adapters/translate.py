@@ -9,6 +9,7 @@ import psycopg
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from . import chain_pg
+from .db import READ_ONLY
 from .errors import (
     BALANCED,
     CheckViolation,
@@ -60,8 +61,9 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return NumericOverflow(message)
         if state == "55P03":  # lock_not_available: lock_timeout
             return LockTimeout(message)
-        if state.startswith("08") or state in ("57014", "57P01", "57P02", "57P03", "53300"):
-            # connection lost, statement timeout, server shutting down, too many connections
+        if state.startswith("08") or state in ("57014", "57P01", "57P02", "57P03", "53300", READ_ONLY):
+            # connection lost, statement timeout, server shutting down, too many connections,
+            # a read-only node (a standby now, or a pooler pointing at one): retry on the primary
             return DatabaseUnavailable(message)
         return None
     message = str(orig)

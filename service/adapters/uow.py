@@ -13,7 +13,10 @@ here as an adapter error (`errors.py`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Self
 
@@ -26,8 +29,18 @@ from service.domain.signing import Keyring
 
 from .chain import ChainRepository, PostgresChain, SqliteChain
 from .clients import ClientRepository
-from .db import make_engine
-from .errors import DatabaseUnavailable
+from .db import (
+    LOCK_TIMEOUT_MS,
+    READ_ONLY,
+    READ_STATE,
+    Notices,
+    PostgresSettings,
+    ServerState,
+    make_engine,
+    notices_of,
+    server_state,
+)
+from .errors import CommitNotReplicated, DatabaseUnavailable
 from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
@@ -41,12 +54,22 @@ from .webhooks import WebhookRepository
 class Database:
     """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite)."""
 
-    def __init__(self, url: str, keyring: Keyring | None = None, **options: Any) -> None:
-        self.engine: Engine = make_engine(url, **options)
+    def __init__(
+        self,
+        url: str,
+        keyring: Keyring | None = None,
+        postgres: PostgresSettings | None = None,
+        **options: Any,
+    ) -> None:
+        self.engine: Engine = make_engine(url, postgres=postgres, **options)
+        # What every connection's timeouts should be (/readyz compares, through a pooler too).
+        self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.
         self.keyring = keyring
         self.dialect = self.engine.dialect.name
+        # Connection settings (pooler, write deadline); the environment's unless given.
+        self.postgres = postgres or (PostgresSettings.from_env() if self.dialect == "postgresql" else PostgresSettings())
         read_engine = self.engine
         if self.dialect == "postgresql":
             # Reads are single statements: autocommit saves the BEGIN and ROLLBACK round trips.
@@ -65,6 +88,19 @@ class Database:
         except (OperationalError, InterfaceError) as exc:
             raise DatabaseUnavailable(str(exc.orig)) from exc
 
+    def server_state(self) -> ServerState | None:
+        """The PostgreSQL server's timeouts and replication as this app's connections see
+        them (None on SQLite); DatabaseUnavailable unless it answers."""
+        if self.dialect != "postgresql":
+            self.ping()
+            return None
+        try:
+            with self.engine.connect() as conn:
+                row = conn.exec_driver_sql(READ_STATE).one()
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(str(exc.orig)) from exc
+        return server_state(tuple(row))
+
     def run_alone(self, work: Callable[[Any], None]) -> None:
         """Run `work(cursor)` as a one-statement transaction on a pooled psycopg connection
         in autocommit: one round trip, no BEGIN or COMMIT (PostgreSQL only). Driver errors
@@ -73,19 +109,40 @@ class Database:
         try:
             conn = fairy.driver_connection
             assert isinstance(conn, psycopg.Connection)
+            notices = notices_of(fairy.info)
+            notices.clear()
             try:
                 conn.autocommit = True
-                with conn.cursor() as cursor:
+                with conn.cursor() as cursor, self.write_deadline(conn):
                     work(cursor)
             except psycopg.Error as exc:
-                if conn.broken or conn.closed:
-                    fairy.invalidate(exc)
+                if conn.broken or conn.closed or exc.sqlstate == READ_ONLY:
+                    # As SQLAlchemy does on a disconnect: every connection of the pool made
+                    # before now is replaced (after a failover they all name the old primary).
+                    self.engine.pool._invalidate(fairy, exc)
                 raise
             finally:
                 if not (conn.broken or conn.closed):
                     conn.autocommit = False
+            replicated(notices)
         finally:
             fairy.close()
+
+    def wait_replicated(self) -> None:
+        """Return once all this node has committed is on its synchronous standby (at once
+        when it has none); CommitNotReplicated when that wait runs past the write deadline.
+        A commit of our own waits for the standby to acknowledge its place in the WAL, and
+        the standby acknowledges in WAL order, so everything before it is there too."""
+        if self.dialect != "postgresql":
+            return
+        with translated():
+            self.run_alone(_commit_a_wal_record)
+
+    def write_deadline(self, conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[None]:
+        """Cancel what `conn` runs (its commit's wait for the standby included) once the
+        write deadline has passed: a cancelled statement fails (57014), a cancelled wait
+        for the standby turns into the warning `replicated` refuses."""
+        return _DEADLINES.armed(conn, self.postgres.write_deadline_s)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -140,17 +197,90 @@ class UnitOfWork:
                 # Nothing else was done in this unit of work: the statement is the transaction.
                 self.db.run_alone(deferred[0])
                 return
-            if deferred:
-                raw = self.session.connection().connection.driver_connection
-                assert isinstance(raw, psycopg.Connection)
-                with raw.cursor() as cursor:
-                    for work in deferred:
-                        work(cursor)
-            self.session.commit()
+            if self.db.dialect != "postgresql" or not (deferred or self.session.in_transaction()):
+                self.session.commit()
+                return
+            connection = self.session.connection()
+            raw = connection.connection.driver_connection
+            assert isinstance(raw, psycopg.Connection)
+            notices = notices_of(connection.info)
+            notices.clear()
+            with self.db.write_deadline(raw):
+                if deferred:
+                    with raw.cursor() as cursor:
+                        for work in deferred:
+                            work(cursor)
+                self.session.commit()
+            replicated(notices)
 
     def flush(self) -> None:
         with translated():
             self.session.flush()
 
 
-__all__ = ["Database", "UnitOfWork", "translate", "translated"]
+def _commit_a_wal_record(cursor: Any) -> None:
+    # A commit waits for the standby only if its transaction wrote WAL (an xid alone does not):
+    # a transactional logical message is WAL and nothing else (no row, any role may send it).
+    cursor.execute("SELECT pg_logical_emit_message(true, 'capsa', '')")
+
+
+def replicated(notices: Notices) -> None:
+    """Raise CommitNotReplicated when the server said the last commit's wait for the
+    synchronous standby was cancelled (it reports that commit as a success)."""
+    warning = notices.sync_wait_cancelled
+    if warning is not None:
+        raise CommitNotReplicated(f"{warning}: committed on the primary only, not acknowledged")
+
+
+class _Deadlines:
+    """One watchdog thread per process that cancels the writes past their deadline (a
+    thread per write would cost more than the write's statement)."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._cond = threading.Condition()
+        self._armed: dict[int, tuple[float, psycopg.Connection[Any]]] = {}
+        self._next = 0
+
+    @contextlib.contextmanager
+    def armed(self, conn: psycopg.Connection[Any], seconds: float) -> Iterator[None]:
+        if seconds <= 0:
+            yield
+            return
+        token = self._arm(conn, seconds)
+        try:
+            yield
+        finally:
+            # Under the watchdog's lock: a cancel already being sent finishes first, and none
+            # is sent after this, when the connection may be running the next request's work.
+            with self._cond:
+                self._armed.pop(token, None)
+
+    def _arm(self, conn: psycopg.Connection[Any], seconds: float) -> int:
+        if self._pid != os.getpid():  # first use in this (forked) process
+            self._pid = os.getpid()
+            self._cond = threading.Condition()
+            self._armed = {}
+            threading.Thread(target=self._watch, args=(self._cond,), name="capsa-write-deadlines", daemon=True).start()
+        with self._cond:
+            self._next += 1
+            self._armed[self._next] = (time.monotonic() + seconds, conn)
+            self._cond.notify()
+            return self._next
+
+    def _watch(self, cond: threading.Condition) -> None:
+        with cond:
+            while cond is self._cond:
+                now = time.monotonic()
+                for token in [t for t, (at, _) in self._armed.items() if at <= now]:
+                    _, conn = self._armed.pop(token)
+                    with contextlib.suppress(Exception):  # the write's own error tells the story
+                        conn.cancel_safe(timeout=3)
+                wake = min((at for at, _ in self._armed.values()), default=None)
+                cond.wait(None if wake is None else max(wake - now, 0.001))
+
+
+_DEADLINES = _Deadlines()
+
+
+__all__ = ["Database", "UnitOfWork", "replicated", "translate", "translated"]

@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 
@@ -19,11 +20,14 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
     start_http_server,
 )
+
+from service.adapters.db import Replication
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _configured = False
@@ -76,6 +80,32 @@ class Metrics:
             ["preset", "stored"],
             registry=self.registry,
         )
+
+        # Set by each /readyz (the probes call it every few seconds): the last answer wins.
+        self.replication = Gauge(
+            "capsa_database_replication",
+            "1 for the replication state /readyz last saw (synchronous, waiting, asynchronous, unknown), 0 for the others.",
+            ["state"],
+            multiprocess_mode="mostrecent",
+            registry=self.registry,
+        )
+        # Unlabelled, so made at first use: in a gunicorn master (which builds the app before
+        # PROMETHEUS_MULTIPROC_DIR exists) a value would open its file at once.
+        self._standbys: Gauge | None = None
+        self._lock = threading.Lock()
+
+    def database_state(self, replication: Replication, standbys: int) -> None:
+        for each in Replication:
+            self.replication.labels(state=str(each)).set(1 if each is replication else 0)
+        with self._lock:
+            if self._standbys is None:
+                self._standbys = Gauge(
+                    "capsa_database_standbys",
+                    "Streaming standbys of the primary, as /readyz last saw them.",
+                    multiprocess_mode="mostrecent",
+                    registry=self.registry,
+                )
+        self._standbys.set(standbys)
 
     def round_scored(self, preset: str, stored: bool) -> None:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()

@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
+from service.adapters.db import Replication
+
 from .fields import (
     Card,
     Cards,
@@ -472,6 +474,17 @@ class HealthSchema(Out):
 class ReadySchema(Out):
     status = fields.String(required=True, metadata=_meta("ok"))
     database = fields.String(required=True, metadata=_meta("ok"))
+    replication = fields.Enum(
+        Replication,
+        metadata=_meta(
+            "synchronous",
+            "PostgreSQL only: `synchronous` (a standby acknowledges every commit), `waiting` (a "
+            "synchronous standby is named but not streaming: writes answer 503 at the write "
+            "deadline), `asynchronous` (degraded: one node, e.g. pg_auto_failover's wait_primary) "
+            "or `unknown` (the role cannot read pg_stat_replication: grant it pg_monitor).",
+        ),
+    )
+    standbys = fields.Integer(metadata=_meta(1, "PostgreSQL only: streaming standbys of this primary."))
 
 
 class FieldErrorSchema(Out):

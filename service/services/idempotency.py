@@ -116,17 +116,22 @@ def replay(
                 errors=[_field_error("already used with another request body")],
             )
         if found.response_body is not None:
-            return StoredResponse(
+            response = StoredResponse(
                 found.status_code,
                 found.response_body,
                 found.content_type or "application/json",
                 found.location,
                 replayed=True,
             )
-        if render is None:
+        elif render is None:
             return None
-        answer = render(uow, found)
-    return StoredResponse(answer.status, answer.body, answer.content_type, answer.location, replayed=True)
+        else:
+            answer = render(uow, found)
+            response = StoredResponse(answer.status, answer.body, answer.content_type, answer.location, replayed=True)
+    # The first request may have had its 503 because its commit reached the primary only (the
+    # wait for the standby was cancelled): its answer is given once the standby has it.
+    db.wait_replicated()
+    return response
 
 
 def run_once(

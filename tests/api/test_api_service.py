@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import make_app
 from httpkit import SWEEP_A, problem, two_player_round
@@ -18,8 +19,37 @@ def test_healthz_answers_ok(http):
     assert response.status_code == 200 and response.get_json() == {"status": "ok"}
 
 
-def test_readyz_answers_when_the_database_does(http):
-    assert http.get("/readyz").get_json() == {"status": "ok", "database": "ok"}
+def test_readyz_answers_when_the_database_does(http, db_url):
+    answer = http.get("/readyz").get_json()
+    if db_url.startswith("sqlite"):
+        assert answer == {"status": "ok", "database": "ok"}
+    else:  # the shared test server: one node, nothing a commit waits for
+        assert answer == {"status": "ok", "database": "ok", "replication": "asynchronous", "standbys": 0}
+
+
+def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
+    # Through pgbouncer the timeouts are the role's: a role without them is not ready.
+    from conftest import create_pg_database, drop_pg_database, pg_admin_url
+
+    from service.adapters.db import Pooler, PostgresSettings
+
+    admin = pg_admin_url()
+    if admin is None:
+        pytest.skip("TEST_DATABASE_URL is not set")
+    url, name = create_pg_database(admin)  # the server's defaults: no timeouts
+    app = make_app(url, DATABASE_STATEMENT_TIMEOUT_MS=5000,
+                   DATABASE_OPTIONS={"postgres": PostgresSettings(pooler=Pooler.PGBOUNCER)})
+    try:
+        answer = app.test_client().get("/readyz")
+    finally:
+        app.extensions["capsa"].db.dispose()
+        drop_pg_database(admin, name)
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert answer.get_json()["detail"] == (
+        "statement_timeout is 0 ms, expected 5000 ms: set it with ALTER ROLE ... SET statement_timeout = 5000 "
+        "(DATABASE_POOLER=pgbouncer); lock_timeout is 0 ms, expected 2000 ms: set it with ALTER ROLE ... SET "
+        "lock_timeout = 2000 (DATABASE_POOLER=pgbouncer)"
+    )
 
 
 def test_the_request_id_is_echoed_or_made(http):

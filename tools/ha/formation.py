@@ -400,9 +400,9 @@ class Formation:
         prometheus = self.home(name) / "prometheus"
         return {
             "DATABASE_URL": self.database_url,
-            # (ha-app) no server-side prepared statements through pgbouncer's transaction pooling
+            # no `options` startup parameter and no server-side prepared statements: pgbouncer's
+            # transaction pooling (the role carries the timeouts, checked by /readyz)
             "DATABASE_POOLER": "pgbouncer",
-            "PYTHONPATH": str(HERE / "pooler"),  # its sitecustomize until ha-app lands
             "RATELIMIT_STORAGE_URI": self.redis_url,
             "SIGNING_KEY_FILE": str(self.dir / "signing-keys.json"),
             "METRICS_BIND": f"{h.address}:{h.ports['metrics']}",

@@ -48,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 when the database answers, 503 otherwise. */
+        /**
+         * Readiness: 200 when the database takes writes with the expected timeouts, 503
+         *     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3091,6 +3094,17 @@ export interface components {
             status: string;
             /** @example ok */
             database: string;
+            /**
+             * @description PostgreSQL only: `synchronous` (a standby acknowledges every commit), `waiting` (a synchronous standby is named but not streaming: writes answer 503 at the write deadline), `asynchronous` (degraded: one node, e.g. pg_auto_failover's wait_primary) or `unknown` (the role cannot read pg_stat_replication: grant it pg_monitor).
+             * @example synchronous
+             * @enum {string}
+             */
+            replication?: "SYNCHRONOUS" | "WAITING" | "ASYNCHRONOUS" | "UNKNOWN";
+            /**
+             * @description PostgreSQL only: streaming standbys of this primary.
+             * @example 1
+             */
+            standbys?: number;
         };
         Preset: {
             /** @example capsa-susun-id */

@@ -98,6 +98,7 @@ from .preset_sources import PresetSources
 from .problem import Problem
 from .problem_type import ProblemType
 from .ready import Ready
+from .ready_replication import ReadyReplication
 from .redeliver_request import RedeliverRequest
 from .redelivered import Redelivered
 from .round_document import RoundDocument
@@ -251,6 +252,7 @@ __all__ = (
     "Problem",
     "ProblemType",
     "Ready",
+    "ReadyReplication",
     "RedeliverRequest",
     "Redelivered",
     "RoundDocument",

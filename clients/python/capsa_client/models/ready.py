@@ -5,6 +5,9 @@ from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
+from ..models.ready_replication import ReadyReplication, check_ready_replication
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Ready")
 
 
@@ -14,15 +17,28 @@ class Ready:
     Attributes:
         status (str):  Example: ok.
         database (str):  Example: ok.
+        replication (ReadyReplication | Unset): PostgreSQL only: `synchronous` (a standby acknowledges every commit),
+            `waiting` (a synchronous standby is named but not streaming: writes answer 503 at the write deadline),
+            `asynchronous` (degraded: one node, e.g. pg_auto_failover's wait_primary) or `unknown` (the role cannot read
+            pg_stat_replication: grant it pg_monitor). Example: synchronous.
+        standbys (int | Unset): PostgreSQL only: streaming standbys of this primary. Example: 1.
     """
 
     status: str
     database: str
+    replication: ReadyReplication | Unset = UNSET
+    standbys: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         status = self.status
 
         database = self.database
+
+        replication: str | Unset = UNSET
+        if not isinstance(self.replication, Unset):
+            replication = self.replication
+
+        standbys = self.standbys
 
         field_dict: dict[str, Any] = {}
 
@@ -32,6 +48,10 @@ class Ready:
                 "database": database,
             }
         )
+        if replication is not UNSET:
+            field_dict["replication"] = replication
+        if standbys is not UNSET:
+            field_dict["standbys"] = standbys
 
         return field_dict
 
@@ -42,9 +62,20 @@ class Ready:
 
         database = d.pop("database")
 
+        _replication = d.pop("replication", UNSET)
+        replication: ReadyReplication | Unset
+        if isinstance(_replication, Unset):
+            replication = UNSET
+        else:
+            replication = check_ready_replication(_replication)
+
+        standbys = d.pop("standbys", UNSET)
+
         ready = cls(
             status=status,
             database=database,
+            replication=replication,
+            standbys=standbys,
         )
 
         return ready

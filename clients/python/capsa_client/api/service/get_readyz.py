@@ -48,7 +48,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | Ready]:
-    """Readiness: 200 when the database answers, 503 otherwise.
+    """Readiness: 200 when the database takes writes with the expected timeouts, 503
+    otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -71,7 +72,8 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | Ready | None:
-    """Readiness: 200 when the database answers, 503 otherwise.
+    """Readiness: 200 when the database takes writes with the expected timeouts, 503
+    otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -90,7 +92,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | Ready]:
-    """Readiness: 200 when the database answers, 503 otherwise.
+    """Readiness: 200 when the database takes writes with the expected timeouts, 503
+    otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -111,7 +114,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | Ready | None:
-    """Readiness: 200 when the database answers, 503 otherwise.
+    """Readiness: 200 when the database takes writes with the expected timeouts, 503
+    otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

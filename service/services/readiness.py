@@ -1,0 +1,39 @@
+"""Readiness: whether this app may take writes on the database it reaches, and how durably."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.adapters.db import Pooler, Replication
+from service.adapters.uow import Database
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """`refusals` empty: ready. `replication` None on SQLite."""
+
+    refusals: tuple[str, ...]
+    replication: Replication | None
+    standbys: int | None
+
+
+def check(db: Database) -> Readiness:
+    """One statement: the connection's timeouts (the role's own through pgbouncer, which
+    refuses them as startup parameters), whether the node takes writes, its replication.
+    DatabaseUnavailable when the database does not answer."""
+    state = db.server_state()
+    if state is None:
+        return Readiness((), None, None)
+    refusals = []
+    if state.in_recovery:
+        refusals.append("the database is a standby (read-only): the URL or the pooler names the wrong node")
+    statement_ms, lock_ms = db.timeouts_ms
+    pooled = db.postgres.pooler is Pooler.PGBOUNCER
+    how = "ALTER ROLE ... SET {name} = {want} (DATABASE_POOLER=pgbouncer)" if pooled else "the connection's options"
+    for name, have, want in (
+        ("statement_timeout", state.statement_timeout_ms, statement_ms),
+        ("lock_timeout", state.lock_timeout_ms, lock_ms),
+    ):
+        if have != want:
+            refusals.append(f"{name} is {have} ms, expected {want} ms: set it with " + how.format(name=name, want=want))
+    return Readiness(tuple(refusals), state.replication, state.standbys)
