@@ -128,6 +128,24 @@ class ChainRepository:
         row = self.session.execute(q).first()
         return None if row is None else self.uow.signatures.complete(client_id, [stored_record(row)])[0]
 
+    def first_missing(self, client_id: str) -> int:
+        """The first sequence (from 1) with no stored record: one past the last of an unbroken
+        chain, else the first gap. Reads only sequences (the primary key)."""
+        if self.session.scalar(
+            select(ChainRecord.sequence).where(ChainRecord.client_id == client_id, ChainRecord.sequence == 1)
+        ) is None:
+            return 1
+        after = ChainRecord.__table__.alias("after")
+        gap = self.session.scalar(
+            select(func.min(ChainRecord.sequence + 1)).where(
+                ChainRecord.client_id == client_id,
+                ~select(after.c.sequence)
+                .where(after.c.client_id == ChainRecord.client_id, after.c.sequence == ChainRecord.sequence + 1)
+                .exists(),
+            )
+        )
+        return 1 if gap is None else int(gap)
+
     def hash_before(self, client_id: str, sequence: int) -> str | None:
         """The stored hash of record `sequence - 1` (genesis before 1); None if missing."""
         if sequence <= 1:

@@ -39,6 +39,11 @@ class ClientRepository:
     def all(self) -> Sequence[Client]:
         return self.session.scalars(select(Client).order_by(Client.created_at, Client.name)).all()
 
+    def names(self) -> list[tuple[str, str]]:
+        """(id, name) of every client, oldest first: plain values, no entity."""
+        rows = self.session.execute(select(Client.id, Client.name).order_by(Client.created_at, Client.name)).all()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def keys_of(self, client_id: str) -> Sequence[ApiKey]:
         return self.session.scalars(
             select(ApiKey).where(ApiKey.client_id == client_id).order_by(ApiKey.id)

@@ -1,4 +1,4 @@
-"""`capsa audit verify|export|verify-file`: the hash chain from the database, and offline.
+"""`capsa audit verify|export|verify-file|verify-restore`: the hash chain from the database, offline, restored.
 
 `verify --client NAME` checks a client's hash chain straight from the database.
 
@@ -9,7 +9,9 @@ otherwise). The last page is checked without a limit: the chain must end at its 
 `export --client NAME FILE` writes the client's chain as one NDJSON file straight from the
 database (and, with --head, the head it was cut at, signed). `verify-file EXPORT
 --public-keys KEYS.json [--head HEAD.json ...]` checks such a file with no database and no
-server (`services.exportcheck`).
+server (`services.exportcheck`). `verify-restore --public-keys KEYS.json [--head HEAD.json ...]`
+checks a restored database: every client's chain, and each signed head kept before the
+backup reached with the same hash (`services.restores`).
 
 Every command exits with a code of `exitcodes.ExitCode` and says why in one line, never a
 traceback: a check that failed (`BAD: ...` on stdout) is told apart from a wrong command
@@ -31,7 +33,7 @@ from service.adapters import keyfile
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.signing import Keyring, KeyringError
-from service.services import audit, exportcheck, receipts
+from service.services import audit, exportcheck, receipts, restores
 from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
@@ -100,6 +102,32 @@ def _database_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[
     return run
 
 
+def _check_chain(
+    db: Database, client_id: str, start: int, limit: int | None, progress: Progress
+) -> tuple[audit.ChainReport, int]:
+    """The client's chain checked page by page from `start` (`limit` records, else up to
+    and past its head): the last report and how many records were checked."""
+    head = int(_head_sequence(db, client_id))
+    total = max(head - start + 1, 0) if limit is None else max(min(limit, head - start + 1), 0)
+    checked = 0
+    while True:
+        left = None if limit is None else limit - checked
+        # Whole pages with a limit; the rest of the chain in one call, which checks its end.
+        last_page = left is not None and left <= PAGE or start + PAGE > head
+        report = audit.verify_chain(db, client_id, start, left if last_page else PAGE)
+        checked += report.records_checked
+        progress.update(checked, max(total, checked))
+        if not report.ok or last_page or report.next_from_sequence is None:
+            return report, checked
+        start = report.next_from_sequence
+
+
+def _head_sequence(db: Database, client_id: str) -> int:
+    """The sequence of the client's chain head as stored (no signing: read-only)."""
+    with db.unit_of_work() as uow:
+        return uow.chain.head(client_id).sequence
+
+
 @_database_errors
 def verify(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
@@ -111,21 +139,7 @@ def verify(args: argparse.Namespace) -> int:
         if client_id is None:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
-        head = int(audit.head(db, client_id)["sequence"])
-        start = args.from_sequence
-        total = max(head - start + 1, 0) if args.limit is None else max(min(args.limit, head - start + 1), 0)
-        checked = 0
-        while True:
-            left = None if args.limit is None else args.limit - checked
-            # Whole pages with a limit; the rest of the chain in one call, which checks its end.
-            last_page = left is not None and left <= PAGE or start + PAGE > head
-            limit = left if last_page else PAGE
-            report = audit.verify_chain(db, client_id, start, limit)
-            checked += report.records_checked
-            progress.update(checked, max(total, checked))
-            if not report.ok or last_page or report.next_from_sequence is None:
-                break
-            start = report.next_from_sequence
+        report, checked = _check_chain(db, client_id, args.from_sequence, args.limit, progress)
     finally:
         progress.finish()
         db.dispose()
@@ -264,6 +278,83 @@ def verify_file(args: argparse.Namespace) -> int:
     return ExitCode.FAILED
 
 
+def _migration_problem(db: Database) -> str | None:
+    """Why this database is not one the check can read (never migrated, or at another
+    release's migration), else None."""
+    from service.adapters.migrate import current_revision, head_revision
+
+    at, want = current_revision(db.engine), head_revision()
+    shown = db.engine.url.render_as_string(hide_password=True)
+    if at is None:
+        return (f"the database {shown} has no capsa tables (it was never migrated, or the restore did not run): "
+                "restore the backup into it, then run `capsa db upgrade` with the same DATABASE_URL")
+    if at != want:
+        return (f"the database {shown} is at migration {at}, this release's is {want}: "
+                "run `capsa db upgrade` with the same DATABASE_URL first")
+    return None
+
+
+@_database_errors
+def verify_restore(args: argparse.Namespace) -> int:
+    heads = []
+    try:
+        keyring = _read_keys(args.public_keys)
+        for n, path in enumerate(args.head or [], start=1):
+            raw, _ = _read_document(path, "--head")
+            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({path})"))
+    except Unreadable as exc:
+        _say(str(exc))
+        return ExitCode.UNREADABLE
+    except exportcheck.BadRecord as bad:
+        print(f"BAD: {bad.reason}")
+        return ExitCode.FAILED
+    fork = exportcheck.forks_between(heads)
+    if fork is not None:
+        print(f"BAD: {fork}")
+        return ExitCode.FAILED
+    db = open_database(args.database_url)
+    progress = Progress(args.progress)
+    failed = unknown = False
+    try:
+        problem = _migration_problem(db)
+        if problem is not None:
+            _say(problem)
+            return ExitCode.UNREADABLE
+        names = restores.client_names(db)
+        verified = 0
+        for client_id, name in names.items():
+            report, checked = _check_chain(db, client_id, 1, None, progress)
+            if report.ok:
+                verified += checked
+                print(f"ok: {checked} records of {name} verified")
+            else:
+                failed = True
+                print(f"BAD: client {name} ({client_id}): first bad sequence {report.first_bad_sequence}: "
+                      f"{report.reason} ({checked} records read)")
+        reached = 0
+        for h in heads:
+            found = restores.check_head(db, h, names)
+            if found.ok:
+                reached += 1
+                print(f"ok: {found.describe()}")
+            elif found.outcome is restores.HeadOutcome.UNKNOWN_CLIENT:
+                unknown = True
+                _say(found.describe())
+            else:
+                failed = True
+                print(f"BAD: {found.describe()}")
+    finally:
+        progress.finish()
+        db.dispose()
+    if failed:
+        return ExitCode.FAILED
+    if unknown:
+        return ExitCode.UNKNOWN_CLIENT
+    print(f"ok: the restore holds {len(names)} clients whose chains verify ({verified} records) "
+          f"and reaches {reached} of {len(heads)} signed heads")
+    return ExitCode.OK
+
+
 def _positive(text: str) -> int:
     """A whole number >= 1, else argparse's usage error (exit 2)."""
     try:
@@ -292,14 +383,15 @@ class _ActionsFormatter(_Formatter):
 
     def add_argument(self, action: argparse.Action) -> None:
         super().add_argument(action)
-        self._action_max_length = max(self._action_max_length, 4 + len("verify-file"))
+        self._action_max_length = max(self._action_max_length, 4 + len("verify-restore"))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "audit", help="verify a client's audit trail in the database",
         formatter_class=_ActionsFormatter,
-        description="Audit trail checks: from the database (verify, export) and offline (verify-file).",
+        description="Audit trail checks: from the database (verify, export), offline (verify-file), and of a "
+        "restored database against the signed heads kept before (verify-restore).",
         epilog=table(),
     )
     asub = p.add_subparsers(dest="audit_command", required=True, metavar="ACTION", title="actions")
@@ -366,3 +458,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress on stderr (default: only when stderr is a terminal)")
     f.set_defaults(func=verify_file)
+
+    r = asub.add_parser(
+        "verify-restore", formatter_class=_Formatter, epilog=table(),
+        help="check a restored database: every chain, and the signed heads kept before",
+        description="Check a restored database (DATABASE_URL): every client's chain verifies as "
+        "`capsa audit verify` checks it, and the chain of each signed head's client reaches that "
+        "head with the same hash at its sequence. A chain short of a head names the client and its "
+        "first missing sequence; another hash there is a fork. Prints one `ok: ...` or `BAD: ...` "
+        "line per chain and per head, then a summary (exit 0), or exits 1 when any check failed, "
+        "4 when a head is of a client the database does not hold, 3 when the database has no "
+        "capsa tables or is at another migration.",
+    )
+    r.add_argument("--public-keys", required=True, metavar="KEYS.json",
+                   help="the public keys as GET /v1/audit/keys serves them (to check each head's signature)")
+    r.add_argument("--head", action="append", metavar="HEAD.json",
+                   help="a signed head (GET /v1/audit/head) kept before the backup; repeat for several")
+    r.add_argument("--database-url", default=None, metavar="URL",
+                   help=f"the restored database (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress on stderr (default: only when stderr is a terminal)")
+    r.set_defaults(func=verify_restore)

@@ -25,14 +25,18 @@ class ExitCode(IntEnum):
 # code -> (the commands that can exit with it, what it means)
 MEANING: dict[ExitCode, tuple[str, str]] = {
     ExitCode.OK: ("all", "ok: the check passed, or the export was written"),
-    ExitCode.FAILED: ("verify, verify-file", "a check failed: `BAD: ...` names the first bad sequence and why"),
+    ExitCode.FAILED: ("verify, verify-file, verify-restore", "a check failed: `BAD: ...` names the first bad sequence and why"),
     ExitCode.USAGE: ("all", "usage: the command line is wrong (an unknown option, a bad number, a missing --head)"),
     ExitCode.UNREADABLE: (
         "all",
         "unreadable input: a file is missing, a directory, unreadable, over its size cap or not JSON, "
-        "the database cannot be used, or FILE cannot be written",
+        "the database cannot be used (verify-restore: it has no capsa tables, or is at another migration), "
+        "or FILE cannot be written",
     ),
-    ExitCode.UNKNOWN_CLIENT: ("verify, export", "unknown client: no client has that name"),
+    ExitCode.UNKNOWN_CLIENT: (
+        "verify, export, verify-restore",
+        "unknown client: no client has that name (verify-restore: a head is of a client the database does not hold)",
+    ),
     ExitCode.PARTIAL: (
         "verify-file --partial",
         "partial: every record read verified, but the export starts after sequence 1 and its "

@@ -7,7 +7,11 @@ gunicorn.conf.py on a free port. The document's `sh` blocks run in order in one 
 pasting them into one terminal would; the addresses 127.0.0.1:8000 (API) and
 127.0.0.1:9100 (metrics) are rewritten to the server's free ports, and `capsa` is the
 project's. A block fenced `sh norun` is skipped and must say why in its first line, a
-comment. The repository's own references are checked too: no document outside docs/ is
+comment. A block fenced `sh postgres` needs a PostgreSQL server: it runs only when
+TEST_DATABASE_URL is set, with `LIVE` (a fresh migrated database holding the `demo` client,
+its key the demo key, and two of its rounds, signed with the server's key) and `RESTORED` (a
+fresh, empty database) as libpq URLs on that server; both are dropped afterwards. Without
+TEST_DATABASE_URL those blocks are left out, and the document's other blocks run alone. The repository's own references are checked too: no document outside docs/ is
 cited, and every `docs/<file>.md#anchor` in the repository names a heading of that file.
 """
 
@@ -19,10 +23,12 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import pg_admin_url
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))
@@ -44,6 +50,10 @@ class Block:
     @property
     def runs(self) -> bool:
         return self.info.split()[:1] == ["sh"] and "norun" not in self.info.split()
+
+    @property
+    def needs_postgres(self) -> bool:
+        return self.runs and "postgres" in self.info.split()
 
 
 def documents() -> list[Path]:
@@ -223,13 +233,13 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         yield project, f"{server.port}:{metrics}"
 
 
-def script_of(path: Path, api: str, metrics: str) -> str:
+def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> str:
     parts = [
         "set -euo pipefail",
         'trap \'echo "FAILED: the block at line $BLOCK_LINE" >&2\' ERR',
     ]
     for block in blocks(path):
-        if not block.runs:
+        if not block.runs or block.needs_postgres and not postgres:
             continue
         text = block.text.replace("127.0.0.1:8000", f"127.0.0.1:{api}").replace(
             "127.0.0.1:9100", f"127.0.0.1:{metrics}"
@@ -241,26 +251,67 @@ def script_of(path: Path, api: str, metrics: str) -> str:
 RUNNABLE = [str(p.relative_to(ROOT)) for p in documents() if any(b.runs for b in blocks(p))]
 
 
+@contextmanager
+def postgres_pair(project: Path) -> Iterator[dict[str, str]]:
+    """`LIVE` and `RESTORED` for the `sh postgres` blocks (see the module's docstring)."""
+    from conftest import create_pg_database, drop_pg_database, make_app
+
+    from service.adapters.migrate import upgrade
+
+    sys.path.insert(0, str(ROOT / "tests" / "api"))
+    from httpkit import two_player_round
+
+    admin = pg_admin_url()
+    assert admin is not None
+    made: list[str] = []
+    try:
+        live, name = create_pg_database(admin)
+        made.append(name)
+        upgrade(live)
+        app = make_app(live, SIGNING_KEY_FILE=str(project / "var" / "signing-keys.json"))
+        from service.services import clients
+
+        _client, key = clients.create_client(app.extensions["capsa"].db, "demo")
+        http = app.test_client()
+        for _ in range(2):
+            answer = http.post("/v1/rounds", json=two_player_round(), headers={"Authorization": f"Bearer {key}"})
+            assert answer.status_code == 201, answer.data
+        app.extensions["capsa"].db.dispose()
+        restored, name = create_pg_database(admin)
+        made.append(name)
+        libpq = {"LIVE": live, "RESTORED": restored}
+        yield {k: v.replace("postgresql+psycopg://", "postgresql://", 1) for k, v in libpq.items()}
+    finally:
+        for name in made:
+            drop_pg_database(admin, name)
+
+
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name):
     project, ports = demo_project
     api, metrics = ports.split(":")
     path = ROOT / name
-    script = script_of(path, api, metrics)
+    stack = ExitStack()
+    postgres: dict[str, str] = {}
+    if pg_admin_url() is not None and any(b.needs_postgres for b in blocks(path)):
+        postgres = stack.enter_context(postgres_pair(project))
+    script = script_of(path, api, metrics, postgres=bool(postgres))
     env = {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
         "DATABASE_URL": f"sqlite:///{project / 'var' / 'capsa.db'}",
         "NO_COLOR": "1",
+        **postgres,
     }
     env.pop("BLOCK_LINE", None)
     work = project / f"run-{secrets.token_hex(3)}"
     work.mkdir()
     for entry in ("var", "service"):
         (work / entry).symlink_to(project / entry)
-    done = subprocess.run(
-        ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300
-    )
+    with stack:
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300
+        )
     if os.environ.get("DOCS_EXAMPLES_OUT"):  # to read what the examples print
         Path(os.environ["DOCS_EXAMPLES_OUT"], path.name + ".out").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, f"{name}:\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
