@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import psycopg
 from sqlalchemy import Engine, text
@@ -37,12 +37,21 @@ from .susun_games import SusunGameRepository
 from .translate import translate, translated
 from .webhooks import WebhookRepository
 
+if TYPE_CHECKING:
+    from .replicas import Replica
+
 
 class Database:
-    """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite)."""
+    """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite).
 
-    def __init__(self, url: str, keyring: Keyring | None = None, **options: Any) -> None:
+    `read_only`: a standby serving reports (`replicas.Replica`); its units of work never
+    write, so a missing receipt is remade in memory only. `replica`: where the reporting
+    routes read when it is current enough (None: the primary serves them too)."""
+
+    def __init__(self, url: str, keyring: Keyring | None = None, read_only: bool = False, **options: Any) -> None:
         self.engine: Engine = make_engine(url, **options)
+        self.read_only = read_only
+        self.replica: Replica | None = None
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.
         self.keyring = keyring
@@ -53,9 +62,23 @@ class Database:
             read_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._read = sessionmaker(read_engine, expire_on_commit=False)
         self._write = sessionmaker(self.engine.execution_options(capsa_write=True), expire_on_commit=False)
+        snapshot_engine = self.engine
+        if self.dialect == "postgresql":
+            # One snapshot for every query of a report (its as_of and its rows agree).
+            snapshot_engine = self.engine.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        # SQLite: a deferred BEGIN reads one WAL snapshot from its first read on.
+        self._snapshot = sessionmaker(snapshot_engine, expire_on_commit=False)
 
     def unit_of_work(self, write: bool = False) -> UnitOfWork:
+        if write and self.read_only:
+            raise RuntimeError("a read-only database has no write units of work")
         return UnitOfWork(self, self._write() if write else self._read())
+
+    def snapshot(self) -> UnitOfWork:
+        """A read-only unit of work whose queries all see one snapshot (for reports)."""
+        return UnitOfWork(self, self._snapshot())
 
     def ping(self) -> None:
         """Raise DatabaseUnavailable unless the database answers."""
@@ -89,6 +112,8 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.replica is not None:
+            self.replica.db.dispose()
 
 
 class UnitOfWork:

@@ -19,11 +19,14 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
     start_http_server,
 )
+
+from service.adapters.replicas import ReplicaState, lag_gauge_value
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _configured = False
@@ -76,6 +79,17 @@ class Metrics:
             ["preset", "stored"],
             registry=self.registry,
         )
+
+        self.replica_lag = Gauge(
+            "capsa_replica_lag_seconds",
+            "The reports' standby (READ_DATABASE_URL) behind the primary, as last probed; NaN "
+            "when it does not answer. Past READ_MAX_LAG_S the primary serves the reports.",
+            registry=self.registry,
+            multiprocess_mode="livemax",
+        )
+
+    def replica_probed(self, found: ReplicaState) -> None:
+        self.replica_lag.set(lag_gauge_value(found))
 
     def round_scored(self, preset: str, stored: bool) -> None:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response
 from flask.views import MethodView
 
@@ -32,11 +34,20 @@ class Ready(MethodView):
     @blp.response(200, ReadySchema)
     @blp.problems(503)
     def get(self) -> Response:
-        """Readiness: 200 when the database answers, 503 otherwise."""
+        """Readiness: 200 when the database answers, 503 otherwise.
+
+        With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+        far behind it is (probed now); a lagging or absent standby leaves readiness to the
+        primary, which then serves the reports."""
         try:
             db().ping()
         except DatabaseUnavailable:
             return problem_response(
                 503, "unavailable", "the database does not answer", headers={"Retry-After": "5"}
             )
-        return json_response({"status": "ok", "database": "ok"})
+        found: dict[str, Any] = {"status": "ok", "database": "ok"}
+        replica = db().replica
+        if replica is not None:
+            now = replica.state(fresh=True)
+            found["replica"] = {"status": now.status.value, "lag_seconds": now.lag_seconds}
+        return json_response(found)
