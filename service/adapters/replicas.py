@@ -20,6 +20,7 @@ snapshot reaches: the client's chain head as that snapshot sees it.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -37,6 +38,7 @@ from .errors import DatabaseUnavailable, SerializationFailure
 from .uow import Database, UnitOfWork
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_LAG_S = 5.0
 STATE_TTL_S = 0.5  # a probe's answer is reused this long (one query per worker and interval)
@@ -116,7 +118,8 @@ class Replica:
         try:
             with self.db.engine.connect() as conn:
                 in_recovery, caught_up, behind = conn.execute(_PROBE).one()
-        except Exception:  # any failure to answer is the same: the primary serves
+        except Exception as exc:  # any failure to answer is the same: the primary serves
+            log.warning("reports' standby does not answer: %s", exc)
             return ReplicaState(ReplicaStatus.UNAVAILABLE, None)
         if not in_recovery:
             return ReplicaState(ReplicaStatus.PRIMARY, 0.0)

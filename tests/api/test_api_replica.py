@@ -103,7 +103,8 @@ def sql(url: str, statement: str) -> Any:
     import psycopg
 
     with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-        return conn.execute(statement).fetchone()
+        cursor = conn.execute(statement)
+        return cursor.fetchone() if cursor.description else None
 
 
 @pytest.fixture(scope="module")

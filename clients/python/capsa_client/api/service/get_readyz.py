@@ -50,6 +50,10 @@ def sync_detailed(
 ) -> Response[Problem | Ready]:
     """Readiness: 200 when the database answers, 503 otherwise.
 
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -73,6 +77,10 @@ def sync(
 ) -> Problem | Ready | None:
     """Readiness: 200 when the database answers, 503 otherwise.
 
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -91,6 +99,10 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | Ready]:
     """Readiness: 200 when the database answers, 503 otherwise.
+
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,6 +124,10 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> Problem | Ready | None:
     """Readiness: 200 when the database answers, 503 otherwise.
+
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
