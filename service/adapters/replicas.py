@@ -31,9 +31,11 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 from service.domain.signing import Keyring
 
+from .db import normalise_url
 from .errors import DatabaseUnavailable, SerializationFailure
 from .uow import Database, UnitOfWork
 
@@ -89,7 +91,14 @@ class Replica:
     def __init__(
         self, url: str, keyring: Keyring | None = None, max_lag_s: float = DEFAULT_MAX_LAG_S, **options: Any
     ) -> None:
-        self.db = Database(url, keyring=keyring, read_only=True, **options)
+        connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        # Every transaction read-only by default: a standby refuses writes anyway, and a
+        # READ_DATABASE_URL that finds a primary (after a failover) is not written either.
+        connect_args["options"] = " ".join([connect_args.get("options", ""), "-c default_transaction_read_only=on"])
+        connect_args["options"] = connect_args["options"].strip()
+        if make_url(normalise_url(url)).get_backend_name() == "sqlite":
+            connect_args = {}
+        self.db = Database(url, keyring=keyring, read_only=True, connect_args=connect_args, **options)
         self.max_lag_s = max_lag_s
         self.on_probe: Callable[[ReplicaState], None] | None = None
         self._lock = threading.Lock()

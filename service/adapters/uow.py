@@ -64,10 +64,11 @@ class Database:
         self._write = sessionmaker(self.engine.execution_options(capsa_write=True), expire_on_commit=False)
         snapshot_engine = self.engine
         if self.dialect == "postgresql":
-            # One snapshot for every query of a report (its as_of and its rows agree).
-            snapshot_engine = self.engine.execution_options(
-                isolation_level="REPEATABLE READ", postgresql_readonly=True
-            )
+            # One snapshot for every query of a report (its as_of and its rows agree). A
+            # standby's sessions are read-only by their connection (Replica); psycopg would
+            # say `BEGIN READ WRITE` there when it resets the option, which a standby refuses.
+            read_only_option = {} if read_only else {"postgresql_readonly": True}
+            snapshot_engine = self.engine.execution_options(isolation_level="REPEATABLE READ", **read_only_option)
         # SQLite: a deferred BEGIN reads one WAL snapshot from its first read on.
         self._snapshot = sessionmaker(snapshot_engine, expire_on_commit=False)
 
