@@ -21,20 +21,24 @@ read is (b)/(a) of the primary's CPU per round. Usage:
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import json
-import multiprocessing as mp
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
-from collections import Counter
-from pathlib import Path
-from typing import Any
+
+# bench/http.py shadows the standard library's http package: drop this folder from the path.
+sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith("bench")]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import urllib.request  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("bench_http", ROOT / "bench/http.py")

@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 
@@ -80,16 +81,22 @@ class Metrics:
             registry=self.registry,
         )
 
-        self.replica_lag = Gauge(
-            "capsa_replica_lag_seconds",
-            "The reports' standby (READ_DATABASE_URL) behind the primary, as last probed; NaN "
-            "when it does not answer. Past READ_MAX_LAG_S the primary serves the reports.",
-            registry=self.registry,
-            multiprocess_mode="livemax",
-        )
+        # Made at the first probe: a gauge without labels opens its multiprocess file when
+        # made, which the preloading master must not do (and without a standby, never).
+        self.replica_lag: Gauge | None = None
+        self._lock = threading.Lock()
 
     def replica_probed(self, found: ReplicaState) -> None:
-        self.replica_lag.set(lag_gauge_value(found))
+        with self._lock:
+            if self.replica_lag is None:
+                self.replica_lag = Gauge(
+                    "capsa_replica_lag_seconds",
+                    "The reports' standby (READ_DATABASE_URL) behind the primary, as last probed; NaN "
+                    "when it does not answer. Past READ_MAX_LAG_S the primary serves the reports.",
+                    registry=self.registry,
+                    multiprocess_mode="livemax",
+                )
+            self.replica_lag.set(lag_gauge_value(found))
 
     def round_scored(self, preset: str, stored: bool) -> None:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()
