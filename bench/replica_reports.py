@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("bench_http", ROOT / "bench/http.py")
 assert _spec is not None and _spec.loader is not None
 bench_http: Any = importlib.util.module_from_spec(_spec)
+sys.modules["bench_http"] = bench_http  # its dataclasses look their module up
 _spec.loader.exec_module(bench_http)
 
 
