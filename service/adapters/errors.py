@@ -50,6 +50,12 @@ class NotNullViolation(IntegrityViolation):
     """A required column was left empty."""
 
 
+class SerializationFailure(DatabaseUnavailable):
+    """SQLSTATE 40001: on a standby, a recovery conflict cancelled the read (the primary
+    removed rows the snapshot still needed); the same read may pass on a retry. Reports
+    retry it once, then read the primary; anywhere else it is a 503 like any outage."""
+
+
 class NumericOverflow(StorageError):
     """A number beyond the 64-bit integers the database stores or sums: permanent, so never
     answered as `unavailable` (a client would retry it forever)."""

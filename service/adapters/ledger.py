@@ -261,9 +261,11 @@ class LedgerRepository:
         after: tuple[datetime, int, int] | None,
         limit: int,
         offset: int = 0,
+        through: int | None = None,
     ) -> list[Entry]:
         """Lines newest first by (created_at, sequence, line_no); `sequences`: only those
-        records' lines (a round's and its void's). A line's round is its record's."""
+        records' lines (a round's and its void's); `through`: only records up to that
+        sequence (a cursor's as_of). A line's round is its record's."""
         q = select(
             ChainRecord.round_id,
             LedgerLine.sequence,
@@ -282,6 +284,8 @@ class LedgerRepository:
             q = q.where(LedgerLine.player_id == player)
         if sequences is not None:
             q = q.where(LedgerLine.sequence.in_(list(sequences)))
+        if through is not None:
+            q = q.where(LedgerLine.sequence <= through)
         if after is not None:
             when, sequence, line_no = after
             q = q.where(
@@ -311,12 +315,16 @@ class LedgerRepository:
         before: datetime | None,
         since: datetime | None = None,
         before_line: tuple[datetime, int, int] | None = None,
+        through: int | None = None,
     ) -> int:
         """The sum of the player's lines dated before `before` (and from `since`), or, with
-        `before_line`, before that line in statement order (created_at, sequence, line_no)."""
+        `before_line`, before that line in statement order (created_at, sequence, line_no);
+        `through`: of the records up to that sequence only."""
         q = select(func.coalesce(func.sum(LedgerLine.amount), 0)).where(
             LedgerLine.client_id == client_id, LedgerLine.currency == currency, LedgerLine.player_id == player
         )
+        if through is not None:
+            q = q.where(LedgerLine.sequence <= through)
         if since is not None:
             q = q.where(LedgerLine.created_at >= since)
         if before is not None:
@@ -341,9 +349,10 @@ class LedgerRepository:
         after: tuple[datetime, int, int] | None,
         limit: int,
         offset: int = 0,
+        through: int | None = None,
     ) -> list[Entry]:
         """The player's lines oldest first by (created_at, sequence, line_no), after `after`
-        (and `offset` lines on)."""
+        (and `offset` lines on); `through`: of the records up to that sequence only."""
         q = select(
             ChainRecord.round_id,
             LedgerLine.sequence,
@@ -358,6 +367,8 @@ class LedgerRepository:
             (ChainRecord.client_id == LedgerLine.client_id) & (ChainRecord.sequence == LedgerLine.sequence),
         )
         q = self._period(q, client_id, currency, since, until).where(LedgerLine.player_id == player)
+        if through is not None:
+            q = q.where(LedgerLine.sequence <= through)
         if after is not None:
             when, sequence, line_no = after
             q = q.where(

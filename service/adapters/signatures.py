@@ -124,12 +124,34 @@ class SignatureRepository:
         missing = [r for r in records if r is not None and r.signature is None]
         if not missing or keyring is None or not len(keyring):
             return list(records)
-        made = store(self.uow.db.engine, keyring, [(client_id, r.sequence, r.canonical, r.hash) for r in missing])
+        wanted = [(client_id, r.sequence, r.canonical, r.hash) for r in missing]
+        # A read-only database (the reports' standby) never writes: the receipt is remade
+        # in memory, the same bytes the primary stores on its first read.
+        made = made_receipts(keyring, wanted) if self.uow.db.read_only else store(self.uow.db.engine, keyring, wanted)
         return [
             r if r is None or r.signature is not None or (client_id, r.sequence) not in made
             else replace(r, kid=made[client_id, r.sequence][0], signature=made[client_id, r.sequence][1])
             for r in records
         ]
+
+
+def _signed(keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]) -> list[dict[str, Any]]:
+    """Each (client, sequence, canonical, hash) signed with the key active at its time."""
+    rows = []
+    for client_id, sequence, canonical, hash_ in records:
+        key = keyring.key_at(str(orjson.loads(canonical).get("created_at", "")))
+        if key is None:
+            continue
+        kid, signature = keyring.sign(receipt_message(client_id, sequence, hash_), key.kid)
+        rows.append({"client_id": client_id, "sequence": sequence, "kid": kid, "signature": signature})
+    return rows
+
+
+def made_receipts(
+    keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]
+) -> dict[tuple[str, int], tuple[str, bytes]]:
+    """The receipts of `records`, made in memory and stored nowhere (a read-only database)."""
+    return {(r["client_id"], r["sequence"]): (r["kid"], r["signature"]) for r in _signed(keyring, records)}
 
 
 def store(
@@ -138,13 +160,7 @@ def store(
     """Sign each (client, sequence, canonical, hash) with the key active at its time, store
     the receipts that are still missing, and return the receipts now stored (whoever
     stored them first), in a short write transaction of its own."""
-    rows = []
-    for client_id, sequence, canonical, hash_ in records:
-        key = keyring.key_at(str(orjson.loads(canonical).get("created_at", "")))
-        if key is None:
-            continue
-        kid, signature = keyring.sign(receipt_message(client_id, sequence, hash_), key.kid)
-        rows.append({"client_id": client_id, "sequence": sequence, "kid": kid, "signature": signature})
+    rows = _signed(keyring, records)
     if not rows:
         return {}
     keys = [(r["client_id"], r["sequence"]) for r in rows]
@@ -157,4 +173,4 @@ def store(
     return {(r[0], r[1]): (r[2], bytes(r[3])) for r in found}
 
 
-__all__ = ["PG_STORE", "PG_STORE_ALONE", "SignatureRepository", "sign", "store", "store_pg"]
+__all__ = ["PG_STORE", "PG_STORE_ALONE", "SignatureRepository", "made_receipts", "sign", "store", "store_pg"]

@@ -21,6 +21,7 @@ from .errors import (
     LockTimeout,
     NotNullViolation,
     NumericOverflow,
+    SerializationFailure,
     StorageError,
     UniqueViolation,
 )
@@ -59,6 +60,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return DealUsed(message)
         if state == "22003":  # numeric_value_out_of_range
             return NumericOverflow(message)
+        if state == "40001":  # serialization_failure: a standby's recovery conflict
+            return SerializationFailure(message)
         if state == "55P03":  # lock_not_available: lock_timeout
             return LockTimeout(message)
         if state.startswith("08") or state in ("57014", "57P01", "57P02", "57P03", "53300", READ_ONLY):

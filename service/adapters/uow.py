@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import psycopg
 from sqlalchemy import Engine, text
@@ -50,20 +50,30 @@ from .susun_games import SusunGameRepository
 from .translate import translate, translated
 from .webhooks import WebhookRepository
 
+if TYPE_CHECKING:
+    from .replicas import Replica
+
 
 class Database:
-    """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite)."""
+    """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite).
+
+    `read_only`: a standby serving reports (`replicas.Replica`); its units of work never
+    write, so a missing receipt is remade in memory only. `replica`: where the reporting
+    routes read when it is current enough (None: the primary serves them too)."""
 
     def __init__(
         self,
         url: str,
         keyring: Keyring | None = None,
         postgres: PostgresSettings | None = None,
+        read_only: bool = False,
         **options: Any,
     ) -> None:
         self.engine: Engine = make_engine(url, postgres=postgres, **options)
         # What every connection's timeouts should be (/readyz compares, through a pooler too).
         self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
+        self.read_only = read_only
+        self.replica: Replica | None = None
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.
         self.keyring = keyring
@@ -76,9 +86,24 @@ class Database:
             read_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._read = sessionmaker(read_engine, expire_on_commit=False)
         self._write = sessionmaker(self.engine.execution_options(capsa_write=True), expire_on_commit=False)
+        snapshot_engine = self.engine
+        if self.dialect == "postgresql":
+            # One snapshot for every query of a report (its as_of and its rows agree). A
+            # standby's sessions are read-only by their connection (Replica); psycopg would
+            # say `BEGIN READ WRITE` there when it resets the option, which a standby refuses.
+            read_only_option = {} if read_only else {"postgresql_readonly": True}
+            snapshot_engine = self.engine.execution_options(isolation_level="REPEATABLE READ", **read_only_option)
+        # SQLite: a deferred BEGIN reads one WAL snapshot from its first read on.
+        self._snapshot = sessionmaker(snapshot_engine, expire_on_commit=False)
 
     def unit_of_work(self, write: bool = False) -> UnitOfWork:
+        if write and self.read_only:
+            raise RuntimeError("a read-only database has no write units of work")
         return UnitOfWork(self, self._write() if write else self._read())
+
+    def snapshot(self) -> UnitOfWork:
+        """A read-only unit of work whose queries all see one snapshot (for reports)."""
+        return UnitOfWork(self, self._snapshot())
 
     def ping(self) -> None:
         """Raise DatabaseUnavailable unless the database answers."""
@@ -146,6 +171,8 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.replica is not None:
+            self.replica.db.dispose()
 
 
 class UnitOfWork:

@@ -12,7 +12,7 @@ import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
 
 from service import ENGINE_VERSION
-from service.adapters import keyfile
+from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
@@ -43,6 +43,10 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 def _env_config() -> dict[str, Any]:
     return {
         "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+        # The reporting routes' standby (unset: the primary serves them), and the lag past
+        # which the primary serves them anyway.
+        "READ_DATABASE_URL": os.environ.get("READ_DATABASE_URL", ""),
+        "READ_MAX_LAG_S": float(os.environ.get("READ_MAX_LAG_S", str(replicas.DEFAULT_MAX_LAG_S))),
         "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
         "DATABASE_OPTIONS": {},
         # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
@@ -115,6 +119,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         keys=clients.KeyCache(app.config["API_KEY_CACHE_SECONDS"]),
     )
     capsa = state_of(app)
+    if app.config["READ_DATABASE_URL"]:
+        replica = replicas.Replica(
+            app.config["READ_DATABASE_URL"],
+            keyring=capsa.db.keyring,
+            max_lag_s=app.config["READ_MAX_LAG_S"],
+            **{
+                "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],
+                **app.config["DATABASE_OPTIONS"],
+            },
+        )
+        replica.on_probe = capsa.metrics.replica_probed
+        capsa.db.replica = replica
     if app.config["IDEMPOTENCY_PURGE"]:
         capsa.purger = Purger(capsa.db)
     app.url_map.converters["id"] = paths.ClientIdConverter

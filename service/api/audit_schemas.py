@@ -56,6 +56,46 @@ def _currency(**kw: object) -> fields.String:
     )
 
 
+def _min_sequence() -> fields.Integer:
+    return fields.Integer(
+        validate=validate.Range(1, 2**62),
+        metadata=_meta(
+            42,
+            "The chain sequence the answer must reach (a reader that just stored a round): a "
+            "standby behind it is waited for briefly (up to 1 s), then the primary answers.",
+        ),
+    )
+
+
+class AsOfSchema(Out):
+    sequence = fields.Integer(
+        required=True,
+        metadata=_meta(42, "The client's chain head in the report's snapshot: every record up to it is in."),
+    )
+    at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_meta(
+            "2026-11-29T10:00:00.000Z", "When that record was stored; null for an empty chain.", format="date-time"
+        ),
+    )
+    source = fields.String(
+        required=True,
+        validate=validate.OneOf(["replica", "primary"]),
+        metadata=_meta("replica", "`replica` (READ_DATABASE_URL's standby) or `primary`."),
+    )
+
+
+def _as_of() -> fields.Nested:
+    return fields.Nested(
+        AsOfSchema,
+        required=True,
+        metadata={
+            "description": "How far the answer reaches; a cursor keeps its first page's, so later pages see no more."
+        },
+    )
+
+
 # -- voids and verification ------------------------------------------------------------------
 
 
@@ -101,6 +141,7 @@ class ChainVerifyQuerySchema(Query):
             "this many records and says in `next_from_sequence` where to continue.",
         ),
     )
+    min_sequence = _min_sequence()
 
 
 class ChainVerifySchema(Out):
@@ -121,6 +162,7 @@ class ChainVerifySchema(Out):
             "checked; null once the checked run reached the chain's head.",
         ),
     )
+    as_of = _as_of()
 
 
 class AuditRecordSchema(Out):
@@ -207,6 +249,7 @@ class ExportQuerySchema(Query):
             "`Capsa-Next-From-Sequence` header (and `Link: rel=\"next\"`) say where to continue.",
         ),
     )
+    min_sequence = _min_sequence()
 
 
 # -- ledgers ---------------------------------------------------------------------------------
@@ -217,6 +260,7 @@ class LedgerQuerySchema(Query):
     since = Since(dates=True)
     until = Until(dates=True)
     tz = _tz()
+    min_sequence = _min_sequence()
 
 
 class PlayerLedgerSchema(Out):
@@ -228,6 +272,7 @@ class PlayerLedgerSchema(Out):
     winnings = SignedMoney("11000", required=True)
     fees = SignedMoney("330", required=True)
     net = SignedMoney("10670", required=True)
+    as_of = _as_of()
 
 
 class SummaryQuerySchema(LedgerQuerySchema):
@@ -264,6 +309,7 @@ class SummarySchema(Out):
         metadata={"description": "Players' lines per group, ordered by key."},
     )
     house_fee = SignedMoney("330", required=True)
+    as_of = _as_of()
 
 
 class EntriesQuerySchema(LedgerQuerySchema):
@@ -300,6 +346,7 @@ class EntryListSchema(Out):
     next_cursor = fields.String(
         required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
     )
+    as_of = _as_of()
 
 
 class StatementQuerySchema(LedgerQuerySchema):
@@ -349,6 +396,7 @@ class StatementSchema(Out):
     next_cursor = fields.String(
         required=True, allow_none=True, metadata=_meta(None, "Pass as `cursor` for the next page; null on the last.")
     )
+    as_of = _as_of()
 
 
 class ViewLinkSchema(Out):

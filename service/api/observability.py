@@ -28,6 +28,7 @@ from prometheus_client import (
 )
 
 from service.adapters.db import Replication
+from service.adapters.replicas import ReplicaState, lag_gauge_value
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _configured = False
@@ -93,6 +94,9 @@ class Metrics:
         # PROMETHEUS_MULTIPROC_DIR exists) a value would open its file at once.
         self._standbys: Gauge | None = None
         self._lock = threading.Lock()
+        # Made at the first probe: a gauge without labels opens its multiprocess file when
+        # made, which the preloading master must not do (and without a standby, never).
+        self.replica_lag: Gauge | None = None
 
     def database_state(self, replication: Replication, standbys: int) -> None:
         for each in Replication:
@@ -106,6 +110,18 @@ class Metrics:
                     registry=self.registry,
                 )
         self._standbys.set(standbys)
+
+    def replica_probed(self, found: ReplicaState) -> None:
+        with self._lock:
+            if self.replica_lag is None:
+                self.replica_lag = Gauge(
+                    "capsa_replica_lag_seconds",
+                    "The reports' standby (READ_DATABASE_URL) behind the primary, as last probed; NaN "
+                    "when it does not answer. Past READ_MAX_LAG_S the primary serves the reports.",
+                    registry=self.registry,
+                    multiprocess_mode="livemax",
+                )
+            self.replica_lag.set(lag_gauge_value(found))
 
     def round_scored(self, preset: str, stored: bool) -> None:
         self.rounds.labels(preset=preset, stored=str(stored).lower()).inc()

@@ -471,6 +471,21 @@ class HealthSchema(Out):
     status = fields.String(required=True, metadata=_meta("ok"))
 
 
+class ReplicaReadySchema(Out):
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["ok", "lagging", "unavailable", "primary"]),
+        metadata=_meta(
+            "ok",
+            "`ok`: it serves the reports; `lagging` (past READ_MAX_LAG_S) or `unavailable`: the "
+            "primary serves them; `primary`: the URL found a server not in recovery, which serves.",
+        ),
+    )
+    lag_seconds = fields.Float(
+        required=True, allow_none=True, metadata=_meta(0.2, "How far behind the primary; null when unknown.")
+    )
+
+
 class ReadySchema(Out):
     status = fields.String(required=True, metadata=_meta("ok"))
     database = fields.String(required=True, metadata=_meta("ok"))
@@ -485,6 +500,10 @@ class ReadySchema(Out):
         ),
     )
     standbys = fields.Integer(metadata=_meta(1, "PostgreSQL only: streaming standbys of this primary."))
+    replica = fields.Nested(
+        ReplicaReadySchema,
+        metadata={"description": "With READ_DATABASE_URL only: the reports' standby. Its state never fails readiness."},
+    )
 
 
 class FieldErrorSchema(Out):

@@ -9,14 +9,16 @@ continue.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 
 from service.adapters.chain_pages import pages
 from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
-from service.adapters.uow import Database
+from service.adapters.records import Head
+from service.adapters.replicas import AsOf, report
+from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.errors import CapsaError, FieldError
 from service.domain.signing import b64
@@ -29,6 +31,7 @@ from .idempotency import StoredResponse
 from .ids import utcnow_ms
 from .jsondoc import dump
 from .recording import void_record
+from .reporting import as_of_json
 from .rescoring import RESCORERS
 from .verification import copies_match, copy_differences
 
@@ -118,15 +121,19 @@ class ChainReport:
     first_bad_sequence: int | None
     reason: str | None
     next_from_sequence: int | None
+    as_of: AsOf | None = None  # the head the check ran against (GET /v1/audit/verify)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "ok": self.ok,
             "records_checked": self.records_checked,
             "first_bad_sequence": self.first_bad_sequence,
             "reason": self.reason,
             "next_from_sequence": self.next_from_sequence,
         }
+        if self.as_of is not None:
+            found["as_of"] = as_of_json(self.as_of)
+        return found
 
 
 def _bad(checked: int, sequence: int, reason: str) -> ChainReport:
@@ -141,9 +148,40 @@ def verify_chain(
     head must be its last record (deleting the newest records is found too), and nothing
     may lie past it. `limit=None` checks the whole rest of the chain (the CLI does)."""
     with db.unit_of_work() as uow:
-        head = uow.chain.head(client_id)
-        previous = uow.chain.hash_before(client_id, from_sequence)
-        beyond = from_sequence > head.sequence + 1 and uow.chain.record(client_id, from_sequence) is None
+        head, previous, beyond = _start(uow, client_id, from_sequence)
+    return _check(db, client_id, from_sequence, limit, head, previous, beyond)
+
+
+def verify_chain_report(
+    db: Database, client_id: str, from_sequence: int, limit: int, min_sequence: int | None = None
+) -> ChainReport:
+    """`verify_chain` as a report (GET /v1/audit/verify): on the standby when it is current
+    enough (`replicas.report`), against the head of one snapshot, which `as_of` names."""
+
+    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[Database, Head, str | None, bool, AsOf]:
+        return (uow.db, *_start(uow, client_id, from_sequence), as_of)
+
+    source, head, previous, beyond, as_of = report(db, client_id, work, min_sequence=min_sequence)
+    return replace(_check(source, client_id, from_sequence, limit, head, previous, beyond), as_of=as_of)
+
+
+def _start(uow: UnitOfWork, client_id: str, from_sequence: int) -> tuple[Head, str | None, bool]:
+    """(the head, the hash before `from_sequence`, whether nothing is there yet)."""
+    head = uow.chain.head(client_id)
+    previous = uow.chain.hash_before(client_id, from_sequence)
+    beyond = from_sequence > head.sequence + 1 and uow.chain.record(client_id, from_sequence) is None
+    return head, previous, beyond
+
+
+def _check(
+    db: Database,
+    client_id: str,
+    from_sequence: int,
+    limit: int | None,
+    head: Head,
+    previous: str | None,
+    beyond: bool,
+) -> ChainReport:
     if beyond:
         return ChainReport(True, 0, None, None, None)  # nothing there yet
     if previous is None:
@@ -260,4 +298,4 @@ def head(db: Database, client_id: str) -> dict[str, Any]:
     return receipts.signed_head(db, client_id)
 
 
-__all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_round", "void"]
+__all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_chain_report", "verify_round", "void"]

@@ -21,6 +21,7 @@ from weakref import WeakKeyDictionary
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.ledger import Entry, Totals
+from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import PLAYER_PREFIX
 from service.domain.errors import CapsaError, FieldError
@@ -28,7 +29,7 @@ from service.domain.money import check_currency, format_money
 
 from .errors import InvalidInput
 from .ids import rfc3339
-from .pages import decode_cursor, encode_cursor
+from .reporting import as_of_json, decode_line_cursor, encode_line_cursor
 
 CSV_COLUMNS = ("round", "sequence", "created_at", "account", "kind", "amount", "currency")
 CSV_PAGE = 1000
@@ -92,11 +93,16 @@ def player(
     since: datetime | date | None = None,
     until: datetime | date | None = None,
     tz: str = "UTC",
+    min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    with db.unit_of_work() as uow:
-        t = uow.ledger.player_totals(client_id, player_id, currency, since, until)
+    t, as_of = report(
+        db,
+        client_id,
+        lambda uow, as_of: (uow.ledger.player_totals(client_id, player_id, currency, since, until), as_of),
+        min_sequence=min_sequence,
+    )
     return {
         "player": player_id,
         "currency": currency,
@@ -106,6 +112,7 @@ def player(
         "winnings": format_money(t.winnings, currency),
         "fees": format_money(t.fees, currency),
         "net": format_money(t.net, currency),
+        "as_of": as_of_json(as_of),
     }
 
 
@@ -127,14 +134,17 @@ def summary(
     until: datetime | date | None = None,
     tz: str = "UTC",
     group_by: str = "player",
+    min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    if since is None and until is None:
-        groups = _all_history(db, client_id, currency, group_by, zone)
-    else:
-        with db.unit_of_work() as uow:
-            groups = uow.ledger.summary(client_id, currency, since, until, group_by, zone)
+
+    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[list[Totals], AsOf]:
+        if since is None and until is None:
+            return _all_history(db, uow, as_of.sequence, client_id, currency, group_by, zone), as_of
+        return uow.ledger.summary(client_id, currency, since, until, group_by, zone), as_of
+
+    groups, as_of = report(db, client_id, work, min_sequence=min_sequence)
     house = sum(g.house for g in groups)
     if group_by == "player":
         groups = [g for g in groups if g.key is not None]  # the house's own group
@@ -142,6 +152,7 @@ def summary(
         "currency": currency,
         "rows": [_row(g, currency) for g in groups],
         "house_fee": format_money(house, currency),
+        "as_of": as_of_json(as_of),
     }
 
 
@@ -189,17 +200,19 @@ class _Checkpoints:
 _CHECKPOINTS: WeakKeyDictionary[Database, _Checkpoints] = WeakKeyDictionary()
 
 
-def _all_history(db: Database, client_id: str, currency: str, group_by: str, zone: ZoneInfo) -> list[Totals]:
-    """The summary over all history: the worker's checkpoint plus the records since it."""
+def _all_history(
+    db: Database, uow: UnitOfWork, head: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo
+) -> list[Totals]:
+    """The summary over all history up to record `head` (the snapshot's, in `uow`): the
+    worker's checkpoint plus the records since it. Checkpoints are the primary's `db`'s,
+    whichever database serves: records 1..N are the same lines on the standby."""
     checkpoints = _CHECKPOINTS.setdefault(db, _Checkpoints())
     key = (client_id, currency, group_by, zone.key)
     known = checkpoints.get(key)
-    with db.unit_of_work() as uow:
-        head = uow.chain.head(client_id).sequence
-        if known is not None and known.through == head:
-            return known.groups
-        after = known.through if known is not None and known.through < head else 0
-        delta = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(after, head))
+    if known is not None and known.through == head:
+        return known.groups
+    after = known.through if known is not None and known.through < head else 0
+    delta = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(after, head))
     totals = {g.key: g for g in known.groups} if known is not None and after else {}
     for g in delta:
         before = totals.get(g.key)
@@ -230,13 +243,6 @@ def _line(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _after(cursor: str | None) -> tuple[datetime, int, int] | None:
-    if cursor is None:
-        return None
-    when, sequence, line_no = decode_cursor(cursor, int, int)
-    return when, sequence, line_no
-
-
 def _sequences(uow: UnitOfWork, client_id: str, round_id: str | None) -> list[int] | None:
     """The records of a round (its own and its void's), for `?round=`."""
     if round_id is None:
@@ -256,32 +262,39 @@ def entries(
     tz: str = "UTC",
     limit: int = 50,
     cursor: str | None = None,
+    min_sequence: int | None = None,
 ) -> dict[str, Any]:
-    """A page of lines, newest first by (created_at, id), with an opaque cursor."""
+    """A page of lines, newest first by (created_at, id), with an opaque cursor that keeps
+    the first page's as_of."""
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    after = _after(cursor)
-    with db.unit_of_work() as uow:
+    after, pinned = decode_line_cursor(cursor)
+
+    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[list[Entry], AsOf]:
         rows = uow.ledger.entries(
             client_id, currency, player=player, sequences=_sequences(uow, client_id, round), since=since,
-            until=until, after=after, limit=limit + 1,
+            until=until, after=after, limit=limit + 1, through=as_of.sequence,
         )
+        return rows, as_of
+
+    rows, as_of = report(db, client_id, work, min_sequence=min_sequence, pinned=pinned)
     page = rows[:limit]
     more = len(rows) > limit
     last = page[-1] if page else None
     return {
         "items": [_line(r) for r in page],
-        "next_cursor": encode_cursor(*last.position) if more and last else None,
+        "next_cursor": encode_line_cursor(last.position, as_of) if more and last else None,
+        "as_of": as_of_json(as_of),
     }
 
 
-def _stop_at(edge: list[Entry]) -> tuple[tuple[datetime, int, int] | None, str | None]:
+def _stop_at(edge: list[Entry], as_of: AsOf) -> tuple[tuple[datetime, int, int] | None, str | None]:
     """Where a capped CSV answer ends, and the next answer's cursor, from the two lines read
     at the cap (offset CSV_MAX_LINES - 1): with a line beyond the cap, the answer ends at the
     cap-th, edge[0]; otherwise it takes every line (None, None)."""
     if len(edge) < 2:
         return None, None
-    return edge[0].position, encode_cursor(*edge[0].position)
+    return edge[0].position, encode_line_cursor(edge[0].position, as_of)
 
 
 def entries_csv(
@@ -296,9 +309,11 @@ def entries_csv(
     tz: str = "UTC",
     limit: int = 50,
     cursor: str | None = None,
-) -> tuple[Iterator[str], str | None]:
+    min_sequence: int | None = None,
+) -> tuple[Iterator[str], str | None, AsOf]:
     """The matching lines from `cursor` on, at most CSV_MAX_LINES, as CSV text chunks (a
-    header row first), and the cursor of the lines after them (None: there are none).
+    header row first), the cursor of the lines after them (None: there are none), and the
+    answer's as_of: every page reads records up to its sequence only.
 
     Checked before the first chunk is produced (so a bad parameter is still a 422), and the
     next cursor found with one look at the line CSV_MAX_LINES on (an index range), so it can
@@ -306,15 +321,19 @@ def entries_csv(
     del limit  # JSON's page size; a CSV answer carries up to CSV_MAX_LINES
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    start = _after(cursor)
+    start, pinned = decode_line_cursor(cursor)
     cap = CSV_MAX_LINES
-    with db.unit_of_work() as uow:
+
+    def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[list[int] | None, list[Entry], AsOf]:
         sequences = _sequences(uow, client_id, round)
         edge = uow.ledger.entries(
             client_id, currency, player=player, sequences=sequences, since=since, until=until,
-            after=start, limit=2, offset=cap - 1,
+            after=start, limit=2, offset=cap - 1, through=as_of.sequence,
         )
-    last, next_cursor = _stop_at(edge)
+        return sequences, edge, as_of
+
+    sequences, edge, as_of = report(db, client_id, plan, min_sequence=min_sequence, pinned=pinned)
+    last, next_cursor = _stop_at(edge, as_of)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -322,11 +341,13 @@ def entries_csv(
         writer.writerow(CSV_COLUMNS)
         after = start
         while True:
-            with db.unit_of_work() as uow:
-                rows = uow.ledger.entries(
+            def page(uow: UnitOfWork, pin: AsOf, after: tuple[datetime, int, int] | None = after) -> list[Entry]:
+                return uow.ledger.entries(
                     client_id, currency, player=player, sequences=sequences, since=since, until=until,
-                    after=after, limit=CSV_PAGE,
+                    after=after, limit=CSV_PAGE, through=pin.sequence,
                 )
+
+            rows = report(db, client_id, page, pinned=as_of)
             for r in rows:
                 # Up to the line the next cursor names, by position, not by count: a line
                 # booked meanwhile is newer and goes first, and still none is skipped.
@@ -342,7 +363,7 @@ def entries_csv(
                 return
             after = rows[-1].position
 
-    return generate(), next_cursor
+    return generate(), next_cursor, as_of
 
 
 STATEMENT_COLUMNS = ("created_at", "round", "sequence", "kind", "amount", "balance", "currency")
@@ -360,13 +381,18 @@ def _statement_line(entry: Entry, balance: int) -> dict[str, Any]:
 
 
 def _statement_head(
-    db: Database, client_id: str, player_id: str, currency: str, since: datetime | None, until: datetime | None
+    uow: UnitOfWork,
+    client_id: str,
+    player_id: str,
+    currency: str,
+    since: datetime | None,
+    until: datetime | None,
+    through: int,
 ) -> tuple[int, int]:
     """(opening, closing): the sum of the account's lines before `since`, and that plus
-    the lines of the period."""
-    with db.unit_of_work() as uow:
-        opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since)
-        period = uow.ledger.balance(client_id, player_id, currency, until, since=since)
+    the lines of the period (of the records up to `through`, the as_of)."""
+    opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
+    period = uow.ledger.balance(client_id, player_id, currency, until, since=since, through=through)
     return opening, opening + period
 
 
@@ -378,13 +404,15 @@ def _through(
     start: datetime | None,
     end: datetime | None,
     after: tuple[datetime, int, int] | None,
+    through: int,
 ) -> int:
     """What the period's lines up to and including the cursor's line add to the opening
     balance (0 without a cursor): where a later page or CSV answer starts its balance."""
     if after is None:
         return 0
     return uow.ledger.balance(
-        client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1)
+        client_id, player_id, currency, end, since=start, before_line=(after[0], after[1], after[2] + 1),
+        through=through,
     )
 
 
@@ -399,17 +427,24 @@ def statement(
     tz: str = "UTC",
     limit: int = 100,
     cursor: str | None = None,
+    min_sequence: int | None = None,
 ) -> dict[str, Any]:
     """A player's statement: the opening balance (every line of the account before `since`),
     a page of the period's lines oldest first, each with the balance after it, and the
-    closing balance (opening plus every line of the period, whatever the page)."""
+    closing balance (opening plus every line of the period, whatever the page), all of one
+    snapshot, and on later pages of the first page's as_of."""
     currency = _currency(currency)
     start, end, zone = _period(since, until, tz)
-    after = _after(cursor)
-    opening, closing = _statement_head(db, client_id, player_id, currency, start, end)
-    with db.unit_of_work() as uow:
-        rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1)
-        balance = opening + _through(uow, client_id, player_id, currency, start, end, after)
+    after, pinned = decode_line_cursor(cursor)
+
+    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[int, int, list[Entry], int, AsOf]:
+        n = as_of.sequence
+        opening, closing = _statement_head(uow, client_id, player_id, currency, start, end, n)
+        rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1, through=n)
+        balance = opening + _through(uow, client_id, player_id, currency, start, end, after, n)
+        return opening, closing, rows, balance, as_of
+
+    opening, closing, rows, balance, as_of = report(db, client_id, work, min_sequence=min_sequence, pinned=pinned)
     page = rows[:limit]
     lines = []
     for entry in page:
@@ -426,9 +461,8 @@ def statement(
         "opening_balance": format_money(opening, currency),
         "closing_balance": format_money(closing, currency),
         "lines": lines,
-        "next_cursor": encode_cursor(*last.position)
-        if len(rows) > limit and last
-        else None,
+        "next_cursor": encode_line_cursor(last.position, as_of) if len(rows) > limit and last else None,
+        "as_of": as_of_json(as_of),
     }
 
 
@@ -443,7 +477,8 @@ def statement_csv(
     tz: str = "UTC",
     limit: int = 100,
     cursor: str | None = None,
-) -> tuple[Iterator[str], str | None]:
+    min_sequence: int | None = None,
+) -> tuple[Iterator[str], str | None, AsOf]:
     """The statement as CSV, at most CSV_MAX_LINES lines an answer, streamed in pages of
     CSV_PAGE: a header, an opening row, the lines oldest first with the balance after each,
     a closing row; and the cursor of the next answer (None: this one ends the period).
@@ -452,17 +487,25 @@ def statement_csv(
     `brought_forward` from the answers before; the closing row is the `closing_balance`, or,
     when lines remain, the balance `carried_forward` to the next answer. Checked, and the
     next cursor found (one look at the line CSV_MAX_LINES on), before the first chunk, so a
-    bad parameter is still a 422 and the cursor can go in a header."""
+    bad parameter is still a 422 and the cursor can go in a header. Every page reads the
+    records up to the answer's as_of (a cursor's, from the first answer) only."""
     del limit  # JSON's page size; a CSV answer carries up to CSV_MAX_LINES
     currency = _currency(currency)
     start, end, _ = _period(since, until, tz)
-    after = _after(cursor)
-    opening, _ = _statement_head(db, client_id, player_id, currency, start, end)
+    after, pinned = decode_line_cursor(cursor)
     cap = CSV_MAX_LINES
-    with db.unit_of_work() as uow:
-        opening += _through(uow, client_id, player_id, currency, start, end, after)
-        edge = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, 2, offset=cap - 1)
-    last, next_cursor = _stop_at(edge)
+
+    def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[int, list[Entry], AsOf]:
+        n = as_of.sequence
+        opening, _ = _statement_head(uow, client_id, player_id, currency, start, end, n)
+        opening += _through(uow, client_id, player_id, currency, start, end, after, n)
+        edge = uow.ledger.statement_lines(
+            client_id, player_id, currency, start, end, after, 2, offset=cap - 1, through=n
+        )
+        return opening, edge, as_of
+
+    opening, edge, as_of = report(db, client_id, plan, min_sequence=min_sequence, pinned=pinned)
+    last, next_cursor = _stop_at(edge, as_of)
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
@@ -475,8 +518,14 @@ def statement_csv(
         writer.writerow([head[0], "", "", head[1], "", format_money(opening, currency), currency])
         balance, position = opening, after
         while True:
-            with db.unit_of_work() as uow:
-                rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, position, CSV_PAGE)
+            def page(
+                uow: UnitOfWork, pin: AsOf, position: tuple[datetime, int, int] | None = position
+            ) -> list[Entry]:
+                return uow.ledger.statement_lines(
+                    client_id, player_id, currency, start, end, position, CSV_PAGE, through=pin.sequence
+                )
+
+            rows = report(db, client_id, page, pinned=as_of)
             for entry in rows:
                 # Up to the line the next cursor names, by position: a line booked meanwhile
                 # sorts after it and is the next answer's.
@@ -501,4 +550,4 @@ def statement_csv(
         writer.writerow([tail[0], "", "", tail[1], "", format_money(balance, currency), currency])
         yield out.getvalue()
 
-    return generate(), next_cursor
+    return generate(), next_cursor, as_of

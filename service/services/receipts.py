@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import orjson
 
 from service.adapters import signatures
 from service.adapters.records import StoredRecord
-from service.adapters.uow import Database
+from service.adapters.replicas import AsOf, report
+from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import timestamp
 from service.domain.signing import b64, head_message
 
@@ -89,29 +91,41 @@ class Export:
     stop: int  # exclusive
     head: int
     next_from_sequence: int | None
+    as_of: AsOf | None = None  # the snapshot `head` was read in (the route's; None: the CLI's)
 
     @property
     def count(self) -> int:
         return max(0, min(self.stop, self.head + 1) - self.from_sequence)
 
 
-def plan_export(db: Database, client_id: str, from_sequence: int = 1, limit: int | None = EXPORT_DEFAULT_LIMIT) -> Export:
-    """Records [from, from + limit) up to the head as it is now; `next_from_sequence` says
-    where the next request continues while the chain goes on past them."""
-    with db.unit_of_work() as uow:
-        head = uow.chain.head(client_id).sequence
+def plan_export(
+    db: Database,
+    client_id: str,
+    from_sequence: int = 1,
+    limit: int | None = EXPORT_DEFAULT_LIMIT,
+    min_sequence: int | None = None,
+) -> Export:
+    """Records [from, from + limit) up to the head as it is now (on the reports' standby
+    when it is current enough: `replicas.report`); `next_from_sequence` says where the
+    next request continues while the chain goes on past them."""
+    as_of = report(db, client_id, lambda uow, as_of: as_of, min_sequence=min_sequence)
+    head = as_of.sequence
     stop = head + 1 if limit is None else min(from_sequence + limit, head + 1)
     nxt = stop if stop <= head else None
-    return Export(client_id, from_sequence, max(stop, from_sequence), head, nxt)
+    return Export(client_id, from_sequence, max(stop, from_sequence), head, nxt, as_of)
 
 
 def export_lines(db: Database, plan: Export, page: int = EXPORT_PAGE) -> Iterator[bytes]:
     """The planned records as NDJSON lines, `page` records per query (each its own short
     read), so memory holds one page whatever the range."""
     for low in range(plan.from_sequence, plan.stop, page):
-        with db.unit_of_work() as uow:
-            records = uow.chain.records(plan.client_id, low, min(low + page, plan.stop))
+        records = report(db, plan.client_id, partial(_records, plan.client_id, low, min(low + page, plan.stop)),
+                         pinned=plan.as_of)
         yield b"".join(export_line(plan.client_id, r) for r in records)
+
+
+def _records(client_id: str, start: int, stop: int, uow: UnitOfWork, _: AsOf) -> list[StoredRecord]:
+    return uow.chain.records(client_id, start, stop)
 
 
 def sign_pending(db: Database, client_id: str | None = None, progress: Callable[[int], None] | None = None) -> int:

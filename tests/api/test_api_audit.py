@@ -34,9 +34,13 @@ def post_rounds(http: Any, tenant: Tenant, n: int) -> list[dict[str, Any]]:
 
 
 def chain_verify(http: Any, tenant: Tenant, query: str = "") -> dict[str, Any]:
+    """The verify answer without its `as_of`, which must be the chain's head."""
     r = http.get(f"/v1/audit/verify{query}", headers=tenant.read_headers)
     assert r.status_code == 200, r.get_data(as_text=True)
-    return dict(r.get_json())
+    body = dict(r.get_json())
+    head = http.get("/v1/audit/head", headers=tenant.read_headers).get_json()
+    assert body.pop("as_of") == {"sequence": head["sequence"], "at": head["created_at"], "source": "primary"}
+    return body
 
 
 # The ledger lines of a round's own record (a line's round is its record's).
@@ -384,11 +388,12 @@ def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_th
     void_at = between.get_json()["void"]["at"]
     h = tenant.read_headers
     everything = http.get("/v1/ledger/players/a?currency=IDR", headers=h).get_json()
+    as_of = {"sequence": 2, "at": void_at, "source": "primary"}  # the void is the head
     assert everything == {"player": "a", "currency": "IDR", "rounds": 0, "points": 0, "result": "0",
-                          "winnings": "0", "fees": "0", "net": "0"}
+                          "winnings": "0", "fees": "0", "net": "0", "as_of": as_of}
     before = http.get(f"/v1/ledger/players/a?currency=IDR&until={void_at}", headers=h).get_json()
     assert before == {"player": "a", "currency": "IDR", "rounds": 1, "points": 11, "result": "11000",
-                      "winnings": "11000", "fees": "330", "net": "10670"}
+                      "winnings": "11000", "fees": "330", "net": "10670", "as_of": as_of}
     after = http.get(f"/v1/ledger/players/a?currency=IDR&since={void_at}", headers=h).get_json()
     assert (after["rounds"], after["points"], after["net"]) == (-1, -11, "-10670")
     summary = http.get("/v1/ledger/summary?currency=IDR", headers=h).get_json()

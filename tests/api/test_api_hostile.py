@@ -597,6 +597,7 @@ def test_ledgers_sum_many_rounds_near_the_bound_without_overflow(http, tenant):
         "player": "a", "currency": "IDR", "rounds": n, "points": 1000 * n,
         "result": str(n * 10**18), "winnings": str(n * 10**18),
         "fees": str(n * 3 * 10**16), "net": str(n * 97 * 10**16),
+        "as_of": {**player.get_json()["as_of"], "sequence": n, "source": "primary"},
     }
     summary = http.get("/v1/ledger/summary?currency=IDR", headers=h).get_json()
     assert summary["rows"] == [

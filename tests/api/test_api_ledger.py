@@ -155,6 +155,8 @@ def test_player_ledgers_equal_a_python_recomputation(http, history, period):
             got = http.get(f"/v1/ledger/players/{player}?currency={currency}{q(since, until)}",
                            headers=history.tenant.read_headers).get_json()
             e = players.get(player, Expected())
+            as_of = got.pop("as_of")
+            assert (as_of["sequence"], as_of["source"]) == (len(history.docs) + len(history.voids), "primary")
             assert got == {
                 "player": player, "currency": currency, "rounds": e.rounds, "points": e.points,
                 "result": format_money(e.result, currency), "winnings": format_money(e.winnings, currency),
@@ -262,8 +264,10 @@ def test_the_history_chain_verifies_in_pages_and_whole(http, history):
     h = history.tenant.read_headers
     total = len(history.docs) + len(history.voids)
     whole = http.get("/v1/audit/verify", headers=h).get_json()
-    assert whole == {"ok": True, "records_checked": total, "first_bad_sequence": None, "reason": None,
-                     "next_from_sequence": None}
+    assert (whole["as_of"]["sequence"], whole["as_of"]["source"]) == (total, "primary")
+    assert {k: v for k, v in whole.items() if k != "as_of"} == {
+        "ok": True, "records_checked": total, "first_bad_sequence": None, "reason": None, "next_from_sequence": None
+    }
     page = http.get("/v1/audit/verify?from_sequence=101&limit=700", headers=h).get_json()
     assert page["ok"] and page["records_checked"] == 700 and page["next_from_sequence"] == 801
 

@@ -51,6 +51,9 @@ export interface paths {
         /**
          * Readiness: 200 when the database takes writes with the expected timeouts, 503
          *     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
+         * @description With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+         *     far behind it is (probed now); a lagging or absent standby leaves readiness to the
+         *     primary, which then serves the reports.
          */
         get: {
             parameters: {
@@ -1692,6 +1695,8 @@ export interface paths {
                     from_sequence?: number;
                     /** @description Records to check in this request, 1-100,000 (default 10,000). A request checks at most this many records and says in `next_from_sequence` where to continue. */
                     limit?: number;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                 };
                 header?: never;
                 path?: never;
@@ -1876,6 +1881,8 @@ export interface paths {
                     from_sequence?: number;
                     /** @description Records in this answer, 1-50,000 (default 10,000). When the chain goes on past them, the `Capsa-Next-From-Sequence` header (and `Link: rel="next"`) say where to continue. */
                     limit?: number;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                 };
                 header?: never;
                 path?: never;
@@ -1883,7 +1890,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description One record a line (docs/audit.md, "The export"). `Capsa-Next-From-Sequence` (and a `Link` with `rel="next"`) is set when the chain goes on past this answer; `Capsa-Head-Sequence` is the head the answer was cut at. */
+                /** @description One record a line (docs/audit.md, "The export"). `Capsa-Next-From-Sequence` (and a `Link` with `rel="next"`) is set when the chain goes on past this answer; `Capsa-Head-Sequence` is the head the answer was cut at; `Capsa-As-Of` (`sequence=N; at=...; source=replica|primary`) says how far the snapshot reached. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1945,6 +1952,8 @@ export interface paths {
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                 };
                 header?: never;
                 path: {
@@ -2009,6 +2018,8 @@ export interface paths {
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                     /** @description Lines per page, 1-500 (JSON only). */
                     limit?: number;
                     /** @description Opaque: `next_cursor` of the previous page (JSON), or the URL a CSV answer's `Link` names. */
@@ -2027,6 +2038,8 @@ export interface paths {
                     headers: {
                         /** @description CSV only, when more than 100,000 lines match: `<...&cursor=...>; rel="next"`, the URL of the rest. */
                         Link?: string;
+                        /** @description How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, the client's chain head in the report's snapshot (`at` absent for an empty chain). */
+                        "Capsa-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2092,6 +2105,8 @@ export interface paths {
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                     /** @description `player`, `table` or `day` (dates in `tz`, UTC unless given); default `player`. */
                     group_by?: "player" | "table" | "day";
                 };
@@ -2152,6 +2167,8 @@ export interface paths {
                     until?: string;
                     /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
                     tz?: string;
+                    /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
+                    min_sequence?: number;
                     /** @description Only this player's lines. */
                     player?: string;
                     /** @description Only this round's lines. */
@@ -2172,6 +2189,8 @@ export interface paths {
                     headers: {
                         /** @description CSV only, when more than 100,000 lines match: `<...&cursor=...>; rel="next"`, the URL of the rest. */
                         Link?: string;
+                        /** @description How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, the client's chain head in the report's snapshot (`at` absent for an empty chain). */
+                        "Capsa-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3089,6 +3108,19 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        ReplicaReady: {
+            /**
+             * @description `ok`: it serves the reports; `lagging` (past READ_MAX_LAG_S) or `unavailable`: the primary serves them; `primary`: the URL found a server not in recovery, which serves.
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "lagging" | "unavailable" | "primary";
+            /**
+             * @description How far behind the primary; null when unknown.
+             * @example 0.2
+             */
+            lag_seconds: number | null;
+        };
         Ready: {
             /** @example ok */
             status: string;
@@ -3105,6 +3137,8 @@ export interface components {
              * @example 1
              */
             standbys?: number;
+            /** @description With READ_DATABASE_URL only: the reports' standby. Its state never fails readiness. */
+            replica?: components["schemas"]["ReplicaReady"];
         };
         Preset: {
             /** @example capsa-susun-id */
@@ -4344,6 +4378,25 @@ export interface components {
              */
             differences: components["schemas"]["Difference"][];
         };
+        AsOf: {
+            /**
+             * @description The client's chain head in the report's snapshot: every record up to it is in.
+             * @example 42
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When that record was stored; null for an empty chain.
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            at: string | null;
+            /**
+             * @description `replica` (READ_DATABASE_URL's standby) or `primary`.
+             * @example replica
+             * @enum {string}
+             */
+            source: "replica" | "primary";
+        };
         ChainVerify: {
             /** @example true */
             ok: boolean;
@@ -4361,6 +4414,8 @@ export interface components {
              * @example null
              */
             next_from_sequence: number | null;
+            /** @description How far the answer reaches; a cursor keeps its first page's, so later pages see no more. */
+            as_of: components["schemas"]["AsOf"];
         };
         AuditRecord: {
             /** @example 1 */
@@ -4488,6 +4543,8 @@ export interface components {
              * @example 10670
              */
             net: string;
+            /** @description How far the answer reaches; a cursor keeps its first page's, so later pages see no more. */
+            as_of: components["schemas"]["AsOf"];
         };
         StatementLine: {
             /**
@@ -4557,6 +4614,8 @@ export interface components {
              * @example null
              */
             next_cursor: string | null;
+            /** @description How far the answer reaches; a cursor keeps its first page's, so later pages see no more. */
+            as_of: components["schemas"]["AsOf"];
         };
         SummaryRow: {
             /**
@@ -4595,6 +4654,8 @@ export interface components {
              * @example 330
              */
             house_fee: string;
+            /** @description How far the answer reaches; a cursor keeps its first page's, so later pages see no more. */
+            as_of: components["schemas"]["AsOf"];
         };
         Entry: {
             /** @example rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
@@ -4634,6 +4695,8 @@ export interface components {
              * @example null
              */
             next_cursor: string | null;
+            /** @description How far the answer reaches; a cursor keeps its first page's, so later pages see no more. */
+            as_of: components["schemas"]["AsOf"];
         };
         ViewLink: {
             /** @example /view/rounds/WyJjbGlfMDEiLCJybmRfMDEiXQ.Z2x1.c2ln */

@@ -10,6 +10,7 @@ from flask.views import MethodView
 
 from service.services import audit, receipts, rounds
 from service.services.idempotency import parse_key
+from service.services.reporting import AS_OF_HEADER, as_of_header
 
 from ..audit_schemas import (
     AuditHeadSchema,
@@ -66,8 +67,12 @@ class ChainVerify(MethodView):
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any]) -> Response:
         """Rebuild each record from the live rows and check it against the stored chain."""
-        report = audit.verify_chain(
-            db(), principal().client_id, query["from_sequence"], query.get("limit", audit.DEFAULT_LIMIT)
+        report = audit.verify_chain_report(
+            db(),
+            principal().client_id,
+            query["from_sequence"],
+            query.get("limit", audit.DEFAULT_LIMIT),
+            query.get("min_sequence"),
         )
         return json_response(report.to_json())
 
@@ -121,7 +126,8 @@ class ChainExport(MethodView):
         content_type=NDJSON,
         description="One record a line (docs/audit.md, \"The export\"). `Capsa-Next-From-Sequence` "
         "(and a `Link` with `rel=\"next\"`) is set when the chain goes on past this answer; "
-        "`Capsa-Head-Sequence` is the head the answer was cut at.",
+        "`Capsa-Head-Sequence` is the head the answer was cut at; `Capsa-As-Of` "
+        "(`sequence=N; at=...; source=replica|primary`) says how far the snapshot reached.",
         example=EXPORT_EXAMPLE,
     )
     @blp.problems(*AUTH, 422)
@@ -131,9 +137,13 @@ class ChainExport(MethodView):
         At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
         bounded and a request ends well within a worker's timeout."""
         client_id = principal().client_id
-        plan = receipts.plan_export(db(), client_id, query["from_sequence"], query["limit"])
+        plan = receipts.plan_export(
+            db(), client_id, query["from_sequence"], query["limit"], query.get("min_sequence")
+        )
         response = Response(receipts.export_lines(db(), plan), content_type=NDJSON)
         response.headers["Capsa-Head-Sequence"] = str(plan.head)
+        if plan.as_of is not None:
+            response.headers[AS_OF_HEADER] = as_of_header(plan.as_of)
         if plan.next_from_sequence is not None:
             response.headers["Capsa-Next-From-Sequence"] = str(plan.next_from_sequence)
             response.headers["Link"] = (

@@ -9,7 +9,9 @@ from urllib.parse import urlencode
 from flask import Response, request
 from flask.views import MethodView
 
+from service.adapters.replicas import AsOf
 from service.services import ledger
+from service.services.reporting import AS_OF_HEADER, as_of_header
 
 from ..audit_schemas import (
     COUNTING,
@@ -26,6 +28,12 @@ from ..state import db, principal
 from . import AUTH, Blueprint, json_response
 
 blp = Blueprint("ledger", __name__, url_prefix="/v1/ledger", description="Ledger reports.\n\n" + COUNTING)
+
+AS_OF = {
+    "description": "How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, "
+    "the client's chain head in the report's snapshot (`at` absent for an empty chain).",
+    "schema": {"type": "string"},
+}
 
 CSV_LINK = {
     "description": "CSV only, when more than 100,000 lines match: "
@@ -71,7 +79,7 @@ class PlayerStatement(MethodView):
                     "application/json": {"schema": StatementSchema},
                     "text/csv": {"schema": {"type": "string"}, "example": STATEMENT_CSV_EXAMPLE},
                 },
-                "headers": {"Link": CSV_LINK},
+                "headers": {"Link": CSV_LINK, "Capsa-As-Of": AS_OF},
             }
         }
     )
@@ -87,8 +95,8 @@ class PlayerStatement(MethodView):
         with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
         header names the next answer, which opens with that balance `brought_forward`."""
         if wants_csv():
-            chunks, next_cursor = ledger.statement_csv(db(), principal().client_id, player, **query)
-            return csv_response(chunks, next_cursor)
+            chunks, next_cursor, as_of = ledger.statement_csv(db(), principal().client_id, player, **query)
+            return csv_response(chunks, next_cursor, as_of)
         return json_response(ledger.statement(db(), principal().client_id, player, **query))
 
 
@@ -125,7 +133,7 @@ class Entries(MethodView):
                         "example": CSV_EXAMPLE,
                     }
                 },
-                "headers": {"Link": CSV_LINK},
+                "headers": {"Link": CSV_LINK, "Capsa-As-Of": AS_OF},
             }
         }
     )
@@ -140,14 +148,15 @@ class Entries(MethodView):
         header names the next answer's URL.
         """
         if wants_csv():
-            chunks, next_cursor = ledger.entries_csv(db(), principal().client_id, **query)
-            return csv_response(chunks, next_cursor)
+            chunks, next_cursor, as_of = ledger.entries_csv(db(), principal().client_id, **query)
+            return csv_response(chunks, next_cursor, as_of)
         return json_response(ledger.entries(db(), principal().client_id, **query))
 
 
-def csv_response(chunks: Iterator[str], next_cursor: str | None) -> Response:
-    """A streamed CSV answer; with a `Link` to the rest when it stops at its cap."""
+def csv_response(chunks: Iterator[str], next_cursor: str | None, as_of: AsOf) -> Response:
+    """A streamed CSV answer, its `Capsa-As-Of`; with a `Link` to the rest when it stops at its cap."""
     response = Response(chunks, content_type="text/csv; charset=utf-8")
+    response.headers[AS_OF_HEADER] = as_of_header(as_of)
     if next_cursor is not None:
         args = {**request.args.to_dict(), "cursor": next_cursor}
         response.headers["Link"] = f'<{request.path}?{urlencode(args)}>; rel="next"'

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response
 from flask.views import MethodView
 
@@ -34,7 +36,11 @@ class Ready(MethodView):
     @blp.problems(503)
     def get(self) -> Response:
         """Readiness: 200 when the database takes writes with the expected timeouts, 503
-        otherwise; on PostgreSQL, also what a commit waits for (`replication`)."""
+        otherwise; on PostgreSQL, also what a commit waits for (`replication`).
+
+        With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+        far behind it is (probed now); a lagging or absent standby leaves readiness to the
+        primary, which then serves the reports."""
         try:
             found = readiness.check(db())
         except DatabaseUnavailable:
@@ -45,7 +51,11 @@ class Ready(MethodView):
             state().metrics.database_state(found.replication, found.standbys or 0)
         if found.refusals:
             return problem_response(503, "unavailable", "; ".join(found.refusals), headers={"Retry-After": "5"})
-        answer: dict[str, object] = {"status": "ok", "database": "ok"}
+        answer: dict[str, Any] = {"status": "ok", "database": "ok"}
         if found.replication is not None:
             answer.update(replication=str(found.replication), standbys=found.standbys)
+        replica = db().replica
+        if replica is not None:
+            now = replica.state(fresh=True)
+            answer["replica"] = {"status": now.status.value, "lag_seconds": now.lag_seconds}
         return json_response(answer)

@@ -1,6 +1,8 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .arrangement import Arrangement
+from .as_of import AsOf
+from .as_of_source import AsOfSource
 from .attempt import Attempt
 from .attempt_list import AttemptList
 from .attempt_outcome import AttemptOutcome
@@ -101,6 +103,8 @@ from .ready import Ready
 from .ready_replication import ReadyReplication
 from .redeliver_request import RedeliverRequest
 from .redelivered import Redelivered
+from .replica_ready import ReplicaReady
+from .replica_ready_status import ReplicaReadyStatus
 from .round_document import RoundDocument
 from .round_document_game import RoundDocumentGame
 from .round_document_status import RoundDocumentStatus
@@ -161,6 +165,8 @@ from .webhook_request_events_item import WebhookRequestEventsItem
 
 __all__ = (
     "Arrangement",
+    "AsOf",
+    "AsOfSource",
     "Attempt",
     "AttemptList",
     "AttemptOutcome",
@@ -255,6 +261,8 @@ __all__ = (
     "ReadyReplication",
     "RedeliverRequest",
     "Redelivered",
+    "ReplicaReady",
+    "ReplicaReadyStatus",
     "RoundDocument",
     "RoundDocumentGame",
     "RoundDocumentStatus",

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.as_of import AsOf
+
 
 T = TypeVar("T", bound="ChainVerify")
 
@@ -18,6 +22,7 @@ class ChainVerify:
         reason (None | str): Why the first bad record is bad (missing, hash, rows changed).
         next_from_sequence (int | None): Where to continue (pass it as `from_sequence`) while records remain after the
             ones checked; null once the checked run reached the chain's head.
+        as_of (AsOf):
     """
 
     ok: bool
@@ -25,6 +30,7 @@ class ChainVerify:
     first_bad_sequence: int | None
     reason: None | str
     next_from_sequence: int | None
+    as_of: AsOf
 
     def to_dict(self) -> dict[str, Any]:
         ok = self.ok
@@ -40,6 +46,8 @@ class ChainVerify:
         next_from_sequence: int | None
         next_from_sequence = self.next_from_sequence
 
+        as_of = self.as_of.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -49,6 +57,7 @@ class ChainVerify:
                 "first_bad_sequence": first_bad_sequence,
                 "reason": reason,
                 "next_from_sequence": next_from_sequence,
+                "as_of": as_of,
             }
         )
 
@@ -56,6 +65,8 @@ class ChainVerify:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.as_of import AsOf
+
         d = dict(src_dict)
         ok = d.pop("ok")
 
@@ -82,12 +93,15 @@ class ChainVerify:
 
         next_from_sequence = _parse_next_from_sequence(d.pop("next_from_sequence"))
 
+        as_of = AsOf.from_dict(d.pop("as_of"))
+
         chain_verify = cls(
             ok=ok,
             records_checked=records_checked,
             first_bad_sequence=first_bad_sequence,
             reason=reason,
             next_from_sequence=next_from_sequence,
+            as_of=as_of,
         )
 
         return chain_verify

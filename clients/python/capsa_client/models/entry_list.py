@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
+    from ..models.as_of import AsOf
     from ..models.entry import Entry
 
 
@@ -18,10 +19,12 @@ class EntryList:
     Attributes:
         items (list[Entry]):
         next_cursor (None | str): Pass as `cursor` for the next page; null on the last.
+        as_of (AsOf):
     """
 
     items: list[Entry]
     next_cursor: None | str
+    as_of: AsOf
 
     def to_dict(self) -> dict[str, Any]:
         items = []
@@ -32,12 +35,15 @@ class EntryList:
         next_cursor: None | str
         next_cursor = self.next_cursor
 
+        as_of = self.as_of.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "items": items,
                 "next_cursor": next_cursor,
+                "as_of": as_of,
             }
         )
 
@@ -45,6 +51,7 @@ class EntryList:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.as_of import AsOf
         from ..models.entry import Entry
 
         d = dict(src_dict)
@@ -62,9 +69,12 @@ class EntryList:
 
         next_cursor = _parse_next_cursor(d.pop("next_cursor"))
 
+        as_of = AsOf.from_dict(d.pop("as_of"))
+
         entry_list = cls(
             items=items,
             next_cursor=next_cursor,
+            as_of=as_of,
         )
 
         return entry_list

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.as_of import AsOf
+
 
 T = TypeVar("T", bound="PlayerLedger")
 
@@ -20,6 +24,7 @@ class PlayerLedger:
         winnings (str): Signed decimal string, minor-unit digits. Example: 11000.
         fees (str): Signed decimal string, minor-unit digits. Example: 330.
         net (str): Signed decimal string, minor-unit digits. Example: 10670.
+        as_of (AsOf):
     """
 
     player: str
@@ -30,6 +35,7 @@ class PlayerLedger:
     winnings: str
     fees: str
     net: str
+    as_of: AsOf
 
     def to_dict(self) -> dict[str, Any]:
         player = self.player
@@ -48,6 +54,8 @@ class PlayerLedger:
 
         net = self.net
 
+        as_of = self.as_of.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -60,6 +68,7 @@ class PlayerLedger:
                 "winnings": winnings,
                 "fees": fees,
                 "net": net,
+                "as_of": as_of,
             }
         )
 
@@ -67,6 +76,8 @@ class PlayerLedger:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.as_of import AsOf
+
         d = dict(src_dict)
         player = d.pop("player")
 
@@ -84,6 +95,8 @@ class PlayerLedger:
 
         net = d.pop("net")
 
+        as_of = AsOf.from_dict(d.pop("as_of"))
+
         player_ledger = cls(
             player=player,
             currency=currency,
@@ -93,6 +106,7 @@ class PlayerLedger:
             winnings=winnings,
             fees=fees,
             net=net,
+            as_of=as_of,
         )
 
         return player_ledger

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
 from ..models.ready_replication import ReadyReplication, check_ready_replication
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.replica_ready import ReplicaReady
+
 
 T = TypeVar("T", bound="Ready")
 
@@ -22,12 +26,14 @@ class Ready:
             `asynchronous` (degraded: one node, e.g. pg_auto_failover's wait_primary) or `unknown` (the role cannot read
             pg_stat_replication: grant it pg_monitor). Example: synchronous.
         standbys (int | Unset): PostgreSQL only: streaming standbys of this primary. Example: 1.
+        replica (ReplicaReady | Unset):
     """
 
     status: str
     database: str
     replication: ReadyReplication | Unset = UNSET
     standbys: int | Unset = UNSET
+    replica: ReplicaReady | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         status = self.status
@@ -39,6 +45,10 @@ class Ready:
             replication = self.replication
 
         standbys = self.standbys
+
+        replica: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.replica, Unset):
+            replica = self.replica.to_dict()
 
         field_dict: dict[str, Any] = {}
 
@@ -52,11 +62,15 @@ class Ready:
             field_dict["replication"] = replication
         if standbys is not UNSET:
             field_dict["standbys"] = standbys
+        if replica is not UNSET:
+            field_dict["replica"] = replica
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.replica_ready import ReplicaReady
+
         d = dict(src_dict)
         status = d.pop("status")
 
@@ -71,11 +85,19 @@ class Ready:
 
         standbys = d.pop("standbys", UNSET)
 
+        _replica = d.pop("replica", UNSET)
+        replica: ReplicaReady | Unset
+        if isinstance(_replica, Unset):
+            replica = UNSET
+        else:
+            replica = ReplicaReady.from_dict(_replica)
+
         ready = cls(
             status=status,
             database=database,
             replication=replication,
             standbys=standbys,
+            replica=replica,
         )
 
         return ready

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
+    from ..models.as_of import AsOf
     from ..models.statement_line import StatementLine
 
 
@@ -26,6 +27,7 @@ class Statement:
         closing_balance (str): The opening balance plus every line of the period. Example: 21000.
         lines (list[StatementLine]): The period's lines, oldest first.
         next_cursor (None | str): Pass as `cursor` for the next page; null on the last.
+        as_of (AsOf):
     """
 
     player: str
@@ -38,6 +40,7 @@ class Statement:
     closing_balance: str
     lines: list[StatementLine]
     next_cursor: None | str
+    as_of: AsOf
 
     def to_dict(self) -> dict[str, Any]:
         player = self.player
@@ -66,6 +69,8 @@ class Statement:
         next_cursor: None | str
         next_cursor = self.next_cursor
 
+        as_of = self.as_of.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -80,6 +85,7 @@ class Statement:
                 "closing_balance": closing_balance,
                 "lines": lines,
                 "next_cursor": next_cursor,
+                "as_of": as_of,
             }
         )
 
@@ -87,6 +93,7 @@ class Statement:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.as_of import AsOf
         from ..models.statement_line import StatementLine
 
         d = dict(src_dict)
@@ -130,6 +137,8 @@ class Statement:
 
         next_cursor = _parse_next_cursor(d.pop("next_cursor"))
 
+        as_of = AsOf.from_dict(d.pop("as_of"))
+
         statement = cls(
             player=player,
             account=account,
@@ -141,6 +150,7 @@ class Statement:
             closing_balance=closing_balance,
             lines=lines,
             next_cursor=next_cursor,
+            as_of=as_of,
         )
 
         return statement

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
+    from ..models.as_of import AsOf
     from ..models.summary_row import SummaryRow
 
 
@@ -19,11 +20,13 @@ class Summary:
         currency (str):  Example: IDR.
         rows (list[SummaryRow]): Players' lines per group, ordered by key.
         house_fee (str): Signed decimal string, minor-unit digits. Example: 330.
+        as_of (AsOf):
     """
 
     currency: str
     rows: list[SummaryRow]
     house_fee: str
+    as_of: AsOf
 
     def to_dict(self) -> dict[str, Any]:
         currency = self.currency
@@ -35,6 +38,8 @@ class Summary:
 
         house_fee = self.house_fee
 
+        as_of = self.as_of.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -42,6 +47,7 @@ class Summary:
                 "currency": currency,
                 "rows": rows,
                 "house_fee": house_fee,
+                "as_of": as_of,
             }
         )
 
@@ -49,6 +55,7 @@ class Summary:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.as_of import AsOf
         from ..models.summary_row import SummaryRow
 
         d = dict(src_dict)
@@ -63,10 +70,13 @@ class Summary:
 
         house_fee = d.pop("house_fee")
 
+        as_of = AsOf.from_dict(d.pop("as_of"))
+
         summary = cls(
             currency=currency,
             rows=rows,
             house_fee=house_fee,
+            as_of=as_of,
         )
 
         return summary

@@ -12,6 +12,7 @@ def _get_kwargs(
     *,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -19,6 +20,8 @@ def _get_kwargs(
     params["from_sequence"] = from_sequence
 
     params["limit"] = limit
+
+    params["min_sequence"] = min_sequence
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -80,6 +83,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
@@ -89,6 +93,7 @@ def sync_detailed(
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -101,6 +106,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     )
 
     response = client.get_httpx_client().request(
@@ -115,6 +121,7 @@ def sync(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Any | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
@@ -124,6 +131,7 @@ def sync(
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -137,6 +145,7 @@ def sync(
         client=client,
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     ).parsed
 
 
@@ -145,6 +154,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
@@ -154,6 +164,7 @@ async def asyncio_detailed(
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,6 +177,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -178,6 +190,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Any | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
@@ -187,6 +200,7 @@ async def asyncio(
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -201,5 +215,6 @@ async def asyncio(
             client=client,
             from_sequence=from_sequence,
             limit=limit,
+            min_sequence=min_sequence,
         )
     ).parsed

@@ -13,6 +13,7 @@ def _get_kwargs(
     *,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -20,6 +21,8 @@ def _get_kwargs(
     params["from_sequence"] = from_sequence
 
     params["limit"] = limit
+
+    params["min_sequence"] = min_sequence
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -84,12 +87,14 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Response[ChainVerify | Problem]:
     """Rebuild each record from the live rows and check it against the stored chain.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -102,6 +107,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     )
 
     response = client.get_httpx_client().request(
@@ -116,12 +122,14 @@ def sync(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> ChainVerify | Problem | None:
     """Rebuild each record from the live rows and check it against the stored chain.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,6 +143,7 @@ def sync(
         client=client,
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     ).parsed
 
 
@@ -143,12 +152,14 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> Response[ChainVerify | Problem]:
     """Rebuild each record from the live rows and check it against the stored chain.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -161,6 +172,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         from_sequence=from_sequence,
         limit=limit,
+        min_sequence=min_sequence,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -173,12 +185,14 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
+    min_sequence: int | Unset = UNSET,
 ) -> ChainVerify | Problem | None:
     """Rebuild each record from the live rows and check it against the stored chain.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
         limit (int | Unset):  Default: 10000. Example: 10000.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -193,5 +207,6 @@ async def asyncio(
             client=client,
             from_sequence=from_sequence,
             limit=limit,
+            min_sequence=min_sequence,
         )
     ).parsed

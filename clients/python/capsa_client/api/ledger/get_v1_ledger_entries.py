@@ -16,6 +16,7 @@ def _get_kwargs(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -37,6 +38,8 @@ def _get_kwargs(
     params["until"] = json_until
 
     params["tz"] = tz
+
+    params["min_sequence"] = min_sequence
 
     params["player"] = player
 
@@ -109,6 +112,7 @@ def sync_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -127,6 +131,7 @@ def sync_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -145,6 +150,7 @@ def sync_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         player=player,
         round_=round_,
         limit=limit,
@@ -165,6 +171,7 @@ def sync(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -183,6 +190,7 @@ def sync(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -202,6 +210,7 @@ def sync(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         player=player,
         round_=round_,
         limit=limit,
@@ -216,6 +225,7 @@ async def asyncio_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -234,6 +244,7 @@ async def asyncio_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -252,6 +263,7 @@ async def asyncio_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         player=player,
         round_=round_,
         limit=limit,
@@ -270,6 +282,7 @@ async def asyncio(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     player: str | Unset = UNSET,
     round_: str | Unset = UNSET,
     limit: int | Unset = 50,
@@ -288,6 +301,7 @@ async def asyncio(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         player (str | Unset):  Example: a.
         round_ (str | Unset):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         limit (int | Unset):  Default: 50. Example: 50.
@@ -308,6 +322,7 @@ async def asyncio(
             since=since,
             until=until,
             tz=tz,
+            min_sequence=min_sequence,
             player=player,
             round_=round_,
             limit=limit,

@@ -18,6 +18,7 @@ def _get_kwargs(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -35,6 +36,8 @@ def _get_kwargs(
     params["until"] = json_until
 
     params["tz"] = tz
+
+    params["min_sequence"] = min_sequence
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -104,6 +107,7 @@ def sync_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
@@ -127,6 +131,7 @@ def sync_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -142,6 +147,7 @@ def sync_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
     )
 
     response = client.get_httpx_client().request(
@@ -159,6 +165,7 @@ def sync(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
@@ -182,6 +189,7 @@ def sync(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,6 +206,7 @@ def sync(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
     ).parsed
 
 
@@ -209,6 +218,7 @@ async def asyncio_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
@@ -232,6 +242,7 @@ async def asyncio_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -247,6 +258,7 @@ async def asyncio_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -262,6 +274,7 @@ async def asyncio(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
@@ -285,6 +298,7 @@ async def asyncio(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -302,5 +316,6 @@ async def asyncio(
             since=since,
             until=until,
             tz=tz,
+            min_sequence=min_sequence,
         )
     ).parsed

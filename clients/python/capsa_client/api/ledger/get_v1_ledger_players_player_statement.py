@@ -18,6 +18,7 @@ def _get_kwargs(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -37,6 +38,8 @@ def _get_kwargs(
     params["until"] = json_until
 
     params["tz"] = tz
+
+    params["min_sequence"] = min_sequence
 
     params["limit"] = limit
 
@@ -108,6 +111,7 @@ def sync_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[Problem | Statement]:
@@ -127,6 +131,7 @@ def sync_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         limit (int | Unset):  Default: 100. Example: 100.
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0.
 
@@ -144,6 +149,7 @@ def sync_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         limit=limit,
         cursor=cursor,
     )
@@ -163,6 +169,7 @@ def sync(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Problem | Statement | None:
@@ -182,6 +189,7 @@ def sync(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         limit (int | Unset):  Default: 100. Example: 100.
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0.
 
@@ -200,6 +208,7 @@ def sync(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -213,6 +222,7 @@ async def asyncio_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[Problem | Statement]:
@@ -232,6 +242,7 @@ async def asyncio_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         limit (int | Unset):  Default: 100. Example: 100.
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0.
 
@@ -249,6 +260,7 @@ async def asyncio_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         limit=limit,
         cursor=cursor,
     )
@@ -266,6 +278,7 @@ async def asyncio(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Problem | Statement | None:
@@ -285,6 +298,7 @@ async def asyncio(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         limit (int | Unset):  Default: 100. Example: 100.
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiw0Ml0.
 
@@ -304,6 +318,7 @@ async def asyncio(
             since=since,
             until=until,
             tz=tz,
+            min_sequence=min_sequence,
             limit=limit,
             cursor=cursor,
         )

@@ -19,6 +19,7 @@ def _get_kwargs(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> dict[str, Any]:
 
@@ -37,6 +38,8 @@ def _get_kwargs(
     params["until"] = json_until
 
     params["tz"] = tz
+
+    params["min_sequence"] = min_sequence
 
     json_group_by: str | Unset = UNSET
     if not isinstance(group_by, Unset):
@@ -107,6 +110,7 @@ def sync_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Response[Problem | Summary]:
     """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
@@ -133,6 +137,7 @@ def sync_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -148,6 +153,7 @@ def sync_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         group_by=group_by,
     )
 
@@ -165,6 +171,7 @@ def sync(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Problem | Summary | None:
     """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
@@ -191,6 +198,7 @@ def sync(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -207,6 +215,7 @@ def sync(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         group_by=group_by,
     ).parsed
 
@@ -218,6 +227,7 @@ async def asyncio_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Response[Problem | Summary]:
     """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
@@ -244,6 +254,7 @@ async def asyncio_detailed(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -259,6 +270,7 @@ async def asyncio_detailed(
         since=since,
         until=until,
         tz=tz,
+        min_sequence=min_sequence,
         group_by=group_by,
     )
 
@@ -274,6 +286,7 @@ async def asyncio(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tz: str | Unset = "UTC",
+    min_sequence: int | Unset = UNSET,
     group_by: GetV1LedgerSummaryGroupBy | Unset = "player",
 ) -> Problem | Summary | None:
     """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
@@ -300,6 +313,7 @@ async def asyncio(
         since (datetime.datetime | Unset):  Example: 2026-11-29T00:00:00Z.
         until (datetime.datetime | Unset):  Example: 2026-11-30T00:00:00Z.
         tz (str | Unset):  Default: 'UTC'. Example: Asia/Jakarta.
+        min_sequence (int | Unset):  Example: 42.
         group_by (GetV1LedgerSummaryGroupBy | Unset):  Default: 'player'. Example: player.
 
     Raises:
@@ -317,6 +331,7 @@ async def asyncio(
             since=since,
             until=until,
             tz=tz,
+            min_sequence=min_sequence,
             group_by=group_by,
         )
     ).parsed

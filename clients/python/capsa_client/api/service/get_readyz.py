@@ -51,6 +51,10 @@ def sync_detailed(
     """Readiness: 200 when the database takes writes with the expected timeouts, 503
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -75,6 +79,10 @@ def sync(
     """Readiness: 200 when the database takes writes with the expected timeouts, 503
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -94,6 +102,10 @@ async def asyncio_detailed(
 ) -> Response[Problem | Ready]:
     """Readiness: 200 when the database takes writes with the expected timeouts, 503
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
+
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -116,6 +128,10 @@ async def asyncio(
 ) -> Problem | Ready | None:
     """Readiness: 200 when the database takes writes with the expected timeouts, 503
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
+
+     With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
+    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    primary, which then serves the reports.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,0 +1,212 @@
+"""Reports off the primary: a standby (READ_DATABASE_URL) and where each report reads.
+
+`report(db, client_id, work)` runs `work(uow, as_of)` in one read-only snapshot, on the
+standby when it is current enough, else on the primary, and hands `work` the `AsOf` the
+snapshot reaches: the client's chain head as that snapshot sees it.
+
+- Lag: on the standby, 0 while everything received is replayed, else
+  `now() - pg_last_xact_replay_timestamp()` (that alone grows while the primary is idle, so
+  it is only read when WAL waits to be replayed). Beyond `max_lag_s` the primary serves.
+- `min_sequence` (a reader that just stored a round) or a cursor's pinned as_of: the
+  standby's snapshot must reach it; it is polled for up to MIN_SEQUENCE_WAIT_S, then the
+  primary serves.
+- SQLSTATE 40001 (a recovery conflict cancelled the read) is retried once on the standby,
+  then the primary serves. A standby that cannot be reached: the primary serves, and the
+  standby is probed again after STATE_TTL_S.
+- The URL may name several hosts (`host=a,b&target_session_attrs=prefer-standby`): libpq
+  then finds a standby after a failover, or falls back to a primary; a server that is not
+  in recovery reads as `primary`, lag 0, and serves (it is current).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from service.domain.signing import Keyring
+
+from .db import normalise_url
+from .errors import DatabaseUnavailable, SerializationFailure
+from .uow import Database, UnitOfWork
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_LAG_S = 5.0
+STATE_TTL_S = 0.5  # a probe's answer is reused this long (one query per worker and interval)
+MIN_SEQUENCE_WAIT_S = 1.0
+MIN_SEQUENCE_POLL_S = 0.05
+
+_PROBE = text(
+    "SELECT pg_is_in_recovery(),"
+    " pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn(),"
+    " EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())"
+)
+
+
+class ReportSource(StrEnum):
+    PRIMARY = "primary"
+    REPLICA = "replica"
+
+
+class ReplicaStatus(StrEnum):
+    OK = "ok"  # a standby within max_lag_s: it serves the reports
+    LAGGING = "lagging"  # a standby beyond max_lag_s: the primary serves
+    UNAVAILABLE = "unavailable"  # no answer: the primary serves
+    PRIMARY = "primary"  # the URL found a server not in recovery: it serves, lag 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaState:
+    status: ReplicaStatus
+    lag_seconds: float | None  # None: unknown (unavailable, or nothing replayed yet)
+
+    @property
+    def serves(self) -> bool:
+        return self.status in (ReplicaStatus.OK, ReplicaStatus.PRIMARY)
+
+
+@dataclass(frozen=True, slots=True)
+class AsOf:
+    """How far a report reaches: the client's chain head in its snapshot."""
+
+    sequence: int
+    at: datetime | None  # the head record's time; None for an empty chain
+    source: ReportSource
+
+
+class Replica:
+    """The reports' standby: a read-only `Database` and its lag, probed at most every STATE_TTL_S."""
+
+    def __init__(
+        self, url: str, keyring: Keyring | None = None, max_lag_s: float = DEFAULT_MAX_LAG_S, **options: Any
+    ) -> None:
+        connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        # Every transaction read-only by default: a standby refuses writes anyway, and a
+        # READ_DATABASE_URL that finds a primary (after a failover) is not written either.
+        connect_args["options"] = " ".join([connect_args.get("options", ""), "-c default_transaction_read_only=on"])
+        connect_args["options"] = connect_args["options"].strip()
+        if make_url(normalise_url(url)).get_backend_name() == "sqlite":
+            connect_args = {}
+        self.db = Database(url, keyring=keyring, read_only=True, connect_args=connect_args, **options)
+        self.max_lag_s = max_lag_s
+        self.on_probe: Callable[[ReplicaState], None] | None = None
+        self._lock = threading.Lock()
+        self._state: ReplicaState | None = None
+        self._checked = 0.0
+
+    def state(self, fresh: bool = False) -> ReplicaState:
+        now = time.monotonic()
+        with self._lock:
+            if not fresh and self._state is not None and now - self._checked < STATE_TTL_S:
+                return self._state
+        found = self._probe()
+        with self._lock:
+            self._state, self._checked = found, time.monotonic()
+        if self.on_probe is not None:
+            self.on_probe(found)
+        return found
+
+    def mark_unavailable(self) -> None:
+        with self._lock:
+            self._state, self._checked = ReplicaState(ReplicaStatus.UNAVAILABLE, None), time.monotonic()
+
+    def _probe(self) -> ReplicaState:
+        if self.db.dialect != "postgresql":
+            return ReplicaState(ReplicaStatus.OK, 0.0)  # a file copy: nothing to measure
+        try:
+            with self.db.engine.connect() as conn:
+                in_recovery, caught_up, behind = conn.execute(_PROBE).one()
+        except Exception as exc:  # any failure to answer is the same: the primary serves
+            log.warning("reports' standby does not answer: %s", exc)
+            return ReplicaState(ReplicaStatus.UNAVAILABLE, None)
+        if not in_recovery:
+            return ReplicaState(ReplicaStatus.PRIMARY, 0.0)
+        if caught_up:
+            return ReplicaState(ReplicaStatus.OK, 0.0)
+        lag = None if behind is None else max(0.0, float(str(behind)))
+        current = lag is not None and lag <= self.max_lag_s
+        return ReplicaState(ReplicaStatus.OK if current else ReplicaStatus.LAGGING, lag)
+
+
+def lag_gauge_value(state: ReplicaState) -> float:
+    """What `capsa_replica_lag_seconds` shows: the lag, NaN when it is unknown."""
+    return math.nan if state.lag_seconds is None else state.lag_seconds
+
+
+def _head(uow: UnitOfWork, client_id: str, source: ReportSource) -> AsOf:
+    head = uow.chain.head(client_id)
+    return AsOf(head.sequence, head.created_at, source)
+
+
+def _on_replica(
+    replica: Replica, client_id: str, need: int, pinned: AsOf | None, work: Callable[[UnitOfWork, AsOf], T]
+) -> list[T]:
+    """[work's result] when the standby served; [] when it stayed behind `need`."""
+    deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S
+    while True:
+        with replica.db.snapshot() as uow:
+            as_of = _head(uow, client_id, ReportSource.REPLICA)
+            if as_of.sequence >= need:
+                if pinned is not None:
+                    as_of = AsOf(pinned.sequence, pinned.at, ReportSource.REPLICA)
+                return [work(uow, as_of)]
+        if time.monotonic() + MIN_SEQUENCE_POLL_S > deadline:
+            return []
+        time.sleep(MIN_SEQUENCE_POLL_S)
+
+
+def report(
+    db: Database,
+    client_id: str,
+    work: Callable[[UnitOfWork, AsOf], T],
+    *,
+    min_sequence: int | None = None,
+    pinned: AsOf | None = None,
+) -> T:
+    """`work(uow, as_of)` in one read-only snapshot of the standby or the primary (see the
+    module's docstring). `pinned`: a cursor's as_of; the answer keeps it, and `work` reads
+    nothing past its sequence."""
+    need = max(min_sequence or 0, pinned.sequence if pinned is not None else 0)
+    replica = db.replica
+    if replica is not None and replica.state().serves:
+        for attempt in range(2):
+            try:
+                served = _on_replica(replica, client_id, need, pinned, work)
+            except SerializationFailure:
+                if attempt == 0:
+                    continue
+                break
+            except DatabaseUnavailable:
+                replica.mark_unavailable()
+                break
+            if served:
+                return served[0]
+            break
+    with db.snapshot() as uow:
+        as_of = _head(uow, client_id, ReportSource.PRIMARY)
+        if pinned is not None:
+            as_of = AsOf(pinned.sequence, pinned.at, ReportSource.PRIMARY)
+        return work(uow, as_of)
+
+
+__all__ = [
+    "DEFAULT_MAX_LAG_S",
+    "AsOf",
+    "Replica",
+    "ReplicaState",
+    "ReplicaStatus",
+    "ReportSource",
+    "lag_gauge_value",
+    "report",
+]
