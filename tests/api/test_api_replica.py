@@ -242,8 +242,10 @@ def test_a_read_url_that_does_not_answer_leaves_the_reports_to_the_primary(pair:
         http = app.test_client()
         ready = http.get("/readyz")
         assert ready.status_code == 200
+        # The primary's own standby streams without being synchronous (the pair names none).
         assert ready.get_json() == {
-            "status": "ok", "database": "ok", "replica": {"status": "unavailable", "lag_seconds": None}
+            "status": "ok", "database": "ok", "replication": "asynchronous", "standbys": 1,
+            "replica": {"status": "unavailable", "lag_seconds": None},
         }
         body = summary(http, tenant)
         assert body["as_of"]["sequence"] == 1 and body["as_of"]["source"] == "primary"
