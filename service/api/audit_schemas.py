@@ -56,8 +56,8 @@ def _currency(**kw: object) -> fields.String:
     )
 
 
-def _min_sequence() -> fields.Integer:
-    return fields.Integer(
+def _min_sequence() -> QueryInteger:
+    return QueryInteger(
         validate=validate.Range(1, 2**62),
         metadata=_meta(
             42,
