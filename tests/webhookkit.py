@@ -5,19 +5,26 @@ receiver) under the endpoint's secrets; then a fate decides the answer: `ok` (20
 `fail` (500), `slow` (200 after `slow_s`, past the dispatcher's timeout: the receiver acted
 but its answer is lost). `ok` and `slow` count as processed, as a wallet would have booked.
 `Stalling` is a hostile one: it trickles its answer a byte a second, or never answers.
+`delay_s` holds every answer that long (within the dispatcher's timeout), so attempts are
+in flight at any instant; each request notes when it arrived and when its answer was sent.
+`Dispatchers` runs `capsa webhooks dispatch` processes against a database.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
@@ -31,6 +38,7 @@ class Received:
     headers: dict[str, str]
     fate: str
     at: float
+    answered: float | None = None  # when its answer was sent (None: the dispatcher was gone)
 
 
 @dataclass
@@ -38,6 +46,7 @@ class Receiver:
     secrets: list[str] = field(default_factory=list)
     fate: Callable[[str], str] = lambda event_id: "ok"
     slow_s: float = 1.5
+    delay_s: float = 0.0
     requests: list[Received] = field(default_factory=list)
     invalid: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -66,19 +75,24 @@ class Receiver:
                 body = json.loads(raw)
                 event_id = headers.get("webhook-id", "")
                 fate = receiver.fate(event_id) if valid else "invalid"
+                received = Received(event_id, body.get("type", ""), body, headers, fate, time.time())
                 with receiver.lock:
                     if not valid:
                         receiver.invalid += 1
-                    receiver.requests.append(Received(event_id, body.get("type", ""), body, headers, fate, time.time()))
+                    receiver.requests.append(received)
                 if fate == "slow":
                     time.sleep(receiver.slow_s)
+                elif receiver.delay_s:
+                    time.sleep(receiver.delay_s)
                 status = 200 if fate in ("ok", "slow") else (401 if fate == "invalid" else 500)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                    self.wfile.flush()
+                    received.answered = time.time()
                 except OSError:
-                    pass  # the dispatcher gave up on us (a timeout)
+                    pass  # the dispatcher gave up on us (a timeout), or died
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -133,6 +147,56 @@ class Receiver:
                 if r.fate == "slow":
                     lost_[r.id] += 1
         return max(0, unexplained - extra_lost)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+CAPSA = str(Path(sys.executable).parent / "capsa")
+
+
+class Dispatchers:
+    """`capsa webhooks dispatch` processes on one database, each logging to its own file
+    in `tmp`; `env` is every process's WEBHOOK_* settings, `metrics=True` gives a process
+    a metrics port of its own (`ports[i]`)."""
+
+    def __init__(self, url: str, tmp: Path, env: dict[str, str]) -> None:
+        self.url, self.tmp, self.env = url, tmp, env
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.ports: list[int | None] = []
+
+    def start(self, metrics: bool = False) -> subprocess.Popen[bytes]:
+        port = free_port() if metrics else None
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.url,
+            "LOG_LEVEL": "WARNING",
+            **self.env,
+            "WEBHOOK_METRICS_BIND": f"127.0.0.1:{port}" if port else "off",
+        }
+        log = open(self.tmp / f"dispatch-{len(self.ports)}.log", "wb")
+        proc = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        self.procs.append(proc)
+        self.ports.append(port)
+        return proc
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def logs(self) -> dict[str, str]:
+        return {log.name: log.read_text(errors="replace") for log in sorted(self.tmp.glob("dispatch-*.log"))}
 
 
 def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:
