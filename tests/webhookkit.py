@@ -39,6 +39,7 @@ class Received:
     fate: str
     at: float
     answered: float | None = None  # when its answer was sent (None: the dispatcher was gone)
+    peer: int = 0  # the sender's port: one connection per attempt
 
 
 @dataclass
@@ -62,7 +63,11 @@ class Receiver:
                 pass
 
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                if len(raw) < length:  # the sender died mid-request: nothing to act on
+                    self.close_connection = True
+                    return
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 valid = False
                 for secret in list(receiver.secrets):
@@ -75,7 +80,9 @@ class Receiver:
                 body = json.loads(raw)
                 event_id = headers.get("webhook-id", "")
                 fate = receiver.fate(event_id) if valid else "invalid"
-                received = Received(event_id, body.get("type", ""), body, headers, fate, time.time())
+                received = Received(
+                    event_id, body.get("type", ""), body, headers, fate, time.time(), peer=self.client_address[1]
+                )
                 with receiver.lock:
                     if not valid:
                         receiver.invalid += 1
@@ -94,7 +101,12 @@ class Receiver:
                 except OSError:
                     pass  # the dispatcher gave up on us (a timeout), or died
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # a sender SIGKILLed mid-request
+                    super().handle_error(request, client_address)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -197,6 +209,62 @@ class Dispatchers:
 
     def logs(self) -> dict[str, str]:
         return {log.name: log.read_text(errors="replace") for log in sorted(self.tmp.glob("dispatch-*.log"))}
+
+
+def open_ports(pid: int) -> set[int]:
+    """The local ports of the TCP connections process `pid` has open (stop it first, so
+    the answer holds: SIGSTOP)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+@dataclass
+class PortWatch:
+    """Which local ports each process has had TCP connections on, polled off /proc every
+    `every_s` (an attempt's connection open longer than that is seen): a receiver's request
+    is then attributed to the process that sent it by its peer port."""
+
+    pids: list[int]
+    every_s: float = 0.005
+    ports: dict[int, set[int]] = field(default_factory=dict)
+
+    def start(self) -> PortWatch:
+        self.ports = {pid: set() for pid in self.pids}
+        self.running = True
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+        return self
+
+    def _poll(self) -> None:
+        while self.running:
+            for pid in self.pids:
+                try:
+                    self.ports[pid] |= open_ports(pid)
+                except OSError:  # gone
+                    continue
+            time.sleep(self.every_s)
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(5)
+
+    def sender(self, port: int) -> int | None:
+        """The one process that had `port`, or None (none, or both: a port used again)."""
+        owners = [pid for pid, ports in self.ports.items() if port in ports]
+        return owners[0] if len(owners) == 1 else None
 
 
 def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:

@@ -37,10 +37,10 @@ import orjson
 import pytest
 from conftest import create_pg_database, drop_pg_database, make_app, make_tenant, pg_admin_url
 from sqlalchemy import func, select
-from webhookkit import CAPSA, Dispatchers, Receiver
+from webhookkit import CAPSA, Dispatchers, PortWatch, Receiver, open_ports
 
 from service.adapters.migrate import upgrade
-from service.adapters.models import Round
+from service.adapters.models import Round, WebhookAttempt
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
 from service.services import audit, clients, rounds, webhooks
@@ -210,7 +210,7 @@ EVENTS_PER_CLIENT = 150
 SETTINGS = {
     "WEBHOOK_TIMEOUT_S": "3",  # well past the receiver's delay: no attempt times out
     "WEBHOOK_RETRY_SCHEDULE": "0.2,0.5,1,1,1,1,1,1,1,1",
-    "WEBHOOK_CONCURRENCY": "16",
+    "WEBHOOK_CONCURRENCY": "8",  # each dispatcher half the 16 slots of the two endpoints: both work
     "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
     "WEBHOOK_CLIENT_CONCURRENCY": "8",
     "WEBHOOK_ALLOW_PRIVATE": "1",
@@ -301,48 +301,92 @@ def test_a_dispatcher_killed_mid_run_leaves_duplicates_only_of_the_deliveries_it
     db = Database(pg_url)
     receiver = Receiver(delay_s=0.3).start()  # answers held: attempts are in flight at any instant
     procs = Dispatchers(pg_url, tmp_path, SETTINGS)
+    watch = None
     try:
         expected = _two_clients(db, receiver)
         started = time.monotonic()
-        victim = procs.start()
         procs.start()
+        procs.start()
+        watch = PortWatch([p.pid for p in procs.procs]).start()
         while len(receiver.requests) < len(expected) // 3 and time.monotonic() - started < 30:
             time.sleep(0.01)
+        victim, held, killed_at = _stop_one_holding(procs, receiver)
         victim.send_signal(signal.SIGKILL)
-        killed_at = time.time()
-        before_kill = len(receiver.requests)
         victim.wait()
-        # The victim's claims run out (claim_s: 2 + the timeout + 10 s), then the survivor sends them.
+        watch.stop()
+        before_kill = len(receiver.requests)
+        # The victim's claims run out (claim_s: 2 s, the timeout, 10 s), then the survivor sends them.
         _wait_delivered(db, receiver, expected, 45)
         took = time.monotonic() - started
     finally:
+        if watch is not None:
+            watch.stop()
         procs.stop()
         receiver.stop()
     waiting = _pending(db)
+    recorded = _attempts(db)
     db.dispose()
     copies: dict[str, list[Any]] = defaultdict(list)
     for r in receiver.requests:
         copies[r.id].append(r)
-    # Held at the kill: arrived before it, answered after it or never.
-    in_flight = {
-        event_id for event_id, rs in copies.items()
-        if any(r.at <= killed_at and (r.answered is None or r.answered >= killed_at) for r in rs)
-    }
-    extra = {event_id: len(rs) for event_id, rs in copies.items() if len(rs) > 1}
+    extra = {event_id: rs for event_id, rs in copies.items() if len(rs) > 1}
+    # A victim's copy came on one of its connections; it was in flight at the kill if the
+    # receiver still held it (its connection open at the stop) or if the victim had its answer
+    # but had not recorded it yet (no attempt recorded for it, checked below).
+    def by_victim(r: Any) -> bool:
+        return watch.sender(r.peer) == victim.pid and r.at < killed_at + 5  # type: ignore[union-attr]
+
+    held_copies = {e for e, rs in extra.items() if any(r.peer in held for r in rs)}
     print(
-        f"\n{len(expected)} events in {took:.1f} s; at the kill {before_kill} requests so far, "
-        f"{len(in_flight)} in flight; {len(extra)} events sent twice or more; load {_load()}"
+        f"\n{len(expected)} events in {took:.1f} s; at the kill {before_kill} requests so far, the victim "
+        f"holding {len(held)} connections; {len(extra)} events sent twice, {len(held_copies)} of them held by "
+        f"the receiver at the kill, the others answered but not recorded; sent again after the kill by "
+        f"{sorted(round(rs[1].at - killed_at, 1) for rs in extra.values())} s; load {_load()}"
     )
     assert receiver.invalid == 0
     assert set(copies) == expected  # every event, and no other id
     assert expected <= receiver.acknowledged()
     assert waiting == 0
-    assert in_flight, "the kill came while the receiver held attempts"
-    assert set(extra) <= in_flight
-    # One copy lost with the victim, one sent again: an event had one attempt in flight at once.
-    assert all(n == 2 for n in extra.values()), extra
+    assert extra, "the kill came while the victim had attempts in flight"
+    # Each event sent twice: once by the victim before it died, once more by the survivor after.
+    for event_id, rs in extra.items():
+        assert len(rs) == 2, (event_id, rs)
+        first, again = sorted(rs, key=lambda r: r.at)
+        assert by_victim(first) and not by_victim(again) and again.at > killed_at, (
+            event_id, victim.pid, [(r.at - killed_at, r.peer, watch.sender(r.peer), r.peer in held) for r in rs]  # type: ignore[union-attr]
+        )
+    assert len(extra) <= int(SETTINGS["WEBHOOK_CONCURRENCY"])  # at most the victim's attempts at once
     _same_event(receiver)
+    # One attempt recorded per event, delivered: the victim's lost copies left no record, and
+    # the survivor recorded every attempt it made.
+    assert recorded == {event_id: ["delivered"] for event_id in expected}
     _no_errors(procs)
+
+
+def _stop_one_holding(procs: Dispatchers, receiver: Receiver) -> tuple[subprocess.Popen[bytes], set[int], float]:
+    """SIGSTOP a dispatcher that the receiver is holding an attempt of (its connections,
+    one per attempt, read off /proc while it is stopped): (it, its ports, when)."""
+    for _ in range(200):
+        for proc in procs.procs:
+            proc.send_signal(signal.SIGSTOP)
+            at = time.time()
+            ports = open_ports(proc.pid)
+            with receiver.lock:
+                holding = {r.peer for r in receiver.requests if r.answered is None}
+            if ports & holding:
+                return proc, ports, at
+            proc.send_signal(signal.SIGCONT)
+        time.sleep(0.01)
+    raise AssertionError("no dispatcher had an attempt at the receiver")
+
+
+def _attempts(db: Database) -> dict[str, list[str]]:
+    with db.unit_of_work() as uow:
+        rows = uow.session.execute(select(WebhookAttempt.event_id, WebhookAttempt.outcome)).all()
+    outcomes: dict[str, list[str]] = defaultdict(list)
+    for event_id, outcome in rows:
+        outcomes[str(event_id)].append(str(outcome))
+    return dict(outcomes)
 
 
 def _load() -> str:
