@@ -211,9 +211,7 @@ class Dispatchers:
         return {log.name: log.read_text(errors="replace") for log in sorted(self.tmp.glob("dispatch-*.log"))}
 
 
-def open_ports(pid: int) -> set[int]:
-    """The local ports of the TCP connections process `pid` has open (stop it first, so
-    the answer holds: SIGSTOP)."""
+def _socket_inodes(pid: int) -> set[str]:
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -222,20 +220,31 @@ def open_ports(pid: int) -> set[int]:
             continue
         if target.startswith("socket:["):
             inodes.add(target[8:-1])
-    ports = set()
+    return inodes
+
+
+def _tcp_ports() -> dict[str, int]:
+    """Every TCP socket's inode, to its local port."""
+    ports = {}
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
-            if fields[9] in inodes:
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+            ports[fields[9]] = int(fields[1].rsplit(":", 1)[1], 16)
     return ports
+
+
+def open_ports(pid: int) -> set[int]:
+    """The local ports of the TCP connections process `pid` has open (stop it first, so
+    the answer holds: SIGSTOP)."""
+    inodes, ports = _socket_inodes(pid), _tcp_ports()
+    return {ports[i] for i in inodes if i in ports}
 
 
 @dataclass
 class PortWatch:
     """Which local ports each process has had TCP connections on, polled off /proc every
-    `every_s` (an attempt's connection open longer than that is seen): a receiver's request
-    is then attributed to the process that sent it by its peer port."""
+    `every_s` and a scan (an attempt's connection open longer than that is seen): a
+    receiver's request is then attributed to the process that sent it by its peer port."""
 
     pids: list[int]
     every_s: float = 0.005
@@ -250,21 +259,20 @@ class PortWatch:
 
     def _poll(self) -> None:
         while self.running:
+            inodes = {}
             for pid in self.pids:
                 try:
-                    self.ports[pid] |= open_ports(pid)
+                    inodes[pid] = _socket_inodes(pid)
                 except OSError:  # gone
                     continue
+            ports = _tcp_ports()
+            for pid, mine in inodes.items():
+                self.ports[pid] |= {ports[i] for i in mine if i in ports}
             time.sleep(self.every_s)
 
     def stop(self) -> None:
         self.running = False
         self.thread.join(5)
-
-    def sender(self, port: int) -> int | None:
-        """The one process that had `port`, or None (none, or both: a port used again)."""
-        owners = [pid for pid, ports in self.ports.items() if port in ports]
-        return owners[0] if len(owners) == 1 else None
 
 
 def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:
