@@ -5,19 +5,26 @@ receiver) under the endpoint's secrets; then a fate decides the answer: `ok` (20
 `fail` (500), `slow` (200 after `slow_s`, past the dispatcher's timeout: the receiver acted
 but its answer is lost). `ok` and `slow` count as processed, as a wallet would have booked.
 `Stalling` is a hostile one: it trickles its answer a byte a second, or never answers.
+`delay_s` holds every answer that long (within the dispatcher's timeout), so attempts are
+in flight at any instant; each request notes when it arrived and when its answer was sent.
+`Dispatchers` runs `capsa webhooks dispatch` processes against a database.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
@@ -31,6 +38,8 @@ class Received:
     headers: dict[str, str]
     fate: str
     at: float
+    answered: float | None = None  # when its answer was sent (None: the dispatcher was gone)
+    peer: int = 0  # the sender's port: one connection per attempt
 
 
 @dataclass
@@ -38,6 +47,7 @@ class Receiver:
     secrets: list[str] = field(default_factory=list)
     fate: Callable[[str], str] = lambda event_id: "ok"
     slow_s: float = 1.5
+    delay_s: float = 0.0
     requests: list[Received] = field(default_factory=list)
     invalid: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -53,7 +63,11 @@ class Receiver:
                 pass
 
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                if len(raw) < length:  # the sender died mid-request: nothing to act on
+                    self.close_connection = True
+                    return
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 valid = False
                 for secret in list(receiver.secrets):
@@ -66,21 +80,33 @@ class Receiver:
                 body = json.loads(raw)
                 event_id = headers.get("webhook-id", "")
                 fate = receiver.fate(event_id) if valid else "invalid"
+                received = Received(
+                    event_id, body.get("type", ""), body, headers, fate, time.time(), peer=self.client_address[1]
+                )
                 with receiver.lock:
                     if not valid:
                         receiver.invalid += 1
-                    receiver.requests.append(Received(event_id, body.get("type", ""), body, headers, fate, time.time()))
+                    receiver.requests.append(received)
                 if fate == "slow":
                     time.sleep(receiver.slow_s)
+                elif receiver.delay_s:
+                    time.sleep(receiver.delay_s)
                 status = 200 if fate in ("ok", "slow") else (401 if fate == "invalid" else 500)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                    self.wfile.flush()
+                    received.answered = time.time()
                 except OSError:
-                    pass  # the dispatcher gave up on us (a timeout)
+                    pass  # the dispatcher gave up on us (a timeout), or died
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # a sender SIGKILLed mid-request
+                    super().handle_error(request, client_address)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -133,6 +159,120 @@ class Receiver:
                 if r.fate == "slow":
                     lost_[r.id] += 1
         return max(0, unexplained - extra_lost)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+CAPSA = str(Path(sys.executable).parent / "capsa")
+
+
+class Dispatchers:
+    """`capsa webhooks dispatch` processes on one database, each logging to its own file
+    in `tmp`; `env` is every process's WEBHOOK_* settings, `metrics=True` gives a process
+    a metrics port of its own (`ports[i]`)."""
+
+    def __init__(self, url: str, tmp: Path, env: dict[str, str]) -> None:
+        self.url, self.tmp, self.env = url, tmp, env
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.ports: list[int | None] = []
+
+    def start(self, metrics: bool = False) -> subprocess.Popen[bytes]:
+        port = free_port() if metrics else None
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.url,
+            "LOG_LEVEL": "WARNING",
+            **self.env,
+            "WEBHOOK_METRICS_BIND": f"127.0.0.1:{port}" if port else "off",
+        }
+        log = open(self.tmp / f"dispatch-{len(self.ports)}.log", "wb")
+        proc = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        self.procs.append(proc)
+        self.ports.append(port)
+        return proc
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def logs(self) -> dict[str, str]:
+        return {log.name: log.read_text(errors="replace") for log in sorted(self.tmp.glob("dispatch-*.log"))}
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def _tcp_ports() -> dict[str, int]:
+    """Every TCP socket's inode, to its local port."""
+    ports = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            ports[fields[9]] = int(fields[1].rsplit(":", 1)[1], 16)
+    return ports
+
+
+def open_ports(pid: int) -> set[int]:
+    """The local ports of the TCP connections process `pid` has open (stop it first, so
+    the answer holds: SIGSTOP)."""
+    inodes, ports = _socket_inodes(pid), _tcp_ports()
+    return {ports[i] for i in inodes if i in ports}
+
+
+@dataclass
+class PortWatch:
+    """Which local ports each process has had TCP connections on, polled off /proc every
+    `every_s` and a scan (an attempt's connection open longer than that is seen): a
+    receiver's request is then attributed to the process that sent it by its peer port."""
+
+    pids: list[int]
+    every_s: float = 0.005
+    ports: dict[int, set[int]] = field(default_factory=dict)
+
+    def start(self) -> PortWatch:
+        self.ports = {pid: set() for pid in self.pids}
+        self.running = True
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+        return self
+
+    def _poll(self) -> None:
+        while self.running:
+            inodes = {}
+            for pid in self.pids:
+                try:
+                    inodes[pid] = _socket_inodes(pid)
+                except OSError:  # gone
+                    continue
+            ports = _tcp_ports()
+            for pid, mine in inodes.items():
+                self.ports[pid] |= {ports[i] for i in mine if i in ports}
+            time.sleep(self.every_s)
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(5)
 
 
 def chaos(fail: float, slow: float, seed: int = 7) -> Callable[[str], str]:

@@ -16,9 +16,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
@@ -29,7 +26,7 @@ from typing import Any
 import pytest
 from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from httpkit import four_player_round, two_player_round
-from webhookkit import Receiver, chaos
+from webhookkit import Dispatchers, Receiver, chaos
 
 from service.adapters.migrate import upgrade
 from service.adapters.uow import Database
@@ -37,15 +34,17 @@ from service.domain import webhooks as hooks
 from service.services import audit, clients, rounds, webhooks
 
 ROUNDS, VOIDS = 300, 20
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-CAPSA = str(Path(sys.executable).parent / "capsa")
 SCHEDULE = ",".join(["0.1", "0.2", "0.4"] + ["0.5"] * 27)  # 30 retries: 0.4^31 of losing one
+SETTINGS = {
+    "WEBHOOK_RETRY_SCHEDULE": SCHEDULE,
+    "WEBHOOK_TIMEOUT_S": "1",
+    # one endpoint: all 16 slots on it, as the kill test's 16 lost answers assume
+    "WEBHOOK_ENDPOINT_CONCURRENCY": "16",
+    "WEBHOOK_CLIENT_CONCURRENCY": "16",
+    "WEBHOOK_ALLOW_PRIVATE": "1",
+    "WEBHOOK_POLL_S": "0.05",
+    "WEBHOOK_LEASE_S": "1.5",
+}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -64,45 +63,6 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield u
     finally:
         drop_pg_database(admin, name)
-
-
-class Dispatchers:
-    def __init__(self, url: str, tmp: Path) -> None:
-        self.url, self.tmp = url, tmp
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.metrics_port = free_port()
-
-    def start(self, metrics: bool = False) -> subprocess.Popen[bytes]:
-        env = {
-            **os.environ,
-            "DATABASE_URL": self.url,
-            "WEBHOOK_RETRY_SCHEDULE": SCHEDULE,
-            "WEBHOOK_TIMEOUT_S": "1",
-            # one endpoint: all 16 slots on it, as the kill test's 16 lost answers assume
-            "WEBHOOK_ENDPOINT_CONCURRENCY": "16",
-            "WEBHOOK_CLIENT_CONCURRENCY": "16",
-            "WEBHOOK_ALLOW_PRIVATE": "1",
-            "WEBHOOK_POLL_S": "0.05",
-            "WEBHOOK_LEASE_S": "1.5",
-            "WEBHOOK_METRICS_BIND": f"127.0.0.1:{self.metrics_port}" if metrics else "off",
-            "LOG_LEVEL": "WARNING",
-        }
-        log = open(self.tmp / f"dispatch-{len(self.procs)}.log", "wb")
-        proc = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        self.procs.append(proc)
-        return proc
-
-    def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
 
 
 def store(db: Database, client_id: str, kill: Any = None) -> set[str]:
@@ -136,7 +96,7 @@ def run(url: str, tmp: Path, *, kills: int = 0, dispatchers: int = 1) -> tuple[R
     db = Database(url)
     os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
     receiver = Receiver(fate=chaos(0.3, 0.1), slow_s=1.5).start()
-    procs = Dispatchers(url, tmp)
+    procs = Dispatchers(url, tmp, SETTINGS)
     try:
         client_id, _ = clients.create_client(db, f"chaos-{secrets.token_hex(4)}")
         hook = webhooks.create(db, client_id, {"url": receiver.url, "events": ["*"]})
@@ -167,7 +127,7 @@ def run(url: str, tmp: Path, *, kills: int = 0, dispatchers: int = 1) -> tuple[R
         assert len(killed) == kills
         metrics = ""
         if not kills and dispatchers == 1:
-            metrics = urllib.request.urlopen(f"http://127.0.0.1:{procs.metrics_port}/metrics", timeout=5).read().decode()
+            metrics = urllib.request.urlopen(f"http://127.0.0.1:{procs.ports[0]}/metrics", timeout=5).read().decode()
     finally:
         procs.stop()
         receiver.stop()
