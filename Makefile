@@ -100,7 +100,7 @@ nginx-conf:
 # with the current roles; `ha-down` stops every process it started. `ha-deps` installs
 # Debian's packages (as root).
 HA_PORT_BASE ?= 17000
-HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux
+HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux iptables
 ha-deps:
 	apt-get install -y --no-install-recommends $(HA_PACKAGES)
 ha-up ha-status ha-down: ha-%: $(STAMP)

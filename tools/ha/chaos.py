@@ -37,6 +37,7 @@ import json
 import os
 import queue
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -544,12 +545,18 @@ def main(argv: list[str] | None = None) -> int:
         print("chaos.py runs as root (the formation starts pg_autoctl as postgres)", file=sys.stderr)
         return 2
     faults = [x for x in args.faults.split(",") if x]
+    skipped = []
+    if "primary-silent" in faults and (shutil.which("iptables") is None or not ha.Formation.CGROUP_ROOT.is_dir()):
+        faults.remove("primary-silent")
+        skipped.append(f"primary-silent: needs iptables (Debian package iptables) and cgroup v2 at "
+                       f"{ha.Formation.CGROUP_ROOT}")
+        print(f"chaos: {skipped[-1]}; left out", file=sys.stderr)
     started = time.monotonic()
     caller_rate_limit = os.environ.get("RATE_LIMIT")
     os.environ["RATE_LIMIT"] = args.rate_limit
     f = ha.Formation(args.dir, args.port_base)
     was_up = bool(f._state()) and all(f.alive(n) for n in ha.ORDER)
-    report: dict[str, Any] = {"rate_limit": args.rate_limit, "started_loadavg": loadavg()}
+    report: dict[str, Any] = {"rate_limit": args.rate_limit, "started_loadavg": loadavg(), "skipped": skipped}
     try:
         if was_up:
             say("the formation is running: its apps restarted with RATE_LIMIT=" + args.rate_limit)
