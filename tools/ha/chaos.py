@@ -134,6 +134,7 @@ class Load:
         self.unfinished: list[tuple[int, str]] = []
         self.offered = 0
         self.retries = 0
+        self._lock = threading.Lock()
         self._workers: list[threading.Thread] = []
         self._pacer = threading.Thread(target=self._pace, daemon=True)
         self.started = 0.0
@@ -177,7 +178,8 @@ class Load:
         # once load stops, a round in flight still gets its answer: up to 90 s more
         while not (self.stopping.is_set() and time.monotonic() > self.stopped + 90):
             if not first:
-                self.retries += 1
+                with self._lock:
+                    self.retries += 1
             first = False
             sent = time.monotonic()
             try:
