@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test test-pgbouncer slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation \
-  ha-deps ha-up ha-status ha-down
+  ha-deps ha-up ha-status ha-down ha-chaos
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
 # wheel), then the runtime, test and bench packages, then the project itself and the Python
@@ -100,12 +100,18 @@ nginx-conf:
 # with the current roles; `ha-down` stops every process it started. `ha-deps` installs
 # Debian's packages (as root).
 HA_PORT_BASE ?= 17000
-HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux
+HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux iptables
 ha-deps:
 	apt-get install -y --no-install-recommends $(HA_PACKAGES)
 ha-up ha-status ha-down: ha-%: $(STAMP)
 	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
 	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/formation.py $* --dir $(HA_DIR)
+
+# Faults under load on that formation (tools/ha/chaos.py, as root; docs/operations.md "High
+# availability"): brings it up if needed, takes down what it brought up, writes HA_DIR/chaos.json.
+ha-chaos: $(STAMP)
+	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
+	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/chaos.py --dir $(HA_DIR) $(HA_CHAOS_ARGS)
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
@@ -115,6 +121,11 @@ slow: $(STAMP)
 LOAD_DB ?= $(or $(TEST_DATABASE_URL),postgresql+psycopg://postgres@127.0.0.1:5432/test)
 reliability: $(STAMP)
 	$(BIN)/pytest -m reliability -s -p no:cacheprovider tests/reliability
+	@if command -v pg_autoctl >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  dir=$$(mktemp -d /tmp/capsa-ha-chaos-XXXXXX) && chmod 755 $$dir && \
+	  $(MAKE) ha-chaos HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE); rc=$$?; \
+	  $(MAKE) ha-down HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE) >/dev/null; exit $$rc; \
+	else echo "ha-chaos skipped: pg_autoctl is not installed or not root (make ha-deps, as root)"; fi
 	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
 
 load: $(STAMP)

@@ -4,7 +4,9 @@ Debian's pg_auto_failover, pgbouncer, nginx and redis-server, and root.
 One formation in a temp dir, on ports of its own: formation.json's shape and roles, a round
 POSTed through nginx, the primary's host SIGKILLed (its whole process group and what it
 started) and the time until the next 201 through nginx (printed; the goal is 15 s, the bound
-60 s), the host brought back as a secondary, a second `up` that leaves running hosts alone,
+60 s), the host brought back as a secondary, the edge's Redis killed alone (nginx answers) and
+started again, a silenced standby (connections to it hang, the monitor marks it unhealthy)
+brought back, a second `up` that leaves running hosts alone,
 a taken port refused by name, and `down` leaving no process behind.
 """
 
@@ -238,6 +240,48 @@ def test_after_the_primarys_host_is_killed_a_round_is_stored_again_within_the_bo
     roles = {n["name"]: n["role"] for n in json.loads((directory / "formation.json").read_text())["nodes"]}
     assert roles == {primary["name"]: "secondary", standby["name"]: "primary"}
     assert post_round(described["url"], key) == 201
+
+
+def test_the_redis_alone_is_killed_and_started_again_while_nginx_answers(formation, key):
+    directory, described = formation
+    f = ha.Formation(directory, 0)
+    nginx = [p for p in f.pids("edge") if b"nginx" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert f.redis_pids() and nginx
+    assert run(directory, "kill-redis").returncode == 0
+    time.sleep(3)  # the edge's shell would have started it again after 1 s without the hold
+    assert not f.accepts("edge", "redis") and f.redis_pids() == []
+    assert all(alive(p) for p in nginx)
+    assert post_round(described["url"], key) == 201  # the limiter counts in memory meanwhile
+    assert run(directory, "start-redis").returncode == 0
+    assert f.accepts("edge", "redis") and f.redis_pids()
+
+
+@pytest.mark.skipif(shutil.which("iptables") is None, reason="iptables is not installed")
+def test_a_silenced_host_hangs_connections_instead_of_refusing_them_until_unsilenced(formation):
+    directory, _ = formation
+    f = ha.Formation(directory, 0)
+    standby = next(n for n, r in f.roles().items() if r["role"] == "secondary")
+    h = f.hosts[standby]
+    assert run(directory, "silence", standby).returncode == 0
+    try:
+        group = ha.Formation.CGROUP_ROOT / f"capsa-ha-{standby}-{f.base}"
+        assert set(f.pids(standby)) <= {int(p) for p in (group / "cgroup.procs").read_text().split()}
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):  # not ConnectionRefusedError: nothing answers
+            socket.create_connection((h.address, h.ports["postgresql"]), timeout=2)
+        assert time.monotonic() - started >= 1.9
+        # the monitor's health checks fail and the keeper's reports stop: the primary stops
+        # waiting for it (wait_primary, synchronous replication off)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and f.roles().get(standby, {}).get("health") != "0":
+            time.sleep(1)
+        assert f.roles()[standby]["health"] == "0"
+    finally:
+        assert run(directory, "unsilence", standby).returncode == 0
+    assert not (ha.Formation.CGROUP_ROOT / f"capsa-ha-{standby}-{f.base}").exists()
+    socket.create_connection((h.address, h.ports["postgresql"]), timeout=5).close()
+    healthy = run(directory, "wait-healthy", "--timeout", "240")
+    assert healthy.returncode == 0, healthy.stderr
 
 
 def test_a_second_up_leaves_the_running_hosts_alone(formation):

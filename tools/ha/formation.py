@@ -301,12 +301,14 @@ class Formation:
         }
 
     # -- launching a host ----------------------------------------------------------------
-    def _launch(self, name: str, commands: list[list[str]], extra_env: dict[str, str] | None = None) -> int:
-        """Start a host: a shell in a new session running `commands` side by side."""
+    def _launch(self, name: str, commands: list[list[str] | str], extra_env: dict[str, str] | None = None) -> int:
+        """Start a host: a shell in a new session running `commands` side by side (an argv, or
+        a line of shell)."""
         home = self.home(name)
         home.mkdir(parents=True, exist_ok=True)
         lines = ["exec </dev/null"]
-        lines += [" ".join(shlex.quote(a) for a in argv) + " &" for argv in commands]
+        lines += [(argv if isinstance(argv, str) else " ".join(shlex.quote(a) for a in argv)) + " &"
+                  for argv in commands]
         lines.append("wait")
         if "postgresql" in self.hosts[name].ports:
             env = self.pg_env(name)
@@ -393,7 +395,81 @@ class Formation:
                  "--appendonly", "no", "--dir", str(home), "--protected-mode", "no", "--daemonize", "no"]
         nginx = ["nginx", "-p", f"{nginx_home}/", "-c", str(conf), "-e", str(nginx_home / "error.log"),
                  "-g", "daemon off;"]
-        self._launch(name, [redis, nginx])
+        # redis runs again a second after it ends, unless edge/redis.hold exists: `kill-redis`
+        # takes it down alone (nginx stays) and `start-redis` brings it back in the same session.
+        hold = shlex.quote(str(self.redis_hold))
+        self.redis_hold.unlink(missing_ok=True)
+        loop = (f"while :; do {' '.join(shlex.quote(a) for a in redis)}; sleep 1; "
+                f"while [ -e {hold} ]; do sleep 0.2; done; done")
+        self._launch(name, [loop, nginx])
+
+    @property
+    def redis_hold(self) -> Path:
+        return self.home("edge") / "redis.hold"
+
+    def redis_pids(self) -> list[int]:
+        found = []
+        for pid in self.pids("edge"):
+            try:
+                if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"redis-server"):
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    def kill_redis(self) -> None:
+        """SIGKILL the formation's Redis and keep it down (nginx, on the same host, keeps running)."""
+        self.redis_hold.touch()
+        for pid in self.redis_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def start_redis(self) -> None:
+        self.redis_hold.unlink(missing_ok=True)
+        self.wait_for("redis", lambda: self.accepts("edge", "redis"), 30, ["edge"])
+
+    # A silent host: its traffic dropped, so connections to it and from it hang instead of
+    # being refused. Every loopback connection leaves from 127.0.0.1, so the address alone
+    # catches only what goes to the host; what its processes send is caught by their cgroup
+    # (cgroup v2, iptables' cgroup match), which the processes they start inherit.
+    CGROUP_ROOT = Path("/sys/fs/cgroup/unified")
+
+    def _silence_rules(self, name: str) -> list[list[str]]:
+        return [["INPUT", "-d", self.hosts[name].address, "-j", "DROP"],
+                ["OUTPUT", "-m", "cgroup", "--path", f"capsa-ha-{name}-{self.base}", "-j", "DROP"]]
+
+    def silence(self, name: str) -> None:
+        if shutil.which("iptables") is None:
+            raise FormationError("silence needs iptables (Debian package iptables)")
+        group = self.CGROUP_ROOT / f"capsa-ha-{name}-{self.base}"
+        group.mkdir(exist_ok=True)
+        # twice: a process started between the listing and the move is caught by the second pass
+        for _ in range(2):
+            for pid in self.pids(name):
+                try:
+                    (group / "cgroup.procs").write_text(str(pid))
+                except OSError:
+                    pass  # ended meanwhile
+        for rule in self._silence_rules(name):
+            subprocess.run(["iptables", "-I", *rule], check=True, capture_output=True, timeout=10)
+
+    def unsilence(self, name: str) -> None:
+        for rule in self._silence_rules(name):
+            while subprocess.run(["iptables", "-D", *rule], capture_output=True, timeout=10).returncode == 0:
+                pass
+        group = self.CGROUP_ROOT / f"capsa-ha-{name}-{self.base}"
+        if group.exists():
+            for pid in (group / "cgroup.procs").read_text().split():
+                try:
+                    (self.CGROUP_ROOT / "cgroup.procs").write_text(pid)
+                except OSError:
+                    pass
+            try:
+                group.rmdir()
+            except OSError:
+                pass
 
     def app_env(self, name: str) -> dict[str, str]:
         h = self.hosts[name]
@@ -651,6 +727,10 @@ class Formation:
                 time.sleep(0.1)
 
     def down(self) -> None:
+        # A host left silent by an interrupted fault gets its traffic back first.
+        if shutil.which("iptables") is not None:
+            for name in self.hosts:
+                self.unsilence(name)
         # Apps first (their connections close), then the edge, the nodes and the monitor.
         for group in (APPS, ("edge",), NODES, ("monitor",)):
             for name in group:
@@ -679,8 +759,10 @@ class Formation:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["up", "status", "down", "kill", "start", "wait-healthy"])
-    parser.add_argument("host", nargs="?", help="kill/start: monitor, node1, node2, app1, app2 or edge")
+    parser.add_argument("command", choices=["up", "status", "down", "kill", "start", "wait-healthy",
+                                            "kill-redis", "start-redis", "silence", "unsilence"])
+    parser.add_argument("host", nargs="?",
+                        help="kill/start/silence/unsilence: monitor, node1, node2, app1, app2 or edge")
     parser.add_argument("--dir", required=True, type=Path, help="the formation's directory")
     parser.add_argument("--port-base", type=int, default=int(os.environ.get("HA_PORT_BASE") or 17000))
     parser.add_argument("--timeout", type=float, default=120, help="wait-healthy: seconds")
@@ -690,17 +772,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     formation = Formation(args.dir, args.port_base)
     try:
-        if args.command in ("kill", "start"):
+        if args.command in ("kill", "start", "silence", "unsilence"):
             if args.host not in formation.hosts:
                 raise FormationError(f"unknown host {args.host!r}: one of {', '.join(formation.hosts)}")
             if args.command == "kill":
                 formation.kill(args.host)
+            elif args.command == "silence":
+                formation.silence(args.host)
+            elif args.command == "unsilence":
+                formation.unsilence(args.host)
             else:
                 if formation.alive(args.host):
                     raise FormationError(f"{args.host} is running already")
                 formation.check_ports([args.host])
                 formation.start(args.host)
             formation.write()
+        elif args.command == "kill-redis":
+            formation.kill_redis()
+        elif args.command == "start-redis":
+            formation.start_redis()
         elif args.command == "up":
             print(json.dumps(formation.up(), indent=2))
         elif args.command == "status":
