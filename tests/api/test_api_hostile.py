@@ -471,8 +471,8 @@ def test_a_misspelt_filter_no_longer_answers_every_players_lines(http, tenant):
     )
     assert body["errors"] == [{
         "field": "query.plyer",
-        "message": "unknown query parameter (this route takes: currency, cursor, limit, player, round, since, tz, "
-                   "until)",
+        "message": "unknown query parameter (this route takes: currency, cursor, limit, min_sequence, player, round, "
+                   "since, tz, until)",
     }]
     body = assert_problem(http.get("/v1/ledger/summary?currency=IDR&sinse=2026-01-01T00:00:00Z",
                                    headers=tenant.headers), 422, "validation")

@@ -83,11 +83,12 @@ def _headers(name: str) -> dict[str, str]:
 
 def _as_0004(doc: Any) -> Any:
     """An answer without what receipts (migration 0008) added to it: the audit's `kid` and
-    `signature`, the void's own `audit`, the signed head's fields. Everything 0004 answered
-    must still be answered as it was."""
+    `signature`, the void's own `audit`, the signed head's fields; nor a report's `as_of` (how
+    far it reaches, added with reports off the primary). Everything 0004 answered must still be
+    answered as it was."""
     if not isinstance(doc, dict):
         return doc
-    out = dict(doc)
+    out = {k: v for k, v in doc.items() if k != "as_of"}
     if isinstance(out.get("audit"), dict):
         out["audit"] = {k: v for k, v in out["audit"].items() if k not in ("kid", "signature")}
     if isinstance(out.get("void"), dict):
