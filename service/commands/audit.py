@@ -415,7 +415,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     e = asub.add_parser(
         "export", formatter_class=_Formatter, epilog=table(),
-        help="write a client's chain to one NDJSON file, from the database",
+        help="write a client's chain to one NDJSON file",
         description="Write the client's records, one NDJSON line each (the format of GET "
         "/v1/audit/export), up to its chain head as it is when the export starts, straight from "
         "the database. Missing receipts are made on the way (SIGNING_KEY_FILE).",
@@ -461,7 +461,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     r = asub.add_parser(
         "verify-restore", formatter_class=_Formatter, epilog=table(),
-        help="check a restored database: every chain, and the signed heads kept before",
+        help="check a restored database's chains and signed heads",
         description="Check a restored database (DATABASE_URL): every client's chain verifies as "
         "`capsa audit verify` checks it, and the chain of each signed head's client reaches that "
         "head with the same hash at its sequence. A chain short of a head names the client and its "
