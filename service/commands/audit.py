@@ -221,7 +221,9 @@ def _span(report: exportcheck.Report) -> str:
     return f"sequences {report.first_sequence}-{report.last_sequence}, head hash {report.last_hash}"
 
 
-def verify_file(args: argparse.Namespace) -> int:
+def _keys_and_heads(args: argparse.Namespace) -> tuple[Keyring, list[Any]] | ExitCode:
+    """`--public-keys` and every `--head`, each checked against those keys; or the exit code
+    (3 unreadable, 1 a head that fails its check) once the reason is printed."""
     heads = []
     try:
         keyring = _read_keys(args.public_keys)
@@ -234,6 +236,14 @@ def verify_file(args: argparse.Namespace) -> int:
     except exportcheck.BadRecord as bad:
         print(f"BAD: {bad.reason}")
         return ExitCode.FAILED
+    return keyring, heads
+
+
+def verify_file(args: argparse.Namespace) -> int:
+    read = _keys_and_heads(args)
+    if isinstance(read, ExitCode):
+        return read
+    keyring, heads = read
     if args.from_sequence is not None:
         try:
             exportcheck.anchor_of(heads, args.from_sequence)
@@ -296,18 +306,10 @@ def _migration_problem(db: Database) -> str | None:
 
 @_database_errors
 def verify_restore(args: argparse.Namespace) -> int:
-    heads = []
-    try:
-        keyring = _read_keys(args.public_keys)
-        for n, path in enumerate(args.head or [], start=1):
-            raw, _ = _read_document(path, "--head")
-            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({path})"))
-    except Unreadable as exc:
-        _say(str(exc))
-        return ExitCode.UNREADABLE
-    except exportcheck.BadRecord as bad:
-        print(f"BAD: {bad.reason}")
-        return ExitCode.FAILED
+    read = _keys_and_heads(args)
+    if isinstance(read, ExitCode):
+        return read
+    keyring, heads = read
     fork = exportcheck.forks_between(heads)
     if fork is not None:
         print(f"BAD: {fork}")
