@@ -46,7 +46,10 @@ RUN groupadd --system capsa && useradd --system --gid capsa --home-dir /app --sh
 WORKDIR /app
 COPY --from=build /opt/venv /opt/venv
 COPY gunicorn.conf.py ./
-RUN mkdir -p /app/var /tmp/prometheus && chown -R capsa:capsa /app/var /tmp/prometheus
+# /app/keys: where Compose mounts the signing keyring's volume (a new named volume takes this
+# directory's owner and mode: the keyring is the capsa user's alone).
+RUN mkdir -p /app/var /app/keys /tmp/prometheus && chown -R capsa:capsa /app/var /app/keys /tmp/prometheus \
+ && chmod 700 /app/keys
 USER capsa
 EXPOSE 8000 9100
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -145,3 +145,81 @@ def test_compose_runs_the_webhook_dispatcher_with_a_way_out_that_the_app_lacks()
     assert "ports" not in dispatcher  # its metrics stay on the backend network
     assert "egress" not in COMPOSE["services"]["app"]["networks"]
     assert COMPOSE["networks"]["backend"]["internal"] is True
+
+
+OPERATIONS = (ROOT / "docs/operations.md").read_text()
+
+
+def _compose_table() -> dict[str, dict[str, str]]:
+    """docs/operations.md's table of the Compose services: name -> command, check, reads."""
+    section = OPERATIONS[OPERATIONS.index("### Docker Compose"):OPERATIONS.index("### Health checks")]
+    rows: dict[str, dict[str, str]] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("| `") or len(cells) != 4:
+            continue
+        name = re.match(r"`(\w+)`", cells[0])
+        assert name, line
+        rows[name.group(1)] = {"command": cells[1], "check": cells[2], "reads": cells[3]}
+    return rows
+
+
+def _settings() -> set[str]:
+    """Every variable docs/operations.md's settings table names (its first column)."""
+    return set(re.findall(r"(?m)^\| `([A-Z][A-Z0-9_]+)` \|", OPERATIONS))
+
+
+def test_the_operations_guide_lists_every_compose_service_with_the_variables_it_reads():
+    services, table = COMPOSE["services"], _compose_table()
+    assert set(table) == set(services)
+    for name, service in services.items():
+        reads = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", table[name]["reads"]))
+        assert reads == set(service.get("environment") or {}), name
+        if service.get("build") == ".":
+            # The image's own settings: each one the service reads is documented as a setting.
+            assert reads <= _settings(), (name, reads - _settings())
+        assert ("(tools)" in table[name]["command"]) == (service.get("profiles") == ["tools"]), name
+    tools = {name for name, service in services.items() if service.get("profiles") == ["tools"]}
+    assert tools == {"migrate", "keys"}
+    # The guide's steps start every service that is not a one-time tool.
+    steps = OPERATIONS[OPERATIONS.index("docker compose up -d db"):OPERATIONS.index("### Health checks")]
+    started = {word for line in steps.splitlines() if line.startswith("docker compose up -d")
+               for word in line.split("#")[0].split()[4:]}
+    assert started == set(services) - tools
+    assert {f"docker compose run --rm {tool}" for tool in tools} <= {
+        line.split("#")[0].strip() for line in steps.splitlines()
+    }
+
+
+def test_every_long_running_compose_service_has_a_health_check_that_fits_what_it_serves():
+    services = COMPOSE["services"]
+    # The image's check asks for the HTTP API on 8000: only the app serves it.
+    assert "healthcheck" not in services["app"] and "/healthz" in DOCKERFILE
+    assert services["sweeper"]["healthcheck"] == {"disable": True}
+    check = " ".join(services["dispatcher"]["healthcheck"]["test"])
+    bind = services["dispatcher"]["environment"]["WEBHOOK_METRICS_BIND"]
+    assert f"127.0.0.1:{bind.rsplit(':', 1)[1]}/metrics" in check
+    assert services["db"]["healthcheck"]["test"][1].startswith("pg_isready")
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    for name in ("app", "sweeper", "dispatcher", "nginx", "redis"):
+        assert services[name]["restart"] == "unless-stopped", name
+
+
+def test_compose_shares_rate_limits_through_redis_and_signs_with_a_key_in_a_volume():
+    services = COMPOSE["services"]
+    app, keys = services["app"], services["keys"]
+    assert app["environment"]["RATELIMIT_STORAGE_URI"] == "redis://redis:6379/0"
+    assert app["depends_on"]["redis"] == {"condition": "service_healthy"}
+    assert services["redis"]["networks"] == ["backend"] and "ports" not in services["redis"]
+    keyfile = app["environment"]["SIGNING_KEY_FILE"]
+    assert keys["environment"]["SIGNING_KEY_FILE"] == keyfile
+    assert keys["command"] == ["capsa", "keys", "create"]
+    assert keys["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
+    folder = str(Path(keyfile).parent)
+    assert f"keys:{folder}:ro" in app["volumes"] and f"keys:{folder}" in keys["volumes"]
+    assert "keys" in COMPOSE["volumes"]
+    # A new named volume takes the image directory's owner and mode: the capsa user's alone.
+    assert re.search(rf"mkdir -p [^\n]*{folder}", DOCKERFILE) and f"chmod 700 {folder}" in DOCKERFILE
+    for name, service in services.items():
+        if name != "keys" and name != "app":
+            assert "SIGNING_KEY_FILE" not in (service.get("environment") or {}), name
