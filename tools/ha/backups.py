@@ -53,8 +53,6 @@ RESTORED_SETTINGS = {
     "shared_buffers": "128MB",
     "effective_cache_size": "512MB",
     "listen_addresses": RESTORED_ADDRESS,
-    "max_wal_senders": "0",
-    "wal_level": "replica",
     "hot_standby": "on",
 }
 
@@ -294,10 +292,7 @@ def archive_through(f: ha.Formation, target: Target) -> dict[str, Any]:
     if primary is None:
         raise BackupError("no writable primary: the WAL reaching the target cannot be archived now")
     if target.kind == "time":
-        ahead = f.psql(primary, f"select {_quote(target.value)}::timestamptz > now()", check=False)
-        if ahead not in ("t", "f"):
-            raise BackupError(f"TARGET=time:{target.value}: not a timestamp PostgreSQL reads")
-        if ahead == "t":
+        if target_epoch(f, target) > float(f.psql(primary, "select extract(epoch from now())")):
             raise BackupError(f"TARGET=time:{target.value} is in the future: not yet recoverable")
     else:
         current = f.psql(primary, "select pg_current_wal_lsn()")
@@ -324,14 +319,24 @@ def wait_archived(f: ha.Formation, segment: str) -> None:
         time.sleep(0.2)
 
 
+def target_epoch(f: ha.Formation, target: Target) -> float:
+    """A time target read as PostgreSQL reads recovery_target_time, in seconds since 1970."""
+    primary = f.writable_primary() or ha.NODES[0]
+    answer = f.psql(primary, f"select extract(epoch from {_quote(target.value)}::timestamptz)", check=False)
+    try:
+        return float(answer)
+    except ValueError:
+        raise BackupError(f"TARGET=time:{target.value}: not a timestamp PostgreSQL reads "
+                          "(e.g. time:2026-12-02 01:02:03.5+00)") from None
+
+
 def choose_backup(f: ha.Formation, target: Target) -> dict[str, Any]:
     """The newest backup consistent before the target; none names the ones there are."""
     backups = info(f)
     if not backups:
         raise BackupError("there is no backup yet: `make ha-backup HA_DIR=...` first")
     if target.kind == "time":
-        primary = str(f.writable_primary())
-        epoch = float(f.psql(primary, f"select extract(epoch from {_quote(target.value)}::timestamptz)"))
+        epoch = target_epoch(f, target)
         fits = [b for b in backups if b["timestamp"]["stop"] < epoch]
     else:
         fits = [b for b in backups if lsn_int(b["lsn"]["stop"]) <= lsn_int(target.value)]
@@ -389,9 +394,11 @@ def restore(f: ha.Formation, target: Target, into: Path, replace: bool) -> dict[
     (pgdata / "postmaster.pid").unlink(missing_ok=True)
     env = {**f.pg_env("node1"), "HOME": str(into), "PGHOST": RESTORED_ADDRESS, "PGPORT": str(port)}
     log = into / "postgres.log"
-    subprocess.run(["setpriv", "--reuid", ha.PG_USER, "--regid", ha.PG_USER, "--init-groups", "--",
-                    str(ha.PGBIN / "pg_ctl"), "start", "-D", str(pgdata), "-l", str(log), "-w", "-t", "600"],
-                   env=env, check=True, capture_output=True, timeout=660, start_new_session=True)
+    started_pg = subprocess.run(["setpriv", "--reuid", ha.PG_USER, "--regid", ha.PG_USER, "--init-groups", "--",
+                                 str(ha.PGBIN / "pg_ctl"), "start", "-D", str(pgdata), "-l", str(log), "-w",
+                                 "-t", "600"], env=env, capture_output=True, timeout=660, start_new_session=True)
+    if started_pg.returncode != 0:
+        raise BackupError(f"the restored server did not start; see {pgdata / 'log'} and {log}")
     server = {"dir": str(into), "pgdata": str(pgdata), "address": RESTORED_ADDRESS, "port": port,
               "url": f"postgresql+psycopg://capsa@{RESTORED_ADDRESS}:{port}/capsa"}
     _save_restored(f, [s for s in restored(f) if s["dir"] != str(into)] + [server])

@@ -66,6 +66,7 @@ BINARIES = {
     "nginx": ("/usr/sbin/nginx", "nginx"),
     "redis-server": ("/usr/bin/redis-server", "redis-server"),
     "setpriv": ("/usr/bin/setpriv", "util-linux"),
+    "pgbackrest": ("/usr/bin/pgbackrest", "pgbackrest"),
 }
 
 
@@ -167,6 +168,17 @@ def marked_pids(directory: Path) -> list[int]:
         if mark in environ.split(b"\0") or str(directory).encode() + b"/" in cmdline:
             found.append(pid)
     return sorted(found)
+
+
+def backups() -> Any:
+    """tools/ha/backups.py (pgBackRest), which imports this module: as `formation` even when
+    this one runs as __main__, so both name the same FormationError."""
+    sys.modules.setdefault("formation", sys.modules[__name__])
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    import backups as module
+
+    return module
 
 
 # -- the formation ----------------------------------------------------------------------
@@ -650,6 +662,10 @@ class Formation:
                     started.append(name)
                     if first:  # the first node becomes the primary before the second is made
                         self.wait_for(f"{name} to register", lambda: self.primary() is not None, 120, [name])
+                        # archiving on while it is alone: its restart cannot start a failover
+                        self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120,
+                                      [name])
+                        backups().configure_single(self, name)
                         first = False
             self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120, list(NODES))
             self.prepare_database(str(self.writable_primary()))
@@ -659,6 +675,7 @@ class Formation:
                     started.append(name)
             self.wait_for("a healthy formation", self.converge, 240, list(NODES))
             self.configure_keepers()
+            backups().configure(self)  # pgBackRest: archiving on both nodes, the stanza
             for name in APPS:
                 self.wait_for(f"{name}'s gunicorn", lambda n=name: self.accepts(n, "http"), 180, [name])
             self.wait_for("nginx", lambda: self.accepts("edge", "nginx"), 30, ["edge"])
@@ -727,6 +744,7 @@ class Formation:
                 time.sleep(0.1)
 
     def down(self) -> None:
+        backups().stop_restored(self)  # the servers `ha-restore` started
         # A host left silent by an interrupted fault gets its traffic back first.
         if shutil.which("iptables") is not None:
             for name in self.hosts:
