@@ -447,6 +447,10 @@ def stop_restored(f: ha.Formation, into: Path | None = None) -> None:
 
 # -- the command line ------------------------------------------------------------------
 
+def megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -469,8 +473,8 @@ def main(argv: list[str] | None = None) -> int:
             done = backup(f, args.type)
             print(json.dumps(done, indent=2))
             print(f"backup {done['label']} ({done['type']}, from the {done['from']}): "
-                  f"{done['backup_bytes'] / 1e6:.1f} MB of {done['database_bytes'] / 1e6:.1f} MB copied, "
-                  f"{done['repository_bytes'] / 1e6:.1f} MB in the repository, {done['seconds']:.1f} s")
+                  f"{megabytes(done['backup_bytes'])} of {megabytes(done['database_bytes'])} copied, "
+                  f"{megabytes(done['repository_bytes'])} in the repository, {done['seconds']:.1f} s")
         elif args.command == "info":
             for b_ in info(f):
                 print(describe_backup(b_))

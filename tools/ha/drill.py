@@ -92,7 +92,7 @@ def store_after(f: ha.Formation, client: chaos.Client, n: int) -> list[str]:
     return references
 
 
-def check_restored(url: str, load: chaos.Load, acked_before: float, after: dict[int, list[str]]) -> dict[str, Any]:
+def check_restored(url: str, load: chaos.Load, after: dict[int, list[str]]) -> dict[str, Any]:
     import psycopg
 
     out: dict[str, Any] = {"clients": []}
@@ -106,7 +106,6 @@ def check_restored(url: str, load: chaos.Load, acked_before: float, after: dict[
             out["clients"].append({"client": client.name, "acknowledged_before_T": len(acked),
                                    "restored_rounds": len(stored), "lost": len(lost), "lost_examples": lost[:5],
                                    "stored_after_target": len(after.get(n, [])), "after_target_restored": len(late)})
-    out["acknowledged_answers_before"] = round(acked_before, 3)
     return out
 
 
@@ -197,7 +196,6 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(args.settle)
         load.stop()
         t = time.time()
-        last_answer = max((a.got for a in load.answers), default=load.stopped)
         chaos.say(f"load stopped: {len(load.stored)} rounds answered 201; T = {t:.3f}")
 
         keys_file = work / "keys.public.json"
@@ -224,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         into = f.dir / "drill-restore"
         restore = bk.restore(f, bk.Target("time", target), into, replace=True)
         chaos.say(f"restored to {target} from {restore['backup']} in {restore['seconds']} s: {restore['url']}")
-        restored_check = check_restored(restore["url"], load, last_answer, after)
+        restored_check = check_restored(restore["url"], load, after)
         verify = subprocess.run([CAPSA, "audit", "verify-restore", "--public-keys", str(keys_file),
                                  *[a for h in heads for a in ("--head", h["file"])]],
                                 env={**os.environ, "DATABASE_URL": restore["url"]},
