@@ -74,6 +74,16 @@ def count_rounds(f: ha.Formation) -> int:
     return int(f.psql(str(f.writable_primary()), "select count(*) from rounds", database="capsa"))
 
 
+def take_backup(f: ha.Formation, kind: str) -> dict[str, Any]:
+    """A backup under the load, with the rounds the database held as it started."""
+    rounds = count_rounds(f)
+    done = bk.backup(f, kind)
+    done.update(rounds_in_database=rounds, loadavg=chaos.loadavg())
+    chaos.say(f"{kind} backup {done['label']} from the {done['from']}: {done['repository_bytes']} bytes "
+              f"in the repository, {done['seconds']} s")
+    return done
+
+
 def store_after(f: ha.Formation, client: chaos.Client, n: int) -> list[str]:
     """n rounds of `client` stored now (after the target); their references."""
     conn = chaos.Connection(f.url)
@@ -168,12 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         load.start()
         time.sleep(args.settle)
 
-        rounds_at_full = count_rounds(f)
-        full = bk.backup(f, "full")
-        full["rounds_in_database"] = rounds_at_full
-        full["loadavg"] = chaos.loadavg()
-        chaos.say(f"full backup {full['label']} from the {full['from']}: {full['repository_bytes']} bytes "
-                  f"in the repository, {full['seconds']} s")
+        full = take_backup(f, "full")
         time.sleep(args.settle)
 
         old = str(f.writable_primary())
@@ -187,12 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         chaos.say(f"failed over from {old} to {new} ({took_writes:.1f} s to take writes)")
         time.sleep(args.settle)
 
-        rounds_at_diff = count_rounds(f)
-        diff = bk.backup(f, "diff")
-        diff["rounds_in_database"] = rounds_at_diff
-        diff["loadavg"] = chaos.loadavg()
-        chaos.say(f"differential backup {diff['label']} from the {diff['from']}: {diff['repository_bytes']} "
-                  f"bytes in the repository, {diff['seconds']} s")
+        diff = take_backup(f, "diff")
         time.sleep(args.settle)
         load.stop()
         t = time.time()
@@ -232,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         live = {c.name: verify_live(f, c) for c in clients}
         chaos.say(f"{copied} ledger lines put back; live verify: {live}")
 
-        bytes_per_round = (diff["database_bytes"] - full["database_bytes"]) / max(rounds_at_diff - rounds_at_full, 1)
+        bytes_per_round = (diff["database_bytes"] - full["database_bytes"]) / max(
+            diff["rounds_in_database"] - full["rounds_in_database"], 1)
         throughput = full["database_bytes"] / full["seconds"]
         report.update({
             "load": {"seconds": round(load.stopped - load.started, 1), "offered": load.offered,
