@@ -138,7 +138,9 @@ ha-drill: $(STAMP)
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
 
-# Not CI: fault injection on a private PostgreSQL cluster (initdb/pg_ctl), then the mixed-load
+# Not CI: fault injection on a private PostgreSQL cluster (initdb/pg_ctl) and, as root with
+# pg_autoctl installed, the formation's tests (docs/operations.md's `sh ha` blocks among them),
+# ha-chaos and ha-drill, each on a fresh HA_DIR taken down afterwards; then the mixed-load
 # search and 60 s run on the PostgreSQL server of TEST_DATABASE_URL (a database of its own).
 LOAD_DB ?= $(or $(TEST_DATABASE_URL),postgresql+psycopg://postgres@127.0.0.1:5432/test)
 reliability: $(STAMP)
