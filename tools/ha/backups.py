@@ -207,7 +207,7 @@ def configure(f: ha.Formation) -> None:
     needs a restart gets one; a primary that needs one is switched over first, then
     restarted as the standby."""
     write_config(f)
-    primary = str(f.writable_primary())
+    primary = f.wait_writable(30)
     standby = ha.NODES[1 - ha.NODES.index(primary)]
     if set_archiving(f, standby):
         restart_postgres(f, standby)
@@ -218,8 +218,8 @@ def configure(f: ha.Formation) -> None:
         f.wait_for(f"{standby} to take writes", lambda: f.writable_primary() == standby, 180, list(ha.NODES))
         restart_postgres(f, primary)
         f.wait_for("a healthy formation", f.converge, 240, list(ha.NODES))
-    create_stanza(f, str(f.writable_primary()))
-    switch_and_wait(f, str(f.writable_primary()))
+    create_stanza(f, f.wait_writable(30))
+    switch_and_wait(f, f.wait_writable(30))
 
 
 # -- backups ---------------------------------------------------------------------------
@@ -288,9 +288,7 @@ def archive_through(f: ha.Formation, target: Target) -> dict[str, Any]:
     """Make the WAL reaching `target` reach the repository: a commit after it (a recovery to a
     time stops at the first commit past it), a WAL switch on the primary, and a wait until the
     switched segment is archived. A target the primary has not reached is not recoverable."""
-    primary = f.writable_primary()
-    if primary is None:
-        raise BackupError("no writable primary: the WAL reaching the target cannot be archived now")
+    primary = f.wait_writable(30)
     if target.kind == "time":
         if target_epoch(f, target) > float(f.psql(primary, "select extract(epoch from now())")):
             raise BackupError(f"TARGET=time:{target.value} is in the future: not yet recoverable")

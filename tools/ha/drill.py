@@ -71,7 +71,7 @@ def verify_live(f: ha.Formation, client: chaos.Client) -> dict[str, Any]:
 
 
 def count_rounds(f: ha.Formation) -> int:
-    return int(f.psql(str(f.writable_primary()), "select count(*) from rounds", database="capsa"))
+    return int(f.psql(f.wait_writable(30), "select count(*) from rounds", database="capsa"))
 
 
 def take_backup(f: ha.Formation, kind: str) -> dict[str, Any]:
@@ -124,7 +124,7 @@ def put_lines_back(f: ha.Formation, restored_url: str, client: chaos.Client) -> 
     transaction (a record's lines must arrive together: the sum check is per statement)."""
     import psycopg
 
-    primary = str(f.writable_primary())
+    primary = f.wait_writable(30)
     live_url = f.direct_url(primary).replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(restored_url.replace("postgresql+psycopg://", "postgresql://")) as src, \
             psycopg.connect(live_url) as dst:
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         full = take_backup(f, "full")
         time.sleep(args.settle)
 
-        old = str(f.writable_primary())
+        old = f.wait_writable(30)
         new = chaos.other(old)
         failover_at = time.monotonic()
         f.as_postgres("monitor", ["pg_autoctl", "perform", "failover", "--monitor", f.monitor_uri,
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(json.dumps(head))
             heads.append({"client": client.name, "file": str(path), "sequence": head.get("sequence")})
 
-        primary = str(f.writable_primary())
+        primary = f.wait_writable(30)
         target = f.psql(primary, "select clock_timestamp()")
         time.sleep(0.5)  # the mistake commits after the target
         deleted = f.psql(primary, f"with d as (delete from ledger_lines where client_id = '{clients[0].id}' "

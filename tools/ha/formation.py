@@ -597,6 +597,18 @@ class Formation:
             return name
         return None
 
+    def wait_writable(self, timeout: float = 120, watch: tuple[str, ...] = NODES) -> str:
+        """The writable primary, waited for (the monitor may not answer a given call under load)."""
+        found: list[str] = []
+
+        def writable() -> bool:
+            name = self.writable_primary()
+            found[:] = [name] if name else []
+            return bool(found)
+
+        self.wait_for("a writable primary", writable, timeout, list(watch))
+        return found[0]
+
     # -- the work --------------------------------------------------------------------------
     def tune_monitor(self) -> None:
         self.psql("monitor", *(f"alter system set {k} = '{v}'" for k, v in MONITOR_SETTINGS.items()),
@@ -663,12 +675,9 @@ class Formation:
                     if first:  # the first node becomes the primary before the second is made
                         self.wait_for(f"{name} to register", lambda: self.primary() is not None, 120, [name])
                         # archiving on while it is alone: its restart cannot start a failover
-                        self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120,
-                                      [name])
-                        backups().configure_single(self, name)
+                        backups().configure_single(self, self.wait_writable(watch=(name,)))
                         first = False
-            self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120, list(NODES))
-            self.prepare_database(str(self.writable_primary()))
+            self.prepare_database(self.wait_writable())
             for name in ("edge", *APPS):
                 if name in dead:
                     self.start(name)
