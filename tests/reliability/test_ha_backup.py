@@ -91,6 +91,9 @@ def test_the_documents_ha_blocks_run_in_order(formation):
     assert re.search(r"^ha-drill: ok: acknowledged rounds lost 0, restored after the target 0, ", out, re.M), out
     url = (formation.dir / "restore.out").read_text().splitlines()[-1]
     assert re.fullmatch(rf"postgresql\+psycopg://capsa@127\.0\.0\.40:{formation.base + 40}/capsa", url), url
+    described = json.loads(run(formation.dir, "status").stdout)
+    assert [s["url"] for s in described["backup"]["restored"]
+            if s["dir"] == str(formation.dir / "restored-1")] == [url]
 
 
 def test_refusals_name_the_directory_and_every_backup(formation):

@@ -720,6 +720,8 @@ class Formation:
                     "pids": self.pids(n)}
                 for n, h in self.hosts.items()
             },
+            "backup": {"config": str(backups().conf(self)), "repository": str(backups().home(self) / "repo"),
+                       "restored": backups().restored(self)},
         }
 
     def write(self) -> dict[str, Any]:
