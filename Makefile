@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test test-pgbouncer slow reliability load bench lint fuzz clean lock nginx nginx-conf package-test clients mutation \
-  ha-deps ha-up ha-status ha-down ha-chaos
+  ha-deps ha-up ha-status ha-down ha-chaos ha-backup ha-restore ha-drill
 
 # Only what the locks pin, checked against their hashes: the build tools (pip, setuptools,
 # wheel), then the runtime, test and bench packages, then the project itself and the Python
@@ -100,7 +100,8 @@ nginx-conf:
 # with the current roles; `ha-down` stops every process it started. `ha-deps` installs
 # Debian's packages (as root).
 HA_PORT_BASE ?= 17000
-HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer nginx redis-server util-linux iptables
+HA_PACKAGES := postgresql-15 postgresql-15-auto-failover pg-auto-failover-cli pgbouncer pgbackrest nginx redis-server \
+  util-linux iptables
 ha-deps:
 	apt-get install -y --no-install-recommends $(HA_PACKAGES)
 ha-up ha-status ha-down: ha-%: $(STAMP)
@@ -113,10 +114,33 @@ ha-chaos: $(STAMP)
 	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
 	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/chaos.py --dir $(HA_DIR) $(HA_CHAOS_ARGS)
 
+# Backups of that formation (tools/ha/backups.py, pgBackRest, as root; docs/operations.md
+# "Point-in-time restore on the formation"): `ha-up` sets up the repository (HA_DIR/backup)
+# and archiving; `ha-backup` takes a backup now (TYPE=full, diff or incr; from the standby) and
+# prints its size and duration; `ha-restore` restores to TARGET ("time:TIMESTAMP" or
+# "lsn:X/Y") into a new PostgreSQL of its own in INTO (REPLACE=1 replaces an existing INTO)
+# and prints its URL on its last line; `ha-down` stops the restored servers too.
+# `ha-drill` (tools/ha/drill.py): backup, failover, a destructive statement and a restore
+# under load, checked against the signed heads; writes HA_DIR/drill.json.
+TYPE ?= full
+ha-backup: $(STAMP)
+	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
+	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/backups.py backup --dir $(HA_DIR) --type $(TYPE)
+ha-restore: $(STAMP)
+	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
+	@test -n "$(TARGET)" -a -n "$(INTO)" || { echo 'TARGET and INTO are required: make $@ HA_DIR=DIR TARGET="time:..." INTO=DIR2' >&2; exit 2; }
+	@HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/backups.py restore --dir $(HA_DIR) \
+	  --target "$(TARGET)" --into "$(INTO)" $(if $(REPLACE),--replace)
+ha-drill: $(STAMP)
+	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
+	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/drill.py --dir $(HA_DIR) $(HA_DRILL_ARGS)
+
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
 
-# Not CI: fault injection on a private PostgreSQL cluster (initdb/pg_ctl), then the mixed-load
+# Not CI: fault injection on a private PostgreSQL cluster (initdb/pg_ctl) and, as root with
+# pg_autoctl installed, the formation's tests (docs/operations.md's `sh ha` blocks among them),
+# ha-chaos and ha-drill, each on a fresh HA_DIR taken down afterwards; then the mixed-load
 # search and 60 s run on the PostgreSQL server of TEST_DATABASE_URL (a database of its own).
 LOAD_DB ?= $(or $(TEST_DATABASE_URL),postgresql+psycopg://postgres@127.0.0.1:5432/test)
 reliability: $(STAMP)
@@ -124,8 +148,11 @@ reliability: $(STAMP)
 	@if command -v pg_autoctl >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	  dir=$$(mktemp -d /tmp/capsa-ha-chaos-XXXXXX) && chmod 755 $$dir && \
 	  $(MAKE) ha-chaos HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE); rc=$$?; \
+	  $(MAKE) ha-down HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE) >/dev/null; [ $$rc = 0 ] || exit $$rc; \
+	  dir=$$(mktemp -d /tmp/capsa-ha-drill-XXXXXX) && chmod 755 $$dir && \
+	  $(MAKE) ha-drill HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE); rc=$$?; \
 	  $(MAKE) ha-down HA_DIR=$$dir HA_PORT_BASE=$(HA_PORT_BASE) >/dev/null; exit $$rc; \
-	else echo "ha-chaos skipped: pg_autoctl is not installed or not root (make ha-deps, as root)"; fi
+	else echo "ha-chaos and ha-drill skipped: pg_autoctl is not installed or not root (make ha-deps, as root)"; fi
 	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
 
 load: $(STAMP)

@@ -7,7 +7,8 @@ gunicorn.conf.py on a free port. The document's `sh` blocks run in order in one 
 pasting them into one terminal would; the addresses 127.0.0.1:8000 (API) and
 127.0.0.1:9100 (metrics) are rewritten to the server's free ports, and `capsa` is the
 project's. A block fenced `sh norun` is skipped and must say why in its first line, a
-comment. A block fenced `sh postgres` needs a PostgreSQL server: it runs only when
+comment, as must a block fenced `sh ha` (it needs the high-availability formation and runs
+in tests/reliability/test_ha_backup.py). A block fenced `sh postgres` needs a PostgreSQL server: it runs only when
 TEST_DATABASE_URL is set, with `LIVE` (a fresh migrated database holding the `demo` client,
 its key the demo key, and two of its rounds, signed with the server's key) and `RESTORED` (a
 fresh, empty database) as libpq URLs on that server; both are dropped afterwards. Without
@@ -49,7 +50,8 @@ class Block:
 
     @property
     def runs(self) -> bool:
-        return self.info.split()[:1] == ["sh"] and "norun" not in self.info.split()
+        # `sh ha` blocks need the high-availability formation: tests/reliability/test_ha_backup.py
+        return self.info.split()[:1] == ["sh"] and not {"norun", "ha"} & set(self.info.split())
 
     @property
     def needs_postgres(self) -> bool:

@@ -66,6 +66,7 @@ BINARIES = {
     "nginx": ("/usr/sbin/nginx", "nginx"),
     "redis-server": ("/usr/bin/redis-server", "redis-server"),
     "setpriv": ("/usr/bin/setpriv", "util-linux"),
+    "pgbackrest": ("/usr/bin/pgbackrest", "pgbackrest"),
 }
 
 
@@ -167,6 +168,17 @@ def marked_pids(directory: Path) -> list[int]:
         if mark in environ.split(b"\0") or str(directory).encode() + b"/" in cmdline:
             found.append(pid)
     return sorted(found)
+
+
+def backups() -> Any:
+    """tools/ha/backups.py (pgBackRest), which imports this module: as `formation` even when
+    this one runs as __main__, so both name the same FormationError."""
+    sys.modules.setdefault("formation", sys.modules[__name__])
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    import backups as module
+
+    return module
 
 
 # -- the formation ----------------------------------------------------------------------
@@ -585,6 +597,18 @@ class Formation:
             return name
         return None
 
+    def wait_writable(self, timeout: float = 120, watch: tuple[str, ...] = NODES) -> str:
+        """The writable primary, waited for (the monitor may not answer a given call under load)."""
+        found: list[str] = []
+
+        def writable() -> bool:
+            name = self.writable_primary()
+            found[:] = [name] if name else []
+            return bool(found)
+
+        self.wait_for("a writable primary", writable, timeout, list(watch))
+        return found[0]
+
     # -- the work --------------------------------------------------------------------------
     def tune_monitor(self) -> None:
         self.psql("monitor", *(f"alter system set {k} = '{v}'" for k, v in MONITOR_SETTINGS.items()),
@@ -650,15 +674,17 @@ class Formation:
                     started.append(name)
                     if first:  # the first node becomes the primary before the second is made
                         self.wait_for(f"{name} to register", lambda: self.primary() is not None, 120, [name])
+                        # archiving on while it is alone: its restart cannot start a failover
+                        backups().configure_single(self, self.wait_writable(watch=(name,)))
                         first = False
-            self.wait_for("a writable primary", lambda: self.writable_primary() is not None, 120, list(NODES))
-            self.prepare_database(str(self.writable_primary()))
+            self.prepare_database(self.wait_writable())
             for name in ("edge", *APPS):
                 if name in dead:
                     self.start(name)
                     started.append(name)
             self.wait_for("a healthy formation", self.converge, 240, list(NODES))
             self.configure_keepers()
+            backups().configure(self)  # pgBackRest: archiving on both nodes, the stanza
             for name in APPS:
                 self.wait_for(f"{name}'s gunicorn", lambda n=name: self.accepts(n, "http"), 180, [name])
             self.wait_for("nginx", lambda: self.accepts("edge", "nginx"), 30, ["edge"])
@@ -694,6 +720,8 @@ class Formation:
                     "pids": self.pids(n)}
                 for n, h in self.hosts.items()
             },
+            "backup": {"config": str(backups().conf(self)), "repository": str(backups().home(self) / "repo"),
+                       "restored": backups().restored(self)},
         }
 
     def write(self) -> dict[str, Any]:
@@ -727,6 +755,7 @@ class Formation:
                 time.sleep(0.1)
 
     def down(self) -> None:
+        backups().stop_restored(self)  # the servers `ha-restore` started
         # A host left silent by an interrupted fault gets its traffic back first.
         if shutil.which("iptables") is not None:
             for name in self.hosts:
