@@ -155,21 +155,39 @@ def load(
 ) -> Loaded:
     """Append `rounds` rounds to the client's chain from its current head, the k-th dated
     `start + k * spacing` (to the millisecond). One transaction per `chunk` rounds."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     import psycopg
 
     rng = random.Random(seed)
     started = time.perf_counter()
-    lines = 0
-    with psycopg.connect(dsn) as conn:
+    counted = {"lines": 0, "rounds": 0}
+    with psycopg.connect(dsn) as conn, ThreadPoolExecutor(1) as copier:
         found = conn.execute(HEAD_SELECT, (client_id,)).fetchone()
         if found is None:
             raise RuntimeError(f"client {client_id!r} has no chain head")
         head, previous = int(found[0]), str(found[1])
-        done = 0
-        while done < rounds:
+
+        def store(batch: dict[str, list[tuple[Any, ...]]], last: Stored) -> None:
+            # In its own thread: PostgreSQL ingests this chunk while the next one is built.
+            with conn.cursor() as cur:
+                for table, columns in TABLES.items():
+                    if batch[table]:
+                        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                            for row in batch[table]:
+                                copy.write_row(row)
+                cur.execute(HEAD_UPDATE, (last.sequence, last.hash, last.previous_hash, last.created_at, client_id))
+            conn.commit()
+            counted["lines"] += len(batch["ledger_lines"])
+            counted["rounds"] += len(batch["rounds"])
+            if progress is not None:
+                progress(counted["rounds"], counted["lines"], time.perf_counter() - started)
+
+        pending: Future[None] | None = None
+        for low in range(0, rounds, chunk):
             batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in TABLES}
             last: Stored | None = None
-            for k in range(done, min(done + chunk, rounds)):
+            for k in range(low, min(low + chunk, rounds)):
                 at = start + spacing * k
                 at = at.replace(microsecond=at.microsecond - at.microsecond % 1000)
                 last = build(client_id, head + 1, previous, deals[rng.randrange(len(deals))], at, keyring)
@@ -177,18 +195,12 @@ def load(
                     batch[table].append(row)
                 head, previous = last.sequence, last.hash
             assert last is not None
-            with conn.cursor() as cur:
-                for table, columns in TABLES.items():
-                    if batch[table]:
-                        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-                            for row in batch[table]:
-                                copy.write_row(row)
-                cur.execute(HEAD_UPDATE, (head, previous, last.previous_hash, last.created_at, client_id))
-            conn.commit()
-            lines += len(batch["ledger_lines"])
-            done += len(batch["rounds"])
-            if progress is not None:
-                progress(done, lines, time.perf_counter() - started)
+            if pending is not None:
+                pending.result()
+            pending = copier.submit(store, batch, last)
+        if pending is not None:
+            pending.result()
+    lines = counted["lines"]
     return Loaded(rounds, lines, time.perf_counter() - started, head)
 
 
