@@ -1,7 +1,7 @@
 """Bulk-loads one client's hash chain on PostgreSQL, as the service would have stored it.
 
-Every loaded round is a real round: a deal of a few thousand scored templates (random
-deals scored by the domain's `score_round_request`, once each) given its own reference,
+Every loaded round is a real round: a deal of a few thousand scored templates (deals of
+the service's shuffle, scored by the domain's `score_round_request`, once each) given its own reference,
 round id and time, then built into its record by the write path's own code
 (`service.services.recording.scored_round_record`: the canonical bytes up to the sequence
 and the ledger line rows), sealed with its sequence and hashed after the previous record
@@ -29,15 +29,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from service.domain import audit as chain
+from service.domain.deals import deal
 from service.domain.signing import Keyring, receipt_message
 from service.domain.susun.round import ScoredRound, score_round_request
+from service.domain.susun.rules import SHIPPED_PRESETS
+from service.domain.susun.suggest.baseline import baseline_arrangement
 from service.services.ids import new_id
 from service.services.recording import scored_round_record
 
 PLAYERS = [f"p{i}" for i in range(1, 9)]
 TABLES_REF = ["t1", "t2", "t3", "t4"]
 STAKES = ["500", "1000", "2000"]
-DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 
 # What one stored round writes, table by table, in COPY order (the chain record before the
 # lines and the receipt that refer to it). Today's schema: migration 0012.
@@ -87,13 +89,22 @@ def rows(s: Stored) -> Iterator[tuple[str, tuple[Any, ...]]]:
 
 
 def templates(count: int, seed: int = 25) -> list[ScoredRound]:
-    """`count` random deals of 2-4 of 8 players, each scored once by the domain."""
+    """`count` deals of 2-4 of 8 players, each scored once by the domain.
+
+    The cards come from the service's provably fair shuffle (`service.domain.deals`), set
+    by the baseline arranger (strongest five at the back) as a careful player would, except
+    one hand in ten left as dealt (most of those foul), so fouls and naturals occur too."""
     rng = random.Random(seed)
+    params = SHIPPED_PRESETS[("capsa-susun-id", 1)][0]
+    server_seed = rng.randbytes(32)
     out = []
     for i in range(count):
         ids = rng.sample(PLAYERS, rng.choice([2, 3, 4, 4]))
-        deck = DECK[:]
-        rng.shuffle(deck)
+        hands = [
+            hand if rng.random() < 0.1 else [*a.front, *a.middle, *a.back]
+            for hand in deal(server_seed, "growth", i, len(ids))
+            for a in (baseline_arrangement(hand, params),)
+        ]
         body = {
             "rules": "capsa-susun-id",
             "table": TABLES_REF[i % len(TABLES_REF)],
@@ -101,10 +112,9 @@ def templates(count: int, seed: int = 25) -> list[ScoredRound]:
             "currency": "IDR",
             "stake": rng.choice(STAKES),
             "players": [
-                {"id": p, "arrangement": {"front": deck[13 * k: 13 * k + 3],
-                                          "middle": deck[13 * k + 3: 13 * k + 8],
-                                          "back": deck[13 * k + 8: 13 * k + 13]}}
-                for k, p in enumerate(ids)
+                {"id": p, "arrangement": {"front": [str(c) for c in h[:3]], "middle": [str(c) for c in h[3:8]],
+                                          "back": [str(c) for c in h[8:]]}}
+                for p, h in zip(ids, hands)
             ],
         }
         out.append(score_round_request(body))

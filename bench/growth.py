@@ -46,6 +46,7 @@ import http.client  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import signal  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -224,6 +225,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write every figure here after each size")
     parser.add_argument("--keep", action="store_true", help="do not drop the database")
     args = parser.parse_args()
+    # Started in the background, SIGINT is ignored: SIGTERM stops the run and still drops the
+    # database and stops the servers (the `finally` blocks run).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sizes = [int(s) for s in args.sizes.split(",")]
     if sizes != sorted(sizes):
         raise SystemExit("--sizes must be ascending")
