@@ -9,15 +9,16 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    autovacuum would in production (the test server runs with autovacuum off: no figure
    here may depend on that accident).
 2. Times every ledger read through gunicorn (gunicorn.conf.py, one sync worker), each
-   in a fresh server process: "cold" is the read's first answer in that process (after one
-   `GET /v1/audit/head` that opens the worker's connection; the OS and PostgreSQL caches
-   are not dropped on this shared machine), "warm" the median of the `--warm` answers
-   after it. All-time reads: the summary by player and by day, a player's ledger, a
+   in a fresh server process: "cold" is the read's first answer in that process, after one
+   `GET /v1/audit/head` that opens the worker's connection and a second one timed as the
+   moment's reference (the machine is shared); the OS and PostgreSQL caches are not
+   dropped on this shared machine. "Warm" is the median of the `--warm` answers after it. All-time reads: the summary by player and by day, a player's ledger, a
    player's statement; windowed: a player's week and its statement; and the chain's tail:
    `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records. Per
    answer: the worker's and the PostgreSQL backends' CPU (from /proc).
 3. The write path as bench/http.py measures it (its machinery: gunicorn.conf.py, an
-   Idempotency-Key on every request, receipts signed): saturation by 8 closed-loop senders,
+   Idempotency-Key on every request, receipts signed), after its reference (a bare Flask
+   echo of the same body, saturated just before): saturation by 8 closed-loop senders,
    all on the grown client, so every round is chained onto the grown chain (req/s; per
    round the workers' and backends' CPU and the WAL), then a fixed `--rate` (200/s) over
    4 senders for `--fixed-seconds`: p50 / p99 from each request's scheduled send time.
@@ -112,6 +113,7 @@ def time_read(env: dict[str, str], name: str, path: str, headers: dict[str, str]
     proc = httpbench.start_gunicorn("service.api.wsgi:app", port, {**env, "WEB_CONCURRENCY": "1"})
     try:
         get(port, "/v1/audit/head", headers)  # the worker's connection and key cache, not the read's
+        reference = get(port, "/v1/audit/head", headers)[0]  # a trivial read, same process, same moment
         load = os.getloadavg()[0]
         w0, b0 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
         cold, size = get(port, path, headers)
@@ -123,7 +125,7 @@ def time_read(env: dict[str, str], name: str, path: str, headers: dict[str, str]
         proc.wait(10)
     return {
         "read": name, "path": path, "bytes": size, "load": round(load, 2),
-        "cold_ms": round(cold * 1000, 2), "warm_ms": round(statistics.median(times) * 1000, 2),
+        "reference_ms": round(reference * 1000, 2), "cold_ms": round(cold * 1000, 2), "warm_ms": round(statistics.median(times) * 1000, 2),
         "cold_cpu_ms": {"worker": round((w1 - w0) * 1000, 1), "postgres": round((b1 - b0) * 1000, 1)},
         "warm_cpu_ms": {"worker": round((w2 - w1) * 1000 / warm, 1), "postgres": round((b2 - b1) * 1000 / warm, 1)},
     }
@@ -147,6 +149,14 @@ def sizes_of(dsn: str, client_id: str) -> dict[str, Any]:
 
 
 def writes(env: dict[str, str], headers: dict[str, str], args: argparse.Namespace, name: str, url: str) -> dict[str, Any]:
+    # bench/http.py's reference, just before: a bare Flask echo of the same body, same config.
+    port = httpbench.free_port()
+    proc = httpbench.start_gunicorn("bare_flask:app", port, env, str(ROOT / "bench" / "reference"))
+    try:
+        echo = httpbench.saturation(port, [headers] * args.senders, False, args.seconds, httpbench.Server(proc.pid))
+    finally:
+        proc.terminate()
+        proc.wait(10)
     port = httpbench.free_port()
     proc = httpbench.start_gunicorn("service.api.wsgi:app", port, env)
     try:
@@ -160,7 +170,8 @@ def writes(env: dict[str, str], headers: dict[str, str], args: argparse.Namespac
         proc.wait(10)
     ms = [x * 1000 for x in latencies]
     return {
-        "saturated": {"req_s": round(phase.rate, 1), "rounds": phase.rounds, "worker_ms": round(phase.worker_ms, 2),
+        "echo": {"req_s": round(echo.rate, 1), "load": round(echo.load, 2)},
+        "saturated": {"req_s": round(phase.rate, 1), "of_echo": round(phase.rate / echo.rate, 4), "rounds": phase.rounds, "worker_ms": round(phase.worker_ms, 2),
                       "postgres_ms": round(phase.backend_ms or 0.0, 2), "wal_kib": round(phase.wal_kib or 0.0, 2),
                       "load": round(phase.load, 2)},
         "fixed": {"rate": args.rate, "achieved": round(achieved, 1), "errors": errors, "load": round(load, 2),
@@ -176,15 +187,17 @@ def print_size(m: dict[str, Any]) -> None:
     if m.get("load_seconds"):
         print(f"   loaded {m['loaded']:,} rounds in {m['load_seconds']:.0f} s, VACUUM (ANALYZE) "
               f"{m['vacuum_seconds']:.0f} s")
-    print(f"   {'read':<26}{'cold ms':>9}{'warm ms':>9}  {'cold CPU w/pg ms':>17}  {'warm CPU w/pg':>14}"
+    print(f"   {'read':<26}{'ref ms':>8}{'cold ms':>9}{'warm ms':>9}  {'cold CPU w/pg ms':>17}  {'warm CPU w/pg':>14}"
           f"{'bytes':>11}  load")
     for r in m["reads"]:
-        print(f"   {r['read']:<26}{r['cold_ms']:>9.1f}{r['warm_ms']:>9.1f}  "
+        print(f"   {r['read']:<26}{r['reference_ms']:>8.1f}{r['cold_ms']:>9.1f}{r['warm_ms']:>9.1f}  "
               f"{r['cold_cpu_ms']['worker']:>8.0f}/{r['cold_cpu_ms']['postgres']:<8.0f}  "
               f"{r['warm_cpu_ms']['worker']:>6.0f}/{r['warm_cpu_ms']['postgres']:<7.0f}{r['bytes']:>11,}  {r['load']:.2f}")
     w = m["writes"]
     sat, fx = w["saturated"], w["fixed"]
-    print(f"   writes saturated (8 senders, keyed, receipts): {sat['req_s']:.1f} req/s; per round workers "
+    print(f"   bare Flask echo (the reference, just before): {w['echo']['req_s']:.1f} req/s; load {w['echo']['load']:.2f}")
+    print(f"   writes saturated (8 senders, keyed, receipts): {sat['req_s']:.1f} req/s, x{sat['of_echo']:.3f} of the echo;"
+          f" per round workers "
           f"{sat['worker_ms']:.2f} ms, PostgreSQL {sat['postgres_ms']:.2f} ms, WAL {sat['wal_kib']:.1f} KiB; "
           f"load {sat['load']:.2f}")
     print(f"   writes at {fx['rate']:.0f}/s: achieved {fx['achieved']:.1f}/s, p50 {fx['p50_ms']:.1f} ms, "
@@ -204,8 +217,9 @@ def verdicts(results: list[dict[str, Any]]) -> list[str]:
             out.append(f"{r['read']} cold at {top['size']:,}: {r['cold_ms']:.1f} ms (goal < 50), x{ratio:.2f} of "
                        f"{r0['cold_ms']:.1f} ms at 0 (goal <= 2): {'met' if ok else 'MISSED'}")
     sat = top["writes"]["saturated"]["req_s"] / base["writes"]["saturated"]["req_s"]
+    echoed = top["writes"]["saturated"]["of_echo"] / base["writes"]["saturated"]["of_echo"]
     out.append(f"saturated writes at {top['size']:,}: x{sat:.3f} of size 0 (goal >= 0.9): "
-               f"{'met' if sat >= 0.9 else 'MISSED'}")
+               f"{'met' if sat >= 0.9 else 'MISSED'}; as ratios to each size's echo: x{echoed:.3f}")
     p99 = top["writes"]["fixed"]["p99_ms"]
     out.append(f"p99 at {top['writes']['fixed']['rate']:.0f}/s at {top['size']:,}: {p99:.1f} ms (goal < 20): "
                f"{'met' if p99 < 20 else 'MISSED'}")
