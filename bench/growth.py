@@ -91,18 +91,23 @@ def reads(head: int, week: tuple[str, str]) -> list[tuple[str, str, str]]:
     ]
 
 
-def get(port: int, path: str, headers: dict[str, str]) -> tuple[float, int]:
-    """One GET on a new connection (sync workers close it): seconds to the last byte, bytes."""
+def get(port: int, path: str, headers: dict[str, str], statuses: list[int] | None = None) -> tuple[float, int]:
+    """One GET on a new connection (sync workers close it): seconds to the last byte, bytes.
+    A status other than 200 is appended to `statuses` (and printed), not fatal: a read
+    that times out at this size is a result."""
     t0 = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
         conn.request("GET", path, headers=headers)
         response = conn.getresponse()
         body = response.read()
-        if response.status != 200:
-            raise SystemExit(f"GET {path}: {response.status} {body[:300]!r}")
     finally:
         conn.close()
+    if response.status != 200:
+        print(f"   GET {path}: {response.status} {body[:200]!r}", flush=True)
+        if statuses is None:
+            raise SystemExit(f"GET {path}: {response.status}")
+        statuses.append(response.status)
     return time.perf_counter() - t0, len(body)
 
 
@@ -116,15 +121,16 @@ def time_read(env: dict[str, str], name: str, path: str, headers: dict[str, str]
         reference = get(port, "/v1/audit/head", headers)[0]  # a trivial read, same process, same moment
         load = os.getloadavg()[0]
         w0, b0 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
-        cold, size = get(port, path, headers)
+        failed: list[int] = []
+        cold, size = get(port, path, headers, failed)
         w1, b1 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
-        times = [get(port, path, headers)[0] for _ in range(warm)]
+        times = [get(port, path, headers, failed)[0] for _ in range(warm)]
         w2, b2 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
     finally:
         proc.terminate()
         proc.wait(10)
     return {
-        "read": name, "path": path, "bytes": size, "load": round(load, 2),
+        "read": name, "path": path, "bytes": size, "load": round(load, 2), "failed": failed,
         "reference_ms": round(reference * 1000, 2), "cold_ms": round(cold * 1000, 2), "warm_ms": round(statistics.median(times) * 1000, 2),
         "cold_cpu_ms": {"worker": round((w1 - w0) * 1000, 1), "postgres": round((b1 - b0) * 1000, 1)},
         "warm_cpu_ms": {"worker": round((w2 - w1) * 1000 / warm, 1), "postgres": round((b2 - b1) * 1000 / warm, 1)},
@@ -192,7 +198,8 @@ def print_size(m: dict[str, Any]) -> None:
     for r in m["reads"]:
         print(f"   {r['read']:<26}{r['reference_ms']:>8.1f}{r['cold_ms']:>9.1f}{r['warm_ms']:>9.1f}  "
               f"{r['cold_cpu_ms']['worker']:>8.0f}/{r['cold_cpu_ms']['postgres']:<8.0f}  "
-              f"{r['warm_cpu_ms']['worker']:>6.0f}/{r['warm_cpu_ms']['postgres']:<7.0f}{r['bytes']:>11,}  {r['load']:.2f}")
+              f"{r['warm_cpu_ms']['worker']:>6.0f}/{r['warm_cpu_ms']['postgres']:<7.0f}{r['bytes']:>11,}  {r['load']:.2f}"
+              + (f"  FAILED: {r['failed']}" if r["failed"] else ""))
     w = m["writes"]
     sat, fx = w["saturated"], w["fixed"]
     print(f"   bare Flask echo (the reference, just before): {w['echo']['req_s']:.1f} req/s; load {w['echo']['load']:.2f}")
@@ -213,9 +220,10 @@ def verdicts(results: list[dict[str, Any]]) -> list[str]:
     for r0, r in zip(base["reads"], top["reads"]):
         if r["read"] in {n for n, kind, _ in reads(1, ("", "")) if kind == ALL_TIME}:
             ratio = r["cold_ms"] / r0["cold_ms"]
-            ok = r["cold_ms"] < 50 and ratio <= 2
+            ok = r["cold_ms"] < 50 and ratio <= 2 and not r["failed"]
             out.append(f"{r['read']} cold at {top['size']:,}: {r['cold_ms']:.1f} ms (goal < 50), x{ratio:.2f} of "
-                       f"{r0['cold_ms']:.1f} ms at 0 (goal <= 2): {'met' if ok else 'MISSED'}")
+                       f"{r0['cold_ms']:.1f} ms at 0 (goal <= 2): {'met' if ok else 'MISSED'}"
+                       + (f" (answers {r['failed']})" if r["failed"] else ""))
     sat = top["writes"]["saturated"]["req_s"] / base["writes"]["saturated"]["req_s"]
     echoed = top["writes"]["saturated"]["of_echo"] / base["writes"]["saturated"]["of_echo"]
     out.append(f"saturated writes at {top['size']:,}: x{sat:.3f} of size 0 (goal >= 0.9): "
