@@ -138,23 +138,31 @@ def load(url: str, client_id: str, rounds: int) -> tuple[int, float]:
     return lines_total, time.perf_counter() - started
 
 
+def hash_copied(conn: Any, client_id: str, records: int) -> int:
+    """The reference: the stored bytes (previous_hash, canonical) of records 1..N read with
+    COPY in sequence order, each hashed with hashlib.sha256. Returns how many were read."""
+    n = 0
+    with conn.cursor().copy(
+        "COPY (SELECT previous_hash, canonical FROM chain_records WHERE client_id = %s AND sequence <= %s"
+        " ORDER BY sequence) TO STDOUT (FORMAT binary)",
+        (client_id, records),
+    ) as copy:
+        copy.set_types(["text", "bytea"])
+        for previous, body in copy.rows():
+            hashlib.sha256(previous.encode() + body).digest()
+            n += 1
+    conn.rollback()
+    return n
+
+
 def copy_and_hash(url: str, client_id: str, records: int) -> float:
-    """The reference: the same stored bytes read with COPY, each hashed with hashlib.sha256."""
+    """`hash_copied` on a connection of its own: records/s."""
     import psycopg
 
     dsn = url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(dsn) as conn:
         started = time.perf_counter()
-        n = 0
-        with conn.cursor().copy(
-            "COPY (SELECT previous_hash, canonical FROM chain_records WHERE client_id = %s AND sequence <= %s"
-            " ORDER BY sequence) TO STDOUT (FORMAT binary)",
-            (client_id, records),
-        ) as copy:
-            copy.set_types(["text", "bytea"])
-            for previous, body in copy.rows():
-                hashlib.sha256(previous.encode() + body).digest()
-                n += 1
+        n = hash_copied(conn, client_id, records)
         elapsed = time.perf_counter() - started
     assert n == records, (n, records)
     return n / elapsed
