@@ -204,7 +204,8 @@ def live_copies(
     lines: Sequence[Sequence[Any]],
 ) -> bytes | None:
     """The copies JSON (see the module's docstring) of a record's live rows, as the
-    PostgreSQL scan builds it: `round_row` is (game, preset, table_ref, reference,
+    PostgreSQL scan builds it (escaping a value that holds a quote or a backslash, where
+    PostgreSQL gives no text): `round_row` is (game, preset, table_ref, reference,
     currency, created_at), `lines` are `ledger.copies_of`'s (sequence, line_no, created_at,
     player_id, kind, basis, amount, currency, table_ref, points, winnings) in line order."""
     if kind != "round" or round_row is None or round_sequence != sequence or not lines:
