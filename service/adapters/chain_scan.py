@@ -163,14 +163,15 @@ def _pg_scan(engine: Engine, client_id: str, start: int, stop: int) -> Generator
             # CPU to save less than that.
             cursor.execute("SET LOCAL jit = off")
             for low in range(start, stop, SCAN_STATEMENT):
-                params = {"c": client_id, "lo": low, "hi": min(low + SCAN_STATEMENT, stop)}
+                high = min(low + SCAN_STATEMENT, stop)
+                params = {"c": client_id, "lo": low, "hi": high}
                 # Chunks of rows loaded at once while the server goes on with the next
                 # ones; closing early cancels the statement.
                 found = 0
                 for row in cursor.stream(_PG_SCAN, params, size=STREAM_CHUNK):
                     found += 1
                     yield row
-                if found < params["hi"] - low:
+                if found < high - low:
                     break  # the rest of the range is past the chain's last record
         conn.rollback()
     finally:
