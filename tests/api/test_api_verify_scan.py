@@ -102,3 +102,25 @@ def test_a_live_value_shaped_like_the_copies_text_is_still_found(app, http, stat
         sql(app, one, r=docs[1]["id"])
     report = _assert_bad_at(app, http, tenant, 2)
     assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+
+
+def test_a_scan_over_many_statements_checks_every_record_and_finds_a_gap_at_a_statement_edge(app, http, monkeypatch):
+    monkeypatch.setattr(chain_scan, "SCAN_STATEMENT", 2)
+    monkeypatch.setattr(chain_scan, "SQLITE_PAGE", 2)
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = []
+    for _ in range(5):
+        r = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+        assert r.status_code == 201
+        docs.append(r.get_json())
+    assert chain_verify(http, tenant) == {
+        "ok": True, "records_checked": 5, "first_bad_sequence": None, "reason": None, "next_from_sequence": None,
+    }
+    assert chain_verify(http, tenant, "?from_sequence=2&limit=3")["next_from_sequence"] == 5
+    rid = docs[2]["id"]  # sequence 3: the first of the second statement
+    sql(app, f"DELETE FROM ledger_lines WHERE {LINES_OF_ROUND}", r=rid)
+    sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
+    sql(app, "DELETE FROM chain_records WHERE round_id = :r", r=rid)
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "sequence 3 is missing (found 4)"
