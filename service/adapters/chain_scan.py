@@ -163,16 +163,11 @@ def _pg_scan(engine: Engine, client_id: str, start: int, stop: int) -> Generator
             # CPU to save less than that.
             cursor.execute("SET LOCAL jit = off")
             for low in range(start, stop, SCAN_STATEMENT):
-                high = min(low + SCAN_STATEMENT, stop)
-                params = {"c": client_id, "lo": low, "hi": high}
+                params = {"c": client_id, "lo": low, "hi": min(low + SCAN_STATEMENT, stop)}
                 # Chunks of rows loaded at once while the server goes on with the next
-                # ones; closing early cancels the statement.
-                found = 0
-                for row in cursor.stream(_PG_SCAN, params, size=STREAM_CHUNK):
-                    found += 1
-                    yield row
-                if found < high - low:
-                    break  # the rest of the range is past the chain's last record
+                # ones; closing early cancels the statement. Past the chain's last record
+                # a statement finds nothing, in about a millisecond.
+                yield from cursor.stream(_PG_SCAN, params, size=STREAM_CHUNK)
         conn.rollback()
     finally:
         fairy.close()  # back to the pool, which rolls back what an early stop left open
