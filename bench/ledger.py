@@ -1,4 +1,4 @@
-"""Ledger and audit benchmark on PostgreSQL: reports over a large history, chain verification.
+"""Ledger benchmark on PostgreSQL: reports over a large history (chain verification: bench/verify.py).
 
 Bulk-loads N rounds (default 1,000,000) of one client with COPY, as the service stores them:
 each round's chain record (its canonical JSON, hashed after the previous one), its query
@@ -8,10 +8,8 @@ columns and its ledger lines. Then it times, through the Flask app:
                                                          sums every line, the next only what came since)
   GET /v1/ledger/players/p3?currency=IDR                (all time; goal < 1 s)
 
-and the chain verifier (`service.services.audit.verify_chain`, what GET /v1/audit/verify
-runs page by page) over the first V records (default 100,000): records/s (goal >= 100,000),
-and as a ratio of a reference measured in the same run: reading the same stored bytes
-with COPY and hashing each with hashlib.sha256 (goal >= 0.5).
+The chain verifier over the same kind of history is measured by bench/verify.py, which
+loads with `load` below and takes its reference from `hash_copied`.
 
 Rounds are built from 64 scored templates (2-4 of 6 players, 3 tables): the engine scored
 each once; every stored round carries its own id, time and chain record. The load runs with
@@ -21,7 +19,7 @@ lines). Creates its own database `capsa_bench_<random>` on the server of
 $BENCH_DATABASE_URL (or $TEST_DATABASE_URL) and drops it at the end. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
-        .venv/bin/python bench/ledger.py [--rounds 1000000] [--verify 100000]
+        .venv/bin/python bench/ledger.py [--rounds 1000000]
 """
 
 from __future__ import annotations
@@ -138,26 +136,21 @@ def load(url: str, client_id: str, rounds: int) -> tuple[int, float]:
     return lines_total, time.perf_counter() - started
 
 
-def copy_and_hash(url: str, client_id: str, records: int) -> float:
-    """The reference: the same stored bytes read with COPY, each hashed with hashlib.sha256."""
-    import psycopg
-
-    dsn = url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn) as conn:
-        started = time.perf_counter()
-        n = 0
-        with conn.cursor().copy(
-            "COPY (SELECT previous_hash, canonical FROM chain_records WHERE client_id = %s AND sequence <= %s"
-            " ORDER BY sequence) TO STDOUT (FORMAT binary)",
-            (client_id, records),
-        ) as copy:
-            copy.set_types(["text", "bytea"])
-            for previous, body in copy.rows():
-                hashlib.sha256(previous.encode() + body).digest()
-                n += 1
-        elapsed = time.perf_counter() - started
-    assert n == records, (n, records)
-    return n / elapsed
+def hash_copied(conn: Any, client_id: str, records: int) -> int:
+    """The reference: the stored bytes (previous_hash, canonical) of records 1..N read with
+    COPY in sequence order, each hashed with hashlib.sha256. Returns how many were read."""
+    n = 0
+    with conn.cursor().copy(
+        "COPY (SELECT previous_hash, canonical FROM chain_records WHERE client_id = %s AND sequence <= %s"
+        " ORDER BY sequence) TO STDOUT (FORMAT binary)",
+        (client_id, records),
+    ) as copy:
+        copy.set_types(["text", "bytea"])
+        for previous, body in copy.rows():
+            hashlib.sha256(previous.encode() + body).digest()
+            n += 1
+    conn.rollback()
+    return n
 
 
 def timed(http: Any, url: str, headers: dict[str, str], runs: int) -> tuple[list[float], Any]:
@@ -174,7 +167,6 @@ def timed(http: Any, url: str, headers: dict[str, str], runs: int) -> tuple[list
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1_000_000)
-    parser.add_argument("--verify", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="do not drop the database")
     args = parser.parse_args()
@@ -228,22 +220,6 @@ def main() -> int:
                 continue
             print(f"  {label:60s} best {min(times) * 1000:7.1f} ms  median {statistics.median(times) * 1000:7.1f} ms"
                   f"  ({detail}; goal < 1000 ms)")
-        from service.services import audit
-
-        db = app.extensions["capsa"].db
-        runs = []
-        for _ in range(args.runs):
-            load_now = os.getloadavg()[0]
-            reference = copy_and_hash(url, client_id, args.verify)
-            t0 = time.perf_counter()
-            report = audit.verify_chain(db, client_id, 1, args.verify)
-            elapsed = time.perf_counter() - t0
-            assert report.ok and report.records_checked == args.verify, report
-            runs.append((args.verify / elapsed, reference, load_now))
-        for rate, reference, load_now in runs:
-            print(f"  chain verification of {args.verify:,} records   {rate:10,.0f} records/s (goal >= 100,000);"
-                  f" COPY + hashlib.sha256 of the same bytes {reference:10,.0f} records/s: ratio"
-                  f" {rate / reference:5.2f} (goal >= 0.5); load {load_now:.2f}")
         app.extensions["capsa"].db.dispose()
         return 0
     finally:

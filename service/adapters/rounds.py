@@ -54,6 +54,15 @@ class StoredRound:
         return (self.game, self.preset, self.table, self.reference, self.currency, self.created_at)
 
 
+@dataclass(frozen=True, slots=True)
+class RoundCopies:
+    """A round row as the verifier compares it with a record: its query columns (game,
+    preset, table, reference, currency, created_at) and the sequence of the record it names."""
+
+    columns: tuple[str, str, str | None, str | None, str, datetime]
+    sequence: int
+
+
 def _columns() -> list[Any]:
     return [
         Round.id,
@@ -135,6 +144,16 @@ class RoundRepository:
             _select().where(Round.id == round_id, Round.client_id == client_id)
         ).first()
         return None if row is None else self._complete(client_id, [_stored(row)])[0]
+
+    def copies_of(self, client_id: str, round_id: str) -> RoundCopies | None:
+        """The round row of this id, whatever record it names (`StoredRound` needs its own)."""
+        row = self.session.execute(
+            select(
+                Round.game, Round.preset, Round.table_ref, Round.reference, Round.currency, Round.created_at,
+                Round.sequence,
+            ).where(Round.client_id == client_id, Round.id == round_id)
+        ).first()
+        return None if row is None else RoundCopies((row[0], row[1], row[2], row[3], row[4], row[5]), row[6])
 
     def list(
         self,

@@ -9,12 +9,13 @@ continue.
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 
-from service.adapters.chain_pages import pages
+from service.adapters.chain_scan import scan
 from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
 from service.adapters.records import Head
 from service.adapters.replicas import AsOf, report
@@ -35,7 +36,7 @@ from .reporting import as_of_json
 from .rescoring import RESCORERS
 from .verification import copies_match, copy_differences
 
-PAGE = 2000  # records per read while verifying
+PAGE = 2000  # records read past the head when checking to it (a forged record beyond it is found)
 DEFAULT_LIMIT = 10_000  # records a verify request checks unless it asks for fewer or more
 MAX_LIMIT = 100_000  # at most, so a request ends well within a worker's timeout
 MAX_REASON = 500
@@ -190,38 +191,20 @@ def _check(
     stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
     links = chain.LinkChecker(from_sequence, previous)
     checked = 0
-    for page in pages(db.engine, client_id, from_sequence, stop, PAGE):
-        for rec in page.records:
+    with closing(scan(db.engine, client_id, from_sequence, stop)) as records:
+        for sequence, kind, round_id, previous_hash, hash_, body, copies in records:
             checked += 1
-            reason = links.check(rec.sequence, rec.previous_hash, rec.hash, None, rec.canonical)
+            reason = links.check(sequence, previous_hash, hash_, body)
             if reason is not None:
                 return _bad(checked, links.expected, reason)
-            if rec.sequence > head.sequence:
+            if sequence > head.sequence:
                 return _bad(checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head")
-            if rec.round_sequence == rec.sequence and copies_match(
-                rec.canonical, rec.sequence, rec.kind, rec.round_id, rec.round_row, page.digests.get(rec.sequence)
-            ):
+            if copies_match(body, sequence, kind, round_id, copies):
                 continue
-            # A void, or a copy that differs: read the lines in full to say where.
-            with db.unit_of_work() as uow:
-                lines = uow.ledger.copies_of(client_id, rec.sequence)
-                original = (
-                    None
-                    if rec.kind != "void" or rec.round_sequence is None
-                    else uow.ledger.copies_of(client_id, rec.round_sequence)
-                )
-            found = copy_differences(
-                rec.canonical,
-                sequence=rec.sequence,
-                kind=rec.kind,
-                round_id=rec.round_id,
-                round_row=rec.round_row,
-                round_sequence=rec.round_sequence,
-                lines=lines,
-                original=original,
-            )
+            # A void, or a copy that differs: read the copies in full to say where.
+            found = _differences(db, client_id, sequence, kind, round_id, body)
             if found:
-                return _bad(checked, rec.sequence, _reason(found[0]))
+                return _bad(checked, sequence, _reason(found[0]))
     last = from_sequence + checked - 1
     if limit is not None and checked == limit and last < head.sequence:
         return ChainReport(True, checked, None, None, last + 1)
@@ -230,6 +213,27 @@ def _check(
     if checked and last == head.sequence and links.previous_hash != head.hash:
         return _bad(checked, last, "the chain head's hash is not this record's")
     return ChainReport(True, checked, None, None, None)
+
+
+def _differences(
+    db: Database, client_id: str, sequence: int, kind: str, round_id: str, body: bytes
+) -> list[dict[str, Any]]:
+    """Where the live copies of this (hash-checked) record differ from its bytes: its round
+    row (for a void, the voided round's, with that round's lines) and its lines."""
+    with db.unit_of_work() as uow:
+        found = uow.rounds.copies_of(client_id, round_id)
+        lines = uow.ledger.copies_of(client_id, sequence)
+        original = None if kind != "void" or found is None else uow.ledger.copies_of(client_id, found.sequence)
+    return copy_differences(
+        body,
+        sequence=sequence,
+        kind=kind,
+        round_id=round_id,
+        round_row=None if found is None else found.columns,
+        round_sequence=None if found is None else found.sequence,
+        lines=lines,
+        original=original,
+    )
 
 
 def _reason(difference: dict[str, Any]) -> str:

@@ -16,39 +16,38 @@ from typing import Any
 
 import msgspec
 
-from service.adapters.chain_pages import LinesDigest
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     account: str
     kind: str
     amount: str
 
 
-class _Player(msgspec.Struct):
+class _Player(msgspec.Struct, gc=False):
     id: str
     points: int = 0
     winnings: str = "0"
 
 
-class _Rules(msgspec.Struct):
+class _Rules(msgspec.Struct, gc=False):
     preset: str | None = None
 
 
-class _Result(msgspec.Struct):
+class _Result(msgspec.Struct, gc=False):
     game: str | None = None
     rules: _Rules | None = None
     players: list[_Player] = []
 
 
-class _Request(msgspec.Struct):
+class _Request(msgspec.Struct, gc=False):
     currency: str | None = None
     table: str | None = None
     reference: str | None = None
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     kind: str
     round: str
     sequence: int
@@ -58,8 +57,10 @@ class _Record(msgspec.Struct):
     result: _Result | None = None
 
 
-# Only the fields the copies hold are decoded; the rest of the record is skipped.
+# Only the fields the copies hold are decoded; the rest of the record is skipped. The
+# order of _Line's and _Player's fields is the order of their keys in the scan's JSON.
 _decode = msgspec.json.Decoder(_Record).decode
+_encode = msgspec.json.Encoder().encode
 
 LINE_FIELDS = (
     "sequence",
@@ -98,14 +99,23 @@ def _diff(field: str, stored: Any, recomputed: Any) -> dict[str, Any]:
     return {"field": field, "stored": stored, "recomputed": recomputed}
 
 
-def copies_match(
-    body: bytes, sequence: int, kind: str, round_id: str, round_row: tuple[Any, ...] | None, lines: LinesDigest | None
-) -> bool:
-    """True when every live copy of this round record matches its bytes (the common case,
-    kept cheap: one decode, and one comparison per copy with the lines compared as one
-    text). False sends the record to `copy_differences`, which says where; voids always
-    go there. `round_row` carries its time as the records write it."""
-    if kind != "round" or round_row is None or lines is None:
+def _line_numbers(count: int) -> str:
+    return ",".join(map(str, range(count)))
+
+
+_LINE_NUMBERS = [_line_numbers(n) for n in range(64)]
+
+
+def copies_match(body: bytes, sequence: int, kind: str, round_id: str, copies: bytes | None) -> bool:
+    """True when the live copies of this round record, as the scan's JSON (`chain_scan`),
+    match its bytes: the common case, kept cheap (one decode, and the JSON of what it
+    decoded compared as bytes). False sends the record to `copy_differences`, which says
+    where; voids always go there (the scan gives them no copies).
+
+    The settlement lines are compared with the result's players in order, each naming its
+    player: the order the service books them in (a record whose players' ids repeat is
+    not one it writes)."""
+    if copies is None:
         return False
     try:
         rec = _decode(body)
@@ -114,37 +124,21 @@ def copies_match(
     request, result = rec.request, rec.result
     if rec.kind != kind or rec.round != round_id or rec.sequence != sequence or request is None or result is None:
         return False
-    created, currency, table = rec.created_at, request.currency, request.table
-    rules = result.rules
-    if round_row != (result.game, rules.preset if rules else None, table, request.reference, currency, created):
-        return False
-    booked = rec.ledger_lines
-    count = len(booked)
-    if (
-        currency is None
-        or lines.count != count
-        or lines.first_line != 0
-        or lines.last_line != count - 1
-        or lines.times != (created, created)
-        or lines.currencies != (currency, currency)
-        or lines.tables != (table, table)
-        or lines.tables_set != (0 if table is None else count)
-    ):
-        return False
-    earned = {p.id: p for p in result.players}
-    texts = []
-    for line in booked:
-        account = line.account
-        player = "" if account == HOUSE else "+" + account[len(PLAYER_PREFIX) :]
-        kind = line.kind
-        if kind == SETTLEMENT:
-            p = earned.get(player[1:])
-            if p is None:
-                return False
-            texts.append(f"{player},{kind},{kind},{minor_units(line.amount)},{p.points},{minor_units(p.winnings)}")
-        else:
-            texts.append(f"{player},{kind},{kind},{minor_units(line.amount)},0,0")
-    return lines.text == ";".join(texts)
+    count, rules = len(rec.ledger_lines), result.rules
+    expected = _encode(
+        (
+            _LINE_NUMBERS[count] if count < len(_LINE_NUMBERS) else _line_numbers(count),
+            result.game,
+            None if rules is None else rules.preset,
+            request.table,
+            request.reference,
+            request.currency,
+            rec.created_at,
+            rec.ledger_lines,
+            result.players,
+        )
+    )
+    return expected == copies
 
 
 def copy_differences(

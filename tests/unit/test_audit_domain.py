@@ -69,7 +69,7 @@ def _chain(n):
 def _first_bad(links):
     checker = LinkChecker(1, GENESIS_HASH)
     for sequence, previous, hash_, body in links:
-        reason = checker.check(sequence, previous, hash_, None, body)
+        reason = checker.check(sequence, previous, hash_, body)
         if reason is not None:
             return checker.expected, reason
     return None, None
@@ -106,13 +106,6 @@ def test_a_changed_previous_hash_alone_is_found_even_when_the_hash_is_recomputed
     forged_prev = "e" * 64
     links[2] = (seq, forged_prev, chain_hash(forged_prev, body), body)
     assert _first_bad(links) == (3, "previous_hash does not match the hash of the record before")
-
-
-def test_a_hash_the_database_already_checked_is_not_computed_again():
-    seq, prev, h, body = _chain(1)[0]
-    assert LinkChecker(1, GENESIS_HASH).check(seq, prev, h, False, body) == (
-        "hash does not match the stored canonical bytes")
-    assert LinkChecker(1, GENESIS_HASH).check(seq, prev, h, True, b"anything") is None
 
 
 def test_a_record_is_sealed_with_its_sequence_as_its_last_key():

@@ -10,6 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.adapters import chain_scan
 from service.adapters.records import StoredRecord
 from service.api import audit_schemas
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
@@ -79,7 +80,7 @@ def test_the_export_line_example_is_what_the_export_writes():
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        ("**10,000 by default**, read in\n  pages of 2,000", (audit.DEFAULT_LIMIT, audit.PAGE)),
+        ("**10,000 by default**, read in\n  statements of 5,000", (audit.DEFAULT_LIMIT, chain_scan.SCAN_STATEMENT)),
         ("`limit` records, 1 to 100,000", audit.MAX_LIMIT),
         ("1 to **50,000**, **10,000 by default**", (receipts.EXPORT_MAX_LIMIT, receipts.EXPORT_DEFAULT_LIMIT)),
         ("1,000 records at a time", receipts.EXPORT_PAGE),

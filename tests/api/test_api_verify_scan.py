@@ -1,0 +1,126 @@
+"""The chain verifier's fast path: the live copies of every round record are compared as one
+JSON text with what the hashed bytes say, and only a void or a copy that differs is read in
+full. These tests pin that the fast path is the one taken (so verify keeps its speed), that
+it formats money as the records do in every currency, and that a live value crafted to
+pose as the text's structure is still found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import TAMPERED, make_tenant
+from httpkit import four_player_round, two_player_round
+from test_api_audit import LINES_OF_ROUND, _assert_bad_at, chain_verify, sql
+
+from service.adapters import chain_scan
+from service.services import audit
+
+
+@pytest.fixture
+def slow_path(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
+    """(sequence, kind) of every record the verifier had to read in full."""
+    seen: list[tuple[int, str]] = []
+    differences = audit._differences
+
+    def counted(db: Any, client_id: str, sequence: int, kind: str, round_id: str, body: bytes) -> Any:
+        seen.append((sequence, kind))
+        return differences(db, client_id, sequence, kind, round_id, body)
+
+    monkeypatch.setattr(audit, "_differences", counted)
+    return seen
+
+
+def test_round_records_in_every_currency_take_the_fast_path_and_only_voids_are_read_in_full(app, http, slow_path):
+    tenant = make_tenant(app)
+    bodies = [
+        two_player_round(),
+        four_player_round(),
+        four_player_round(currency="USD", stake="1.25", table=None, reference=None),  # cents, negatives
+        two_player_round(currency="KWD", stake="0.125"),  # three minor digits
+        four_player_round(currency="JPY", stake="100", table=None),
+    ]
+    docs = []
+    for body in bodies:
+        r = http.post("/v1/rounds", json={k: v for k, v in body.items() if v is not None}, headers=tenant.headers)
+        assert r.status_code == 201, r.get_data(as_text=True)
+        docs.append(r.get_json())
+    voided = http.post(f"/v1/rounds/{docs[2]['id']}/void", json={"reason": "x"}, headers=tenant.headers)
+    assert voided.status_code == 200
+    assert chain_verify(http, tenant) == {
+        "ok": True, "records_checked": 6, "first_bad_sequence": None, "reason": None, "next_from_sequence": None,
+    }
+    assert slow_path == [(6, "void")]
+
+
+def test_the_scan_gives_no_copies_to_a_void_and_the_same_text_on_every_engine(app, http):
+    tenant = make_tenant(app)
+    doc = http.post("/v1/rounds", json=four_player_round(currency="USD", stake="0.05"), headers=tenant.headers)
+    assert doc.status_code == 201
+    assert http.post(f"/v1/rounds/{doc.get_json()['id']}/void", json={"reason": "x"},
+                     headers=tenant.headers).status_code == 200
+    engine = app.extensions["capsa"].db.engine
+    scanned = list(chain_scan.scan(engine, tenant.id, 1, 10))
+    assert [(row[0], row[1]) for row in scanned] == [(1, "round"), (2, "void")]
+    assert scanned[1][6] is None
+    # The text the database built is the one `live_copies` builds from the same rows.
+    db = app.extensions["capsa"].db
+    with db.unit_of_work() as uow:
+        found = uow.rounds.copies_of(tenant.id, scanned[0][2])
+        lines = uow.ledger.copies_of(tenant.id, 1)
+    assert found is not None
+    assert scanned[0][6] == chain_scan.live_copies(1, "round", found.columns, found.sequence, lines)
+    assert scanned[0][6].startswith(b'["0,1,') and b'"susun","capsa-susun-id","table-9",' in scanned[0][6]
+
+
+@pytest.mark.parametrize(
+    ("statement", "field"),
+    [
+        # A quote or a backslash in a live value could pose as the JSON around it.
+        (f"UPDATE ledger_lines SET player_id = 'a\",\"kind\":\"settlement' WHERE {LINES_OF_ROUND} AND line_no = 0",
+         "ledger_lines[0].player"),
+        (f"UPDATE ledger_lines SET kind = 'fee\\' WHERE {LINES_OF_ROUND} AND line_no = 1", "ledger_lines[1].kind"),
+        ("UPDATE rounds SET reference = 'r\",\"x' WHERE id = :r", "round.reference"),
+        # Two lines whose numbers were swapped: the same lines in another order.
+        ([f"UPDATE ledger_lines SET line_no = -1 WHERE {LINES_OF_ROUND} AND line_no = 0",
+          f"UPDATE ledger_lines SET line_no = 0 WHERE {LINES_OF_ROUND} AND line_no = 1",
+          f"UPDATE ledger_lines SET line_no = 1 WHERE {LINES_OF_ROUND} AND line_no = -1"], "ledger_lines[0].kind"),
+        # Points on a line that is not a settlement.
+        (f"UPDATE ledger_lines SET points = 1 WHERE {LINES_OF_ROUND} AND line_no = 1", "ledger_lines[1].points"),
+    ],
+)
+def test_a_live_value_shaped_like_the_copies_text_is_still_found(app, http, statement, field):
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = []
+    for body in (two_player_round(), four_player_round(), two_player_round()):
+        r = http.post("/v1/rounds", json=body, headers=tenant.headers)
+        assert r.status_code == 201
+        docs.append(r.get_json())
+    assert chain_verify(http, tenant)["ok"]
+    for one in [statement] if isinstance(statement, str) else statement:
+        sql(app, one, r=docs[1]["id"])
+    report = _assert_bad_at(app, http, tenant, 2)
+    assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+
+
+def test_a_scan_over_many_statements_checks_every_record_and_finds_a_gap_at_a_statement_edge(app, http, monkeypatch):
+    monkeypatch.setattr(chain_scan, "SCAN_STATEMENT", 2)
+    monkeypatch.setattr(chain_scan, "SQLITE_PAGE", 2)
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = []
+    for _ in range(5):
+        r = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+        assert r.status_code == 201
+        docs.append(r.get_json())
+    assert chain_verify(http, tenant) == {
+        "ok": True, "records_checked": 5, "first_bad_sequence": None, "reason": None, "next_from_sequence": None,
+    }
+    assert chain_verify(http, tenant, "?from_sequence=2&limit=3")["next_from_sequence"] == 5
+    rid = docs[2]["id"]  # sequence 3: the first of the second statement
+    sql(app, f"DELETE FROM ledger_lines WHERE {LINES_OF_ROUND}", r=rid)
+    sql(app, "DELETE FROM rounds WHERE id = :r", r=rid)
+    sql(app, "DELETE FROM chain_records WHERE round_id = :r", r=rid)
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "sequence 3 is missing (found 4)"
