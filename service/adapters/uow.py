@@ -44,6 +44,7 @@ from .errors import CommitNotReplicated, DatabaseUnavailable
 from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
+from .pending_receipts import PendingReceipts, Receipt, flush_with
 from .rounds import RoundRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
@@ -95,6 +96,21 @@ class Database:
             snapshot_engine = self.engine.execution_options(isolation_level="REPEATABLE READ", **read_only_option)
         # SQLite: a deferred BEGIN reads one WAL snapshot from its first read on.
         self._snapshot = sessionmaker(snapshot_engine, expire_on_commit=False)
+        # PostgreSQL: receipts signed after a write, waiting for this process's next write
+        # statement to carry them (`pending_receipts`).
+        self.receipts = PendingReceipts(self._store_receipts, self.postgres.receipt_flush_s)
+
+    def _store_receipts(self, receipts: list[Receipt]) -> None:
+        """Store waiting receipts in a short transaction of their own (no write came)."""
+        fairy = self.engine.raw_connection()
+        try:
+            conn = fairy.driver_connection
+            assert isinstance(conn, psycopg.Connection)
+            with conn.cursor() as cursor:
+                flush_with(cursor, receipts)
+            conn.commit()
+        finally:
+            fairy.close()
 
     def unit_of_work(self, write: bool = False) -> UnitOfWork:
         if write and self.read_only:
@@ -170,6 +186,7 @@ class Database:
         return _DEADLINES.armed(conn, self.postgres.write_deadline_s)
 
     def dispose(self) -> None:
+        self.receipts.close()
         self.engine.dispose()
         if self.replica is not None:
             self.replica.db.dispose()
