@@ -48,7 +48,10 @@ class ChainRepository:
 
     def __init__(self, uow: UnitOfWork) -> None:
         self.uow = uow
-        self.session: Session = uow.session
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -215,7 +218,7 @@ class PostgresChain(ChainRepository):
                 else:
                     signatures.store_pg(cursor, record.client_id, appended.sequence, kid, signature)
 
-        if self.session.in_transaction():
+        if self.uow.in_transaction():
             # Part of a larger transaction (a Big Two game's last move): run it now.
             with translated():
                 raw = self.session.connection().connection.driver_connection

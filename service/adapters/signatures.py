@@ -58,7 +58,10 @@ class SignatureRepository:
 
     def __init__(self, uow: UnitOfWork) -> None:
         self.uow = uow
-        self.session: Session = uow.session
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
 
     @property
     def keyring(self) -> Keyring | None:
