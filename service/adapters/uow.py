@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from functools import cached_property
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import cached_property
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
