@@ -68,6 +68,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sqlite", action="store_true", help="profile on a scratch SQLite file")
+    parser.add_argument("--dump", metavar="FILE", help="also save the profile (pstats) to FILE, e.g. for snakeviz")
     args = parser.parse_args()
 
     from service import create_app
@@ -136,6 +137,8 @@ def main() -> int:
         stats.sort_stats("tottime").print_stats(args.top)
         if os.environ.get("PROFILE_CALLERS"):
             stats.print_callers(os.environ["PROFILE_CALLERS"])
+        if args.dump:
+            stats.dump_stats(args.dump)
     finally:
         if dropper:
             drop_database(*dropper)

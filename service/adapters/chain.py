@@ -7,7 +7,8 @@ serialised by BEGIN IMMEDIATE, it is a few statements in the unit of work's tran
 and the record is hashed in Python.
 
 Each record is signed as soon as its hash is known (its receipt, `signatures`): on SQLite
-in the same transaction, on PostgreSQL right after the statement that hashed it.
+in the same transaction; on PostgreSQL right after the statement that hashed it, and the
+receipt is stored by this process's next write statement (`pending_receipts`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .models import (
     Round,
     is_void,
 )
+from .pending_receipts import Receipt
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
 from .translate import translated
 
@@ -46,7 +48,10 @@ class ChainRepository:
 
     def __init__(self, uow: UnitOfWork) -> None:
         self.uow = uow
-        self.session: Session = uow.session
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -185,22 +190,35 @@ def stored_record(row: Any) -> StoredRecord:
 class PostgresChain(ChainRepository):
     def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
         appended = Appended()
-        sql, params = chain_pg.parameters(record, claim, deal)
-        keyring = self.uow.db.keyring
-        prepare = self.uow.db.postgres.prepare  # never through pgbouncer
+        db = self.uow.db
+        keyring = db.keyring
+        prepare = db.postgres.prepare  # never through pgbouncer
 
         def run(cursor: Any) -> None:
-            row = cursor.execute(sql, params, prepare=prepare).fetchone()
+            alone = cursor.connection.autocommit  # the statement is its own transaction
+            # Receipts signed after this process's previous writes ride in this statement:
+            # once it has run, they are committed with it (alone only: inside a larger
+            # transaction, success now is not commit).
+            riding = db.receipts.take() if alone else []
+            sql, params = chain_pg.parameters(record, claim, deal, riding)
+            try:
+                row = cursor.execute(sql, params, prepare=prepare).fetchone()
+            except BaseException:
+                db.receipts.put_back(riding)
+                raise
             if row is None:
                 raise RuntimeError(f"client {record.client_id!r} has no chain head")
             appended.sequence, appended.hash, appended.previous_hash = row
             appended.done = True
             kid, signature = signatures.sign(keyring, record.client_id, appended.sequence, appended.hash)
             if kid is not None and signature is not None:
-                signatures.store_pg(cursor, record.client_id, appended.sequence, kid, signature)
                 appended.kid, appended.signature = kid, signature
+                if alone:
+                    db.receipts.add(Receipt(record.client_id, appended.sequence, kid, signature))
+                else:
+                    signatures.store_pg(cursor, record.client_id, appended.sequence, kid, signature)
 
-        if self.session.in_transaction():
+        if self.uow.in_transaction():
             # Part of a larger transaction (a Big Two game's last move): run it now.
             with translated():
                 raw = self.session.connection().connection.driver_connection

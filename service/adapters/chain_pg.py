@@ -17,12 +17,17 @@ One round trip stores a round: a single data-modifying CTE, run as its own trans
 5. `record`, `round` and `lines` insert the chain record, the round's query columns and
    the ledger lines. A statement-level trigger checks, once per record, that the lines
    sum to zero.
+6. `receipts` (when some wait, `pending_receipts`) stores the receipts this process signed
+   after its previous writes: a receipt is made once PostgreSQL has returned the hash, so
+   it rides in the next statement instead of a transaction of its own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .pending_receipts import Receipt
+from .pending_receipts import parameters as receipt_parameters
 from .records import Claim, NewRecord
 
 # Custom SQLSTATEs raised by capsa_refuse() (migration 0005).
@@ -77,6 +82,14 @@ lines AS (
 )
 SELECT sequence, hash, previous_hash FROM head
 """
+_RECEIPTS = """
+receipts AS (
+  INSERT INTO chain_signatures (client_id, sequence, kid, signature)
+  SELECT r.client_id, r.sequence, r.kid, decode(r.signature, 'hex')
+    FROM unnest(%(r_clients)s::text[], %(r_sequences)s::int8[], %(r_kids)s::text[], %(r_signatures)s::text[])
+           AS r(client_id, sequence, kid, signature)
+  ON CONFLICT DO NOTHING
+),"""
 _ROUND = """
 round AS (
   INSERT INTO rounds (id, client_id, sequence, game, preset, table_ref, reference, currency, created_at)
@@ -85,7 +98,7 @@ round AS (
 ),"""
 
 
-def _statement(claim: bool, deal: bool, round_: bool) -> str:
+def _statement(claim: bool, deal: bool, round_: bool, receipts: bool) -> str:
     gate = ""
     if claim or deal:
         checks = []
@@ -97,16 +110,17 @@ def _statement(claim: bool, deal: bool, round_: bool) -> str:
     head = _HEAD.format(
         gate_from="FROM gate" if gate else "",
         gate_where="AND gate.ok = 1" if gate else "",
-        round_cte=_ROUND if round_ else "",
+        round_cte=(_ROUND if round_ else "") + (_RECEIPTS if receipts else ""),
     )
     return "WITH" + (_CLAIM if claim else "") + (_DEAL if deal else "") + gate + head
 
 
 STATEMENTS = {
-    (claim, deal, round_): _statement(claim, deal, round_)
+    (claim, deal, round_, receipts): _statement(claim, deal, round_, receipts)
     for claim in (False, True)
     for deal in (False, True)
     for round_ in (False, True)
+    for receipts in (False, True)
 }
 
 
@@ -120,9 +134,12 @@ def _ints(values: list[int]) -> str:
     return "{" + ",".join(map(str, values)) + "}"
 
 
-def parameters(record: NewRecord, claim: Claim | None, deal: str | None) -> tuple[str, dict[str, Any]]:
-    """The statement for this record and its parameters. The lines go as array literals:
-    one text parameter each, which costs a fraction of adapting a Python list."""
+def parameters(
+    record: NewRecord, claim: Claim | None, deal: str | None, receipts: list[Receipt] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The statement for this record and its parameters, with `receipts` (of records stored
+    before) riding in it. The lines go as array literals: one text parameter each, which
+    costs a fraction of adapting a Python list."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -154,7 +171,9 @@ def parameters(record: NewRecord, claim: Claim | None, deal: str | None) -> tupl
         params["resource"] = claim.resource
     if deal is not None:
         params["deal"] = deal
-    return STATEMENTS[(claim is not None, deal is not None, record.round is not None)], params
+    if receipts:
+        params.update(receipt_parameters(receipts))
+    return STATEMENTS[(claim is not None, deal is not None, record.round is not None, bool(receipts))], params
 
 
 __all__ = ["DEAL_USED", "KEY_TAKEN", "STATEMENTS", "parameters"]

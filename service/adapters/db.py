@@ -101,6 +101,9 @@ class PostgresSettings:
     keepalives_interval_s: int = 3
     keepalives_count: int = 3
     tcp_user_timeout_ms: int = 10_000
+    # A receipt waits at most this long for the worker's next write to carry it before a
+    # timer stores it alone (`pending_receipts`).
+    receipt_flush_s: float = 0.5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> PostgresSettings:
@@ -118,6 +121,7 @@ class PostgresSettings:
             keepalives_interval_s=_setting("DATABASE_KEEPALIVES_INTERVAL_S", env, int, 3),
             keepalives_count=_setting("DATABASE_KEEPALIVES_COUNT", env, int, 3),
             tcp_user_timeout_ms=_setting("DATABASE_TCP_USER_TIMEOUT_MS", env, int, 10_000),
+            receipt_flush_s=_setting("RECEIPT_FLUSH_MS", env, int, 500) / 1000,
         )
 
     def connect_args(self) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """Receipts as stored: one Ed25519 signature per chain record, read with it, made once.
 
 The write path signs a record as soon as its hash is known (`sign`) and stores the receipt
-beside it: in the same transaction on SQLite, where the hash is computed in Python; on
-PostgreSQL, whose one-statement write computes the hash in the database, right after that
-statement (`PG_STORE_ALONE`). A receipt that is missing (records stored before receipts
+beside it: in the same transaction on SQLite, where the hash is computed in Python. On
+PostgreSQL, whose one-statement write computes the hash in the database, the receipt is
+signed right after that statement and stored by the process's next write statement, or
+by a timer when none comes (`pending_receipts`); inside a larger transaction, in it. A receipt that is missing (records stored before receipts
 existed, or one whose write was lost) is made on first read by `complete`, with the key
 that was active when the record was stored: Ed25519 being deterministic, that is the
 receipt the service answered when it stored the record.
@@ -11,8 +12,6 @@ receipt the service answered when it stored the record.
 
 from __future__ import annotations
 
-import logging
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -30,19 +29,8 @@ from .records import StoredRecord
 if TYPE_CHECKING:
     from .uow import UnitOfWork
 
-log = logging.getLogger(__name__)
-_SAFE_ID = re.compile(r"[A-Za-z0-9_]{1,32}")
-_SAFE_KID = re.compile(r"[0-9a-f]{16}")
 
-# After the one-statement write of a record (autocommit), its receipt in one more round
-# trip. Its commit does not wait for the WAL flush: losing it in a crash loses nothing that
-# cannot be remade byte for byte (`complete`), and the write path does not pay a second
-# fsync per round.
-PG_STORE_ALONE = (
-    "BEGIN; SET LOCAL synchronous_commit TO off; "
-    "INSERT INTO chain_signatures (client_id, sequence, kid, signature) VALUES ({values}) "
-    "ON CONFLICT DO NOTHING; COMMIT"
-)
+# A receipt stored in the transaction that wrote its record (a Big Two game's last move).
 PG_STORE = (
     "INSERT INTO chain_signatures (client_id, sequence, kid, signature) VALUES (%s, %s, %s, %s) "
     "ON CONFLICT DO NOTHING"
@@ -57,30 +45,8 @@ def sign(keyring: Keyring | None, client_id: str, sequence: int, hash_: str) -> 
 
 
 def store_pg(cursor: Any, client_id: str, sequence: int, kid: str, signature: bytes) -> None:
-    """Store a receipt with the psycopg cursor that just wrote its record."""
-    if not cursor.connection.autocommit:
-        cursor.execute(PG_STORE, (client_id, sequence, kid, signature))
-        return
-    if _SAFE_ID.fullmatch(client_id) and _SAFE_KID.fullmatch(kid) and type(sequence) is int:
-        # Plain literals (ids of our own alphabet, an integer, hex): composing them with
-        # psycopg.sql costs the worker more than the statement.
-        values = f"'{client_id}', {sequence}, '{kid}', '\\x{signature.hex()}'::bytea"
-        statement = PG_STORE_ALONE.format(values=values)
-    else:
-        from psycopg import sql
-
-        composed = sql.SQL(", ").join(
-            [sql.Literal(client_id), sql.Literal(sequence), sql.Literal(kid), sql.Literal(signature)]
-        )
-        statement = sql.SQL(PG_STORE_ALONE).format(values=composed).as_string(cursor)
-    try:
-        cursor.execute(statement)
-    except Exception:  # the record is stored; its receipt is remade on first read
-        log.warning("receipt of record %s of client %s not stored", sequence, client_id, exc_info=True)
-        try:
-            cursor.execute("ROLLBACK")
-        except Exception:
-            pass
+    """Store a receipt in the transaction of the psycopg cursor that just wrote its record."""
+    cursor.execute(PG_STORE, (client_id, sequence, kid, signature))
 
 
 def _insert(engine: Engine) -> Any:
@@ -92,7 +58,10 @@ class SignatureRepository:
 
     def __init__(self, uow: UnitOfWork) -> None:
         self.uow = uow
-        self.session: Session = uow.session
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
 
     @property
     def keyring(self) -> Keyring | None:
@@ -173,4 +142,4 @@ def store(
     return {(r[0], r[1]): (r[2], bytes(r[3])) for r in found}
 
 
-__all__ = ["PG_STORE", "PG_STORE_ALONE", "SignatureRepository", "made_receipts", "sign", "store", "store_pg"]
+__all__ = ["PG_STORE", "SignatureRepository", "made_receipts", "sign", "store", "store_pg"]

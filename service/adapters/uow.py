@@ -17,6 +17,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import cached_property
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -44,6 +45,7 @@ from .errors import CommitNotReplicated, DatabaseUnavailable
 from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
+from .pending_receipts import PendingReceipts, Receipt, flush_with
 from .rounds import RoundRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
@@ -95,15 +97,30 @@ class Database:
             snapshot_engine = self.engine.execution_options(isolation_level="REPEATABLE READ", **read_only_option)
         # SQLite: a deferred BEGIN reads one WAL snapshot from its first read on.
         self._snapshot = sessionmaker(snapshot_engine, expire_on_commit=False)
+        # PostgreSQL: receipts signed after a write, waiting for this process's next write
+        # statement to carry them (`pending_receipts`).
+        self.receipts = PendingReceipts(self._store_receipts, self.postgres.receipt_flush_s)
+
+    def _store_receipts(self, receipts: list[Receipt]) -> None:
+        """Store waiting receipts in a short transaction of their own (no write came)."""
+        fairy = self.engine.raw_connection()
+        try:
+            conn = fairy.driver_connection
+            assert isinstance(conn, psycopg.Connection)
+            with conn.cursor() as cursor:
+                flush_with(cursor, receipts)
+            conn.commit()
+        finally:
+            fairy.close()
 
     def unit_of_work(self, write: bool = False) -> UnitOfWork:
         if write and self.read_only:
             raise RuntimeError("a read-only database has no write units of work")
-        return UnitOfWork(self, self._write() if write else self._read())
+        return UnitOfWork(self, self._write if write else self._read)
 
     def snapshot(self) -> UnitOfWork:
         """A read-only unit of work whose queries all see one snapshot (for reports)."""
-        return UnitOfWork(self, self._snapshot())
+        return UnitOfWork(self, self._snapshot)
 
     def ping(self) -> None:
         """Raise DatabaseUnavailable unless the database answers."""
@@ -170,30 +187,82 @@ class Database:
         return _DEADLINES.armed(conn, self.postgres.write_deadline_s)
 
     def dispose(self) -> None:
+        self.receipts.close()
         self.engine.dispose()
         if self.replica is not None:
             self.replica.db.dispose()
 
 
 class UnitOfWork:
-    """`with db.unit_of_work(write=True) as uow: ...; uow.commit()`; anything else rolls back."""
+    """`with db.unit_of_work(write=True) as uow: ...; uow.commit()`; anything else rolls back.
 
-    def __init__(self, db: Database, session: Session) -> None:
+    The session and each repository are made on first use: the write of a round uses only
+    `chain`, whose statement runs on a connection of its own at commit, so it never pays
+    for a session it would not use."""
+
+    def __init__(self, db: Database, sessions: Callable[[], Session]) -> None:
         self.db = db
-        self.session = session
+        self._sessions = sessions
+        self._session: Session | None = None
         self._deferred: list[Callable[[Any], None]] = []
-        self.clients = ClientRepository(session)
-        self.signatures = SignatureRepository(self)
-        self.rounds = RoundRepository(session, self.signatures)
-        self.chain: ChainRepository = (PostgresChain if db.dialect == "postgresql" else SqliteChain)(self)
-        self.ledger = LedgerRepository(session)
-        self.idempotency = IdempotencyRepository(session)
-        self.secrets = SecretRepository(session)
-        self.deals = DealRepository(session)
-        self.games = GameRepository(session)
-        self.matches = MatchRepository(session)
-        self.susun_games = SusunGameRepository(session)
-        self.webhooks = WebhookRepository(session)
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            self._session = self._sessions()
+        return self._session
+
+    def in_transaction(self) -> bool:
+        """Whether this unit of work's session holds a transaction (it may have none yet)."""
+        return self._session is not None and self._session.in_transaction()
+
+    @cached_property
+    def clients(self) -> ClientRepository:
+        return ClientRepository(self.session)
+
+    @cached_property
+    def signatures(self) -> SignatureRepository:
+        return SignatureRepository(self)
+
+    @cached_property
+    def rounds(self) -> RoundRepository:
+        return RoundRepository(self.session, self.signatures)
+
+    @cached_property
+    def chain(self) -> ChainRepository:
+        return (PostgresChain if self.db.dialect == "postgresql" else SqliteChain)(self)
+
+    @cached_property
+    def ledger(self) -> LedgerRepository:
+        return LedgerRepository(self.session)
+
+    @cached_property
+    def idempotency(self) -> IdempotencyRepository:
+        return IdempotencyRepository(self.session)
+
+    @cached_property
+    def secrets(self) -> SecretRepository:
+        return SecretRepository(self.session)
+
+    @cached_property
+    def deals(self) -> DealRepository:
+        return DealRepository(self.session)
+
+    @cached_property
+    def games(self) -> GameRepository:
+        return GameRepository(self.session)
+
+    @cached_property
+    def matches(self) -> MatchRepository:
+        return MatchRepository(self.session)
+
+    @cached_property
+    def susun_games(self) -> SusunGameRepository:
+        return SusunGameRepository(self.session)
+
+    @cached_property
+    def webhooks(self) -> WebhookRepository:
+        return WebhookRepository(self.session)
 
     def __enter__(self) -> Self:
         return self
@@ -205,9 +274,10 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         self._deferred.clear()
-        with contextlib.suppress(Exception):  # the original error matters more
-            self.session.rollback()
-        self.session.close()
+        if self._session is not None:
+            with contextlib.suppress(Exception):  # the original error matters more
+                self._session.rollback()
+            self._session.close()
         if exc is not None:
             found = translate(exc)
             if found is not None:
@@ -220,11 +290,13 @@ class UnitOfWork:
     def commit(self) -> None:
         deferred, self._deferred = self._deferred, []
         with translated():
-            if deferred and len(deferred) == 1 and not self.session.in_transaction():
+            if deferred and len(deferred) == 1 and not self.in_transaction():
                 # Nothing else was done in this unit of work: the statement is the transaction.
                 self.db.run_alone(deferred[0])
                 return
-            if self.db.dialect != "postgresql" or not (deferred or self.session.in_transaction()):
+            if self._session is None and not deferred:
+                return  # nothing was done
+            if self.db.dialect != "postgresql" or not (deferred or self.in_transaction()):
                 self.session.commit()
                 return
             connection = self.session.connection()

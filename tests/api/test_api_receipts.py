@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,22 +64,106 @@ def _store(client: Any, op: Any, n: int = 1, body: Any = None, **headers: str) -
     return out
 
 
+def _stored_receipts(app: Any, client_id: str) -> list[tuple[int, str, bytes]]:
+    """The receipts in the table (a plain read: nothing is remade)."""
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        rows = uow.session.execute(
+            select(ChainSignature.sequence, ChainSignature.kid, ChainSignature.signature)
+            .where(ChainSignature.client_id == client_id)
+            .order_by(ChainSignature.sequence)
+        ).all()
+    return [(n, k, bytes(s)) for n, k, s in rows]
+
+
+def _receipt(created: Any) -> tuple[int, str, bytes]:
+    audit = created.get_json()["audit"]
+    return audit["sequence"], audit["kid"], _unb64(audit["signature"])
+
+
+@pytest.fixture
+def waiting(signed_app: Any) -> Iterator[Any]:
+    """The app's waiting receipts, with the timer held off (only a next write stores them)."""
+    pending = signed_app.extensions["capsa"].db.receipts
+    pending.drain()
+    before, pending.flush_after_s = pending.flush_after_s, 3600.0
+    yield pending
+    pending.flush_after_s = before
+    pending.drain()
+
+
 def test_every_stored_round_carries_a_receipt_that_verifies_over_the_documented_message(
     signed_app, client, op, key_file
 ):
     (created,) = _store(client, op)
     audit = created.get_json()["audit"]
-    with signed_app.extensions["capsa"].db.unit_of_work() as uow:  # stored at once, not on first read
-        stored = uow.session.execute(
-            select(ChainSignature.kid, ChainSignature.signature).where(ChainSignature.client_id == op.id)
-        ).all()
-    assert [(k, bytes(s)) for k, s in stored] == [(audit["kid"], _unb64(audit["signature"]))]
     ring = _keys(client, op)
     message = f"capsa-audit-v1\n{op.id}\n{audit['sequence']}\n{audit['hash']}\n".encode()
     assert message == receipt_message(op.id, audit["sequence"], audit["hash"])
     assert audit["kid"] == ring.keys[-1].kid == keyfile.load(key_file).active.kid
     assert ring.verify(audit["kid"], message, _unb64(audit["signature"]))
     assert not ring.verify(audit["kid"], message.replace(b"v1", b"v2"), _unb64(audit["signature"]))
+
+
+def test_a_receipt_is_stored_by_the_next_write_on_postgresql_and_with_its_record_on_sqlite(
+    signed_app, client, op, waiting
+):
+    (first,) = _store(client, op)
+    if signed_app.extensions["capsa"].db.dialect == "postgresql":
+        # Signed once PostgreSQL returned the hash: it waits for this worker's next write.
+        assert _stored_receipts(signed_app, op.id) == []
+        assert len(waiting) == 1
+    else:
+        assert _stored_receipts(signed_app, op.id) == [_receipt(first)]
+    other = make_tenant(signed_app)  # the next write may be another client's: it carries it
+    (second,) = _store(client, other, **{"Idempotency-Key": "carrier-1"})
+    assert _stored_receipts(signed_app, op.id) == [_receipt(first)]
+    if signed_app.extensions["capsa"].db.dialect == "postgresql":
+        assert _stored_receipts(signed_app, other.id) == [] and len(waiting) == 1
+        waiting.drain()  # what the timer, a worker's exit or dispose does
+    assert _stored_receipts(signed_app, other.id) == [_receipt(second)]
+    assert len(waiting) == 0
+
+
+def test_a_refused_write_keeps_the_receipts_it_carried_for_the_next(signed_app, client, op, waiting):
+    body = four_player_round()
+    (first,) = _store(client, op, body=body, **{"Idempotency-Key": "refused-1"})
+    other = four_player_round()
+    other["stake"] = "2000"
+    refused = client.post("/v1/rounds", json=other, headers={**op.headers, "Idempotency-Key": "refused-1"})
+    assert refused.status_code == 422
+    if signed_app.extensions["capsa"].db.dialect == "postgresql":
+        assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1
+    (second,) = _store(client, op)
+    assert _stored_receipts(signed_app, op.id)[:1] == [_receipt(first)]
+
+
+def test_an_idle_workers_receipts_are_stored_by_the_timer(signed_app, client, op):
+    pending = signed_app.extensions["capsa"].db.receipts
+    before, pending.flush_after_s = pending.flush_after_s, 0.05
+    try:
+        (created,) = _store(client, op)
+        deadline = time.monotonic() + 10
+        while not _stored_receipts(signed_app, op.id) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _stored_receipts(signed_app, op.id) == [_receipt(created)]
+        assert len(pending) == 0
+    finally:
+        pending.flush_after_s = before
+
+
+def test_a_receipt_lost_with_its_worker_before_the_next_write_is_remade_byte_for_byte(
+    signed_app, client, op, waiting
+):
+    (created,) = _store(client, op)
+    if signed_app.extensions["capsa"].db.dialect == "postgresql":
+        assert waiting.discard() == 1  # what a worker killed before its next write loses
+    else:  # stored with its record: lost only with the table's row
+        with signed_app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+            uow.session.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id))
+            uow.commit()
+    assert _stored_receipts(signed_app, op.id) == []
+    assert client.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers).data == created.data
+    assert _stored_receipts(signed_app, op.id) == [_receipt(created)]  # remade on first read, and stored
 
 
 def test_get_replay_and_record_answer_the_same_receipt_byte_for_byte(client, op):
@@ -133,6 +218,9 @@ def test_a_rotation_keeps_old_receipts_byte_identical_and_verifying(db_url, key_
         op = make_tenant(before_app)
         before = before_app.test_client()
         (created,) = _store(before, op)
+        # Stored by the old worker (its next write, its timer or its exit). A worker killed
+        # during a rotation before storing it leaves a receipt remade with the new key.
+        before_app.extensions["capsa"].db.receipts.drain()
         after = after_app.test_client()
         got = after.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers)
         assert got.data == created.data
@@ -230,6 +318,7 @@ def test_tampered_receipts_are_found_by_the_offline_verifier(signed_app, client,
     """A signature rewritten in the database with another key is not the service's receipt."""
     TAMPERED.add(op.id)
     _store(client, op, 2)
+    signed_app.extensions["capsa"].db.receipts.drain()  # stored, as the timer would
     other, _ = Keyring().rotated(utcnow_ms())
     with signed_app.extensions["capsa"].db.unit_of_work(write=True) as uow:
         kid, sig = other.sign(receipt_message(op.id, 2, "0" * 64))

@@ -19,6 +19,11 @@ def test_the_environment_sets_the_pooler_the_write_deadline_and_the_keepalives()
     assert PostgresSettings.from_env({}) == PostgresSettings(Pooler.NONE, 5.0, 10, 3, 3, 10_000)
 
 
+def test_receipts_wait_500_ms_for_a_next_write_unless_receipt_flush_ms_says_otherwise():
+    assert PostgresSettings.from_env({}).receipt_flush_s == 0.5
+    assert PostgresSettings.from_env({"RECEIPT_FLUSH_MS": "20"}).receipt_flush_s == 0.02
+
+
 @pytest.mark.parametrize(("env", "message"), [
     ({"DATABASE_POOLER": "pgpool"}, "DATABASE_POOLER 'pgpool' is not one of 'none', 'pgbouncer'"),
     ({"DATABASE_WRITE_DEADLINE_S": "soon"}, "DATABASE_WRITE_DEADLINE_S 'soon' is not a number"),
