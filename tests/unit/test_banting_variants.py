@@ -365,7 +365,7 @@ def test_version_1_keeps_straights_with_two_and_refuses_the_new_parameters() -> 
 
 
 def test_version_2_reads_straights_with_two_as_straights() -> None:
-    v2 = resolve_rules({"preset": "capsa-banting-id", "params": {"straights_with_two": True}}, "banting")
+    v2 = resolve_rules({"preset": "capsa-banting-id", "version": 2, "params": {"straights_with_two": True}}, "banting")
     assert v2.version == 2 and v2.to_json()["params"]["straights"] == "with_two"
     assert "straights_with_two" not in v2.to_json()["params"]
 
