@@ -204,7 +204,16 @@ _HK = replace(_ID_V2, bombs="none", bomb_ends_game=False, last_card_rule="highes
 # Version 3 of capsa-banting-id (version 2 of the others): straight_flush_order and
 # last_card_penalty at the values that keep the earlier version's play, and a pair of two
 # losers under everyone pays everyone labelled `lost_less` (`BantingParams.names_loser_pairs`).
-_V3 = dict(straight_flush_order="rank_first", last_card_penalty="none")
+def _v3(params: BantingParams, straight_flush_order: str = "rank_first", last_card_penalty: str = "none",
+        last_card_rule: str | None = None) -> BantingParams:
+    return replace(
+        params,
+        straight_flush_order=straight_flush_order,
+        last_card_penalty=last_card_penalty,
+        last_card_rule=last_card_rule or params.last_card_rule,
+    )
+
+
 _PUSOY = replace(_ID_V2, suit_order="cshd", straights="consecutive", bombs="none", bomb_ends_game=False)
 _TW = replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks="turn")
 _YAWNOC = replace(_HK, settlement="everyone_pays_everyone", fee_rate=Decimal("0"))
@@ -234,21 +243,21 @@ SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
     ("capsa-banting-id", 1): (_ID_V1, _ID_TEXT + "."),
     ("capsa-banting-id", 2): (_ID_V2, _ID_TEXT + " (version 2: every variant named)."),
     ("capsa-banting-id", 3): (
-        replace(_ID_V2, **_V3),
+        _v3(_ID_V2),
         _ID_TEXT + " (version 3: straight flush order and the last-card penalty named).",
     ),
     ("pusoy-dos", 1): (_PUSOY, _PUSOY_TEXT + "."),
     ("pusoy-dos", 2): (
-        replace(_PUSOY, **_V3 | {"straight_flush_order": "suit_first"}),
+        _v3(_PUSOY, straight_flush_order="suit_first"),
         _PUSOY_TEXT + ", straight flushes by suit first too (version 2).",
     ),
     ("big-two-hk", 1): (_HK, _HK_TEXT + "."),
-    ("big-two-hk", 2): (replace(_HK, **_V3), _HK_TEXT + " (version 2: every variant named)."),
+    ("big-two-hk", 2): (_v3(_HK), _HK_TEXT + " (version 2: every variant named)."),
     ("big-two-tw", 1): (_TW, _TW_TEXT + "."),
-    ("big-two-tw", 2): (replace(_TW, **_V3), _TW_TEXT + " (version 2: every variant named)."),
+    ("big-two-tw", 2): (_v3(_TW), _TW_TEXT + " (version 2: every variant named)."),
     ("big-two-yawnoc", 1): (_YAWNOC, _YAWNOC_TEXT + "."),
     ("big-two-yawnoc", 2): (
-        replace(_YAWNOC, **_V3 | {"last_card_rule": "none", "last_card_penalty": "takes_all_losses"}),
+        _v3(_YAWNOC, last_card_penalty="takes_all_losses", last_card_rule="none"),
         _YAWNOC_TEXT + "; a player who lets the next one go out on its last card, though it "
         "could have stopped it, takes on all losses (version 2).",
     ),
