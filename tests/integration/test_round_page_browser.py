@@ -516,7 +516,7 @@ def test_the_api_docs_render_every_operation_under_a_nonce_policy_with_nothing_b
     nonce = re.search(r"<script nonce=\"([^\"]+)\">", html)
     assert nonce is not None and f"'nonce-{nonce.group(1)}'" in policy
     assert "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy and "unsafe-eval" not in policy
-    browser.open(site["base"] + "/docs", 1280)
+    browser.open(site["base"] + "/docs", 1366)
     listed: list[list[str]] = []
     deadline = time.monotonic() + 20
     while len(listed) < len(operations) and time.monotonic() < deadline:
@@ -528,7 +528,7 @@ def test_the_api_docs_render_every_operation_under_a_nonce_policy_with_nothing_b
         )
     assert sorted(map(tuple, listed)) == operations
     assert browser.blocked() == [], "the docs page needs what its policy refuses"
-    browser.screenshot(site["shots"] / "docs-1280.png", 1280, 900)
+    browser.screenshot(site["shots"] / "docs-1366.png", 1366, 900)
 
 
 def test_a_fouled_hand_says_which_row_beats_which(browser, site):
