@@ -338,13 +338,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         app.extensions["capsa"].db.dispose()
 
 
-def visit(browser: DevTools, site: dict[str, Any], name: str) -> dict[int, dict[str, Any]]:
-    """The page at each width: the probe's findings; a screenshot of the whole page each."""
+def visit(
+    browser: DevTools, site: dict[str, Any], name: str, url: str | None = None, probe: str = PROBE
+) -> dict[int, dict[str, Any]]:
+    """The page at each width (a round's view link, or `url`): the probe's findings; a
+    screenshot of the whole page each, named `name-width.png`."""
     seen = {}
     for width in WIDTHS:
-        browser.open(site["links"][name], width)
-        found = browser.evaluate(PROBE)
-        assert browser.blocked() == [], f"the page needs what its policy refuses at {width} px"
+        browser.open(url or site["links"][name], width)
+        found = browser.evaluate(probe)
+        assert browser.blocked() == [], f"{name} needs what its policy refuses at {width} px"
         path = site["shots"] / f"{name}-{width}.png"
         browser.screenshot(path, width, found["height"])
         print(f"screenshot: {path}")
@@ -450,7 +453,7 @@ TRICK_HEADS = {
 
 
 @pytest.mark.parametrize("name", ["bigtwo", "bomb"])
-def test_a_big_two_round_shows_its_history_and_winner_and_no_loser_reads_win(browser, site, name):  # noqa: C901
+def test_a_big_two_round_shows_its_history_and_winner_and_no_loser_reads_win(browser, site, name):
     doc = site["docs"][name]
     winner = doc["pairs"][0]["players"][0]
     losers = {p["id"] for p in doc["players"]} - {winner}
@@ -568,19 +571,6 @@ def assert_readable(found: dict[str, Any], width: int) -> None:
         assert ratio >= need, f"{item['text']!r} ({item['tag']}) {ratio:.2f}:1 < {need}:1 at {width} px"
 
 
-def visit_page(browser: DevTools, site: dict[str, Any], path: str, name: str) -> dict[int, dict[str, Any]]:
-    seen = {}
-    for width in WIDTHS:
-        browser.open(site["base"] + path, width)
-        found = browser.evaluate(CONTRAST)
-        assert browser.blocked() == [], f"{path} needs what its policy refuses at {width} px"
-        shot = site["shots"] / f"{name}-{width}.png"
-        browser.screenshot(shot, width, found["height"])
-        print(f"screenshot: {shot}")
-        seen[width] = found
-    return seen
-
-
 @pytest.mark.parametrize(
     ("path", "name"),
     [("/problems", "problems"), ("/problems/invalid-cards", "problem"), ("/problems/nope", "problem-404")],
@@ -588,7 +578,7 @@ def visit_page(browser: DevTools, site: dict[str, Any], path: str, name: str) ->
 def test_the_problem_pages_are_readable_with_no_backticks(browser, site, path, name):
     from service.api.schemas import PROBLEM_TYPES
 
-    for width, found in visit_page(browser, site, path, name).items():
+    for width, found in visit(browser, site, name, site["base"] + path, CONTRAST).items():
         assert_readable(found, width)
         expected = ["/problems/" + t for t in PROBLEM_TYPES] if path == "/problems" else ["/problems"]
         assert found["links"] == expected
@@ -597,7 +587,7 @@ def test_the_problem_pages_are_readable_with_no_backticks(browser, site, path, n
 def test_the_front_page_links_the_docs_the_contract_and_the_problems(browser, site):
     from service.domain.version import ENGINE_VERSION
 
-    for width, found in visit_page(browser, site, "/", "home").items():
+    for width, found in visit(browser, site, "home", site["base"] + "/", CONTRAST).items():
         assert_readable(found, width)
         assert found["title"] == "Capsa scoring service"
         assert found["links"] == ["/docs", "/openapi.yaml", "/problems"]

@@ -29,20 +29,21 @@ from service.domain.susun.hands import evaluate_five, evaluate_front
 from service.domain.susun.rules import SusunParams
 
 
-def susun(preset: str = "chinese-poker-2-4", version: int | None = None, **overrides: Any) -> SusunParams:
+def _rules(game: str, preset: str, version: int | None, overrides: dict[str, Any]) -> Any:
     ref: dict[str, Any] = {"preset": preset, "params": overrides}
     if version is not None:
         ref["version"] = version
-    p = resolve_rules(ref, "susun").params
+    return resolve_rules(ref, game).params
+
+
+def susun(preset: str = "chinese-poker-2-4", version: int | None = None, **overrides: Any) -> SusunParams:
+    p = _rules("susun", preset, version, overrides)
     assert isinstance(p, SusunParams)
     return p
 
 
 def banting(preset: str = "capsa-banting-id", version: int | None = None, **overrides: Any) -> BantingParams:
-    ref: dict[str, Any] = {"preset": preset, "params": overrides}
-    if version is not None:
-        ref["version"] = version
-    p = resolve_rules(ref, "banting").params
+    p = _rules("banting", preset, version, overrides)
     assert isinstance(p, BantingParams)
     return p
 
@@ -164,8 +165,8 @@ SCRIPT = [
 ]  # fmt: skip
 
 
-def played(p: BantingParams, a_plays: str = "9d") -> Any:
-    state = new_game(list(HANDS), [cards(h) for h in HANDS.values()], p)
+def played(p: BantingParams, a_plays: str = "9d", hands: dict[str, str] = HANDS) -> Any:
+    state = new_game(list(hands), [cards(h) for h in hands.values()], p)
     for line in SCRIPT:
         player, _, what = (part.strip() for part in line.format(a=a_plays).partition(":"))
         state = apply_move(state, Move.pass_turn(player) if what == "pass" else Move.play(player, cards(what)))
@@ -206,11 +207,7 @@ def test_playing_the_highest_single_or_holding_nothing_higher_is_no_offence() ->
     # the same game with a's Ah and 2c swapped for c's Qh and 3s: nothing of a's beats Ks
     hands = dict(HANDS, a=HANDS["a"].replace("Ah", "Qh").replace("2c", "3s"),
                  c=HANDS["c"].replace("Qh", "Ah").replace("3s", "2c"))
-    state = new_game(list(hands), [cards(h) for h in hands.values()], p)
-    for line in SCRIPT:
-        player, _, what = (part.strip() for part in line.format(a="9d").partition(":"))
-        state = apply_move(state, Move.pass_turn(player) if what == "pass" else Move.play(player, cards(what)))
-    assert last_card_taker(state) is None
+    assert last_card_taker(played(p, hands=hands)) is None
 
 
 def test_the_penalty_needs_moves_the_last_card_rule_would_refuse() -> None:

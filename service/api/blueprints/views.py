@@ -30,11 +30,11 @@ from service.services import viewlinks
 from service.services.errors import NotFound
 
 from ..audit_schemas import ViewLinkSchema
-from .play_views import foul_reasons, tricks
 from ..auth import allow_read
 from ..body import optional_body
 from ..state import db, principal
 from . import AUTH, Blueprint, json_response
+from .play_views import foul_reasons, tricks
 
 blp = Blueprint("view-links", __name__, url_prefix="/v1", description="Links to a round's HTML view.")
 pages = flask.Blueprint(
