@@ -352,6 +352,8 @@ for (_name, _version), (_params, _text) in list(SHIPPED_PRESETS.items()):
         v for n, v in SHIPPED_PRESETS if n == _name
     ):
         SHIPPED_PRESETS[(_name, _version + 1)] = (_params, _text)
+_ORDER = list(dict.fromkeys(name for name, _ in SHIPPED_PRESETS))  # as listed: each preset's versions together
+SHIPPED_PRESETS = dict(sorted(SHIPPED_PRESETS.items(), key=lambda kv: (_ORDER.index(kv[0][0]), kv[0][1])))
 # The parameters a preset version has, where it is not every field of `SusunParams`.
 PARAM_NAMES: dict[tuple[str, int], tuple[str, ...]] = {
     **{(name, 1): V1_PARAMS for name in ("capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6")},
