@@ -406,7 +406,9 @@ def test_consistent_values_pass_and_switching_doubling_off_takes_both_thresholds
 VARIANTS = st.builds(
     lambda preset, straights, bombs, pass_locks, last_card, payment, seed: (
         rules(preset, straights=straights, bombs=bombs, pass_locks=pass_locks,
-              last_card_rule=last_card, settlement=payment),
+              last_card_rule=last_card, settlement=payment,
+              # the penalty charges what the last-card rule refuses: one or the other
+              last_card_penalty="takes_all_losses" if last_card == "none" else "none"),
         seed,
     ),
     st.sampled_from(["capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]),
