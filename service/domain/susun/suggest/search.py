@@ -203,15 +203,14 @@ def _front_ties(s3: npt.NDArray[np.int32], s5: npt.NDArray[np.int32], f: Ints, m
     """Per setting, whether its front ties its middle under `front_vs_five` `tie` (the
     five's first ranks are the front's: `arrangement.front_against_five`), a foul under
     `strict_order`. Each distinct strength's key is looked up once."""
-    front_keys = {int(v): key_of(int(v)) for v in np.unique(s3)}
-    ids = {key: i for i, key in enumerate(sorted(set(front_keys.values())))}
-    id3 = np.array([ids[key_of(int(v))] for v in s3], dtype=np.intp)
-    lengths = sorted({len(key) for key in front_keys.values()})
-    five_ids = {}
-    for v in np.unique(s5):
-        key = key_of(int(v))
-        five_ids[int(v)] = next((ids[key[:n]] for n in lengths if key[:n] in ids), -1)
-    id5 = np.array([five_ids[int(v)] for v in s5], dtype=np.intp)
+    fronts, at3 = np.unique(s3, return_inverse=True)
+    fives, at5 = np.unique(s5, return_inverse=True)
+    front_keys = [key_of(int(v)) for v in fronts]
+    ids = {key: i for i, key in enumerate(front_keys)}
+    lengths = sorted({len(key) for key in front_keys})
+    id3 = np.arange(len(fronts), dtype=np.intp)[at3]
+    five_ids = [next((ids[key[:n]] for n in lengths if key[:n] in ids), -1) for key in map(key_of, map(int, fives))]
+    id5 = np.array(five_ids, dtype=np.intp)[at5]
     tied: npt.NDArray[np.bool_] = id3[f] == id5[mid]
     return tied
 
