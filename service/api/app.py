@@ -21,7 +21,7 @@ from service.services.idempotency import Purger
 
 from . import docs_page, paths, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
-from .blueprints import arrangements, banting, deals, problem_pages, rounds, rules, service
+from .blueprints import arrangements, banting, deals, home, problem_pages, rounds, rules, service
 from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
 from .blueprints import susun_games as susun_game_routes
@@ -145,6 +145,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(webhook_routes.events_blp)
     app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
     app.register_blueprint(problem_pages.pages)  # /problems/<type> for people (no key)
+    app.register_blueprint(home.pages)  # GET / for people and clients, /docs/ -> /docs
     problems.register(app)
     docs_page.install(app)
     install(app, state_of(app).metrics)

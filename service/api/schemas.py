@@ -35,7 +35,10 @@ CATEGORIES = [
     "royal_flush",
 ]
 NATURALS = ["dragon", "three_straights", "three_flushes", "six_pairs"]
-OUTCOMES = ["normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender", "win", "bomb"]
+OUTCOMES = [
+    "normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender", "win", "bomb",
+    "lost_less", "even", "takes_all_losses",
+]
 GAMES = ["susun", "banting"]
 PROBLEM_TYPES = {
     "malformed-json": (

@@ -213,9 +213,12 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool
                 f"unknown parameter {name!r} for {base.preset!r}", field=f"{field}.{name}"
             )
         if accepts is not None and not accepts(base.params, name):
+            first = min(
+                v for (n, v), p in PRESETS.items() if n == base.preset and accepts(p.rules.params, name)
+            )
             raise UnknownRules(
                 f"{name!r} is no parameter of {base.preset!r} version {base.version}; "
-                f"version {LATEST[base.preset]} has it",
+                f"version {first} has it",
                 field=f"{field}.{name}",
             )
         if name not in names:

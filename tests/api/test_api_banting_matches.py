@@ -183,7 +183,7 @@ def test_the_rules_listing_names_every_big_two_preset_with_every_parameter_and_i
     items = {i["preset"]: i for i in http.get("/v1/rules", headers=tenant.headers).get_json()["items"]}
     banting = {name for name, i in items.items() if i["game"] == "banting"}
     assert banting == {"capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"}
-    assert items["capsa-banting-id"]["version"] == 2
+    assert items["capsa-banting-id"]["version"] == 3  # the latest, listed last
     for name in banting:
         assert set(items[name]["sources"]) == set(items[name]["params"]) and items[name]["source"], name
     assert "yawnoc/big-two-scorer" in items["big-two-yawnoc"]["source"]

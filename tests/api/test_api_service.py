@@ -167,15 +167,17 @@ def test_logs_are_json_lines():
 def test_rules_lists_every_version_of_every_preset_with_every_parameter_and_its_source(http, tenant):
     items = http.get("/v1/rules", headers=tenant.headers).get_json()["items"]
     assert [(i["preset"], i["version"], i["latest"]) for i in items if i["game"] == "susun"] == [
-        ("capsa-susun-id", 1, False), ("capsa-susun-id", 2, True),
-        ("chinese-poker-2-4", 1, False), ("chinese-poker-2-4", 2, True),
-        ("chinese-poker-1-6", 1, False), ("chinese-poker-1-6", 2, True),
-        ("chinese-poker-tw", 1, True), ("chinese-poker-royalties", 1, True)]
+        ("capsa-susun-id", 1, False), ("capsa-susun-id", 2, False), ("capsa-susun-id", 3, True),
+        ("chinese-poker-2-4", 1, False), ("chinese-poker-2-4", 2, False), ("chinese-poker-2-4", 3, True),
+        ("chinese-poker-1-6", 1, False), ("chinese-poker-1-6", 2, False), ("chinese-poker-1-6", 3, True),
+        ("chinese-poker-tw", 1, False), ("chinese-poker-tw", 2, True),
+        ("chinese-poker-royalties", 1, False), ("chinese-poker-royalties", 2, True)]
     assert [i["preset"] for i in items if i["game"] == "banting" and i["latest"]] == [
         "capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]
     by = {(i["preset"], i["version"]): i for i in items}
-    v1, v2 = by[("capsa-susun-id", 1)], by[("capsa-susun-id", 2)]
+    v1, v2, v3 = by[("capsa-susun-id", 1)], by[("capsa-susun-id", 2)], by[("capsa-susun-id", 3)]
     assert len(v1["params"]) == 19 and len(v2["params"]) == 23 and v2["description"]
+    assert len(v3["params"]) == 24 and v3["params"]["front_vs_five"] == "five_stronger"
     assert v2["params"]["tembus_multiplier"] == 2 and v2["params"]["row_points"] == [1, 1, 1]
     for item in items:
         assert set(item["sources"]) == set(item["params"]), item["preset"]
@@ -186,8 +188,14 @@ def test_rules_lists_every_version_of_every_preset_with_every_parameter_and_its_
     assert "royalty.ts" in royalties["sources"]["bonus_by_rank"]
     banting = by[("capsa-banting-id", 1)]
     assert banting["game"] == "banting" and banting["params"]["suit_order"] == "dchs"
-    latest = by[("capsa-banting-id", 2)]
+    v2 = by[("capsa-banting-id", 2)]
+    assert not v2["latest"] and "straight_flush_order" not in v2["params"]
+    latest = by[("capsa-banting-id", 3)]
     assert latest["latest"] and latest["params"]["straights"] == "standard" and latest["source"]
+    assert latest["params"]["last_card_penalty"] == "none"
+    assert by[("pusoy-dos", 2)]["params"]["straight_flush_order"] == "suit_first"
+    assert "pusoy_dos" in by[("pusoy-dos", 2)]["sources"]["straight_flush_order"]
+    assert by[("big-two-yawnoc", 2)]["params"]["last_card_penalty"] == "takes_all_losses"
 
 
 def test_evaluate_describes_rows_bonuses_and_fouls(http, tenant):

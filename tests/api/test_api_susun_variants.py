@@ -38,13 +38,17 @@ def test_rounds_stored_under_version_1_keep_their_19_parameters_and_re_verify(ht
 
 
 @pytest.mark.parametrize("preset", V1_PRESETS)
-def test_version_2_is_the_default_and_scores_as_version_1(http, tenant, preset):
+def test_versions_2_and_3_the_default_score_as_version_1(http, tenant, preset):
     v1 = store(http, tenant, four_player_round(rules={"preset": preset, "version": 1}))
-    v2 = store(http, tenant, four_player_round(rules=preset))
+    v2 = store(http, tenant, four_player_round(rules={"preset": preset, "version": 2}))
+    v3 = store(http, tenant, four_player_round(rules=preset))
     assert v2["rules"]["version"] == 2 and len(v2["rules"]["params"]) == 23
-    assert [p["points"] for p in v2["players"]] == [p["points"] for p in v1["players"]]
-    assert [p["net"] for p in v2["players"]] == [p["net"] for p in v1["players"]]
-    assert verify(http, tenant, v2["id"])["ok"] is True
+    assert v3["rules"]["version"] == 3 and len(v3["rules"]["params"]) == 24
+    assert v3["rules"]["params"]["front_vs_five"] == "five_stronger"
+    for later in (v2, v3):
+        assert [p["points"] for p in later["players"]] == [p["points"] for p in v1["players"]]
+        assert [p["net"] for p in later["players"]] == [p["net"] for p in v1["players"]]
+        assert verify(http, tenant, later["id"])["ok"] is True
 
 
 def test_a_round_stored_before_contradictions_were_refused_still_re_verifies(http, tenant, monkeypatch):
@@ -73,10 +77,12 @@ def test_a_version_1_request_with_a_version_2_parameter_is_unknown_rules(http, t
 
 def test_the_new_presets_score_and_store_with_every_parameter(http, tenant):
     for preset in ("chinese-poker-tw", "chinese-poker-royalties"):
-        doc = store(http, tenant, four_player_round(rules=preset))
-        assert doc["rules"]["preset"] == preset and len(doc["rules"]["params"]) == 23
-        assert sum(p["points"] for p in doc["players"]) == 0
-        assert verify(http, tenant, doc["id"])["ok"] is True
+        for rules, version, count in (({"preset": preset, "version": 1}, 1, 23), (preset, 2, 24)):
+            doc = store(http, tenant, four_player_round(rules=rules))
+            assert doc["rules"]["preset"] == preset and doc["rules"]["version"] == version
+            assert len(doc["rules"]["params"]) == count
+            assert sum(p["points"] for p in doc["players"]) == 0
+            assert verify(http, tenant, doc["id"])["ok"] is True
 
 
 def test_suggest_takes_the_new_parameters(http, tenant):

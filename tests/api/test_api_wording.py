@@ -11,6 +11,7 @@ from test_api_access import concrete_path, make_owner
 from test_api_banting import game_body, send, start
 from test_api_hostile import body_is_optional, post_routes
 
+from service.api.blueprints.problem_pages import code_spans
 from service.api.schemas import PROBLEM_TYPES
 
 ACCEPTED = (
@@ -108,7 +109,7 @@ def test_every_problem_type_uri_opens_a_page_for_people(http, name):
     html = page.get_data(as_text=True)
     status, meaning = PROBLEM_TYPES[name]
     assert f"<code>/problems/{name}</code>, HTTP {status}" in html
-    assert str(meaning).replace("'", "&#39;") in html
+    assert str(code_spans(meaning)) in html and "`" not in html  # code spans, no backticks
     assert "docs/api.md#problem-types" in html
 
 

@@ -1,11 +1,14 @@
 """The round view page in a real browser: Debian's chromium, headless, over the DevTools protocol.
 
 A real HTTP server (werkzeug in a thread, SQLite in a temp dir) serves the app; the test
-stores a Susun round in IDR, one in USD, a voided round and two finished Big Two games,
-opens their view links at 390 px (a phone) and 1280 px, and checks what a person sees:
+stores a Susun round in IDR, one in USD, a voided round, a fouled hand and two finished Big
+Two games, opens their view links at 390 px (a phone) and 1366 px, and checks what a person sees:
 no horizontal scrolling, cards in line, money labels over their values, amounts exactly
 as Babel formats them for the currency's locale, the void's reversal, the Big Two
-history and winner. Screenshots go to $ROUND_PAGE_SCREENSHOTS (default: a temp dir).
+history grouped by trick with each combination named, the winner, why a hand fouled; and
+the front page and problem pages: their links, no literal backticks, every text's contrast
+WCAG AA (4.5:1, 3:1 for large text). Screenshots go to $ROUND_PAGE_SCREENSHOTS (default: a
+temp dir).
 
 Skipped where chromium is missing, except under CI=true, where that is a failure.
 """
@@ -42,7 +45,36 @@ TWO_PLAYERS = {  # a sweeps b, three of a kind in front: 11 points at 1000 IDR
                                     "back": ["Ts", "Td", "Js", "Jd", "5s"]}},
     ],
 }
-WIDTHS = (390, 1280)
+WIDTHS = (390, 1366)
+FOULED = {  # b's front pair of aces beats its middle's high card: a foul
+    "rules": "chinese-poker-2-4", "currency": "USD", "stake": "1", "reference": "fouled-1",
+    "players": [
+        {"id": "a", "arrangement": {"front": ["2c", "3d", "5h"], "middle": ["3c", "3h", "6d", "8s", "Tc"],
+                                    "back": ["5c", "6c", "7h", "8h", "9c"]}},
+        {"id": "b", "arrangement": {"front": ["Ac", "Ad", "2h"], "middle": ["Kc", "Qd", "9h", "7s", "4c"],
+                                    "back": ["Js", "Jd", "4d", "4s", "2s"]}},
+    ],
+}
+# WCAG 2.x contrast of every text node's colour against the background it is painted on.
+CONTRAST = r"""
+(() => {
+  const rgb = s => (s.match(/[\d.]+/g) || []).map(Number);
+  const bg = e => { for (; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length === 3 || c[3] > 0) return c.slice(0, 3); } return [255, 255, 255]; };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim()) continue;
+    const e = n.parentElement, st = getComputedStyle(e);
+    out.push({text: n.textContent.trim().slice(0, 40), tag: e.tagName, color: rgb(st.color).slice(0, 3), bg: bg(e),
+              size: parseFloat(st.fontSize), bold: Number(st.fontWeight) >= 700});
+  }
+  return {texts: out, backticks: document.body.innerText.includes('`'),
+          links: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')),
+          scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+          height: document.documentElement.scrollHeight, title: document.title};
+})()
+"""
 
 # Collects, in the page, everything the assertions need (no script runs in the page
 # itself: the CSP forbids it; Runtime.evaluate is the browser's, not the page's).
@@ -86,10 +118,15 @@ PROBE = r"""
       lines: [...document.querySelectorAll('#ledger tbody tr')].map(tr =>
         [...tr.querySelectorAll('td')].map((td, i) => i < 2 ? text(td) : td.querySelector('[data-amount]').dataset.amount)),
     },
-    history: [...document.querySelectorAll('#history tbody tr')].map(tr => ({
+    history: [...document.querySelectorAll('#history tbody tr.move')].map(tr => ({
       n: text(tr.children[0]), player: text(tr.children[1]),
       cards: [...tr.children[2].querySelectorAll('.card')].map(k => k.title), text: text(tr.children[2]),
+      name: text(tr.children[3]), auto: !!tr.querySelector('.auto-move'),
+      trick: tr.closest('tbody').dataset.trick,
     })),
+    tricks: [...document.querySelectorAll('#history tbody.trick')].map(t => text(t.querySelector('.trick-head'))),
+    fouls: Object.fromEntries([...document.querySelectorAll('article.player')].map(a =>
+      [a.id.replace(/^player-/, ''), text(a.querySelector('[data-field=foul_reason]'))])),
     winner: text(document.querySelector('#winner h2 strong')),
     status: text(document.querySelector('#status')),
   };
@@ -269,6 +306,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         "susun": stored(EXAMPLE),
         "usd": stored({**EXAMPLE, "reference": "example-usd", "currency": "USD", "stake": "2.50", "table": "high-roller-table-12"}),
         "voided": stored(TWO_PLAYERS),
+        "fouled": stored(FOULED),
         "bigtwo": big_two(THREE, THREE_SCRIPT),
         "bomb": big_two(FOUR, BOMB_SCRIPT, currency="USD", stake="12.50"),
     }
@@ -300,13 +338,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         app.extensions["capsa"].db.dispose()
 
 
-def visit(browser: DevTools, site: dict[str, Any], name: str) -> dict[int, dict[str, Any]]:
-    """The page at each width: the probe's findings; a screenshot of the whole page each."""
+def visit(
+    browser: DevTools, site: dict[str, Any], name: str, url: str | None = None, probe: str = PROBE
+) -> dict[int, dict[str, Any]]:
+    """The page at each width (a round's view link, or `url`): the probe's findings; a
+    screenshot of the whole page each, named `name-width.png`."""
     seen = {}
     for width in WIDTHS:
-        browser.open(site["links"][name], width)
-        found = browser.evaluate(PROBE)
-        assert browser.blocked() == [], f"the page needs what its policy refuses at {width} px"
+        browser.open(url or site["links"][name], width)
+        found = browser.evaluate(probe)
+        assert browser.blocked() == [], f"{name} needs what its policy refuses at {width} px"
         path = site["shots"] / f"{name}-{width}.png"
         browser.screenshot(path, width, found["height"])
         print(f"screenshot: {path}")
@@ -398,6 +439,19 @@ def test_a_voided_round_shows_its_reversal(browser, site):
             assert "reversed by the void" in player["text"]
 
 
+# (trick, combination) per move of tests/banting_scripts.py's THREE_SCRIPT and BOMB_SCRIPT.
+TRICKS = {
+    "bigtwo": [("1", "straight"), ("1", "straight"), ("1", ""), ("1", "full house"), ("1", ""),
+               ("2", "pair"), ("2", "pair"), ("2", ""), ("2", ""),
+               ("3", "single"), ("3", "single"), ("3", "single")],
+    "bomb": [("1", "single"), ("1", ""), ("1", "single"), ("1", "single"), ("1", "bomb (four of a kind)")],
+}
+TRICK_HEADS = {
+    "bigtwo": ["trick 1: b leads, b takes it", "trick 2: b leads, c takes it", "trick 3: c leads, b takes it"],
+    "bomb": ["trick 1: a leads, a takes it"],
+}
+
+
 @pytest.mark.parametrize("name", ["bigtwo", "bomb"])
 def test_a_big_two_round_shows_its_history_and_winner_and_no_loser_reads_win(browser, site, name):
     doc = site["docs"][name]
@@ -412,6 +466,8 @@ def test_a_big_two_round_shows_its_history_and_winner_and_no_loser_reads_win(bro
             (str(m["n"]), m["player"], "pass" if m["pass"] else m["play"]) for m in doc["history"]
         ]
         assert all(h["text"] == "pass" for h in found["history"] if not h["cards"])
+        assert [(h["trick"], h["name"]) for h in found["history"]] == TRICKS[name]
+        assert found["tricks"] == TRICK_HEADS[name]
         for row in found["matrix"]:
             if row["player"] in losers:
                 assert not any("win" in (cell or "").lower() for cell in row["cells"]), row
@@ -463,7 +519,7 @@ def test_the_api_docs_render_every_operation_under_a_nonce_policy_with_nothing_b
     nonce = re.search(r"<script nonce=\"([^\"]+)\">", html)
     assert nonce is not None and f"'nonce-{nonce.group(1)}'" in policy
     assert "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy and "unsafe-eval" not in policy
-    browser.open(site["base"] + "/docs", 1280)
+    browser.open(site["base"] + "/docs", 1366)
     listed: list[list[str]] = []
     deadline = time.monotonic() + 20
     while len(listed) < len(operations) and time.monotonic() < deadline:
@@ -475,4 +531,72 @@ def test_the_api_docs_render_every_operation_under_a_nonce_policy_with_nothing_b
         )
     assert sorted(map(tuple, listed)) == operations
     assert browser.blocked() == [], "the docs page needs what its policy refuses"
-    browser.screenshot(site["shots"] / "docs-1280.png", 1280, 900)
+    browser.screenshot(site["shots"] / "docs-1366.png", 1366, 900)
+
+
+def test_a_fouled_hand_says_which_row_beats_which(browser, site):
+    doc = site["docs"]["fouled"]
+    assert [p["foul"] for p in doc["players"]] == [False, True]
+    for width, found in visit(browser, site, "fouled").items():
+        assert_laid_out(found, width)
+        assert found["fouls"] == {
+            "a": None,
+            "b": "Foul: the front (pair) beats the middle (high card); the middle must be at least as "
+                 "strong as the front.",
+        }
+
+
+def luminance(rgb: list[float]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: list[float], b: list[float]) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def assert_readable(found: dict[str, Any], width: int) -> None:
+    assert found["texts"], "no text on the page"
+    assert found["backticks"] is False, "a literal backtick is shown"
+    assert found["scrollWidth"] <= found["clientWidth"] <= width
+    for item in found["texts"]:
+        large = item["size"] >= 24 or (item["bold"] and item["size"] >= 18.66)
+        need = 3.0 if large else 4.5
+        ratio = contrast(item["color"], item["bg"])
+        assert ratio >= need, f"{item['text']!r} ({item['tag']}) {ratio:.2f}:1 < {need}:1 at {width} px"
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("/problems", "problems"), ("/problems/invalid-cards", "problem"), ("/problems/nope", "problem-404")],
+)
+def test_the_problem_pages_are_readable_with_no_backticks(browser, site, path, name):
+    from service.api.schemas import PROBLEM_TYPES
+
+    for width, found in visit(browser, site, name, site["base"] + path, CONTRAST).items():
+        assert_readable(found, width)
+        expected = ["/problems/" + t for t in PROBLEM_TYPES] if path == "/problems" else ["/problems"]
+        assert found["links"] == expected
+
+
+def test_the_front_page_links_the_docs_the_contract_and_the_problems(browser, site):
+    from service.domain.version import ENGINE_VERSION
+
+    for width, found in visit(browser, site, "home", site["base"] + "/", CONTRAST).items():
+        assert_readable(found, width)
+        assert found["title"] == "Capsa scoring service"
+        assert found["links"] == ["/docs", "/openapi.yaml", "/problems"]
+        assert any(t["text"] == ENGINE_VERSION for t in found["texts"])
+    request = urllib.request.Request(site["base"] + "/", headers={"Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.headers["Content-Type"] == "application/json"
+        index = json.load(answer)
+    assert index["engine_version"] == ENGINE_VERSION and index["name"] == "Capsa scoring service"
+    assert index["links"] == {"docs": "/docs", "openapi_yaml": "/openapi.yaml", "problems": "/problems"}
+    with urllib.request.urlopen(site["base"] + "/docs/", timeout=10) as answer:  # follows the redirect
+        assert answer.geturl() == site["base"] + "/docs" and answer.status == 200

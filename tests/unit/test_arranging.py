@@ -119,6 +119,8 @@ def test_the_top_suggestion_beats_the_brute_force_on_200_hands(i: int) -> None:
         ("capsa-susun-id", {"wheel": "second"}),
         ("capsa-susun-id", {"suit_tiebreak": False}),
         ("chinese-poker-2-4", {"strict_order": True}),
+        ("chinese-poker-2-4", {"strict_order": True, "front_vs_five": "tie"}),
+        ("capsa-susun-id", {"strict_order": True, "front_vs_five": "tie"}),
         ("chinese-poker-2-4", {"bonus_paid": "cancel"}),
         ("chinese-poker-1-6", {"bonus_paid": "both"}),
         ("capsa-susun-id", {"max_one_royalty": True}),
@@ -154,6 +156,18 @@ STRONG = [
 @pytest.mark.parametrize("hand", STRONG)
 def test_the_search_is_exact_on_strong_hands(hand: str, preset: str) -> None:
     check_exact(cards(hand), rules(preset))
+
+
+# Hands whose fronts can tie their middles (a pair or high card the middle repeats).
+TIES = ["Kh Kd Ks Kc Qc Qd Ah As 3c 2c 9d 8d 4h", "Ah Ad Kh Kd Qh Qd 7c 5s 3h 9c 8s 6d 2h"]
+
+
+@pytest.mark.parametrize("hand", TIES)
+def test_the_search_is_exact_when_a_tying_front_fouls(hand: str) -> None:
+    tie = rules("chinese-poker-2-4", strict_order=True, front_vs_five="tie")
+    check_exact(cards(hand), tie)
+    found = suggest(cards(hand), tie, limit=20).suggestions
+    assert not any(s.evaluation.foul for s in found)
 
 
 @pytest.mark.parametrize(

@@ -365,7 +365,7 @@ def test_version_1_keeps_straights_with_two_and_refuses_the_new_parameters() -> 
 
 
 def test_version_2_reads_straights_with_two_as_straights() -> None:
-    v2 = resolve_rules({"preset": "capsa-banting-id", "params": {"straights_with_two": True}}, "banting")
+    v2 = resolve_rules({"preset": "capsa-banting-id", "version": 2, "params": {"straights_with_two": True}}, "banting")
     assert v2.version == 2 and v2.to_json()["params"]["straights"] == "with_two"
     assert "straights_with_two" not in v2.to_json()["params"]
 
@@ -406,7 +406,9 @@ def test_consistent_values_pass_and_switching_doubling_off_takes_both_thresholds
 VARIANTS = st.builds(
     lambda preset, straights, bombs, pass_locks, last_card, payment, seed: (
         rules(preset, straights=straights, bombs=bombs, pass_locks=pass_locks,
-              last_card_rule=last_card, settlement=payment),
+              last_card_rule=last_card, settlement=payment,
+              # the penalty charges what the last-card rule refuses: one or the other
+              last_card_penalty="takes_all_losses" if last_card == "none" else "none"),
         seed,
     ),
     st.sampled_from(["capsa-banting-id", "pusoy-dos", "big-two-hk", "big-two-tw", "big-two-yawnoc"]),

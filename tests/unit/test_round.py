@@ -209,9 +209,9 @@ def test_unknown_rules_name_the_field():
 
 def test_the_document_echoes_every_parameter_of_the_resolved_rules():
     doc = make_round("S", "W", rules={"preset": "chinese-poker-1-6", "params": {"fee_rate": "0.05"}})
-    assert doc["rules"]["preset"] == "chinese-poker-1-6" and doc["rules"]["version"] == 2
+    assert doc["rules"]["preset"] == "chinese-poker-1-6" and doc["rules"]["version"] == 3
     assert doc["rules"]["params"]["fee_rate"] == "0.05"
-    assert len(doc["rules"]["params"]) == 23
+    assert len(doc["rules"]["params"]) == 24  # every parameter of the latest version
 
 
 # -- the round a server-run game settles into ------------------------------------------------

@@ -43,7 +43,7 @@ BANTING_V2 = {"suit_order": "dchs", "flush_order": "suit_first", "straights": "s
               "bombs": "five_card_on_two", "bomb_ends_game": True, "pass_locks": "trick",
               "last_card_rule": "none", "first_lead": "lowest_card", "settlement": "winner_collects",
               "double_at": 10, "triple_at": 13, "fee_rate": "0.03", "fee_basis": "winnings"}
-LATEST_BANTING = {
+BANTING_BEFORE = {
     "capsa-banting-id": (2, BANTING_V2),
     "pusoy-dos": (1, BANTING_V2 | {"suit_order": "cshd", "straights": "consecutive", "bombs": "none",
                                    "bomb_ends_game": False}),
@@ -54,6 +54,16 @@ LATEST_BANTING = {
                                         "last_card_rule": "highest_single",
                                         "settlement": "everyone_pays_everyone", "fee_rate": "0"}),
 }
+# The latest versions (issue 24): the earlier version with straight_flush_order and
+# last_card_penalty at the values that keep it, but for pusoy-dos (suit first, as
+# astralking-infinity/pusoy_dos `is_higher`) and big-two-yawnoc (yawnoc/big-two-scorer's
+# "taking on all losses", which needs the moves the last-card rule would refuse).
+KEEPS_V2 = {"straight_flush_order": "rank_first", "last_card_penalty": "none"}
+LATEST_BANTING = {
+    name: (version + 1, params | KEEPS_V2) for name, (version, params) in BANTING_BEFORE.items()
+}
+LATEST_BANTING["pusoy-dos"][1]["straight_flush_order"] = "suit_first"
+LATEST_BANTING["big-two-yawnoc"][1].update(last_card_rule="none", last_card_penalty="takes_all_losses")
 
 
 # Version 2 of each Susun preset: version 1 and every new parameter at the value that keeps it.
@@ -86,20 +96,40 @@ def test_each_big_two_preset_without_a_version_is_its_latest_with_every_paramete
     assert resolve_rules(preset, "banting").to_json() == {"preset": preset, "version": version, "params": params}
 
 
+@pytest.mark.parametrize("preset", sorted(BANTING_BEFORE))
+def test_the_big_two_versions_before_issue_24_keep_exactly_their_parameters(preset):
+    version, params = BANTING_BEFORE[preset]
+    doc = resolve_rules({"preset": preset, "version": version}, "banting").to_json()
+    assert doc == {"preset": preset, "version": version, "params": params}
+
+
 @pytest.mark.parametrize("preset", SUSUN_V1)
 def test_version_2_of_each_susun_preset_is_version_1_with_the_new_parameters_that_keep_it(preset):
-    doc = resolve_rules(preset, None).to_json()
+    doc = resolve_rules({"preset": preset, "version": 2}, None).to_json()
     assert doc == {"preset": preset, "version": 2, "params": EXPECTED[preset] | KEEPS_V1}
+    v2 = resolve_rules({"preset": preset, "version": 2}, None).params
+    assert v2 == resolve_rules({"preset": preset, "version": 1}, None).params
+
+
+# The latest versions (issue 24) name front_vs_five at the value that keeps the earlier one.
+KEEPS_V2 = {"front_vs_five": "five_stronger"}
+
+
+@pytest.mark.parametrize("preset", SUSUN_V1)
+def test_version_3_of_each_susun_preset_is_version_2_with_front_vs_five(preset):
+    doc = resolve_rules(preset, None).to_json()
+    assert doc == {"preset": preset, "version": 3, "params": EXPECTED[preset] | KEEPS_V1 | KEEPS_V2}
     assert resolve_rules(preset, None).params == resolve_rules({"preset": preset, "version": 1}, None).params
 
 
+@pytest.mark.parametrize("version, keeps", [(1, {}), (2, KEEPS_V2)])
 @pytest.mark.parametrize("preset", sorted(NEW))
-def test_each_new_preset_has_every_parameter(preset):
-    doc = resolve_rules(preset, "susun").to_json()
+def test_each_new_preset_has_every_parameter_of_its_version(preset, version, keeps):
+    doc = resolve_rules({"preset": preset, "version": version}, "susun").to_json()
     by_rank = doc["params"].pop("bonus_by_rank")
-    expected = dict(NEW[preset])
+    expected = dict(NEW[preset]) | keeps
     expected.pop("bonus_by_rank")
-    assert doc == {"preset": preset, "version": 1, "params": expected}
+    assert doc == {"preset": preset, "version": version, "params": expected}
     assert (by_rank == {}) == (preset == "chinese-poker-tw")
 
 
@@ -157,6 +187,7 @@ def test_overriding_a_table_replaces_the_whole_table():
         ({"bonus_by_rank": {"front.pair": {"6": -1}}}, "rules.params.bonus_by_rank", InvalidParameter),
         ({"bonus_by_rank": {"front.pair": 1}}, "rules.params.bonus_by_rank", InvalidParameter),
         ({"six_pairs_counts_trips": "no"}, "rules.params.six_pairs_counts_trips", InvalidParameter),
+        ({"front_vs_five": "equal"}, "rules.params.front_vs_five", InvalidParameter),
     ],
 )
 def test_a_bad_override_is_an_error_naming_it(params, field, cls):
@@ -166,7 +197,7 @@ def test_a_bad_override_is_an_error_naming_it(params, field, cls):
 
 
 def test_unknown_presets_and_versions_are_unknown_rules():
-    for ref in ("nope", {"preset": "capsa-susun-id", "version": 3}, {"params": {}}, 7):
+    for ref in ("nope", {"preset": "capsa-susun-id", "version": 4}, {"params": {}}, 7):
         with pytest.raises(UnknownRules):
             resolve_rules(ref, "susun")
 

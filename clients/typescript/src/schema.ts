@@ -3583,7 +3583,7 @@ export interface components {
              * @example tembus
              * @enum {string}
              */
-            outcome: "normal" | "tie" | "tembus" | "super" | "scoop" | "foul" | "natural" | "surrender" | "win" | "bomb";
+            outcome: "normal" | "tie" | "tembus" | "super" | "scoop" | "foul" | "natural" | "surrender" | "win" | "bomb" | "lost_less" | "even" | "takes_all_losses";
             /** @example 2 */
             multiplier: number;
             /**

@@ -8,8 +8,11 @@ No key is needed (as for `/docs`); an unknown type is a 404 page.
 
 from __future__ import annotations
 
+import re
+
 import flask
 from flask import Response, render_template
+from markupsafe import Markup, escape
 
 from ..problems import title_of
 from ..schemas import PROBLEM_TYPES
@@ -27,9 +30,15 @@ def _html(body: str, status: int = 200) -> Response:
     return response
 
 
+def code_spans(text: str) -> Markup:
+    """A meaning's `code` spans as <code> elements (the rest escaped): no literal backticks."""
+    parts = re.split(r"`([^`]+)`", str(escape(text)))
+    return Markup("".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)))
+
+
 def _rows() -> list[dict[str, object]]:
     return [
-        {"type": name, "status": status, "title": title_of(name), "meaning": meaning}
+        {"type": name, "status": status, "title": title_of(name), "meaning": code_spans(meaning)}
         for name, (status, meaning) in PROBLEM_TYPES.items()
     ]
 

@@ -34,6 +34,7 @@ from ..auth import allow_read
 from ..body import optional_body
 from ..state import db, principal
 from . import AUTH, Blueprint, json_response
+from .play_views import foul_reasons, tricks
 
 blp = Blueprint("view-links", __name__, url_prefix="/v1", description="Links to a round's HTML view.")
 pages = flask.Blueprint(
@@ -155,8 +156,12 @@ def side_label(outcome: str, points: int) -> str:
     if outcome == "bomb":
         return "won (bomb)" if points > 0 else "lost (bombed)" if points < 0 else "bomb (not owed)"
     side = "won" if points > 0 else "lost" if points < 0 else "even"
-    if outcome in ("win", "normal", "tie"):
+    if outcome in ("win", "normal", "tie", "even"):
         return side
+    if outcome == "lost_less":  # two losers of everyone pays everyone
+        return "lost less" if points > 0 else "lost more" if points < 0 else "even"
+    if outcome == "takes_all_losses":
+        return "collected" if points > 0 else "took on all losses" if points < 0 else "even"
     return f"{side} ({outcome})"
 
 
@@ -272,6 +277,8 @@ def round_page(token: str) -> Response:
             "reversed": str(sum((Decimal(line["reversal"] or 0) for line in ledger), Decimal(0))),
         },
         winner=_winner(doc),
+        tricks=tricks(doc),
+        foul_reasons=foul_reasons(doc),
     )
     response = Response(html, content_type="text/html; charset=utf-8")
     response.headers["Cache-Control"] = "private, no-store"

@@ -1,7 +1,7 @@
 """Big Two matches: games of one table until a player reaches the target, lowest total wins.
 
 Each finished game adds every player's real loss (cards left x multiplier, the settlement's
-`real_loss`; 0 for the winner) to its total. Once a total reaches `target_points` the match
+`real_loss`, after `game_losses` charges a taker of all losses; 0 for the winner) to its total. Once a total reaches `target_points` the match
 ends and the players with the lowest total win it. Every game is still settled and stored
 on its own; the match only keeps the standings.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .game import GameState
-from .settlement import real_loss
+from .settlement import game_losses
 
 PLAYING = "playing"
 FINISHED = "finished"
@@ -21,7 +21,8 @@ DEFAULT_TARGET = 101  # michaelelalam-glitch/Big-Two-Neo: a match ends when a pl
 
 def game_points(state: GameState) -> dict[str, int]:
     """Each player's match points from a finished game: its real loss (the winner's is 0)."""
-    return {pid: real_loss(state, seat, state.params)[1] for seat, pid in enumerate(state.player_ids)}
+    losses = game_losses(state, state.params)[1]
+    return {pid: losses[seat][1] for seat, pid in enumerate(state.player_ids)}
 
 
 def totals(players: Sequence[str], entries: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -197,6 +197,9 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         top_rank, top = straight
         top_card = next(c for c in ordered if c.rank == top_rank)
         kind = Combination.STRAIGHT_FLUSH if suited else Combination.STRAIGHT
+        if kind is Combination.STRAIGHT_FLUSH and params.straight_flushes == "suit_first":
+            # pusoy_dos `is_higher`: straight flushes of different suits compare by suit.
+            return Play(kind, ordered, (_TIER[kind], pos[top_card.suit], top))
         return Play(kind, ordered, (_TIER[kind], top, pos[top_card.suit]))
     if suited:
         # "Cards high to low" uses Big Two ranks: a 2 is the highest card of a flush.

@@ -25,6 +25,8 @@ PASS_LOCKS = ("trick", "turn")
 LAST_CARD_RULES = ("none", "highest_single", "highest_single_no_pass")
 FIRST_LEADS = ("lowest_card", "previous_winner")
 SETTLEMENTS = ("winner_collects", "everyone_pays_everyone")
+STRAIGHT_FLUSH_ORDERS = ("rank_first", "suit_first")
+LAST_CARD_PENALTIES = ("none", "takes_all_losses")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,9 @@ class BantingParams:
     last_card_rule: str | None = None
     first_lead: str | None = None
     settlement: str | None = None
+    # Version 3 of capsa-banting-id and version 2 of the other presets add these two.
+    straight_flush_order: str | None = None
+    last_card_penalty: str | None = None
 
     # The rules as the engine reads them, whatever the version.
     @property
@@ -74,6 +79,21 @@ class BantingParams:
     def payment(self) -> str:
         return self.settlement or "winner_collects"
 
+    @property
+    def straight_flushes(self) -> str:
+        return self.straight_flush_order or "rank_first"
+
+    @property
+    def penalty(self) -> str:
+        return self.last_card_penalty or "none"
+
+    @property
+    def names_loser_pairs(self) -> bool:
+        """Whether a pair of two losers (everyone pays everyone) is labelled `lost_less` (or
+        `even`) rather than `win`: from the versions that name `last_card_penalty`; earlier
+        versions keep `win`, the label their stored rounds were hashed with."""
+        return self.last_card_penalty is not None
+
 
 def _suit_order(v: Any) -> str:
     if not isinstance(v, str) or sorted(v) != sorted("cdhs"):
@@ -95,6 +115,8 @@ SPEC: dict[str, Callable[[Any], Any]] = {
     "last_card_rule": _choice(*LAST_CARD_RULES),
     "first_lead": _choice(*FIRST_LEADS),
     "settlement": _choice(*SETTLEMENTS),
+    "straight_flush_order": _choice(*STRAIGHT_FLUSH_ORDERS),
+    "last_card_penalty": _choice(*LAST_CARD_PENALTIES),
 }
 
 
@@ -128,6 +150,16 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
         if {"bombs", "bomb_ends_game"} <= given and params.bombs == "none" and params.bomb_ends_game:
             errors += _contradiction(
                 field, "bombs", "none", "bomb_ends_game", True, "without bombs no bomb can end the game"
+            )
+        if (
+            {"last_card_rule", "last_card_penalty"} & given
+            and params.penalty == "takes_all_losses"
+            and params.last_card != "none"
+        ):
+            errors += _contradiction(
+                field, "last_card_penalty", "takes_all_losses", "last_card_rule", params.last_card,
+                "the last-card rule refuses the very moves the penalty charges for; set "
+                "last_card_rule 'none'",
             )
     raise_collected(errors, InvalidParameter)
     return params
@@ -169,39 +201,65 @@ _ID_V2 = replace(
     settlement="winner_collects",
 )
 _HK = replace(_ID_V2, bombs="none", bomb_ends_game=False, last_card_rule="highest_single")
+# Version 3 of capsa-banting-id (version 2 of the others): straight_flush_order and
+# last_card_penalty at the values that keep the earlier version's play, and a pair of two
+# losers under everyone pays everyone labelled `lost_less` (`BantingParams.names_loser_pairs`).
+def _v3(params: BantingParams, straight_flush_order: str = "rank_first", last_card_penalty: str = "none",
+        last_card_rule: str | None = None) -> BantingParams:
+    return replace(
+        params,
+        straight_flush_order=straight_flush_order,
+        last_card_penalty=last_card_penalty,
+        last_card_rule=last_card_rule or params.last_card_rule,
+    )
+
+
+_PUSOY = replace(_ID_V2, suit_order="cshd", straights="consecutive", bombs="none", bomb_ends_game=False)
+_TW = replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks="turn")
+_YAWNOC = replace(_HK, settlement="everyone_pays_everyone", fee_rate=Decimal("0"))
+_ID_TEXT = (
+    "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
+    "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings"
+)
+_PUSOY_TEXT = (
+    "Pusoy Dos (Filipino Big Two): suits C < S < H < D so 3c leads, any five consecutive ranks "
+    "are a straight (J-Q-K-A-2 the highest), flushes by suit first, no bombs"
+)
+_HK_TEXT = (
+    "Hong Kong Big Two: suits D < C < H < S, no bombs, and when the next player holds one card "
+    "a single must be the player's highest"
+)
+_TW_TEXT = (
+    "Taiwanese Big Two: suits C < D < H < S so 3c leads, a pass skips one turn only, a four "
+    "of a kind beats a single 2 without ending the game"
+)
+_YAWNOC_TEXT = (
+    "Big Two scored as yawnoc/big-two-scorer does: every player pays its cards left (x2 from "
+    "10, x3 at 13) to every other player, zero-sum, no table fee; Hong Kong play"
+)
 
 # (name, version) -> (parameters, one-line description); `rules.PRESETS` makes them rule sets.
 SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
-    ("capsa-banting-id", 1): (
-        _ID_V1,
-        "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
-        "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings.",
+    ("capsa-banting-id", 1): (_ID_V1, _ID_TEXT + "."),
+    ("capsa-banting-id", 2): (_ID_V2, _ID_TEXT + " (version 2: every variant named)."),
+    ("capsa-banting-id", 3): (
+        _v3(_ID_V2),
+        _ID_TEXT + " (version 3: straight flush order and the last-card penalty named).",
     ),
-    ("capsa-banting-id", 2): (
-        _ID_V2,
-        "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
-        "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings "
-        "(version 2: every variant named).",
+    ("pusoy-dos", 1): (_PUSOY, _PUSOY_TEXT + "."),
+    ("pusoy-dos", 2): (
+        _v3(_PUSOY, straight_flush_order="suit_first"),
+        _PUSOY_TEXT + ", straight flushes by suit first too (version 2).",
     ),
-    ("pusoy-dos", 1): (
-        replace(_ID_V2, suit_order="cshd", straights="consecutive", bombs="none", bomb_ends_game=False),
-        "Pusoy Dos (Filipino Big Two): suits C < S < H < D so 3c leads, any five consecutive ranks "
-        "are a straight (J-Q-K-A-2 the highest), flushes by suit first, no bombs.",
-    ),
-    ("big-two-hk", 1): (
-        _HK,
-        "Hong Kong Big Two: suits D < C < H < S, no bombs, and when the next player holds one card "
-        "a single must be the player's highest.",
-    ),
-    ("big-two-tw", 1): (
-        replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks="turn"),
-        "Taiwanese Big Two: suits C < D < H < S so 3c leads, a pass skips one turn only, a four "
-        "of a kind beats a single 2 without ending the game.",
-    ),
-    ("big-two-yawnoc", 1): (
-        replace(_HK, settlement="everyone_pays_everyone", fee_rate=Decimal("0")),
-        "Big Two scored as yawnoc/big-two-scorer does: every player pays its cards left (x2 from "
-        "10, x3 at 13) to every other player, zero-sum, no table fee; Hong Kong play.",
+    ("big-two-hk", 1): (_HK, _HK_TEXT + "."),
+    ("big-two-hk", 2): (_v3(_HK), _HK_TEXT + " (version 2: every variant named)."),
+    ("big-two-tw", 1): (_TW, _TW_TEXT + "."),
+    ("big-two-tw", 2): (_v3(_TW), _TW_TEXT + " (version 2: every variant named)."),
+    ("big-two-yawnoc", 1): (_YAWNOC, _YAWNOC_TEXT + "."),
+    ("big-two-yawnoc", 2): (
+        _v3(_YAWNOC, last_card_penalty="takes_all_losses", last_card_rule="none"),
+        _YAWNOC_TEXT + "; a player who lets the next one go out on its last card, though it "
+        "could have stopped it, takes on all losses (version 2).",
     ),
 }
 
@@ -228,4 +286,6 @@ PARAMETER_SOURCES: dict[str, str] = {
     "last_card_rule": "michaelelalam-glitch/Big-Two-Neo; Hong Kong tables",
     "first_lead": "Decision (lowest_card); michaelelalam-glitch/Big-Two-Neo matches (previous_winner)",
     "settlement": "Decision (winner_collects); yawnoc/big-two-scorer (everyone_pays_everyone)",
+    "straight_flush_order": "Decision (rank_first); astralking-infinity/pusoy_dos is_higher (suit_first)",
+    "last_card_penalty": "Decision (none); yawnoc/big-two-scorer README 'Taking on all losses' (takes_all_losses)",
 }

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InvalidRound
 from ..money import PlayerMoney, format_money, settle
-from .game import GameState
+from .game import GameState, replay
+from .plays import Combination, candidate_plays, card_value
 from .rules import BantingParams
 
 WIN = "win"
 BOMB = "bomb"
+# From the versions that name `last_card_penalty` (`BantingParams.names_loser_pairs`): a pair
+# of two losers under everyone pays everyone, read from the side that lost less, and a pair
+# whose points fall on the player who took on all losses.
+LOST_LESS = "lost_less"
+EVEN = "even"
+TAKES_ALL = "takes_all_losses"
 
 
 def card_multiplier(cards_left: int, params: BantingParams) -> int:
@@ -66,6 +73,78 @@ def real_loss(state: GameState, seat: int, params: BantingParams) -> tuple[int, 
     return mult, left * mult
 
 
+def take_on_all(losses: list[tuple[int, int]], taker: int) -> list[tuple[int, int]]:
+    """yawnoc/big-two-scorer's `compute_real_losses` with a `take_index`: the total of the
+    real losses accrues to the taker (at its own multiplier), every other player's is 0."""
+    total = sum(loss for _, loss in losses)
+    return [(losses[i][0], total) if i == taker else (0, 0) for i in range(len(losses))]
+
+
+def last_card_taker(state: GameState) -> int | None:
+    """The seat that takes on all losses under `last_card_penalty` `takes_all_losses`, or None.
+
+    yawnoc/big-two-scorer (README, "Taking on all losses", its first scenario): the player
+    before the winner failed to stop the winner going out on its last card though it could.
+    The winner's final play is its last card, a single; the move just before it was the
+    previous seat's, made while the winner held that one card, and either
+    - on a single: a lower single or a pass, holding a single that beat the table and the
+      winner's card; or
+    - a lead: a single lower than the winner's card, holding a higher single or any play of
+      two or more cards (which a lone card cannot answer).
+    A game a bomb ended has no taker.
+    """
+    if state.params.penalty != "takes_all_losses" or state.winner is None or state.bombed is not None:
+        return None
+    history = state.history
+    if len(history) < 2:
+        return None
+    final, previous = history[-1], history[-2]
+    n = len(state.player_ids)
+    if final.seat != state.winner or final.play is None or final.play.combination is not Combination.SINGLE:
+        return None
+    seat = previous.seat
+    if (seat + 1) % n != state.winner:
+        return None
+    params = state.params
+    before = replay(state.player_ids, state.dealt, params, state.moves[:-2], leader=history[0].seat)
+    if len(before.hands[state.winner]) != 1:
+        return None
+    last = card_value(final.play.cards[0], params)
+    hand = before.hands[seat]
+    higher = [c for c in hand if card_value(c, params) > last]
+    if before.table is None:
+        if previous.play is None or previous.play.combination is not Combination.SINGLE:
+            return None
+        could = bool(higher) or any(play.size > 1 for play in candidate_plays(hand, params))
+        return seat if could else None
+    table = before.table.play
+    if table.combination is not Combination.SINGLE:
+        return None
+    on_table = card_value(table.cards[0], params)
+    return seat if any(card_value(c, params) > on_table for c in higher) else None
+
+
+def game_losses(state: GameState, params: BantingParams) -> tuple[int | None, list[tuple[int, int]]]:
+    """The taker of all losses (or None) and every seat's (multiplier, real loss) after it."""
+    losses = [real_loss(state, seat, params) for seat in range(len(state.player_ids))]
+    taker = last_card_taker(replace(state, params=params)) if params.penalty != "none" else None
+    return taker, losses if taker is None else take_on_all(losses, taker)
+
+
+def _label(params: BantingParams, outcome: str, first: int, owed: int, winner: int | None, taker: int | None,
+           second: int) -> str:
+    """A pair's outcome under everyone pays everyone (`BantingParams.names_loser_pairs`)."""
+    if not params.names_loser_pairs:
+        return outcome
+    if taker is not None and second == taker:
+        return TAKES_ALL
+    if first == winner and outcome == BOMB:
+        return BOMB
+    if owed == 0:
+        return EVEN
+    return WIN if first == winner else LOST_LESS
+
+
 def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
     """Settle a finished game (docs/rules.md#settlement) at `stake_minor` a point.
 
@@ -80,7 +159,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
         raise InvalidRound("the game has not finished", field="game")
     params = params or state.params
     n = len(state.player_ids)
-    losses = [real_loss(state, seat, params) for seat in range(n)]
+    taker, losses = game_losses(state, params)
     outcome = WIN if state.bombed is None else BOMB
     pairs: list[BantingPair] = []
     if params.payment == "everyone_pays_everyone":
@@ -92,8 +171,9 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
                 first, second = (a, b) if (losses[a][1], a != state.winner) <= (losses[b][1], b != state.winner) else (b, a)
                 owed = losses[second][1] - losses[first][1]
                 mult = losses[second][0]
+                label = _label(params, outcome, first, owed, state.winner, taker, second)
                 pairs.append(BantingPair(
-                    first, second, outcome, len(state.hands[second]), mult, owed, owed * stake_minor
+                    first, second, label, len(state.hands[second]), mult, owed, owed * stake_minor
                 ))
     else:
         points = [0] * n
@@ -103,8 +183,9 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
             mult, owed = losses[seat]
             points[seat] = -owed
             points[state.winner] += owed
+            label = outcome if taker is None else TAKES_ALL if seat == taker else EVEN
             pairs.append(BantingPair(
-                state.winner, seat, outcome, len(state.hands[seat]), mult, owed, owed * stake_minor
+                state.winner, seat, label, len(state.hands[seat]), mult, owed, owed * stake_minor
             ))
     money = settle(n, [(p.winner, p.loser, p.amount) for p in pairs], params.fee_rate, params.fee_basis)
     players = tuple(

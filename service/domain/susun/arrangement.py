@@ -120,11 +120,24 @@ def evaluate_rows(arrangement: Arrangement, params: SusunParams) -> tuple[HandVa
     )
 
 
+def front_against_five(front: HandValue, five: HandValue, params: SusunParams) -> int:
+    """-1, 0 or 1 as a front is weaker than, equal to or stronger than a five-card row.
+
+    `front_vs_five` `five_stronger`: keys compare as tuples, so when every rank the front
+    has equals the five's the longer five is stronger (docs/rules.md#hand-order). `tie`: the
+    five's extra kickers are not compared, so K-K-Q ties K-K-Q-3-2 and trips tie trips of
+    the same rank (docs/rules.md#front-against-a-five-card-row).
+    """
+    if params.front_vs_five == "tie" and five.key[: len(front.key)] == front.key:
+        return 0
+    return front.compare(five, params.suit_tiebreak)
+
+
 def foul_reason(values: Sequence[HandValue], params: SusunParams) -> str | None:
     """Why the rows break the order rule, or None when they keep it."""
     front, middle, back = values
     limit = 0 if params.strict_order else 1  # a compare() result that fouls is >= limit
-    if front.compare(middle, params.suit_tiebreak) >= limit:
+    if front_against_five(front, middle, params) >= limit:
         return FRONT_BEATS_MIDDLE
     if middle.compare(back, params.suit_tiebreak) >= limit:
         return MIDDLE_BEATS_BACK

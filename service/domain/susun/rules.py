@@ -53,11 +53,16 @@ class SusunParams:
     row_points: tuple[int, int, int]
     bonus_by_rank: Mapping[str, Mapping[str, int]]
     six_pairs_counts_trips: bool
+    # Version 3 of the first three presets and version 2 of the others have this one too.
+    front_vs_five: str
 
 
 # The parameter list of version 1 of the first three presets, kept exactly: a stored round
 # re-verifies by comparing its `rules.params`, so it must come back with these names only.
 V1_PARAMS = tuple(f.name for f in fields(SusunParams))[:19]
+# The parameter list of version 2 of the first three presets and version 1 of the others.
+V2_PARAMS = tuple(f.name for f in fields(SusunParams))[:23]
+FRONT_VS_FIVE = ("five_stronger", "tie")
 
 RANKS = "23456789TJQKA"
 _FIVE_CATEGORIES = (
@@ -154,6 +159,7 @@ SPEC: dict[str, Callable[[Any], Any]] = {
     "row_points": _row_points,
     "bonus_by_rank": _by_rank,
     "six_pairs_counts_trips": _bool,
+    "front_vs_five": _choice(*FRONT_VS_FIVE),
 }
 
 
@@ -231,6 +237,7 @@ def _susun(**overrides: Any) -> SusunParams:
         row_points=[1, 1, 1],
         bonus_by_rank={},
         six_pairs_counts_trips=True,
+        front_vs_five="five_stronger",
     )
     base.update(overrides)
     return SusunParams(**{k: SPEC[k](v) for k, v in base.items()})
@@ -300,6 +307,34 @@ _TW_BONUS = {
 # (name, version) -> (parameters, one-line description); `rules.PRESETS` makes them rule sets.
 # Version 2 of the first three presets adds the new parameters at the values that keep
 # version 1's scores; version 1 keeps its parameter list (`PARAM_NAMES`).
+_TW = dict(
+    naturals=["dragon"],
+    natural_values={"dragon": 36},
+    bonus=dict(_TW_BONUS),
+    bonus_paid="both",
+    scoop_bonus=3,
+    surrender_allowed=False,
+)
+_TW_TEXT = (
+    "Taiwanese Chinese Poker: a unit per row, 3 more for a sweep (the strike), small "
+    "bonuses paid whatever the rows (trips in front 1, quads 3/2, straight flushes 4/3), "
+    "dragon 36."
+)
+_ROYALTIES_PRESET = dict(
+    natural_values={"dragon": 13, "three_straights": 3, "three_flushes": 3, "six_pairs": 3},
+    bonus={},
+    bonus_by_rank=_ROYALTIES,
+    bonus_paid="both",
+    scoop_bonus=3,
+    surrender_allowed=False,
+    six_pairs_counts_trips=False,
+)
+_ROYALTIES_TEXT = (
+    "Chinese Poker with open-face royalties by rank (front 6-6 pays 1 up to A-A-A 22, "
+    "middle trips 2 up to a royal flush 50), paid whatever the rows; a unit per row, 3 "
+    "more for a sweep; six pairs means six pairs and a single."
+)
+
 SHIPPED_PRESETS: dict[tuple[str, int], tuple[SusunParams, str]] = {
     ("capsa-susun-id", 1): (_susun(**_ID), _ID_TEXT),
     ("capsa-susun-id", 2): (_susun(**_ID), _ID_TEXT),
@@ -307,37 +342,23 @@ SHIPPED_PRESETS: dict[tuple[str, int], tuple[SusunParams, str]] = {
     ("chinese-poker-2-4", 2): (_susun(overall_unit=1), _2_4_TEXT),
     ("chinese-poker-1-6", 1): (_susun(scoop_bonus=3), _1_6_TEXT),
     ("chinese-poker-1-6", 2): (_susun(scoop_bonus=3), _1_6_TEXT),
-    ("chinese-poker-tw", 1): (
-        _susun(
-            naturals=["dragon"],
-            natural_values={"dragon": 36},
-            bonus=dict(_TW_BONUS),
-            bonus_paid="both",
-            scoop_bonus=3,
-            surrender_allowed=False,
-        ),
-        "Taiwanese Chinese Poker: a unit per row, 3 more for a sweep (the strike), small "
-        "bonuses paid whatever the rows (trips in front 1, quads 3/2, straight flushes 4/3), "
-        "dragon 36.",
-    ),
-    ("chinese-poker-royalties", 1): (
-        _susun(
-            natural_values={"dragon": 13, "three_straights": 3, "three_flushes": 3, "six_pairs": 3},
-            bonus={},
-            bonus_by_rank=_ROYALTIES,
-            bonus_paid="both",
-            scoop_bonus=3,
-            surrender_allowed=False,
-            six_pairs_counts_trips=False,
-        ),
-        "Chinese Poker with open-face royalties by rank (front 6-6 pays 1 up to A-A-A 22, "
-        "middle trips 2 up to a royal flush 50), paid whatever the rows; a unit per row, 3 "
-        "more for a sweep; six pairs means six pairs and a single.",
-    ),
+    ("chinese-poker-tw", 1): (_susun(**_TW), _TW_TEXT),
+    ("chinese-poker-royalties", 1): (_susun(**_ROYALTIES_PRESET), _ROYALTIES_TEXT),
 }
+# Version 3 of the first three presets and version 2 of the others: `front_vs_five` named at
+# the value that keeps the earlier version's scores (`five_stronger`).
+for (_name, _version), (_params, _text) in list(SHIPPED_PRESETS.items()):
+    if (_name, _version + 1) not in SHIPPED_PRESETS and _version == max(
+        v for n, v in SHIPPED_PRESETS if n == _name
+    ):
+        SHIPPED_PRESETS[(_name, _version + 1)] = (_params, _text)
+_ORDER = list(dict.fromkeys(name for name, _ in SHIPPED_PRESETS))  # as listed: each preset's versions together
+SHIPPED_PRESETS = dict(sorted(SHIPPED_PRESETS.items(), key=lambda kv: (_ORDER.index(kv[0][0]), kv[0][1])))
 # The parameters a preset version has, where it is not every field of `SusunParams`.
 PARAM_NAMES: dict[tuple[str, int], tuple[str, ...]] = {
-    (name, 1): V1_PARAMS for name in ("capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6")
+    **{(name, 1): V1_PARAMS for name in ("capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6")},
+    **{(name, 2): V2_PARAMS for name in ("capsa-susun-id", "chinese-poker-2-4", "chinese-poker-1-6")},
+    **{(name, 1): V2_PARAMS for name in ("chinese-poker-tw", "chinese-poker-royalties")},
 }
 
 # Where each parameter's value comes from (GET /v1/rules): the rule book's decisions and
@@ -369,6 +390,7 @@ PARAM_SOURCES: dict[str, str] = {
     "row_points": "Decision: [1, 1, 1] keeps version 1 (Jaydccq/poker_trainer weights 2/2/4 and 1/2/6)",
     "bonus_by_rank": "Decision: none keeps version 1",
     "six_pairs_counts_trips": "Decision: trips count as a pair, quads as two",
+    "front_vs_five": "Decision: five_stronger keeps the earlier versions (tie: issue 24's western peers)",
 }
 PRESET_SOURCES: dict[str, dict[str, str]] = {
     "chinese-poker-tw": {

@@ -1,15 +1,32 @@
 from typing import Literal
 
-PairResultOutcome = Literal["bomb", "foul", "natural", "normal", "scoop", "super", "surrender", "tembus", "tie", "win"]
-
-PAIR_RESULT_OUTCOME_VALUES: set[PairResultOutcome] = {
+PairResultOutcome = Literal[
     "bomb",
+    "even",
     "foul",
+    "lost_less",
     "natural",
     "normal",
     "scoop",
     "super",
     "surrender",
+    "takes_all_losses",
+    "tembus",
+    "tie",
+    "win",
+]
+
+PAIR_RESULT_OUTCOME_VALUES: set[PairResultOutcome] = {
+    "bomb",
+    "even",
+    "foul",
+    "lost_less",
+    "natural",
+    "normal",
+    "scoop",
+    "super",
+    "surrender",
+    "takes_all_losses",
     "tembus",
     "tie",
     "win",

@@ -40,6 +40,7 @@ from ..evaluator import (
     evaluate_batch3,
     evaluate_batch5,
     hand_value,
+    key_of,
     top_suits_batch,
 )
 from ..hands import Category
@@ -198,6 +199,22 @@ def _setting_naturals(
     return found, names
 
 
+def _front_ties(s3: npt.NDArray[np.int32], s5: npt.NDArray[np.int32], f: Ints, mid: Ints) -> npt.NDArray[np.bool_]:
+    """Per setting, whether its front ties its middle under `front_vs_five` `tie` (the
+    five's first ranks are the front's: `arrangement.front_against_five`), a foul under
+    `strict_order`. Each distinct strength's key is looked up once."""
+    fronts, at3 = np.unique(s3, return_inverse=True)
+    fives, at5 = np.unique(s5, return_inverse=True)
+    front_keys = [key_of(int(v)) for v in fronts]
+    ids = {key: i for i, key in enumerate(front_keys)}
+    lengths = sorted({len(key) for key in front_keys})
+    id3 = np.arange(len(fronts), dtype=np.intp)[at3]
+    five_ids = [next((ids[key[:n]] for n in lengths if key[:n] in ids), -1) for key in map(key_of, map(int, fives))]
+    id5 = np.array(five_ids, dtype=np.intp)[at5]
+    tied: npt.NDArray[np.bool_] = id3[f] == id5[mid]
+    return tied
+
+
 def _best_natural(names: Sequence[str], params: SusunParams) -> str | None:
     """The most valuable natural, as `naturals.detect_natural` picks it (docs/rules.md#naturals)."""
     if not names:
@@ -249,6 +266,8 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResu
             mid = np.concatenate([mid, b[twins]])
             back = np.concatenate([back, a[twins]])
             legal = np.concatenate([legal, np.ones(len(twins), dtype=bool)])
+    if params.strict_order and params.front_vs_five == "tie":
+        legal &= ~_front_ties(s3, s5, f, mid)
     chosen = np.flatnonzero(legal)
     pf, pm, pb = f[chosen], mid[chosen], back[chosen]
 
