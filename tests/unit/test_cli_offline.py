@@ -81,8 +81,8 @@ def test_bad_input_prints_field_errors_and_exits_non_zero(tmp_path, capsys):
     assert "players[1].arrangement.front[2]: unknown card 'Xx'" in err
 
 
-def test_malformed_json_is_refused(tmp_path, capsys):
+def test_malformed_json_is_input_it_cannot_read_exit_3(tmp_path, capsys):
     path = tmp_path / "nan.json"
     path.write_text('{"stake": NaN}')
-    assert main(["score", str(path)]) == 1
+    assert main(["score", str(path)]) == 3
     assert "NaN is not JSON" in capsys.readouterr().err
