@@ -58,7 +58,7 @@ MEANING: dict[ExitCode, tuple[str, str]] = {
 }
 
 
-def table(width: int = 88) -> str:
+def table(width: int = 78) -> str:
     """The table as `--help` prints it: one code a paragraph, its meaning then its commands,
     wrapped under themselves."""
     lines = ["exit codes:"]
