@@ -331,3 +331,41 @@ def test_make_run_serves_on_8000_9100_and_9101_unless_told_other_ports(project):
     assert (project / "var" / "serve.args").read_text() == "serve --host 127.0.0.1 --port 8123 127.0.0.1:9123\n"
     assert (project / "var" / "dispatch.metrics").read_text() == "127.0.0.1:9124\n"
     assert "Serving http://127.0.0.1:8123 (metrics on 127.0.0.1:9123)" in done.stdout
+
+
+# -- capsa clients: times as the API writes them, exit codes of the one table --------------------
+
+RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.ids.rfc3339, as every API time
+
+
+def test_clients_list_writes_times_as_the_api_does_and_misses_exit_by_the_table(tmp_path, monkeypatch, capsys):
+    import re
+
+    from service.adapters.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'clients.db'}"
+    upgrade(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["clients", "create", "alpha"]) == 0
+    key = capsys.readouterr().out.splitlines()[-1]
+    assert main(["clients", "revoke", key]) == 0
+    capsys.readouterr()
+    assert main(["clients", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(rf"alpha cl_\w+ created {RFC3339_MS}", lines[0]), lines
+    assert re.fullmatch(rf"  capsa_{key.split('_')[1]}_\.\.\. write revoked {RFC3339_MS}", lines[1]), lines
+
+    assert main(["clients", "create", "alpha"]) == 1  # refused: the name is taken
+    assert main(["clients", "key", "nobody"]) == 4  # unknown client
+    assert main(["clients", "revoke", "00000000"]) == 4  # no key has that prefix
+    err = capsys.readouterr().err
+    assert err == ("capsa clients: a client named 'alpha' already exists\n"
+                   "capsa clients: no client named 'nobody'\n"
+                   "capsa clients: no key with prefix '00000000'\n")
+
+
+def test_keys_list_of_a_missing_keyring_exits_3_and_of_none_named_2(tmp_path, monkeypatch, capsys):
+    assert main(["keys", "list", "--file", str(tmp_path / "none.json")]) == 3  # input it cannot read
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
+    assert main(["keys", "list"]) == 2  # a setting it needs is missing
+    assert capsys.readouterr().err.splitlines()[-1] == "capsa keys: name the keyring with --file or SIGNING_KEY_FILE"
