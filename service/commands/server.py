@@ -74,7 +74,11 @@ def openapi(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"capsa openapi: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return ExitCode.UNREADABLE
         print(f"wrote {args.output}")
     return 0
 

@@ -369,3 +369,9 @@ def test_keys_list_of_a_missing_keyring_exits_3_and_of_none_named_2(tmp_path, mo
     monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
     assert main(["keys", "list"]) == 2  # a setting it needs is missing
     assert capsys.readouterr().err.splitlines()[-1] == "capsa keys: name the keyring with --file or SIGNING_KEY_FILE"
+
+
+def test_openapi_into_a_folder_that_does_not_exist_is_one_line_and_exit_3(tmp_path, capsys):
+    target = tmp_path / "missing" / "openapi.yaml"
+    assert main(["openapi", "-o", str(target)]) == 3
+    assert capsys.readouterr() == ("", f"capsa openapi: cannot write {target}: No such file or directory\n")
