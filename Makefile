@@ -36,12 +36,17 @@ lock: $(STAMP)
 
 # The demo service on SQLite: migrate, make the `demo` client once (its key is kept in
 # var/demo.key, mode 0600, and printed on every run) and a signing key once
-# (var/signing-keys.json), then serve on 127.0.0.1:8000 with the webhook dispatcher beside
+# (var/signing-keys.json), then serve on 127.0.0.1:$(PORT) with the webhook dispatcher beside
 # it (loopback receivers allowed, as a development machine's are: WEBHOOK_ALLOW_PRIVATE=0
 # make run refuses them) and `capsa sweep`, which settles Capsa Susun games at their
-# deadline and plays overdue Big Two turns; both stop when the server does.
+# deadline and plays overdue Big Two turns; both stop when the server does. The ports:
+# `make run PORT=8080 METRICS_PORT=9200 WEBHOOK_METRICS_PORT=9201` (the API, gunicorn's
+# metrics, the dispatcher's metrics; all on 127.0.0.1).
 DEMO_DB := sqlite:///var/capsa.db
 DEMO_KEYS := var/signing-keys.json
+PORT ?= 8000
+METRICS_PORT ?= 9100
+WEBHOOK_METRICS_PORT ?= 9101
 run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
@@ -53,12 +58,15 @@ run: $(STAMP)
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
 	@# The receipts' signing key: made once (it also signs the records stored before it).
 	@[ -s $(DEMO_KEYS) ] || DATABASE_URL=$(DEMO_DB) $(BIN)/capsa keys create --file $(DEMO_KEYS) >/dev/null
-	@echo "Beside the server: the webhook dispatcher (capsa webhooks dispatch; metrics on 127.0.0.1:9101) and the game sweeper (capsa sweep)"
-	@export DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1}; \
+	@# METRICS_BIND and WEBHOOK_METRICS_BIND, when set (`off`, another address), win over the ports.
+	@export DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1} \
+	  METRICS_BIND=$${METRICS_BIND-127.0.0.1:$(METRICS_PORT)} WEBHOOK_METRICS_BIND=$${WEBHOOK_METRICS_BIND-127.0.0.1:$(WEBHOOK_METRICS_PORT)}; \
+	  echo "Serving http://127.0.0.1:$(PORT) (metrics on $$METRICS_BIND); beside it the webhook dispatcher" \
+	    "(capsa webhooks dispatch; metrics on $$WEBHOOK_METRICS_BIND) and the game sweeper (capsa sweep)"; \
 	  $(BIN)/capsa webhooks dispatch & dispatcher=$$!; \
 	  $(BIN)/capsa sweep & sweeper=$$!; \
 	  trap 'kill $$dispatcher $$sweeper 2>/dev/null; wait $$dispatcher $$sweeper' EXIT; trap 'exit 130' INT TERM; \
-	  $(BIN)/capsa serve --host 127.0.0.1 --port 8000
+	  $(BIN)/capsa serve --host 127.0.0.1 --port $(PORT)
 
 # The client libraries, regenerated from openapi.yaml: clients/python/capsa_client and
 # clients/typescript/src/schema.ts (tools/clients.py; the TypeScript half runs `npm ci` in

@@ -15,13 +15,8 @@ import numpy as np
 from treys import Card as TreysCard
 from treys import Evaluator
 
-from service.domain.susun.evaluator import (
-    combinations,
-    evaluate_batch3,
-    evaluate_batch5,
-    strength3,
-    strength5,
-)
+from service.domain.susun.batch_evaluator import combinations, evaluate_batch3, evaluate_batch5
+from service.domain.susun.evaluator import strength3, strength5
 
 HANDS = 200_000
 SEED = 2024

@@ -7,22 +7,28 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
+from typing import Any
 
-from .commands.database import database_problem
+from .commands.exitcodes import ExitCode, KeepTables, table
 
-# Modules that define `register(subparsers)`; each adds its own subcommands.
-COMMAND_MODULES = [
-    "service.commands.offline",  # score, evaluate
-    "service.commands.arrange",  # arrange
-    "service.commands.server",  # serve, db upgrade, openapi
-    "service.commands.clients",  # clients create|key|revoke|list
-    "service.commands.audit",  # audit verify, export, verify-file
-    "service.commands.keys",  # keys create|list|sign
-    "service.commands.sweep",  # sweep
-    "service.commands.idempotency",  # idempotency purge
-    "service.commands.webhooks",  # webhooks dispatch
-]
+# Each command and the module whose `register(subparsers)` adds it, in the order --help lists
+# them. A command line loads only its command's module (`capsa score` never imports the
+# database layer or Flask, `capsa --version` none of them); --help and tests load them all.
+COMMANDS = {
+    "score": "service.commands.offline",
+    "evaluate": "service.commands.offline",
+    "arrange": "service.commands.arrange",
+    "serve": "service.commands.server",
+    "db": "service.commands.server",
+    "openapi": "service.commands.server",
+    "clients": "service.commands.clients",
+    "audit": "service.commands.audit",
+    "keys": "service.commands.keys",
+    "sweep": "service.commands.sweep",
+    "idempotency": "service.commands.idempotency",
+    "webhooks": "service.commands.webhooks",
+}
+COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
 DESCRIPTION = (
     "Capsa Susun and Big Two scoring: score a round or check an arrangement from a JSON file "
@@ -31,12 +37,15 @@ DESCRIPTION = (
 )
 EPILOG = (
     "Commands that use the database read DATABASE_URL (default sqlite:///var/capsa.db, "
-    "relative to the current directory). Run `capsa COMMAND --help` for a command's options."
+    "relative to the current directory). Wherever a command reads a file, `-` reads standard "
+    "input. Run `capsa COMMAND --help` for a command's options.\n\n" + table()
 )
 PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13)
 
 
 def version_text() -> str:
+    from importlib import metadata
+
     from .domain.version import ENGINE_VERSION
 
     try:
@@ -46,7 +55,20 @@ def version_text() -> str:
     return f"capsa {package} (scoring engine {ENGINE_VERSION})"
 
 
-class _Formatter(argparse.HelpFormatter):
+class _Version(argparse.Action):
+    """argparse's version action, with the text made only when asked for (reading the
+    package's metadata costs more than the rest of `capsa --version`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(version_text())  # on stdout, as argparse's own version action writes it
+        parser.exit()
+
+
+class _Formatter(KeepTables):
     """argparse sizes the command column by the options, not by the command names: the
     longest name, `idempotency`, would push its help onto a line of its own."""
 
@@ -55,18 +77,35 @@ class _Formatter(argparse.HelpFormatter):
         self._action_max_length = max(self._action_max_length, 4 + len("idempotency"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv`: only its command's module when it names one, else every
+    command (no command, --help, a misspelt one: argparse then lists them all)."""
     parser = argparse.ArgumentParser(
         prog="capsa", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
     )
     parser.add_argument(
-        "--version", action="version", version=version_text(),
+        "--version", action=_Version,
         help="print the capsa package version and the scoring engine version, then exit",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES:
+    for name in _modules_for(argv):
         importlib.import_module(name).register(sub)
     return parser
+
+
+def _modules_for(argv: Sequence[str] | None) -> list[str]:
+    if argv is None:
+        return COMMAND_MODULES
+    # capsa's own options (-h, --help, --version) take no value: the first other word is the command.
+    at = next((i for i, word in enumerate(argv) if not word.startswith("-")), len(argv))
+    own = set(argv[:at])
+    if own & {"-h", "--help"}:
+        return COMMAND_MODULES
+    if "--version" in own:
+        return []
+    if at < len(argv) and argv[at] in COMMANDS:
+        return [COMMANDS[argv[at]]]
+    return COMMAND_MODULES
 
 
 def _quiet_stdout() -> None:
@@ -81,7 +120,8 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(words).parse_args(words)
     try:
         code: int = args.func(args)
         sys.stdout.flush()
@@ -89,16 +129,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return PIPE_CLOSED
     except Exception as exc:
-        from .domain.signing import KeyringError
-
-        if isinstance(exc, KeyringError):  # a keyring file that is missing or wrong
+        # Input the command cannot read (exit 3): a keyring file that is missing or wrong, a
+        # database that cannot be used. Only modules the command has loaded are looked at.
+        signing = sys.modules.get("service.domain.signing")
+        if signing is not None and isinstance(exc, signing.KeyringError):
             print(f"capsa: {exc.message}", file=sys.stderr)
-            return 2
+            return ExitCode.UNREADABLE
+        if "sqlalchemy" not in sys.modules:
+            raise
+        from .commands.database import database_problem
+
         problem = database_problem(exc, getattr(args, "database_url", None))
         if problem is None:
             raise
         print(f"capsa: {problem}", file=sys.stderr)
-        return 2
+        return ExitCode.UNREADABLE
     return code
 
 

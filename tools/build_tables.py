@@ -29,12 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.domain.susun.evaluator import (  # noqa: E402
-    MAX_STRENGTH,
-    evaluate_batch3,
-    evaluate_batch5,
-    top_suits_batch,
-)
+from service.domain.susun.batch_evaluator import evaluate_batch3, evaluate_batch5, top_suits_batch  # noqa: E402
+from service.domain.susun.evaluator import MAX_STRENGTH  # noqa: E402
 from service.domain.susun.suggest.baseline import _shape, baseline_batch  # noqa: E402
 from service.domain.susun.suggest.tables import SCALE_SIZE, TABLES_RESOURCE, scale_digest, table_name  # noqa: E402
 

@@ -14,7 +14,9 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
-DEFAULT_DATABASE_URL = "sqlite:///var/capsa.db"
+from .default_url import (
+    DEFAULT_DATABASE_URL as DEFAULT_DATABASE_URL,  # where it has always been imported from
+)
 
 # Every engine made here, so gunicorn's post_fork can drop pools inherited from the master.
 _ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()

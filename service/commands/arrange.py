@@ -9,6 +9,8 @@ from typing import Any
 
 from ..domain.errors import CapsaError
 from ..domain.susun.suggest.search import LIMIT_MAX, suggest_request
+from .exitcodes import ExitCode
+from .inputs import STDIN, read_input
 
 
 def _table(document: dict[str, Any]) -> str:
@@ -24,7 +26,14 @@ def _table(document: dict[str, Any]) -> str:
 
 
 def _arrange(args: argparse.Namespace) -> int:
-    cards = [c for text in args.cards for c in text.replace(",", " ").split()]
+    texts = list(args.cards)
+    if STDIN in texts:  # `-`: the cards (or more of them) from standard input
+        try:
+            texts[texts.index(STDIN)] = read_input(STDIN).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"capsa: cannot read the cards from standard input: {exc}", file=sys.stderr)
+            return ExitCode.UNREADABLE
+    cards = [c for text in texts for c in text.replace(",", " ").split()]
     body = {"rules": args.rules, "hand": cards, "limit": args.limit}
     try:
         document = suggest_request(body)
@@ -34,13 +43,13 @@ def _arrange(args: argparse.Namespace) -> int:
             print(f"  {err.field}: {err.message}", file=sys.stderr)
         if not exc.errors:
             print(f"  {exc.message}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     if args.json:
         json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         print(_table(document))
-    return 0
+    return ExitCode.OK
 
 
 def register(sub: Any) -> None:
@@ -50,7 +59,7 @@ def register(sub: Any) -> None:
         description="Suggest the best legal settings of a 13-card hand, best first, by expected "
         "points against a baseline opponent. Cards in any notation: As 10h Td k♠ ...",
     )
-    p.add_argument("cards", nargs="+", metavar="CARD", help="the 13 cards, separated by spaces or commas")
+    p.add_argument("cards", nargs="+", metavar="CARD", help="the 13 cards, separated by spaces or commas; - reads them from standard input")
     p.add_argument("--rules", default="capsa-susun-id", metavar="PRESET",
                    help="the rule preset to score with (default: capsa-susun-id)")
     p.add_argument("--limit", type=int, default=3, metavar="N",

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from service.adapters import keyfile
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.signing import Keyring, KeyringError
 from service.services import audit, exportcheck, receipts, restores
@@ -38,7 +38,8 @@ from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
 from .database import database_problem, open_database
-from .exitcodes import ExitCode, table
+from .exitcodes import ExitCode, KeepTables, table
+from .inputs import STDIN, more_than_one_stdin, open_input, read_input, shown
 
 PAGE = 10_000
 
@@ -157,10 +158,24 @@ def _client_id(db: Database, name: str) -> str | None:
         return None if client is None else str(client.id)
 
 
+# What `export --head` says when it has no key to sign the head with: a head without a
+# signature proves nothing, and verify-file refuses it.
+HOW_TO_SIGN = (
+    f"--head needs a signing key to sign the head, and {keyfile.ENV} is not set (or its keyring has no "
+    f"active key): run it with {keyfile.ENV}=PATH, the keyring the service signs with (`capsa keys "
+    "create --file PATH` makes one), or leave out --head"
+)
+
+
 @_database_errors
 def export(args: argparse.Namespace) -> int:
+    keyring = keyfile.load_env()
+    if args.head and (keyring is None or keyring.active is None):
+        _say(HOW_TO_SIGN)
+        return ExitCode.USAGE
     db = open_database(args.database_url)
-    db.keyring = keyfile.load_env()
+    db.keyring = keyring
+    to_stdout = args.file == STDIN
     out = Path(args.file)
     tmp = out.with_name(out.name + ".part")
     try:
@@ -172,19 +187,29 @@ def export(args: argparse.Namespace) -> int:
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
         try:
-            with tmp.open("wb") as f:
+            if to_stdout:
                 for chunk in receipts.export_lines(db, plan):
-                    f.write(chunk)
-            tmp.replace(out)
+                    sys.stdout.buffer.write(chunk)
+                sys.stdout.buffer.flush()
+            else:
+                with tmp.open("wb") as f:
+                    for chunk in receipts.export_lines(db, plan):
+                        f.write(chunk)
+                tmp.replace(out)
             if args.head:
                 Path(args.head).write_text(json.dumps(head, indent=2) + "\n")
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             _say(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
             return ExitCode.UNREADABLE
     finally:
         db.dispose()
-    print(f"exported {plan.count} records of {args.client} to {out} (head at {head['sequence']})")
+    where = "standard output" if to_stdout else out
+    # On stderr when the records are on stdout: the export stays NDJSON only.
+    print(f"exported {plan.count} records of {args.client} to {where} (head at {head['sequence']})",
+          file=sys.stderr if to_stdout else sys.stdout)
     return ExitCode.OK
 
 
@@ -197,16 +222,15 @@ def _read_document(path: str, option: str) -> tuple[bytes, Any]:
     `MAX_DOCUMENT` bytes, strict JSON (no duplicate keys, nesting bounded)."""
     cap = exportcheck.MAX_DOCUMENT
     try:
-        with open(path, "rb") as f:
-            raw = f.read(cap + 1)
+        raw = read_input(path, cap)
     except OSError as exc:
-        raise Unreadable(f"{option} {path}: cannot read it: {exc.strerror or exc}") from exc
+        raise Unreadable(f"{option} {shown(path)}: cannot read it: {exc.strerror or exc}") from exc
     if len(raw) > cap:
-        raise Unreadable(f"{option} {path}: larger than {cap:,} bytes, the cap for this document")
+        raise Unreadable(f"{option} {shown(path)}: larger than {cap:,} bytes, the cap for this document")
     try:
         return raw, strict_loads(raw)
     except MalformedJSON as exc:
-        raise Unreadable(f"{option} {path}: not a JSON document the verifier reads: {exc}") from exc
+        raise Unreadable(f"{option} {shown(path)}: not a JSON document the verifier reads: {exc}") from exc
 
 
 def _read_keys(path: str) -> Keyring:
@@ -214,7 +238,7 @@ def _read_keys(path: str) -> Keyring:
     try:
         return Keyring.from_json(doc, public_only=True)
     except KeyringError as exc:
-        raise Unreadable(f"--public-keys {path}: {exc.message}") from exc
+        raise Unreadable(f"--public-keys {shown(path)}: {exc.message}") from exc
 
 
 def _span(report: exportcheck.Report) -> str:
@@ -225,11 +249,14 @@ def _keys_and_heads(args: argparse.Namespace) -> tuple[Keyring, list[Any]] | Exi
     """`--public-keys` and every `--head`, each checked against those keys; or the exit code
     (3 unreadable, 1 a head that fails its check) once the reason is printed."""
     heads = []
+    if more_than_one_stdin([getattr(args, "export", None), args.public_keys, *(args.head or [])]):
+        _say("standard input (-) can be read once: give it to one of the export, --public-keys and --head")
+        return ExitCode.USAGE
     try:
         keyring = _read_keys(args.public_keys)
         for n, path in enumerate(args.head or [], start=1):
             raw, _ = _read_document(path, "--head")
-            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({path})"))
+            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({shown(path)})"))
     except Unreadable as exc:
         _say(str(exc))
         return ExitCode.UNREADABLE
@@ -252,8 +279,14 @@ def verify_file(args: argparse.Namespace) -> int:
             return ExitCode.USAGE
     progress = Progress(args.progress)
     try:
-        with open(args.export, "rb") as f:
+        with open_input(args.export) as f:
             size = os.fstat(f.fileno()).st_size
+            if args.export == STDIN or not size:  # a pipe: how much is read, not of how much
+                def show(n: int) -> None:
+                    progress.update(n, n)
+            else:
+                def show(n: int) -> None:
+                    progress.update(f.tell() >> 20, max(size >> 20, 1), f"MiB ({n:,} records)")
             report = exportcheck.verify_lines(
                 exportcheck.read_lines(f),
                 keyring,
@@ -261,10 +294,10 @@ def verify_file(args: argparse.Namespace) -> int:
                 rescore=not args.no_rescore,
                 from_sequence=args.from_sequence,
                 partial=args.partial,
-                progress=lambda n: progress.update(f.tell() >> 20, max(size >> 20, 1), f"MiB ({n:,} records)"),
+                progress=show,
             )
     except OSError as exc:
-        _say(f"cannot read {args.export}: {exc.strerror or exc}")
+        _say(f"cannot read {shown(args.export)}: {exc.strerror or exc}")
         return ExitCode.UNREADABLE
     finally:
         progress.finish()
@@ -368,15 +401,7 @@ def _positive(text: str) -> int:
     return value
 
 
-class _Formatter(argparse.HelpFormatter):
-    """Wraps a paragraph written on one line; keeps a paragraph written on several lines (the
-    exit-code table) as it is."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n\n".join(
-            paragraph if "\n" in paragraph else super(_Formatter, self)._fill_text(paragraph, width, indent)
-            for paragraph in text.split("\n\n")
-        )
+_Formatter = KeepTables
 
 
 class _ActionsFormatter(_Formatter):
@@ -420,15 +445,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="write a client's chain to one NDJSON file",
         description="Write the client's records, one NDJSON line each (the format of GET "
         "/v1/audit/export), up to its chain head as it is when the export starts, straight from "
-        "the database. Missing receipts are made on the way (SIGNING_KEY_FILE).",
+        "the database. Missing receipts are made on the way (SIGNING_KEY_FILE); --head refuses to "
+        "write a head it cannot sign (exit 2, saying how to sign).",
     )
     e.add_argument("--client", required=True, metavar="NAME", help="the client whose chain to export")
-    e.add_argument("file", metavar="FILE", help="the NDJSON file to write (replaced when complete)")
+    e.add_argument("file", metavar="FILE",
+                   help="the NDJSON file to write (replaced when complete); - writes standard output")
     e.add_argument("--from-sequence", type=_positive, default=1, metavar="N",
                    help="start at this record (default 1); verify-file checks such a file with "
                    "--from-sequence N and the head of the export before (at N - 1)")
     e.add_argument("--head", default=None, metavar="HEAD.json",
-                   help="also write the signed head the export was cut at (for verify-file --head)")
+                   help="also write the signed head the export was cut at (for verify-file --head); "
+                   f"needs {keyfile.ENV}, else exits 2")
     e.add_argument("--database-url", default=None, metavar="URL",
                    help=f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
     e.set_defaults(func=export)
@@ -444,11 +472,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"otherwise; an empty file is not ok, nor a line over {exportcheck.MAX_LINE:,} bytes. "
         "Prints `ok: ...` (exit 0), `partial: ...` (exit 5) or the first bad sequence and why (exit 1).",
     )
-    f.add_argument("export", metavar="EXPORT", help="the NDJSON export (GET /v1/audit/export, capsa audit export)")
+    f.add_argument("export", metavar="EXPORT",
+                   help="the NDJSON export (GET /v1/audit/export, capsa audit export); - reads standard input")
     f.add_argument("--public-keys", required=True, metavar="KEYS.json",
-                   help="the public keys as GET /v1/audit/keys serves them (pin them beforehand)")
+                   help="the public keys as GET /v1/audit/keys serves them (pin them beforehand); - reads standard input")
     f.add_argument("--head", action="append", metavar="HEAD.json",
-                   help="a signed head (GET /v1/audit/head) the export must reach; repeat for several")
+                   help="a signed head (GET /v1/audit/head) the export must reach; repeat for several; - reads standard input")
     start = f.add_mutually_exclusive_group()
     start.add_argument("--from-sequence", type=_positive, default=None, metavar="N",
                        help="the export starts at record N: its first previous hash must be the hash of "

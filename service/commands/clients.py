@@ -7,12 +7,14 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import clients
-from service.services.errors import ServiceError
+from service.services.errors import NotFound, ServiceError
+from service.services.ids import rfc3339
 
 from .database import open_database
+from .exitcodes import ExitCode
 
 
 @contextmanager
@@ -25,8 +27,9 @@ def _db(args: argparse.Namespace) -> Iterator[Database]:
 
 
 def _fail(exc: ServiceError) -> int:
+    """4 for a name or key prefix that matches nothing, 1 for one the service refuses."""
     print(f"capsa clients: {exc.message}", file=sys.stderr)
-    return 1
+    return ExitCode.UNKNOWN_CLIENT if isinstance(exc, NotFound) else ExitCode.FAILED
 
 
 def _guarded(work: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -72,10 +75,10 @@ def revoke(args: argparse.Namespace) -> int:
 def list_(args: argparse.Namespace) -> int:
     with _db(args) as db:
         found = clients.list_clients(db)
-    for c in found:
-        print(f"{c.name} {c.id} created {c.created_at.isoformat()}")
+    for c in found:  # times as the API writes them (RFC 3339, UTC, milliseconds)
+        print(f"{c.name} {c.id} created {rfc3339(c.created_at)}")
         for k in c.keys:
-            state = f"revoked {k.revoked_at.isoformat()}" if k.revoked_at else "active"
+            state = f"revoked {rfc3339(k.revoked_at)}" if k.revoked_at else "active"
             print(f"  capsa_{k.prefix}_... {k.scope} {state}")
     return 0
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.errors import DatabaseUnavailable
-from service.adapters.uow import Database
+
+if TYPE_CHECKING:
+    from service.adapters.uow import Database
 
 HOW_TO_SET = "set DATABASE_URL (or --database-url) to your database"
 
@@ -24,6 +26,8 @@ def database_url(explicit: str | None = None) -> str:
 
 def open_database(explicit: str | None = None, **options: Any) -> Database:
     """The command's database (connections are made on first use)."""
+    from service.adapters.uow import Database
+
     url = database_url(explicit)
     try:
         return Database(url, **options)

@@ -1,12 +1,14 @@
-"""The exit codes of `capsa audit` commands, one table for all of them (and for later commands).
+"""The exit codes of every `capsa` command, one table for all of them.
 
 A script or a cron job reads the code, a person the message: each code says which kind of
 outcome it is, so `1` always means a check found something wrong and never a typo or a
-missing file.
+missing file. `capsa --help`, each `capsa audit` command's `--help` and README.md print the
+same table (a test compares them).
 """
 
 from __future__ import annotations
 
+import argparse
 import textwrap
 from enum import IntEnum
 
@@ -24,39 +26,62 @@ class ExitCode(IntEnum):
 
 # code -> (the commands that can exit with it, what it means)
 MEANING: dict[ExitCode, tuple[str, str]] = {
-    ExitCode.OK: ("all", "ok: the check passed, or the export was written"),
-    ExitCode.FAILED: ("verify, verify-file, verify-restore", "a check failed: `BAD: ...` names the first bad sequence and why"),
-    ExitCode.USAGE: ("all", "usage: the command line is wrong (an unknown option, a bad number, a missing --head)"),
+    ExitCode.OK: ("all", "ok: the check passed, the file was written, the command did its work"),
+    ExitCode.FAILED: (
+        "audit verify, verify-file, verify-restore; score, evaluate, arrange; clients create; sweep --once",
+        "a check failed: `BAD: ...` names the first bad sequence and why; score, evaluate and arrange "
+        "name each field the rules refuse (as the API's 422 does); clients create: the name is taken or "
+        "not allowed; sweep --once: a part of the pass failed",
+    ),
+    ExitCode.USAGE: (
+        "all",
+        "usage: the command line is wrong (an unknown option, a bad number, a missing --head, a round "
+        "given to evaluate), or a setting it needs is missing (audit export --head without "
+        "SIGNING_KEY_FILE, keys without --file or SIGNING_KEY_FILE)",
+    ),
     ExitCode.UNREADABLE: (
         "all",
-        "unreadable input: a file is missing, a directory, unreadable, over its size cap or not JSON, "
-        "the database cannot be used (verify-restore: it has no capsa tables, or is at another migration), "
-        "or FILE cannot be written",
+        "unreadable input: a file (or standard input, `-`) is missing, a directory, unreadable, over its "
+        "size cap or not JSON, a keyring file cannot be read, the database cannot be used (no capsa "
+        "tables; verify-restore: at another migration), or FILE cannot be written",
     ),
     ExitCode.UNKNOWN_CLIENT: (
-        "verify, export, verify-restore",
-        "unknown client: no client has that name (verify-restore: a head is of a client the database does not hold)",
+        "audit verify, export, verify-restore; clients key, revoke",
+        "unknown client: no client has that name (clients revoke: no key has that prefix; "
+        "verify-restore: a head is of a client the database does not hold)",
     ),
     ExitCode.PARTIAL: (
-        "verify-file --partial",
+        "audit verify-file --partial",
         "partial: every record read verified, but the export starts after sequence 1 and its "
         "beginning was not checked",
     ),
 }
 
 
-def table(width: int = 88) -> str:
-    """The table as `--help` prints it: one code a row, its meaning wrapped under itself."""
-    column = max(len(commands) for commands, _ in MEANING.values())
+def table(width: int = 78) -> str:
+    """The table as `--help` prints it: one code a paragraph, its meaning then its commands,
+    wrapped under themselves."""
     lines = ["exit codes:"]
     for code, (commands, meaning) in MEANING.items():
-        first = f"  {int(code)}  {commands:<{column}}  "
-        lines += textwrap.wrap(meaning, width, initial_indent=first, subsequent_indent=" " * len(first))
+        first = f"  {int(code)}  "
+        lines += textwrap.wrap(f"{meaning} [{commands}]", width, initial_indent=first,
+                               subsequent_indent=" " * len(first))
     return "\n".join(lines)
 
 
 def markdown_table() -> str:
-    """The same table in Markdown, for docs/audit.md (a test compares the two)."""
+    """The same table in Markdown, for README.md (a test compares the two)."""
     rows = ["| exit code | commands | meaning |", "|---|---|---|"]
     rows += [f"| {int(code)} | {commands} | {meaning} |" for code, (commands, meaning) in MEANING.items()]
     return "\n".join(rows)
+
+
+class KeepTables(argparse.HelpFormatter):
+    """Wraps a paragraph written on one line; keeps a paragraph written on several lines (the
+    exit-code table) as it is."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(
+            paragraph if "\n" in paragraph else super(KeepTables, self)._fill_text(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.services import idempotency
 
 from .database import open_database

@@ -15,13 +15,12 @@ import sys
 from pathlib import Path
 
 from service.adapters import keyfile
-from service.adapters.db import DEFAULT_DATABASE_URL
-from service.adapters.uow import Database
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.domain.signing import Keyring, KeyringError
-from service.services import receipts
 from service.services.ids import utcnow_ms
 
 from .database import database_url
+from .exitcodes import ExitCode
 
 
 def _path(args: argparse.Namespace) -> Path | None:
@@ -30,10 +29,13 @@ def _path(args: argparse.Namespace) -> Path | None:
 
 def _no_path() -> int:
     print(f"capsa keys: name the keyring with --file or {keyfile.ENV}", file=sys.stderr)
-    return 2
+    return ExitCode.USAGE
 
 
 def _sign_pending(keyring: Keyring, url: str) -> int:
+    from service.adapters.uow import Database
+    from service.services import receipts
+
     db = Database(url, keyring=keyring)
     try:
         signed = receipts.sign_pending(db)
@@ -50,7 +52,7 @@ def create(args: argparse.Namespace) -> int:
         ring = keyfile.load(path) if path.exists() else Keyring()
     except KeyringError as exc:
         print(f"capsa keys: {exc.message}", file=sys.stderr)
-        return 2
+        return ExitCode.UNREADABLE
     before = ring.active
     ring, key = ring.rotated(utcnow_ms())
     keyfile.save(path, ring)
@@ -71,7 +73,7 @@ def list_(args: argparse.Namespace) -> int:
         ring = keyfile.load(path)
     except KeyringError as exc:
         print(f"capsa keys: {exc.message}", file=sys.stderr)
-        return 2
+        return ExitCode.UNREADABLE
     if args.json:
         print(json.dumps(ring.public_json(), indent=2))
         return 0

@@ -13,8 +13,9 @@ from decimal import Decimal
 from typing import Any
 
 from ..domain.errors import CapsaError
-from ..domain.susun.round import evaluate_arrangement_request, score_round_request
 from ..strictjson import MalformedJSON, loads
+from .exitcodes import ExitCode
+from .inputs import read_input, shown
 
 SCORE_COLUMNS = ("player", "points", "result", "winnings", "fee", "net")
 
@@ -55,45 +56,69 @@ def evaluate_table(document: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# What each command reads, by the field only its document has: given the other one, the
+# command says which command reads it instead of listing the fields it does not know.
+_DOCUMENTS = {"score": ("players", "a round", "evaluate"), "evaluate": ("arrangement", "an arrangement", "score")}
+
+
+def _wrong_command(command: str, body: Mapping[str, Any], path: str) -> str | None:
+    """Why `body` is the other command's document, or None."""
+    mine, _, other = _DOCUMENTS[command]
+    theirs, what, _ = _DOCUMENTS[other]
+    if mine in body or theirs not in body:
+        return None
+    return f"this is {what} (it has {theirs!r}): use `capsa {other} {path}`"
+
+
 def _run(
     args: argparse.Namespace,
+    command: str,
     work: Callable[[Mapping[str, Any]], Any],
     table: Callable[[Mapping[str, Any]], str],
 ) -> int:
     path = args.file
+    name = shown(path)
     try:
-        with open(path, "rb") as fh:
-            body = loads(fh.read())
+        body = loads(read_input(path))
         if not isinstance(body, dict):
             raise MalformedJSON("the file must hold a JSON object")
-        document = work(body)
     except OSError as exc:
-        print(f"capsa: cannot read {path}: {exc.strerror}", file=sys.stderr)
-        return 2
+        print(f"capsa: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.UNREADABLE
     except MalformedJSON as exc:
-        print(f"capsa: {path} is not valid JSON: {exc}", file=sys.stderr)
-        return 1
+        print(f"capsa: {name} is not valid JSON: {exc}", file=sys.stderr)
+        return ExitCode.UNREADABLE
+    wrong = _wrong_command(command, body, path)
+    if wrong is not None:
+        print(f"capsa {command}: {name}: {wrong}", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        document = work(body)
     except CapsaError as exc:
-        print(f"capsa: {path}: {exc.title.lower()} ({exc.problem})", file=sys.stderr)
+        print(f"capsa: {name}: {exc.title.lower()} ({exc.problem})", file=sys.stderr)
         for err in exc.errors or []:
             print(f"  {err.field}: {err.message}", file=sys.stderr)
         if not exc.errors:
             print(f"  {exc.message}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     if args.json:
         json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         print(table(document))
-    return 0
+    return ExitCode.OK
 
 
 def _score(args: argparse.Namespace) -> int:
-    return _run(args, lambda body: score_round_request(body).document, score_table)
+    from ..domain.susun.round import score_round_request
+
+    return _run(args, "score", lambda body: score_round_request(body).document, score_table)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    return _run(args, evaluate_arrangement_request, evaluate_table)
+    from ..domain.susun.round import evaluate_arrangement_request
+
+    return _run(args, "evaluate", evaluate_arrangement_request, evaluate_table)
 
 
 def register(sub: Any) -> None:
@@ -104,7 +129,8 @@ def register(sub: Any) -> None:
         "POST /v1/rounds. Prints points, result, winnings, fee and net per player, the house "
         "fee, and the checks that results and nets balance.",
     )
-    p.add_argument("file", metavar="ROUND.json", help="the round: rules, currency, stake, players' arrangements")
+    p.add_argument("file", metavar="ROUND.json",
+                   help="the round: rules, currency, stake, players' arrangements (- reads standard input)")
     p.add_argument("--json", action="store_true", help="print the full score document (JSON) instead of the table")
     p.set_defaults(func=_score)
     p = sub.add_parser(
@@ -112,8 +138,9 @@ def register(sub: Any) -> None:
         help="check an arrangement file: rows, foul, natural, bonuses",
         description="Evaluate one arrangement offline: the file is the body of "
         "POST /v1/arrangements/evaluate. Prints each row's category and bonus, and whether "
-        "the hand fouls or is a natural.",
+        "the hand fouls or is a natural (a round file is for `capsa score`).",
     )
-    p.add_argument("file", metavar="ARRANGEMENT.json", help="the arrangement: rules and front, middle, back cards")
+    p.add_argument("file", metavar="ARRANGEMENT.json",
+                   help="the arrangement: rules and front, middle, back cards (- reads standard input)")
     p.add_argument("--json", action="store_true", help="print the evaluation document (JSON) instead of the table")
     p.set_defaults(func=_evaluate)

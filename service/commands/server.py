@@ -7,10 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from service.adapters import keyfile
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 
 from .database import database_url
+from .exitcodes import ExitCode
 
 DB_HELP = f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})"
 
@@ -24,7 +24,8 @@ def _gunicorn_conf() -> str:
     for candidate in (Path.cwd() / "gunicorn.conf.py", Path(__file__).parents[2] / "gunicorn.conf.py"):
         if candidate.is_file():
             return str(candidate)
-    raise SystemExit("capsa serve: gunicorn.conf.py not found (run from the project directory)")
+    print("capsa serve: gunicorn.conf.py not found (run from the project directory)", file=sys.stderr)
+    raise SystemExit(ExitCode.UNREADABLE)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -39,6 +40,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def db_upgrade(args: argparse.Namespace) -> int:
+    from service.adapters import keyfile
     from service.adapters.migrate import upgrade
 
     url = _database_url(args)
@@ -72,7 +74,11 @@ def openapi(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"capsa openapi: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return ExitCode.UNREADABLE
         print(f"wrote {args.output}")
     return 0
 

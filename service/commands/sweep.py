@@ -16,13 +16,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import FrameType
+from typing import TypeVar
 
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.services import banting, susun_games
 
 from .database import open_database
+from .exitcodes import ExitCode
+
+T = TypeVar("T")
 
 DEFAULT_INTERVAL_S = 1.0
 
@@ -34,35 +39,58 @@ def interval_from_env() -> float:
     try:
         value = float(text)
     except ValueError:
-        raise SystemExit(f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds, not {text!r}") from None
+        value = -1.0
     if not 0.01 <= value <= 3600:
-        raise SystemExit(f"capsa sweep: SWEEP_INTERVAL_S must be 0.01 to 3600 seconds, not {text!r}")
+        print(f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds from 0.01 to 3600, not {text!r}",
+              file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE)
     return value
 
 
-def one_pass(db: Database) -> tuple[tuple[int, int], bool]:
-    """((games settled, turns played), whether a part failed). Each part runs on its own: a
-    failing one (the database away, a bad row) is reported on stderr and counts 0, and the
-    other still runs and counts what it did; the next pass tries both again."""
+@dataclass(frozen=True)
+class Pass:
+    """What one pass did: the Susun games it settled (client id, game id), the Big Two games it
+    played overdue turns in (client id, game id, moves), and whether a part of it failed."""
+
+    settled: list[tuple[str, str]]
+    played: list[tuple[str, str, int]]
+    failed: bool
+
+    def lines(self, took_ms: float) -> list[str]:
+        """One line per game, then the summary."""
+        turns = sum(moves for *_, moves in self.played)
+        return [
+            *(f"settled Susun game {game} of client {client}" for client, game in self.settled),
+            *(f"played {moves} overdue turn{'s' if moves != 1 else ''} in Big Two game {game} of client {client}"
+              for client, game, moves in self.played),
+            f"settled {len(self.settled)} game{'s' if len(self.settled) != 1 else ''}, played {turns} overdue "
+            f"turn{'s' if turns != 1 else ''} in {took_ms:.0f} ms",
+        ]
+
+
+def one_pass(db: Database) -> Pass:
+    """Each part runs on its own: a failing one (the database away, a bad row) is reported
+    on stderr and counts nothing, and the other still runs and counts what it did; the next
+    pass tries both again."""
     failed = False
 
-    def part(name: str, work: Callable[[Database], int]) -> int:
+    def part(name: str, work: Callable[[Database], list[T]]) -> list[T]:
         nonlocal failed
         try:
             return work(db)
         except Exception as exc:
             failed = True
             print(f"capsa sweep: the {name} pass failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            return 0
+            return []
 
-    settled = part("Susun games", susun_games.sweep_once)  # arrangement deadlines passed
-    played = part("Big Two turns", banting.sweep)  # turns that ran out: their auto moves
-    return (settled, played), failed
+    settled = part("Susun games", susun_games.settle_overdue)  # arrangement deadlines passed
+    played = part("Big Two turns", banting.play_overdue)  # turns that ran out: their auto moves
+    return Pass(settled, played, failed)
 
 
 def sweep(args: argparse.Namespace) -> int:
-    db = open_database(args.database_url)
     interval = args.interval if args.interval is not None else interval_from_env()
+    db = open_database(args.database_url)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -73,15 +101,17 @@ def sweep(args: argparse.Namespace) -> int:
     try:
         while True:
             started = time.monotonic()
-            (settled, played), failed = one_pass(db)
-            if (settled or played) and not args.quiet:
-                took = (time.monotonic() - started) * 1000
-                print(f"settled {settled} game{'s' if settled != 1 else ''}, played {played} overdue "
-                      f"turn{'s' if played != 1 else ''} in {took:.0f} ms", file=sys.stderr, flush=True)
+            done = one_pass(db)
+            took = (time.monotonic() - started) * 1000
             if args.once:
-                return 1 if failed else 0
+                # What it did, on stdout: one line per game and the summary, even of nothing.
+                if not args.quiet:
+                    print("\n".join(done.lines(took)), flush=True)
+                return ExitCode.FAILED if done.failed else ExitCode.OK
+            if (done.settled or done.played) and not args.quiet:
+                print("\n".join(done.lines(took)), file=sys.stderr, flush=True)
             if stop.wait(max(0.0, interval - (time.monotonic() - started))):
-                return 0
+                return ExitCode.OK
     finally:
         db.dispose()
 
@@ -93,10 +123,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
         "timed Big Two games (their auto moves), then poll again every "
-        "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT.",
+        "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT, saying on stderr what each pass "
+        "that found work did.",
     )
     p.add_argument("--database-url", help=f"the database (default $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
     p.add_argument("--interval", type=float, help="seconds between passes (overrides SWEEP_INTERVAL_S)")
-    p.add_argument("--once", action="store_true", help="run one pass and exit (1 when a part of it failed)")
-    p.add_argument("--quiet", action="store_true", help="print nothing when games settle")
+    p.add_argument("--once", action="store_true",
+                   help="run one pass, print each game it settled or played in and a summary, and exit "
+                   "(1 when a part of it failed)")
+    p.add_argument("--quiet", action="store_true", help="print nothing about the games it settles or plays")
     p.set_defaults(func=sweep)

@@ -293,9 +293,16 @@ def catch_up(db: Database, client_id: str, game_id: str) -> int:
 def sweep(db: Database) -> int:
     """Apply every timed game's overdue auto moves (for a sweeper process; accesses do it
     anyway); how many moves."""
+    return sum(moves for _client, _game, moves in play_overdue(db))
+
+
+def play_overdue(db: Database) -> list[tuple[str, str, int]]:
+    """Apply every timed game's overdue auto moves: (client id, game id, how many moves) of
+    each game this pass played in."""
     with db.unit_of_work() as uow:
         due = uow.games.timed_in_play()
-    return sum(catch_up(db, client_id, game_id) for client_id, game_id in due)
+    played = [(client_id, game_id, catch_up(db, client_id, game_id)) for client_id, game_id in due]
+    return [found for found in played if found[2]]
 
 
 def _refuse_if_timed_out(

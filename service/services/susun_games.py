@@ -379,10 +379,15 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
 
 
 def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
-    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled.
-    Each overdue game is tried once per pass, in deadline order, `batch` at a time; one that
-    cannot settle is logged and left for the next pass."""
-    settled = 0
+    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled."""
+    return len(settle_overdue(db, batch))
+
+
+def settle_overdue(db: Database, batch: int = SWEEP_BATCH) -> list[tuple[str, str]]:
+    """Settle every game whose deadline has passed: (client id, game id) of each this pass
+    settled. Each overdue game is tried once per pass, in deadline order, `batch` at a time;
+    one that cannot settle is logged and left for the next pass."""
+    settled = []
     now = utcnow_ms()
     after: tuple[datetime, str] | None = None
     while True:
@@ -390,7 +395,8 @@ def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
             due = uow.susun_games.overdue(now, ARRANGING, batch, after)
         for client_id, game_id, _deadline in due:
             try:
-                settled += settle_if_due(db, client_id, game_id)
+                if settle_if_due(db, client_id, game_id):
+                    settled.append((client_id, game_id))
             except Exception:  # one game that cannot settle must not stop the others
                 log.exception("could not settle game %s", game_id)
         if len(due) < batch:

@@ -94,13 +94,14 @@ def _head(signed: Any, sequence: int, hash_: str) -> bytes:
 # -- the table ------------------------------------------------------------------------------------
 
 
-def test_the_exit_codes_are_one_table_in_every_audit_commands_help_and_in_docs_audit(capsys):
+def test_the_exit_codes_are_one_table_in_capsa_help_every_audit_commands_help_and_the_readme(capsys):
     assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 5] and list(MEANING) == list(ExitCode)
-    for argv in (["audit"], ["audit", "verify"], ["audit", "export"], ["audit", "verify-file"]):
+    for argv in ([], ["audit"], ["audit", "verify"], ["audit", "export"], ["audit", "verify-file"],
+                 ["audit", "verify-restore"]):
         code, out, _ = run([*argv, "--help"], capsys)
         assert code == 0 and table() in out, argv
-    doc = (ROOT / "docs" / "audit.md").read_text()
-    assert markdown_table() in doc
+    assert markdown_table() in (ROOT / "README.md").read_text()
+    assert "README.md#exit-codes" in (ROOT / "docs" / "audit.md").read_text()
 
 
 # -- verify and export, on both engines -----------------------------------------------------------
@@ -230,6 +231,58 @@ def test_an_incremental_export_is_anchored_by_the_head_of_the_export_before(sign
     assert forked.stdout.startswith(
         f"BAD: first bad sequence 3: previous_hash is not the hash of signed head #1 ({folder / 'other.head.json'}) "
         "(sequence 2), which the export continues from")
+
+
+# -- export --head without a signing key; - for standard input and output -----------------------
+
+
+def test_export_head_without_a_signing_key_refuses_with_2_says_how_to_sign_and_writes_nothing(
+        signed, capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
+    code, out, err = run(["audit", "export", "--client", signed["op"].name, str(tmp_path / "x.ndjson"),
+                          "--head", str(tmp_path / "x.head.json"), "--database-url", signed["url"]], capsys)
+    assert (code, out) == (ExitCode.USAGE, "")
+    assert err == (
+        "capsa audit: --head needs a signing key to sign the head, and SIGNING_KEY_FILE is not set (or its "
+        "keyring has no active key): run it with SIGNING_KEY_FILE=PATH, the keyring the service signs with "
+        "(`capsa keys create --file PATH` makes one), or leave out --head\n")
+    assert not list(tmp_path.iterdir())
+    # Without --head there is nothing to sign: the export is written, as before.
+    code, out, _ = run(["audit", "export", "--client", signed["op"].name, str(tmp_path / "x.ndjson"),
+                        "--database-url", signed["url"]], capsys)
+    assert code == ExitCode.OK and out.startswith("exported ") and (tmp_path / "x.ndjson").exists()
+
+
+def test_export_to_dash_writes_the_records_on_stdout_and_verify_file_reads_them_from_stdin(
+        signed, capsys, monkeypatch):
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(signed["folder"] / "keys.json"))
+    folder, op = signed["folder"], signed["op"]
+    into_file = _export(signed, capsys, "to-file")
+    assert into_file[0] == ExitCode.OK
+    code, out, err = run(["audit", "export", "--client", op.name, "-", "--database-url", signed["url"]], capsys)
+    assert code == ExitCode.OK
+    assert out.encode() == (folder / "to-file.ndjson").read_bytes()  # the same lines, and only them
+    assert err.startswith(f"exported {out.count(chr(10))} records of {op.name} to standard output (head at ")
+
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": NOWHERE}
+    piped = subprocess.run(
+        [sys.executable, "-m", "service.cli", "audit", "verify-file", "-", "--public-keys", str(folder / "public.json"),
+         "--head", str(folder / "to-file.head.json")],
+        input=out, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert piped.returncode == ExitCode.OK, piped
+    assert piped.stdout.startswith(f"ok: {out.count(chr(10))} records of {op.id} verified (sequences 1-")
+    keys_piped = subprocess.run(
+        [sys.executable, "-m", "service.cli", "audit", "verify-file", str(folder / "to-file.ndjson"),
+         "--public-keys", "-"],
+        input=(folder / "public.json").read_text(), capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert keys_piped.returncode == ExitCode.OK, keys_piped
+
+
+def test_standard_input_given_twice_is_a_wrong_command_line(capsys):
+    code, out, err = run(["audit", "verify-file", "-", "--public-keys", "-"], capsys)
+    assert (code, out) == (ExitCode.USAGE, "")
+    assert err == ("capsa audit: standard input (-) can be read once: give it to one of the export, "
+                   "--public-keys and --head\n")
 
 
 # -- verify-file on what is not an export ---------------------------------------------------------

@@ -75,9 +75,9 @@ def one_clear_line(capsys: pytest.CaptureFixture[str], prefix: str = "capsa: ") 
 @pytest.mark.parametrize(
     ("argv", "code", "prefix"),
     [
-        (["clients", "list"], 2, "capsa: "),
-        (["clients", "create", "demo"], 2, "capsa: "),
-        # capsa audit's table: a database that cannot be used is input it cannot read
+        # the one table: a database that cannot be used is input the command cannot read
+        (["clients", "list"], 3, "capsa: "),
+        (["clients", "create", "demo"], 3, "capsa: "),
         (["audit", "verify", "--client", "demo"], 3, "capsa audit: "),
     ],
 )
@@ -93,30 +93,30 @@ def test_outside_the_project_the_default_sqlite_file_is_one_clear_line(argv, cod
 
 def test_a_refusing_postgresql_server_is_one_clear_line_without_the_password(monkeypatch, capsys):
     monkeypatch.setenv("DATABASE_URL", "postgresql://capsa:s3cret@127.0.0.1:1/capsa")
-    assert main(["clients", "list"]) == 2
+    assert main(["clients", "list"]) == 3
     line = one_clear_line(capsys)
     assert "127.0.0.1:1" in line and "s3cret" not in line and "refused" in line.lower()
-    assert main(["db", "upgrade"]) == 2
+    assert main(["db", "upgrade"]) == 3
     assert "s3cret" not in one_clear_line(capsys)
 
 
 def test_an_unmigrated_database_says_to_run_db_upgrade(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'empty.db'}")
-    assert main(["clients", "list"]) == 2
+    assert main(["clients", "list"]) == 3
     assert "capsa db upgrade" in one_clear_line(capsys)
 
 
 @pytest.mark.parametrize("url", ["not a url", "mysql://user@host/db"])
 def test_a_database_url_capsa_cannot_use_is_one_clear_line(url, monkeypatch, capsys):
     monkeypatch.setenv("DATABASE_URL", url)
-    assert main(["clients", "list"]) == 2
+    assert main(["clients", "list"]) == 3
     one_clear_line(capsys)
 
 
-def test_the_real_command_outside_the_project_exits_2_with_one_line(tmp_path):
+def test_the_real_command_outside_the_project_exits_3_with_one_line(tmp_path):
     done = subprocess.run([CAPSA, "clients", "list"], cwd=tmp_path, capture_output=True, text=True,
                           env=clean_env(), timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 3 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "DATABASE_URL" in done.stderr, done.stderr
 
 
@@ -230,9 +230,10 @@ case "$1 $2" in
   "clients create") echo "client demo created: cl_1"; echo "its write key:"; echo "capsa_0123abcd_secret" ;;
   "clients key") echo "new write key:"; echo "capsa_4567cdef_secret" ;;
   "sweep ") echo $$ > var/sweep.pid.tmp; mv var/sweep.pid.tmp var/sweep.pid; exec sleep 30 ;;
-  "webhooks dispatch") echo "$DATABASE_URL $WEBHOOK_ALLOW_PRIVATE" > var/dispatch.started
+  "webhooks dispatch") echo "$WEBHOOK_METRICS_BIND" > var/dispatch.metrics
+     echo "$DATABASE_URL $WEBHOOK_ALLOW_PRIVATE" > var/dispatch.started
      sleep 30 & s=$!; trap 'kill $s; echo stopped > var/dispatch.stopped; exit 0' TERM; wait ;;
-  "serve --host") i=0; while { [ ! -s var/sweep.pid ] || [ ! -s var/dispatch.started ]; } && [ $i -lt 100 ]; do
+  "serve --host") echo "$* $METRICS_BIND" > var/serve.args; i=0; while { [ ! -s var/sweep.pid ] || [ ! -s var/dispatch.started ]; } && [ $i -lt 100 ]; do
      sleep 0.05; i=$((i+1)); done; sleep 0.5 ;;
 esac
 exit 0
@@ -261,11 +262,12 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_make(project: Path) -> subprocess.CompletedProcess[str]:
+def run_make(project: Path, *variables: str) -> subprocess.CompletedProcess[str]:
     env = clean_env()
-    env.pop("MAKEFLAGS", None)
+    for name in ("MAKEFLAGS", "PORT", "METRICS_PORT", "WEBHOOK_METRICS_PORT", "METRICS_BIND", "WEBHOOK_METRICS_BIND"):
+        env.pop(name, None)
     # umask 022, the usual one, under which the key used to be written 0644
-    return subprocess.run(["make", "-s", "run"], cwd=project, capture_output=True, text=True, env=env,
+    return subprocess.run(["make", "-s", "run", *variables], cwd=project, capture_output=True, text=True, env=env,
                           timeout=60, umask=0o022)
 
 
@@ -315,3 +317,61 @@ def test_make_run_starts_the_sweeper_beside_the_server_and_stops_it_with_the_ser
     else:
         os.kill(pid, 9)
         pytest.fail("make run left the sweeper running after the server stopped")
+
+
+def test_make_run_serves_on_8000_9100_and_9101_unless_told_other_ports(project):
+    done = run_make(project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "var" / "serve.args").read_text() == "serve --host 127.0.0.1 --port 8000 127.0.0.1:9100\n"
+    assert (project / "var" / "dispatch.metrics").read_text() == "127.0.0.1:9101\n"
+    assert "Serving http://127.0.0.1:8000 (metrics on 127.0.0.1:9100)" in done.stdout
+
+    done = run_make(project, "PORT=8123", "METRICS_PORT=9123", "WEBHOOK_METRICS_PORT=9124")
+    assert done.returncode == 0, done.stderr
+    assert (project / "var" / "serve.args").read_text() == "serve --host 127.0.0.1 --port 8123 127.0.0.1:9123\n"
+    assert (project / "var" / "dispatch.metrics").read_text() == "127.0.0.1:9124\n"
+    assert "Serving http://127.0.0.1:8123 (metrics on 127.0.0.1:9123)" in done.stdout
+
+
+# -- capsa clients: times as the API writes them, exit codes of the one table --------------------
+
+RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.ids.rfc3339, as every API time
+
+
+def test_clients_list_writes_times_as_the_api_does_and_misses_exit_by_the_table(tmp_path, monkeypatch, capsys):
+    import re
+
+    from service.adapters.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'clients.db'}"
+    upgrade(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["clients", "create", "alpha"]) == 0
+    key = capsys.readouterr().out.splitlines()[-1]
+    assert main(["clients", "revoke", key]) == 0
+    capsys.readouterr()
+    assert main(["clients", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(rf"alpha cl_\w+ created {RFC3339_MS}", lines[0]), lines
+    assert re.fullmatch(rf"  capsa_{key.split('_')[1]}_\.\.\. write revoked {RFC3339_MS}", lines[1]), lines
+
+    assert main(["clients", "create", "alpha"]) == 1  # refused: the name is taken
+    assert main(["clients", "key", "nobody"]) == 4  # unknown client
+    assert main(["clients", "revoke", "00000000"]) == 4  # no key has that prefix
+    err = capsys.readouterr().err
+    assert err == ("capsa clients: a client named 'alpha' already exists\n"
+                   "capsa clients: no client named 'nobody'\n"
+                   "capsa clients: no key with prefix '00000000'\n")
+
+
+def test_keys_list_of_a_missing_keyring_exits_3_and_of_none_named_2(tmp_path, monkeypatch, capsys):
+    assert main(["keys", "list", "--file", str(tmp_path / "none.json")]) == 3  # input it cannot read
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
+    assert main(["keys", "list"]) == 2  # a setting it needs is missing
+    assert capsys.readouterr().err.splitlines()[-1] == "capsa keys: name the keyring with --file or SIGNING_KEY_FILE"
+
+
+def test_openapi_into_a_folder_that_does_not_exist_is_one_line_and_exit_3(tmp_path, capsys):
+    target = tmp_path / "missing" / "openapi.yaml"
+    assert main(["openapi", "-o", str(target)]) == 3
+    assert capsys.readouterr() == ("", f"capsa openapi: cannot write {target}: No such file or directory\n")

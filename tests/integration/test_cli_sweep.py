@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -63,11 +64,36 @@ def test_one_pass_settles_the_overdue_games_and_leaves_the_others(overdue, monke
     url, app, tenant, past, future = overdue
     monkeypatch.setenv("DATABASE_URL", url)
     assert main(["sweep", "--once"]) == 0
-    assert "settled 2 games" in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    # one line per game it settled (in deadline order, then by id: theirs are equal), then the summary
+    assert lines[:2] == [f"settled Susun game {g} of client {tenant.id}" for g in sorted(past)] and err == ""
+    assert re.fullmatch(r"settled 2 games, played 0 overdue turns in \d+ ms", lines[2]) and len(lines) == 3
     assert [_status(app, tenant, g) for g in past] == ["settled", "settled"]
     assert _status(app, tenant, future) == "arranging"
-    assert main(["sweep", "--once"]) == 0  # a second pass finds nothing
-    assert capsys.readouterr().err == ""
+    assert main(["sweep", "--once"]) == 0  # a second pass finds nothing, and says so
+    out, err = capsys.readouterr()
+    assert re.fullmatch(r"settled 0 games, played 0 overdue turns in \d+ ms\n", out) and err == ""
+
+
+def test_one_pass_says_which_big_two_games_it_played_overdue_turns_in(overdue, monkeypatch, capsys):
+    from service.services import banting
+
+    url, app, tenant, past, future = overdue
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setattr(susun_games, "settle_overdue", lambda db: [])
+    monkeypatch.setattr(banting, "play_overdue", lambda db: [("cl_1", "bg_1", 1), ("cl_2", "bg_2", 3)])
+    assert main(["sweep", "--once"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["played 1 overdue turn in Big Two game bg_1 of client cl_1",
+                         "played 3 overdue turns in Big Two game bg_2 of client cl_2"]
+    assert re.fullmatch(r"settled 0 games, played 4 overdue turns in \d+ ms", lines[2]) and len(lines) == 3
+
+
+def test_quiet_prints_nothing(overdue, monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", overdue[0])
+    assert main(["sweep", "--once", "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
 
 
 def test_a_pass_settles_in_batches_until_none_is_left(overdue):
@@ -95,17 +121,20 @@ def test_the_sweeper_polls_until_sigterm_and_then_exits_cleanly(overdue):
         assert proc.stderr is not None
         err = proc.stderr.read()
         proc.stderr.close()
-    assert "settled 2 games" in err
+    assert f"settled Susun game {past[0]} of client {tenant.id}\n" in err and "settled 2 games" in err
     assert _status(app, tenant, future) == "arranging"
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-1"])
-def test_a_bad_sweep_interval_is_one_clear_line(value, overdue, monkeypatch):
+def test_a_bad_sweep_interval_is_one_clear_line_and_a_usage_error(value, overdue, monkeypatch, capsys):
     url = overdue[0]
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.setenv("SWEEP_INTERVAL_S", value)
-    with pytest.raises(SystemExit, match=f"SWEEP_INTERVAL_S must be .*{value!r}"):
+    with pytest.raises(SystemExit) as stop:
         main(["sweep", "--once"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds from 0.01 to 3600, not {value!r}\n")
 
 
 def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue, monkeypatch, capsys):
@@ -114,14 +143,14 @@ def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue
     url, app, tenant, past, future = overdue
     monkeypatch.setenv("DATABASE_URL", url)
 
-    def broken(db: Any) -> int:
+    def broken(db: Any) -> list[Any]:
         raise RuntimeError("turn table unreadable")
 
-    monkeypatch.setattr(banting, "sweep", broken)
+    monkeypatch.setattr(banting, "play_overdue", broken)
     assert main(["sweep", "--once"]) == 1  # a one-shot run (cron) sees the failure
-    err = capsys.readouterr().err
-    assert "capsa sweep: the Big Two turns pass failed: RuntimeError: turn table unreadable\n" in err
-    assert "settled 2 games, played 0 overdue turns in " in err
+    out, err = capsys.readouterr()
+    assert err == "capsa sweep: the Big Two turns pass failed: RuntimeError: turn table unreadable\n"
+    assert "settled 2 games, played 0 overdue turns in " in out
     assert [_status(app, tenant, g) for g in past] == ["settled", "settled"]
 
 
@@ -132,13 +161,13 @@ def test_a_failing_susun_pass_still_plays_the_big_two_turns(overdue, monkeypatch
     monkeypatch.setenv("DATABASE_URL", url)
     ran = []
 
-    def broken(db: Any) -> int:
+    def broken(db: Any) -> list[Any]:
         raise RuntimeError("games table unreadable")
 
-    monkeypatch.setattr(susun_games, "sweep_once", broken)
-    monkeypatch.setattr(banting, "sweep", lambda db: ran.append(db) or 3)
+    monkeypatch.setattr(susun_games, "settle_overdue", broken)
+    monkeypatch.setattr(banting, "play_overdue", lambda db: ran.append(db) or [("cl_x", "bg_x", 3)])
     assert main(["sweep", "--once"]) == 1
-    err = capsys.readouterr().err
-    assert "capsa sweep: the Susun games pass failed: RuntimeError: games table unreadable\n" in err
-    assert "settled 0 games, played 3 overdue turns in " in err and len(ran) == 1
+    out, err = capsys.readouterr()
+    assert err == "capsa sweep: the Susun games pass failed: RuntimeError: games table unreadable\n"
+    assert "settled 0 games, played 3 overdue turns in " in out and len(ran) == 1
     assert [_status(app, tenant, g) for g in past] == ["arranging", "arranging"]

@@ -80,3 +80,24 @@ def test_version_names_the_package_and_the_engine(capsys):
     assert stop.value.code == 0
     out = capsys.readouterr().out.strip()
     assert out == f"capsa {metadata.version('capsa-service')} (scoring engine {ENGINE_VERSION})"
+
+
+def test_each_command_is_mapped_to_the_module_that_registers_it_and_a_command_line_loads_only_that():
+    """`capsa CMD ...` builds a parser with CMD's module alone: the map must name every
+    command of every module, each with its own module, in --help's order."""
+    import importlib
+
+    from service.cli import COMMAND_MODULES, COMMANDS
+
+    registered: dict[str, str] = {}
+    for name in COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(name).register(sub)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert registered == COMMANDS and list(registered) == list(COMMANDS)
+    for command, module in COMMANDS.items():
+        alone = {" ".join(path) for path, _ in commands(build_parser([command, "--help"])) if len(path) == 1}
+        assert alone == {c for c, m in COMMANDS.items() if m == module}, command
+    assert {p for p, _ in commands(build_parser(["--version"])) if p} == set()
+    assert {p[0] for p, _ in commands(build_parser(["--help", "score"])) if p} == set(COMMANDS)
+    assert {p[0] for p, _ in commands(build_parser(["scroe"])) if p} == set(COMMANDS)  # argparse lists them all

@@ -1,14 +1,20 @@
 """`capsa score` and `capsa evaluate` on files: the tables, the documents (--json), and field
 errors on bad input."""
 
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from service.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "service/examples/round-4p-capsa-susun-id.json")
 ARRANGEMENT = str(ROOT / "service/examples/arrangement.json")
+CAPSA = str(Path(sys.executable).with_name("capsa"))
 
 
 def readme_block(command: str) -> str:
@@ -81,8 +87,68 @@ def test_bad_input_prints_field_errors_and_exits_non_zero(tmp_path, capsys):
     assert "players[1].arrangement.front[2]: unknown card 'Xx'" in err
 
 
-def test_malformed_json_is_refused(tmp_path, capsys):
+def test_malformed_json_is_input_it_cannot_read_exit_3(tmp_path, capsys):
     path = tmp_path / "nan.json"
     path.write_text('{"stake": NaN}')
-    assert main(["score", str(path)]) == 1
+    assert main(["score", str(path)]) == 3
     assert "NaN is not JSON" in capsys.readouterr().err
+
+
+# -- standard input, the other command's document, exit codes ------------------------------------
+
+
+def stdin_of(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_score_dash_reads_the_round_from_standard_input(monkeypatch, capsys):
+    stdin_of(monkeypatch, Path(EXAMPLE).read_bytes())
+    assert main(["score", "-"]) == 0
+    assert capsys.readouterr().out == readme_block("capsa score service/examples/round-4p-capsa-susun-id.json")
+
+
+def test_evaluate_dash_reads_the_arrangement_from_standard_input(monkeypatch, capsys):
+    stdin_of(monkeypatch, Path(ARRANGEMENT).read_bytes())
+    assert main(["evaluate", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["bonus_total"] == 11
+
+
+def test_standard_input_that_is_not_json_is_named_and_exits_3(monkeypatch, capsys):
+    stdin_of(monkeypatch, b"{")
+    assert main(["score", "-"]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("capsa: standard input is not valid JSON: ")
+
+
+def test_the_real_command_reads_a_pipe():
+    done = subprocess.run([CAPSA, "score", "-"], input=Path(EXAMPLE).read_bytes(), capture_output=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.decode() == readme_block("capsa score service/examples/round-4p-capsa-susun-id.json")
+
+
+def test_evaluate_given_a_round_says_to_use_score_and_exits_2(capsys):
+    assert main(["evaluate", EXAMPLE]) == 2
+    assert capsys.readouterr() == ("", f"capsa evaluate: {EXAMPLE}: this is a round (it has 'players'): "
+                                       f"use `capsa score {EXAMPLE}`\n")
+
+
+def test_score_given_an_arrangement_says_to_use_evaluate_and_exits_2(capsys):
+    assert main(["score", ARRANGEMENT]) == 2
+    assert capsys.readouterr() == ("", f"capsa score: {ARRANGEMENT}: this is an arrangement (it has "
+                                       f"'arrangement'): use `capsa evaluate {ARRANGEMENT}`\n")
+
+
+def test_a_missing_file_exits_3_not_2_which_is_a_wrong_command_line(tmp_path, capsys):
+    missing = tmp_path / "nope.json"
+    assert main(["score", str(missing)]) == 3
+    assert capsys.readouterr() == ("", f"capsa: cannot read {missing}: No such file or directory\n")
+    with pytest.raises(SystemExit) as stop:
+        main(["score", "--no-such-option", EXAMPLE])
+    assert stop.value.code == 2
+
+
+def test_arrange_dash_reads_the_cards_from_standard_input(monkeypatch, capsys):
+    stdin_of(monkeypatch, b"As Ks Qs Js Ts\n9h 9d 9c 9s 2c\n3d 4h 5s\n")
+    assert main(["arrange", "-", "--limit", "1", "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)["suggestions"][0]["arrangement"]
+    assert best["back"] == ["As", "Ks", "Qs", "Js", "Ts"]

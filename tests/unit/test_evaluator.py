@@ -12,11 +12,10 @@ from hypothesis import strategies as st
 
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidCard, InvalidParameter
-from service.domain.susun import evaluator
+from service.domain.susun import batch_evaluator, evaluator
+from service.domain.susun.batch_evaluator import evaluate_batch3, evaluate_batch5, top_suits_batch
 from service.domain.susun.evaluator import (
     category_of,
-    evaluate_batch3,
-    evaluate_batch5,
     hand_value,
     key_of,
     strength,
@@ -24,7 +23,6 @@ from service.domain.susun.evaluator import (
     strength5,
     suited,
     top_suit,
-    top_suits_batch,
 )
 from service.domain.susun.hands import Category, HandValue, evaluate_row
 
@@ -96,7 +94,7 @@ def test_the_fast_hand_value_equals_the_readable_one_on_20000_seeded_hands(wheel
 
 
 def test_the_fast_hand_value_equals_the_readable_one_on_every_front() -> None:
-    for cards in evaluator.combinations(52, 3).tolist():
+    for cards in batch_evaluator.combinations(52, 3).tolist():
         assert hand_value(cards) == readable(cards), cards
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from service.domain.cards import DECK
-from service.domain.susun.evaluator import (
+from service.domain.susun.batch_evaluator import (
     CATEGORY_BY_STRENGTH,
     combinations,
     evaluate_batch3,

@@ -23,14 +23,9 @@ Per hand (plain Python, tuples or lists of card indices):
 - `category_of(strength) -> Category`, `key_of(strength) -> tuple[int, ...]`;
 - `hand_value(cards, wheel="low") -> HandValue`, equal to `hands.evaluate_row`.
 
-Batch (numpy, int arrays of card indices, one hand per row; cards must be distinct):
-
-- `evaluate_batch5(hands, wheel="low")` for an (N, 5) array, `evaluate_batch3(hands)`
-  for (N, 3): int32 strengths;
-- `top_suits_batch(hands, strengths)`: int32 suit strengths of the most significant cards;
-- `CATEGORY_BY_STRENGTH[strengths]`: the categories (`Category` values) as an array;
-- `combinations(n, k)`: every k-subset of range(n) as a (C(n, k), k) array, in
-  lexicographic order (the 1,287 fives and 286 fronts of 13 cards).
+The same tables for numpy arrays of hands (auto-arrange, table building) are in
+`batch_evaluator.py`: this module does not import numpy, so scoring a round does not
+load it.
 
 >>> from service.domain.cards import Card
 >>> def ids(text): return [Card.from_str(t).index for t in text.split()]
@@ -45,19 +40,15 @@ True
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import cache
 from itertools import combinations_with_replacement
-
-import numpy as np
-import numpy.typing as npt
 
 from ..cards import DECK, Card
 from ..errors import InvalidCard, InvalidParameter
 from .hands import SUIT_STRENGTH, Category, HandValue
 
 WHEELS = ("low", "second")
+_WHEEL = (2, 3, 4, 5, 14)  # the ranks of A-2-3-4-5, as the multisets list them
 
 # Weights of the ranks 2..A whose sums are distinct for every multiset of 5 ranks (and
 # of 3), each rank at most 4 times: a greedy search over the 6,175 five-rank and 455
@@ -91,7 +82,7 @@ _SHAPE_CATEGORY = {
 
 def _rank_key(ranks: Sequence[int], flush: bool, wheel: str) -> tuple[int, ...]:
     """`HandValue.key` of ranks 2..14 (docs/rules.md#hand-order); fronts never make straights or flushes."""
-    counts = Counter(ranks)
+    counts = {r: ranks.count(r) for r in ranks}  # (a Counter: twice the import time)
     order = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
     if len(order) == 5:
         top = None
@@ -108,7 +99,7 @@ def _rank_key(ranks: Sequence[int], flush: bool, wheel: str) -> tuple[int, ...]:
 
 def _rank_multisets(size: int) -> Iterator[tuple[int, ...]]:
     for ranks in combinations_with_replacement(range(2, 15), size):
-        if max(Counter(ranks).values()) <= 4:
+        if max(map(ranks.count, ranks)) <= 4:
             yield ranks
 
 
@@ -122,11 +113,12 @@ def _build() -> tuple[dict[str, list[int]], dict[str, list[int]], list[int], lis
     fronts = list(_rank_multisets(3))
     distinct = [r for r in fives if len(set(r)) == 5]
     keys: dict[tuple[tuple[int, ...], bool, str], tuple[int, ...]] = {}
-    for wheel in WHEELS:
-        for ranks in fives:
-            keys[ranks, False, wheel] = _rank_key(ranks, False, wheel)
-        for ranks in distinct:
-            keys[ranks, True, wheel] = _rank_key(ranks, True, wheel)
+    # Every row is keyed under each wheel; the setting changes only A-2-3-4-5's key, so the
+    # other rows reuse their first key (half the work of the import, which `capsa` waits for).
+    for ranks, is_flush in [(r, False) for r in fives] + [(r, True) for r in distinct]:
+        first = keys[ranks, is_flush, WHEELS[0]] = _rank_key(ranks, is_flush, WHEELS[0])
+        for wheel in WHEELS[1:]:
+            keys[ranks, is_flush, wheel] = _rank_key(ranks, is_flush, wheel) if ranks == _WHEEL else first
     for ranks in fronts:
         keys[ranks, False, "front"] = _rank_key(ranks, False, "front")
     scale = [()] + sorted(set(keys.values()))
@@ -246,79 +238,3 @@ def hand_value(cards: Sequence[int], wheel: str = "low") -> HandValue:
     rank = _TOP_RANK[s] - 2
     top = max((c for c in cards if c >> 2 == rank), key=lambda c: _SUIT_OF_DECK_SUIT[c & 3])
     return HandValue(_CATEGORY_OF[s], _SCALE[s], DECK[top], len(cards))
-
-
-# --- batch ---------------------------------------------------------------------------
-
-IntArray = npt.NDArray[np.int32]
-
-CATEGORY_BY_STRENGTH: npt.NDArray[np.int8] = np.array([int(c) for c in _CATEGORY_OF], dtype=np.int8)
-_TOP_RANK_ARRAY = np.array([r - 2 for r in _TOP_RANK], dtype=np.int32)
-_SUIT_OF_CARD = np.array([_SUIT_OF_DECK_SUIT[i & 3] for i in range(52)], dtype=np.int32)
-_RANK_OF_CARD = np.arange(52, dtype=np.int32) >> 2
-_W_ARRAY = np.array(_W, dtype=np.int32)
-_WS_ARRAY = np.array(_WS, dtype=np.int32)
-# Suit-digit sum -> offset of the flush half of the five-card table.
-_FLUSH_OFFSET = np.zeros(5 * _SUIT_DIGIT[-1] + 1, dtype=np.int32)
-_FLUSH_OFFSET[sorted(_FLUSH_SUIT_SUMS)] = _TABLE5_SIZE
-_TABLE5_ARRAY = {w: np.array(_PLAIN5[w] + _FLUSH5[w], dtype=np.int32) for w in WHEELS}
-_TABLE3_ARRAY = np.array(_FRONT3, dtype=np.int32)
-
-
-def _as_hands(hands: npt.ArrayLike, size: int) -> npt.NDArray[np.intp]:
-    array = np.asarray(hands, dtype=np.intp)
-    if array.ndim != 2 or array.shape[1] != size:
-        raise InvalidCard(f"expected an (N, {size}) array of card indices, got {array.shape}")
-    return array
-
-
-def evaluate_batch5(hands: npt.ArrayLike, wheel: str = "low") -> IntArray:
-    """Strengths of an (N, 5) array of deck indices (distinct in each row, not checked)."""
-    _check_wheel(wheel)
-    cols = _WS_ARRAY[_as_hands(hands, 5).T]
-    total = cols[0] + cols[1]
-    total += cols[2]
-    total += cols[3]
-    total += cols[4]
-    index = total & _KEY_MASK
-    index += _FLUSH_OFFSET[total >> _KEY_BITS]
-    result: IntArray = _TABLE5_ARRAY[wheel][index]
-    return result
-
-
-def evaluate_batch3(hands: npt.ArrayLike) -> IntArray:
-    """Strengths of an (N, 3) array of fronts as deck indices (not checked)."""
-    cols = _W_ARRAY[_as_hands(hands, 3).T]
-    total = cols[0] + cols[1]
-    total += cols[2]
-    result: IntArray = _TABLE3_ARRAY[total]
-    return result
-
-
-def top_suits_batch(hands: npt.ArrayLike, strengths: npt.ArrayLike) -> IntArray:
-    """`SUIT_STRENGTH` of the most significant card of each row (3 or 5 cards)."""
-    array = np.asarray(hands, dtype=np.intp)
-    rank = _TOP_RANK_ARRAY[np.asarray(strengths, dtype=np.intp)][:, None]
-    suits = np.where(_RANK_OF_CARD[array] == rank, _SUIT_OF_CARD[array], -1)
-    result: IntArray = suits.max(axis=1).astype(np.int32)
-    return result
-
-
-@cache
-def combinations(n: int, k: int) -> npt.NDArray[np.intp]:
-    """Every k-subset of range(n), one per row, lexicographic (read-only)."""
-    if k == 0:
-        array = np.zeros((1, 0), dtype=np.intp)
-    else:
-        # grow column by column: each row is followed by every larger element
-        array = np.arange(n - k + 1, dtype=np.intp)[:, None]
-        for j in range(1, k):
-            last = array[:, -1]
-            limit = n - k + j  # the largest value column j may take
-            repeats = limit - last
-            rows = np.repeat(array, repeats, axis=0)
-            starts = np.repeat(last + 1 - np.cumsum(repeats) + repeats, repeats)
-            new = np.arange(len(rows), dtype=np.intp) + starts
-            array = np.column_stack([rows, new])
-    array.flags.writeable = False
-    return array

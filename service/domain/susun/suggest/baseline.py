@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ...cards import DECK, Card
 from ...errors import InvalidCard
 from ..arrangement import Arrangement
-from ..evaluator import combinations, evaluate_batch5, top_suits_batch
+from ..batch_evaluator import combinations, evaluate_batch5, top_suits_batch
 from ..rules import SusunParams
 
 Ints = npt.NDArray[np.intp]

@@ -59,7 +59,8 @@ import numpy.typing as npt
 from ...errors import InvalidParameter
 from ...rules import RuleSet
 from ..arrangement import ROWS, Arrangement, evaluate
-from ..evaluator import CATEGORY_BY_STRENGTH, MAX_STRENGTH, key_of
+from ..batch_evaluator import CATEGORY_BY_STRENGTH
+from ..evaluator import MAX_STRENGTH, key_of
 from ..hands import SUIT_STRENGTH, Category, HandValue, made_rank
 from ..rules import RANKS, SusunParams
 from .tables import SCALE_SIZE, load_tables

@@ -35,14 +35,8 @@ from ..arrangement import (
     foul_reason,
     row_bonus,
 )
-from ..evaluator import (
-    CATEGORY_BY_STRENGTH,
-    evaluate_batch3,
-    evaluate_batch5,
-    hand_value,
-    key_of,
-    top_suits_batch,
-)
+from ..batch_evaluator import CATEGORY_BY_STRENGTH, evaluate_batch3, evaluate_batch5, top_suits_batch
+from ..evaluator import hand_value, key_of
 from ..hands import Category
 from ..naturals import TIER, detect_natural, six_pairs_of_counts
 from ..rules import SUSUN, SusunParams

@@ -1,0 +1,37 @@
+"""The files a command reads, where `-` names standard input (`... | capsa score -`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+STDIN = "-"
+
+
+def shown(path: str) -> str:
+    """How a message names the input."""
+    return "standard input" if path == STDIN else path
+
+
+@contextmanager
+def open_input(path: str) -> Iterator[BinaryIO]:
+    """The file at `path` opened for reading bytes, or standard input for `-` (left open)."""
+    if path == STDIN:
+        yield sys.stdin.buffer
+        return
+    with open(path, "rb") as f:
+        yield f
+
+
+def read_input(path: str, cap: int | None = None) -> bytes:
+    """Everything in the input, or its first `cap + 1` bytes when capped (so a caller can
+    tell an input over the cap from one at it). OSError when it cannot be read."""
+    with open_input(path) as f:
+        return f.read() if cap is None else f.read(cap + 1)
+
+
+def more_than_one_stdin(paths: Iterable[str | None]) -> bool:
+    """Whether several inputs are `-`: standard input can be read once."""
+    return sum(path == STDIN for path in paths) > 1
