@@ -120,39 +120,46 @@ _ADVANCE = (
 )
 
 
+DEEP_MARK = ":deep"  # the end of a deep claim's token
+
+
+def _greater(a: Any, b: Any) -> Any:
+    return case((a > b, a), else_=b)
+
+
 def _claim_statement() -> Any:
     """Up to `limit` due deliveries of enabled endpoints, claimed until `lease_until` under
     `token`, in one statement that gives no endpoint more than its free slots (its cap less
     its deliveries held now by any dispatcher: claimed, their lease not ended) nor a client
     more than its own; each endpoint's oldest due first, the slots shared round-robin across
-    a client's endpoints and across clients. An endpoint in `deep` (this dispatcher has seen
-    it answer fast) has its cap, and its client's, times `depth`: those are queued in the
-    dispatcher behind its own attempts in flight, which stay at the plain caps."""
+    a client's endpoints and across clients.
+
+    An endpoint in `deep` (this dispatcher has seen it answer fast) has its cap, and its
+    client's, times `depth`: those wait in the dispatcher's lane behind its attempts in
+    flight, which stay at the plain caps. Deep claims are marked (`<token>:deep`) and plain
+    ones meet the plain caps less the plain claims held, so one dispatcher's deep claims
+    never keep another from its plain share of an endpoint (a fast one: each dispatcher
+    then has the plain caps in flight at most; a failing one holds no deep claim for long,
+    as its first failure sends the rest of its lane back)."""
     now: Any = bindparam("now")
     deep: Any = bindparam("deep", expanding=True)
     per_endpoint: Any = bindparam("per_endpoint")
     per_client: Any = bindparam("per_client")
     depth: Any = bindparam("depth")
     held = and_(d.state == PENDING, d.claim.is_not(None), d.next_attempt_at > now)
+    plain_held = func.sum(case((d.claim.like("%" + DEEP_MARK), 0), else_=1))
     endpoint_held = (
-        select(d.webhook_id.label("webhook_id"), func.count().label("n"))
+        select(d.webhook_id.label("webhook_id"), func.count().label("n"), plain_held.label("plain"))
         .where(held).group_by(d.webhook_id).subquery("endpoint_held")
     )
-    # A deep endpoint's queue counts against its client's deep cap only; a plain endpoint's
-    # rows meet the plain cap less what the client's plain endpoints hold.
     client_held = (
-        select(
-            d.client_id.label("client_id"),
-            func.count().label("n"),
-            func.sum(case((d.webhook_id.in_(deep), 0), else_=1)).label("plain"),
-        )
+        select(d.client_id.label("client_id"), func.count().label("n"), plain_held.label("plain"))
         .where(held).group_by(d.client_id).subquery("client_held")
     )
-    is_deep = d.webhook_id.in_(deep)
     queued = (
         select(
             d.webhook_id, d.event_id, d.client_id, d.next_attempt_at,
-            case((is_deep, 1), else_=0).label("deep"),
+            case((d.webhook_id.in_(deep), 1), else_=0).label("deep"),
             func.row_number()
             .over(partition_by=d.webhook_id, order_by=(d.next_attempt_at, d.sequence, d.event_id))
             .label("place"),
@@ -161,7 +168,11 @@ def _claim_statement() -> Any:
         .where(d.state == PENDING, d.next_attempt_at <= now, w.enabled.is_(True))
         .subquery("queued")
     )
-    cap = case((queued.c.deep == 1, per_endpoint * depth), else_=per_endpoint)
+    endpoint_plain = per_endpoint - func.coalesce(endpoint_held.c.plain, 0)
+    endpoint_free = case(
+        (queued.c.deep == 1, _greater(per_endpoint * depth - func.coalesce(endpoint_held.c.n, 0), endpoint_plain)),
+        else_=endpoint_plain,
+    )
     fits = (
         select(
             queued.c.webhook_id, queued.c.event_id, queued.c.client_id, queued.c.place, queued.c.next_attempt_at,
@@ -171,12 +182,13 @@ def _claim_statement() -> Any:
             .label("turn"),
         )
         .outerjoin(endpoint_held, endpoint_held.c.webhook_id == queued.c.webhook_id)
-        .where(queued.c.place <= cap - func.coalesce(endpoint_held.c.n, 0))
+        .where(queued.c.place <= endpoint_free)
         .subquery("fits")
     )
+    client_plain = per_client - func.coalesce(client_held.c.plain, 0)
     client_free = case(
-        (fits.c.deep == 1, per_client * depth - func.coalesce(client_held.c.n, 0)),
-        else_=per_client - func.coalesce(client_held.c.plain, 0),
+        (fits.c.deep == 1, _greater(per_client * depth - func.coalesce(client_held.c.n, 0), client_plain)),
+        else_=client_plain,
     )
     chosen = (
         select(fits.c.client_id, fits.c.webhook_id, fits.c.event_id)
@@ -207,8 +219,11 @@ def _claim_statement() -> Any:
             d.client_id == locked.c.client_id, d.webhook_id == locked.c.webhook_id, d.event_id == locked.c.event_id,
             d.state == PENDING, d.next_attempt_at <= now,
         )
-        .values(next_attempt_at=bindparam("lease_until"), claim=bindparam("token"))
-        .returning(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts)
+        .values(
+            next_attempt_at=bindparam("lease_until"),
+            claim=case((d.webhook_id.in_(deep), bindparam("deep_token")), else_=bindparam("token")),
+        )
+        .returning(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts, d.claim)
     )
 
 
@@ -296,11 +311,11 @@ class Pass:
         per_endpoint: int, per_client: int, deep: Sequence[str] = (), depth: int = 1,
     ) -> list[Claimed]:
         rows = self.conn.execute(_CLAIM, {
-            "now": now, "lease_until": lease_until, "token": token, "limit": limit, "per_endpoint": per_endpoint,
+            "now": now, "lease_until": lease_until, "token": token, "deep_token": token + DEEP_MARK, "limit": limit, "per_endpoint": per_endpoint,
             "per_client": per_client, "deep": list(deep), "depth": depth,
         }).all()
         rows = sorted(rows, key=lambda r: (r[2], int(r[3]), r[1]))
-        return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), token) for r in rows]
+        return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), r[6]) for r in rows]
 
     def record(
         self, attempted_at: datetime, attempts: Sequence[AttemptRow], finishes: Sequence[Finish],

@@ -374,9 +374,13 @@ class Dispatcher:
         """One pass: lease, record, claim, queue, submit. True when another pass should
         follow at once (a full claim, or new deliveries queued)."""
         if self.sqlite and not self._hold_lease():
+            self._record(*lanes.collect())  # what it sent while it held the lease
             return False
         done, released = lanes.collect()
-        free = min(self.settings.claim_batch, self.settings.most_held - lanes.pending)
+        if any(self._fast.values()) and self.settings.depth > 1:
+            free = min(self.settings.claim_batch, self.settings.most_held - lanes.pending)
+        else:  # plain claims only: no more than free threads, so a kill leaves no more duplicates
+            free = self.settings.concurrency - lanes.pending
         claimed_at = time.monotonic()
         claimed, fingerprint = self._pass(done, released, free)
         if claimed:
