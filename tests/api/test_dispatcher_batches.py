@@ -11,61 +11,33 @@ connection is resolved and checked when it is made, and a new one is checked ane
 from __future__ import annotations
 
 import ipaddress
-import secrets
 import threading
 from collections.abc import Iterator
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import orjson
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
-from httpkit import two_player_round
 from sqlalchemy import event, select
+from test_webhook_fairness import client_with_hooks, store
+from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
 
 from service.adapters import delivery
-from service.adapters.migrate import upgrade
 from service.adapters.models import ChainRecord, WebhookDelivery
 from service.adapters.uow import Database
-from service.domain import webhooks as hooks
-from service.services import clients, events, rounds, webhooks
+from service.services import events
 from service.services.dispatcher import Dispatcher, Settings
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
+@pytest.fixture
+def db(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
+    """A database of its own (SQLite, and PostgreSQL with TEST_DATABASE_URL)."""
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
-    if request.param == "sqlite":
-        u = f"sqlite:///{tmp_path / 'batch.db'}"
-        upgrade(u)
-        database = Database(u)
-        yield database
-        database.dispose()
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    u, name = create_pg_database(admin)
-    try:
-        upgrade(u)
-        database = Database(u)
-        yield database
-        database.dispose()
-    finally:
-        drop_pg_database(admin, name)
-
-
-def client_with_hooks(db: Database, *urls: str) -> tuple[str, list[dict[str, Any]]]:
-    client_id, _ = clients.create_client(db, f"batch-{secrets.token_hex(4)}")
-    return client_id, [webhooks.create(db, client_id, {"url": u, "events": ["*"]}) for u in urls]
-
-
-def store(db: Database, client_id: str) -> str:
-    made = rounds.create(db, client_id, two_player_round(), None).response.body
-    return hooks.event_id(orjson.loads(made)["id"], hooks.SETTLED)
+    database = Database(request.getfixturevalue("database_url"))
+    yield database
+    database.dispose()
 
 
 DEEP = Settings(allow_private=True, endpoint_concurrency=4, client_concurrency=8, depth=32, claim_batch=256)
