@@ -32,10 +32,10 @@ from service.services.dispatcher import Dispatcher, Settings
 
 
 @pytest.fixture
-def db(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
+def db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:  # noqa: F811 (the fixture)
     """A database of its own (SQLite, and PostgreSQL with TEST_DATABASE_URL)."""
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
-    database = Database(request.getfixturevalue("database_url"))
+    database = Database(database_url)
     yield database
     database.dispose()
 
