@@ -127,6 +127,13 @@ def _greater(a: Any, b: Any) -> Any:
     return case((a > b, a), else_=b)
 
 
+def _free(deep: Any, cap: Any, depth: Any, held: Any) -> Any:
+    """A row's free slots under `cap`: a plain row's, the cap less the plain claims held; a
+    deep row's, the most of that and the deep cap (`cap` x `depth`) less all claims held."""
+    plain = cap - func.coalesce(held.c.plain, 0)
+    return case((deep == 1, _greater(cap * depth - func.coalesce(held.c.n, 0), plain)), else_=plain)
+
+
 def _claim_statement() -> Any:
     """Up to `limit` due deliveries of enabled endpoints, claimed until `lease_until` under
     `token`, in one statement that gives no endpoint more than its free slots (its cap less
@@ -168,11 +175,7 @@ def _claim_statement() -> Any:
         .where(d.state == PENDING, d.next_attempt_at <= now, w.enabled.is_(True))
         .subquery("queued")
     )
-    endpoint_plain = per_endpoint - func.coalesce(endpoint_held.c.plain, 0)
-    endpoint_free = case(
-        (queued.c.deep == 1, _greater(per_endpoint * depth - func.coalesce(endpoint_held.c.n, 0), endpoint_plain)),
-        else_=endpoint_plain,
-    )
+    endpoint_free = _free(queued.c.deep, per_endpoint, depth, endpoint_held)
     fits = (
         select(
             queued.c.webhook_id, queued.c.event_id, queued.c.client_id, queued.c.place, queued.c.next_attempt_at,
@@ -185,11 +188,7 @@ def _claim_statement() -> Any:
         .where(queued.c.place <= endpoint_free)
         .subquery("fits")
     )
-    client_plain = per_client - func.coalesce(client_held.c.plain, 0)
-    client_free = case(
-        (fits.c.deep == 1, _greater(per_client * depth - func.coalesce(client_held.c.n, 0), client_plain)),
-        else_=client_plain,
-    )
+    client_free = _free(fits.c.deep, per_client, depth, client_held)
     chosen = (
         select(fits.c.client_id, fits.c.webhook_id, fits.c.event_id)
         .outerjoin(client_held, client_held.c.client_id == fits.c.client_id)
