@@ -1,16 +1,22 @@
-"""Webhook delivery benchmark on PostgreSQL: events per second, and the lag at 100 rounds/s.
+"""Webhook delivery benchmark on PostgreSQL: events per second, and the lag at a fixed rate.
 
-Measured in one run, against a reference measured in the same run:
+Measured in one run, against references measured in the same run:
 
 (ref) the receiver's own rate: 16 threads POSTing a delivery-sized body to the same
-      instant receiver (bench/reference/receiver.py, its own process) over fresh
-      connections, as the dispatcher does, with no database: requests/s;
+      instant receiver (bench/reference/receiver.py, its own process) with no database,
+      over fresh connections and over kept-alive ones (HTTP/1.1, one per thread, as the
+      dispatcher keeps them): requests/s;
 (a)   throughput: ROUNDS rounds stored with no dispatcher running, then one
       `capsa webhooks dispatch` (16 deliveries in flight) started: events delivered per
-      second from its start to the last delivery, as a ratio of (ref), and the
-      dispatcher's CPU per event (utime + stime of its process, from /proc);
-(b)   lag: rounds stored at 100/s (4 threads at 25/s, scheduled sends) for SECONDS with
-      the dispatcher running: receipt time minus the event's `timestamp`, p50 / p99 / max.
+      second from its start to the last delivery, as a ratio of (ref) keep-alive, and the
+      dispatcher's CPU per event (utime + stime of its process, from /proc, start-up
+      included);
+(b)   lag: rounds stored at RATE/s (8 threads, scheduled sends) for SECONDS with the
+      dispatcher running: receipt time minus the event's `timestamp`, p50 / p99 / max; the
+      backlog left when the stores end (events stored and not yet received); the write
+      path's latency p50 / p99 (each `rounds.create`), and the dispatcher's CPU per event;
+(c)   the same stores with no endpoint subscribed (a client of its own), the dispatcher
+      still running: the write path's p99, and (b)'s as a ratio of it.
 
 The machine is shared (8 helpers on 2 cores): the load average is printed beside each
 figure. Creates its own database on $BENCH_DATABASE_URL or $TEST_DATABASE_URL and drops it.
@@ -73,21 +79,22 @@ def wait_port(port: int) -> None:
     raise SystemExit("the receiver did not start")
 
 
-def raw_rate(port: int, body: bytes, seconds: float, threads: int = 16) -> float:
+def raw_rate(port: int, body: bytes, seconds: float, threads: int = 16, keep_alive: bool = False) -> float:
     counts = [0] * threads
     until = time.monotonic() + seconds
 
     def send(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         while time.monotonic() < until:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             try:
                 conn.request("POST", "/hook", body=body, headers={"Content-Type": "application/json", "webhook-id": "ref"})
                 conn.getresponse().read()
                 counts[i] += 1
-            except OSError:
-                pass
-            finally:
+            except (OSError, http.client.HTTPException):
                 conn.close()
+            if not keep_alive:
+                conn.close()
+        conn.close()
 
     workers = [threading.Thread(target=send, args=(i,)) for i in range(threads)]
     for w in workers:
@@ -134,6 +141,8 @@ def main() -> int:
                            "data": json.loads(sample)}).encode()
         load_ref = os.getloadavg()[0]
         reference = raw_rate(port, body, 5.0)
+        load_keep = os.getloadavg()[0]
+        kept = raw_rate(port, body, 5.0, keep_alive=True)
         stats(port, reset=True)
 
         for _ in range(args.rounds - 1):
@@ -146,49 +155,77 @@ def main() -> int:
         started = time.monotonic()
         dispatcher = subprocess.Popen([CAPSA, "webhooks", "dispatch"], env=env)
         procs.append(dispatcher)
+        # Polled 5 times a second: each /stats holds the receiver's lock while it serialises
+        # every lag so far, which slows the receiver it measures (and so the dispatcher).
         while stats(port)["count"] < args.rounds and time.monotonic() - started < 600:  # type: ignore[operator]
-            time.sleep(0.05)
+            time.sleep(0.2)
         took = time.monotonic() - started
         got = stats(port, reset=True)
-        per_event_ms = cpu(dispatcher.pid) / args.rounds * 1000
+        cpu_a = cpu(dispatcher.pid)
+        per_event_ms = cpu_a / args.rounds * 1000
         rate = args.rounds / took
 
+        quiet_client, _ = clients.create_client(db, "bench-quiet")
+
+        def fixed_rate(client: str) -> tuple[float, list[float], int, float]:
+            """Store at args.rate for args.seconds: achieved rate, latencies (ms), errors, end."""
+            senders, total = 8, int(args.rate * args.seconds)
+            t0 = time.monotonic() + 0.5
+            errors = [0]
+            took_ms: list[float] = []
+
+            def store(k: int) -> None:
+                for i in range(k, total, senders):
+                    delay = t0 + i / args.rate - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                    began = time.perf_counter()
+                    try:
+                        rounds.create(db, client, dict(BODY), None)
+                        took_ms.append((time.perf_counter() - began) * 1000)
+                    except Exception:
+                        errors[0] += 1
+
+            threads = [threading.Thread(target=store, args=(k,)) for k in range(senders)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            return total / (time.monotonic() - t0), took_ms, errors[0], time.monotonic()
+
+        load_c = os.getloadavg()[0]
+        achieved_c, write_c, errors_c, _ = fixed_rate(quiet_client)
         load_b = os.getloadavg()[0]
-        senders, total = 4, int(args.rate * args.seconds)
-        t0 = time.monotonic() + 0.5
-        errors = [0]
-
-        def store(k: int) -> None:
-            for i in range(k, total, senders):
-                delay = t0 + i / args.rate - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                try:
-                    rounds.create(db, client_id, dict(BODY), None)
-                except Exception:
-                    errors[0] += 1
-
-        threads = [threading.Thread(target=store, args=(k,)) for k in range(senders)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        achieved = total / (time.monotonic() - t0)
+        cpu_before = cpu(dispatcher.pid)
+        achieved, write_b, errors_b, ended = fixed_rate(client_id)
+        backlog = int(args.rate * args.seconds) - int(stats(port)["count"])  # type: ignore[call-overload]
         deadline = time.monotonic() + 60
+        total = int(args.rate * args.seconds)
         while stats(port)["count"] < total and time.monotonic() < deadline:  # type: ignore[operator]
-            time.sleep(0.1)
+            time.sleep(0.05)
+        drained = time.monotonic() - ended
+        per_event_b = (cpu(dispatcher.pid) - cpu_before) / total * 1000
         lag = stats(port)
         lags: list[float] = lag["lags_ms"]  # type: ignore[assignment]
         db.dispose()
 
+        p99_b, p99_c = percentile(write_b, 0.99), percentile(write_c, 0.99)
         print(f"machine: {os.cpu_count()} cores, shared with other work; PostgreSQL database {name} (dropped after)")
         print(f"(ref) receiver alone, 16 threads, fresh connections: {reference:8.1f} req/s   load {load_ref:.2f}")
-        print(f"(a)   {args.rounds} queued events, one dispatcher: {rate:8.1f} events/s in {took:.1f} s, ratio "
-              f"{rate / reference:.3f} of (ref); {got['distinct']} distinct of {got['count']} received; "
-              f"dispatcher CPU {per_event_ms:.2f} ms per event   load {load_a:.2f}")
-        print(f"(b)   {args.rate:.0f} rounds/s for {args.seconds:.0f} s (achieved {achieved:.1f}/s, {errors[0]} errors), "
-              f"dispatcher running: {lag['count']} delivered; lag p50 {statistics.median(lags):.0f} ms, "
-              f"p99 {percentile(lags, 0.99):.0f} ms, max {max(lags):.0f} ms   load {load_b:.2f}")
+        print(f"(ref) receiver alone, 16 threads, kept-alive connections: {kept:8.1f} req/s   load {load_keep:.2f}")
+        print(f"(a)   {args.rounds} queued events, one dispatcher: {rate:8.1f} events/s in {took:.2f} s, ratio "
+              f"{rate / kept:.3f} of (ref) keep-alive, {rate / reference:.3f} of fresh; {got['distinct']} distinct of "
+              f"{got['count']} received; dispatcher CPU {per_event_ms:.3f} ms per event ({cpu_a:.2f} s, start-up "
+              f"included)   load {load_a:.2f}")
+        print(f"(b)   {args.rate:.0f} rounds/s for {args.seconds:.0f} s (achieved {achieved:.1f}/s, {errors_b} errors), "
+              f"endpoint subscribed: {lag['count']} delivered; lag p50 {statistics.median(lags):.0f} ms, "
+              f"p99 {percentile(lags, 0.99):.0f} ms, max {max(lags):.0f} ms; backlog at the end {backlog} events "
+              f"({backlog / args.rate:.2f} s of traffic, drained {drained:.2f} s later); write path p50 "
+              f"{statistics.median(write_b):.1f} ms, p99 {p99_b:.1f} ms; dispatcher CPU {per_event_b:.3f} ms per event"
+              f"   load {load_b:.2f}")
+        print(f"(c)   the same with no endpoint subscribed (achieved {achieved_c:.1f}/s, {errors_c} errors): write path "
+              f"p50 {statistics.median(write_c):.1f} ms, p99 {p99_c:.1f} ms; (b)/(c) p99 {p99_b / p99_c:.2f}x"
+              f"   load {load_c:.2f}")
         return 0
     finally:
         for proc in procs:

@@ -51,12 +51,15 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/games.py", "GameRepository.timed_in_play"):
         "the Big Two sweeper lists timed games in play of every client; a multi-shard SELECT under Citus, "
         "each game then played for by (client, id)",
-    ("service/adapters/webhooks.py", "WebhookRepository.due_for_fanout"):
-        "the dispatcher finds endpoints behind their client's chain head across clients; under Citus "
+    ("service/adapters/webhook_queue.py", "Pass.lock_due"):
+        "the dispatcher finds (and locks) endpoints behind their client's chain head across clients; under Citus "
         "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",
-    ("service/adapters/webhooks.py", "WebhookRepository.claim_due"):
+    ("service/adapters/webhook_queue.py", "Pass.fingerprint"):
+        "the dispatcher's fingerprint sums every chain head's sequence and every enabled endpoint's cursor; "
+        "under Citus a multi-shard aggregate (a sum and a count per shard, added by the coordinator)",
+    ("service/adapters/webhook_queue.py", "Pass.claim"):
         "dispatcher claims take due deliveries of every client (FOR UPDATE SKIP LOCKED); "
-        "under Citus each dispatcher claims per shard group (or per client), the UPDATE then names each row's client",
+        "under Citus each dispatcher claims per shard group (or per client), the UPDATE names each row's client",
     ("service/adapters/webhooks.py", "WebhookRepository.waiting"):
         "the dispatcher's backlog gauge counts pending deliveries of every client; under Citus a "
         "multi-shard aggregate (count and min per shard, combined by the coordinator)",

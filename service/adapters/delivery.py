@@ -1,15 +1,22 @@
-"""One webhook POST: the SSRF guard on the resolved address, one deadline, no redirects.
+"""Webhook POSTs over kept-alive connections: the SSRF guard on the resolved address, one
+deadline per attempt, no redirects.
 
-The host is resolved at delivery time and every address it resolves to is checked (a name
-that once pointed outside may point inside now); the connection is then made to the
-checked address itself, with the URL's host in `Host` and in TLS (SNI, certificate), so a
-second resolution cannot swap it. Redirects are answers like any other non-2xx: failed.
+A connection resolves its host when it is made, and every address the host resolves to is
+checked (a name that once pointed outside may point inside now); the connection is made to
+the checked address itself, with the URL's host in `Host` and in TLS (SNI, certificate), so
+a second resolution cannot swap it. `Pool` keeps each origin's idle connections (HTTP/1.1
+keep-alive, at most `per_origin` idle, none idle longer than `IDLE_S`) and reuses them: the
+name is resolved and checked once per connection, not once per request, and every request
+on it goes to the address checked when it was made. A kept connection the receiver closed
+meanwhile is replaced once, at once (the request is sent again on a new connection,
+resolved and checked anew). Redirects are answers like any other non-2xx: failed.
 
-The whole attempt has one deadline: resolving, connecting, the TLS handshake, sending, the
+Each attempt has one deadline: resolving, connecting, the TLS handshake, sending, the
 status line, the headers and the body all end by it. A socket timeout alone bounds each
 read, so a receiver trickling a byte a second would hold an attempt for ever; here every
 read and write first shrinks the socket's timeout to the time left (and fails once none
-is). The answer's body is read up to 4 KiB, and its headers are bounded by http.client.
+is). The answer's body is read up to 4 KiB (a longer one closes the connection), and its
+headers are bounded by http.client.
 """
 
 from __future__ import annotations
@@ -156,66 +163,159 @@ def resolve(host: str, port: int, allow_private: bool, deadline: Deadline | None
     return addresses[0]
 
 
-class _Pinned(http.client.HTTPConnection):
-    def __init__(self, host: str, port: int, address: str, deadline: Deadline) -> None:
+class _Kept:
+    """A pinned connection's part: it resolves and checks its host when it connects (once),
+    and takes a new deadline for each attempt made on it."""
+
+    host: str
+    port: int
+    sock: Any
+    timeout: float | None
+    allow_private: bool
+    deadline: Deadline
+    address: str | None = None
+
+    def arm(self, deadline: Deadline) -> None:
+        self.deadline = deadline
+        self.timeout = deadline.left()
+        if self.sock is not None:
+            self.sock.deadline = deadline
+            self.sock.settimeout(self.timeout)
+
+    def _socket(self) -> _BoundedSocket:
+        self.address = resolve(self.host, self.port, self.allow_private, self.deadline)
+        return _connect(self.address, self.port, self.deadline)
+
+
+class _Pinned(_Kept, http.client.HTTPConnection):
+    def __init__(self, host: str, port: int, allow_private: bool, deadline: Deadline) -> None:
         super().__init__(host, port, timeout=deadline.left())
-        self._address = address
-        self._deadline = deadline
+        self.allow_private, self.deadline = allow_private, deadline
 
     def connect(self) -> None:
-        self.sock = _connect(self._address, self.port, self._deadline)
+        self.sock = self._socket()
 
 
-class _PinnedTLS(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, address: str, deadline: Deadline) -> None:
+class _PinnedTLS(_Kept, http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, allow_private: bool, deadline: Deadline) -> None:
         super().__init__(host, port, timeout=deadline.left(), context=_TLS)
-        self._address = address
-        self._deadline = deadline
+        self.allow_private, self.deadline = allow_private, deadline
 
     def connect(self) -> None:
-        sock = _connect(self._address, self.port, self._deadline)
+        sock = self._socket()
         # The handshake runs under the timeout just set (CPython bounds it as a whole).
         tls = _TLS.wrap_socket(sock, server_hostname=self.host)
         assert isinstance(tls, _BoundedTLSSocket)
-        tls.deadline = self._deadline
+        tls.deadline = self.deadline
         self.sock = tls
 
 
-def post(url: str, body: bytes, headers: dict[str, str], timeout: float, allow_private: bool) -> Result:
-    """POST `body` to `url`, all of it within `timeout` seconds (resolving, connecting,
-    TLS, sending, the answer's status line, headers and first 4 KiB of body); never raises
-    for what the network or the receiver does."""
-    started = time.monotonic()
-    deadline = Deadline(timeout)
+Connection = _Pinned | _PinnedTLS
+Origin = tuple[str, str, int]  # scheme, host, port
+IDLE_S = 4.0  # an idle connection older than this is closed, not reused (receivers close them)
+# What a kept connection closed by its receiver meanwhile raises before any answer: sent again
+# once on a new connection.
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
 
-    def took() -> int:
-        return int((time.monotonic() - started) * 1000)
 
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    tls = parts.scheme == "https"
-    port = parts.port or (443 if tls else 80)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    conn: http.client.HTTPConnection | None = None
-    try:
-        address = resolve(host, port, allow_private, deadline)
-        conn = (_PinnedTLS if tls else _Pinned)(host, port, address, deadline)
-        conn.request("POST", path, body=body, headers=headers)
-        answer = conn.getresponse()
-        status = answer.status
+class Pool:
+    """Kept-alive connections by origin, at most `per_origin` idle ones each (the caller bounds
+    the attempts in flight per endpoint); thread-safe."""
+
+    def __init__(self, allow_private: bool, per_origin: int = 4) -> None:
+        self.allow_private = allow_private
+        self.per_origin = per_origin
+        self._idle: dict[Origin, list[tuple[float, Connection]]] = {}
+        self._lock = threading.Lock()
+        self.connections_made = 0
+
+    def _take(self, origin: Origin) -> Connection | None:
+        now = time.monotonic()
+        with self._lock:
+            idle = self._idle.get(origin)
+            while idle:
+                since, conn = idle.pop()
+                if now - since < IDLE_S:
+                    return conn
+                conn.close()
+        return None
+
+    def _give(self, origin: Origin, conn: Connection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(origin, [])
+            if len(idle) < self.per_origin:
+                idle.append((time.monotonic(), conn))
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for conns in idle.values():
+            for _, conn in conns:
+                conn.close()
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Result:
+        """POST `body` to `url`, all of it within `timeout` seconds (resolving and connecting
+        if no kept connection is idle, TLS, sending, the answer's status line, headers and
+        first 4 KiB of body); never raises for what the network or the receiver does."""
+        started = time.monotonic()
+        deadline = Deadline(timeout)
+
+        def took() -> int:
+            return int((time.monotonic() - started) * 1000)
+
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        tls = parts.scheme == "https"
+        port = parts.port or (443 if tls else 80)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        origin = (parts.scheme, host, port)
+        conn: Connection | None = None
         try:
-            answer.read(_READ)
-        except (OSError, http.client.HTTPException):
-            pass  # the status was answered: a body cut short (or too slow) does not change it
-        if 200 <= status < 300:
-            return Result("delivered", status, took(), None)
-        return Result("http_error", status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])
-    except Refused as exc:
-        return Result("refused", None, took(), str(exc)[:MAX_ERROR])
-    except TimeoutError:
-        return Result("timeout", None, took(), f"no answer within {timeout:g} s")
-    except (OSError, http.client.HTTPException, ValueError) as exc:
-        return Result("connection_error", None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
+            conn = self._take(origin)
+            if conn is not None:
+                conn.arm(deadline)
+                try:
+                    answer = _send(conn, path, body, headers)
+                except _STALE:
+                    conn.close()
+                    conn = None
+            if conn is None:
+                conn = (_PinnedTLS if tls else _Pinned)(host, port, self.allow_private, deadline)
+                self.connections_made += 1
+                answer = _send(conn, path, body, headers)
+            status = answer.status
+            try:
+                answer.read(_READ)
+            except (OSError, http.client.HTTPException):
+                pass  # the status was answered: a body cut short (or too slow) does not change it
+            if answer.isclosed() and not answer.will_close:
+                self._give(origin, conn)  # read to its end: the connection may carry the next
+                conn = None
+            if 200 <= status < 300:
+                return Result("delivered", status, took(), None)
+            return Result("http_error", status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])
+        except Refused as exc:
+            return Result("refused", None, took(), str(exc)[:MAX_ERROR])
+        except TimeoutError:
+            return Result("timeout", None, took(), f"no answer within {timeout:g} s")
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            return Result("connection_error", None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
+        finally:
+            if conn is not None:
+                conn.close()
+
+
+def _send(conn: Connection, path: str, body: bytes, headers: dict[str, str]) -> http.client.HTTPResponse:
+    conn.request("POST", path, body=body, headers=headers)
+    return conn.getresponse()
+
+
+def post(url: str, body: bytes, headers: dict[str, str], timeout: float, allow_private: bool) -> Result:
+    """One POST on a connection of its own (resolved and checked for it), closed after."""
+    pool = Pool(allow_private, per_origin=0)
+    try:
+        return pool.post(url, body, headers, timeout)
     finally:
-        if conn is not None:
-            conn.close()
+        pool.close()

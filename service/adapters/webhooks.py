@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from .chain import RECORD_COLUMNS, stored_record, with_receipt
 from .models import (
-    ChainHead,
     ChainRecord,
     DispatcherLease,
     Round,
@@ -196,15 +195,6 @@ class WebhookRepository:
         if rows:
             self.session.execute(insert(WebhookDelivery), list(rows))
 
-    def existing(self, client_id: str, webhook_id: str, event_ids: Sequence[str]) -> set[str]:
-        if not event_ids:
-            return set()
-        d = WebhookDelivery
-        q = select(d.event_id).where(
-            d.client_id == client_id, d.webhook_id == webhook_id, d.event_id.in_(list(event_ids))
-        )
-        return set(self.session.scalars(q))
-
     def requeue(self, client_id: str, webhook_id: str, event_id: str, now: datetime) -> bool:
         """Make an existing delivery due now with a fresh schedule; False if there is none."""
         d = WebhookDelivery
@@ -215,108 +205,6 @@ class WebhookRepository:
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
-
-    def due_for_fanout(self, limit: int) -> list[tuple[str, str]]:
-        """(client, endpoint) of enabled endpoints whose client's chain is past their cursor."""
-        q = (
-            select(Webhook.client_id, Webhook.id)
-            .join(ChainHead, ChainHead.client_id == Webhook.client_id)
-            .where(Webhook.enabled.is_(True), Webhook.cursor < ChainHead.sequence)
-            .order_by(Webhook.cursor)
-            .limit(limit)
-        )
-        return [(c, w) for c, w in self.session.execute(q)]
-
-    def lock_for_fanout(self, client_id: str, webhook_id: str) -> Webhook | None:
-        """The endpoint, locked; None when another dispatcher holds it (PostgreSQL)."""
-        q = (
-            select(Webhook)
-            .where(Webhook.client_id == client_id, Webhook.id == webhook_id, Webhook.enabled.is_(True))
-            .with_for_update(skip_locked=True)
-        )
-        return self.session.scalar(q)
-
-    def claim_due(
-        self, now: datetime, lease_until: datetime, token: str, limit: int, per_endpoint: int, per_client: int
-    ) -> list[Claimed]:
-        """Take up to `limit` due deliveries of enabled endpoints until `lease_until`, in one
-        statement that gives no endpoint more than its free slots (`per_endpoint` less its
-        deliveries held now, by any dispatcher: claimed, their lease not ended) nor a client
-        more than `per_client` less its own; each endpoint's oldest due first, and the slots
-        shared round-robin, across a client's endpoints and across clients, so a backlog on
-        one endpoint does not push another's events out of the claim."""
-        d = WebhookDelivery
-        held = and_(d.state == PENDING, d.claim.is_not(None), d.next_attempt_at > now)
-        endpoint_held = (
-            select(d.webhook_id.label("webhook_id"), func.count().label("n"))
-            .where(held).group_by(d.webhook_id).subquery("endpoint_held")
-        )
-        client_held = (
-            select(d.client_id.label("client_id"), func.count().label("n"))
-            .where(held).group_by(d.client_id).subquery("client_held")
-        )
-        queued = (
-            select(
-                d.webhook_id, d.event_id, d.client_id, d.next_attempt_at,
-                func.row_number()
-                .over(partition_by=d.webhook_id, order_by=(d.next_attempt_at, d.sequence, d.event_id))
-                .label("place"),
-            )
-            .join(Webhook, Webhook.id == d.webhook_id)
-            .where(d.state == PENDING, d.next_attempt_at <= now, Webhook.enabled.is_(True))
-            .subquery("queued")
-        )
-        fits = (
-            select(
-                queued.c.webhook_id, queued.c.event_id, queued.c.client_id, queued.c.place, queued.c.next_attempt_at,
-                func.row_number()
-                .over(partition_by=queued.c.client_id, order_by=(queued.c.place, queued.c.next_attempt_at, queued.c.webhook_id))
-                .label("turn"),
-            )
-            .outerjoin(endpoint_held, endpoint_held.c.webhook_id == queued.c.webhook_id)
-            .where(queued.c.place <= per_endpoint - func.coalesce(endpoint_held.c.n, 0))
-            .subquery("fits")
-        )
-        chosen = (
-            select(fits.c.webhook_id, fits.c.event_id)
-            .outerjoin(client_held, client_held.c.client_id == fits.c.client_id)
-            .where(fits.c.turn <= per_client - func.coalesce(client_held.c.n, 0))
-            .order_by(fits.c.turn, fits.c.place, fits.c.next_attempt_at)
-            .limit(limit)
-        )
-        # Locked rows are skipped, and a row claimed meanwhile by a dispatcher that has since
-        # committed is re-read (PostgreSQL re-checks the row's own conditions): no longer due,
-        # it is left out, so two dispatchers never both fill an endpoint's slots.
-        q = (
-            select(d.webhook_id, d.event_id, d.client_id, d.sequence, d.event_type, d.attempts)
-            .where(tuple_(d.webhook_id, d.event_id).in_(chosen), d.state == PENDING, d.next_attempt_at <= now)
-            .order_by(d.next_attempt_at, d.sequence)
-            .with_for_update(skip_locked=True, of=d)
-        )
-        rows = self.session.execute(q).all()
-        if not rows:
-            return []
-        self.session.execute(
-            update(d)
-            .where(tuple_(d.client_id, d.webhook_id, d.event_id).in_([(r[2], r[0], r[1]) for r in rows]))
-            .values(next_attempt_at=lease_until, claim=token)
-            .execution_options(synchronize_session=False)
-        )
-        return [Claimed(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), token) for r in rows]
-
-    def held(self, now: datetime) -> dict[str, int]:
-        """Deliveries held now (claimed, their lease not ended), per endpoint."""
-        d = WebhookDelivery
-        q = (
-            select(d.webhook_id, func.count())
-            .where(d.state == PENDING, d.claim.is_not(None), d.next_attempt_at > now)
-            .group_by(d.webhook_id)
-        )
-        return {str(w): int(n) for w, n in self.session.execute(q)}
-
-    def record_attempts(self, rows: Sequence[dict[str, Any]]) -> None:
-        if rows:
-            self.session.execute(insert(WebhookAttempt), list(rows))
 
     def finish_many(self, updates: Sequence[tuple[Claimed, dict[str, Any]]]) -> None:
         """Each delivery's new state, if its claim still holds it: one executemany per
@@ -341,13 +229,6 @@ class WebhookRepository:
                 .values({name: bindparam(name) for name in names})
             )
             conn.execute(stmt, rows)
-
-    def mark_endpoint(self, client_id: str, webhook_id: str, values: dict[str, Any], only_if: Any = None) -> bool:
-        q = update(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id)
-        if only_if is not None:
-            q = q.where(only_if)
-        result = self.session.execute(q.values(**values).execution_options(synchronize_session=False))
-        return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def waiting(self) -> tuple[int, datetime | None]:
         """Deliveries still to make for enabled endpoints, and the oldest one's event time."""

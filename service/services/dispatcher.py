@@ -1,30 +1,47 @@
 """The webhook dispatcher: queue each endpoint's events, claim the due ones, POST them.
 
-A loop (`capsa webhooks dispatch`, a process of its own) that, every poll:
+A loop (`capsa webhooks dispatch`, a process of its own) that, every pass, in one
+transaction (`service.adapters.webhook_queue`):
 
-1. queues deliveries for each enabled endpoint whose client's chain has moved past the
-   endpoint's `cursor` (the records after it, the types it takes), and moves the cursor,
-   with the endpoint row locked (SKIP LOCKED: another dispatcher takes another endpoint);
-2. claims due deliveries up to its free delivery slots, and no endpoint (no client) more
+1. records the outcomes of the attempts finished since the last pass, together: each
+   attempt, each delivery's new state (2xx is delivered; anything else is retried after the
+   next step of the retry schedule, jittered, until the schedule is used up: failed), and
+   each endpoint's failure record (an endpoint failing for `disable_after` (3 days) since its
+   last success is disabled);
+2. claims due deliveries, up to `claim_batch` a statement, and no endpoint (no client) more
    than its own free slots, counted over every dispatcher's unexpired claims: it sets their
    `next_attempt_at` to the end of a lease and a claim token, so a dispatcher that dies
    leaves them due again when the lease ends (PostgreSQL: FOR UPDATE SKIP LOCKED, so
    dispatchers never claim the same delivery; SQLite: one dispatcher at a time holds the
    lease in `dispatcher_leases`);
-3. sends them concurrently (a thread each, `concurrency` at most), each attempt ending by
-   its deadline (`timeout_s`, all of it), and records every attempt: 2xx is delivered; anything else is retried after the next step of the retry
-   schedule, jittered, until the schedule is used up (failed); an endpoint failing for
-   `disable_after` (3 days) since its last success is disabled.
+3. reads the chains' fingerprint (the heads' sequences, the endpoints' cursors): only when
+   it moved does it queue deliveries for each enabled endpoint whose client's chain has
+   moved past the endpoint's `cursor` (the records after it, the types it takes, read
+   without their bytes) and move the cursor, with the endpoint rows locked (SKIP LOCKED:
+   another dispatcher takes the others).
 
-A claim lasts `claim_s`: the most a claimed delivery waits for its thread (`QUEUE_S`), its
-attempt's deadline, and `RECORD_S` to record the outcome. An attempt that starts late is
-shortened to end in time, so no claim runs out while its attempt is in flight, and an
-event is not sent a second time beside a first copy still in flight. A slow or hanging
-endpoint thus holds `endpoint_concurrency` slots at most, each for `timeout_s` at most,
-and only its own events wait.
+The claimed deliveries' records are then read and parsed once each (every endpoint's copy
+of an event, and each of a record's events, from the one read) and the events rendered;
+they wait in lanes, one per endpoint, for `concurrency` threads, each taking the next
+delivery whose endpoint has fewer than `endpoint_concurrency` attempts in flight and whose
+client fewer than `client_concurrency`: a slow endpoint holds its own slots only, and only
+its own events wait. Each attempt ends by its deadline (`timeout_s`, all of it), on a kept-
+alive connection of the endpoint's (`delivery.Pool`: resolved and checked once per
+connection).
 
-On SIGTERM the loop claims no more and waits for the attempts in flight (each ends by its
-deadline), at most `shutdown_grace_s` (the deadline and 1 s) from the signal.
+An endpoint that answered its last attempt 2xx within `FAST_S` is claimed `depth` times
+its caps, to keep its lanes busy between passes; those wait in the lane behind its attempts
+in flight, which stay at the plain caps. The first answer that is not a fast 2xx sends the
+rest of its lane back unattempted (due again at once) and its next claims are plain ones.
+
+A claim lasts `claim_s`: the most a claimed delivery waits for its thread (`QUEUE_S`: one
+not started by then is sent back unattempted), its attempt's deadline, and `RECORD_S` to
+record the outcome. An attempt thus always ends within its claim, and an event is not sent
+a second time beside a first copy still in flight.
+
+On SIGTERM the loop claims no more, sends back what waits in the lanes, and waits for the
+attempts in flight (each ends by its deadline), at most `shutdown_grace_s` (the deadline
+and 1 s) from the signal.
 
 Delivery is at least once: an answer lost after the receiver acted on it (a timeout, a
 dispatcher killed between the POST and its record) means the event is sent again, with
@@ -40,27 +57,41 @@ import secrets
 import socket
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from service.adapters import delivery
-from service.adapters.models import Webhook
 from service.adapters.uow import Database
-from service.adapters.webhooks import DELIVERED, FAILED, PENDING, Claimed, Target
+from service.adapters.webhook_queue import (
+    DELIVERED,
+    FAILED,
+    PENDING,
+    AttemptRow,
+    Claimed,
+    DeliveryQueue,
+    Finish,
+    Pass,
+)
+from service.adapters.webhooks import Target
 from service.domain import webhooks as hooks
 
 from . import events
 from .ids import utcnow_ms
-from .webhooks import _delivery, _record_time, allow_private, live_secrets
+from .webhooks import _delivery, allow_private, live_secrets
 
 log = logging.getLogger("capsa.webhooks")
 LEASE = "dispatcher"
 USER_AGENT = "capsa-webhooks/1"
-QUEUE_S = 2.0  # a claim's allowance for reaching its thread (claims never exceed free threads)
+QUEUE_S = 2.0  # a claim's allowance for reaching its thread (one not started by then is sent back)
 RECORD_S = 10.0  # and for recording the outcome on a busy database, after the attempt
-MIN_ATTEMPT_S = 0.1  # an attempt left less than this by a late start is not made (retried)
+MIN_ATTEMPT_S = 0.1  # an attempt left less than this by a late start is not made (sent back)
+DEPTH = 16  # a fast endpoint's claims: its caps times this, queued in its lane
+FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in half of QUEUE_S
+TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
+FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
 
 
 @dataclass(frozen=True)
@@ -77,6 +108,8 @@ class Settings:
     poll_s: float = 0.2
     lease_s: float = 10.0  # the SQLite dispatcher's lease
     batch: int = 500  # records queued per endpoint per poll
+    claim_batch: int = 256  # deliveries claimed per statement at most
+    depth: int = DEPTH  # a fast endpoint's claims, in multiples of its caps (1: plain caps only)
 
     @property
     def claim_s(self) -> float:
@@ -106,7 +139,14 @@ class Settings:
             disable_after_s=hooks.parse_schedule(disable)[0] if disable else base.disable_after_s,
             poll_s=float(env.get("WEBHOOK_POLL_S") or base.poll_s),
             lease_s=float(env.get("WEBHOOK_LEASE_S") or base.lease_s),
+            claim_batch=int(env.get("WEBHOOK_CLAIM_BATCH") or base.claim_batch),
+            depth=int(env.get("WEBHOOK_DEPTH") or base.depth),
         )
+
+    @property
+    def most_held(self) -> int:
+        """Deliveries one dispatcher holds at most: in flight, and waiting in its lanes."""
+        return max(2 * self.claim_batch, self.concurrency)
 
 
 class Metrics:
@@ -135,13 +175,16 @@ class Metrics:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A claimed delivery, where it goes (None: the endpoint is gone), what it carries, and
-    when (monotonic) its attempt must end for its claim to outlive it."""
+    """A claimed delivery, where it goes (None: the endpoint is gone), what it carries (its
+    body rendered once for every endpoint's copy), the moment (monotonic) its attempt must
+    start by, and the one it must end by for its claim to outlive it."""
 
     claimed: Claimed
     target: Target | None
     event: events.Event | None
     end_by: float = float("inf")
+    start_by: float = float("inf")
+    body: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +192,131 @@ class Outcome:
     claimed: Claimed
     result: delivery.Result
     was_failing: bool
+
+
+class Lanes:
+    """Claimed deliveries waiting for an attempt, a lane per endpoint, and `concurrency`
+    threads that take the next one whose endpoint and client are under their caps of
+    attempts in flight (lanes served in turn). What finished waits for the loop in `done`
+    (outcomes) and `released` (claims sent back unattempted)."""
+
+    def __init__(self, settings: Settings, attempt: Callable[[Prepared], Outcome | None]) -> None:
+        self.settings = settings
+        self.attempt = attempt
+        self.cv = threading.Condition()
+        self.lanes: dict[str, deque[Prepared]] = {}
+        self.endpoint_busy: Counter[str] = Counter()
+        self.client_busy: Counter[str] = Counter()
+        self.queued = 0
+        self.inflight = 0
+        self.done: list[Outcome] = []
+        self.released: list[Claimed] = []
+        self.closing = False
+        self.threads = [
+            threading.Thread(target=self._work, name=f"webhook-{i}", daemon=True) for i in range(settings.concurrency)
+        ]
+        for t in self.threads:
+            t.start()
+
+    @property
+    def pending(self) -> int:
+        return self.queued + self.inflight
+
+    @property
+    def finished(self) -> bool:
+        """Outcomes or claims sent back wait to be recorded."""
+        return bool(self.done or self.released)
+
+    def submit(self, prepared: list[Prepared]) -> None:
+        with self.cv:
+            for p in prepared:
+                self.lanes.setdefault(p.claimed.webhook_id, deque()).append(p)
+            self.queued += len(prepared)
+            self.cv.notify_all()
+
+    def collect(self) -> tuple[list[Outcome], list[Claimed]]:
+        with self.cv:
+            done, self.done = self.done, []
+            released, self.released = self.released, []
+        return done, released
+
+    def wait(self, enough: int, timeout: float) -> None:
+        """Until `enough` have finished, nothing is pending, or `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self.cv:
+            while len(self.done) + len(self.released) < enough and self.pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.cv.wait(left)
+
+    def send_back(self, webhook_id: str | None = None, keep: int = 0) -> None:
+        """Send back unattempted what waits in one lane (None: in all) but its first `keep`."""
+        with self.cv:
+            for name in list(self.lanes) if webhook_id is None else [webhook_id]:
+                lane = self.lanes.get(name)
+                while lane is not None and len(lane) > keep:
+                    self.released.append(lane.pop().claimed)
+                    self.queued -= 1
+                if lane is not None and not lane:
+                    del self.lanes[name]
+            self.cv.notify_all()
+
+    def close(self, grace: float) -> int:
+        """Send back what waits, let the attempts in flight end (within `grace`): how many
+        are still in flight after it (abandoned)."""
+        self.send_back()
+        with self.cv:
+            self.closing = True
+            self.cv.notify_all()
+        deadline = time.monotonic() + grace
+        for t in self.threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        with self.cv:
+            return self.inflight
+
+    def _next(self) -> Prepared | None:
+        s = self.settings
+        for name, lane in self.lanes.items():
+            client = lane[0].claimed.client_id
+            if self.endpoint_busy[name] < s.endpoint_concurrency and self.client_busy[client] < s.client_concurrency:
+                p = lane.popleft()
+                del self.lanes[name]
+                if lane:
+                    self.lanes[name] = lane  # to the back: the lanes take turns
+                return p
+        return None
+
+    def _work(self) -> None:
+        while True:
+            with self.cv:
+                while (p := None if self.closing else self._next()) is None:
+                    if self.closing:
+                        return
+                    self.cv.wait()
+                c = p.claimed
+                self.queued -= 1
+                self.inflight += 1
+                self.endpoint_busy[c.webhook_id] += 1
+                self.client_busy[c.client_id] += 1
+            outcome = None if time.monotonic() > p.start_by else self.attempt(p)
+            with self.cv:
+                self.inflight -= 1
+                self.endpoint_busy[c.webhook_id] -= 1
+                self.client_busy[c.client_id] -= 1
+                if outcome is None:
+                    self.released.append(c)
+                else:
+                    self.done.append(outcome)
+                self.cv.notify_all()
+            if outcome is None or outcome.result.outcome != "delivered":
+                self.send_back(c.webhook_id)  # failing: its next claims are plain ones
+            elif not fast(outcome.result):
+                self.send_back(c.webhook_id, keep=self.settings.endpoint_concurrency)  # slow: a plain lane
+
+
+def fast(result: delivery.Result) -> bool:
+    return result.outcome == "delivered" and result.latency_ms <= FAST_S * 1000
 
 
 @dataclass
@@ -161,89 +329,118 @@ class Dispatcher:
 
     def __post_init__(self) -> None:
         self.sqlite = self.db.dialect == "sqlite"
+        self.queue = DeliveryQueue(self.db.engine)
+        self.pool = delivery.Pool(self.settings.allow_private, per_origin=self.settings.endpoint_concurrency)
         self.stopping = threading.Event()
         self._last_gauges = 0.0
-        self._unrecorded: list[Outcome] = []
+        self._unrecorded: tuple[list[Outcome], list[Claimed]] = ([], [])
+        self._fast: dict[str, bool] = {}  # by endpoint: its last attempt here was a fast 2xx
+        self._quiet: tuple[int, int, int] | None = None  # the fingerprint when nothing was left to queue
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
+        self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
 
     # -- the loop --------------------------------------------------------------------------
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Until `stop` is set (SIGTERM/SIGINT in the command); then the attempts in flight
-        end (by their deadline) and are recorded, within `shutdown_grace_s` of the stop.
-        Any left past it are abandoned (`abandoned`): their claims run out and their events
-        are sent again, with the same `webhook-id`."""
+        """Until `stop` is set (SIGTERM/SIGINT in the command); then what waits in the lanes
+        is sent back and the attempts in flight end (by their deadline) and are recorded,
+        within `shutdown_grace_s` of the stop. Any left past it are abandoned (`abandoned`):
+        their claims run out and their events are sent again, with the same `webhook-id`."""
         stop = stop or self.stopping
-        pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="webhook")
-        inflight: set[Future[Outcome | None]] = set()
-        tick = min(self.settings.poll_s, 0.25)  # how soon a stop is seen while attempts run
+        lanes = Lanes(self.settings, self.deliver)
         try:
             while not stop.is_set():
                 try:
-                    busy = self.step(pool, inflight)
+                    busy = self.step(lanes)
                 except Exception:  # the database went away: log, wait, go on
                     log.exception("dispatcher step failed")
                     busy = False
-                if inflight:
-                    done, _ = wait(inflight, timeout=tick, return_when=FIRST_COMPLETED)
-                    inflight.difference_update(done)
-                    self._record_done(done)
-                else:
-                    if self._unrecorded:
-                        self._record_done(set())
-                    if not busy:
-                        stop.wait(self.settings.poll_s)
-            done, left = wait(inflight, timeout=self.settings.timeout_s + 0.5)
-            self._record_done(done)
-            self.abandoned = len(left)
-            if left:
-                log.warning("stopping with %d attempts still in flight: their claims will run out", len(left))
+                if busy:
+                    continue
+                if lanes.pending:  # until enough have finished to record, or a tick
+                    lanes.wait(self.settings.claim_batch // 2, TICK_S)
+                elif not lanes.finished:
+                    stop.wait(self.settings.poll_s)
+            self.abandoned = lanes.close(self.settings.timeout_s + 0.5)
+            self._record(*lanes.collect())
+            if self.abandoned:
+                log.warning("stopping with %d attempts still in flight: their claims will run out", self.abandoned)
         finally:
-            pool.shutdown(wait=not self.abandoned, cancel_futures=True)
+            self.pool.close()
             if self.sqlite:
                 self._release()
 
-    def _record_done(self, done: set[Future[Outcome | None]]) -> None:
-        """Record what finished, and what an earlier pass could not record (a busy or
-        unreachable database): kept and tried again each pass, so an outcome is lost (and
-        its event sent again) only if its claim runs out first."""
-        outcomes = self._unrecorded + [o for f in done if (o := f.result()) is not None]
-        self._unrecorded = []
-        try:
-            self.record(outcomes)
-        except Exception:
-            log.exception("could not record %d attempts; trying again", len(outcomes))
-            self._unrecorded = outcomes[-10_000:]
-
-    def step(self, pool: ThreadPoolExecutor, inflight: set[Future[Outcome | None]]) -> bool:
-        """One pass: lease, queue, claim, submit. True when there was work to claim."""
+    def step(self, lanes: Lanes) -> bool:
+        """One pass: lease, record, claim, queue, submit. True when another pass should
+        follow at once (a full claim, or new deliveries queued)."""
         if self.sqlite and not self._hold_lease():
+            self._record(*lanes.collect())  # what it sent while it held the lease
             return False
-        self.fan_out()
-        free = self.settings.concurrency - len(inflight)
+        done, released = lanes.collect()
+        if any(self._fast.values()) and self.settings.depth > 1:
+            free = min(self.settings.claim_batch, self.settings.most_held - lanes.pending)
+        else:  # plain claims only: no more than free threads, so a kill leaves no more duplicates
+            free = self.settings.concurrency - lanes.pending
         claimed_at = time.monotonic()
-        claimed = self.claim(free) if free > 0 else []
-        end_by = claimed_at + QUEUE_S + self.settings.timeout_s
-        for p in self.prepare(claimed, end_by) if claimed else []:
-            inflight.add(pool.submit(self.deliver, p))
+        claimed, fingerprint = self._pass(done, released, free)
+        if claimed:
+            lanes.submit(self.prepare(claimed, claimed_at + QUEUE_S + self.settings.timeout_s, claimed_at + QUEUE_S))
+        queued = 0
+        if fingerprint != self._quiet:
+            queued = self._fan_out(fingerprint)
         self._gauges()
-        return len(claimed) == free and free > 0
+        return queued > 0 or (free > 0 and len(claimed) == free)
 
     def run_until_idle(self, timeout: float = 30.0) -> None:
         """Deliver everything due now, then return (tests, `--once`)."""
         deadline = time.monotonic() + timeout
+        lanes = Lanes(self.settings, self.deliver)
         try:
-            with ThreadPoolExecutor(self.settings.concurrency) as pool:
-                while time.monotonic() < deadline:
-                    inflight: set[Future[Outcome | None]] = set()
-                    self.step(pool, inflight)
-                    if not inflight:
-                        return
-                    done, _ = wait(inflight)
-                    self._record_done(done)
+            while time.monotonic() < deadline:
+                busy = self.step(lanes)
+                lanes.wait(len(lanes.threads) * 10_000, max(0.0, deadline - time.monotonic()))
+                if not busy and not lanes.pending and not lanes.finished:
+                    return
         finally:
+            lanes.close(self.settings.timeout_s + 0.5)
+            self._record(*lanes.collect())
+            self.pool.close()
             if self.sqlite:
                 self._release()
+
+    def _pass(self, done: list[Outcome], released: list[Claimed], free: int) -> tuple[list[Claimed], tuple[int, int, int] | None]:
+        """Record, claim and read the fingerprint in one transaction. Outcomes a pass could
+        not record (a busy or unreachable database) are kept and tried again each pass, so
+        an outcome is lost (and its event sent again) only if its claim runs out first."""
+        done = self._unrecorded[0] + done
+        released = self._unrecorded[1] + released
+        self._unrecorded = ([], [])
+        try:
+            with self.queue.pass_() as tx:
+                disabled = self._write_outcomes(tx, done, released)
+                claimed = self._claim(tx, free) if free > 0 else []
+                fingerprint = tx.fingerprint()
+        except Exception:
+            if done or released:
+                log.exception("could not record %d attempts; trying again", len(done))
+            self._unrecorded = (done[-10_000:], released[-10_000:])
+            raise
+        self._counted(done, disabled)
+        return claimed, fingerprint
+
+    def _record(self, done: list[Outcome], released: list[Claimed]) -> None:
+        """Record what finished (and what earlier passes could not), in one transaction."""
+        done, released = self._unrecorded[0] + done, self._unrecorded[1] + released
+        self._unrecorded = ([], [])
+        if not done and not released:
+            return
+        try:
+            with self.queue.pass_() as tx:
+                disabled = self._write_outcomes(tx, done, released)
+        except Exception:
+            log.exception("could not record %d attempts", len(done))
+            return
+        self._counted(done, disabled)
 
     # -- the SQLite lease ------------------------------------------------------------------
 
@@ -266,70 +463,95 @@ class Dispatcher:
 
     def fan_out(self) -> int:
         """Queue the new events of every endpoint that has some; returns how many."""
-        with self.db.unit_of_work() as uow:
-            due = uow.webhooks.due_for_fanout(100)
-        queued = 0
-        for client_id, webhook_id in due:
-            with self.db.unit_of_work(write=True) as uow:
-                w = uow.webhooks.lock_for_fanout(client_id, webhook_id)
-                if w is None:
-                    continue  # another dispatcher is queueing it
-                found = uow.webhooks.events(w.client_id, w.cursor + 1, None, None, self.settings.batch)
-                if not found:
-                    continue
-                now = utcnow_ms()
-                rows: list[dict[str, Any]] = []
-                for f in found:
-                    wanted = [(e, t) for e, t in events.expand(f) if hooks.subscribed(w.events, t)]
-                    if not wanted:
+        return self._fan_out(None)
+
+    def _fan_out(self, fingerprint: tuple[int, int, int] | None) -> int:
+        """Queue deliveries for the endpoints behind their heads, in one transaction: each
+        client's records read once (without their bytes) for all its endpoints. When all
+        were queued, the fingerprint they leave is remembered: no fan-out query runs until
+        it moves."""
+        queued, complete, moved = 0, True, 0
+        with self.queue.pass_() as tx:
+            due = tx.lock_due(FANOUT_ENDPOINTS)
+            complete = len(due) < FANOUT_ENDPOINTS
+            by_client: dict[str, list[Any]] = {}
+            for target in due:
+                by_client.setdefault(target.client_id, []).append(target)
+            rows: list[dict[str, Any]] = []
+            cursors: list[tuple[str, str, int]] = []
+            now = utcnow_ms()
+            for client_id, targets in by_client.items():
+                start = min(t.cursor for t in targets) + 1
+                keys = tx.event_keys(client_id, start, self.settings.batch)
+                complete = complete and len(keys) < self.settings.batch
+                for t in targets:
+                    mine = [k for k in keys if k.sequence > t.cursor]
+                    if not mine:
                         continue
-                    at = _record_time(f.record.canonical)
-                    rows.extend(_delivery(w.id, w.client_id, e, f.record.sequence, t, at, now) for e, t in wanted)
-                existing = uow.webhooks.existing(w.client_id, w.id, [r["event_id"] for r in rows])
-                rows = [r for r in rows if r["event_id"] not in existing]  # redelivered meanwhile
-                uow.webhooks.queue(rows)
-                w.cursor = found[-1].record.sequence
-                uow.commit()
-                queued += len(rows)
+                    for k in mine:
+                        for type_ in hooks.types_of(k.kind, k.game):
+                            if hooks.subscribed(t.events, type_):
+                                event_id = hooks.event_id(k.round_id, type_)
+                                rows.append(_delivery(t.webhook_id, client_id, event_id, k.sequence, type_, k.at, now))
+                    cursors.append((client_id, t.webhook_id, mine[-1].sequence))
+                    moved += mine[-1].sequence - t.cursor
+            tx.queue(rows)
+            tx.advance(cursors)
+            queued = len(rows)
+        if fingerprint is not None and complete:
+            self._quiet = (fingerprint[0], fingerprint[1], fingerprint[2] + moved)
         return queued
 
     def claim(self, limit: int) -> list[Claimed]:
+        with self.queue.pass_() as tx:
+            return self._claim(tx, limit)
+
+    def _claim(self, tx: Pass, limit: int) -> list[Claimed]:
         now = utcnow_ms()
-        token = secrets.token_hex(8)
-        with self.db.unit_of_work(write=True) as uow:
-            claimed = uow.webhooks.claim_due(
-                now, now + timedelta(seconds=self.settings.claim_s), token, limit,
-                self.settings.endpoint_concurrency, self.settings.client_concurrency,
-            )
-            uow.commit()
+        s = self.settings
+        deep = [w for w, quick in self._fast.items() if quick] if s.depth > 1 else []
+        claimed = tx.claim(
+            now, now + timedelta(seconds=s.claim_s), secrets.token_hex(8), limit,
+            s.endpoint_concurrency, s.client_concurrency, deep, s.depth,
+        )
+        if claimed:
+            self.claims = self.claims[-999:] + [len(claimed)]
         return claimed
 
     # -- sending -------------------------------------------------------------------------------
 
-    def prepare(self, claimed: list[Claimed], end_by: float = float("inf")) -> list[Prepared]:
-        """Each claimed delivery with its endpoint and its event, read in a few queries
-        (the endpoints at once, each client's records at once), before any is sent; its
-        attempt is to end by `end_by` (monotonic)."""
-        out: list[Prepared] = []
-        by_client: dict[str, list[Claimed]] = {}
+    def prepare(self, claimed: list[Claimed], end_by: float = float("inf"), start_by: float = float("inf")) -> list[Prepared]:
+        """Each claimed delivery with its endpoint and its event, before any is sent: the
+        endpoints read at once, each client's records at once, each record read and parsed
+        once for all its events and every endpoint's copy of them; its attempt is to start
+        by `start_by` and end by `end_by` (monotonic)."""
+        wanted: dict[str, dict[int, list[str]]] = {}
         for c in claimed:
-            by_client.setdefault(c.client_id, []).append(c)
+            types = wanted.setdefault(c.client_id, {}).setdefault(c.sequence, [])
+            if c.event_type not in types:
+                types.append(c.event_type)
+        rendered: dict[tuple[str, str], tuple[events.Event | None, bytes]] = {}
         with self.db.unit_of_work() as uow:
             targets = uow.webhooks.targets((c.client_id, c.webhook_id) for c in claimed)
-            for client_id, group in by_client.items():
-                found = uow.webhooks.records_at(client_id, (c.sequence for c in group))
-                for c in group:
-                    record = found.get(c.sequence)
-                    rendered = [] if record is None else events.render(self.db, uow, client_id, [record], [[c.event_type]])
-                    out.append(Prepared(c, targets.get(c.webhook_id), rendered[0] if rendered else None, end_by))
+            for client_id, by_sequence in wanted.items():
+                found = uow.webhooks.records_at(client_id, by_sequence)
+                records = [found[s] for s in sorted(by_sequence) if s in found]
+                for e in events.render(
+                    self.db, uow, client_id, records, [by_sequence[f.record.sequence] for f in records]
+                ):
+                    rendered[client_id, e.id] = (e, e.body())
+        out = []
+        for c in claimed:
+            event, body = rendered.get((c.client_id, c.event_id), (None, b""))
+            out.append(Prepared(c, targets.get(c.webhook_id), event, end_by, start_by, body))
         return out
 
     def deliver(self, p: Prepared) -> Outcome | None:
         """Send one delivery; its outcome is recorded by the loop, with others, in one
-        transaction (None: nothing to record)."""
+        transaction (None: not attempted, sent back)."""
         try:
             return self._deliver(p)
-        except Exception:  # recorded as nothing: the claim runs out and it is retried
+        except Exception:  # sent back: due again at once
             log.exception("delivery of %s to %s failed", p.claimed.event_id, p.claimed.webhook_id)
             return None
 
@@ -341,84 +563,59 @@ class Dispatcher:
         if event is None:
             result = delivery.Result("connection_error", None, 0, "the event's record is missing")
         elif timeout < MIN_ATTEMPT_S:
-            log.warning("delivery of %s to %s started too late for its claim: left to run out", c.event_id, c.webhook_id)
+            log.warning("delivery of %s to %s started too late for its claim: sent back", c.event_id, c.webhook_id)
             return None
         else:
-            body = event.body()
             stamp = int(time.time())
             headers = {
                 "Content-Type": "application/json",
                 "User-Agent": USER_AGENT,
                 "webhook-id": event.id,
                 "webhook-timestamp": str(stamp),
-                "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, body),
+                "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, p.body),
             }
-            result = delivery.post(w.url, body, headers, timeout, self.settings.allow_private)
+            result = self.pool.post(w.url, p.body, headers, timeout)
+        self._fast[c.webhook_id] = fast(result)
         return Outcome(c, result, w.failing_since is not None)
 
-    def record(self, outcomes: list[Outcome]) -> None:
-        """Record finished attempts, all in one transaction: each attempt, each delivery's
-        new state (delivered, due again after its jittered delay, or failed), and each
-        endpoint's failure record (disabled once failing for `disable_after_s`)."""
-        if not outcomes:
-            return
+    def _write_outcomes(self, tx: Pass, outcomes: list[Outcome], released: list[Claimed]) -> list[str]:
+        """Each attempt, each delivery's new state (delivered, due again after its jittered
+        delay, or failed), each claim sent back, and each endpoint's failure record
+        (disabled once failing for `disable_after_s`): the endpoints disabled."""
+        if not outcomes and not released:
+            return []
         now = utcnow_ms()
-        disabled = []
-        with self.db.unit_of_work(write=True) as uow:
-            uow.webhooks.record_attempts(
-                [
-                    {
-                        "client_id": o.claimed.client_id,
-                        "webhook_id": o.claimed.webhook_id,
-                        "event_id": o.claimed.event_id,
-                        "attempted_at": now,
-                        "outcome": o.result.outcome,
-                        "status_code": o.result.status_code,
-                        "latency_ms": o.result.latency_ms,
-                        "error": o.result.error,
-                    }
-                    for o in outcomes
-                ]
-            )
-            updates: list[tuple[Claimed, dict[str, Any]]] = []
-            failing: set[tuple[str, str]] = set()
-            for o in outcomes:
-                c, result = o.claimed, o.result
-                values: dict[str, Any] = {
-                    "attempts": c.attempts + 1,
-                    "last_status": result.status_code,
-                    "last_error": result.error,
-                    "claim": None,
-                }
-                if result.outcome == "delivered":
-                    values.update(state=DELIVERED, delivered_at=now, next_attempt_at=now)
-                    if o.was_failing:
-                        uow.webhooks.mark_endpoint(
-                            c.client_id, c.webhook_id, {"failing_since": None}, Webhook.failing_since.is_not(None)
-                        )
-                else:
-                    delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
-                    if delay is None:
-                        values.update(state=FAILED, next_attempt_at=now, delivered_at=None)
-                    else:
-                        values.update(state=PENDING, next_attempt_at=now + timedelta(seconds=delay), delivered_at=None)
-                    failing.add((c.client_id, c.webhook_id))
-                updates.append((c, values))
-            uow.webhooks.finish_many(updates)
-            since = now - timedelta(seconds=self.settings.disable_after_s)
-            for client_id, webhook_id in sorted(failing):
-                uow.webhooks.mark_endpoint(client_id, webhook_id, {"failing_since": now}, Webhook.failing_since.is_(None))
-                if uow.webhooks.mark_endpoint(
-                    client_id,
-                    webhook_id,
-                    {"enabled": False, "disabled_reason": "failing", "updated_at": now},
-                    Webhook.enabled.is_(True) & (Webhook.failing_since <= since),
-                ):
-                    disabled.append(webhook_id)
-            uow.commit()
+        finishes: list[Finish] = []
+        recovered: set[tuple[str, str]] = set()
+        failing: set[tuple[str, str]] = set()
+        for o in outcomes:
+            c, result = o.claimed, o.result
+            endpoint = (c.client_id, c.webhook_id)
+            delivered_at: datetime | None = None
+            if result.outcome == "delivered":
+                state, at, delivered_at = DELIVERED, now, now
+                if o.was_failing:
+                    recovered.add(endpoint)
+            else:
+                delay = hooks.retry_delay(self.settings.schedule, c.attempts + 1, self.rng)
+                state = FAILED if delay is None else PENDING
+                at = now if delay is None else now + timedelta(seconds=delay)
+                failing.add(endpoint)
+            finishes.append(Finish(c, state, at, delivered_at, result.status_code, result.error))
+        tx.record(
+            now,
+            [AttemptRow(o.claimed, o.result.outcome, o.result.status_code, o.result.latency_ms, o.result.error)
+             for o in outcomes],
+            finishes,
+            released,
+        )
+        since = now - timedelta(seconds=self.settings.disable_after_s)
+        return tx.endpoints(now, since, sorted(recovered - failing), sorted(failing))
+
+    def _counted(self, outcomes: list[Outcome], disabled: list[str]) -> None:
         if self.metrics is not None:
-            for o in outcomes:
-                self.metrics.deliveries.labels(o.result.outcome).inc()
+            for outcome, n in Counter(o.result.outcome for o in outcomes).items():
+                self.metrics.deliveries.labels(outcome).inc(n)
             for _ in disabled:
                 self.metrics.disabled.inc()
         for webhook_id in disabled:
@@ -432,4 +629,3 @@ class Dispatcher:
             count, oldest = uow.webhooks.waiting()
         self.metrics.waiting.set(count)
         self.metrics.oldest.set(0 if oldest is None else max(0.0, (utcnow_ms() - oldest).total_seconds()))
-
