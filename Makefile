@@ -75,13 +75,17 @@ run: $(STAMP)
 clients: $(STAMP)
 	$(BIN)/python tools/clients.py
 
+# The suite runs on every core (pytest-xdist: each worker takes whole files, with databases and
+# servers of its own); `make test XDIST=` runs it in one process.
+XDIST ?= -n auto --dist loadfile
+
 test: $(STAMP)
-	$(BIN)/pytest -m "not slow and not reliability"
+	$(BIN)/pytest $(XDIST) -m "not slow and not reliability"
 
 # The API suite's PostgreSQL half again, through a pgbouncer 1.18 in transaction mode that
 # the session starts (TEST_PGBOUNCER=1, DATABASE_POOLER=pgbouncer; needs TEST_DATABASE_URL).
 test-pgbouncer: $(STAMP)
-	TEST_PGBOUNCER=1 $(BIN)/pytest -m "postgres and not slow and not reliability" tests/api
+	TEST_PGBOUNCER=1 $(BIN)/pytest $(XDIST) -m "postgres and not slow and not reliability" tests/api
 
 # The Dockerfile's steps without Docker: a wheel, a fresh venv from requirements.lock with
 # hashes, the service run from elsewhere (tests/integration/test_packaging.py, about 30 s
