@@ -5,7 +5,7 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `signatures`, `ledger`, `idempotency`, `secrets`, `deals`, `games`,
+`rounds`, `chain`, `signatures`, `ledger`, `rollups`, `idempotency`, `secrets`, `deals`, `games`,
 `matches`, `susun_games`, `webhooks`); anything else rolls back. Every driver error leaves
 here as an adapter error (`errors.py`).
 """
@@ -44,6 +44,7 @@ from .errors import CommitNotReplicated, DatabaseUnavailable
 from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
+from .rollups import RollupRepository
 from .rounds import RoundRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
@@ -187,6 +188,7 @@ class UnitOfWork:
         self.rounds = RoundRepository(session, self.signatures)
         self.chain: ChainRepository = (PostgresChain if db.dialect == "postgresql" else SqliteChain)(self)
         self.ledger = LedgerRepository(session)
+        self.rollups = RollupRepository(session, self.ledger)
         self.idempotency = IdempotencyRepository(session)
         self.secrets = SecretRepository(session)
         self.deals = DealRepository(session)

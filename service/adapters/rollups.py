@@ -1,0 +1,172 @@
+"""Ledger rollups: each client's totals per currency and group, up to a record sequence.
+
+A fold (`service.services.rollups.fold`) claims the client's cursor row, sums the lines of
+the records after it up to a later sequence with the ledger's own grouped queries (a range
+of the lines' primary key), adds those sums to the stored rows in Python (exact integers of
+any size) and moves the cursor, in one transaction. Reads take the rows and the cursor in
+the report's snapshot, so they agree with the snapshot's chain head on every server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import fields
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from .ledger import LedgerRepository, Totals, _insert
+from .models import ChainHead, LedgerLine, LedgerRollup, LedgerRollupCursor
+
+
+class Grouping(StrEnum):
+    PLAYER = "player"
+    TABLE = "table"
+    DAY = "day"  # a UTC date
+    QUARTER = "quarter"  # a UTC quarter hour: gathered into any zone's days at read
+
+
+TOTALS = tuple(f.name for f in fields(Totals) if f.name != "key")
+_NONE = ""  # the stored key of the house's lines (by player) and of no table: ids are 1-64 characters
+_KEY_BATCH = 500  # keys a statement names at most (SQLite's bound on parameters is far above)
+
+
+def quarter_key(start: datetime) -> str:
+    """A quarter hour's stored key: its UTC start, 'YYYY-MM-DDTHH:MM'."""
+    return start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+
+
+def quarter_start(key: str) -> datetime:
+    return datetime.strptime(key, "%Y-%m-%dT%H:%M").replace(tzinfo=UTC)
+
+
+def added(a: Totals, b: Totals) -> Totals:
+    """A group's totals over both runs of records (a's key)."""
+    return Totals(a.key, *(getattr(a, name) + getattr(b, name) for name in TOTALS))
+
+
+class RollupRepository:
+    def __init__(self, session: Session, ledger: LedgerRepository) -> None:
+        self.session = session
+        self.ledger = ledger
+
+    def cursor(self, client_id: str) -> int:
+        """How far the client's rollups reach (0: nothing folded yet)."""
+        found = self.session.scalar(select(LedgerRollupCursor.sequence).where(LedgerRollupCursor.client_id == client_id))
+        return int(found or 0)
+
+    def claim(self, client_id: str) -> int | None:
+        """The cursor, locked until this transaction ends; None while another fold holds it
+        (PostgreSQL: SKIP LOCKED, so a read never waits for another's fold; SQLite's write
+        transactions are exclusive from their BEGIN IMMEDIATE)."""
+        lock = select(LedgerRollupCursor.sequence).where(LedgerRollupCursor.client_id == client_id)
+        found = self.session.execute(lock.with_for_update(skip_locked=True)).first()
+        if found is None:
+            if self.session.execute(lock).first() is not None:
+                return None  # there, and locked
+            self.session.execute(
+                _insert(self.session, LedgerRollupCursor)
+                .values(client_id=client_id, sequence=0)
+                .on_conflict_do_nothing(index_elements=["client_id"])
+            )
+            found = self.session.execute(lock.with_for_update(skip_locked=True)).first()
+            if found is None:
+                return None  # another fold made it first and holds it
+        return int(found[0])
+
+    def advance(self, client_id: str, through: int) -> None:
+        self.session.execute(
+            update(LedgerRollupCursor).where(LedgerRollupCursor.client_id == client_id).values(sequence=through)
+        )
+
+    def reset(self, client_id: str) -> None:
+        """Forget the client's rollups (its chain is behind them: a restore); the cursor goes to 0."""
+        self.session.execute(delete(LedgerRollup).where(LedgerRollup.client_id == client_id))
+        self.advance(client_id, 0)
+
+    def behind(self, limit: int) -> list[str]:
+        """Clients whose chain head is past their rollups' cursor, the furthest behind first."""
+        lag = ChainHead.sequence - func.coalesce(LedgerRollupCursor.sequence, 0)
+        q = (
+            select(ChainHead.client_id)
+            .outerjoin(LedgerRollupCursor, LedgerRollupCursor.client_id == ChainHead.client_id)
+            .where(lag > 0)
+            .order_by(lag.desc())
+            .limit(limit)
+        )
+        return list(self.session.scalars(q))
+
+    def deltas(self, client_id: str, after: int, through: int) -> dict[tuple[str, Grouping], list[Totals]]:
+        """The sums of the lines of records after..through, per (currency, grouping): the
+        ledger's own report queries over that range of the lines' primary key."""
+        currencies = self.session.scalars(
+            select(LedgerLine.currency)
+            .where(LedgerLine.client_id == client_id, LedgerLine.sequence > after, LedgerLine.sequence <= through)
+            .distinct()
+        ).all()
+        records = (after, through)
+        out: dict[tuple[str, Grouping], list[Totals]] = {}
+        for currency in currencies:
+            for grouping in (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY):
+                out[currency, grouping] = self.ledger.summary(
+                    client_id, currency, None, None, grouping.value, None, records=records
+                )
+            out[currency, Grouping.QUARTER] = [
+                Totals(quarter_key(start), *sums)
+                for start, sums in self.ledger.quarters(client_id, currency, None, None, records)
+            ]
+        return out
+
+    def read(self, client_id: str, currency: str, grouping: Grouping, key: str | None = None) -> list[Totals]:
+        """The stored rows of a grouping (or the one `key`), by key; '' keys read as None."""
+        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
+            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency, LedgerRollup.grouping == grouping.value
+        )
+        if key is not None:
+            q = q.where(LedgerRollup.key == key)
+        rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
+        return [Totals(r[0] or None, *r[1:]) for r in rows]
+
+    def add(self, client_id: str, currency: str, grouping: Grouping, sums: Iterable[Totals]) -> None:
+        """Add `sums` to the stored rows of their keys (a row made for a new key)."""
+        pending = {_NONE if t.key is None else str(t.key): t for t in sums}
+        keys = list(pending)
+        for low in range(0, len(keys), _KEY_BATCH):
+            batch = keys[low : low + _KEY_BATCH]
+            stored = {
+                t.key or _NONE: t
+                for t in self._rows(client_id, currency, grouping, batch)
+            }
+            changed: list[dict[str, Any]] = []
+            made: list[dict[str, Any]] = []
+            for key in batch:
+                before = stored.get(key)
+                total = pending[key] if before is None else added(before, pending[key])
+                row = self._row(client_id, currency, grouping, key, total)
+                (made if before is None else changed).append(row)
+            if made:
+                self.session.execute(insert(LedgerRollup), made)
+            if changed:
+                self.session.execute(update(LedgerRollup), changed)
+
+    def _rows(self, client_id: str, currency: str, grouping: Grouping, keys: list[str]) -> list[Totals]:
+        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
+            LedgerRollup.client_id == client_id,
+            LedgerRollup.currency == currency,
+            LedgerRollup.grouping == grouping.value,
+            LedgerRollup.key.in_(keys),
+        )
+        return [Totals(r[0], *r[1:]) for r in self.session.execute(q)]
+
+    @staticmethod
+    def _row(client_id: str, currency: str, grouping: Grouping, key: str, total: Totals) -> dict[str, Any]:
+        return {
+            "client_id": client_id,
+            "currency": currency,
+            "grouping": grouping.value,
+            "key": key,
+            **{name: getattr(total, name) for name in TOTALS},
+        }
