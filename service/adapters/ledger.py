@@ -151,13 +151,7 @@ class LedgerRepository:
         total is two sums, of amount / 10^9 and amount % 10^9 (both truncate toward zero, so
         q x 10^9 + r is the amount), each far from the bound, added up here exactly."""
         player = LedgerLine.player_id.is_not(None)
-        split = self.dialect == "sqlite"
-
-        def total(expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
-            if split:
-                return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
-            return [func.coalesce(func.sum(expr), 0)]
-
+        total = self._summed
         return [
             *total(rounds),
             *total(LedgerLine.points),
@@ -167,6 +161,12 @@ class LedgerRepository:
             *total(case((player, LedgerLine.amount), else_=0)),
             *total(case((player, literal(0)), else_=LedgerLine.amount)),
         ]
+
+    def _summed(self, expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
+        """sum(expr), 0 when there is nothing: one column, or two on SQLite (see `_sums`)."""
+        if self.dialect == "sqlite":
+            return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
+        return [func.coalesce(func.sum(expr), 0)]
 
     def _totals(self, values: Sequence[Any]) -> list[int]:
         """The seven integers of the columns `_sums` made."""
@@ -338,12 +338,7 @@ class LedgerRepository:
         `before_line`, before that line in statement order (created_at, sequence, line_no);
         `through`: of the records up to that sequence only. Exact past 2^63 on SQLite too
         (two sums, as `_sums` does)."""
-        if self.dialect == "sqlite":
-            amount = LedgerLine.amount
-            sums = [func.coalesce(func.sum(amount // _SPLIT), 0), func.coalesce(func.sum(amount % _SPLIT), 0)]
-        else:
-            sums = [func.coalesce(func.sum(LedgerLine.amount), 0)]
-        q = select(*sums).where(
+        q = select(*self._summed(LedgerLine.amount)).where(
             LedgerLine.client_id == client_id, LedgerLine.currency == currency, LedgerLine.player_id == player
         )
         if through is not None:
@@ -360,8 +355,7 @@ class LedgerRepository:
                 | (LedgerLine.sequence < sequence)
                 | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no < line_no)),
             )
-        row = self.session.execute(q).one()
-        return int(row[0]) if len(row) == 1 else int(row[0]) * _SPLIT + int(row[1])
+        return self._totals(self.session.execute(q).one())[0]
 
     def statement_lines(
         self,
