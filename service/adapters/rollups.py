@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import fields
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import String, column, delete, func, insert, select, update, values
 from sqlalchemy.orm import Session
 
 from .ledger import LedgerRepository, Totals, _insert
@@ -130,6 +130,35 @@ class RollupRepository:
         rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
         return [Totals(r[0] or None, *r[1:]) for r in rows]
 
+    def zone_days(self, client_id: str, currency: str, zone: tzinfo) -> list[Totals] | None:
+        """The quarter-hour rows gathered into `zone`'s days by PostgreSQL (exact NUMERIC
+        sums; one row a day comes back, not 96), each day a range of quarter keys whose
+        bounds Python's zone database gives; None where that is not exact (SQLite, whose
+        text totals SQL cannot add; a day some of whose quarters fall on another date, as
+        at a transition back across midnight): the caller gathers the quarters itself."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return None
+        mine = (
+            LedgerRollup.client_id == client_id,
+            LedgerRollup.currency == currency,
+            LedgerRollup.grouping == Grouping.QUARTER.value,
+        )
+        low, high = self.session.execute(select(func.min(LedgerRollup.key), func.max(LedgerRollup.key)).where(*mine)).one()
+        if low is None:
+            return []
+        ranges = _day_ranges(quarter_start(low).astimezone(zone).date(), quarter_start(high).astimezone(zone).date(), zone)
+        if ranges is None:
+            return None
+        days = values(column("day", String), column("lo", String), column("hi", String), name="days").data(ranges)
+        q = (
+            select(days.c.day, *(func.sum(getattr(LedgerRollup, name)) for name in TOTALS))
+            .join(days, (LedgerRollup.key >= days.c.lo) & (LedgerRollup.key < days.c.hi))
+            .where(*mine)
+            .group_by(days.c.day)
+            .order_by(days.c.day)
+        )
+        return [Totals(r[0], *(int(v) for v in r[1:])) for r in self.session.execute(q)]
+
     def add(self, client_id: str, currency: str, grouping: Grouping, sums: Iterable[Totals]) -> None:
         """Add `sums` to the stored rows of their keys (a row made for a new key)."""
         pending = {_NONE if t.key is None else str(t.key): t for t in sums}
@@ -170,3 +199,35 @@ class RollupRepository:
             "key": key,
             **{name: getattr(total, name) for name in TOTALS},
         }
+
+
+_QUARTER = timedelta(minutes=15)
+
+
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    """The first UTC quarter hour on `day` in `zone` (a midnight in a gap: the gap's end)."""
+    start = datetime.combine(day, time(0), zone).astimezone(UTC)
+    start = start.replace(minute=start.minute - start.minute % 15, second=0, microsecond=0)
+    while start.astimezone(zone).date() < day:
+        start += _QUARTER
+    return start
+
+
+def _day_ranges(first: date, last: date, zone: tzinfo) -> list[tuple[str, str, str]] | None:
+    """(day, first quarter key, the next day's first quarter key) for each day first..last
+    in `zone`; None when some quarter of a range falls on another date there."""
+    out = []
+    day, lo = first, _midnight(first, zone)
+    while day <= last:
+        following = day + timedelta(days=1)
+        hi = _midnight(following, zone)
+        if lo.astimezone(zone).utcoffset() != (hi - _QUARTER).astimezone(zone).utcoffset():
+            q = lo  # a transition inside the day: every quarter checked
+            while q < hi:
+                if q.astimezone(zone).date() != day:
+                    return None
+                q += _QUARTER
+        out.append((day.isoformat(), quarter_key(lo), quarter_key(hi)))
+        day, lo = following, hi
+    return out
+

@@ -120,6 +120,9 @@ def summary(
     if not start:
         return tail
     if group_by == "day" and not is_utc(zone):
+        gathered = uow.rollups.zone_days(client_id, currency, zone)
+        if gathered is not None:
+            return _merged(gathered, tail)
         days: dict[str, Totals] = {}
         for q in uow.rollups.read(client_id, currency, Grouping.QUARTER):
             day = quarter_start(str(q.key)).astimezone(zone).date().isoformat()
