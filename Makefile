@@ -39,7 +39,7 @@ lock: $(STAMP)
 # (var/signing-keys.json), then serve on 127.0.0.1:8000 with the webhook dispatcher beside
 # it (loopback receivers allowed, as a development machine's are: WEBHOOK_ALLOW_PRIVATE=0
 # make run refuses them) and `capsa sweep`, which settles Capsa Susun games at their
-# deadline and plays overdue Big Two turns; both stop when the server does.
+# deadline, plays overdue Big Two turns and folds the ledger's all-time rollups; both stop when the server does.
 DEMO_DB := sqlite:///var/capsa.db
 DEMO_KEYS := var/signing-keys.json
 run: $(STAMP)
@@ -53,7 +53,7 @@ run: $(STAMP)
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
 	@# The receipts' signing key: made once (it also signs the records stored before it).
 	@[ -s $(DEMO_KEYS) ] || DATABASE_URL=$(DEMO_DB) $(BIN)/capsa keys create --file $(DEMO_KEYS) >/dev/null
-	@echo "Beside the server: the webhook dispatcher (capsa webhooks dispatch; metrics on 127.0.0.1:9101) and the game sweeper (capsa sweep)"
+	@echo "Beside the server: the webhook dispatcher (capsa webhooks dispatch; metrics on 127.0.0.1:9101) and the sweeper (capsa sweep: games, turns, ledger rollups)"
 	@export DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1}; \
 	  $(BIN)/capsa webhooks dispatch & dispatcher=$$!; \
 	  $(BIN)/capsa sweep & sweeper=$$!; \
