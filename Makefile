@@ -39,7 +39,8 @@ lock: $(STAMP)
 # (var/signing-keys.json), then serve on 127.0.0.1:$(PORT) with the webhook dispatcher beside
 # it (loopback receivers allowed, as a development machine's are: WEBHOOK_ALLOW_PRIVATE=0
 # make run refuses them) and `capsa sweep`, which settles Capsa Susun games at their
-# deadline and plays overdue Big Two turns; both stop when the server does. The ports:
+# deadline, plays overdue Big Two turns and folds the ledger's all-time rollups; both stop
+# when the server does. The ports:
 # `make run PORT=8080 METRICS_PORT=9200 WEBHOOK_METRICS_PORT=9201` (the API, gunicorn's
 # metrics, the dispatcher's metrics; all on 127.0.0.1).
 DEMO_DB := sqlite:///var/capsa.db
@@ -62,7 +63,7 @@ run: $(STAMP)
 	@export DATABASE_URL=$(DEMO_DB) SIGNING_KEY_FILE=$(DEMO_KEYS) WEBHOOK_ALLOW_PRIVATE=$${WEBHOOK_ALLOW_PRIVATE-1} \
 	  METRICS_BIND=$${METRICS_BIND-127.0.0.1:$(METRICS_PORT)} WEBHOOK_METRICS_BIND=$${WEBHOOK_METRICS_BIND-127.0.0.1:$(WEBHOOK_METRICS_PORT)}; \
 	  echo "Serving http://127.0.0.1:$(PORT) (metrics on $$METRICS_BIND); beside it the webhook dispatcher" \
-	    "(capsa webhooks dispatch; metrics on $$WEBHOOK_METRICS_BIND) and the game sweeper (capsa sweep)"; \
+	    "(capsa webhooks dispatch; metrics on $$WEBHOOK_METRICS_BIND) and the sweeper (capsa sweep: games, turns, ledger rollups)"; \
 	  $(BIN)/capsa webhooks dispatch & dispatcher=$$!; \
 	  $(BIN)/capsa sweep & sweeper=$$!; \
 	  trap 'kill $$dispatcher $$sweeper 2>/dev/null; wait $$dispatcher $$sweeper' EXIT; trap 'exit 130' INT TERM; \

@@ -2,11 +2,15 @@
 
 Bulk-loads N rounds (default 1,000,000) of one client with COPY, as the service stores them:
 each round's chain record (its canonical JSON, hashed after the previous one), its query
-columns and its ledger lines. Then it times, through the Flask app:
-
-  GET /v1/ledger/summary?currency=IDR&group_by=player   (all time; goal < 1 s; the first read
-                                                         sums every line, the next only what came since)
-  GET /v1/ledger/players/p3?currency=IDR                (all time; goal < 1 s)
+columns and its ledger lines; then folds them into the ledger's rollups as `capsa sweep`
+would have while they were stored (timed), and ANALYZEs, as autovacuum would. Then it
+reads, through the Flask app, each all-time report (summary by player, table, day in UTC,
+Asia/Jakarta and Asia/Kathmandu; player p3's totals, newest page of lines and first
+statement page) and one week of p3: cold (its first request in a fresh process) and warm
+(the median of the next --runs), each beside the same read of a client whose chain is
+empty, in the same database and run (goal at 4M rounds: cold < 50 ms and within 2x of
+it), with the process's CPU time for the cold read and the load average; the plan
+(EXPLAIN ANALYZE) of p3's newest page of lines.
 
 The chain verifier over the same kind of history is measured by bench/verify.py, which
 loads with `load` below and takes its reference from `hash_copied`.
@@ -28,7 +32,6 @@ import argparse
 import hashlib
 import os
 import random
-import statistics
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -153,15 +156,116 @@ def hash_copied(conn: Any, client_id: str, records: int) -> int:
     return n
 
 
-def timed(http: Any, url: str, headers: dict[str, str], runs: int) -> tuple[list[float], Any]:
-    times, body = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        response = http.get(url, headers=headers)
-        times.append(time.perf_counter() - t0)
-        assert response.status_code == 200, response.get_data(as_text=True)
-        body = response.get_json()
-    return times, body
+READS = (
+    ("all-time summary by player", "/v1/ledger/summary?currency=IDR&group_by=player"),
+    ("all-time summary by table", "/v1/ledger/summary?currency=IDR&group_by=table"),
+    ("all-time summary by day (UTC)", "/v1/ledger/summary?currency=IDR&group_by=day"),
+    ("all-time summary by day (Asia/Jakarta)", "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"),
+    ("all-time summary by day (Asia/Kathmandu)", "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Kathmandu"),
+    ("player p3's all-time totals", "/v1/ledger/players/p3?currency=IDR"),
+    ("player p3's all-time lines, newest page", "/v1/ledger/entries?currency=IDR&player=p3&limit=50"),
+    ("player p3's all-time statement, first page", "/v1/ledger/players/p3/statement?currency=IDR&limit=100"),
+    ("player p3's week", "/v1/ledger/players/p3?currency=IDR&since=2026-01-10T00:00:00Z&until=2026-01-17T00:00:00Z"),
+)
+
+# One fresh process per measurement: the app made, its first request timed (cold), then
+# `runs` more (warm, the median); the process's own CPU time for the cold request too.
+_PROBE = r"""
+import json, os, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from service import create_app
+url, key, path, runs = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+app = create_app({"DATABASE_URL": url, "LOG_LEVEL": "WARNING"})
+http = app.test_client()
+h = {"Authorization": f"Bearer {key}"}
+# One unrelated request first (an empty period of another player: an index range that finds
+# nothing), so "cold" is this read in a process that has no totals of it, not the process's
+# own first-request set-up (connections, lazy imports), which every read would pay alike.
+assert http.get("/v1/ledger/players/zz?currency=IDR&since=2000-01-01&until=2000-01-02", headers=h).status_code == 200
+times = []
+cpu0 = time.process_time()
+for n in range(runs + 1):
+    t0 = time.perf_counter()
+    r = http.get(path, headers=h)
+    times.append(time.perf_counter() - t0)
+    if n == 0:
+        cpu = time.process_time() - cpu0
+    assert r.status_code == 200, r.get_data(as_text=True)
+body = r.get_json()
+rows = len(body["rows"]) if "rows" in body else len(body["items"]) if "items" in body else \
+    len(body["lines"]) if "lines" in body else body["rounds"]
+print(json.dumps({"cold": times[0] * 1000, "warm": statistics.median(times[1:]) * 1000, "cpu": cpu * 1000,
+                  "rows": rows}))
+"""
+
+
+def cold_and_warm(url: str, key: str, path: str, runs: int) -> dict[str, Any]:
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(ROOT), url, key, path, str(runs)],
+                         check=True, capture_output=True, text=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def _empty_client(url: str) -> str:
+    from service.adapters.uow import Database
+    from service.services import clients
+
+    db = Database(url)
+    clients.create_client(db, "empty")
+    key = clients.add_key(db, "empty", clients.READ)
+    db.dispose()
+    return key
+
+
+def fold_rollups(url: str, client_id: str) -> None:
+    """What `capsa sweep` does as rounds are stored: fold the loaded records into the
+    ledger's rollups (the service before rollups has none: nothing to do)."""
+    try:
+        from service.services import rollups
+    except ImportError:
+        print("no ledger rollups in this service: nothing folded")
+        return
+    from service.adapters.uow import Database
+
+    db = Database(url)
+    started, cpu0 = time.perf_counter(), time.process_time()
+    folded = 0
+    while True:
+        n = rollups.fold(db, client_id, limit=rollups.SWEEP_BATCH)
+        folded += n
+        if n == 0:
+            break
+    took = time.perf_counter() - started
+    print(f"folded {folded:,} records into the rollups in {took:.1f} s ({folded / max(took, 1e-9):,.0f} records/s, "
+          f"{(time.process_time() - cpu0) * 1000 / max(folded, 1):.3f} ms of Python CPU a record; "
+          f"load {os.getloadavg()[0]:.2f})", flush=True)
+    db.dispose()
+
+
+def analyze(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute("ANALYZE")
+
+
+def explain_player_page(url: str, client_id: str) -> None:
+    """The plan of a player's all-time page of lines: an index read in order, no scan of the history."""
+    import psycopg
+
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as conn:
+        plan = conn.execute(
+            "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT r.round_id, l.sequence, l.line_no, l.created_at, l.amount"
+            " FROM ledger_lines l JOIN chain_records r ON r.client_id = l.client_id AND r.sequence = l.sequence"
+            " WHERE l.client_id = %s AND l.player_id = 'p3' AND l.currency = 'IDR'"
+            " AND l.sequence <= (SELECT sequence FROM chain_heads WHERE client_id = %s)"
+            " ORDER BY l.created_at DESC, l.sequence DESC, l.line_no DESC LIMIT 51", (client_id, client_id)).fetchall()
+    print("  plan of a player's newest page of lines:")
+    for (row,) in plan:
+        print("    " + row)
 
 
 def main() -> int:
@@ -198,28 +302,23 @@ def main() -> int:
             size = conn.execute(text(f"SELECT pg_size_pretty(pg_database_size('{name}'))")).scalar()
         print(f"database size {size}")
 
+        fold_rollups(url, client_id)
+        analyze(url)
+        empty_key = _empty_client(url)
+        print(f"machine: {os.cpu_count()} cores; each read: cold = its first request in a fresh process (after one "
+              f"unrelated request; the OS and PostgreSQL caches are not dropped), warm = median of the {args.runs} "
+              f"after it, CPU = the process's own for the cold request; "
+              f"'0 rounds' = the same read for a client with an empty chain, same database, same run:")
+        for label, path in READS:
+            big = cold_and_warm(url, read_key, path, args.runs)
+            empty = cold_and_warm(url, empty_key, path, args.runs)
+            print(f"  {label:44s} {big['rows']:>10}  cold {big['cold']:7.1f} ms (0 rounds {empty['cold']:6.1f}, "
+                  f"x{big['cold'] / empty['cold']:4.2f})  warm {big['warm']:7.1f} ms (0 rounds {empty['warm']:6.1f}, "
+                  f"x{big['warm'] / empty['warm']:4.2f})  cold CPU {big['cpu']:5.1f} ms (0 rounds {empty['cpu']:5.1f})  "
+                  f"load {os.getloadavg()[0]:.2f}  (goal: cold < 50 ms, <= x2)",
+                  flush=True)
+        explain_player_page(url, client_id)
         app = create_app({"DATABASE_URL": url, "LOG_LEVEL": "WARNING"})
-        http = app.test_client()
-        h = {"Authorization": f"Bearer {read_key}"}
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
-              f"best / median of {args.runs} runs through the Flask app:")
-        for label, url_ in (
-            ("GET /v1/ledger/summary?currency=IDR&group_by=player", "/v1/ledger/summary?currency=IDR&group_by=player"),
-            ("GET /v1/ledger/players/p3?currency=IDR", "/v1/ledger/players/p3?currency=IDR"),
-            ("GET /v1/ledger/summary?currency=IDR&group_by=day", "/v1/ledger/summary?currency=IDR&group_by=day"),
-            ("GET /v1/ledger/players/p3 one week", "/v1/ledger/players/p3?currency=IDR"
-             "&since=2026-01-10T00:00:00Z&until=2026-01-17T00:00:00Z"),
-        ):
-            times, body = timed(http, url_, h, args.runs)
-            detail = (f"{len(body['rows'])} rows" if "rows" in body else f"{body['rounds']:,} rounds of p3")
-            if "summary" in url_:
-                # All history: the first read sums every line; the worker keeps the totals, and a
-                # read after it sums only the records stored since (none here).
-                print(f"  {label:60s} first {times[0] * 1000:7.1f} ms  then median "
-                      f"{statistics.median(times[1:] or times) * 1000:7.1f} ms  ({detail}; goal < 1000 ms)")
-                continue
-            print(f"  {label:60s} best {min(times) * 1000:7.1f} ms  median {statistics.median(times) * 1000:7.1f} ms"
-                  f"  ({detail}; goal < 1000 ms)")
         app.extensions["capsa"].db.dispose()
         return 0
     finally:

@@ -34,7 +34,7 @@ MIGRATIONS = str(ROOT / "service" / "migrations") + "/"
 CLIENT_TABLES = frozenset({
     "rounds", "deals", "games", "matches", "susun_games", "webhooks", "webhook_deliveries",
     "webhook_attempts", "chain_records", "chain_heads", "chain_signatures", "ledger_lines",
-    "idempotency_records",
+    "idempotency_records", "ledger_rollups", "ledger_rollup_cursors",
 })
 # Small reference tables (copied to every node): clients, api_keys, service_secrets,
 # dispatcher_leases. Statements on them alone are not checked.
@@ -42,6 +42,10 @@ CLIENT_TABLES = frozenset({
 # (module, function qualname): reason; plan under Citus. A statement is exempt when one
 # of these functions is on the stack that ran it.
 EXEMPT: dict[tuple[str, str], str] = {
+    ("service/adapters/rollups.py", "RollupRepository.behind"):
+        "the sweeper finds the clients whose ledger rollups are behind their chain head; under Citus a "
+        "multi-shard SELECT joining co-located chain_heads and ledger_rollup_cursors on client_id, each "
+        "client then folded by its own cursor",
     ("service/adapters/idempotency.py", "IdempotencyRepository.purge"):
         "the purge deletes expired keys of every client; Citus runs the DELETE on each shard in parallel "
         "(a multi-shard DELETE by created_at), or the purger loops over clients",

@@ -151,13 +151,7 @@ class LedgerRepository:
         total is two sums, of amount / 10^9 and amount % 10^9 (both truncate toward zero, so
         q x 10^9 + r is the amount), each far from the bound, added up here exactly."""
         player = LedgerLine.player_id.is_not(None)
-        split = self.dialect == "sqlite"
-
-        def total(expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
-            if split:
-                return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
-            return [func.coalesce(func.sum(expr), 0)]
-
+        total = self._summed
         return [
             *total(rounds),
             *total(LedgerLine.points),
@@ -168,6 +162,12 @@ class LedgerRepository:
             *total(case((player, literal(0)), else_=LedgerLine.amount)),
         ]
 
+    def _summed(self, expr: SQLColumnExpression[Any]) -> list[ColumnElement[Any]]:
+        """sum(expr), 0 when there is nothing: one column, or two on SQLite (see `_sums`)."""
+        if self.dialect == "sqlite":
+            return [func.coalesce(func.sum(expr // _SPLIT), 0), func.coalesce(func.sum(expr % _SPLIT), 0)]
+        return [func.coalesce(func.sum(expr), 0)]
+
     def _totals(self, values: Sequence[Any]) -> list[int]:
         """The seven integers of the columns `_sums` made."""
         if self.dialect != "sqlite":
@@ -175,10 +175,17 @@ class LedgerRepository:
         return [int(q) * _SPLIT + int(r) for q, r in zip(values[0::2], values[1::2])]
 
     def player_totals(
-        self, client_id: str, player: str, currency: str, since: datetime | None, until: datetime | None
+        self,
+        client_id: str,
+        player: str,
+        currency: str,
+        since: datetime | None,
+        until: datetime | None,
+        records: tuple[int, int] | None = None,
     ) -> Totals:
+        """`records` (after, through): only the lines of the records in that sequence range."""
         q = select(*self._sums(rounds_counted())).where(LedgerLine.player_id == player)
-        row = self.session.execute(self._period(q, client_id, currency, since, until)).one()
+        row = self.session.execute(_of_records(self._period(q, client_id, currency, since, until), records)).one()
         return Totals(player, *self._totals(row))
 
     def summary(
@@ -198,9 +205,7 @@ class LedgerRepository:
         and the quarters gathered into the zone's days here: every offset in force since
         1972 is a whole number of quarter hours, so a quarter lies in one local day, and
         both engines cut days with Python's own time-zone database."""
-        if group_by == "day" and zone is not None and zone.utcoffset(datetime(2000, 1, 1)) is not None and (
-            getattr(zone, "key", None) not in ("UTC", "Etc/UTC")
-        ):
+        if group_by == "day" and zone is not None and not is_utc(zone):
             return self._days_in(client_id, currency, since, until, zone, records)
         if group_by == "player":
             key: SQLColumnExpression[Any] = LedgerLine.player_id
@@ -224,16 +229,28 @@ class LedgerRepository:
         zone: tzinfo,
         records: tuple[int, int] | None = None,
     ) -> list[Totals]:
+        days: dict[str, list[int]] = {}
+        for start, totals in self.quarters(client_id, currency, since, until, records):
+            sums = days.setdefault(start.astimezone(zone).date().isoformat(), [0] * 7)
+            for n, value in enumerate(totals):  # exact whatever the engine
+                sums[n] += value
+        return [Totals(day, *days[day]) for day in sorted(days)]
+
+    def quarters(
+        self,
+        client_id: str,
+        currency: str,
+        since: datetime | None,
+        until: datetime | None,
+        records: tuple[int, int] | None = None,
+    ) -> list[tuple[datetime, list[int]]]:
+        """(UTC start, the seven totals) per quarter hour with lines, counting a round once
+        (line 0), as the summary by day does."""
         quarter = self._quarter()
         rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         q = select(quarter, *self._sums(rounds)).group_by(quarter)
-        days: dict[str, list[int]] = {}
-        for row in self.session.execute(_of_records(self._period(q, client_id, currency, since, until), records)):
-            day = _quarter_start(row[0]).astimezone(zone).date().isoformat()
-            sums = days.setdefault(day, [0] * 7)
-            for n, value in enumerate(self._totals(row[1:])):  # exact whatever the engine
-                sums[n] += value
-        return [Totals(day, *days[day]) for day in sorted(days)]
+        rows = self.session.execute(_of_records(self._period(q, client_id, currency, since, until), records))
+        return [(_quarter_start(row[0]), self._totals(row[1:])) for row in rows]
 
     def _quarter(self) -> ColumnElement[Any]:
         """The UTC quarter hour a line falls in."""
@@ -319,8 +336,9 @@ class LedgerRepository:
     ) -> int:
         """The sum of the player's lines dated before `before` (and from `since`), or, with
         `before_line`, before that line in statement order (created_at, sequence, line_no);
-        `through`: of the records up to that sequence only."""
-        q = select(func.coalesce(func.sum(LedgerLine.amount), 0)).where(
+        `through`: of the records up to that sequence only. Exact past 2^63 on SQLite too
+        (two sums, as `_sums` does)."""
+        q = select(*self._summed(LedgerLine.amount)).where(
             LedgerLine.client_id == client_id, LedgerLine.currency == currency, LedgerLine.player_id == player
         )
         if through is not None:
@@ -337,7 +355,7 @@ class LedgerRepository:
                 | (LedgerLine.sequence < sequence)
                 | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no < line_no)),
             )
-        return int(self.session.execute(q).scalar_one())
+        return self._totals(self.session.execute(q).one())[0]
 
     def statement_lines(
         self,
@@ -383,6 +401,11 @@ class LedgerRepository:
         return [
             Entry(r[0], r[1], r[2], r[3], PLAYER_PREFIX + r[4], r[5], r[6], r[7]) for r in self.session.execute(q)
         ]
+
+
+def is_utc(zone: tzinfo) -> bool:
+    """Whether days in `zone` are UTC days (summed by date in SQL; other zones by quarter hour)."""
+    return zone.utcoffset(datetime(2000, 1, 1)) is None or getattr(zone, "key", None) in ("UTC", "Etc/UTC")
 
 
 def _of_records(q: Any, records: tuple[int, int] | None) -> Any:

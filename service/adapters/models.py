@@ -23,6 +23,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    Numeric,
     PrimaryKeyConstraint,
     String,
     Text,
@@ -518,3 +519,57 @@ class DispatcherLease(Base):
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     holder: Mapped[str] = mapped_column(String(64))
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ExactInteger(TypeDecorator[int]):
+    """An integer of any size, exact on every engine: NUMERIC(40, 0) on PostgreSQL, its
+    decimal text on SQLite (whose integers stop at 2^63). A rollup's total is the sum of
+    up to millions of amounts of up to 10^18 minor units each."""
+
+    impl = Numeric(40, 0)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Any) -> Any:
+        return dialect.type_descriptor(String(40) if dialect.name == "sqlite" else Numeric(40, 0))
+
+    def process_bind_param(self, value: int | None, dialect: Any) -> Any:
+        if value is None:
+            return None
+        return str(int(value)) if dialect.name == "sqlite" else int(value)
+
+    def process_result_value(self, value: Any, dialect: Any) -> int | None:
+        return None if value is None else int(value)
+
+
+class LedgerRollup(Base):
+    """A client's ledger totals per currency and group, over the records up to its cursor
+    (`ledger_rollup_cursors`): what an all-time report adds the later records' lines to.
+
+    `grouping` is what `key` names: `player` (a player id; '' for the house's lines),
+    `table` (a table; '' for none), `day` (a UTC date) or `quarter` (a UTC quarter hour,
+    'YYYY-MM-DDTHH:MM', gathered into a zone's days at read). Rounds count as each report
+    counts them: per settlement line by player, per record (line 0) otherwise."""
+
+    __tablename__ = "ledger_rollups"
+
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(3), primary_key=True)
+    grouping: Mapped[str] = mapped_column(String(8), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rounds: Mapped[int] = mapped_column(ExactInteger())
+    points: Mapped[int] = mapped_column(ExactInteger())
+    result: Mapped[int] = mapped_column(ExactInteger())
+    winnings: Mapped[int] = mapped_column(ExactInteger())
+    fees: Mapped[int] = mapped_column(ExactInteger())
+    net: Mapped[int] = mapped_column(ExactInteger())
+    house: Mapped[int] = mapped_column(ExactInteger())
+
+
+class LedgerRollupCursor(Base):
+    """How far a client's rollups reach: every line of its records 1..`sequence` is in
+    them, none after. One fold at a time moves it (the row is its lock)."""
+
+    __tablename__ = "ledger_rollup_cursors"
+
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    sequence: Mapped[int] = mapped_column(BigInteger)

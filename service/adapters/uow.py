@@ -5,7 +5,7 @@
         uow.commit()
 
 Services reach storage only through the repositories a unit of work offers (`clients`,
-`rounds`, `chain`, `signatures`, `ledger`, `idempotency`, `secrets`, `deals`, `games`,
+`rounds`, `chain`, `signatures`, `ledger`, `rollups`, `idempotency`, `secrets`, `deals`, `games`,
 `matches`, `susun_games`, `webhooks`); anything else rolls back. Every driver error leaves
 here as an adapter error (`errors.py`).
 """
@@ -46,6 +46,7 @@ from .games import DealRepository, GameRepository, MatchRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .pending_receipts import PendingReceipts, Receipt, flush_with
+from .rollups import RollupRepository
 from .rounds import RoundRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
@@ -235,6 +236,10 @@ class UnitOfWork:
     @cached_property
     def ledger(self) -> LedgerRepository:
         return LedgerRepository(self.session)
+
+    @cached_property
+    def rollups(self) -> RollupRepository:
+        return RollupRepository(self.session, self.ledger)
 
     @cached_property
     def idempotency(self) -> IdempotencyRepository:

@@ -1,10 +1,12 @@
-"""`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed, and play
-the overdue turns of timed Big Two games.
+"""`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed, play
+the overdue turns of timed Big Two games, and fold the records stored since into the
+ledger's all-time rollups (service/services/rollups.py).
 
 A game's deadline also takes effect on the first request that touches the game after it;
 the sweeper makes it take effect without one, so a settled round (and its events) does not
 wait for a client's poll. It polls every SWEEP_INTERVAL_S seconds (default 1) and stops on
-SIGTERM or SIGINT after the pass it is in. Several sweepers may run: a game settles once.
+SIGTERM or SIGINT after the pass it is in. Several sweepers may run: a game settles once,
+and a record is folded once (a fold holds its client's cursor row).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
-from service.services import banting, susun_games
+from service.services import banting, rollups, susun_games
 
 from .database import open_database
 from .exitcodes import ExitCode
@@ -50,10 +52,12 @@ def interval_from_env() -> float:
 @dataclass(frozen=True)
 class Pass:
     """What one pass did: the Susun games it settled (client id, game id), the Big Two games it
-    played overdue turns in (client id, game id, moves), and whether a part of it failed."""
+    played overdue turns in (client id, game id, moves), the ledger records it folded into the
+    all-time rollups, and whether a part of it failed."""
 
     settled: list[tuple[str, str]]
     played: list[tuple[str, str, int]]
+    folded: int  # ledger records folded into the all-time rollups
     failed: bool
 
     def lines(self, took_ms: float) -> list[str]:
@@ -85,7 +89,8 @@ def one_pass(db: Database) -> Pass:
 
     settled = part("Susun games", susun_games.settle_overdue)  # arrangement deadlines passed
     played = part("Big Two turns", banting.play_overdue)  # turns that ran out: their auto moves
-    return Pass(settled, played, failed)
+    folded = part("ledger rollups", lambda db: [rollups.sweep(db)])  # after the others: their rounds too
+    return Pass(settled, played, sum(folded), failed)
 
 
 def sweep(args: argparse.Namespace) -> int:
@@ -103,6 +108,9 @@ def sweep(args: argparse.Namespace) -> int:
             started = time.monotonic()
             done = one_pass(db)
             took = (time.monotonic() - started) * 1000
+            if done.folded and args.verbose:
+                print(f"folded {done.folded} ledger record{'s' if done.folded != 1 else ''} into the rollups "
+                      f"in {took:.0f} ms", file=sys.stderr, flush=True)
             if args.once:
                 # What it did, on stdout: one line per game and the summary, even of nothing.
                 if not args.quiet:
@@ -119,10 +127,11 @@ def sweep(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
-        help="settle overdue Susun games, play overdue Big Two turns",
+        help="settle overdue Susun games, play overdue Big Two turns, fold ledger rollups",
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
-        "timed Big Two games (their auto moves), then poll again every "
+        "timed Big Two games (their auto moves), fold the records stored since into the ledger's "
+        "all-time rollups, then poll again every "
         "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT, saying on stderr what each pass "
         "that found work did.",
     )
@@ -132,4 +141,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="run one pass, print each game it settled or played in and a summary, and exit "
                    "(1 when a part of it failed)")
     p.add_argument("--quiet", action="store_true", help="print nothing about the games it settles or plays")
+    p.add_argument("--verbose", action="store_true", help="also print what each pass folds into the ledger rollups")
     p.set_defaults(func=sweep)

@@ -2,22 +2,18 @@
 
 Periods sum the lines dated in them (`since` inclusive, `until` exclusive): a round counts
 in the period of its created_at, its reversal in the period of the void. Totals are SQL
-aggregates over the ledger lines' own columns; no round document is read. A summary over
-all history adds the records stored since the worker's last one to its totals (see
-`_all_history`; docs/limits.md).
+aggregates over the ledger lines' own columns; no round document is read. A report over
+all history (no `since`, no `until`) reads the totals the database keeps up to a record
+sequence and adds the lines of the records after it (`rollups`; docs/limits.md).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time
 from typing import Any
-from weakref import WeakKeyDictionary
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.ledger import Entry, Totals
@@ -27,6 +23,7 @@ from service.domain.audit import PLAYER_PREFIX
 from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
 
+from . import rollups
 from .errors import InvalidInput
 from .ids import rfc3339
 from .reporting import as_of_json, decode_line_cursor, encode_line_cursor
@@ -97,12 +94,18 @@ def player(
 ) -> dict[str, Any]:
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
-    t, as_of = report(
-        db,
-        client_id,
-        lambda uow, as_of: (uow.ledger.player_totals(client_id, player_id, currency, since, until), as_of),
-        min_sequence=min_sequence,
-    )
+    if since is None and until is None:
+        t, as_of = rollups.all_time(
+            db, client_id, lambda uow, as_of, start: rollups.player(uow, as_of, start, client_id, player_id, currency),
+            min_sequence,
+        )
+    else:
+        t, as_of = report(
+            db,
+            client_id,
+            lambda uow, as_of: (uow.ledger.player_totals(client_id, player_id, currency, since, until), as_of),
+            min_sequence=min_sequence,
+        )
     return {
         "player": player_id,
         "currency": currency,
@@ -139,12 +142,16 @@ def summary(
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
 
-    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[list[Totals], AsOf]:
-        if since is None and until is None:
-            return _all_history(db, uow, as_of.sequence, client_id, currency, group_by, zone), as_of
-        return uow.ledger.summary(client_id, currency, since, until, group_by, zone), as_of
-
-    groups, as_of = report(db, client_id, work, min_sequence=min_sequence)
+    if since is None and until is None:
+        groups, as_of = rollups.all_time(
+            db, client_id, lambda uow, as_of, start: rollups.summary(
+                uow, as_of, start, client_id, currency, group_by, zone), min_sequence,
+        )
+    else:
+        groups, as_of = report(
+            db, client_id, lambda uow, as_of: (uow.ledger.summary(client_id, currency, since, until, group_by, zone),
+                                               as_of), min_sequence=min_sequence,
+        )
     house = sum(g.house for g in groups)
     if group_by == "player":
         groups = [g for g in groups if g.key is not None]  # the house's own group
@@ -154,81 +161,6 @@ def summary(
         "house_fee": format_money(house, currency),
         "as_of": as_of_json(as_of),
     }
-
-
-# -- all-history summaries, incrementally ------------------------------------------------------
-#
-# A summary over all history is the same sums as the one before it plus the lines booked
-# since. A client's records take their sequence under the chain head's lock and commit in
-# that order, so once the head reads N, every line of records 1..N is committed and none
-# will be added to them (the ledger is append-only: a void books new lines, at its own
-# sequence). Each worker keeps, per (client, currency, grouping, zone), the totals up to the
-# head it last read, and a request sums only the lines of the records after it: an
-# operator's dashboard polling all-time totals costs what was booked since its last poll,
-# not the whole history. The result is the full query's, to the minor unit (tests compare).
-
-SUMMARY_CHECKPOINTS = 1024  # kept per worker, least recently used dropped first
-SUMMARY_CHECKPOINT_ROWS = 10_000  # a summary with more rows than this is not kept
-
-
-@dataclass
-class _Checkpoint:
-    through: int  # the chain head (a record sequence) the totals are up to
-    groups: list[Totals]
-
-
-class _Checkpoints:
-    def __init__(self) -> None:
-        self._items: OrderedDict[tuple[str, str, str, str], _Checkpoint] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, str, str, str]) -> _Checkpoint | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, str, str, str], checkpoint: _Checkpoint) -> None:
-        with self._lock:
-            self._items[key] = checkpoint
-            self._items.move_to_end(key)
-            while len(self._items) > SUMMARY_CHECKPOINTS:
-                self._items.popitem(last=False)
-
-
-_CHECKPOINTS: WeakKeyDictionary[Database, _Checkpoints] = WeakKeyDictionary()
-
-
-def _all_history(
-    db: Database, uow: UnitOfWork, head: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo
-) -> list[Totals]:
-    """The summary over all history up to record `head` (the snapshot's, in `uow`): the
-    worker's checkpoint plus the records since it. Checkpoints are the primary's `db`'s,
-    whichever database serves: records 1..N are the same lines on the standby."""
-    checkpoints = _CHECKPOINTS.setdefault(db, _Checkpoints())
-    key = (client_id, currency, group_by, zone.key)
-    known = checkpoints.get(key)
-    if known is not None and known.through == head:
-        return known.groups
-    after = known.through if known is not None and known.through < head else 0
-    delta = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(after, head))
-    totals = {g.key: g for g in known.groups} if known is not None and after else {}
-    for g in delta:
-        before = totals.get(g.key)
-        totals[g.key] = g if before is None else _added(before, g)
-    groups = sorted(totals.values(), key=lambda g: (g.key is not None, g.key or ""))
-    if len(groups) <= SUMMARY_CHECKPOINT_ROWS:
-        checkpoints.put(key, _Checkpoint(head, groups))
-    return groups
-
-
-_SUMMED = [f.name for f in fields(Totals) if f.name != "key"]
-
-
-def _added(a: Totals, b: Totals) -> Totals:
-    """A group's totals over both runs of records."""
-    return Totals(a.key, *(getattr(a, name) + getattr(b, name) for name in _SUMMED))
 
 
 def _line(entry: Entry) -> dict[str, Any]:
@@ -387,10 +319,15 @@ def _statement_head(
     currency: str,
     since: datetime | None,
     until: datetime | None,
-    through: int,
+    as_of: AsOf,
+    start: int | None = None,
 ) -> tuple[int, int]:
     """(opening, closing): the sum of the account's lines before `since`, and that plus
-    the lines of the period (of the records up to `through`, the as_of)."""
+    the lines of the period (of the records up to the as_of). Over all history, with the
+    rollups up to record `start`: the player's rollup net plus the lines after it."""
+    through = as_of.sequence
+    if since is None and until is None and start is not None:
+        return 0, rollups.player(uow, as_of, start, client_id, player_id, currency).net
     opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
     period = uow.ledger.balance(client_id, player_id, currency, until, since=since, through=through)
     return opening, opening + period
@@ -437,14 +374,19 @@ def statement(
     start, end, zone = _period(since, until, tz)
     after, pinned = decode_line_cursor(cursor)
 
-    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[int, int, list[Entry], int, AsOf]:
+    def work(uow: UnitOfWork, as_of: AsOf, first: int | None = None) -> tuple[int, int, list[Entry], int]:
         n = as_of.sequence
-        opening, closing = _statement_head(uow, client_id, player_id, currency, start, end, n)
+        opening, closing = _statement_head(uow, client_id, player_id, currency, start, end, as_of, first)
         rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1, through=n)
         balance = opening + _through(uow, client_id, player_id, currency, start, end, after, n)
-        return opening, closing, rows, balance, as_of
+        return opening, closing, rows, balance
 
-    opening, closing, rows, balance, as_of = report(db, client_id, work, min_sequence=min_sequence, pinned=pinned)
+    if start is None and end is None:  # all history: the closing balance from the rollups
+        (opening, closing, rows, balance), as_of = rollups.all_time(db, client_id, work, min_sequence, pinned)
+    else:
+        (opening, closing, rows, balance), as_of = report(
+            db, client_id, lambda uow, as_of: (work(uow, as_of), as_of), min_sequence=min_sequence, pinned=pinned
+        )
     page = rows[:limit]
     lines = []
     for entry in page:
@@ -497,7 +439,7 @@ def statement_csv(
 
     def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[int, list[Entry], AsOf]:
         n = as_of.sequence
-        opening, _ = _statement_head(uow, client_id, player_id, currency, start, end, n)
+        opening, _ = _statement_head(uow, client_id, player_id, currency, start, end, as_of)
         opening += _through(uow, client_id, player_id, currency, start, end, after, n)
         edge = uow.ledger.statement_lines(
             client_id, player_id, currency, start, end, after, 2, offset=cap - 1, through=n

@@ -18,6 +18,7 @@ TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledg
           "idempotency_records", "service_secrets", "alembic_version"}
 TABLES |= {"webhooks", "webhook_deliveries", "webhook_attempts", "dispatcher_leases"}  # 0007
 TABLES |= {"chain_signatures"}  # 0008: receipts
+TABLES |= {"ledger_rollups", "ledger_rollup_cursors"}  # 0014: all-time totals
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 

@@ -1,0 +1,233 @@
+"""Ledger rollups: each client's totals per currency and group, up to a record sequence.
+
+A fold (`service.services.rollups.fold`) claims the client's cursor row, sums the lines of
+the records after it up to a later sequence with the ledger's own grouped queries (a range
+of the lines' primary key), adds those sums to the stored rows in Python (exact integers of
+any size) and moves the cursor, in one transaction. Reads take the rows and the cursor in
+the report's snapshot, so they agree with the snapshot's chain head on every server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import fields
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import String, column, delete, func, insert, select, update, values
+from sqlalchemy.orm import Session
+
+from .ledger import LedgerRepository, Totals, _insert
+from .models import ChainHead, LedgerLine, LedgerRollup, LedgerRollupCursor
+
+
+class Grouping(StrEnum):
+    PLAYER = "player"
+    TABLE = "table"
+    DAY = "day"  # a UTC date
+    QUARTER = "quarter"  # a UTC quarter hour: gathered into any zone's days at read
+
+
+TOTALS = tuple(f.name for f in fields(Totals) if f.name != "key")
+_NONE = ""  # the stored key of the house's lines (by player) and of no table: ids are 1-64 characters
+_KEY_BATCH = 500  # keys a statement names at most (SQLite's bound on parameters is far above)
+
+
+def quarter_key(start: datetime) -> str:
+    """A quarter hour's stored key: its UTC start, 'YYYY-MM-DDTHH:MM'."""
+    return start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+
+
+def quarter_start(key: str) -> datetime:
+    return datetime.strptime(key, "%Y-%m-%dT%H:%M").replace(tzinfo=UTC)
+
+
+def added(a: Totals, b: Totals) -> Totals:
+    """A group's totals over both runs of records (a's key)."""
+    return Totals(a.key, *(getattr(a, name) + getattr(b, name) for name in TOTALS))
+
+
+class RollupRepository:
+    def __init__(self, session: Session, ledger: LedgerRepository) -> None:
+        self.session = session
+        self.ledger = ledger
+
+    def cursor(self, client_id: str) -> int:
+        """How far the client's rollups reach (0: nothing folded yet)."""
+        found = self.session.scalar(select(LedgerRollupCursor.sequence).where(LedgerRollupCursor.client_id == client_id))
+        return int(found or 0)
+
+    def claim(self, client_id: str) -> int | None:
+        """The cursor, locked until this transaction ends; None while another fold holds it
+        (PostgreSQL: SKIP LOCKED, so a read never waits for another's fold; SQLite's write
+        transactions are exclusive from their BEGIN IMMEDIATE)."""
+        lock = select(LedgerRollupCursor.sequence).where(LedgerRollupCursor.client_id == client_id)
+        found = self.session.execute(lock.with_for_update(skip_locked=True)).first()
+        if found is None:
+            if self.session.execute(lock).first() is not None:
+                return None  # there, and locked
+            self.session.execute(
+                _insert(self.session, LedgerRollupCursor)
+                .values(client_id=client_id, sequence=0)
+                .on_conflict_do_nothing(index_elements=["client_id"])
+            )
+            found = self.session.execute(lock.with_for_update(skip_locked=True)).first()
+            if found is None:
+                return None  # another fold made it first and holds it
+        return int(found[0])
+
+    def advance(self, client_id: str, through: int) -> None:
+        self.session.execute(
+            update(LedgerRollupCursor).where(LedgerRollupCursor.client_id == client_id).values(sequence=through)
+        )
+
+    def reset(self, client_id: str) -> None:
+        """Forget the client's rollups (its chain is behind them: a restore); the cursor goes to 0."""
+        self.session.execute(delete(LedgerRollup).where(LedgerRollup.client_id == client_id))
+        self.advance(client_id, 0)
+
+    def behind(self, limit: int) -> list[str]:
+        """Clients whose chain head is past their rollups' cursor, the furthest behind first."""
+        lag = ChainHead.sequence - func.coalesce(LedgerRollupCursor.sequence, 0)
+        q = (
+            select(ChainHead.client_id)
+            .outerjoin(LedgerRollupCursor, LedgerRollupCursor.client_id == ChainHead.client_id)
+            .where(lag > 0)
+            .order_by(lag.desc())
+            .limit(limit)
+        )
+        return list(self.session.scalars(q))
+
+    def deltas(self, client_id: str, after: int, through: int) -> dict[tuple[str, Grouping], list[Totals]]:
+        """The sums of the lines of records after..through, per (currency, grouping): the
+        ledger's own report queries over that range of the lines' primary key."""
+        currencies = self.session.scalars(
+            select(LedgerLine.currency)
+            .where(LedgerLine.client_id == client_id, LedgerLine.sequence > after, LedgerLine.sequence <= through)
+            .distinct()
+        ).all()
+        records = (after, through)
+        out: dict[tuple[str, Grouping], list[Totals]] = {}
+        for currency in currencies:
+            for grouping in (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY):
+                out[currency, grouping] = self.ledger.summary(
+                    client_id, currency, None, None, grouping.value, None, records=records
+                )
+            out[currency, Grouping.QUARTER] = [
+                Totals(quarter_key(start), *sums)
+                for start, sums in self.ledger.quarters(client_id, currency, None, None, records)
+            ]
+        return out
+
+    def read(self, client_id: str, currency: str, grouping: Grouping, key: str | None = None) -> list[Totals]:
+        """The stored rows of a grouping (or the one `key`), by key; '' keys read as None."""
+        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
+            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency, LedgerRollup.grouping == grouping.value
+        )
+        if key is not None:
+            q = q.where(LedgerRollup.key == key)
+        rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
+        return [Totals(r[0] or None, *r[1:]) for r in rows]
+
+    def zone_days(self, client_id: str, currency: str, zone: tzinfo) -> list[Totals] | None:
+        """The quarter-hour rows gathered into `zone`'s days by PostgreSQL (exact NUMERIC
+        sums; one row a day comes back, not 96), each day a range of quarter keys whose
+        bounds Python's zone database gives; None where that is not exact (SQLite, whose
+        text totals SQL cannot add; a day some of whose quarters fall on another date, as
+        at a transition back across midnight): the caller gathers the quarters itself."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return None
+        mine = (
+            LedgerRollup.client_id == client_id,
+            LedgerRollup.currency == currency,
+            LedgerRollup.grouping == Grouping.QUARTER.value,
+        )
+        low, high = self.session.execute(select(func.min(LedgerRollup.key), func.max(LedgerRollup.key)).where(*mine)).one()
+        if low is None:
+            return []
+        ranges = _day_ranges(quarter_start(low).astimezone(zone).date(), quarter_start(high).astimezone(zone).date(), zone)
+        if ranges is None:
+            return None
+        days = values(column("day", String), column("lo", String), column("hi", String), name="days").data(ranges)
+        q = (
+            select(days.c.day, *(func.sum(getattr(LedgerRollup, name)) for name in TOTALS))
+            .join(days, (LedgerRollup.key >= days.c.lo) & (LedgerRollup.key < days.c.hi))
+            .where(*mine)
+            .group_by(days.c.day)
+            .order_by(days.c.day)
+        )
+        return [Totals(r[0], *(int(v) for v in r[1:])) for r in self.session.execute(q)]
+
+    def add(self, client_id: str, currency: str, grouping: Grouping, sums: Iterable[Totals]) -> None:
+        """Add `sums` to the stored rows of their keys (a row made for a new key)."""
+        pending = {_NONE if t.key is None else str(t.key): t for t in sums}
+        keys = list(pending)
+        for low in range(0, len(keys), _KEY_BATCH):
+            batch = keys[low : low + _KEY_BATCH]
+            stored = {
+                t.key or _NONE: t
+                for t in self._rows(client_id, currency, grouping, batch)
+            }
+            changed: list[dict[str, Any]] = []
+            made: list[dict[str, Any]] = []
+            for key in batch:
+                before = stored.get(key)
+                total = pending[key] if before is None else added(before, pending[key])
+                row = self._row(client_id, currency, grouping, key, total)
+                (made if before is None else changed).append(row)
+            if made:
+                self.session.execute(insert(LedgerRollup), made)
+            if changed:
+                self.session.execute(update(LedgerRollup), changed)
+
+    def _rows(self, client_id: str, currency: str, grouping: Grouping, keys: list[str]) -> list[Totals]:
+        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
+            LedgerRollup.client_id == client_id,
+            LedgerRollup.currency == currency,
+            LedgerRollup.grouping == grouping.value,
+            LedgerRollup.key.in_(keys),
+        )
+        return [Totals(r[0], *r[1:]) for r in self.session.execute(q)]
+
+    @staticmethod
+    def _row(client_id: str, currency: str, grouping: Grouping, key: str, total: Totals) -> dict[str, Any]:
+        return {
+            "client_id": client_id,
+            "currency": currency,
+            "grouping": grouping.value,
+            "key": key,
+            **{name: getattr(total, name) for name in TOTALS},
+        }
+
+
+_QUARTER = timedelta(minutes=15)
+
+
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    """The first UTC quarter hour on `day` in `zone` (a midnight in a gap: the gap's end)."""
+    start = datetime.combine(day, time(0), zone).astimezone(UTC)
+    start = start.replace(minute=start.minute - start.minute % 15, second=0, microsecond=0)
+    while start.astimezone(zone).date() < day:
+        start += _QUARTER
+    return start
+
+
+def _day_ranges(first: date, last: date, zone: tzinfo) -> list[tuple[str, str, str]] | None:
+    """(day, first quarter key, the next day's first quarter key) for each day first..last
+    in `zone`; None when some quarter of a range falls on another date there."""
+    out = []
+    day, lo = first, _midnight(first, zone)
+    while day <= last:
+        following = day + timedelta(days=1)
+        hi = _midnight(following, zone)
+        if lo.astimezone(zone).utcoffset() != (hi - _QUARTER).astimezone(zone).utcoffset():
+            q = lo  # a transition inside the day: every quarter checked
+            while q < hi:
+                if q.astimezone(zone).date() != day:
+                    return None
+                q += _QUARTER
+        out.append((day.isoformat(), quarter_key(lo), quarter_key(hi)))
+        day, lo = following, hi
+    return out
+

@@ -1,0 +1,145 @@
+"""All-time ledger totals kept in the database: rollups folded up to a record sequence.
+
+A client's records take their sequence under the chain head's lock and commit in that
+order, and the ledger is append-only (a void books new lines, at its own sequence): once
+the head reads N, the lines of records 1..N are all committed and final. So the totals
+over all history are the rollups, which hold the lines of records 1..F (F: the client's
+fold cursor), plus the lines of records F+1..N, N being the report snapshot's head. Both
+are read in that one snapshot (on the standby too), so the answer is the full sums of the
+snapshot to the minor unit, whatever F is.
+
+`fold` moves F on, at most `limit` records a call, in one transaction on the primary under
+the cursor row's lock (a fold that finds it taken does nothing). `capsa sweep` folds every
+client behind each pass, so reads find a short tail; a read that finds a tail longer than
+READ_TAIL records folds up to READ_BATCH of them first, then answers (bounded work).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+from zoneinfo import ZoneInfo
+
+from service.adapters.errors import StorageError
+from service.adapters.ledger import Totals, is_utc
+from service.adapters.replicas import AsOf, report
+from service.adapters.rollups import TOTALS, Grouping, added, quarter_start
+from service.adapters.uow import Database, UnitOfWork
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+READ_TAIL = 2_000  # records a read sums from the lines before it folds them first
+READ_BATCH = 20_000  # records a read folds at most before it answers
+SWEEP_BATCH = 50_000  # records one fold of `capsa sweep` takes (a transaction of about 1 s here)
+SWEEP_CLIENTS = 100  # clients one sweep pass folds at most, the furthest behind first
+
+
+def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
+    """Fold the client's records after its cursor, up to `limit` of them, into its rollups;
+    the number folded (0: none pending, or another fold holds the cursor)."""
+    with db.unit_of_work(write=True) as uow:
+        start = uow.rollups.claim(client_id)
+        if start is None:
+            return 0
+        head = uow.chain.head(client_id).sequence
+        if head < start:  # the chain is behind its rollups (a database restored in part)
+            log.warning("client %s: chain head %d is behind its rollups (%d): folded again from 1",
+                        client_id, head, start)
+            uow.rollups.reset(client_id)
+            start = 0
+        through = min(head, start + limit)
+        if through <= start:
+            uow.commit()  # a reset, if there was one
+            return 0
+        for (currency, grouping), sums in uow.rollups.deltas(client_id, start, through).items():
+            uow.rollups.add(client_id, currency, grouping, sums)
+        uow.rollups.advance(client_id, through)
+        uow.commit()
+        return through - start
+
+
+def sweep(db: Database) -> int:
+    """One pass of `capsa sweep`: a fold of up to SWEEP_BATCH records for each client whose
+    rollups are behind its chain; the records folded."""
+    with db.unit_of_work() as uow:
+        behind = uow.rollups.behind(SWEEP_CLIENTS)
+    return sum(fold(db, client_id, SWEEP_BATCH) for client_id in behind)
+
+
+def all_time(
+    db: Database,
+    client_id: str,
+    work: Callable[[UnitOfWork, AsOf, int], T],
+    min_sequence: int | None = None,
+    pinned: AsOf | None = None,
+) -> tuple[T, AsOf]:
+    """`work(uow, as_of, start)` in one report snapshot, `start` being where the rollups it
+    reads end (0: none; the snapshot's head is never before it). Folds first when the tail
+    after the rollups is longer than READ_TAIL, on the primary (`pinned`: a cursor's as_of,
+as `report` takes it); a fold that fails (the
+    primary away while a standby serves) leaves the tail to be summed."""
+
+    def attempt(uow: UnitOfWork, as_of: AsOf, tail: int | None) -> tuple[T, AsOf] | None:
+        start = uow.rollups.cursor(client_id)
+        if start > as_of.sequence:
+            start = 0  # rollups past the snapshot's head: sum every line instead
+        if tail is not None and as_of.sequence - start > tail:
+            return None
+        return work(uow, as_of, start), as_of
+
+    found = report(db, client_id, lambda uow, as_of: attempt(uow, as_of, READ_TAIL), min_sequence=min_sequence,
+                   pinned=pinned)
+    if found is not None:
+        return found
+    try:
+        fold(db, client_id, READ_BATCH)
+    except StorageError as exc:
+        log.warning("client %s: the fold before an all-time read failed: %s", client_id, exc)
+    answer = report(db, client_id, lambda uow, as_of: attempt(uow, as_of, None), min_sequence=min_sequence,
+                    pinned=pinned)
+    assert answer is not None
+    return answer
+
+
+def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
+    totals = {g.key: g for g in kept}
+    for g in tail:
+        before = totals.get(g.key)
+        totals[g.key] = g if before is None else added(before, g)
+    # NULL (the house, no table) first, as the full query sorts it.
+    return sorted(totals.values(), key=lambda g: (g.key is not None, g.key or ""))
+
+
+def summary(
+    uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo
+) -> list[Totals]:
+    """The all-time summary: the rollups up to `start` plus the lines of the records after."""
+    tail = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(start, as_of.sequence))
+    if not start:
+        return tail
+    if group_by == "day" and not is_utc(zone):
+        gathered = uow.rollups.zone_days(client_id, currency, zone)
+        if gathered is not None:
+            return _merged(gathered, tail)
+        days: dict[str, Totals] = {}
+        for q in uow.rollups.read(client_id, currency, Grouping.QUARTER):
+            day = quarter_start(str(q.key)).astimezone(zone).date().isoformat()
+            before = days.get(day)
+            days[day] = Totals(day, *(getattr(q, n) for n in TOTALS)) if before is None else added(before, q)
+        kept = list(days.values())
+    else:
+        kept = uow.rollups.read(client_id, currency, Grouping(group_by))
+    return _merged(kept, tail)
+
+
+def player(uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, player_id: str, currency: str) -> Totals:
+    """A player's all-time totals: the rollup's row plus the lines of the records after it."""
+    tail = uow.ledger.player_totals(client_id, player_id, currency, None, None, records=(start, as_of.sequence))
+    if not start:
+        return tail
+    kept = uow.rollups.read(client_id, currency, Grouping.PLAYER, player_id)
+    return added(tail, kept[0]) if kept else tail
+
+

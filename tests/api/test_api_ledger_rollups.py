@@ -1,0 +1,320 @@
+"""All-time ledger reports read the rollups the database keeps up to a record sequence plus
+the lines of the records after it (services/rollups.py): every answer must equal the full
+sums over the ledger lines, on both engines, whatever was stored, voided, folded or read in
+between, by any app (worker) and after a restart.
+
+The full sums come from the same routes with `since=0001-01-01T00:00:00Z`, which sum every
+line of the period (a period never reads the rollups).
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from conftest import make_app, make_tenant
+from httpkit import four_player_round, two_player_round
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.adapters.ledger import LedgerRepository
+from service.services import rollups
+
+GROUPINGS = ["group_by=player", "group_by=table", "group_by=day", "group_by=day&tz=Asia/Jakarta",
+             "group_by=day&tz=Asia/Kathmandu", "group_by=day&tz=America/St_Johns"]
+PLAYERS = ["a", "b", "c", "d", "nobody"]
+EVER = "since=0001-01-01T00:00:00Z"
+
+
+def get(http: Any, tenant: Any, path: str) -> dict[str, Any]:
+    r = http.get(path, headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def store(http: Any, tenant: Any, body: dict[str, Any]) -> str:
+    r = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    assert r.status_code == 201, r.get_data(as_text=True)
+    return str(r.get_json()["id"])
+
+
+def void(http: Any, tenant: Any, round_id: str) -> None:
+    r = http.post(f"/v1/rounds/{round_id}/void", json={"reason": "misdeal"}, headers=tenant.headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+
+
+def all_time(http: Any, tenant: Any) -> list[dict[str, Any]]:
+    """Every all-time answer, each checked against the full sums of the same snapshot."""
+    answers = []
+    for query in GROUPINGS:
+        kept = get(http, tenant, f"/v1/ledger/summary?currency=IDR&{query}")
+        assert kept == get(http, tenant, f"/v1/ledger/summary?currency=IDR&{query}&{EVER}"), query
+        answers.append(kept)
+    for p in PLAYERS:
+        kept = get(http, tenant, f"/v1/ledger/players/{p}?currency=IDR")
+        assert kept == get(http, tenant, f"/v1/ledger/players/{p}?currency=IDR&{EVER}"), p
+        answers.append(kept)
+        statement = get(http, tenant, f"/v1/ledger/players/{p}/statement?currency=IDR&limit=500")
+        full = get(http, tenant, f"/v1/ledger/players/{p}/statement?currency=IDR&limit=500&{EVER}")
+        assert statement["closing_balance"] == full["closing_balance"], p
+        assert statement["lines"] == full["lines"] and statement["as_of"] == full["as_of"], p
+        answers.append(statement)
+    return answers
+
+
+def cursor(app: Any, tenant: Any) -> int:
+    with app.extensions["capsa"].db.snapshot() as uow:
+        return uow.rollups.cursor(tenant.id)
+
+
+def fold_all(app: Any, tenant: Any) -> int:
+    return rollups.fold(app.extensions["capsa"].db, tenant.id)
+
+
+@pytest.fixture
+def spy(monkeypatch: Any) -> list[Any]:
+    """The `records` range of every summary query of the ledger (reads and folds)."""
+    seen: list[Any] = []
+    original = LedgerRepository.summary
+
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("records"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(LedgerRepository, "summary", recording)
+    return seen
+
+
+def test_all_time_reports_stay_the_full_sums_through_rounds_voids_zones_and_folds(app, http, tenant, clock):
+    assert [a["rows"] for a in all_time(http, tenant)[:len(GROUPINGS)]] == [[]] * len(GROUPINGS)
+    ids = []
+    for day in range(3):
+        clock.set(datetime(2026, 11, 29, 16, 30, tzinfo=UTC) + timedelta(days=day))  # WIB's day turns at 17:00
+        ids.append(store(http, tenant, four_player_round(table=f"table-{day % 2}")))
+        ids.append(store(http, tenant, two_player_round(reference=f"r-{day}")))
+        all_time(http, tenant)  # the tail alone: nothing folded yet
+        assert fold_all(app, tenant) == (3 if day else 2)  # and the last round of the day before
+        all_time(http, tenant)  # the rollups alone
+        clock.advance(minutes=20)  # Kathmandu (+05:45) and St John's (-03:30) turn on quarters
+        ids.append(store(http, tenant, four_player_round(table=None)))
+        all_time(http, tenant)  # rollups and a tail
+    clock.advance(hours=2)
+    void(http, tenant, ids[0])
+    answers = all_time(http, tenant)
+    assert fold_all(app, tenant) == 2 and cursor(app, tenant) == 10  # the last round's and the void's record
+    assert all_time(http, tenant) == answers
+    by_player, by_table, by_day, by_wib_day = answers[:4]
+    # the void took the first round's share back: a played 9 rounds, counted 8
+    assert {row["key"]: row["rounds"] for row in by_player["rows"]}["a"] == 6 + 3 - 1
+    assert [row["key"] for row in by_table["rows"]] == [None, "table-0", "table-1", "table-7"]
+    assert [row["key"] for row in by_day["rows"]] == ["2026-11-29", "2026-11-30", "2026-12-01"]
+    assert [row["key"] for row in by_wib_day["rows"]] == ["2026-11-29", "2026-11-30", "2026-12-01", "2026-12-02"]
+    # a's net: 5 four-player rounds left at 47,530 (README's example) and 3 two-player sweeps
+    # of b at 11,000 less the 3% fee
+    assert answers[len(GROUPINGS)]["rounds"] == 8
+    assert answers[len(GROUPINGS)]["net"] == str(5 * 47_530 + 3 * (11_000 - 330))
+
+
+def test_a_read_sums_only_the_records_after_the_rollups(app, http, tenant, spy):
+    for _ in range(3):
+        store(http, tenant, four_player_round())
+    assert fold_all(app, tenant) == 3
+    spy.clear()
+    get(http, tenant, "/v1/ledger/summary?currency=IDR&group_by=player")
+    assert spy == [(3, 3)]  # the rollups reach the head: an empty range of the primary key
+    store(http, tenant, four_player_round())
+    get(http, tenant, "/v1/ledger/summary?currency=IDR&group_by=table")
+    assert spy[-1] == (3, 4)  # record 4's lines only
+    get(http, tenant, f"/v1/ledger/summary?currency=IDR&group_by=table&{EVER}")
+    assert spy[-1] is None  # a period sums every line of it
+
+
+def test_a_read_behind_by_more_than_its_tail_folds_a_bounded_batch_first(app, http, tenant, monkeypatch):
+    monkeypatch.setattr(rollups, "READ_TAIL", 1)
+    monkeypatch.setattr(rollups, "READ_BATCH", 2)
+    for _ in range(5):
+        store(http, tenant, two_player_round())
+    get(http, tenant, "/v1/ledger/players/a?currency=IDR")
+    assert cursor(app, tenant) == 2  # 5 behind > 1: folded 2, then summed records 3-5
+    get(http, tenant, "/v1/ledger/summary?currency=IDR")
+    assert cursor(app, tenant) == 4
+    get(http, tenant, "/v1/ledger/summary?currency=IDR")
+    assert cursor(app, tenant) == 4  # 1 behind: within the tail, no fold
+    all_time(http, tenant)
+
+
+def test_the_sweep_folds_every_client_behind_in_bounded_batches(app, http, monkeypatch):
+    monkeypatch.setattr(rollups, "SWEEP_BATCH", 2)
+    first, second = make_tenant(app), make_tenant(app)
+    for _ in range(3):
+        store(http, first, two_player_round())
+    store(http, second, four_player_round())
+    db = app.extensions["capsa"].db
+    with db.unit_of_work() as uow:
+        behind = uow.rollups.behind(1000)
+    assert behind.index(first.id) < behind.index(second.id)  # the furthest behind first
+    rollups.sweep(db)
+    assert (cursor(app, first), cursor(app, second)) == (2, 1)
+    rollups.sweep(db)
+    assert (cursor(app, first), cursor(app, second)) == (3, 1)
+    with db.unit_of_work() as uow:
+        assert first.id not in uow.rollups.behind(1000) and second.id not in uow.rollups.behind(1000)
+    all_time(http, first)
+    all_time(http, second)
+
+
+def test_two_workers_fold_and_read_the_same_rollups_and_a_restart_keeps_them(db_url, app, tenant):
+    other = make_app(db_url)  # a second worker process on the same database
+    try:
+        mine, theirs = app.test_client(), other.test_client()
+        for n in range(4):
+            store(mine if n % 2 else theirs, tenant, four_player_round())
+            if n % 2:  # folds by either worker, one record each: two of the four are left
+                rollups.fold((app if n == 1 else other).extensions["capsa"].db, tenant.id, limit=1)
+            assert all_time(mine, tenant) == all_time(theirs, tenant)
+        assert cursor(app, tenant) == 2
+        before = all_time(mine, tenant)
+    finally:
+        other.extensions["capsa"].db.dispose()
+    restarted = make_app(db_url)  # every worker gone and a new one started: nothing was in memory
+    try:
+        assert all_time(restarted.test_client(), tenant) == before
+        assert rollups.fold(restarted.extensions["capsa"].db, tenant.id) == 2
+        assert all_time(restarted.test_client(), tenant) == before
+    finally:
+        restarted.extensions["capsa"].db.dispose()
+
+
+def test_totals_past_2_63_stay_exact_in_the_rollups(app, http, tenant):
+    from test_api_hostile import _bonus_round
+
+    n = 12  # 12 x 10^18 is beyond 2^63
+    for k in range(n):
+        store(http, tenant, _bonus_round(994, table="big"))
+        if k % 5 == 0:
+            fold_all(app, tenant)
+    answers = all_time(http, tenant)
+    assert answers[len(GROUPINGS)]["result"] == str(n * 10**18)
+    fold_all(app, tenant)
+    assert all_time(http, tenant) == answers
+
+
+def test_rollups_past_the_chain_head_are_not_read_and_are_folded_again(app, http, tenant):
+    """A chain behind its rollups (restored in part): the reads sum every line, the next
+    fold starts again from record 1."""
+    from sqlalchemy import update
+
+    from service.adapters.models import LedgerRollupCursor
+
+    for _ in range(2):
+        store(http, tenant, four_player_round())
+    fold_all(app, tenant)
+    answers = all_time(http, tenant)
+    db = app.extensions["capsa"].db
+    with db.unit_of_work(write=True) as uow:
+        uow.session.execute(update(LedgerRollupCursor).where(LedgerRollupCursor.client_id == tenant.id)
+                            .values(sequence=7))
+        uow.commit()
+    assert all_time(http, tenant) == answers
+    assert fold_all(app, tenant) == 2 and cursor(app, tenant) == 2
+    assert all_time(http, tenant) == answers
+
+
+@pytest.fixture
+def postgres_only(db_url: str) -> None:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL's: SQLite's write transactions are exclusive (no second fold to meet), no EXPLAIN")
+
+
+@pytest.mark.postgres
+def test_a_fold_never_waits_for_another_and_folds_nothing_twice(app, http, tenant, postgres_only):
+    for _ in range(3):
+        store(http, tenant, two_player_round())
+    db = app.extensions["capsa"].db
+    with db.unit_of_work(write=True) as holder:
+        assert holder.rollups.claim(tenant.id) == 0  # made and locked
+        holder.commit()
+    with db.unit_of_work(write=True) as holder:
+        assert holder.rollups.claim(tenant.id) == 0
+        done: list[int] = []
+        t = threading.Thread(target=lambda: done.append(rollups.fold(db, tenant.id)))
+        t.start()
+        t.join(10)
+        assert done == [0]  # skipped the locked cursor at once
+    assert rollups.fold(db, tenant.id) == 3
+    all_time(http, tenant)
+
+
+@pytest.mark.postgres
+def test_a_players_all_time_page_reads_an_index_in_order_not_the_history(app, http, tenant, postgres_only):
+    from sqlalchemy import event, text
+
+    for _ in range(3):
+        store(http, tenant, four_player_round())
+    for _ in range(40):  # a is in 3 of 43 records: a history the page must not walk
+        body = two_player_round()
+        body["players"] = [{**p, "id": f"o{n}"} for n, p in enumerate(body["players"])]
+        store(http, tenant, body)
+    engine = app.extensions["capsa"].db.engine
+    with engine.connect() as conn:  # as autovacuum would (it is off on the test server)
+        conn.execute(text("ANALYZE ledger_lines"))
+        conn.execute(text("ANALYZE chain_records"))
+        conn.commit()
+    plans: list[str] = []
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        if "FROM ledger_lines JOIN chain_records" in statement and "ORDER BY" in statement:
+            cursor.execute("EXPLAIN " + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        get(http, tenant, "/v1/ledger/entries?currency=IDR&player=a&limit=2")
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+    assert len(plans) == 1, plans
+    assert "Index Scan Backward using ix_ledger_lines_player_time on ledger_lines" in plans[0], plans[0]
+    assert "Seq Scan on ledger_lines" not in plans[0], plans[0]
+    assert "Incremental Sort" in plans[0] and "Presorted Key: ledger_lines.created_at" in plans[0], plans[0]
+
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("round4"), st.sampled_from([None, "t1", "t2"])),
+        st.tuples(st.just("round2"), st.sampled_from([None, "t1"])),
+        st.tuples(st.just("void"), st.integers(0, 20)),
+        st.tuples(st.just("fold"), st.integers(1, 4)),
+        st.tuples(st.just("later"), st.integers(1, 60 * 14)),  # minutes: days and zone boundaries
+        st.tuples(st.just("read"), st.just(0)),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_property_any_history_of_rounds_voids_and_folds_reads_the_full_sums(app, clock, ops):
+    http = app.test_client()
+    tenant = make_tenant(app)
+    db = app.extensions["capsa"].db
+    clock.set(datetime(2026, 11, 29, 16, 40, tzinfo=UTC))
+    stored: list[str] = []
+    voided: set[str] = set()
+    for op, arg in ops:
+        if op == "round4":
+            stored.append(store(http, tenant, four_player_round(table=arg)))
+        elif op == "round2":
+            stored.append(store(http, tenant, two_player_round(table=arg)))
+        elif op == "void" and stored and stored[arg % len(stored)] not in voided:
+            voided.add(stored[arg % len(stored)])
+            void(http, tenant, stored[arg % len(stored)])
+        elif op == "fold":
+            rollups.fold(db, tenant.id, limit=arg)
+        elif op == "later":
+            clock.advance(minutes=arg)
+        elif op == "read":
+            all_time(http, tenant)
+    all_time(http, tenant)
