@@ -35,7 +35,7 @@ from sqlalchemy.engine import make_url
 
 from service.domain.signing import Keyring
 
-from .db import normalise_url
+from .db import Pooler, PostgresSettings, normalise_url
 from .errors import DatabaseUnavailable, SerializationFailure
 from .uow import Database, UnitOfWork
 
@@ -92,10 +92,15 @@ class Replica:
         self, url: str, keyring: Keyring | None = None, max_lag_s: float = DEFAULT_MAX_LAG_S, **options: Any
     ) -> None:
         connect_args = dict(options.pop("connect_args", None) or {"connect_timeout": 3})
+        postgres: PostgresSettings = options.get("postgres") or PostgresSettings.from_env()
         # Every transaction read-only by default: a standby refuses writes anyway, and a
-        # READ_DATABASE_URL that finds a primary (after a failover) is not written either.
-        connect_args["options"] = " ".join([connect_args.get("options", ""), "-c default_transaction_read_only=on"])
-        connect_args["options"] = connect_args["options"].strip()
+        # READ_DATABASE_URL that finds a primary (after a failover) is not written either
+        # (nor is it by this code: a read-only Database opens no write unit of work).
+        # pgbouncer refuses the `options` startup parameter: there the reader's role carries
+        # it (`ALTER ROLE ... SET default_transaction_read_only = on`, docs/operations.md).
+        if postgres.pooler is Pooler.NONE:
+            connect_args["options"] = " ".join([connect_args.get("options", ""), "-c default_transaction_read_only=on"])
+            connect_args["options"] = connect_args["options"].strip()
         if make_url(normalise_url(url)).get_backend_name() == "sqlite":
             connect_args = {}
         self.db = Database(url, keyring=keyring, read_only=True, connect_args=connect_args, **options)

@@ -127,7 +127,7 @@ def sweep(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
-        help="settle overdue Susun games, play overdue Big Two turns, fold ledger rollups",
+        help="settle Susun games, play overdue Big Two turns, fold rollups",
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
         "timed Big Two games (their auto moves), fold the records stored since into the ledger's "

@@ -132,7 +132,7 @@ def _keys(url: str) -> tuple[dict[str, list[str]], dict[tuple[str, str], Any], l
 
 def test_migration_0012_keeps_every_row_and_puts_client_id_in_every_key_and_reference(db_at_0011):
     before = _counts(db_at_0011)
-    upgrade(db_at_0011)
+    upgrade(db_at_0011, "0012")
     assert _counts(db_at_0011) == before
     keys, references, void = _keys(db_at_0011)
     postgresql = db_at_0011.startswith("postgresql")
@@ -178,13 +178,13 @@ def test_migration_0012_keeps_every_row_and_puts_client_id_in_every_key_and_refe
 
 def test_migration_0012_goes_down_to_0011_and_up_again_with_the_rows(db_at_0011):
     before = _counts(db_at_0011)
-    upgrade(db_at_0011)
+    upgrade(db_at_0011, "0012")
     downgrade(db_at_0011, "0011")
     assert _counts(db_at_0011) == before
     keys, references, void = _keys(db_at_0011)
     assert keys == {name: cols[1:] for name, cols in {**KEYS, "webhook_attempts": ["client_id", "id"]}.items()}
     assert {k: v[0] for k, v in references.items()} == {k: v[0][1:] for k, v in REFERENCES.items()}
     assert void == ["round_id"]
-    upgrade(db_at_0011)
+    upgrade(db_at_0011, "0012")
     assert _counts(db_at_0011) == before
     assert _keys(db_at_0011)[1] == REFERENCES

@@ -60,6 +60,9 @@ HANDS = {
     "d": ["2c", "2d", "2h", "2s", "7d", "8s", "9s", "Td", "Ts", "Js", "Qs", "Ks", "As"],
 }
 COUNTS = re.compile(r"settled (\d+) games?, played (\d+) overdue turns? in \d+ ms")
+# Before each pass's summary, a line per game it settled or played in (`capsa sweep`).
+SETTLED = re.compile(r"settled Susun game (\S+) of client \S+")
+PLAYED = re.compile(r"played (\d+) overdue turns? in Big Two game \S+ of client \S+")
 
 
 @pytest.fixture
@@ -162,10 +165,21 @@ def test_two_sweepers_settle_each_game_once_and_play_each_overdue_turn_once(pg_u
     errs = [(tmp_path / f"sweep-{n}.err").read_text() for n in range(2)]
     assert codes == [0, 0]
     counts = []
+    settled_games: list[str] = []
     for err in errs:
         lines = err.splitlines()
-        assert all(COUNTS.fullmatch(line) for line in lines), f"a sweeper printed more than its counts:\n{err[:2000]}"
-        counts.append([tuple(map(int, COUNTS.fullmatch(line).groups())) for line in lines])  # type: ignore[union-attr]
+        assert all(COUNTS.fullmatch(line) or SETTLED.fullmatch(line) or PLAYED.fullmatch(line) for line in lines), (
+            f"a sweeper printed more than its games and counts:\n{err[:2000]}"
+        )
+        summaries = [COUNTS.fullmatch(line) for line in lines]
+        counts.append([tuple(map(int, m.groups())) for m in summaries if m])
+        games = [m.group(1) for m in map(SETTLED.fullmatch, lines) if m]
+        # Each pass's game lines add up to its summary.
+        assert len(games) == sum(s for s, _ in counts[-1])
+        assert sum(int(m.group(1)) for m in map(PLAYED.fullmatch, lines) if m) == sum(p for _, p in counts[-1])
+        settled_games += games
+    # Between them the two sweepers name each Susun game once.
+    assert sorted(settled_games) == sorted(susun)
     settled = [sum(s for s, _ in c) for c in counts]
     played = [sum(p for _, p in c) for c in counts]
     print(f"settled per sweeper {settled}, turns played per sweeper {played}")
