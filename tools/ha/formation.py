@@ -506,7 +506,10 @@ class Formation:
         self._launch(name, [
             [capsa, "serve", "--host", h.address, "--port", str(h.ports["http"]), "--workers", "2"],
             [capsa, "sweep", "--quiet"],
-            [capsa, "webhooks", "dispatch"],
+            # gunicorn's on_starting empties PROMETHEUS_MULTIPROC_DIR: a dispatcher sharing it
+            # died at start (its file gone) and its /metrics would sum the workers'; alone it
+            # keeps its metrics in-process
+            ["env", "-u", "PROMETHEUS_MULTIPROC_DIR", capsa, "webhooks", "dispatch"],
         ], self.app_env(name))
 
     def start(self, name: str) -> None:
