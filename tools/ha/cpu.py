@@ -138,7 +138,21 @@ def measure_load(f: ha.Formation, clients: list[chaos.Client], rate: float, thre
             "loadavg": chaos.loadavg()}
 
 
+def by_kind(cpu: dict[str, float]) -> dict[str, float]:
+    """The same CPU summed over hosts: "app1/sweeper" and "app2/sweeper" as "sweeper"."""
+    out: dict[str, float] = defaultdict(float)
+    for name, seconds in cpu.items():
+        host, _, what = name.partition("/")
+        out[f"{'monitor ' if host == 'monitor' else ''}{what}"] += seconds
+    return dict(out)
+
+
 def table(idle: dict[str, Any], load: dict[str, Any]) -> str:
+    return "\n".join([_table(idle, load), "", "summed over hosts:",
+                      _table(dict(idle, cpu_s=by_kind(idle["cpu_s"])), dict(load, cpu_s=by_kind(load["cpu_s"])))])
+
+
+def _table(idle: dict[str, Any], load: dict[str, Any]) -> str:
     rounds = load["rounds"] or 1
     names = sorted(set(idle["cpu_s"]) | set(load["cpu_s"]), key=lambda n: -load["cpu_s"].get(n, 0.0))
     total = sum(load["cpu_s"].values())
