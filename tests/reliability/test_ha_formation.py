@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,6 +163,14 @@ def test_formation_json_names_every_host_with_its_processes_and_the_roles_the_mo
         seen = cmdlines(app["pids"])
         assert sum("gunicorn" in c or "capsa serve" in c for c in seen) >= 3  # master + 2 workers
         assert any("capsa sweep" in c for c in seen) and any("webhooks dispatch" in c for c in seen)
+        # the dispatcher itself runs (not only its launcher's command line) and serves its
+        # metrics: sharing gunicorn's PROMETHEUS_MULTIPROC_DIR, which on_starting empties, it
+        # died at start on its missing metrics file
+        assert any("webhooks dispatch" in c and not c.startswith("sh ") for c in seen), seen
+        port = described["hosts"][app["name"]]["ports"]["webhook_metrics"]
+        with urllib.request.urlopen(f"http://{address}:{port}/metrics", timeout=5) as response:
+            assert response.status == 200
+            assert b"capsa_webhook_deliveries_total" in response.read()
     # each host is a session of its own, led by its launcher: no pid listed under two hosts
     # (backends of short connections come and go, so not every pid listed is still alive)
     pids = [p for h in described["hosts"].values() for p in h["pids"]]
