@@ -15,7 +15,8 @@ The syntax, which tests/integration/test_docs_examples.py checks in README.md an
   exactly those. An object or array left open at the end of the shown lines is read as if
   it ended in `...`.
 - In a string (a JSON string, or a line of text) `...` matches any text: `"rnd_..."`, a
-  time `"..."`; a text line that is only `...` matches any number of lines.
+  time `"..."`, as does a placeholder in angle brackets (`"<the game's start + 30 s>"`,
+  `<id>`); a text line that is only `...` matches any number of lines.
 - Text (not JSON): the shown lines must equal the last lines printed (trailing spaces aside).
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 
 MORE = "\u2026more\u2026"  # stands for a bare `...` member once the shown JSON is parsed
 STATUS = re.compile(r"^(\d{3})\s+(?=[\[{])")
+PLACEHOLDER = re.compile(r"\.\.\.|<[^<>\n]+>")  # any text, in a string or a line of text
 
 
 def parse_json(shown: str) -> Any:
@@ -68,7 +70,7 @@ def _show(value: Any) -> str:
 
 
 def _string_matches(shown: str, printed: str) -> bool:
-    pattern = ".*".join(re.escape(part) for part in shown.split("..."))
+    pattern = ".*".join(re.escape(part) for part in PLACEHOLDER.split(shown))
     return re.fullmatch(pattern, printed, re.S) is not None
 
 

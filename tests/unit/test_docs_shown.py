@@ -54,3 +54,8 @@ def test_text_is_compared_with_the_last_lines_printed():
 def test_a_text_block_is_the_whole_output():
     assert mismatch("a\n...\nd", "a\nb\nc\nd\n", whole=True) is None
     assert mismatch("b\nc", "a\nb\nc\n", whole=True) == "shown ['b', 'c'], printed ['a', 'b', 'c']"
+
+
+def test_a_placeholder_in_angle_brackets_matches_any_text():
+    assert mismatch('{"deadline": "<the start + 30 s>"}', '{"deadline": "2026-12-02T02:26:47.705Z"}') is None
+    assert mismatch("webhook <id> disabled", "webhook whk_1 enabled") is not None
