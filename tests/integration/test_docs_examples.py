@@ -389,5 +389,8 @@ def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name
     if os.environ.get("DOCS_EXAMPLES_OUT"):  # to read what the examples print
         Path(os.environ["DOCS_EXAMPLES_OUT"], path.name + ".out").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, f"{name}:\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
+    # A reader runs the examples in the repository: what they write goes under var/ (ignored)
+    strays = sorted(p.name for p in work.iterdir() if p.name not in {"var", "service", ".shown"})
+    assert not strays, f"{name}: examples wrote outside var/ (where git would see them): {strays}"
     wrong = shown_mismatches(work, shown)
     assert not wrong, "what the document shows is not what the command printed:\n" + "\n".join(wrong)
