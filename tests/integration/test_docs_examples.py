@@ -289,8 +289,12 @@ def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> tup
     writes what it prints (stdout and stderr) to `.shown/n.out`, then prints it."""
     parts = [
         "set -euo pipefail",
-        'trap \'echo "FAILED: the block at line $BLOCK_LINE" >&2\' ERR',
+        # fd 9 is the script's stderr: inside a captured group (stdout and stderr to $SHOWN_OUT)
+        # the trap still reports there, after what the failing command printed
+        "exec 9>&2",
+        'trap \'cat "$SHOWN_OUT" >&9 2>/dev/null; echo "FAILED: the block at line $BLOCK_LINE" >&9\' ERR',
         "mkdir -p .shown",
+        "SHOWN_OUT=/dev/null",
     ]
     shown: list[Shown] = []
     for block in blocks(path):
@@ -305,7 +309,7 @@ def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> tup
             out = f".shown/{len(shown)}.out"
             # a `text` block's command may fail on purpose: what it prints is the check
             tolerate = " || true" if show.whole else ""
-            parts += ["{", code, f"}} > {out} 2>&1{tolerate}", f"cat {out}"]
+            parts += [f"SHOWN_OUT={out}", "{", code, f"}} > {out} 2>&1{tolerate}", f"cat {out}", "SHOWN_OUT=/dev/null"]
             shown.append(show)
     return "\n".join(parts) + "\n", shown
 
