@@ -14,6 +14,11 @@ its key the demo key, and two of its rounds, signed with the server's key) and `
 fresh, empty database) as libpq URLs on that server; both are dropped afterwards. Without
 TEST_DATABASE_URL those blocks are left out, and the document's other blocks run alone. The repository's own references are checked too: no document outside docs/ is
 cited, and every `docs/<file>.md#anchor` in the repository names a heading of that file.
+
+What a document shows a command printing is checked too: `#` lines directly after a command
+in an `sh` block, and `text` blocks that start with `$ COMMAND` (run in their place among the
+`sh` blocks), against what it printed; tests/integration/shown_output.py gives the syntax
+(`...` for "more" or "any text", a leading HTTP status for the reader only).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))
 
 from serverkit import Gunicorn, free_port  # noqa: E402
+from shown_output import mismatch  # noqa: E402
 
 FENCE = re.compile(r"^```(\S*)(.*)$")
 # Guides written by other parts of the project; linked before they exist.
@@ -56,6 +62,49 @@ class Block:
     @property
     def needs_postgres(self) -> bool:
         return self.runs and "postgres" in self.info.split()
+
+    @property
+    def shows_a_command(self) -> bool:
+        """A `text` block of a command and its output: `$ COMMAND`, then what it prints."""
+        return self.info.split()[:1] == ["text"] and self.text.startswith("$ ")
+
+
+@dataclass
+class Shown:
+    """Output a document shows: `text` as written (comment marks removed), `whole` for a
+    `text` block (all of the output), else the last lines of the command's."""
+
+    path: Path
+    line: int
+    text: str
+    whole: bool
+
+
+def segments(block: Block) -> list[tuple[str, Shown | None]]:
+    """The block's code cut after each command whose output it shows: (code, shown or None)."""
+    if block.shows_a_command:
+        command, _, output = block.text[2:].partition("\n")
+        return [(command, Shown(block.path, block.line + 1, output, whole=True))]
+    lines = block.text.splitlines()
+    out: list[tuple[str, Shown | None]] = []
+    code: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        after_command = bool(code) and code[-1].strip() and not code[-1].lstrip().startswith("#")
+        if line.lstrip().startswith("#") and after_command and not code[-1].rstrip().endswith("\\"):
+            start, shown = i, []
+            while i < len(lines) and lines[i].lstrip().startswith("#"):
+                shown.append(re.sub(r"^\s*# ?", "", lines[i]))
+                i += 1
+            out.append(("\n".join(code), Shown(block.path, block.line + 1 + start, "\n".join(shown), whole=False)))
+            code = []
+            continue
+        code.append(line)
+        i += 1
+    if code:
+        out.append(("\n".join(code), None))
+    return out
 
 
 def documents() -> list[Path]:
@@ -235,19 +284,46 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         yield project, f"{server.port}:{metrics}"
 
 
-def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> str:
+def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> tuple[str, list[Shown]]:
+    """The document's script, and the outputs it shows: the code before the n-th of them
+    writes what it prints (stdout and stderr) to `.shown/n.out`, then prints it."""
     parts = [
         "set -euo pipefail",
-        'trap \'echo "FAILED: the block at line $BLOCK_LINE" >&2\' ERR',
+        # fd 9 is the script's stderr: inside a captured group (stdout and stderr to $SHOWN_OUT)
+        # the trap still reports there, after what the failing command printed
+        "exec 9>&2",
+        'trap \'cat "$SHOWN_OUT" >&9 2>/dev/null; echo "FAILED: the block at line $BLOCK_LINE" >&9\' ERR',
+        "mkdir -p .shown",
+        "SHOWN_OUT=/dev/null",
     ]
+    shown: list[Shown] = []
     for block in blocks(path):
-        if not block.runs or block.needs_postgres and not postgres:
+        if not (block.runs or block.shows_a_command) or block.needs_postgres and not postgres:
             continue
-        text = block.text.replace("127.0.0.1:8000", f"127.0.0.1:{api}").replace(
-            "127.0.0.1:9100", f"127.0.0.1:{metrics}"
-        )
-        parts += [f"BLOCK_LINE={block.line}", f"echo '--- {path.name}:{block.line}'", text]
-    return "\n".join(parts) + "\n"
+        parts += [f"BLOCK_LINE={block.line}", f"echo '--- {path.name}:{block.line}'"]
+        for code, show in segments(block):
+            code = code.replace("127.0.0.1:8000", f"127.0.0.1:{api}").replace("127.0.0.1:9100", f"127.0.0.1:{metrics}")
+            if show is None:
+                parts.append(code)
+                continue
+            out = f".shown/{len(shown)}.out"
+            # a `text` block's command may fail on purpose: what it prints is the check
+            tolerate = " || true" if show.whole else ""
+            parts += [f"SHOWN_OUT={out}", "{", code, f"}} > {out} 2>&1{tolerate}", f"cat {out}", "SHOWN_OUT=/dev/null"]
+            shown.append(show)
+    return "\n".join(parts) + "\n", shown
+
+
+def shown_mismatches(work: Path, shown: list[Shown]) -> list[str]:
+    found = []
+    for n, show in enumerate(shown):
+        out = work / ".shown" / f"{n}.out"
+        if not out.exists():
+            continue  # the script stopped before it: the exit code says why
+        why = mismatch(show.text, out.read_text(), whole=show.whole)
+        if why:
+            found.append(f"{show.path.name}:{show.line}: {why}")
+    return found
 
 
 RUNNABLE = [str(p.relative_to(ROOT)) for p in documents() if any(b.runs for b in blocks(p))]
@@ -297,7 +373,7 @@ def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name
     postgres: dict[str, str] = {}
     if pg_admin_url() is not None and any(b.needs_postgres for b in blocks(path)):
         postgres = stack.enter_context(postgres_pair(project))
-    script = script_of(path, api, metrics, postgres=bool(postgres))
+    script, shown = script_of(path, api, metrics, postgres=bool(postgres))
     env = {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
@@ -317,3 +393,8 @@ def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name
     if os.environ.get("DOCS_EXAMPLES_OUT"):  # to read what the examples print
         Path(os.environ["DOCS_EXAMPLES_OUT"], path.name + ".out").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, f"{name}:\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
+    # A reader runs the examples in the repository: what they write goes under var/ (ignored)
+    strays = sorted(p.name for p in work.iterdir() if p.name not in {"var", "service", ".shown"})
+    assert not strays, f"{name}: examples wrote outside var/ (where git would see them): {strays}"
+    wrong = shown_mismatches(work, shown)
+    assert not wrong, "what the document shows is not what the command printed:\n" + "\n".join(wrong)
