@@ -1,8 +1,14 @@
-"""The repository of server-run Capsa Susun games; SQLAlchemy stays in the adapters."""
+"""The repository of server-run Capsa Susun games; SQLAlchemy stays in the adapters.
+
+It takes and hands back `SusunGameRecord`s, frozen copies of a row: a service never holds
+an ORM row, and a change is written as the fields that differ from the record it read,
+under that record's version.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -15,22 +21,66 @@ from .translate import translated
 _INSERT = insert(SusunGame)
 
 
+@dataclass(frozen=True, slots=True)
+class SusunGameRecord:
+    """A stored game, as the service reads and writes it (`susun_games` columns)."""
+
+    id: str
+    client_id: str
+    rules_json: Mapping[str, Any]
+    currency: str
+    stake: int
+    table_ref: str | None
+    reference: str | None
+    players: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    deal_id: str | None
+    submissions: Mapping[str, Any]
+    arrange_seconds: int
+    deadline: datetime
+    version: int
+    status: str
+    round_id: str | None
+    settled_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+    def columns(self) -> dict[str, Any]:
+        values = asdict(self)
+        values["players"] = list(self.players)
+        values["hands"] = [list(h) for h in self.hands]
+        values["rules_json"] = dict(self.rules_json)
+        values["submissions"] = dict(self.submissions)
+        return values
+
+
+_FIELDS = tuple(f.name for f in fields(SusunGameRecord))
+
+
+def _record(row: SusunGame) -> SusunGameRecord:
+    values = {name: getattr(row, name) for name in _FIELDS}
+    values["players"] = tuple(row.players)
+    values["hands"] = tuple(tuple(h) for h in row.hands)
+    return SusunGameRecord(**values)
+
+
 class SusunGameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def insert(self, row: dict[str, Any]) -> None:
+    def insert(self, game: SusunGameRecord) -> None:
         """Insert a game; UniqueViolation `uq_susun_games_client_reference` when its reference is taken."""
         with translated(), self.session.begin_nested():
-            self.session.connection().execute(_INSERT, [row])
+            self.session.connection().execute(_INSERT, [game.columns()])
 
-    def get(self, client_id: str, game_id: str, lock: bool = False) -> SusunGame | None:
+    def get(self, client_id: str, game_id: str, lock: bool = False) -> SusunGameRecord | None:
         """The game; with `lock`, its row is locked until the transaction ends (PostgreSQL;
         SQLite's write transactions are serialized by BEGIN IMMEDIATE)."""
         q = select(SusunGame).where(SusunGame.id == game_id, SusunGame.client_id == client_id)
         if lock:
             q = q.with_for_update()
-        return self.session.scalar(q)
+        row = self.session.scalar(q)
+        return None if row is None else _record(row)
 
     def state(self, client_id: str, game_id: str) -> tuple[str, datetime] | None:
         """The game's status and deadline, without loading the row (every access asks
@@ -49,11 +99,16 @@ class SusunGameRepository:
             )
         )
 
-    def update_if_version(self, client_id: str, game_id: str, version: int, values: dict[str, Any]) -> bool:
-        """Write `values` and bump the version only if it is still `version`; False otherwise."""
+    def replace_if_version(self, read: SusunGameRecord, new: SusunGameRecord) -> bool:
+        """Write the fields of `new` that differ from `read` and bump the version, only if the
+        stored version is still `read`'s; False otherwise (another writer came first)."""
+        if (new.client_id, new.id) != (read.client_id, read.id):
+            raise ValueError("a game is replaced by a later state of the same game")
+        before, after = read.columns(), new.columns()
+        values = {k: v for k, v in after.items() if k != "version" and v != before[k]}
         result = self.session.execute(
             update(SusunGame)
-            .where(SusunGame.client_id == client_id, SusunGame.id == game_id, SusunGame.version == version)
+            .where(SusunGame.client_id == read.client_id, SusunGame.id == read.id, SusunGame.version == read.version)
             .values(version=SusunGame.version + 1, **values)
             .execution_options(synchronize_session=False)
         )
@@ -67,7 +122,7 @@ class SusunGameRepository:
         table: str | None,
         limit: int,
         after: tuple[datetime, str] | None,
-    ) -> tuple[Sequence[SusunGame], tuple[datetime, str] | None]:
+    ) -> tuple[Sequence[SusunGameRecord], tuple[datetime, str] | None]:
         """A page of the client's games, newest first by (created_at, id), and where the next starts."""
         q = select(SusunGame).where(SusunGame.client_id == client_id)
         if status is not None:
@@ -80,7 +135,7 @@ class SusunGameRepository:
                 or_(SusunGame.created_at < when, and_(SusunGame.created_at == when, SusunGame.id < game_id))
             )
         q = q.order_by(SusunGame.created_at.desc(), SusunGame.id.desc()).limit(limit + 1)
-        rows = list(self.session.scalars(q))
+        rows = [_record(r) for r in self.session.scalars(q)]
         more = len(rows) > limit
         rows = rows[:limit]
         return rows, (rows[-1].created_at, rows[-1].id) if more and rows else None

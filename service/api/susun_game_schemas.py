@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from service.domain.susun.game import MAX_ARRANGE_SECONDS, MIN_ARRANGE_SECONDS, GameStatus
+
 from .fields import Id, Money, QueryInteger, RulesRef, StrictBoolean, _meta
 from .schemas import ArrangementSchema, EvaluationSchema, Out, RulesEchoSchema, Strict
 
-STATUSES = ["arranging", "settled"]
+STATUSES = [s.value for s in GameStatus]
 
 
 class SusunGameRequestSchema(Strict):
@@ -43,7 +45,7 @@ class SusunGameRequestSchema(Strict):
     arrange_seconds = fields.Integer(
         strict=True,
         required=True,
-        validate=validate.Range(1, 86_400),
+        validate=validate.Range(MIN_ARRANGE_SECONDS, MAX_ARRANGE_SECONDS),
         metadata=_meta(60, "Seconds the players have to arrange; the deadline is the game's creation "
                        "time plus this."),
     )

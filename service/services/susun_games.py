@@ -17,24 +17,34 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from service.adapters.errors import UniqueViolation
-from service.adapters.models import SusunGame
 from service.adapters.rounds import RoundFilter
+from service.adapters.susun_games import SusunGameRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, parse_cards
 from service.domain.errors import FieldError, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
+from service.domain.susun.game import (
+    GameStatus,
+    Submission,
+    arrange_seconds_problem,
+    deadline_of,
+    is_due,
+    player_view,
+    takes_submissions,
+)
 from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
 from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.suggest.search import suggest
 
 from . import deals
 from .documents import rules_document
-from .errors import Conflict, InvalidInput, NotFound
+from .errors import Conflict, NotFound
 from .idempotency import StoredResponse, run_once
 from .ids import new_id, rfc3339, utcnow_ms
 from .jsondoc import dump
@@ -43,8 +53,6 @@ from .recording import scored_round_record
 from .versions import refuse_stale
 
 GAMES_PATH = "/v1/susun/games"
-ARRANGING, SETTLED = "arranging", "settled"
-MIN_ARRANGE_SECONDS, MAX_ARRANGE_SECONDS = 1, 86_400
 SWEEP_BATCH = 100
 log = logging.getLogger(__name__)
 
@@ -73,10 +81,8 @@ def create(
         if body.get(name) is not None:
             check_identifier(body[name], name, errors)
     seconds = body["arrange_seconds"]
-    if not MIN_ARRANGE_SECONDS <= seconds <= MAX_ARRANGE_SECONDS:
-        errors.append(
-            FieldError("arrange_seconds", f"must be {MIN_ARRANGE_SECONDS} to {MAX_ARRANGE_SECONDS}, not {seconds!r}")
-        )
+    if (why := arrange_seconds_problem(seconds)) is not None:
+        errors.append(FieldError("arrange_seconds", why))
     raise_collected(errors, InvalidRound)
     reference = body.get("reference")
 
@@ -93,33 +99,33 @@ def create(
             dealt = deals.dealt(uow, client_id, deal_id)
             deals.check_players(dealt, ids, ordered=True)
             hands = [[c.text for c in h] for h in dealt.hands]
-        row = {
-            "id": game_id,
-            "client_id": client_id,
-            "rules_json": rules.to_json(),
-            "currency": currency,
-            "stake": stake,
-            "table_ref": body.get("table"),
-            "reference": reference,
-            "players": ids,
-            "hands": hands,
-            "deal_id": deal_id,
-            "submissions": {},
-            "arrange_seconds": seconds,
-            "deadline": now + timedelta(seconds=seconds),
-            "version": 1,
-            "status": ARRANGING,
-            "round_id": None,
-            "settled_at": None,
-            "created_at": now,
-            "updated_at": now,
-        }
+        game = SusunGameRecord(
+            id=game_id,
+            client_id=client_id,
+            rules_json=rules.to_json(),
+            currency=currency,
+            stake=stake,
+            table_ref=body.get("table"),
+            reference=reference,
+            players=tuple(ids),
+            hands=tuple(tuple(h) for h in hands),
+            deal_id=deal_id,
+            submissions={},
+            arrange_seconds=seconds,
+            deadline=deadline_of(now, seconds),
+            version=1,
+            status=GameStatus.ARRANGING,
+            round_id=None,
+            settled_at=None,
+            created_at=now,
+            updated_at=now,
+        )
         try:
-            uow.susun_games.insert(row)
+            uow.susun_games.insert(game)
         except UniqueViolation as exc:
             raise _reference_conflict(str(reference)) from exc
         deals.use(uow, client_id, deal_id, game_id)
-        return StoredResponse(201, dump(_document(row)), location=f"{GAMES_PATH}/{game_id}")
+        return StoredResponse(201, dump(_document(game)), location=f"{GAMES_PATH}/{game_id}")
 
     return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)
 
@@ -153,7 +159,7 @@ def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
     """`GET /v1/susun/games/{id}`: who has submitted; cards only once settled."""
     _settle_for_read(db, client_id, game_id)
     with db.unit_of_work() as uow:
-        return _document(_as_dict(_found(uow, client_id, game_id)))
+        return _document(_found(uow, client_id, game_id))
 
 
 def require(db: Database, client_id: str, game_id: str) -> bool:
@@ -164,7 +170,7 @@ def require(db: Database, client_id: str, game_id: str) -> bool:
     if found is None:
         raise NotFound(f"no game {game_id!r}")
     status, deadline = found
-    return status == ARRANGING and deadline <= utcnow_ms()
+    return is_due(status, deadline, utcnow_ms())
 
 
 def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
@@ -177,7 +183,7 @@ def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, A
             "game": row.id,
             "player": player,
             "hand": list(row.hands[seat]),
-            "status": row.status,
+            "status": str(row.status),
             "deadline": rfc3339(row.deadline),
         }
 
@@ -198,82 +204,58 @@ def list_(
         after = (when, game_id)
     with db.unit_of_work() as uow:
         found, next_after = uow.susun_games.page(client_id, status=status, table=table, limit=limit, after=after)
-        rows = [_as_dict(r) for r in found]
+    rows = list(found)
     now = utcnow_ms()
-    due = [r["id"] for r in rows if r["status"] == ARRANGING and r["deadline"] <= now]
+    due = [r.id for r in rows if is_due(r.status, r.deadline, now)]
     if due:
         for game_id in due:
             _settle_for_read(db, client_id, game_id)
         with db.unit_of_work() as uow:
-            fresh = {g: _as_dict(r) for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
-        rows = [fresh.get(r["id"], r) for r in rows]
+            fresh = {g: r for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
+        rows = [fresh.get(r.id, r) for r in rows]
         if status is not None:  # settled on this read: no longer what the filter asked for
-            rows = [r for r in rows if r["status"] == status]
+            rows = [r for r in rows if r.status == status]
     return {
         "items": [_document(r) for r in rows],
         "next_cursor": None if next_after is None else encode_cursor(next_after[0], next_after[1]),
     }
 
 
-def _found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) -> SusunGame:
+def _found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) -> SusunGameRecord:
     row = uow.susun_games.get(client_id, game_id, lock=lock)
     if row is None:
         raise NotFound(f"no game {game_id!r}")
     return row
 
 
-def _seat(row: SusunGame, player: str) -> int:
+def _seat(row: SusunGameRecord, player: str) -> int:
     try:
         return row.players.index(player)
     except ValueError:
         raise NotFound(f"game {row.id!r} has no player {player!r}") from None
 
 
-_COLUMNS = (
-    "id", "rules_json", "currency", "stake", "table_ref", "reference", "players", "deal_id", "submissions",
-    "arrange_seconds", "deadline", "version", "status", "round_id", "settled_at", "created_at",
-)
-
-
-def _as_dict(row: SusunGame) -> dict[str, Any]:
-    return {name: getattr(row, name) for name in _COLUMNS}
-
-
-def _document(row: Mapping[str, Any]) -> dict[str, Any]:
+def _document(row: SusunGameRecord) -> dict[str, Any]:
     """The game as the API shows it. Before settlement a player shows only whether and when
     it submitted; once settled, every player's rows, surrender and `auto_arranged`."""
-    settled = row["status"] == SETTLED
-    submissions: Mapping[str, Any] = row["submissions"]
-    players = []
-    for pid in row["players"]:
-        sub = submissions.get(pid)
-        entry: dict[str, Any] = {
-            "id": pid,
-            "submitted": sub is not None and not sub.get("auto_arranged", False),
-            "submitted_at": None if sub is None or sub.get("auto_arranged") else sub["at"],
-        }
-        if settled:
-            rows = None if sub is None else sub.get("arrangement")
-            entry["arrangement"] = None if rows is None else {k: rows[k] for k in ("front", "middle", "back")}
-            entry["surrender"] = bool(sub and sub.get("surrender"))
-            entry["auto_arranged"] = bool(sub and sub.get("auto_arranged"))
-        players.append(entry)
+    settled = row.status == GameStatus.SETTLED
+    players = [{"id": pid, **player_view(row.submissions.get(pid), settled)} for pid in row.players]
     return {
-        "id": row["id"],
-        "status": row["status"],
-        "version": row["version"],
-        "rules": rules_document("susun", row["rules_json"]),
-        "currency": row["currency"],
-        "stake": format_money(row["stake"], row["currency"]),
-        "table": row["table_ref"],
-        "reference": row["reference"],
-        "deal": row["deal_id"],
-        "arrange_seconds": row["arrange_seconds"],
-        "created_at": rfc3339(row["created_at"]),
-        "deadline": rfc3339(row["deadline"]),
-        "settled_at": None if row["settled_at"] is None else rfc3339(row["settled_at"]),
+        "id": row.id,
+        "status": str(row.status),
+        "version": row.version,
+        "rules": rules_document("susun", row.rules_json),
+        "currency": row.currency,
+        "stake": format_money(row.stake, row.currency),
+        "table": row.table_ref,
+        "reference": row.reference,
+        "deal": row.deal_id,
+        "arrange_seconds": row.arrange_seconds,
+        "created_at": rfc3339(row.created_at),
+        "deadline": rfc3339(row.deadline),
+        "settled_at": None if row.settled_at is None else rfc3339(row.settled_at),
         "players": players,
-        "round": row["round_id"],
+        "round": row.round_id,
     }
 
 
@@ -302,24 +284,23 @@ def submit(
         seat = _seat(row, player)
         refuse_stale(expected_versions, row.version, "game")
         now = utcnow_ms()
-        if row.status != ARRANGING or now >= row.deadline:
+        if not takes_submissions(row.status, row.deadline, now):
             raise _closed(row)
         rules = RuleSet.from_json(rules_document("susun", row.rules_json))  # in the documented order
         submission, evaluation = _submission(body, rules, row.hands[seat], now)
-        submissions = {**row.submissions, player: submission}
-        values: dict[str, Any] = {"submissions": submissions, "updated_at": now}
-        if len(submissions) == len(row.players):
-            values.update(_settle(uow, client_id, row, submissions, now))
-        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
+        new = replace(row, submissions={**row.submissions, player: submission.to_json()}, updated_at=now)
+        if len(new.submissions) == len(row.players):
+            new = _settle(uow, client_id, new, now)
+        if not uow.susun_games.replace_if_version(row, new):
             raise Conflict("the game changed while this arrangement was stored; fetch it and retry")
         doc = {
             "game": row.id,
             "player": player,
-            "status": values.get("status", row.status),
+            "status": str(new.status),
             "version": row.version + 1,
-            "surrender": submission["surrender"],
+            "surrender": submission.surrender,
             "evaluation": evaluation,
-            "round": values.get("round_id"),
+            "round": new.round_id,
         }
         return StoredResponse(200, dump(doc))
 
@@ -328,7 +309,7 @@ def submit(
 
 def _submission(
     body: Mapping[str, Any], rules: RuleSet, hand_texts: Sequence[str], now: datetime
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
+) -> tuple[Submission, dict[str, Any] | None]:
     """The stored submission and its evaluation (None for a surrender)."""
     arrangement, surrender = body.get("arrangement"), body.get("surrender", False)
     if surrender and arrangement is not None:
@@ -336,7 +317,7 @@ def _submission(
     if surrender:
         if not _params(rules).surrender_allowed:
             raise InvalidRound(f"the rules {rules.preset!r} do not allow surrender", field="surrender")
-        return {"arrangement": None, "surrender": True, "auto_arranged": False, "at": rfc3339(now)}, None
+        return Submission(None, surrender=True, auto_arranged=False, at=rfc3339(now)), None
     if arrangement is None:
         field = "surrender" if "surrender" in body else "arrangement"
         raise InvalidRound('send "arrangement": {front, middle, back} or "surrender": true', field=field)
@@ -346,10 +327,10 @@ def _submission(
     )
     rows = evaluation["rows"]
     stored = {name: list(rows[name]["cards"]) for name in ("front", "middle", "back")}
-    return {"arrangement": stored, "surrender": False, "auto_arranged": False, "at": rfc3339(now)}, evaluation
+    return Submission(stored, surrender=False, auto_arranged=False, at=rfc3339(now)), evaluation
 
 
-def _closed(row: SusunGame) -> Conflict:
+def _closed(row: SusunGameRecord) -> Conflict:
     return Conflict(
         f"game {row.id!r} is settled; arrangements are closed",
         errors=[FieldError("status", f"settled at {rfc3339(row.settled_at or row.deadline)}")],
@@ -365,14 +346,13 @@ def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
     now = utcnow_ms()
     with db.unit_of_work() as uow:
         found = uow.susun_games.state(client_id, game_id)
-    if found is None or found[0] != ARRANGING or found[1] > now:
+    if found is None or not is_due(found[0], found[1], now):
         return False
     with db.unit_of_work(write=True) as uow:
         row = _found(uow, client_id, game_id, lock=True)
-        if row.status != ARRANGING or row.deadline > now:
+        if not is_due(row.status, row.deadline, now):
             return False  # another request settled it first
-        values = {**_settle(uow, client_id, row, dict(row.submissions), now), "updated_at": now}
-        if not uow.susun_games.update_if_version(row.client_id, row.id, row.version, values):
+        if not uow.susun_games.replace_if_version(row, _settle(uow, client_id, replace(row, updated_at=now), now)):
             return False
         uow.commit()
     return True
@@ -392,7 +372,7 @@ def settle_overdue(db: Database, batch: int = SWEEP_BATCH) -> list[tuple[str, st
     after: tuple[datetime, str] | None = None
     while True:
         with db.unit_of_work() as uow:
-            due = uow.susun_games.overdue(now, ARRANGING, batch, after)
+            due = uow.susun_games.overdue(now, GameStatus.ARRANGING, batch, after)
         for client_id, game_id, _deadline in due:
             try:
                 if settle_if_due(db, client_id, game_id):
@@ -411,11 +391,11 @@ def auto_arrangement(hand_texts: Sequence[str], rules: RuleSet) -> dict[str, lis
     return suggest(hand_cards, rules, limit=1).suggestions[0].arrangement.to_json()
 
 
-def round_body(row: SusunGame, submissions: Mapping[str, Any]) -> dict[str, Any]:
+def round_body(row: SusunGameRecord, submissions: Mapping[str, Any]) -> dict[str, Any]:
     """The round a game settles into: a `POST /v1/rounds` body with every player's hand and
     rows (or surrender), plus `game_id` and `auto_arranged` per player."""
     return {
-        "rules": row.rules_json,
+        "rules": dict(row.rules_json),
         "table": row.table_ref,
         "reference": row.reference,
         "currency": row.currency,
@@ -435,20 +415,15 @@ def round_body(row: SusunGame, submissions: Mapping[str, Any]) -> dict[str, Any]
     }
 
 
-def _settle(
-    uow: UnitOfWork, client_id: str, row: SusunGame, submissions: dict[str, Any], now: datetime
-) -> dict[str, Any]:
-    """Auto-arrange the missing players, record the round in this transaction; the game's
-    new column values."""
+def _settle(uow: UnitOfWork, client_id: str, row: SusunGameRecord, now: datetime) -> SusunGameRecord:
+    """Auto-arrange the missing players, record the round in this transaction; the game as
+    it is once settled."""
     rules = RuleSet.from_json(row.rules_json)
+    submissions = dict(row.submissions)
     for i, pid in enumerate(row.players):
         if pid not in submissions:
-            submissions[pid] = {
-                "arrangement": auto_arrangement(row.hands[i], rules),
-                "surrender": False,
-                "auto_arranged": True,
-                "at": rfc3339(now),
-            }
+            made = Submission(auto_arrangement(row.hands[i], rules), surrender=False, auto_arranged=True, at=rfc3339(now))
+            submissions[pid] = made.to_json()
     scored = score_round_request(round_body(row, submissions), game_round=True)
     built = scored_round_record(client_id, scored, round_id=new_id("rnd", now), created_at=now)
     round_id = built.new.round_id
@@ -461,13 +436,5 @@ def _settle(
             f"game {row.id!r} cannot settle: a round took its reference {row.reference!r} meanwhile",
             errors=[FieldError("reference", "used by another round since the game started")],
         ) from exc
-    return {"submissions": submissions, "status": SETTLED, "round_id": round_id, "settled_at": now}
+    return replace(row, submissions=submissions, status=GameStatus.SETTLED, round_id=round_id, settled_at=now)
 
-
-def parse_status(value: str | None) -> str | None:
-    if value is not None and value not in (ARRANGING, SETTLED):
-        raise InvalidInput(
-            f"status must be {ARRANGING!r} or {SETTLED!r}, not {value!r}",
-            errors=[FieldError("query.status", f"must be {ARRANGING} or {SETTLED}, not {value!r}")],
-        )
-    return value
