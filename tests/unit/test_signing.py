@@ -1,0 +1,311 @@
+"""Receipt signing and key loading: the messages, the keyring's checks on load, which key
+signs, and which key remakes a receipt that was lost.
+
+A receipt lost with a killed worker is remade on first read with `Keyring.key_at(the
+record's time)`: the key that was active when the record was stored, so the remade bytes are
+the ones the service answered (Ed25519 is deterministic). A keyring file or public-key
+document whose `kid` is not its public key's, or whose private part belongs to another key,
+is refused on load, naming the entry.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from service.adapters import keyfile
+from service.domain.signing import (
+    Keyring,
+    KeyringError,
+    SigningKey,
+    b64,
+    head_message,
+    kid_of,
+    new_key,
+    receipt_message,
+    unb64,
+)
+
+# RFC 8032 section 7.1, test 1: the secret key, its public key and its signature of "".
+RFC_SECRET = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+RFC_PUBLIC = bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+RFC_SIGNATURE = bytes.fromhex(
+    "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+)
+H = "ab" * 32
+
+
+def _at(hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 11, 29, hour, minute, tzinfo=UTC)
+
+
+def _stamp(hour: int, minute: int = 0) -> str:
+    return f"2026-11-29T{hour:02d}:{minute:02d}:00.000Z"
+
+
+def rfc_key(created: str = "2026-11-29T09:00:00.000Z", retired: str | None = None) -> SigningKey:
+    return SigningKey(kid_of(RFC_PUBLIC), RFC_PUBLIC, created, retired, RFC_SECRET)
+
+
+# -- messages and encodings -----------------------------------------------------------------------
+
+
+def test_messages_are_the_documented_text():
+    assert receipt_message("cli_1", 7, H) == f"capsa-audit-v1\ncli_1\n7\n{H}\n".encode()
+    assert head_message("cli_1", 0, H, "2026-12-01T10:00:00.000Z") == (
+        f"capsa-head-v1\ncli_1\n0\n{H}\n2026-12-01T10:00:00.000Z\n".encode())
+
+
+@pytest.mark.parametrize(
+    ("client_id", "sequence", "hash_"),
+    [("", 1, H), ("a\nb", 1, H), ("c", -1, H), ("c", True, H), ("c", 1.0, H), ("c", 1, H.upper()),
+     ("c", 1, H[:-1]), ("c", 1, H + "0")],
+)
+def test_a_message_of_a_bad_place_is_refused(client_id, sequence, hash_):
+    with pytest.raises(ValueError):
+        receipt_message(client_id, sequence, hash_)
+    with pytest.raises(ValueError):
+        head_message(client_id, sequence, hash_, "2026-12-01T10:00:00.000Z")
+
+
+def test_a_sequence_of_zero_is_a_place():
+    assert receipt_message("c", 0, H).endswith(f"\n0\n{H}\n".encode())
+
+
+def test_base64url_is_unpadded_and_canonical():
+    assert b64(b"\xfb\xff") == "-_8"
+    assert unb64("-_8") == unb64("-_8=") == b"\xfb\xff"
+    assert unb64("") == b""
+    for bad in ["-_9", "+/8", "a b", "====", "-_8===", 7]:
+        with pytest.raises(ValueError):
+            unb64(bad)  # type: ignore[arg-type]
+
+
+def test_a_kid_is_the_first_16_hex_digits_of_sha256_of_the_public_key():
+    assert kid_of(RFC_PUBLIC) == hashlib.sha256(RFC_PUBLIC).hexdigest()[:16]
+    assert len(kid_of(RFC_PUBLIC)) == 16
+
+
+def test_rfc_8032_vector_signs_as_published():
+    ring = Keyring([rfc_key()])
+    kid, signature = ring.sign(b"")
+    assert (kid, signature) == (kid_of(RFC_PUBLIC), RFC_SIGNATURE)
+    assert rfc_key().sign(b"") == RFC_SIGNATURE
+    assert ring.verify(kid, b"", RFC_SIGNATURE)
+    assert not ring.verify(kid, b"x", RFC_SIGNATURE)
+    assert not ring.verify("0" * 16, b"", RFC_SIGNATURE)
+
+
+def test_a_key_without_its_private_part_cannot_sign():
+    public_only = SigningKey(kid_of(RFC_PUBLIC), RFC_PUBLIC, _stamp(9))
+    with pytest.raises(KeyringError, match="no private part"):
+        public_only.sign(b"m")
+    ring = Keyring([public_only])
+    assert ring.active is None
+    with pytest.raises(KeyringError, match="no key to sign with"):
+        ring.sign(b"m")
+    with pytest.raises(KeyringError, match="cannot sign"):
+        ring.sign(b"m", kid=public_only.kid)
+    assert ring.verify(public_only.kid, b"", RFC_SIGNATURE)  # it still checks
+
+
+# -- which key signs ---------------------------------------------------------------------------
+
+
+def test_the_active_key_is_the_newest_live_one_with_a_private_part():
+    old, new = new_key(_at(9)), new_key(_at(10))
+    ring = Keyring([new, old])  # any order in; oldest first kept
+    assert ring.keys == (old, new) and len(ring) == 2
+    assert ring.active == new
+    assert ring.sign(b"m")[0] == new.kid
+    assert ring.sign(b"m", kid=old.kid)[0] == old.kid
+    retired = Keyring([old, SigningKey(new.kid, new.public, new.created_at, _stamp(11), new.private)])
+    assert retired.active == old
+    assert ring.get(old.kid) == old and ring.get("f" * 16) is None
+
+
+def test_rotation_retires_every_live_key_at_the_moment_and_adds_an_active_one():
+    first = new_key(_at(9))
+    ring, second = Keyring([first]).rotated(_at(10))
+    assert ring.active == second and second.created_at == _stamp(10)
+    assert ring.get(first.kid).retired_at == _stamp(10)
+    ring2, third = ring.rotated(_at(11))
+    assert ring2.get(first.kid).retired_at == _stamp(10)  # kept, not moved
+    assert ring2.get(second.kid).retired_at == _stamp(11)
+    assert ring2.active == third
+
+
+def test_two_keys_with_one_kid_are_refused():
+    key = new_key(_at(9))
+    with pytest.raises(KeyringError, match="two keys share a kid"):
+        Keyring([key, SigningKey(key.kid, key.public, _stamp(10), None, key.private)])
+
+
+# -- which key remakes a lost receipt -------------------------------------------------------------
+
+
+def test_a_lost_receipt_is_remade_with_the_key_active_when_its_record_was_stored():
+    k9, k10, k11 = new_key(_at(9)), new_key(_at(10)), new_key(_at(11))
+    ring = Keyring([k9, k10, k11])
+    assert ring.key_at(_stamp(9, 30)) == k9
+    assert ring.key_at(_stamp(10)) == k10  # made at that very moment: it signed it
+    assert ring.key_at("2026-11-29T09:59:59.999Z") == k9
+    assert ring.key_at(_stamp(12)) == k11
+    # a record older than every key: the oldest key, as sign_pending gave it
+    assert ring.key_at(_stamp(8)) == k9
+
+
+def test_the_key_that_remakes_a_receipt_is_never_one_without_a_private_part():
+    k9, k10 = new_key(_at(9)), new_key(_at(10))
+    only_public = SigningKey(k10.kid, k10.public, k10.created_at)
+    ring = Keyring([k9, only_public])
+    assert ring.key_at(_stamp(10, 30)) == k9
+    assert ring.key_at(_stamp(8)) == k9
+    assert Keyring([only_public]).key_at(_stamp(10, 30)) is None
+    assert Keyring([]).key_at(_stamp(10)) is None
+    # the oldest able key, not the oldest key, serves a record older than all
+    assert Keyring([SigningKey(k9.kid, k9.public, k9.created_at), k10]).key_at(_stamp(8)) == k10
+
+
+def test_a_remade_receipt_is_the_same_bytes_as_the_first():
+    k9, k10 = new_key(_at(9)), new_key(_at(10))
+    message = receipt_message("cli_1", 3, H)
+    first = Keyring([k9]).sign(message)  # answered at 9:30, with k9 the only key
+    later = Keyring([k9, k10])  # k10 made at 10:00; the receipt of 9:30 was lost
+    key = later.key_at(_stamp(9, 30))
+    assert key is not None and later.sign(message, key.kid) == first
+
+
+# -- loading a keyring ------------------------------------------------------------------------
+
+
+def _entry(key: SigningKey, **changes: object) -> dict[str, object]:
+    entry: dict[str, object] = {**key.public_json(), "private_key": b64(key.private or b"")}
+    entry.update(changes)
+    return {k: v for k, v in entry.items() if v is not _DROP}
+
+
+_DROP = object()
+
+
+def test_a_keyring_survives_its_file_document():
+    k9, k10 = new_key(_at(9)), new_key(_at(10))
+    ring = Keyring([k9, k10])
+    doc = ring.private_json()
+    assert doc["format"] == "capsa-keyring-v1"
+    again = Keyring.from_json(json.loads(json.dumps(doc)))
+    assert again.keys == ring.keys
+    public = Keyring.from_json(ring.public_json(), public_only=True)
+    assert [k.private for k in public.keys] == [None, None]
+    assert [k.public for k in public.keys] == [k9.public, k10.public]
+    # public_only drops a private part the document carries
+    assert [k.private for k in Keyring.from_json(doc, public_only=True).keys] == [None, None]
+
+
+def test_the_public_document_carries_no_private_part():
+    key = rfc_key()
+    assert Keyring([key]).public_json() == {"keys": [{
+        "kid": kid_of(RFC_PUBLIC), "algorithm": "Ed25519", "public_key": b64(RFC_PUBLIC),
+        "created_at": "2026-11-29T09:00:00.000Z", "retired_at": None}]}
+
+
+OTHER = new_key(_at(12))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"kid": OTHER.kid}, "is not the public key's"),
+        ({"kid": kid_of(RFC_PUBLIC).upper()}, "is not the public key's"),
+        ({"kid": kid_of(RFC_PUBLIC)[:15]}, "is not the public key's"),
+        ({"kid": kid_of(RFC_PUBLIC) + "0"}, "is not the public key's"),
+        ({"kid": hashlib.sha256(RFC_PUBLIC).hexdigest()}, "is not the public key's"),
+        ({"kid": 7}, "is not the public key's"),
+        ({"kid": _DROP}, "'kid'"),
+        ({"public_key": b64(RFC_PUBLIC[:31])}, "public_key is not 32 bytes"),
+        ({"public_key": b64(RFC_PUBLIC + b"\0")}, "public_key is not 32 bytes"),
+        ({"public_key": "not base64!"}, "not base64url"),
+        ({"private_key": b64(OTHER.private or b"")}, "does not belong to key"),
+        ({"private_key": b64(RFC_SECRET[:31])}, "private_key is not 32 bytes"),
+        ({"algorithm": "RSA"}, "unsupported algorithm"),
+        ({"created_at": 1}, "RFC 3339 strings"),
+        ({"retired_at": 1}, "RFC 3339 strings"),
+        ({"created_at": _DROP}, "'created_at'"),
+    ],
+)
+def test_a_keyring_entry_that_does_not_hold_together_is_refused_naming_it(changes, message):
+    good = _entry(OTHER)
+    doc = {"keys": [good, _entry(rfc_key(), **changes)]}
+    with pytest.raises(KeyringError, match=r"^keys\[1\]: ") as caught:
+        Keyring.from_json(doc)
+    assert message in str(caught.value)
+
+
+def test_a_kid_checked_against_the_public_key_when_only_public_keys_are_read():
+    doc = {"keys": [{**rfc_key().public_json(), "kid": OTHER.kid}]}
+    with pytest.raises(KeyringError, match=r"keys\[0\]: kid .* is not the public key's"):
+        Keyring.from_json(doc, public_only=True)
+
+
+@pytest.mark.parametrize("doc", [[], {}, {"keys": {}}, {"keys": None}, "keys", {"keys": [1]}])
+def test_a_document_that_is_not_a_keyring_is_refused(doc):
+    with pytest.raises(KeyringError):
+        Keyring.from_json(doc)
+
+
+def test_an_absent_algorithm_and_retired_at_are_the_defaults():
+    entry = _entry(rfc_key(), algorithm=_DROP, retired_at=_DROP)
+    key, = Keyring.from_json({"keys": [entry]}).keys
+    assert (key.retired_at, key.private) == (None, RFC_SECRET)
+
+
+# -- the keyring file ---------------------------------------------------------------------------
+
+
+def test_the_keyring_file_is_written_only_readable_by_its_owner_and_read_back(tmp_path: Path):
+    ring = Keyring([new_key(_at(9))])
+    path = tmp_path / "keys" / "ring.json"
+    keyfile.save(path, ring)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert keyfile.load(path).keys == ring.keys
+    assert not path.with_name("ring.json.tmp").exists()
+    ring2, _ = ring.rotated(_at(10))
+    keyfile.save(path, ring2)  # replaces it
+    assert keyfile.load(path).keys == ring2.keys
+
+
+def test_a_missing_or_unreadable_keyring_file_says_what_to_do(tmp_path: Path):
+    with pytest.raises(KeyringError, match="does not exist; create it with `capsa keys create`"):
+        keyfile.load(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(KeyringError, match="cannot be read as a keyring"):
+        keyfile.load(bad)
+    tampered = tmp_path / "tampered.json"
+    doc = Keyring([rfc_key()]).private_json()
+    doc["keys"][0]["kid"] = OTHER.kid
+    tampered.write_text(json.dumps(doc))
+    with pytest.raises(KeyringError, match=r"keys\[0\]: kid"):
+        keyfile.load(tampered)
+
+
+def test_the_keyring_file_comes_from_signing_key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
+    assert keyfile.path_from_env() is None and keyfile.load_env() is None
+    monkeypatch.setenv("SIGNING_KEY_FILE", "  ")
+    assert keyfile.path_from_env() is None
+    path = tmp_path / "ring.json"
+    keyfile.save(path, Keyring([rfc_key()]))
+    monkeypatch.setenv("SIGNING_KEY_FILE", f" {path} ")
+    assert keyfile.path_from_env() == path
+    ring = keyfile.load_env()
+    assert ring is not None and ring.active == rfc_key()
+
+
+def test_base64_of_the_rfc_key_is_what_the_docs_show():
+    assert b64(RFC_PUBLIC) == base64.urlsafe_b64encode(RFC_PUBLIC).decode().rstrip("=")
