@@ -413,7 +413,7 @@ def with_webhooks(args, url, name, keys, env, port, spread, server, echo, keyed,
             time.sleep(0.2)
     db = Database(url)
     with db.unit_of_work() as uow:
-        ids = [c.id for i in range(len(keys)) if (c := uow.clients.by_name(f"bench-{i}")) is not None]
+        ids = [c for i in range(len(keys)) if (c := uow.clients.id_by_name(f"bench-{i}")) is not None]
     for client in ids[: args.senders]:
         webhooks.create(db, client, {"url": f"http://127.0.0.1:{receiver_port}/hook", "events": ["*"]})
     db.dispose()

@@ -33,7 +33,7 @@ from service.adapters import keyfile
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.signing import Keyring, KeyringError
-from service.services import audit, exportcheck, receipts, restores
+from service.services import audit, clients, exportcheck, receipts, restores
 from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
@@ -134,9 +134,7 @@ def verify(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
     progress = Progress(args.progress)
     try:
-        with db.unit_of_work() as uow:
-            client = uow.clients.by_name(args.client)
-            client_id = None if client is None else client.id
+        client_id = clients.client_id(db, args.client)
         if client_id is None:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
@@ -153,9 +151,7 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def _client_id(db: Database, name: str) -> str | None:
-    with db.unit_of_work() as uow:
-        client = uow.clients.by_name(name)
-        return None if client is None else str(client.id)
+    return clients.client_id(db, name)
 
 
 # What `export --head` says when it has no key to sign the head with: a head without a

@@ -11,10 +11,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
+from service.adapters.clients import ClientRecord, KeyRecord
 from service.adapters.errors import UniqueViolation
-from service.adapters.models import ApiKey, Client
 from service.adapters.uow import Database
 
 from .errors import InvalidInput, NotFound, Unauthorized
@@ -41,31 +40,23 @@ class Principal:
     key_prefix: str
 
 
-@dataclass(frozen=True)
-class KeyInfo:
-    prefix: str
-    scope: str
-    created_at: datetime
-    revoked_at: datetime | None
-
-
-@dataclass(frozen=True)
-class ClientInfo:
-    id: str
-    name: str
-    created_at: datetime
-    keys: list[KeyInfo]
-
-
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _new_key(client_id: str, scope: str, now: datetime) -> tuple[ApiKey, str]:
+@dataclass(frozen=True)
+class NewKey:
+    """A key as made: what is stored (its prefix and hash) and the key in clear, shown once."""
+
+    prefix: str
+    key_hash: str
+    plain: str
+
+
+def _new_key() -> NewKey:
     prefix = secrets.token_hex(4)
     plain = f"capsa_{prefix}_{secrets.token_urlsafe(32)}"
-    key = ApiKey(client_id=client_id, prefix=prefix, key_hash=hash_key(plain), scope=scope, created_at=now)
-    return key, plain
+    return NewKey(prefix, hash_key(plain), plain)
 
 
 def create_client(db: Database, name: str) -> tuple[str, str]:
@@ -73,56 +64,57 @@ def create_client(db: Database, name: str) -> tuple[str, str]:
     if not _NAME.fullmatch(name):
         raise InvalidInput(f"client name {name!r} must match ^[A-Za-z0-9._:-]{{1,64}}$")
     now = utcnow_ms()
-    client = Client(id=new_id("cl", now), name=name, created_at=now)
+    client_id = new_id("cl", now)
+    key = _new_key()
     with db.unit_of_work(write=True) as uow:
-        uow.clients.add(client)
         try:
-            uow.flush()
+            uow.clients.add(client_id, name, now)
         except UniqueViolation as exc:
             raise InvalidInput(f"a client named {name!r} already exists") from exc
-        uow.chain.create_head(client.id)
-        key, plain = _new_key(client.id, WRITE, now)
-        uow.clients.add_key(key)
+        uow.chain.create_head(client_id)
+        uow.clients.add_key(client_id, key.prefix, key.key_hash, WRITE, now)
         uow.commit()
-    return client.id, plain
+    return client_id, key.plain
 
 
 def add_key(db: Database, name: str, scope: str = WRITE) -> str:
     """Another key for the client `name`; returns it in clear (the only time it is seen)."""
     if scope not in (READ, WRITE):
         raise InvalidInput(f"scope {scope!r} must be read or write")
+    key = _new_key()
     with db.unit_of_work(write=True) as uow:
-        client = uow.clients.by_name(name)
-        if client is None:
+        client_id = uow.clients.id_by_name(name)
+        if client_id is None:
             raise NotFound(f"no client named {name!r}")
-        key, plain = _new_key(client.id, scope, utcnow_ms())
-        uow.clients.add_key(key)
+        uow.clients.add_key(client_id, key.prefix, key.key_hash, scope, utcnow_ms())
         uow.commit()
-    return plain
+    return key.plain
 
 
 def revoke_key(db: Database, prefix: str) -> None:
     """Revoke the key with this visible prefix (it answers 401 from now on)."""
     with db.unit_of_work(write=True) as uow:
-        key = uow.clients.key_by_prefix(prefix)
-        if key is None:
+        if not uow.clients.revoke(prefix, utcnow_ms()):
             raise NotFound(f"no key with prefix {prefix!r}")
-        if key.revoked_at is None:
-            key.revoked_at = utcnow_ms()
         uow.commit()
 
 
-def list_clients(db: Database) -> list[ClientInfo]:
+def client_id(db: Database, name: str) -> str | None:
+    """The id of the client named `name`; None when there is none."""
     with db.unit_of_work() as uow:
-        return [
-            ClientInfo(
-                c.id,
-                c.name,
-                c.created_at,
-                [KeyInfo(k.prefix, k.scope, k.created_at, k.revoked_at) for k in uow.clients.keys_of(c.id)],
-            )
-            for c in uow.clients.all()
-        ]
+        return uow.clients.id_by_name(name)
+
+
+def key(db: Database, prefix: str) -> KeyRecord | None:
+    """The key with this visible prefix (scope and times; never its hash), or None."""
+    with db.unit_of_work() as uow:
+        return uow.clients.key(prefix)
+
+
+def list_clients(db: Database) -> list[ClientRecord]:
+    """Every client, oldest first, each with its keys in the order they were made."""
+    with db.unit_of_work() as uow:
+        return uow.clients.all()
 
 
 class KeyCache:
@@ -194,9 +186,8 @@ def _look_up(db: Database, prefix: str, digest: str) -> Principal | str:
     with db.unit_of_work() as uow:
         found = uow.clients.credentials(prefix)
     # Looked up by the public prefix, then compared in constant time on the hash.
-    if found is None or not hmac.compare_digest(found[0], digest):
+    if found is None or not hmac.compare_digest(found.key_hash, digest):
         return UNKNOWN
-    _key_hash, client_id, scope, revoked_at = found
-    if revoked_at is not None:
+    if found.revoked_at is not None:
         return "this API key has been revoked"
-    return Principal(client_id, scope, prefix)
+    return Principal(found.client_id, found.scope, prefix)

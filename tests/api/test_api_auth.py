@@ -93,10 +93,12 @@ def test_the_key_cache_is_bounded_and_forgets_the_least_recently_used():
 
 
 def test_keys_are_stored_only_as_hashes(app, tenant):
+    from sqlalchemy import select
+
     from service.adapters.models import ApiKey
 
     with app.extensions["capsa"].db.unit_of_work() as uow:
-        stored = uow.clients.key_by_prefix(tenant.key.split("_")[1])
+        stored = uow.session.scalar(select(ApiKey).where(ApiKey.prefix == tenant.key.split("_")[1]))
         assert isinstance(stored, ApiKey)
         assert stored.key_hash == clients.hash_key(tenant.key) != tenant.key
         assert tenant.key not in (stored.key_hash, stored.prefix)
