@@ -1,4 +1,5 @@
-"""Benchmark: how long `capsa --version` and `capsa score FILE` take to start and finish.
+"""Benchmark: how long `capsa --version`, `capsa score FILE` and `capsa --help` (every
+command's parser: their modules, none of their database layers) take to start and finish.
 
 Each command runs `--runs` times, interleaved with the reference (`python -c pass`, the
 interpreter's own start-up) so all see the same machine load. Prints per command the median
@@ -45,7 +46,8 @@ def main() -> None:
     args = parser.parse_args()
     capsa = [sys.executable, "-c", LAUNCH, str(ROOT)]
     commands = {"python -c pass (reference)": [sys.executable, "-c", "pass"]}
-    for name, tail in (("capsa --version", ["--version"]), ("capsa score FILE", ["score", str(EXAMPLE)])):
+    for name, tail in (("capsa --version", ["--version"]), ("capsa score FILE", ["score", str(EXAMPLE)]),
+                       ("capsa --help", ["--help"])):
         if args.before:
             commands[f"{name} (before)"] = [sys.executable, "-c", LAUNCH, args.before, *tail]
         commands[name] = [*capsa, *tail]

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..domain.errors import CapsaError
-from ..domain.susun.suggest.search import LIMIT_MAX, suggest_request
+from ..domain.susun.suggest.limits import LIMIT_MAX
 from .exitcodes import ExitCode
 from .inputs import STDIN, read_input
 
@@ -36,6 +36,8 @@ def _arrange(args: argparse.Namespace) -> int:
     cards = [c for text in texts for c in text.replace(",", " ").split()]
     body = {"rules": args.rules, "hand": cards, "limit": args.limit}
     try:
+        from ..domain.susun.suggest.search import suggest_request  # numpy: only when it searches
+
         document = suggest_request(body)
     except CapsaError as exc:
         print(f"capsa: {exc.title.lower()} ({exc.problem})", file=sys.stderr)

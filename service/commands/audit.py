@@ -27,19 +27,23 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from service.adapters import keyfile
 from service.adapters.default_url import DEFAULT_DATABASE_URL
-from service.adapters.uow import Database
 from service.domain.signing import Keyring, KeyringError
-from service.services import audit, clients, exportcheck, receipts, restores
+from service.services import exportcheck
 from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
 from .database import database_problem, open_database
 from .exitcodes import ExitCode, KeepTables, table
 from .inputs import STDIN, more_than_one_stdin, open_input, read_input, shown
+
+if TYPE_CHECKING:  # the database layer loads only in the commands that open a database:
+    # verify-file checks a file offline and never imports SQLAlchemy
+    from service.adapters.uow import Database
+    from service.services import audit
 
 PAGE = 10_000
 
@@ -108,6 +112,8 @@ def _check_chain(
 ) -> tuple[audit.ChainReport, int]:
     """The client's chain checked page by page from `start` (`limit` records, else up to
     and past its head): the last report and how many records were checked."""
+    from service.services import audit
+
     head = int(_head_sequence(db, client_id))
     total = max(head - start + 1, 0) if limit is None else max(min(limit, head - start + 1), 0)
     checked = 0
@@ -134,7 +140,7 @@ def verify(args: argparse.Namespace) -> int:
     db = open_database(args.database_url)
     progress = Progress(args.progress)
     try:
-        client_id = clients.client_id(db, args.client)
+        client_id = _client_id(db, args.client)
         if client_id is None:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
@@ -151,6 +157,8 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def _client_id(db: Database, name: str) -> str | None:
+    from service.services import clients
+
     return clients.client_id(db, name)
 
 
@@ -165,6 +173,8 @@ HOW_TO_SIGN = (
 
 @_database_errors
 def export(args: argparse.Namespace) -> int:
+    from service.services import receipts
+
     keyring = keyfile.load_env()
     if args.head and (keyring is None or keyring.active is None):
         _say(HOW_TO_SIGN)
@@ -335,6 +345,8 @@ def _migration_problem(db: Database) -> str | None:
 
 @_database_errors
 def verify_restore(args: argparse.Namespace) -> int:
+    from service.services import restores
+
     read = _keys_and_heads(args)
     if isinstance(read, ExitCode):
         return read

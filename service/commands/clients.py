@@ -6,15 +6,17 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
-from service.adapters.uow import Database
-from service.services import clients
 from service.services.errors import NotFound, ServiceError
 from service.services.ids import rfc3339
 
 from .database import open_database
 from .exitcodes import ExitCode
+
+if TYPE_CHECKING:  # the database layer loads when a command runs, not for --help
+    from service.adapters.uow import Database
 
 
 @contextmanager
@@ -44,6 +46,8 @@ def _guarded(work: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
 
 @_guarded
 def create(args: argparse.Namespace) -> int:
+    from service.services import clients
+
     with _db(args) as db:
         client_id, key = clients.create_client(db, args.name)
     print(f"client {args.name} created: {client_id}")
@@ -54,6 +58,8 @@ def create(args: argparse.Namespace) -> int:
 
 @_guarded
 def key(args: argparse.Namespace) -> int:
+    from service.services import clients
+
     scope = clients.READ if args.read_only else clients.WRITE
     with _db(args) as db:
         plain = clients.add_key(db, args.name, scope)
@@ -64,6 +70,8 @@ def key(args: argparse.Namespace) -> int:
 
 @_guarded
 def revoke(args: argparse.Namespace) -> int:
+    from service.services import clients
+
     prefix = args.key_prefix.removeprefix("capsa_").split("_")[0]
     with _db(args) as db:
         clients.revoke_key(db, prefix)
@@ -73,6 +81,8 @@ def revoke(args: argparse.Namespace) -> int:
 
 @_guarded
 def list_(args: argparse.Namespace) -> int:
+    from service.services import clients
+
     with _db(args) as db:
         found = clients.list_clients(db)
     for c in found:  # times as the API writes them (RFC 3339, UTC, milliseconds)

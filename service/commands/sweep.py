@@ -20,14 +20,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
-from service.adapters.uow import Database
-from service.services import banting, rollups, susun_games
 
 from .database import open_database
 from .exitcodes import ExitCode
+
+if TYPE_CHECKING:  # the database layer (and the auto-arranger's numpy) load when a pass runs
+    from service.adapters.uow import Database
 
 T = TypeVar("T")
 
@@ -76,6 +77,8 @@ def one_pass(db: Database) -> Pass:
     """Each part runs on its own: a failing one (the database away, a bad row) is reported
     on stderr and counts nothing, and the other still runs and counts what it did; the next
     pass tries both again."""
+    from service.services import banting, rollups, susun_games
+
     failed = False
 
     def part(name: str, work: Callable[[Database], list[T]]) -> list[T]:

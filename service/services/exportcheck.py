@@ -48,7 +48,7 @@ from service.domain import audit as chain
 from service.domain.errors import CapsaError
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
 
-from .receipts import EXPORT_FORMAT
+from .export_format import EXPORT_FORMAT
 from .rescoring import RESCORERS
 from .verification import minor_units
 

@@ -21,17 +21,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.adapters.errors import KeyTaken, LockTimeout
-from service.adapters.idempotency import KeyRecord
 from service.adapters.records import Claim
-from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
 
 from .errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
 from .ids import utcnow_ms
 from .jsondoc import body_hash
+
+if TYPE_CHECKING:  # named in annotations only: `capsa idempotency --help` loads no SQLAlchemy
+    from service.adapters.idempotency import KeyRecord
+    from service.adapters.uow import Database, UnitOfWork
 
 KEEP = timedelta(hours=24)
 RETRY_AFTER = 1
@@ -93,7 +95,7 @@ def claim(method: str, path: str, key: str, body: Any, resource: str, status: in
     return Claim(method, path, key, body_hash(body), status, resource, now - KEEP)
 
 
-Renderer = Callable[[UnitOfWork, KeyRecord], StoredResponse]
+Renderer = Callable[["UnitOfWork", "KeyRecord"], StoredResponse]
 
 
 def replay(

@@ -25,13 +25,13 @@ from service.domain.audit import timestamp
 from service.domain.signing import b64, head_message
 
 from .errors import NotFound
+from .export_format import EXPORT_FORMAT as EXPORT_FORMAT  # re-exported: its home has no database
 from .ids import rfc3339, utcnow_ms
 
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
 EXPORT_MAX_LIMIT = 50_000  # at most: a request ends well within a sync worker's 30 s
 MAX_SEQUENCE = 2**62
-EXPORT_FORMAT = "capsa-export-v1"
 
 
 def keys(db: Database) -> dict[str, Any]:

@@ -7,8 +7,10 @@ The syntax, which tests/integration/test_docs_examples.py checks in README.md an
   that introduces the next command is written after a blank line, or before any command.
 - A `text` block whose first line is `$ COMMAND` shows COMMAND's whole output (stdout and
   stderr; it may exit non-zero: the text is the check).
-- A shown line that starts with a three-digit HTTP status and then JSON (`201 {...}`) names
-  the status for the reader; curl without `-w` does not print it, so only the JSON is checked.
+- An HTTP status is shown only where the command prints it: a last shown line that is a
+  status alone (`201`) is the last line printed (as `curl -w '\n%{http_code}\n'` ends its
+  output), and the lines above it are checked against what came before it. A status in
+  front of JSON (`201 {...}`) is checked as text: curl prints no such line, so it fails.
 - JSON (the last JSON value the command printed is compared): every key shown must be
   present with an equal value; an object or array with a bare `...` among its members may
   hold more (an array's shown members must then appear in order), one without it must hold
@@ -27,7 +29,8 @@ import re
 from typing import Any
 
 MORE = "\u2026more\u2026"  # stands for a bare `...` member once the shown JSON is parsed
-STATUS = re.compile(r"^(\d{3})\s+(?=[\[{])")
+STATUS = re.compile(r"^(\d{3})\s+(?=[\[{])")  # a status in front of JSON
+STATUS_LINE = re.compile(r"[1-5]\d\d")  # a status alone on the last shown line
 PLACEHOLDER = re.compile(r"\.\.\.|<[^<>\n]+>")  # any text, in a string or a line of text
 
 
@@ -143,7 +146,20 @@ def _lines_match(shown: list[str], printed: list[str]) -> bool:
 def mismatch(shown: str, printed: str, whole: bool = False) -> str | None:
     """Why `printed` is not what the document shows (`shown`, comment marks removed), or None.
     `whole`: the shown lines are the whole output (a `text` block), not its last lines."""
-    body = STATUS.sub("", shown.strip(), count=1)
+    shown_lines = shown.strip("\n").splitlines()
+    if len(shown_lines) > 1 and STATUS_LINE.fullmatch(shown_lines[-1].strip()):
+        printed_lines = printed.rstrip("\n").splitlines()
+        last = printed_lines[-1].strip() if printed_lines else ""
+        if last != shown_lines[-1].strip():
+            return f"shown the HTTP status {shown_lines[-1].strip()} as the last line, printed {last!r}"
+        return mismatch("\n".join(shown_lines[:-1]), "\n".join(printed_lines[:-1]) + "\n", whole)
+    status = STATUS.match(shown.strip())
+    if status and not any(line.startswith(status.group(1) + " ") for line in printed.splitlines()):
+        return (
+            f"shown a leading HTTP status {status.group(1)} that the command does not print "
+            f"(curl prints one only with -w '%{{http_code}}'): {printed[-200:]!r}"
+        )
+    body = shown.strip()
     if body[:1] in "[{":
         try:
             expected = parse_json(body)

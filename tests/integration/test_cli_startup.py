@@ -5,6 +5,8 @@ interpreter's own list of what it imported (`python -X importtime`), not by a ti
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +41,11 @@ def imported(*argv: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
          {"numpy"}),  # the exact search is numpy's
         (["keys", "list", "--help"], set()),
         (["serve", "--help"], set()),
+        (["--help"], set()),  # every command's module, none of their database layers or numpy
+        (["arrange", "--help"], set()),  # numpy only when it searches
+        (["sweep", "--help"], set()),
+        (["idempotency", "purge", "--help"], set()),
+        (["clients", "list", "--help"], set()),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
@@ -62,3 +69,38 @@ def test_version_loads_none_of_the_command_modules():
     lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
     assert not [line for line in lines if "service.commands." in line and "exitcodes" not in line]
     assert not [line for line in lines if "service.domain.susun" in line]
+
+
+@pytest.fixture(scope="module")
+def export_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A client's chain of two Capsa Susun rounds exported by the service, with its public
+    keys and signed head: what an auditor checks offline."""
+    from conftest import make_app
+
+    from service.adapters.migrate import upgrade
+    from service.services import clients
+
+    where = tmp_path_factory.mktemp("export")
+    url = f"sqlite:///{where / 'capsa.db'}"
+    upgrade(url)
+    keys = where / "signing-keys.json"
+    subprocess.run([CAPSA, "keys", "create", "--file", str(keys)], check=True, capture_output=True,
+                   env={**os.environ, "DATABASE_URL": url}, timeout=120)
+    app = make_app(url, SIGNING_KEY_FILE=str(keys))
+    _client, key = clients.create_client(app.extensions["capsa"].db, "audited")
+    http, auth = app.test_client(), {"Authorization": f"Bearer {key}"}
+    body = json.loads(Path(EXAMPLE).read_text())
+    for n in (1, 2):
+        assert http.post("/v1/rounds", json={**body, "reference": f"r-{n}"}, headers=auth).status_code == 201
+    files = {"export.ndjson": "/v1/audit/export", "keys.json": "/v1/audit/keys", "head.json": "/v1/audit/head"}
+    for name, path in files.items():
+        (where / name).write_bytes(http.get(path, headers=auth).data)
+    app.extensions["capsa"].db.dispose()
+    return [str(where / "export.ndjson"), "--public-keys", str(where / "keys.json"), "--head", str(where / "head.json")]
+
+
+def test_verify_file_checks_an_export_without_the_database_layer(export_files):
+    names, done = imported("audit", "verify-file", *export_files)
+    assert done.returncode == 0 and done.stdout.startswith("ok: 2 records of cl_"), done.stdout + done.stderr[-2000:]
+    assert "2 rounds re-scored; 1 signed heads reached" in done.stdout
+    assert "service" in names and not names & HEAVY, sorted(names & HEAVY)

@@ -1,24 +1,30 @@
 """Every block fenced `sh` in README.md and docs/*.md runs, as written, against a live server.
 
-Per document: a new SQLite database migrated in a scratch project directory, the `demo`
-client with its key in `var/demo.key` (as `make run` leaves it), gunicorn with
-gunicorn.conf.py on a free port. The document's `sh` blocks run in order in one bash
-(`set -euo pipefail`), so a later block may use what an earlier one set, as a reader
-pasting them into one terminal would; the addresses 127.0.0.1:8000 (API) and
-127.0.0.1:9100 (metrics) are rewritten to the server's free ports, and `capsa` is the
-project's. A block fenced `sh norun` is skipped and must say why in its first line, a
-comment, as must a block fenced `sh ha` (it needs the high-availability formation and runs
-in tests/reliability/test_ha_backup.py). A block fenced `sh postgres` needs a PostgreSQL server: it runs only when
-TEST_DATABASE_URL is set, with `LIVE` (a fresh migrated database holding the `demo` client,
-its key the demo key, and two of its rounds, signed with the server's key) and `RESTORED` (a
-fresh, empty database) as libpq URLs on that server; both are dropped afterwards. Without
-TEST_DATABASE_URL those blocks are left out, and the document's other blocks run alone. The repository's own references are checked too: no document outside docs/ is
-cited, and every `docs/<file>.md#anchor` in the repository names a heading of that file.
+As a reader runs them: README.md first, then each guide in the order of README's
+Documentation table, all on ONE server and ONE database, in one bash (`set -euo pipefail`),
+after what `make run` leaves: a project directory whose SQLite database `var/capsa.db` is
+migrated and holds the `demo` client, its key in `var/demo.key`, a signing key in
+`var/signing-keys.json`, and gunicorn with gunicorn.conf.py on a free port. A later block
+(and a later guide) may use what an earlier one set or stored, so every example that stores
+a round gives it a reference of its own. The shell has no `DATABASE_URL` (a reader's has
+none after `make run`: `capsa` defaults to `sqlite:///var/capsa.db`); the addresses
+127.0.0.1:8000 (API) and 127.0.0.1:9100 (metrics) are rewritten to the server's free ports,
+and `capsa` is the project's. A block fenced `sh norun` is skipped and must say why in its
+first line, a comment, as must a block fenced `sh ha` (it needs the high-availability
+formation and runs in tests/reliability/test_ha_backup.py). A block fenced `sh postgres`
+is an operator's PostgreSQL drill beside the reader's server: it runs in its place only
+when TEST_DATABASE_URL is set, with `LIVE` (a fresh migrated database holding a `demo`
+client and two of its rounds, signed with the server's key) and `RESTORED` (a fresh, empty
+database) as libpq URLs on that server, both dropped afterwards; without TEST_DATABASE_URL
+those blocks are left out and the rest runs alone. A failure names the document and the
+line of its block. The repository's own references are checked too: no document outside
+docs/ is cited, and every `docs/<file>.md#anchor` in the repository names a heading of that
+file.
 
 What a document shows a command printing is checked too: `#` lines directly after a command
 in an `sh` block, and `text` blocks that start with `$ COMMAND` (run in their place among the
 `sh` blocks), against what it printed; tests/integration/shown_output.py gives the syntax
-(`...` for "more" or "any text", a leading HTTP status for the reader only).
+(`...` for "more" or "any text"; an HTTP status only where the command prints it).
 """
 
 from __future__ import annotations
@@ -107,8 +113,16 @@ def segments(block: Block) -> list[tuple[str, Shown | None]]:
     return out
 
 
+def reading_order() -> list[Path]:
+    """README.md, then the guides in the order its Documentation table lists them."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| \[(docs/[\w-]+\.md)\]\(", table, re.M)
+    return [ROOT / "README.md", *(ROOT / name for name in listed)]
+
+
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return reading_order()
 
 
 def blocks(path: Path) -> list[Block]:
@@ -137,6 +151,12 @@ def test_every_norun_block_says_why_in_its_first_line():
         and not re.match(r"#\s*\S+", b.text.splitlines()[0] if b.text else "")
     ]
     assert not missing, missing
+
+
+def test_readme_lists_every_guide_once_in_its_documentation_table():
+    listed = [p.relative_to(ROOT).as_posix() for p in reading_order()[1:]]
+    guides = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))
+    assert sorted(listed) == guides and len(set(listed)) == len(listed), listed
 
 
 def test_the_documents_run_some_blocks_at_all():
@@ -246,8 +266,8 @@ def test_every_environment_variable_the_code_reads_is_in_the_operations_table():
 
 @pytest.fixture
 def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A project directory as `make run` leaves it (one per document: each starts afresh),
-    and its live server's API and metrics ports."""
+    """A project directory as `make run` leaves it, and its live server's API and metrics
+    ports: one for all the documents, as a reader has one."""
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
     from service.services import clients
@@ -284,33 +304,46 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         yield project, f"{server.port}:{metrics}"
 
 
-def script_of(path: Path, api: str, metrics: str, postgres: bool = False) -> tuple[str, list[Shown]]:
-    """The document's script, and the outputs it shows: the code before the n-th of them
-    writes what it prints (stdout and stderr) to `.shown/n.out`, then prints it."""
+KEPT = ("var", "service", ".shown")  # what the work directory holds besides the examples' files
+
+
+def script_of(paths: list[Path], api: str, metrics: str, postgres: bool = False) -> tuple[str, list[Shown]]:
+    """One script for the documents, in order, and the outputs they show: the code before the
+    n-th of them writes what it prints (stdout and stderr) to `.shown/n.out`, then prints it.
+    After each document the script stops if an example wrote a file outside var/."""
     parts = [
         "set -euo pipefail",
         # fd 9 is the script's stderr: inside a captured group (stdout and stderr to $SHOWN_OUT)
         # the trap still reports there, after what the failing command printed
         "exec 9>&2",
-        'trap \'cat "$SHOWN_OUT" >&9 2>/dev/null; echo "FAILED: the block at line $BLOCK_LINE" >&9\' ERR',
+        'trap \'cat "$SHOWN_OUT" >&9 2>/dev/null; echo "FAILED: the block at $BLOCK_AT" >&9\' ERR',
         "mkdir -p .shown",
         "SHOWN_OUT=/dev/null",
     ]
+    keep = " ".join(f"-e {name}" for name in KEPT)
     shown: list[Shown] = []
-    for block in blocks(path):
-        if not (block.runs or block.shows_a_command) or block.needs_postgres and not postgres:
-            continue
-        parts += [f"BLOCK_LINE={block.line}", f"echo '--- {path.name}:{block.line}'"]
-        for code, show in segments(block):
-            code = code.replace("127.0.0.1:8000", f"127.0.0.1:{api}").replace("127.0.0.1:9100", f"127.0.0.1:{metrics}")
-            if show is None:
-                parts.append(code)
+    for path in paths:
+        rel = path.relative_to(ROOT).as_posix()
+        for block in blocks(path):
+            if not (block.runs or block.shows_a_command) or block.needs_postgres and not postgres:
                 continue
-            out = f".shown/{len(shown)}.out"
-            # a `text` block's command may fail on purpose: what it prints is the check
-            tolerate = " || true" if show.whole else ""
-            parts += [f"SHOWN_OUT={out}", "{", code, f"}} > {out} 2>&1{tolerate}", f"cat {out}", "SHOWN_OUT=/dev/null"]
-            shown.append(show)
+            parts += [f"BLOCK_AT={rel}:{block.line}", f"echo '--- {rel}:{block.line}'"]
+            for code, show in segments(block):
+                code = code.replace("127.0.0.1:8000", f"127.0.0.1:{api}").replace("127.0.0.1:9100", f"127.0.0.1:{metrics}")
+                if show is None:
+                    parts.append(code)
+                    continue
+                out = f".shown/{len(shown)}.out"
+                # a `text` block's command may fail on purpose: what it prints is the check
+                tolerate = " || true" if show.whole else ""
+                parts += [f"SHOWN_OUT={out}", "{", code, f"}} > {out} 2>&1{tolerate}", f"cat {out}", "SHOWN_OUT=/dev/null"]
+                shown.append(show)
+        # A reader runs the examples in the repository: what they write goes under var/ (ignored)
+        parts.append(
+            f"STRAYS=$(ls -A | grep -vxF {keep} | tr '\\n' ' ' || true); "
+            f'if [ -n "$STRAYS" ]; then echo "FAILED: {rel}\'s examples wrote outside var/ '
+            f'(where git would see them): $STRAYS" >&9; exit 97; fi'
+        )
     return "\n".join(parts) + "\n", shown
 
 
@@ -322,11 +355,8 @@ def shown_mismatches(work: Path, shown: list[Shown]) -> list[str]:
             continue  # the script stopped before it: the exit code says why
         why = mismatch(show.text, out.read_text(), whole=show.whole)
         if why:
-            found.append(f"{show.path.name}:{show.line}: {why}")
+            found.append(f"{show.path.relative_to(ROOT).as_posix()}:{show.line}: {why}")
     return found
-
-
-RUNNABLE = [str(p.relative_to(ROOT)) for p in documents() if any(b.runs for b in blocks(p))]
 
 
 @contextmanager
@@ -364,37 +394,35 @@ def postgres_pair(project: Path) -> Iterator[dict[str, str]]:
             drop_pg_database(admin, name)
 
 
-@pytest.mark.parametrize("name", RUNNABLE)
-def test_every_sh_block_runs_as_written_against_a_live_server(demo_project, name):
+def test_the_documents_run_in_the_readme_order_on_one_server(demo_project):
+    """README.md, then every guide in README's order, on one server and one database, in
+    one shell: as a reader runs them after `make run` (see the module's docstring)."""
     project, ports = demo_project
     api, metrics = ports.split(":")
-    path = ROOT / name
+    paths = reading_order()
     stack = ExitStack()
     postgres: dict[str, str] = {}
-    if pg_admin_url() is not None and any(b.needs_postgres for b in blocks(path)):
+    if pg_admin_url() is not None and any(b.needs_postgres for p in paths for b in blocks(p)):
         postgres = stack.enter_context(postgres_pair(project))
-    script, shown = script_of(path, api, metrics, postgres=bool(postgres))
+    script, shown = script_of(paths, api, metrics, postgres=bool(postgres))
     env = {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
-        "DATABASE_URL": f"sqlite:///{project / 'var' / 'capsa.db'}",
         "NO_COLOR": "1",
         **postgres,
     }
-    env.pop("BLOCK_LINE", None)
+    for name in ("BLOCK_AT", "DATABASE_URL", "SIGNING_KEY_FILE"):  # none is set in a reader's shell
+        env.pop(name, None)
     work = project / f"run-{secrets.token_hex(3)}"
     work.mkdir()
     for entry in ("var", "service"):
         (work / entry).symlink_to(project / entry)
     with stack:
         done = subprocess.run(
-            ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300
+            ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=900
         )
     if os.environ.get("DOCS_EXAMPLES_OUT"):  # to read what the examples print
-        Path(os.environ["DOCS_EXAMPLES_OUT"], path.name + ".out").write_text(done.stdout + done.stderr)
-    assert done.returncode == 0, f"{name}:\n--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
-    # A reader runs the examples in the repository: what they write goes under var/ (ignored)
-    strays = sorted(p.name for p in work.iterdir() if p.name not in {"var", "service", ".shown"})
-    assert not strays, f"{name}: examples wrote outside var/ (where git would see them): {strays}"
+        Path(os.environ["DOCS_EXAMPLES_OUT"], "docs-examples.out").write_text(done.stdout + done.stderr)
+    assert done.returncode == 0, f"--- stdout\n{done.stdout[-6000:]}\n--- stderr\n{done.stderr[-4000:]}"
     wrong = shown_mismatches(work, shown)
     assert not wrong, "what the document shows is not what the command printed:\n" + "\n".join(wrong)

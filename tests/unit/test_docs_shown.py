@@ -14,7 +14,25 @@ PRINTED = '{"id":"rnd_01JX","players":[{"id":"a","points":49},{"id":"b","points"
 
 
 def test_shown_json_fields_with_patterns_and_more_match():
-    assert mismatch('201 {"id": "rnd_...", "players": [{"id": "a", "points": 49, ...}, ...], ...}', PRINTED) is None
+    assert mismatch('{"id": "rnd_...", "players": [{"id": "a", "points": 49, ...}, ...], ...}', PRINTED) is None
+
+
+def test_a_status_is_checked_where_the_command_prints_it_last():
+    # curl -s -w '\n%{http_code}\n': the body, then the status on a line of its own
+    shown = '{"id": "rnd_...", ...}\n201'
+    assert mismatch(shown, PRINTED + "201\n") is None
+    assert mismatch(shown, PRINTED + "409\n") == "shown the HTTP status 201 as the last line, printed '409'"
+    assert mismatch('{"id": "rnd_...", "status": "failed", ...}\n201', PRINTED + "201\n") == (
+        "$.status: shown 'failed', printed 'ok'"
+    )
+
+
+def test_a_status_in_front_of_json_that_curl_does_not_print_is_caught():
+    # the docs once showed `# 201 {...}` after a curl that prints the body alone
+    assert mismatch('201 {"id": "rnd_...", ...}', PRINTED) == (
+        "shown a leading HTTP status 201 that the command does not print "
+        "(curl prints one only with -w '%{http_code}'): " + repr(PRINTED)
+    )
 
 
 def test_a_wrong_value_is_caught_and_named():

@@ -1,9 +1,19 @@
 """The last peer variants (issue 24), each in a new preset version, on the peers' own cases.
 
-- `front_vs_five` (Susun): a front against a five-card row of the same first ranks.
-- `straight_flush_order` (Big Two): astralking-infinity/pusoy_dos `is_higher`, suit first.
+- `front_vs_five` (Susun): a front against a five-card row of the same first ranks. The
+  peers' test files found: paulhankin/cpoker `eval_test.go` `TestRankings` (Go) and
+  abrkn/ofcp `test/ofcp.js` `isFoul` (JavaScript), each taken as a table below. Neither test
+  scores a front K-K-Q as equal to a middle K-K-Q-3-2: cpoker ranks every front pair or high
+  card below the five-card row of the same leading ranks (`five_stronger`) and only a front
+  of trips equal to the five's trips (`tie`; two rows of one hand never hold the same
+  trips). No peer test file was found that scores K-K-Q against K-K-Q-x-y as a tie: the
+  issue's own examples (FRONT_VS_FIVE) stand for that value.
+- `straight_flush_order` (Big Two): astralking-infinity/pusoy_dos. Its test file's only
+  straight flush cases (`test_pusoy_dos.py` `test_is_higher`, commented out at 0153cce, gone
+  from the file later) give the same answer under both orders; the cases that tell the two
+  apart (STRAIGHT_FLUSHES) are built from its `pusoy_dos.py` `is_higher`, not its tests.
 - `last_card_penalty` (Big Two): yawnoc/big-two-scorer, README "Taking on all losses" and
-  test_big2.py `test_game_compute_real_losses`.
+  `test_big2.py` `test_game_compute_real_losses` (its four cases, TAKES).
 - the outcome of a pair of two losers under everyone pays everyone (`lost_less`, `even`).
 
 Every older version keeps its behaviour: the stored rounds of those versions re-verify.
@@ -20,12 +30,12 @@ from builders import arr
 from service.domain.banting.game import Move, apply_move, new_game
 from service.domain.banting.plays import Play, beats, classify
 from service.domain.banting.rules import BantingParams
-from service.domain.banting.settlement import last_card_taker, settle_game, take_on_all
+from service.domain.banting.settlement import card_multiplier, last_card_taker, settle_game, take_on_all
 from service.domain.cards import DECK, Card
 from service.domain.errors import InvalidParameter
 from service.domain.rules import resolve_rules
 from service.domain.susun.arrangement import evaluate, front_against_five
-from service.domain.susun.hands import evaluate_five, evaluate_front
+from service.domain.susun.hands import Category, evaluate_five, evaluate_front
 from service.domain.susun.rules import SusunParams
 
 
@@ -74,6 +84,66 @@ def test_a_front_against_a_five_card_row_under_each_rule(front: str, five: str, 
         assert front_against_five(f, m, susun(suit_tiebreak=suit_tiebreak, front_vs_five="tie")) == tie
 
 
+# paulhankin/cpoker, eval_test.go (commit dca891ea517aec8467a65e34347460dc3115684f),
+# TestRankings: hands "in descending order of strength", a three-card hand marked "!" ranking
+# the same as the one before it ("in the case of trips, they rank the same as the
+# corresponding 5-card hand (eg: AAA and AAA-3-2 rank equal)"). Each neighbouring pair of a
+# three-card and a five-card hand in that list, in our notation: (front, five, cpoker's
+# order, five_stronger, tie), each order 1 when the front is the stronger.
+CPOKER_RANKINGS = [
+    ("Ah Ad Ac", "Ah Ad Ac 3c 2d", 0, -1, 0),  # "HA DA CA C3 D2", "!HA DA CA"
+    ("Ah Ad Ac", "Qh Qd Qc 3c 2d", 1, 1, 1),  # "!HA DA CA", "HQ DQ CQ C3 D2"
+    ("Qh Qd Qc", "Qh Qd Qc 3c 2d", 0, -1, 0),  # "HQ DQ CQ C3 D2", "!HQ DQ CQ"
+    ("Jh Jd Jc", "2h 2d 2c Ac Kd", 1, 1, 1),  # "HJ DJ CJ", "H2 D2 C2 CA DK"
+    ("2h 2d 2c", "2h 2d 2c Ac Kd", 0, -1, 0),  # "H2 D2 C2 CA DK", "!H2 D2 C2"
+    ("2h 2d 2c", "Ah Ad Kc Kd 3h", 1, 1, 1),  # "!H2 D2 C2", "HA DA CK DK H3"
+    ("Ah Ad Kc", "Ah Ad Kc Qd 2d", -1, -1, 0),  # "HA DA CK DQ D2", "HA DA CK"
+    ("Ah Ad Kc", "Ah Ad Qc Jd 7d", 1, 1, 1),  # "HA DA CK", "HA DA CQ DJ D7"
+    ("Ah Ad Qc", "Ah Ad Qc Jd 7d", -1, -1, 0),  # "HA DA CQ DJ D7", "HA DA CQ"
+    ("Ah Ad Qc", "Kh Kd Qc Jd 7d", 1, 1, 1),  # "HA DA CQ", "HK DK CQ DJ D7"
+    ("Kh Kd Qc", "Kh Kd Qc Jd 7d", -1, -1, 0),  # "HK DK CQ DJ D7", "HK DK CQ": K-K-Q
+    ("Kh Kd Qc", "2h 2d Ac Kd Qh", 1, 1, 1),  # "HK DK CQ", "H2 D2 CA DK HQ"
+    ("2h 2d Ac", "2h 2d Ac Kd Qh", -1, -1, 0),  # "H2 D2 CA DK HQ", "H2 D2 CA"
+    ("As Qh 9h", "As Qh 8h 7h 5h", 1, 1, 1),  # "SA HQ H9", "SA HQ H8 H7 H5"
+    ("As Qh 8h", "As Qh 8h 7h 5h", -1, -1, 0),  # "SA HQ H8 H7 H5", "SA HQ H8"
+    ("As Qh 8h", "Kd Js 9s 7s 5s", 1, 1, 1),  # "SA HQ H8", "DK SJ S9 S7 S5"
+    ("Kd Js 9s", "Kd Js 9s 7s 5s", -1, -1, 0),  # "DK SJ S9 S7 S5", "DK SJ S9"
+    ("Kd Js 9s", "7s 5d 4h 3s 2s", 1, 1, 1),  # "DK SJ S9", "S7 D5 H4 S3 S2"
+    ("7s 5d 4h", "7s 5d 4h 3s 2s", -1, -1, 0),  # "S7 D5 H4 S3 S2", "S7 D5 H4"
+]
+
+
+@pytest.mark.parametrize(("front", "five", "cpoker", "stronger", "tie"), CPOKER_RANKINGS)
+def test_paulhankin_cpokers_rankings_of_a_front_against_a_five(front: str, five: str, cpoker: int, stronger: int, tie: int) -> None:
+    f, m = evaluate_front(cards(front)), evaluate_five(cards(five))
+    assert front_against_five(f, m, susun()) == stronger
+    assert front_against_five(f, m, susun(front_vs_five="tie")) == tie
+    # cpoker is `five_stronger` but for trips, which it ranks as `tie` does
+    assert cpoker == (tie if f.category is Category.THREE_OF_A_KIND else stronger)
+
+
+# abrkn/ofcp, test/ofcp.js (commit b37f98da9cce7bd071b7100064c9d368ff12a897), `isFoul`: its
+# hands whose 13 cards are distinct (three repeat a card: "3d" in front and middle twice,
+# "Qd Qc Qd", "Td Tc Td"), as (name, back, middle, front, isFoul). "higher on pair in front"
+# is the one whose front and middle hold the same pair: the front's kicker decides.
+OFCP_IS_FOUL = [
+    ("fouls if back is of lower rank than mid", "Ks Kd 9d 3h 8h", "As Ad Ac 7h 3d", "Qd Jh 8c", True),
+    ("does not foul when back is higher rank than mid", "Ks Kd 9d 3h 8h", "5s 5d Ac 7h 3d", "Qd Jh 8c", False),
+    ("true for higher high card in front than mid", "Ks Kd Kc 3h 8h", "2s 6d Kh 7h 3d", "Ad 3c 8c", True),
+    ("false for lower high card in front than mid", "Ks Kd Kc 3h 8h", "Qs 5d Tc 7h 3d", "Jd 3c 8c", False),
+    ("true for higher on pair in front than mid", "Ks Kd Kc 3h 8h", "2s 2c 8d 7h 3d", "2d 2h 9c", True),
+    ("true in problematic example", "5d 4d 9d Qs 5s", "8h 4c Kd Th Js", "Ks 7s Ad", True),
+]
+
+
+@pytest.mark.parametrize(("name", "back", "middle", "front", "foul"), OFCP_IS_FOUL, ids=[c[0] for c in OFCP_IS_FOUL])
+def test_abrkn_ofcps_fouls_under_either_front_vs_five(name: str, back: str, middle: str, front: str, foul: bool) -> None:
+    hand = arr(front, middle, back)
+    assert len({c for row in (front, middle, back) for c in row.split()}) == 13
+    for value in ("five_stronger", "tie"):
+        assert (evaluate(hand, susun(front_vs_five=value)).foul_reason is not None) is foul
+
+
 KKQ = arr("Kh Kd Qc", "Ks Kc Qd 3c 2c", "Ah Ad 9c 8d 4h")
 
 
@@ -111,6 +181,22 @@ STRAIGHT_FLUSHES = [
 ]
 
 
+# astralking-infinity/pusoy_dos, test_pusoy_dos.py (commit 0153ccead6566a7b385c9f236256ff27b15735ff),
+# `test_is_higher`, its straight flush lines (commented out there: "straight_flush1" T-A of
+# diamonds is higher than "straight_flush2" 6-T of spades, which is not higher than
+# "straight_flush3" 6-T of hearts). Both orders agree on them.
+PUSOY_DOS_TESTS = [
+    ("Td Jd Qd Kd Ad", "6s 7s 8s 9s Ts", True),
+    ("6s 7s 8s 9s Ts", "6h 7h 8h 9h Th", False),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "higher"), PUSOY_DOS_TESTS)
+def test_pusoy_dos_own_straight_flush_cases_under_both_orders(a: str, b: str, higher: bool) -> None:
+    for p in (banting("pusoy-dos"), banting("pusoy-dos", straight_flush_order="rank_first")):
+        assert beats(sf(a, p), sf(b, p), p) is higher
+
+
 def sf(text: str, p: BantingParams) -> Play:
     found = classify(cards(text), p)
     assert isinstance(found, Play) and found.combination.value == "straight_flush", found
@@ -137,17 +223,23 @@ def test_suit_first_leaves_straights_and_the_tiers_alone() -> None:
 
 
 # -- taking on all losses ------------------------------------------------------------------------
-# test_game_compute_real_losses: (real losses, take_index) -> real losses after the take.
+# yawnoc/big-two-scorer, test_big2.py (commit 32cc0865dc20e4acc0dd35084c4c93d6ab9d5a67),
+# test_game_compute_real_losses: (cards left, take_index) -> real losses, fry threshold 10
+# (our capsa-banting-id's doubling at 10, tripling at 13).
 TAKES = [
-    ((0, 1, 2, 3), 1, (0, 6, 0, 0)),
-    ((0, 20, 22, 39), 2, (0, 0, 81, 0)),
+    ((0, 1, 2, 3), None, (0, 1, 2, 3)),
+    ((0, 10, 11, 13), None, (0, 2 * 10, 2 * 11, 3 * 13)),
+    ((0, 1, 2, 3), 1, (0, 1 + 2 + 3, 0, 0)),
+    ((0, 10, 11, 13), 2, (0, 0, 2 * 10 + 2 * 11 + 3 * 13, 0)),
 ]
 
 
 @pytest.mark.parametrize(("losses", "taker", "taken"), TAKES)
 def test_the_taker_accrues_every_real_loss_as_yawnoc_computes_it(losses, taker, taken) -> None:
-    pairs = [(1 if loss else 0, loss) for loss in losses]
-    assert tuple(loss for _, loss in take_on_all(pairs, taker)) == taken
+    p = banting("capsa-banting-id", double_at=10, triple_at=13)
+    pairs = [(card_multiplier(left, p), left * card_multiplier(left, p)) if left else (0, 0) for left in losses]
+    real = pairs if taker is None else take_on_all(pairs, taker)
+    assert tuple(loss for _, loss in real) == taken
 
 
 # Three players, a b c in seat order: a leads 3d, b dumps a straight and a flush, leads 7s with

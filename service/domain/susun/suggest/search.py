@@ -41,9 +41,9 @@ from ..hands import Category
 from ..naturals import TIER, detect_natural, six_pairs_of_counts
 from ..rules import SUSUN, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
+from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
 from .objective import F64, Model, RowModel, _susun, model_for
 
-LIMIT_MAX = 20
 _NATURALS_BY_SETTING = ("three_straights", "three_flushes")
 _STRAIGHTS = np.array(
     [c in (Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH) for c in Category]
