@@ -196,6 +196,11 @@ def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | Non
                     break
                 if not copies_match(scanned):
                     suspects.append((checked, sequence, kind, round_id, body))
+            if broken is not None and suspects:
+                # Read to the statement's end rather than cancel it: a cancelled statement
+                # would end the snapshot's transaction before the suspects are read in it.
+                for _ in statement:
+                    pass
         for at, sequence, kind, round_id, body in suspects:
             found = _differences(uow, client_id, sequence, kind, round_id, body)
             if found:

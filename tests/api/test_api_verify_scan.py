@@ -165,3 +165,28 @@ def test_a_round_stored_after_the_head_was_read_is_not_seen_by_that_check(app, h
                      "next_from_sequence": None}
     monkeypatch.undo()
     assert chain_verify(http, tenant)["records_checked"] == 4
+
+
+def test_a_void_read_in_full_before_a_broken_link_in_the_same_statement_is_still_checked(app, http, monkeypatch):
+    """The scan stops at a broken link; the void before it, which the fast path sends to be
+    read in full, is read after it in the same snapshot, and a bad void is the first bad
+    sequence, whatever lies after it."""
+    monkeypatch.setattr(chain_scan, "STREAM_CHUNK", 1)  # rows still to come when the link breaks
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = []
+    for _ in range(2):
+        r = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+        assert r.status_code == 201
+        docs.append(r.get_json())
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    for _ in range(3):
+        assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    sql(app, "UPDATE chain_records SET hash = :h WHERE client_id = :c AND sequence = 5", h="0" * 64, c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 5)
+    assert report["reason"] == "hash does not match the stored canonical bytes"
+    # The void's reversal lines, kept balanced (the database refuses anything else).
+    sql(app, "UPDATE ledger_lines SET amount = amount + CASE line_no WHEN 0 THEN 100 ELSE -100 END"
+             " WHERE client_id = :c AND sequence = 3 AND line_no IN (0, 1)", c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "the stored ledger_lines[0].amount no longer matches the hashed record"
