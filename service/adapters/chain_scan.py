@@ -1,133 +1,113 @@
-"""Reading a client's chain for the verifier: each record once, in sequence order, with its
-live copies as one JSON text.
+"""Reading a client's chain for the verifier: each record once, in sequence order, with the
+live copies a round record is compared with, in the unit of work's own snapshot.
 
-A scanned record is `(sequence, kind, round_id, previous_hash, hash, canonical, copies)`:
-the chain row, and `copies`, the live copies a round's record is compared with (its round
-row and ledger lines) as UTF-8 JSON in the format below; None where they cannot match a
-round's bytes whatever they say (a void, no round row, a round row naming another
-sequence, no lines, or lines that disagree with their round row on time, currency or
-table, whose basis is not their kind, or that carry points or winnings without being a
-settlement). The verifier builds the same JSON from the hashed bytes and compares the
-two; where they differ (or copies is None) it reads the record's copies in full to say
-where (`ledger.copies_of`, `rounds.copies_of`).
+A scanned record is a plain tuple (`ScannedRecord`):
 
-The JSON, compact, keys in this order:
+    (sequence, kind, round_id, previous_hash, hash, canonical,
+     game, preset, table, reference, currency, time, round_sequence, line_nos, lines, players)
 
-    ["0,1,...,n-1", game, preset, table, reference, currency, "time",
-     [{"account": ..., "kind": ..., "amount": "money"}, ... every line],
-     [{"id": ..., "points": ..., "winnings": "money"}, ... every settlement line]]
+the chain row, then the round row that has the record's round id (None where there is
+none; `time` as records write it: UTC, milliseconds), then the record's ledger lines folded
+into three texts, or None where there are none:
 
-The first item is the lines' numbers in the order the lines were folded, so it says both
-how many there are and that the two lists follow line order; `time` is the round row's as
-records write it (UTC, milliseconds); `account` is `player:<id>` or `house`; money is
-formatted with the currency's minor digits, as records write it. A live value holding a
-quote or a backslash gets no text (it could pose as more than itself), so equal texts
-mean equal columns.
+    line_nos  "0,1,...,n-1": the lines' numbers in the order they were folded (so it says
+              both how many there are and that the other two texts follow line order)
+    lines     [{"account":...,"amount":...,"kind":...}, ... every line]: exactly the RFC
+              8785 bytes a record's `ledger_lines` has when the lines are its copies
+    players   [{"id":...,"points":...,"winnings":...}, ... every settlement line]
 
-On PostgreSQL the scan is a statement per 5,000 records in one snapshot (REPEATABLE READ),
-each joining the round row by index and folding each record's lines in the database,
-streamed in chunks while the caller checks; on SQLite it reads pages and builds the same
-texts here.
+A line that disagrees with its round row (time, currency, table), whose basis is not its
+kind, or that carries points or winnings without being a settlement, is folded as `!`, so
+`lines` can never equal a record's bytes. Money is formatted as records write it (the
+currency's minor digits). Values go into the texts as they are: a text whose quotes are
+not exactly its own structure's (`QUOTES_PER_LINE`), or that holds a backslash, must not
+be trusted (`verification.copies_match` checks).
+
+On PostgreSQL the scan is a statement per SCAN_STATEMENT records in the unit of work's
+transaction (a snapshot: REPEATABLE READ), each joining the round row by index and folding
+each record's lines by index, streamed in small chunks while the caller checks; on SQLite
+it reads pages in the unit of work's transaction and folds the same texts here. `scan`
+yields one iterator per statement: between two, the connection is idle and the caller
+may read from it (the records it could not match on the way).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
-from sqlalchemy import Engine, text
+import psycopg
+from sqlalchemy import Connection, text
 
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
 from service.domain.money import currencies_by_digits, format_money
 
-# (sequence, kind, round_id, previous_hash, hash, canonical, copies): a plain tuple, as
-# the database hands it over: the scan yields one per record at tens of thousands a second.
-ScannedRecord = tuple[int, str, str, str, str, bytes, bytes | None]
+# A plain tuple, as the database hands it over: the scan yields one per record at tens of
+# thousands a second.
+ScannedRecord = tuple[Any, ...]
+# One statement's records: exhaust or close it before asking for the next statement.
+Statement = Generator[ScannedRecord, None, None]
 
 SQLITE_PAGE = 2000
-STREAM_CHUNK = 500  # rows per chunk PostgreSQL sends (about 2 MB)
+# Rows per chunk PostgreSQL sends: small enough that a chunk (about 3 KB a record) stays in
+# the CPU's cache while it is checked (500 cost a third more of the client's CPU).
+STREAM_CHUNK = 64
 # Records per statement: each ends well within a statement timeout of seconds (5 s by
 # default) even at a few thousand records a second.
 SCAN_STATEMENT = 5000
+QUOTES_PER_LINE = 12  # {"account":"...","amount":"...","kind":"..."}
+BAD_LINE = "!"
 
 
 def _codes(digits: int) -> str:
     return "'{" + ",".join(currencies_by_digits().get(digits, ())) + "}'::text[]"
 
 
-# Money as records write it: minor units over 10^digits, the digits from CLDR (2 for a
-# code it does not know: the currency itself is compared too).
-_SCALE = (
-    f"CASE WHEN currency = ANY({_codes(0)}) THEN 1 WHEN currency = ANY({_codes(3)}) THEN 1000"
-    f" WHEN currency = ANY({_codes(4)}) THEN 10000 ELSE 100 END"
+# Money as records write it, by the round row's currency (once per record): NULL for no
+# minor digits (the integer as it is), else the numeric unit whose product with the minor
+# units prints exactly the currency's digits (-5 x 0.01 = -0.05). A code CLDR does not
+# know has 2 digits, as `format_money` says; the currency itself is compared too.
+_UNIT = (
+    f"CASE WHEN currency = ANY({_codes(0)}) THEN NULL WHEN currency = ANY({_codes(3)}) THEN 0.001"
+    f" WHEN currency = ANY({_codes(4)}) THEN 0.0001 ELSE 0.01 END"
 )
 
 
 def _money(column: str) -> str:
-    return (
-        f"CASE WHEN scale = 1 THEN {column}::text ELSE CASE WHEN {column} < 0 THEN '-' ELSE '' END"
-        f" || abs({column}) / scale || '.' || substr((abs({column}) %% scale + scale)::text, 2) END"
-    )
+    return f"CASE WHEN r.unit IS NULL THEN l.{column}::text ELSE (l.{column} * r.unit)::text END"
 
 
-# The round by its primary key (LATERAL, an index look-up per record); the lines in key
-# order, folded per record; both joined to the records in sequence order, so nothing is
-# sorted or hashed in memory. The lines' texts are folded in the order they arrive, and
-# `line_nos` in the same aggregate node says what that order was. Values go into the JSON
-# as they are, and a text is given only when none of them holds a quote or a backslash:
-# the text then has exactly its own quotes (`_QUOTES`) and no backslash, so every value
-# is one JSON string that needs no escape (control characters would: such a text never
-# matches), and equal texts mean equal values.
-# The lines' fold is a MATERIALIZED CTE, computed once per statement: as a joined subquery,
-# a planner without statistics on ledger_lines (never analysed: a new table, autovacuum off)
-# chose a nested loop that re-ran the grouped scan for every chain record, and 2,000 records
-# passed the 5 s statement timeout (tests/api/test_api_ledger.py's history chain).
+# The round by its primary key and the record's lines by theirs, each a LATERAL index
+# look-up per record: nothing is sorted, hashed or materialised, whatever the planner knows
+# of the tables (ledger_lines is never analysed where autovacuum is off). The lines arrive
+# in key order from the ordered subquery and are folded in that order; `line_nos`, folded
+# by the same aggregate node, says what the order was.
 _PG_SCAN = f"""
-WITH l AS MATERIALIZED (
-        SELECT sequence,
-               string_agg(line_no::text, ',') AS line_nos,
-               string_agg('{{"account":"' || coalesce('player:' || player_id, 'house') || '","kind":"' || kind
-                          || '","amount":"' || {_money("amount")} || '"}}', ',') AS lines,
-               string_agg('{{"id":"' || player_id || '","points":' || points || ',"winnings":"'
-                          || {_money("winnings")} || '"}}', ',') FILTER (WHERE kind = 'settlement') AS players,
-               count(*) AS n, count(*) FILTER (WHERE kind = 'settlement') AS settlements,
-               bool_and(basis = kind AND (kind = 'settlement' OR points = 0 AND winnings = 0)) AS lines_ok,
-               min(created_at) AS time_min, max(created_at) AS time_max,
-               min(currency COLLATE "C") AS currency_min, max(currency COLLATE "C") AS currency_max,
-               count(table_ref) AS tables_set,
-               min(table_ref COLLATE "C") AS table_min, max(table_ref COLLATE "C") AS table_max
-          FROM (SELECT *, {_SCALE} AS scale FROM ledger_lines
-                 WHERE client_id = %(c)s AND sequence >= %(lo)s AND sequence < %(hi)s
-                 ORDER BY client_id, sequence, line_no) ordered
-         GROUP BY sequence)
 SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
-       CASE WHEN c.kind = 'round' AND r.sequence = c.sequence AND l.lines_ok
-                 AND l.time_min = r.created_at AND l.time_max = r.created_at
-                 AND l.currency_min = r.currency COLLATE "C" AND l.currency_max = r.currency COLLATE "C"
-                 AND (r.table_ref IS NULL AND l.tables_set = 0
-                      OR l.tables_set = l.n AND l.table_min = r.table_ref COLLATE "C"
-                         AND l.table_max = r.table_ref COLLATE "C")
-                 AND strpos(j.text, '\\') = 0
-                 AND octet_length(j.text) - octet_length(replace(j.text, '"', ''))
-                     = 10 + 12 * l.n + 10 * l.settlements
-                       + CASE WHEN r.table_ref IS NULL THEN 0 ELSE 2 END
-                       + CASE WHEN r.reference IS NULL THEN 0 ELSE 2 END
-            THEN convert_to(j.text, 'UTF8')
-       END
+       r.game, r.preset, r.table_ref, r.reference, r.currency,
+       to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), r.sequence,
+       f.line_nos, f.lines, f.players
   FROM chain_records c
   LEFT JOIN LATERAL (
-        SELECT game, preset, table_ref, reference, currency, created_at, sequence FROM rounds
-         WHERE rounds.id = c.round_id AND rounds.client_id = c.client_id LIMIT 1) r ON true
-  LEFT JOIN l ON l.sequence = c.sequence
+        SELECT game, preset, table_ref, reference, currency, created_at, sequence, {_UNIT} AS unit
+          FROM rounds WHERE rounds.id = c.round_id AND rounds.client_id = c.client_id LIMIT 1) r ON true
   LEFT JOIN LATERAL (
-        SELECT '["' || l.line_nos || '","' || r.game || '","' || r.preset || '",'
-               || coalesce('"' || r.table_ref || '"', 'null') || ',' || coalesce('"' || r.reference || '"', 'null')
-               || ',"' || r.currency || '","'
-               || to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-               || '",[' || l.lines || '],[' || coalesce(l.players, '') || ']]' AS text
-        OFFSET 0) j ON true
+        SELECT string_agg(l.line_no::text, ',') AS line_nos,
+               '[' || string_agg(
+                   CASE WHEN l.created_at = r.created_at AND l.currency = r.currency
+                             AND l.table_ref IS NOT DISTINCT FROM r.table_ref AND l.basis = l.kind
+                             AND (l.kind = 'settlement' OR l.points = 0 AND l.winnings = 0)
+                        THEN '{{"account":"' || coalesce('player:' || l.player_id, 'house') || '","amount":"'
+                             || {_money("amount")} || '","kind":"' || l.kind || '"}}'
+                        ELSE '{BAD_LINE}' END, ',') || ']' AS lines,
+               '[' || coalesce(string_agg('{{"id":"' || l.player_id || '","points":' || l.points
+                                          || ',"winnings":"' || {_money("winnings")} || '"}}', ',')
+                                   FILTER (WHERE l.kind = 'settlement'), '') || ']' AS players
+          FROM (SELECT * FROM ledger_lines
+                 WHERE ledger_lines.client_id = c.client_id AND ledger_lines.sequence = c.sequence
+                 ORDER BY ledger_lines.line_no) l
+        HAVING count(*) > 0) f ON true
  WHERE c.client_id = %(c)s AND c.sequence >= %(lo)s AND c.sequence < %(hi)s
  ORDER BY c.sequence
 """
@@ -149,52 +129,52 @@ SELECT sequence, line_no, created_at, player_id, kind, basis, amount, currency, 
 """
 
 
-def scan(engine: Engine, client_id: str, start: int, stop: int) -> Generator[ScannedRecord, None, None]:
-    """The records [start, stop) in sequence order. Close the iterator to stop early (the
-    database stops sending)."""
-    if engine.dialect.name == "postgresql":
-        return _pg_scan(engine, client_id, start, stop)
-    return _sqlite_scan(engine, client_id, start, stop)
+def scan(connection: Connection, client_id: str, start: int, stop: int) -> Iterator[Statement]:
+    """The records [start, stop) in sequence order, read on `connection` (a unit of work's,
+    in its transaction): one iterator per statement, each to be exhausted or closed before
+    the next is asked for. Closing one early stops the database sending."""
+    if connection.dialect.name == "postgresql":
+        driver = connection.connection.driver_connection
+        assert isinstance(driver, psycopg.Connection)
+        return _pg_scan(driver, client_id, start, stop)
+    return _sqlite_scan(connection, client_id, start, stop)
 
 
-def _pg_scan(engine: Engine, client_id: str, start: int, stop: int) -> Generator[ScannedRecord, None, None]:
-    fairy = engine.raw_connection()
-    try:
-        conn: Any = fairy.driver_connection
-        with conn.cursor(binary=True) as cursor:
-            # One snapshot for every statement of the scan.
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            # A long plan over a large range would otherwise be JIT-compiled: seconds of
-            # CPU to save less than that.
-            cursor.execute("SET LOCAL jit = off")
-            for low in range(start, stop, SCAN_STATEMENT):
-                params = {"c": client_id, "lo": low, "hi": min(low + SCAN_STATEMENT, stop)}
-                # Chunks of rows loaded at once while the server goes on with the next
-                # ones; closing early cancels the statement. Past the chain's last record
-                # a statement finds nothing, in about a millisecond.
-                yield from cursor.stream(_PG_SCAN, params, size=STREAM_CHUNK)
-        conn.rollback()
-    finally:
-        fairy.close()  # back to the pool, which rolls back what an early stop left open
+def _pg_scan(conn: psycopg.Connection[Any], client_id: str, start: int, stop: int) -> Iterator[Statement]:
+    with conn.cursor() as cursor:
+        # A long plan over a large range would otherwise be JIT-compiled: seconds of CPU
+        # to save less than that. Until the unit of work's transaction ends.
+        cursor.execute("SET LOCAL jit = off")
+    for low in range(start, stop, SCAN_STATEMENT):
+        params = {"c": client_id, "lo": low, "hi": min(low + SCAN_STATEMENT, stop)}
+        # Past the chain's last record a statement finds nothing, in about a millisecond.
+        yield _pg_statement(conn, params)
 
 
-def _sqlite_scan(engine: Engine, client_id: str, start: int, stop: int) -> Generator[ScannedRecord, None, None]:
+def _pg_statement(conn: psycopg.Connection[Any], params: dict[str, Any]) -> Statement:
+    with conn.cursor(binary=True) as cursor:
+        yield from cursor.stream(_PG_SCAN, params, size=STREAM_CHUNK)
+
+
+def _sqlite_scan(connection: Connection, client_id: str, start: int, stop: int) -> Iterator[Statement]:
     for low in range(start, stop, SQLITE_PAGE):
         params = {"c": client_id, "lo": low, "hi": min(low + SQLITE_PAGE, stop)}
-        with engine.connect() as conn:
-            rows = conn.execute(text(_SQLITE_RECORDS), params).all()
-            lines: dict[int, list[tuple[Any, ...]]] = {}
-            for line in conn.execute(text(_SQLITE_LINES), params):
-                lines.setdefault(line[0], []).append(tuple(line))
+        rows = connection.execute(text(_SQLITE_RECORDS), params).all()
+        lines: dict[int, list[tuple[Any, ...]]] = {}
+        for line in connection.execute(text(_SQLITE_LINES), params):
+            lines.setdefault(line[0], []).append(tuple(line))
+        page = []
         for r in rows:
             round_row = None if r[6] is None else (*r[6:11], _sqlite_time(r[11]))
             copies = live_copies(r[0], r[1], round_row, r[12], lines.get(r[0], ()))
-            yield (r[0], r[1], r[2], r[3], r[4], bytes(r[5]), copies)
+            page.append((r[0], r[1], r[2], r[3], r[4], bytes(r[5]), *copies))
+        yield _page(page)
         if not rows:
             return
 
 
-_encode = msgspec.json.Encoder().encode
+def _page(records: list[ScannedRecord]) -> Statement:
+    yield from records
 
 
 def live_copies(
@@ -203,48 +183,42 @@ def live_copies(
     round_row: Sequence[Any] | None,
     round_sequence: int | None,
     lines: Sequence[Sequence[Any]],
-) -> bytes | None:
-    """The copies JSON (see the module's docstring) of a record's live rows, as the
-    PostgreSQL scan builds it (escaping a value that holds a quote or a backslash, where
-    PostgreSQL gives no text): `round_row` is (game, preset, table_ref, reference,
-    currency, created_at), `lines` are `ledger.copies_of`'s (sequence, line_no, created_at,
-    player_id, kind, basis, amount, currency, table_ref, points, winnings) in line order."""
-    if kind != "round" or round_row is None or round_sequence != sequence or not lines:
-        return None
-    game, preset, table, reference, currency, created = round_row
+) -> tuple[Any, ...]:
+    """The scanned record's columns after the chain row's (see the module's docstring), from
+    a record's live rows, as the PostgreSQL scan gives them: `round_row` is (game, preset,
+    table_ref, reference, currency, created_at), `lines` are `ledger.copies_of`'s (sequence,
+    line_no, created_at, player_id, kind, basis, amount, currency, table_ref, points,
+    winnings) in line order. `sequence` and `kind` are the record's (unused: the texts do
+    not depend on them)."""
+    del sequence, kind
+    if round_row is None:
+        head: tuple[Any, ...] = (None,) * 7
+        game = preset = table = currency = created = None
+    else:
+        game, preset, table, reference, currency, created = round_row
+        created = _time(created)
+        head = (game, preset, table, reference, currency, timestamp(created), round_sequence)
+    if not lines:
+        return (*head, None, None, None)
+    folded, players = [], []
     for line in lines:
         if (
-            line[5] != line[4]
-            or (line[4] != SETTLEMENT and (line[9], line[10]) != (0, 0))
-            or _time(line[2]) != _time(created)
-            or line[7] != currency
-            or line[8] != table
+            round_row is not None
+            and _time(line[2]) == created
+            and line[7] == currency
+            and line[8] == table
+            and line[5] == line[4]
+            and (line[4] == SETTLEMENT or (line[9], line[10]) == (0, 0))
         ):
-            return None
-    return _encode(
-        [
-            ",".join(str(line[1]) for line in lines),
-            game,
-            preset,
-            table,
-            reference,
-            currency,
-            timestamp(_time(created)),
-            [
-                {
-                    "account": HOUSE if line[3] is None else PLAYER_PREFIX + line[3],
-                    "kind": line[4],
-                    "amount": format_money(line[6], currency),
-                }
-                for line in lines
-            ],
-            [
-                {"id": line[3], "points": line[9], "winnings": format_money(line[10], currency)}
-                for line in lines
-                if line[4] == SETTLEMENT
-            ],
-        ]
-    )
+            account = HOUSE if line[3] is None else PLAYER_PREFIX + line[3]
+            folded.append(f'{{"account":"{account}","amount":"{format_money(line[6], currency)}","kind":"{line[4]}"}}')
+        else:
+            folded.append(BAD_LINE)
+        if line[4] == SETTLEMENT and line[3] is not None:
+            money = str(line[10]) if currency is None else format_money(line[10], currency)
+            players.append(f'{{"id":"{line[3]}","points":{line[9]},"winnings":"{money}"}}')
+    line_nos = ",".join(str(line[1]) for line in lines)
+    return (*head, line_nos, "[" + ",".join(folded) + "]", "[" + ",".join(players) + "]")
 
 
 def _time(value: Any) -> datetime:

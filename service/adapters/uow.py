@@ -28,7 +28,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.domain.signing import Keyring
 
+from . import chain_scan
 from .chain import ChainRepository, PostgresChain, SqliteChain
+from .chain_scan import Statement
 from .clients import ClientRepository
 from .db import (
     LOCK_TIMEOUT_MS,
@@ -268,6 +270,11 @@ class UnitOfWork:
     @cached_property
     def webhooks(self) -> WebhookRepository:
         return WebhookRepository(self.session)
+
+    def scan_chain(self, client_id: str, start: int, stop: int) -> Iterator[Statement]:
+        """The verifier's scan of records [start, stop) in this unit of work's transaction
+        (`chain_scan.scan`: one iterator per statement)."""
+        return chain_scan.scan(self.session.connection(), client_id, start, stop)
 
     def __enter__(self) -> Self:
         return self

@@ -15,9 +15,7 @@ from typing import Any
 
 import orjson
 
-from service.adapters.chain_scan import scan
 from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
-from service.adapters.records import Head
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
@@ -147,43 +145,31 @@ def verify_chain(
     """Check records [from, from + limit) of the client's chain; `next_from_sequence` says
     where to continue while records remain. When the checked run reaches the head, the
     head must be its last record (deleting the newest records is found too), and nothing
-    may lie past it. `limit=None` checks the whole rest of the chain (the CLI does)."""
-    with db.unit_of_work() as uow:
-        head, previous, beyond = _start(uow, client_id, from_sequence)
-    return _check(db, client_id, from_sequence, limit, head, previous, beyond)
+    may lie past it. `limit=None` checks the whole rest of the chain (the CLI does). The
+    head and every record are read in one snapshot."""
+    with db.snapshot() as uow:
+        return _check(uow, client_id, from_sequence, limit)
 
 
 def verify_chain_report(
     db: Database, client_id: str, from_sequence: int, limit: int, min_sequence: int | None = None
 ) -> ChainReport:
     """`verify_chain` as a report (GET /v1/audit/verify): on the standby when it is current
-    enough (`replicas.report`), against the head of one snapshot, which `as_of` names."""
+    enough (`replicas.report`), against the head of the snapshot it reads every record in,
+    which `as_of` names."""
 
-    def work(uow: UnitOfWork, as_of: AsOf) -> tuple[Database, Head, str | None, bool, AsOf]:
-        return (uow.db, *_start(uow, client_id, from_sequence), as_of)
+    def work(uow: UnitOfWork, as_of: AsOf) -> ChainReport:
+        return replace(_check(uow, client_id, from_sequence, limit), as_of=as_of)
 
-    source, head, previous, beyond, as_of = report(db, client_id, work, min_sequence=min_sequence)
-    return replace(_check(source, client_id, from_sequence, limit, head, previous, beyond), as_of=as_of)
+    return report(db, client_id, work, min_sequence=min_sequence)
 
 
-def _start(uow: UnitOfWork, client_id: str, from_sequence: int) -> tuple[Head, str | None, bool]:
-    """(the head, the hash before `from_sequence`, whether nothing is there yet)."""
+def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | None) -> ChainReport:
+    """The check in `uow`'s snapshot: the head, the hash before `from_sequence` and the
+    records are all read in it."""
     head = uow.chain.head(client_id)
     previous = uow.chain.hash_before(client_id, from_sequence)
-    beyond = from_sequence > head.sequence + 1 and uow.chain.record(client_id, from_sequence) is None
-    return head, previous, beyond
-
-
-def _check(
-    db: Database,
-    client_id: str,
-    from_sequence: int,
-    limit: int | None,
-    head: Head,
-    previous: str | None,
-    beyond: bool,
-) -> ChainReport:
-    if beyond:
+    if from_sequence > head.sequence + 1 and uow.chain.record(client_id, from_sequence) is None:
         return ChainReport(True, 0, None, None, None)  # nothing there yet
     if previous is None:
         return _bad(0, from_sequence - 1, f"sequence {from_sequence - 1} is missing")
@@ -191,20 +177,37 @@ def _check(
     stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
     links = chain.LinkChecker(from_sequence, previous)
     checked = 0
-    with closing(scan(db.engine, client_id, from_sequence, stop)) as records:
-        for sequence, kind, round_id, previous_hash, hash_, body, copies in records:
-            checked += 1
-            reason = links.check(sequence, previous_hash, hash_, body)
-            if reason is not None:
-                return _bad(checked, links.expected, reason)
-            if sequence > head.sequence:
-                return _bad(checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head")
-            if copies_match(body, sequence, kind, round_id, copies):
-                continue
-            # A void, or a copy that differs: read the copies in full to say where.
-            found = _differences(db, client_id, sequence, kind, round_id, body)
+    # Records whose copies the fast path could not match (voids, copies that differ), read
+    # in full between two statements of the scan, in order: (records checked up to it,
+    # sequence, kind, round, bytes).
+    suspects: list[tuple[int, int, str, str, bytes]] = []
+    for statement in uow.scan_chain(client_id, from_sequence, stop):
+        broken: ChainReport | None = None
+        with closing(statement):
+            for scanned in statement:
+                sequence, kind, round_id, previous_hash, hash_, body = scanned[:6]
+                checked += 1
+                reason = links.check(sequence, previous_hash, hash_, body)
+                if reason is not None:
+                    broken = _bad(checked, links.expected, reason)
+                    break
+                if sequence > head.sequence:
+                    broken = _bad(checked, head.sequence + 1, f"sequence {head.sequence + 1} is past the head")
+                    break
+                if not copies_match(scanned):
+                    suspects.append((checked, sequence, kind, round_id, body))
+            if broken is not None and suspects:
+                # Read to the statement's end rather than cancel it: a cancelled statement
+                # would end the snapshot's transaction before the suspects are read in it.
+                for _ in statement:
+                    pass
+        for at, sequence, kind, round_id, body in suspects:
+            found = _differences(uow, client_id, sequence, kind, round_id, body)
             if found:
-                return _bad(checked, sequence, _reason(found[0]))
+                return _bad(at, sequence, _reason(found[0]))
+        suspects.clear()
+        if broken is not None:
+            return broken
     last = from_sequence + checked - 1
     if limit is not None and checked == limit and last < head.sequence:
         return ChainReport(True, checked, None, None, last + 1)
@@ -216,14 +219,13 @@ def _check(
 
 
 def _differences(
-    db: Database, client_id: str, sequence: int, kind: str, round_id: str, body: bytes
+    uow: UnitOfWork, client_id: str, sequence: int, kind: str, round_id: str, body: bytes
 ) -> list[dict[str, Any]]:
     """Where the live copies of this (hash-checked) record differ from its bytes: its round
     row (for a void, the voided round's, with that round's lines) and its lines."""
-    with db.unit_of_work() as uow:
-        found = uow.rounds.copies_of(client_id, round_id)
-        lines = uow.ledger.copies_of(client_id, sequence)
-        original = None if kind != "void" or found is None else uow.ledger.copies_of(client_id, found.sequence)
+    found = uow.rounds.copies_of(client_id, round_id)
+    lines = uow.ledger.copies_of(client_id, sequence)
+    original = None if kind != "void" or found is None else uow.ledger.copies_of(client_id, found.sequence)
     return copy_differences(
         body,
         sequence=sequence,

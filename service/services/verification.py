@@ -16,13 +16,8 @@ from typing import Any
 
 import msgspec
 
+from service.adapters.chain_scan import QUOTES_PER_LINE
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
-
-
-class _Line(msgspec.Struct, gc=False):
-    account: str
-    kind: str
-    amount: str
 
 
 class _Player(msgspec.Struct, gc=False):
@@ -47,6 +42,12 @@ class _Request(msgspec.Struct, gc=False):
     reference: str | None = None
 
 
+class _Line(msgspec.Struct, gc=False):
+    account: str
+    kind: str
+    amount: str
+
+
 class _Record(msgspec.Struct, gc=False):
     kind: str
     round: str
@@ -57,9 +58,22 @@ class _Record(msgspec.Struct, gc=False):
     result: _Result | None = None
 
 
+class _Scanned(msgspec.Struct, gc=False):
+    """What the fast path decodes: `ledger_lines` as its bytes, compared whole."""
+
+    kind: str
+    round: str
+    sequence: int
+    created_at: str
+    ledger_lines: msgspec.Raw
+    request: _Request | None = None
+    result: _Result | None = None
+
+
 # Only the fields the copies hold are decoded; the rest of the record is skipped. The
-# order of _Line's and _Player's fields is the order of their keys in the scan's JSON.
+# order of _Player's fields is the order of their keys in the scan's `players` text.
 _decode = msgspec.json.Decoder(_Record).decode
+_decode_scanned = msgspec.json.Decoder(_Scanned).decode
 _encode = msgspec.json.Encoder().encode
 
 LINE_FIELDS = (
@@ -106,39 +120,43 @@ def _line_numbers(count: int) -> str:
 _LINE_NUMBERS = [_line_numbers(n) for n in range(64)]
 
 
-def copies_match(body: bytes, sequence: int, kind: str, round_id: str, copies: bytes | None) -> bool:
-    """True when the live copies of this round record, as the scan's JSON (`chain_scan`),
-    match its bytes: the common case, kept cheap (one decode, and the JSON of what it
-    decoded compared as bytes). False sends the record to `copy_differences`, which says
-    where; voids always go there (the scan gives them no copies).
+def copies_match(scanned: tuple[Any, ...]) -> bool:
+    """True when the live copies of a round record, as the scan gives them
+    (`chain_scan.ScannedRecord`), match its (hash-checked) bytes: the common case, kept
+    cheap (one decode, and three byte comparisons). False sends the record to
+    `copy_differences`, which says where; voids always go there.
 
-    The settlement lines are compared with the result's players in order, each naming its
-    player: the order the service books them in (a record whose players' ids repeat is
-    not one it writes)."""
-    if copies is None:
+    The lines' text is compared whole with the record's `ledger_lines` bytes, once its
+    quotes are known to be only its own structure's (a live value holding a quote or a
+    backslash could pose as more than itself); the settlement lines are compared with the
+    result's players in order, each naming its player: the order the service books them
+    in (a record whose players' ids repeat is not one it writes)."""
+    (sequence, kind, round_id, _, _, body, game, preset, table, reference, currency, time, round_sequence,
+     line_nos, lines, players) = scanned
+    if kind != "round" or lines is None or round_sequence != sequence:
+        return False
+    count = line_nos.count(",") + 1
+    numbers = _LINE_NUMBERS[count] if count < len(_LINE_NUMBERS) else _line_numbers(count)
+    if line_nos != numbers or lines.count('"') != QUOTES_PER_LINE * count or "\\" in lines:
         return False
     try:
-        rec = _decode(body)
+        rec = _decode_scanned(body)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return False
     request, result = rec.request, rec.result
-    if rec.kind != kind or rec.round != round_id or rec.sequence != sequence or request is None or result is None:
+    if request is None or result is None:
         return False
-    count, rules = len(rec.ledger_lines), result.rules
-    expected = _encode(
-        (
-            _LINE_NUMBERS[count] if count < len(_LINE_NUMBERS) else _line_numbers(count),
-            result.game,
-            None if rules is None else rules.preset,
-            request.table,
-            request.reference,
-            request.currency,
-            rec.created_at,
-            rec.ledger_lines,
-            result.players,
-        )
+    rules = result.rules
+    return (
+        rec.kind == kind
+        and rec.round == round_id
+        and rec.sequence == sequence
+        and rec.created_at == time
+        and (game, preset, table, reference, currency)
+        == (result.game, None if rules is None else rules.preset, request.table, request.reference, request.currency)
+        and rec.ledger_lines == msgspec.Raw(lines)
+        and _encode(result.players) == players.encode()
     )
-    return expected == copies
 
 
 def copy_differences(

@@ -1,11 +1,12 @@
-"""The chain verifier's fast path: the live copies of every round record are compared as one
-JSON text with what the hashed bytes say, and only a void or a copy that differs is read in
-full. These tests pin that the fast path is the one taken (so verify keeps its speed), that
+"""The chain verifier's fast path: the live copies of every round record are compared with
+what the hashed bytes say (its lines as one JSON text with the record's `ledger_lines`
+bytes), and only a void or a copy that differs is read in full. These tests pin that the fast path is the one taken (so verify keeps its speed), that
 it formats money as the records do in every currency, and that a live value crafted to
 pose as the text's structure is still found."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ from httpkit import four_player_round, two_player_round
 from test_api_audit import LINES_OF_ROUND, _assert_bad_at, chain_verify, sql
 
 from service.adapters import chain_scan
+from service.adapters.chain import ChainRepository
 from service.services import audit
+from service.services.verification import copies_match
 
 
 @pytest.fixture
@@ -23,9 +26,9 @@ def slow_path(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
     seen: list[tuple[int, str]] = []
     differences = audit._differences
 
-    def counted(db: Any, client_id: str, sequence: int, kind: str, round_id: str, body: bytes) -> Any:
+    def counted(uow: Any, client_id: str, sequence: int, kind: str, round_id: str, body: bytes) -> Any:
         seen.append((sequence, kind))
-        return differences(db, client_id, sequence, kind, round_id, body)
+        return differences(uow, client_id, sequence, kind, round_id, body)
 
     monkeypatch.setattr(audit, "_differences", counted)
     return seen
@@ -53,24 +56,26 @@ def test_round_records_in_every_currency_take_the_fast_path_and_only_voids_are_r
     assert slow_path == [(6, "void")]
 
 
-def test_the_scan_gives_no_copies_to_a_void_and_the_same_text_on_every_engine(app, http):
+def test_the_fast_path_never_matches_a_void_and_the_scan_gives_the_same_texts_on_every_engine(app, http):
     tenant = make_tenant(app)
     doc = http.post("/v1/rounds", json=four_player_round(currency="USD", stake="0.05"), headers=tenant.headers)
     assert doc.status_code == 201
     assert http.post(f"/v1/rounds/{doc.get_json()['id']}/void", json={"reason": "x"},
                      headers=tenant.headers).status_code == 200
-    engine = app.extensions["capsa"].db.engine
-    scanned = list(chain_scan.scan(engine, tenant.id, 1, 10))
-    assert [(row[0], row[1]) for row in scanned] == [(1, "round"), (2, "void")]
-    assert scanned[1][6] is None
-    # The text the database built is the one `live_copies` builds from the same rows.
     db = app.extensions["capsa"].db
-    with db.unit_of_work() as uow:
+    with db.snapshot() as uow:
+        scanned = [row for statement in uow.scan_chain(tenant.id, 1, 10) for row in statement]
         found = uow.rounds.copies_of(tenant.id, scanned[0][2])
         lines = uow.ledger.copies_of(tenant.id, 1)
+    assert [(row[0], row[1]) for row in scanned] == [(1, "round"), (2, "void")]
+    assert copies_match(scanned[0]) and not copies_match(scanned[1])
+    # What the database built is what `live_copies` builds from the same rows.
     assert found is not None
-    assert scanned[0][6] == chain_scan.live_copies(1, "round", found.columns, found.sequence, lines)
-    assert scanned[0][6].startswith(b'["0,1,') and b'"susun","capsa-susun-id","table-9",' in scanned[0][6]
+    assert scanned[0][6:] == chain_scan.live_copies(1, "round", found.columns, found.sequence, lines)
+    assert scanned[0][6:9] == ("susun", "capsa-susun-id", "table-9") and scanned[0][10] == "USD"
+    assert scanned[0][13].startswith("0,1,") and scanned[0][14].startswith('[{"account":"player:')
+    # The record's own `ledger_lines` bytes, money with the currency's two digits.
+    assert scanned[0][14].encode() in scanned[0][5] and '"amount":"-0.' in scanned[0][14]
 
 
 @pytest.mark.parametrize(
@@ -124,3 +129,64 @@ def test_a_scan_over_many_statements_checks_every_record_and_finds_a_gap_at_a_st
     sql(app, "DELETE FROM chain_records WHERE round_id = :r", r=rid)
     report = _assert_bad_at(app, http, tenant, 3)
     assert report["reason"] == "sequence 3 is missing (found 4)"
+
+
+@pytest.mark.parametrize("route", ["api", "cli"])
+def test_a_round_stored_after_the_head_was_read_is_not_seen_by_that_check(app, http, monkeypatch, route):
+    """The head and the records are read in one snapshot: a round stored between the two
+    reads is neither past the head nor checked. (Before, the scan read the records in a
+    snapshot of its own, found the new one past the head it had read, and said the chain
+    was bad.)"""
+    tenant = make_tenant(app)
+    for _ in range(3):
+        assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    stored: list[int] = []
+    hash_before = ChainRepository.hash_before
+
+    def store_one_meanwhile(self: Any, client_id: str, sequence: int) -> str | None:
+        # After the head is read, before the records are: another request stores a round.
+        if not stored:
+            worker = threading.Thread(target=lambda: stored.append(
+                app.test_client().post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code))
+            worker.start()
+            worker.join()
+        return hash_before(self, client_id, sequence)
+
+    monkeypatch.setattr(ChainRepository, "hash_before", store_one_meanwhile)
+    if route == "api":
+        r = http.get("/v1/audit/verify?limit=100", headers=tenant.read_headers)
+        assert r.status_code == 200
+        found = r.get_json()
+        assert found.pop("as_of")["sequence"] == 3
+    else:
+        found = audit.verify_chain(app.extensions["capsa"].db, tenant.id, 1, None).to_json()
+    assert stored == [201]
+    assert found == {"ok": True, "records_checked": 3, "first_bad_sequence": None, "reason": None,
+                     "next_from_sequence": None}
+    monkeypatch.undo()
+    assert chain_verify(http, tenant)["records_checked"] == 4
+
+
+def test_a_void_read_in_full_before_a_broken_link_in_the_same_statement_is_still_checked(app, http, monkeypatch):
+    """The scan stops at a broken link; the void before it, which the fast path sends to be
+    read in full, is read after it in the same snapshot, and a bad void is the first bad
+    sequence, whatever lies after it."""
+    monkeypatch.setattr(chain_scan, "STREAM_CHUNK", 1)  # rows still to come when the link breaks
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = []
+    for _ in range(2):
+        r = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+        assert r.status_code == 201
+        docs.append(r.get_json())
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    for _ in range(3):
+        assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    sql(app, "UPDATE chain_records SET hash = :h WHERE client_id = :c AND sequence = 5", h="0" * 64, c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 5)
+    assert report["reason"] == "hash does not match the stored canonical bytes"
+    # The void's reversal lines, kept balanced (the database refuses anything else).
+    sql(app, "UPDATE ledger_lines SET amount = amount + CASE line_no WHEN 0 THEN 100 ELSE -100 END"
+             " WHERE client_id = :c AND sequence = 3 AND line_no IN (0, 1)", c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == "the stored ledger_lines[0].amount no longer matches the hashed record"
