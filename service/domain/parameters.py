@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 INT_MAX = 10_000
 
@@ -43,6 +44,28 @@ def _choice(*options: str) -> Callable[[Any], str]:
     return check
 
 
+Option = TypeVar("Option", bound=StrEnum)
+
+
+def _option(kind: type[Option]) -> Callable[[Any], Option]:
+    """A parameter whose value is one of `kind`'s, read as that member."""
+    values = [m.value for m in kind]
+
+    def check(v: Any) -> Option:
+        if not isinstance(v, str) or v not in values:
+            raise _Bad("must be one of " + ", ".join(repr(o) for o in values))
+        return kind(v)
+
+    return check
+
+
+class FeeBasis(StrEnum):
+    """What the house fee is a share of: a player's winnings, or its positive result."""
+
+    WINNINGS = "winnings"
+    RESULT = "result"
+
+
 def _table(keys: tuple[str, ...]) -> Callable[[Any], Mapping[str, int]]:
     def check(v: Any) -> Mapping[str, int]:
         if not isinstance(v, dict):
@@ -74,5 +97,5 @@ def _fee_rate(v: Any) -> Decimal:
 
 _COMMON: dict[str, Callable[[Any], Any]] = {
     "fee_rate": _fee_rate,
-    "fee_basis": _choice("winnings", "result"),
+    "fee_basis": _option(FeeBasis),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
 from .banting import rules as banting
@@ -78,10 +79,12 @@ def _copy(value: Any) -> Any:
 
 
 def _to_json(value: Any) -> Any:
+    if isinstance(value, StrEnum):  # a rule option: its plain string
+        return value.value
     if isinstance(value, Decimal):
         return format(value, "f")
     if isinstance(value, tuple):
-        return list(value)
+        return [_to_json(v) for v in value]
     if isinstance(value, Mapping):
         return {k: _to_json(v) for k, v in value.items()}
     return value

@@ -11,7 +11,7 @@ from ..errors import FieldError, InvalidArrangement, InvalidCard, raise_collecte
 from .evaluator import row_value
 from .hands import Category, HandValue, made_rank
 from .naturals import detect_natural
-from .rules import RANKS, SusunParams
+from .rules import RANKS, FrontVsFive, SusunParams
 
 ROWS = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
@@ -128,7 +128,7 @@ def front_against_five(front: HandValue, five: HandValue, params: SusunParams) -
     five's extra kickers are not compared, so K-K-Q ties K-K-Q-3-2 and trips tie trips of
     the same rank (docs/rules.md#front-against-a-five-card-row).
     """
-    if params.front_vs_five == "tie" and five.key[: len(front.key)] == front.key:
+    if params.front_vs_five == FrontVsFive.TIE and five.key[: len(front.key)] == front.key:
         return 0
     return front.compare(five, params.suit_tiebreak)
 

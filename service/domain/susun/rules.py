@@ -5,14 +5,52 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from ..parameters import _COMMON, INT_MAX, _Bad, _bool, _choice, _int, _table
+from ..parameters import _COMMON, INT_MAX, FeeBasis, _Bad, _bool, _int, _option, _table
 
 SUSUN = "susun"
 
-NATURALS = ("dragon", "three_straights", "three_flushes", "six_pairs")
+
+class Wheel(StrEnum):
+    """Where A-2-3-4-5 ranks among straights: lowest, or second only to A-K-Q-J-T."""
+
+    LOW = "low"
+    SECOND = "second"
+
+
+class Natural(StrEnum):
+    DRAGON = "dragon"
+    THREE_STRAIGHTS = "three_straights"
+    THREE_FLUSHES = "three_flushes"
+    SIX_PAIRS = "six_pairs"
+
+
+class BonusPaid(StrEnum):
+    """Who collects row bonuses: the row's winner, both players, or the difference."""
+
+    WINNER = "winner"
+    BOTH = "both"
+    CANCEL = "cancel"
+
+
+class OverallRule(StrEnum):
+    """Who wins the overall unit: whoever wins two rows, or whoever wins more rows."""
+
+    TWO_ROWS = "two_rows"
+    MORE_ROWS = "more_rows"
+
+
+class FrontVsFive(StrEnum):
+    """A three-card front against a five-card row of the same ranks."""
+
+    FIVE_STRONGER = "five_stronger"
+    TIE = "tie"
+
+
+NATURALS = tuple(n.value for n in Natural)
 BONUS_KEYS = (
     "front.three_of_a_kind",
     "middle.full_house",
@@ -29,13 +67,13 @@ BONUS_KEYS = (
 class SusunParams:
     """Every parameter of Capsa Susun / Chinese Poker (docs/rules.md#susun-parameters)."""
 
-    wheel: str
+    wheel: Wheel
     suit_tiebreak: bool
     strict_order: bool
-    naturals: tuple[str, ...]
+    naturals: tuple[Natural, ...]
     natural_values: Mapping[str, int]
     bonus: Mapping[str, int]
-    bonus_paid: str
+    bonus_paid: BonusPaid
     royalty_flat: bool
     max_one_royalty: bool
     tembus_multiplier: int
@@ -47,14 +85,14 @@ class SusunParams:
     surrender_allowed: bool
     surrender_cost: int
     fee_rate: Decimal
-    fee_basis: str
+    fee_basis: FeeBasis
     # Version 2 of every preset (and every preset added since) has the parameters below too.
-    overall_rule: str
+    overall_rule: OverallRule
     row_points: tuple[int, int, int]
     bonus_by_rank: Mapping[str, Mapping[str, int]]
     six_pairs_counts_trips: bool
     # Version 3 of the first three presets and version 2 of the others have this one too.
-    front_vs_five: str
+    front_vs_five: FrontVsFive
 
 
 # The parameter list of version 1 of the first three presets, kept exactly: a stored round
@@ -62,7 +100,7 @@ class SusunParams:
 V1_PARAMS = tuple(f.name for f in fields(SusunParams))[:19]
 # The parameter list of version 2 of the first three presets and version 1 of the others.
 V2_PARAMS = tuple(f.name for f in fields(SusunParams))[:23]
-FRONT_VS_FIVE = ("five_stronger", "tie")
+FRONT_VS_FIVE = tuple(f.value for f in FrontVsFive)
 
 RANKS = "23456789TJQKA"
 _FIVE_CATEGORIES = (
@@ -130,20 +168,24 @@ def _row_points(v: Any) -> tuple[int, int, int]:
     return (a, b, c)
 
 
-def _naturals(v: Any) -> tuple[str, ...]:
-    if not isinstance(v, list) or any(n not in NATURALS for n in v) or len(set(v)) != len(v):
+def _naturals(v: Any) -> tuple[Natural, ...]:
+    if (
+        not isinstance(v, list)
+        or any(not isinstance(n, str) or n not in NATURALS for n in v)
+        or len(set(v)) != len(v)
+    ):
         raise _Bad("must be a list of distinct names among " + ", ".join(NATURALS))
-    return tuple(v)
+    return tuple(Natural(n) for n in v)
 
 
 SPEC: dict[str, Callable[[Any], Any]] = {
-    "wheel": _choice("low", "second"),
+    "wheel": _option(Wheel),
     "suit_tiebreak": _bool,
     "strict_order": _bool,
     "naturals": _naturals,
     "natural_values": _table(NATURALS),
     "bonus": _table(BONUS_KEYS),
-    "bonus_paid": _choice("winner", "both", "cancel"),
+    "bonus_paid": _option(BonusPaid),
     "royalty_flat": _bool,
     "max_one_royalty": _bool,
     "tembus_multiplier": _int(1),
@@ -155,11 +197,11 @@ SPEC: dict[str, Callable[[Any], Any]] = {
     "surrender_allowed": _bool,
     "surrender_cost": _int(0),
     **_COMMON,
-    "overall_rule": _choice("two_rows", "more_rows"),
+    "overall_rule": _option(OverallRule),
     "row_points": _row_points,
     "bonus_by_rank": _by_rank,
     "six_pairs_counts_trips": _bool,
-    "front_vs_five": _choice(*FRONT_VS_FIVE),
+    "front_vs_five": _option(FrontVsFive),
 }
 
 
@@ -177,11 +219,11 @@ def contradictions(params: SusunParams) -> list[tuple[str, str, str]]:
                 f"(x{params.tembus_multiplier})",
             )
         )
-    if params.overall_rule == "more_rows" and params.overall_unit == 0:
+    if params.overall_rule == OverallRule.MORE_ROWS and params.overall_unit == 0:
         found.append(
             ("overall_rule", "overall_unit", "'more_rows' decides who earns an overall_unit of 0")
         )
-    if not params.six_pairs_counts_trips and "six_pairs" not in params.naturals:
+    if not params.six_pairs_counts_trips and Natural.SIX_PAIRS not in params.naturals:
         found.append(
             ("six_pairs_counts_trips", "naturals", "six pairs is not among the naturals")
         )

@@ -17,7 +17,7 @@ from itertools import combinations
 
 from .arrangement import Arrangement, ArrangementResult, evaluate
 from .naturals import compare_naturals
-from .rules import SusunParams
+from .rules import BonusPaid, OverallRule, SusunParams
 
 LEGAL, FOUL, NATURAL, SURRENDER = "legal", "foul", "natural", "surrender"
 
@@ -93,9 +93,9 @@ def _bonuses(
     """Bonuses paid to A and to B in a compared pair, per `bonus_paid` (docs/rules.md#bonuses)."""
     ba = [r.bonus for r in a.rows]
     bb = [r.bonus for r in b.rows]
-    if params.bonus_paid == "both":
+    if params.bonus_paid == BonusPaid.BOTH:
         return _paid(ba, params), _paid(bb, params)
-    cancel = params.bonus_paid == "cancel"
+    cancel = params.bonus_paid == BonusPaid.CANCEL
     to_a, to_b = [], []
     for i, c in enumerate(cmp):
         if cancel and ba[i] > 0 and bb[i] > 0:
@@ -130,7 +130,7 @@ def _compared_pair(
             mult = params.tembus_multiplier
         if outcome is None:
             outcome = "tembus" if params.tembus_multiplier > 1 else "scoop"
-    if params.overall_rule == "more_rows":
+    if params.overall_rule == OverallRule.MORE_ROWS:
         overall = params.overall_unit * ((won_a > won_b) - (won_b > won_a))
     else:
         overall = params.overall_unit * (1 if won_a >= 2 else -1 if won_b >= 2 else 0)

@@ -62,7 +62,7 @@ from ..arrangement import ROWS, Arrangement, evaluate
 from ..batch_evaluator import CATEGORY_BY_STRENGTH
 from ..evaluator import MAX_STRENGTH, key_of
 from ..hands import SUIT_STRENGTH, Category, HandValue, made_rank
-from ..rules import RANKS, SusunParams
+from ..rules import RANKS, BonusPaid, OverallRule, SusunParams
 from .tables import SCALE_SIZE, load_tables
 
 F64 = npt.NDArray[np.float64]
@@ -96,7 +96,7 @@ class Model:
     sweep: float  # (tembus_multiplier - 1) x the sum of the weights + scoop_bonus
     overall: float
     more_rows: bool  # `overall_rule` "more_rows"
-    bonus_paid: str
+    bonus_paid: BonusPaid
     max_one: bool
     thresholds: tuple[int, ...]  # distinct positive bonuses, ascending
     natural_values: Mapping[str, int]
@@ -209,7 +209,7 @@ def _model(params: SusunParams) -> Model:
         (rows[0], rows[1], rows[2]),
         float((params.tembus_multiplier - 1) * sum(params.row_points) + params.scoop_bonus),
         float(params.overall_unit),
-        params.overall_rule == "more_rows",
+        params.overall_rule == OverallRule.MORE_ROWS,
         params.bonus_paid,
         params.max_one_royalty,
         thresholds,
@@ -255,11 +255,11 @@ def objective_of_rows(values: Sequence[HandValue], model: Model) -> float:
         bonus = int(row.bonus[x // 4])
         w.append(float(row.win[x]))
         lo.append(float(row.lose[x]))
-        if model.bonus_paid == "both":
+        if model.bonus_paid == BonusPaid.BOTH:
             paid_chance = 1.0
             theirs_r = row.opp_bonus_mean
             theirs_at_least = list(row.opp_at_least_any)
-        elif model.bonus_paid == "cancel":
+        elif model.bonus_paid == BonusPaid.CANCEL:
             paid_chance = float(row.win_clean[x])
             theirs_r = float(row.opp_bonus_won[x]) if bonus == 0 else 0.0
             theirs_at_least = [float(a[x]) if bonus == 0 else 0.0 for a in row.opp_at_least]

@@ -39,7 +39,7 @@ from ..batch_evaluator import CATEGORY_BY_STRENGTH, evaluate_batch3, evaluate_ba
 from ..evaluator import hand_value, key_of
 from ..hands import Category
 from ..naturals import TIER, detect_natural, six_pairs_of_counts
-from ..rules import SUSUN, SusunParams
+from ..rules import SUSUN, BonusPaid, FrontVsFive, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
 from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
 from .objective import F64, Model, RowModel, _susun, model_for
@@ -104,9 +104,9 @@ def _subset_terms(
     lose = row.lose[keys]
     lin = row.weight * (win - lose)
     if not model.max_one:
-        if model.bonus_paid == "both":
+        if model.bonus_paid == BonusPaid.BOTH:
             lin += bonus - row.opp_bonus_mean
-        elif model.bonus_paid == "cancel":
+        elif model.bonus_paid == BonusPaid.CANCEL:
             lin += bonus * row.win_clean[keys] - np.where(bonus == 0, row.opp_bonus_won[keys], 0.0)
         else:
             lin += bonus * win - row.opp_bonus_won[keys]
@@ -127,10 +127,10 @@ def _max_one_terms(
             row, pick = model.rows[r], picks[r]
             x = keys[pick]
             b = bonus[pick]
-            if model.bonus_paid == "both":
+            if model.bonus_paid == BonusPaid.BOTH:
                 paid = np.ones(n)
                 theirs = np.full(n, row.opp_at_least_any[k])
-            elif model.bonus_paid == "cancel":
+            elif model.bonus_paid == BonusPaid.CANCEL:
                 paid = row.win_clean[x]
                 theirs = np.where(b == 0, row.opp_at_least[k][x], 0.0)
             else:
@@ -260,7 +260,7 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResu
             mid = np.concatenate([mid, b[twins]])
             back = np.concatenate([back, a[twins]])
             legal = np.concatenate([legal, np.ones(len(twins), dtype=bool)])
-    if params.strict_order and params.front_vs_five == "tie":
+    if params.strict_order and params.front_vs_five == FrontVsFive.TIE:
         legal &= ~_front_ties(s3, s5, f, mid)
     chosen = np.flatnonzero(legal)
     pf, pm, pb = f[chosen], mid[chosen], back[chosen]
