@@ -602,10 +602,10 @@ class Dispatcher:
             if c.event_type not in types:
                 types.append(c.event_type)
         rendered: dict[tuple[str, str], tuple[events.Event | None, bytes]] = {}
-        with self.db.unit_of_work() as uow:
-            targets = uow.webhooks.targets((c.client_id, c.webhook_id) for c in claimed)
+        with self.queue.reads() as reads, self.db.unit_of_work() as uow:
+            targets = reads.targets((c.client_id, c.webhook_id) for c in claimed)
             for client_id, by_sequence in wanted.items():
-                found = uow.webhooks.records_at(client_id, by_sequence)
+                found = reads.records_at(client_id, by_sequence)
                 records = [found[s] for s in sorted(by_sequence) if s in found]
                 for e in events.render(
                     self.db, uow, client_id, records, [by_sequence[f.record.sequence] for f in records]
