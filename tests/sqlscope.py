@@ -62,8 +62,9 @@ EXEMPT: dict[tuple[str, str], str] = {
         "the dispatcher's fingerprint sums every chain head's sequence and every enabled endpoint's cursor; "
         "under Citus a multi-shard aggregate (a sum and a count per shard, added by the coordinator)",
     ("service/adapters/webhook_queue.py", "Pass.claim"):
-        "dispatcher claims take due deliveries of every client (FOR UPDATE SKIP LOCKED); "
-        "under Citus each dispatcher claims per shard group (or per client), the UPDATE names each row's client",
+        "dispatcher claims count the claims held and take due deliveries of every enabled endpoint (a LATERAL "
+        "range per endpoint, locked by key, FOR UPDATE SKIP LOCKED); under Citus each dispatcher claims per shard "
+        "group (or per client), the UPDATE names each row's key instead of the single node's ctid",
     ("service/adapters/webhooks.py", "WebhookRepository.waiting"):
         "the dispatcher's backlog gauge counts pending deliveries of every client; under Citus a "
         "multi-shard aggregate (count and min per shard, combined by the coordinator)",

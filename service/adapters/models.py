@@ -463,11 +463,18 @@ class WebhookDelivery(Base):
     __tablename__ = "webhook_deliveries"
     __table_args__ = (
         PrimaryKeyConstraint("client_id", "webhook_id", "event_id"),
+        # Each endpoint's due deliveries in claim order, and the claimed ones (migration 0015).
         Index(
-            "ix_webhook_deliveries_due",
-            "next_attempt_at",
+            "ix_webhook_deliveries_endpoint_due",
+            "client_id", "webhook_id", "next_attempt_at", "sequence", "event_id",
             sqlite_where=text("state = 'pending'"),
             postgresql_where=text("state = 'pending'"),
+        ),
+        Index(
+            "ix_webhook_deliveries_claimed",
+            "client_id", "webhook_id",
+            sqlite_where=text("claim IS NOT NULL"),
+            postgresql_where=text("claim IS NOT NULL"),
         ),
     )
 

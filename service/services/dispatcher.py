@@ -50,6 +50,7 @@ the same `webhook-id`, which receivers dedupe on.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import random
@@ -58,7 +59,7 @@ import socket
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -195,28 +196,35 @@ class Outcome:
 
 
 class Lanes:
-    """Claimed deliveries waiting for an attempt, a lane per endpoint, and `concurrency`
-    threads that take the next one whose endpoint and client are under their caps of
-    attempts in flight (lanes served in turn). What finished waits for the loop in `done`
-    (outcomes) and `released` (claims sent back unattempted)."""
+    """Claimed deliveries waiting for an attempt, a lane per endpoint, and one event loop (a
+    thread of its own, `delivery.Loop`) that runs up to `concurrency` attempts at once, each
+    time taking the next delivery whose endpoint and client are under their caps of attempts
+    in flight (lanes served in turn). What finished waits for the loop in `done` (outcomes)
+    and `released` (claims sent back unattempted).
 
-    def __init__(self, settings: Settings, attempt: Callable[[Prepared], Outcome | None]) -> None:
+    The lanes, and the counts of attempts in flight per endpoint and client, belong to the
+    event loop's thread; the database loop hands it deliveries (`submit`) and takes what
+    finished (`collect`), under one lock."""
+
+    def __init__(self, settings: Settings, attempt: Callable[[Prepared], Awaitable[Outcome | None]]) -> None:
         self.settings = settings
         self.attempt = attempt
         self.cv = threading.Condition()
+        # the event loop's own (no lock):
         self.lanes: dict[str, deque[Prepared]] = {}
         self.endpoint_busy: Counter[str] = Counter()
         self.client_busy: Counter[str] = Counter()
+        self.running = 0
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.closing = False
+        # shared, under `cv`:
         self.queued = 0
         self.inflight = 0
         self.done: list[Outcome] = []
         self.released: list[Claimed] = []
-        self.closing = False
-        self.threads = [
-            threading.Thread(target=self._work, name=f"webhook-{i}", daemon=True) for i in range(settings.concurrency)
-        ]
-        for t in self.threads:
-            t.start()
+        self._want = 0  # how many finished the database loop waits for (0: it does not wait)
+        self.stopped = False
+        self.io = delivery.Loop()
 
     @property
     def pending(self) -> int:
@@ -229,10 +237,8 @@ class Lanes:
 
     def submit(self, prepared: list[Prepared]) -> None:
         with self.cv:
-            for p in prepared:
-                self.lanes.setdefault(p.claimed.webhook_id, deque()).append(p)
             self.queued += len(prepared)
-            self.cv.notify_all()
+        self.io.call(self._add, prepared)
 
     def collect(self) -> tuple[list[Outcome], list[Claimed]]:
         with self.cv:
@@ -244,36 +250,74 @@ class Lanes:
         """Until `enough` have finished, nothing is pending, or `timeout`."""
         deadline = time.monotonic() + timeout
         with self.cv:
-            while len(self.done) + len(self.released) < enough and self.pending:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self.cv.wait(left)
+            self._want = max(1, enough)
+            try:
+                while len(self.done) + len(self.released) < enough and self.pending:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return
+                    self.cv.wait(left)
+            finally:
+                self._want = 0
 
     def send_back(self, webhook_id: str | None = None, keep: int = 0) -> None:
-        """Send back unattempted what waits in one lane (None: in all) but its first `keep`."""
-        with self.cv:
-            for name in list(self.lanes) if webhook_id is None else [webhook_id]:
-                lane = self.lanes.get(name)
-                while lane is not None and len(lane) > keep:
-                    self.released.append(lane.pop().claimed)
-                    self.queued -= 1
-                if lane is not None and not lane:
-                    del self.lanes[name]
-            self.cv.notify_all()
+        """Send back unattempted what waits in one lane (None: in all) but its first `keep`
+        (on the event loop's thread)."""
+        back: list[Claimed] = []
+        for name in list(self.lanes) if webhook_id is None else [webhook_id]:
+            lane = self.lanes.get(name)
+            while lane is not None and len(lane) > keep:
+                back.append(lane.pop().claimed)
+            if lane is not None and not lane:
+                del self.lanes[name]
+        if back:
+            with self.cv:
+                self.released.extend(back)
+                self.queued -= len(back)
+                self.cv.notify()
 
-    def close(self, grace: float) -> int:
+    def close(self, grace: float, then: Callable[[], None] | None = None) -> int:
         """Send back what waits, let the attempts in flight end (within `grace`): how many
-        are still in flight after it (abandoned)."""
-        self.send_back()
-        with self.cv:
-            self.closing = True
-            self.cv.notify_all()
+        are still in flight after it (abandoned: cancelled, their connections closed, nothing
+        recorded, so their claims run out and the events are sent again). `then` runs on the
+        event loop last, before it stops."""
+        self.stopped = True
+        self.io.call(self._close)
         deadline = time.monotonic() + grace
-        for t in self.threads:
-            t.join(max(0.0, deadline - time.monotonic()))
         with self.cv:
-            return self.inflight
+            while self.inflight or self.queued:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cv.wait(min(left, 0.05))
+            abandoned = self.inflight
+        self.io.call(self._cancel)
+        time.sleep(0.01)  # the cancelled attempts close their sockets
+        if then is not None:
+            self.io.call(then)
+        self.io.stop()
+        return abandoned
+
+    # -- on the event loop's thread ------------------------------------------------------------
+
+    def _add(self, prepared: list[Prepared]) -> None:
+        if self.closing:
+            with self.cv:
+                self.released.extend(p.claimed for p in prepared)
+                self.queued -= len(prepared)
+                self.cv.notify()
+            return
+        for p in prepared:
+            self.lanes.setdefault(p.claimed.webhook_id, deque()).append(p)
+        self._pump()
+
+    def _close(self) -> None:
+        self.closing = True
+        self.send_back()
+
+    def _cancel(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
 
     def _next(self) -> Prepared | None:
         s = self.settings
@@ -287,32 +331,53 @@ class Lanes:
                 return p
         return None
 
-    def _work(self) -> None:
-        while True:
+    def _pump(self) -> None:
+        """Start attempts while fewer than `concurrency` run and a lane has one under its caps."""
+        started = 0
+        while not self.closing and self.running < self.settings.concurrency and (p := self._next()) is not None:
+            c = p.claimed
+            self.running += 1
+            self.endpoint_busy[c.webhook_id] += 1
+            self.client_busy[c.client_id] += 1
+            task = self.io.loop.create_task(self._run(p))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+            started += 1
+        if started:
             with self.cv:
-                while (p := None if self.closing else self._next()) is None:
-                    if self.closing:
-                        return
-                    self.cv.wait()
-                c = p.claimed
-                self.queued -= 1
-                self.inflight += 1
-                self.endpoint_busy[c.webhook_id] += 1
-                self.client_busy[c.client_id] += 1
-            outcome = None if time.monotonic() > p.start_by else self.attempt(p)
+                self.queued -= started
+                self.inflight += started
+
+    async def _run(self, p: Prepared) -> None:
+        c = p.claimed
+        outcome: Outcome | None = None
+        try:
+            if time.monotonic() <= p.start_by:
+                outcome = await self.attempt(p)
+        except asyncio.CancelledError:  # abandoned at shutdown: not recorded, its claim runs out
+            self.running -= 1
             with self.cv:
                 self.inflight -= 1
-                self.endpoint_busy[c.webhook_id] -= 1
-                self.client_busy[c.client_id] -= 1
-                if outcome is None:
-                    self.released.append(c)
-                else:
-                    self.done.append(outcome)
-                self.cv.notify_all()
-            if outcome is None or outcome.result.outcome != "delivered":
-                self.send_back(c.webhook_id)  # failing: its next claims are plain ones
-            elif not fast(outcome.result):
-                self.send_back(c.webhook_id, keep=self.settings.endpoint_concurrency)  # slow: a plain lane
+                self.cv.notify()
+            raise
+        self.running -= 1
+        self.endpoint_busy[c.webhook_id] -= 1
+        self.client_busy[c.client_id] -= 1
+        with self.cv:
+            self.inflight -= 1
+            if outcome is None:
+                self.released.append(c)
+            else:
+                self.done.append(outcome)
+            if self._want and (len(self.done) + len(self.released) >= self._want or not self.pending):
+                self.cv.notify()
+            elif self.closing:
+                self.cv.notify()
+        if outcome is None or outcome.result.outcome != "delivered":
+            self.send_back(c.webhook_id)  # failing: its next claims are plain ones
+        elif not fast(outcome.result):
+            self.send_back(c.webhook_id, keep=self.settings.endpoint_concurrency)  # slow: a plain lane
+        self._pump()
 
 
 def fast(result: delivery.Result) -> bool:
@@ -330,7 +395,7 @@ class Dispatcher:
     def __post_init__(self) -> None:
         self.sqlite = self.db.dialect == "sqlite"
         self.queue = DeliveryQueue(self.db.engine)
-        self.pool = delivery.Pool(self.settings.allow_private, per_origin=self.settings.endpoint_concurrency)
+        self.pool = delivery.AsyncPool(self.settings.allow_private, per_origin=self.settings.endpoint_concurrency)
         self.stopping = threading.Event()
         self._last_gauges = 0.0
         self._unrecorded: tuple[list[Outcome], list[Claimed]] = ([], [])
@@ -361,12 +426,13 @@ class Dispatcher:
                     lanes.wait(self.settings.claim_batch // 2, TICK_S)
                 elif not lanes.finished:
                     stop.wait(self.settings.poll_s)
-            self.abandoned = lanes.close(self.settings.timeout_s + 0.5)
+            self.abandoned = self._close(lanes)
             self._record(*lanes.collect())
             if self.abandoned:
                 log.warning("stopping with %d attempts still in flight: their claims will run out", self.abandoned)
         finally:
-            self.pool.close()
+            if not lanes.stopped:
+                self._close(lanes)
             if self.sqlite:
                 self._release()
 
@@ -398,15 +464,20 @@ class Dispatcher:
         try:
             while time.monotonic() < deadline:
                 busy = self.step(lanes)
-                lanes.wait(len(lanes.threads) * 10_000, max(0.0, deadline - time.monotonic()))
+                lanes.wait(self.settings.concurrency * 10_000, max(0.0, deadline - time.monotonic()))
                 if not busy and not lanes.pending and not lanes.finished:
                     return
         finally:
-            lanes.close(self.settings.timeout_s + 0.5)
+            self._close(lanes)
             self._record(*lanes.collect())
-            self.pool.close()
             if self.sqlite:
                 self._release()
+
+    def _close(self, lanes: Lanes) -> int:
+        """Close the lanes (within the attempt deadline and 0.5 s), then the idle connections:
+        how many attempts were abandoned."""
+        lanes.io.call(self.pool.close)  # idle ones: the attempts in flight close theirs
+        return lanes.close(self.settings.timeout_s + 0.5, then=self.pool.close)
 
     def _pass(self, done: list[Outcome], released: list[Claimed], free: int) -> tuple[list[Claimed], tuple[int, int, int] | None]:
         """Record, claim and read the fingerprint in one transaction. Outcomes a pass could
@@ -531,10 +602,10 @@ class Dispatcher:
             if c.event_type not in types:
                 types.append(c.event_type)
         rendered: dict[tuple[str, str], tuple[events.Event | None, bytes]] = {}
-        with self.db.unit_of_work() as uow:
-            targets = uow.webhooks.targets((c.client_id, c.webhook_id) for c in claimed)
+        with self.queue.reads() as reads, self.db.unit_of_work() as uow:
+            targets = reads.targets((c.client_id, c.webhook_id) for c in claimed)
             for client_id, by_sequence in wanted.items():
-                found = uow.webhooks.records_at(client_id, by_sequence)
+                found = reads.records_at(client_id, by_sequence)
                 records = [found[s] for s in sorted(by_sequence) if s in found]
                 for e in events.render(
                     self.db, uow, client_id, records, [by_sequence[f.record.sequence] for f in records]
@@ -546,16 +617,16 @@ class Dispatcher:
             out.append(Prepared(c, targets.get(c.webhook_id), event, end_by, start_by, body))
         return out
 
-    def deliver(self, p: Prepared) -> Outcome | None:
-        """Send one delivery; its outcome is recorded by the loop, with others, in one
-        transaction (None: not attempted, sent back)."""
+    async def deliver(self, p: Prepared) -> Outcome | None:
+        """Send one delivery (on the lanes' event loop); its outcome is recorded by the
+        database loop, with others, in one transaction (None: not attempted, sent back)."""
         try:
-            return self._deliver(p)
+            return await self._deliver(p)
         except Exception:  # sent back: due again at once
             log.exception("delivery of %s to %s failed", p.claimed.event_id, p.claimed.webhook_id)
             return None
 
-    def _deliver(self, p: Prepared) -> Outcome | None:
+    async def _deliver(self, p: Prepared) -> Outcome | None:
         c, w, event = p.claimed, p.target, p.event
         if w is None:
             return None  # deleted meanwhile: its deliveries went with it
@@ -574,7 +645,7 @@ class Dispatcher:
                 "webhook-timestamp": str(stamp),
                 "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, p.body),
             }
-            result = self.pool.post(w.url, p.body, headers, timeout)
+            result = await self.pool.post(w.url, p.body, headers, timeout)
         self._fast[c.webhook_id] = fast(result)
         return Outcome(c, result, w.failing_since is not None)
 

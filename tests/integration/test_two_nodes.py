@@ -232,9 +232,10 @@ SETTINGS = {
 }
 
 
-def _two_clients(db: Database, receiver: Receiver) -> set[str]:
+def _two_clients(db: Database, receiver: Receiver, disabled: list[tuple[str, str]] | None = None) -> set[str]:
     """Two clients with an endpoint each on the receiver, EVENTS_PER_CLIENT rounds each,
-    stored before any dispatcher runs: the event ids."""
+    stored before any dispatcher runs: the event ids. With `disabled`, the endpoints are
+    disabled while the rounds are stored, and (client, endpoint) of each is added to it."""
     expected: set[str] = set()
     os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
     try:
@@ -242,6 +243,9 @@ def _two_clients(db: Database, receiver: Receiver) -> set[str]:
             client_id, _key = clients.create_client(db, f"node-{secrets.token_hex(4)}")
             hook = webhooks.create(db, client_id, {"url": receiver.url, "events": ["*"]})
             receiver.secrets.append(hook["secret"])
+            if disabled is not None:
+                webhooks.update(db, client_id, hook["id"], {"enabled": False})
+                disabled.append((client_id, hook["id"]))
             for i in range(EVENTS_PER_CLIENT):
                 body = four_player_round() if i % 3 else two_player_round()
                 doc = orjson.loads(rounds.create(db, client_id, body, None).response.body)
@@ -271,6 +275,18 @@ def _delivered(port: int | None) -> float:
     return 0.0
 
 
+def _running(port: int | None, seconds: float) -> None:
+    """Until the dispatcher serving its metrics on `port` answers them."""
+    give_up = time.monotonic() + seconds
+    while True:
+        try:
+            _delivered(port)
+            return
+        except OSError:
+            assert time.monotonic() < give_up, f"no dispatcher on {port}"
+            time.sleep(0.1)
+
+
 def _no_errors(procs: Dispatchers) -> None:
     for name, text in procs.logs().items():
         errors = [line for line in text.splitlines() if "ERROR" in line or "Traceback" in line]
@@ -290,10 +306,21 @@ def test_two_dispatchers_deliver_each_event_exactly_once_without_faults(pg_url, 
     receiver = Receiver().start()
     procs = Dispatchers(pg_url, tmp_path, SETTINGS)
     try:
-        expected = _two_clients(db, receiver)
+        # The endpoints are enabled once both dispatchers serve their metrics (are running):
+        # one started first could otherwise deliver all 300 before the other has started.
+        disabled: list[tuple[str, str]] = []
+        expected = _two_clients(db, receiver, disabled)
         started = time.monotonic()
         procs.start(metrics=True)
         procs.start(metrics=True)
+        for port in procs.ports:
+            _running(port, 60)
+        os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
+        try:
+            for client_id, hook_id in disabled:
+                webhooks.update(db, client_id, hook_id, {"enabled": True})
+        finally:
+            os.environ.pop("WEBHOOK_ALLOW_PRIVATE", None)
         _wait_delivered(db, receiver, expected, 45)
         took = time.monotonic() - started
         delivered = [_delivered(port) for port in procs.ports]
