@@ -73,6 +73,20 @@ def _references(url: str) -> dict[str, set[str]]:
         engine.dispose()
 
 
+def _triggers(url: str) -> set[str]:
+    engine = create_engine(normalise_url(url))
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                rows = conn.execute(text("SELECT tbl_name || '.' || name FROM sqlite_master WHERE type = 'trigger'"))
+            else:
+                rows = conn.execute(text(
+                    "SELECT tgrelid::regclass || '.' || tgname FROM pg_trigger WHERE NOT tgisinternal"))
+            return {r[0] for r in rows}
+    finally:
+        engine.dispose()
+
+
 def _counts(url: str) -> dict[str, int]:
     engine = create_engine(normalise_url(url))
     try:
@@ -83,13 +97,15 @@ def _counts(url: str) -> dict[str, int]:
 
 
 def test_migration_0015_drops_the_three_client_references_and_keeps_every_row_and_the_chain(db_at_0014):
-    before = _counts(db_at_0014)
+    before, triggers = _counts(db_at_0014), _triggers(db_at_0014)
+    assert triggers  # the balance checks: a rebuilt SQLite table would lose its own
     assert all(DROPPED[t] in names for t, names in _references(db_at_0014).items() if t in DROPPED)
     upgrade(db_at_0014)
     references = _references(db_at_0014)
     assert all(not names & set(DROPPED.values()) for names in references.values())
     assert all(KEPT[t] in references[t] for t in KEPT)
     assert _counts(db_at_0014) == before
+    assert _triggers(db_at_0014) == triggers
     app = _app(db_at_0014)
     http = app.test_client()
     owner = {**_headers("old-a"), "Idempotency-Key": "after-0015"}
@@ -113,8 +129,10 @@ def test_migration_0015_drops_the_three_client_references_and_keeps_every_row_an
 
 
 def test_migration_0015_goes_down_to_0014_with_the_references_validated_and_up_again(db_at_0014):
+    triggers = _triggers(db_at_0014)
     upgrade(db_at_0014)
     downgrade(db_at_0014, "0014")
+    assert _triggers(db_at_0014) == triggers
     references = _references(db_at_0014)
     assert all(DROPPED[t] in references[t] for t in DROPPED)
     upgrade(db_at_0014)

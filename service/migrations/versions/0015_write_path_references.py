@@ -19,7 +19,8 @@ to rounds, deals and matches) stay.
 On PostgreSQL this is a catalog change under a short lock (lock_timeout 5 s), online for
 the write path; the downgrade adds the constraints NOT VALID, then validates them under
 SHARE UPDATE EXCLUSIVE, which blocks no reads or writes. On SQLite the tables are rebuilt
-(batch mode), as every earlier migration does.
+(batch mode), as every earlier migration does; a rebuild drops the table's triggers, so
+chain_records' balance trigger (migration 0005) is made again after it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,20 @@ REFERENCES = [
     ("rounds", "fk_rounds_client_id_clients"),
     ("idempotency_records", "fk_idempotency_records_client_id_clients"),
 ]
+# SQLite's check that a record's lines sum to zero (migration 0005), on chain_records.
+SQLITE_BALANCED_TRIGGER = """
+CREATE TRIGGER ledger_lines_balanced AFTER INSERT ON chain_records
+WHEN (SELECT COALESCE(SUM(amount), 0) FROM ledger_lines
+       WHERE client_id = NEW.client_id AND sequence = NEW.sequence) <> 0
+BEGIN
+    SELECT RAISE(ABORT, 'ledger_lines_balanced: the lines of this record do not sum to zero');
+END
+"""
+
+
+def _balance_trigger_again() -> None:
+    op.execute("DROP TRIGGER IF EXISTS ledger_lines_balanced")
+    op.execute(SQLITE_BALANCED_TRIGGER)
 
 
 def upgrade() -> None:
@@ -50,6 +65,7 @@ def upgrade() -> None:
     for table, name in REFERENCES:
         with op.batch_alter_table(table) as batch:
             batch.drop_constraint(name, type_="foreignkey")
+    _balance_trigger_again()
 
 
 def downgrade() -> None:
@@ -66,3 +82,4 @@ def downgrade() -> None:
     for table, name in REFERENCES:
         with op.batch_alter_table(table) as batch:
             batch.create_foreign_key(name, "clients", ["client_id"], ["id"])
+    _balance_trigger_again()
