@@ -30,6 +30,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import tempfile  # noqa: E402
+import time  # noqa: E402
 import uuid  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -109,6 +110,12 @@ def main() -> int:
         app.extensions["capsa"].db.dispose()
         with psycopg.connect(plain, autocommit=True) as c:
             stop = c.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0]  # type: ignore[index]
+            # pg_walinspect reads only flushed WAL: a commit that did not wait for the flush
+            # (the receipts' timer) may leave the window's end in memory for a moment.
+            for _ in range(100):
+                if c.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (stop,)).fetchone()[0]:  # type: ignore[index]
+                    break
+                time.sleep(0.05)
             oid = c.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
             names = dict(c.execute(
                 "SELECT pg_relation_filenode(oid)::text, relname FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL"

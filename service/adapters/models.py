@@ -101,7 +101,10 @@ class ChainRecord(Base):
     look-ups: a round finds its record by its `sequence`, and its void by `round_id` (the
     only records indexed by round, and at most one per round).
     `round_id` has no foreign key on purpose: a deleted round must show up in verification
-    as a record whose rows are missing, not be refused silently by the database.
+    as a record whose rows are missing, not be refused silently by the database. Nor has
+    `client_id` (migration 0016): a record is written only from its client's chain head,
+    which has one, and a check per round that cannot fail cost PostgreSQL a query and a
+    row lock on the client.
     """
 
     __tablename__ = "chain_records"
@@ -118,7 +121,7 @@ class ChainRecord(Base):
         ),
     )
 
-    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     kind: Mapped[str] = mapped_column(String(8))
     round_id: Mapped[str] = mapped_column(String(40))
@@ -167,7 +170,8 @@ class ChainSignature(Base):
 
 class Round(Base):
     """A stored round's query columns (its facts are in its chain record, kind `round`, at
-    `sequence` in the client's chain)."""
+    `sequence` in the client's chain). No foreign key to its client, as its record has none
+    (migration 0016): it is written only with that record."""
 
     __tablename__ = "rounds"
     __table_args__ = (
@@ -194,7 +198,7 @@ class Round(Base):
     )
 
     id: Mapped[str] = mapped_column(String(40))
-    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    client_id: Mapped[str] = mapped_column(String(32))
     sequence: Mapped[int] = mapped_column(BigInteger)
     game: Mapped[str] = mapped_column(String(16))
     preset: Mapped[str] = mapped_column(String(64))
@@ -249,12 +253,13 @@ class IdempotencyRecord(Base):
     There is no in-flight state: a key claimed by a request still running is that request's
     uncommitted row, which other requests wait for (PostgreSQL) or cannot see (SQLite
     serialises writers). `resource` names what the answer is rendered from (a round) when
-    `response_body` is null; other answers are stored as sent.
+    `response_body` is null; other answers are stored as sent. No foreign key to the client
+    (migration 0016): a key is claimed only for the client its API key just authenticated.
     """
 
     __tablename__ = "idempotency_records"
 
-    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     method: Mapped[str] = mapped_column(String(8), primary_key=True)
     path: Mapped[str] = mapped_column(String(255), primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)

@@ -77,6 +77,11 @@ class PendingReceipts:
         self._oldest = 0.0  # monotonic time the oldest waiting receipt was added
         self._pid = -1  # the process whose timer runs (-1: none yet, or closed)
         self._owner = os.getpid()  # the process the waiting receipts belong to
+        # The timer sleeps without a deadline (nothing waited when it last looked): only
+        # then must a first receipt wake it. Otherwise it wakes on its own, no later than the
+        # oldest receipt's flush time, and looks again; waking it on every write would cost
+        # a thread switch per request for nothing.
+        self._idle = True
 
     def __len__(self) -> int:
         return len(self._items)
@@ -87,7 +92,8 @@ class PendingReceipts:
                 self._start()
             if not self._items:
                 self._oldest = time.monotonic()
-                self._lock.notify()
+                if self._idle:
+                    self._lock.notify()
             self._items.append(receipt)
             if len(self._items) > MAX_PENDING:
                 del self._items[: len(self._items) - MAX_PENDING]
@@ -107,7 +113,8 @@ class PendingReceipts:
         with self._lock:
             if not self._items:
                 self._oldest = time.monotonic()
-                self._lock.notify()
+                if self._idle:
+                    self._lock.notify()
             self._items[:0] = receipts
             if len(self._items) > MAX_PENDING:
                 del self._items[: len(self._items) - MAX_PENDING]
@@ -150,7 +157,9 @@ class PendingReceipts:
                     not self._items or time.monotonic() < self._oldest + self.flush_after_s
                 ):
                     wait = None if not self._items else self._oldest + self.flush_after_s - time.monotonic()
+                    self._idle = wait is None
                     self._lock.wait(wait)
+                    self._idle = False
                 if self._pid != pid:
                     return
             self.drain()

@@ -352,6 +352,11 @@ class _Deadlines:
         self._cond = threading.Condition()
         self._armed: dict[int, tuple[float, psycopg.Connection[Any]]] = {}
         self._next = 0
+        # When the watchdog wakes next on its own (None: it sleeps until notified). A write
+        # whose deadline comes later needs no wake-up: deadlines are armed in time order, so
+        # the watchdog, once asleep until the first, is woken about once per deadline period
+        # rather than once per write (a thread switch each).
+        self._wake: float | None = None
 
     @contextlib.contextmanager
     def armed(self, conn: psycopg.Connection[Any], seconds: float) -> Iterator[None]:
@@ -372,11 +377,15 @@ class _Deadlines:
             self._pid = os.getpid()
             self._cond = threading.Condition()
             self._armed = {}
+            self._wake = None
             threading.Thread(target=self._watch, args=(self._cond,), name="capsa-write-deadlines", daemon=True).start()
         with self._cond:
             self._next += 1
-            self._armed[self._next] = (time.monotonic() + seconds, conn)
-            self._cond.notify()
+            at = time.monotonic() + seconds
+            self._armed[self._next] = (at, conn)
+            if self._wake is None or at < self._wake:
+                self._wake = at  # what the watchdog will wait for: later arms need not wake it
+                self._cond.notify()
             return self._next
 
     def _watch(self, cond: threading.Condition) -> None:
@@ -388,6 +397,7 @@ class _Deadlines:
                     with contextlib.suppress(Exception):  # the write's own error tells the story
                         conn.cancel_safe(timeout=3)
                 wake = min((at for at, _ in self._armed.values()), default=None)
+                self._wake = wake
                 cond.wait(None if wake is None else max(wake - now, 0.001))
 
 

@@ -89,3 +89,24 @@ def test_counts_shared_in_redis_show_the_same_figures(db_url):
             client.delete(key)
         client.close()
         app.extensions["capsa"].db.dispose()
+
+
+def test_with_the_client_limit_off_a_keyed_request_never_enters_the_limiter_and_a_keyless_one_is_counted(db_url):
+    app = make_app(db_url, RATE_LIMIT="off", RATE_LIMIT_ANONYMOUS="3/minute")
+    try:
+        limiter = app.extensions["capsa_limiter"]
+        calls = []
+        real = limiter._Limiter__evaluate_limits
+        limiter._Limiter__evaluate_limits = lambda *a, **k: (calls.append(a[0]), real(*a, **k))[1]
+        http, tenant = app.test_client(), make_tenant(app)
+        for _ in range(4):  # over the anonymous 3/minute: it does not count a valid key
+            answer = http.get("/v1/rules", headers=tenant.headers)
+            assert answer.status_code == 200
+            assert "RateLimit" not in answer.headers and "RateLimit-Policy" not in answer.headers
+        assert calls == []
+        address = {"REMOTE_ADDR": f"10.8.{secrets.randbelow(250)}.{secrets.randbelow(250)}"}
+        answer = http.get("/v1/rounds", headers={"Authorization": "Bearer capsa_nope"}, environ_base=address)
+        assert answer.status_code == 401 and figures(answer)[:2] == ("anonymous", 2)
+        assert len(calls) == 1
+    finally:
+        app.extensions["capsa"].db.dispose()
