@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.domain.signing import Keyring
 
+from .banting import GameRepository, MatchRepository
 from .chain import ChainRepository, PostgresChain, SqliteChain
 from .clients import ClientRepository
 from .db import (
@@ -42,7 +43,7 @@ from .db import (
     server_state,
 )
 from .errors import CommitNotReplicated, DatabaseUnavailable
-from .games import DealRepository, GameRepository, MatchRepository
+from .games import DealRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .pending_receipts import PendingReceipts, Receipt, flush_with

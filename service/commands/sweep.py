@@ -24,7 +24,8 @@ from typing import TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
-from service.services import banting, rollups, susun_games
+from service.services import rollups, susun_games
+from service.services.banting import timers
 
 from .database import open_database
 from .exitcodes import ExitCode
@@ -88,7 +89,7 @@ def one_pass(db: Database) -> Pass:
             return []
 
     settled = part("Susun games", susun_games.settle_overdue)  # arrangement deadlines passed
-    played = part("Big Two turns", banting.play_overdue)  # turns that ran out: their auto moves
+    played = part("Big Two turns", timers.play_overdue)  # turns that ran out: their auto moves
     folded = part("ledger rollups", lambda db: [rollups.sweep(db)])  # after the others: their rounds too
     return Pass(settled, played, sum(folded), failed)
 

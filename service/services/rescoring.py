@@ -11,7 +11,7 @@ from typing import Any
 
 from service.domain.susun.round import score_round_request
 
-from .banting import rescore as rescore_banting
+from .banting.recording import rescore as rescore_banting
 
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from ..cards import Card, canonical
@@ -33,8 +34,21 @@ from .rules import BantingParams
 HAND_SIZE = 13
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
-PLAYING = "playing"
-FINISHED = "finished"
+
+
+class GameStatus(StrEnum):
+    """A Big Two game's status, and a match's (docs/api.md#big-two-games); the value is the API's."""
+
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class MoveKind(StrEnum):
+    """What a move does: play cards or pass; the value is its key in a move body."""
+
+    PLAY = "play"
+    PASS = "pass"
+
 
 # The reasons documented in docs/api.md#big-two-games; messages start with one of them, details may follow.
 NOT_YOUR_TURN = "not your turn"
@@ -72,6 +86,10 @@ class Move:
     @property
     def is_pass(self) -> bool:
         return self.cards is None
+
+    @property
+    def kind(self) -> MoveKind:
+        return MoveKind.PASS if self.cards is None else MoveKind.PLAY
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +132,8 @@ class GameState:
     bombed: int | None = None
 
     @property
-    def status(self) -> str:
-        return FINISHED if self.winner is not None else PLAYING
+    def status(self) -> GameStatus:
+        return GameStatus.FINISHED if self.winner is not None else GameStatus.PLAYING
 
     @property
     def finished(self) -> bool:
@@ -420,7 +438,7 @@ def state_document(state: GameState) -> dict[str, Any]:
     ids = state.player_ids
     table = state.table
     return {
-        "status": state.status,
+        "status": state.status.value,
         "players": [
             {
                 "id": pid,
