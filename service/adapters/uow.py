@@ -322,6 +322,21 @@ class UnitOfWork:
         with translated():
             self.session.flush()
 
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A savepoint in this transaction: when the block raises, only what it did is
+        rolled back, and the transaction goes on (to commit what came before it)."""
+        with translated():
+            nested = self.session.begin_nested()
+        try:
+            yield
+        except BaseException:
+            with translated():
+                nested.rollback()
+            raise
+        with translated():
+            nested.commit()
+
 
 def _commit_a_wal_record(cursor: Any) -> None:
     # A commit waits for the standby only if its transaction wrote WAL (an xid alone does not):

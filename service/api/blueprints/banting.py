@@ -130,12 +130,12 @@ class Moves(MethodView):
         (412). A move on a finished game is 409. The move that ends the game settles it and records
         it as a `game: banting` round, returned as `round`.
         """
-        client_id = principal().client_id
-        games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
-        require_write()
-        key = parse_key(request.headers.get("Idempotency-Key"))
-        version = parse_if_match(request.headers.get("If-Match"))
-        return send_versioned(games.move(db(), principal().client_id, game_id, body, version, key))
+        def checks() -> tuple[str | None, frozenset[int] | None]:
+            # Run once the game is found: another client's game is 404, whatever the key.
+            require_write()
+            return parse_key(request.headers.get("Idempotency-Key")), parse_if_match(request.headers.get("If-Match"))
+
+        return send_versioned(games.move(db(), principal().client_id, game_id, body, checks))
 
 
 MATCH_EXAMPLE = {

@@ -11,7 +11,7 @@ first applies the auto moves of a timed game that are due (timers.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -19,7 +19,6 @@ from typing import Any, cast
 from service.adapters.banting import GameRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.banting.game import (
-    GameFinished,
     GameState,
     GameStatus,
     apply_move,
@@ -38,7 +37,7 @@ from service.domain.rules import RuleSet, resolve_rules
 
 from .. import deals
 from ..errors import NotFound
-from ..idempotency import StoredResponse, run_once
+from ..idempotency import StoredResponse, run_once, run_once_after
 from ..ids import new_id, utcnow_ms
 from ..jsondoc import dump
 from ..pages import decode_cursor, encode_cursor
@@ -275,37 +274,46 @@ def game_document(game: GameRecord, state: GameState) -> dict[str, Any]:
 # -- moves ----------------------------------------------------------------------------------
 
 
-def move(
-    db: Database,
-    client_id: str,
-    game_id: str,
-    body: Mapping[str, Any],
-    expected_versions: frozenset[int] | None,
-    idempotency_key: str | None,
-) -> StoredResponse:
-    """`POST /v1/banting/games/{id}/moves`: apply one move; the last one settles the game."""
+Checks = Callable[[], tuple[str | None, frozenset[int] | None]]
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A move's game once its due auto moves are stored, its state, the headers' values."""
+
+    game: GameRecord
+    state: GameState
+    now: datetime
+    expected_versions: frozenset[int] | None
+
+
+def move(db: Database, client_id: str, game_id: str, body: Mapping[str, Any], checks: Checks) -> StoredResponse:
+    """`POST /v1/banting/games/{id}/moves`: apply one move; the last one settles the game.
+
+    One write transaction: the game is locked (404 for another client's), `checks()` runs
+    (the write scope, 403, then the Idempotency-Key and If-Match headers it returns), the
+    auto moves that are due are stored (a version of their own), then the key is claimed and
+    the move applied and saved in a savepoint: when the move is refused (422, 409, 412) or
+    the key replays, only the savepoint rolls back and the auto moves stand.
+    """
     path = f"{GAMES_PATH}/{game_id}/moves"
 
-    def action(uow: UnitOfWork) -> StoredResponse:
+    def first(uow: UnitOfWork) -> tuple[_Found, str | None]:
         game = store.found(uow, client_id, game_id, lock=True)
+        key, expected_versions = checks()
         now = utcnow_ms()
-        # Auto moves due in the milliseconds since catch_up are applied here, before the move
-        # (if the move is then refused they roll back with it, and the next access makes them
-        # again, the same moves at the same times).
-        state, added = timers.overdue(game, store.state_of(game), now)
-        before = [*game.moves, *added]
-        if game.status != GameStatus.PLAYING or state.finished:
+        game, state, _ = timers.catch_up_in(uow, client_id, game, now)
+        return _Found(game, state, now, expected_versions), key
+
+    def action(uow: UnitOfWork, found: _Found) -> StoredResponse:
+        game, state = found.game, found.state
+        if state.finished:
             raise store.finished_conflict(game_id)
         the_move = parse_move(body)
-        refuse_if_timed_out(before, game.turn_seconds, state, the_move.player)
-        # The auto moves, once stored, are a version of their own: the client's is stale.
-        refuse_stale(expected_versions, game.version + bool(added), "game")
-        try:
-            state = apply_move(state, the_move)
-        except GameFinished as exc:  # the stored status said playing: should not happen
-            raise store.finished_conflict(game_id) from exc
-        saved = store.save(uow, client_id, game, state, [*before, MadeMove(the_move, now)], now)
+        refuse_if_timed_out(game.moves, game.turn_seconds, state, the_move.player)
+        refuse_stale(found.expected_versions, game.version, "game")
+        state = apply_move(state, the_move)
+        saved = store.save(uow, client_id, game, state, [*game.moves, MadeMove(the_move, found.now)], found.now)
         return StoredResponse(200, dump(game_document(saved, state)))
 
-    timers.catch_up(db, client_id, game_id)
-    return run_once(db, client_id, "POST", path, idempotency_key, body, action)
+    return run_once_after(db, client_id, "POST", path, body, first, action)
