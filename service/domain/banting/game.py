@@ -282,8 +282,11 @@ def _pass_problem(state: GameState, seat: int) -> IllegalMove | None:
         return IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
     if state.params.last_card == "highest_single_no_pass" and table.play.combination is Combination.SINGLE:
         highest = _last_card_single(state, seat)
-        if highest is not None and card_value(highest, state.params) > card_value(table.play.cards[0], state.params):
-            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
+        if highest is not None:
+            mine, on_table = card_value(highest, state.params), card_value(table.play.cards[0], state.params)
+            # One deck: two cards never have one value, so `>=` would be the same test.
+            if mine > on_table:  # pragma: no mutate
+                return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
     return None
 
 
@@ -322,7 +325,7 @@ def _apply_pass(state: GameState, seat: int) -> GameState:
 def _apply_play(state: GameState, seat: int, play: Play) -> GameState:
     params = state.params
     bomb = state.table is not None and is_bomb(play, state.table.play, params)
-    hands = tuple(h - set(play.cards) if i == seat else h for i, h in enumerate(state.hands))
+    hands = (*state.hands[:seat], state.hands[seat] - set(play.cards), *state.hands[seat + 1 :])
     history = (*state.history, HistoryEntry(len(state.history) + 1, seat, play))
     # `pass_locks` `turn`: a pass lasts until the next play; `trick`: until the trick ends.
     passed = (False,) * len(hands) if params.pass_rule == "turn" else state.passed
@@ -349,7 +352,9 @@ def _advance(state: GameState, mover: int) -> GameState:
     assert state.table is not None
     n = len(state.player_ids)
     if state.params.pass_rule == "trick":
-        nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])
+        # The table's seat has not passed in its trick, so the search stops within n seats
+        # (one seat more, `n + 2`, is never reached).
+        nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])  # pragma: no mutate
     else:
         nxt = (mover + 1) % n
     if nxt == state.table.seat:
