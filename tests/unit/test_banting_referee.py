@@ -405,3 +405,56 @@ def test_a_moves_kind_and_a_games_status_are_typed_with_their_api_values():
         apply_move(four(), move("b: pass"))
     with pytest.raises(InvalidRound):
         new_game(["a"], [cards(FOUR["a"])], params())
+
+
+# -- economy: what is built and classified (plays.py's promise of cheap legal moves) ----------
+
+
+def test_candidate_plays_classifies_no_five_cards_in_vain(monkeypatch):
+    """Fives are built from ranks (straights, full houses, fours) and suits (flushes), so
+    every five-card combination classified is a play; grouping the cards any coarser would
+    classify hundreds of the hand's 1,287 fives for nothing."""
+    from service.domain.banting import plays
+
+    classified: list[Play | NotAPlay] = []
+    original = plays.classify
+
+    def counting(cards_: Any, p: BantingParams) -> Play | NotAPlay:
+        found = original(cards_, p)
+        if len(cards_) == 5:
+            classified.append(found)
+        return found
+
+    monkeypatch.setattr(plays, "classify", counting)
+    hand = cards(FOUR["a"])  # six clubs, five diamonds, four 5s
+    found = candidate_plays(hand, params(), 5)
+    assert classified and all(isinstance(c, Play) for c in classified)
+    assert len(classified) >= len(found) == len(_brute(hand, params(), 5))
+
+
+@pytest.mark.parametrize(
+    ("bombs", "table", "asked"),
+    [
+        ("five_card_on_two", "Ah", [1]),  # no bomb goes on an ace: no five-card candidates
+        ("five_card_on_two", "2h", [1, 5]),  # the five-card bombs of a single 2
+        ("five_card_on_two", "Kc Kh", [2]),
+        ("none", "2h", [1]),
+        ("bare_quads", "2h", [1, 4, 5]),
+        ("bare_quads", "7d 8s 9s Td Js", [5, 4]),
+    ],
+)
+def test_legal_moves_builds_bomb_candidates_only_where_a_bomb_can_go(monkeypatch, bombs, table, asked):
+    from service.domain.banting import game
+
+    sizes: list[int | None] = []
+    original = game.candidate_plays
+
+    def recording(hand: Any, p: BantingParams, size: int | None = None) -> list[Play]:
+        sizes.append(size)
+        return original(hand, p, size)
+
+    p = params(bombs=bombs)
+    state = _on(table, 3, p)
+    monkeypatch.setattr(game, "candidate_plays", recording)
+    legal_moves(state)
+    assert sizes == asked
