@@ -164,3 +164,38 @@ def test_a_key_with_nothing_to_replay_is_tried_twice_then_in_flight(db, client_i
     with pytest.raises(IdempotencyInFlight):
         run_once_after(db, client_id, "POST", "/v1/x/moves", BODY, first, action)
     assert firsts == ["first", "first"] and action.seen == []
+
+
+def test_a_replay_gives_back_every_field_of_the_kept_answer(db, client_id):
+    created = StoredResponse(201, b"a,b\n", "text/csv; charset=utf-8", "/v1/x/1")
+    run(db, client_id, "kf", Action(client_id, response=created))
+    again, _ = run(db, client_id, "kf", Action(client_id))
+    assert again == StoredResponse(201, b"a,b\n", "text/csv; charset=utf-8", "/v1/x/1", replayed=True)
+
+
+@pytest.mark.parametrize("status", [199, 300])
+def test_only_2xx_answers_are_kept(db, client_id, status):
+    answer, _ = run(db, client_id, f"k{status}", Action(client_id, response=StoredResponse(status, b"{}")))
+    assert answer.status == status and rows(db, client_id) == 0
+
+
+def test_a_lock_timeout_in_first_is_itself_before_any_key_is_known(db, client_id):
+    def first(uow: Any) -> tuple[str, str | None]:
+        raise LockTimeout("the game row is held")
+
+    with pytest.raises(LockTimeout):
+        run_once_after(db, client_id, "POST", "/v1/x/moves", BODY, first, Action(client_id))
+
+
+def test_it_is_one_write_transaction(db, client_id, monkeypatch):
+    opened: list[bool] = []
+    original_uow = type(db).unit_of_work
+
+    def spy(self: Any, write: bool = False) -> Any:
+        opened.append(write)
+        return original_uow(self, write)
+
+    monkeypatch.setattr(type(db), "unit_of_work", spy)
+    run(db, client_id, "kw", Action(client_id))
+    run(db, client_id, None, Action(client_id))
+    assert opened == [True, True]
