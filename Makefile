@@ -179,7 +179,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/suggest.py
 
 # Not CI (tens of minutes on two cores): mutmut mutates service/domain/money.py,
-# susun/scoring.py, audit.py and services/idempotency.py ([tool.mutmut] in pyproject.toml) and
+# susun/scoring.py, audit.py, banting/game.py and banting/plays.py (the Big Two referee) and
+# services/idempotency.py ([tool.mutmut] in pyproject.toml) and
 # runs their unit and API tests against each mutant in mutants/, then prints the killed and
 # surviving counts and names each survivor (`mutmut show NAME` shows its diff).
 mutation: $(STAMP)

@@ -52,7 +52,7 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/susun_games.py", "SusunGameRepository.overdue"):
         "the Susun sweeper finds overdue games of every client on ix_susun_games_status_deadline; "
         "Citus fans the SELECT out to every shard, each answering from its local index, then settles per client",
-    ("service/adapters/games.py", "GameRepository.timed_in_play"):
+    ("service/adapters/banting.py", "GameRepository.timed_in_play"):
         "the Big Two sweeper lists timed games in play of every client; a multi-shard SELECT under Citus, "
         "each game then played for by (client, id)",
     ("service/adapters/webhook_queue.py", "Pass.lock_due"):

@@ -1,35 +1,45 @@
-"""Repositories of deals and Big Two games; SQLAlchemy stays in the adapters."""
+"""The repository of deals (the Big Two games' and matches' are in banting.py); SQLAlchemy
+stays in the adapters."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, exists, func, insert, or_, select, union_all, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, and_, func, insert, or_, select, union_all, update
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from .models import Client, Deal, Game, Match, SusunGame
+from service.domain.banting.game import GameStatus
+
+from .models import Client, Deal, Game, SusunGame
 from .translate import translated
 
 _DEAL_INSERT = insert(Deal)
-_GAME_INSERT = insert(Game)
-_MATCH_INSERT = insert(Match)
 
 Position = tuple[datetime, str]
+T = TypeVar("T")
 
 
-def _page(
-    session: Session, q: Select[Any], model: type[Deal] | type[Game], limit: int, after: Position | None
-) -> tuple[list[Any], Position | None]:
-    """Newest first by (created_at, id), after `after`; the page and the position after it."""
+def newest_first(
+    q: Select[Any],
+    created_at: ColumnElement[datetime] | InstrumentedAttribute[datetime],
+    id_: ColumnElement[str] | InstrumentedAttribute[str],
+    limit: int,
+    after: Position | None,
+) -> Select[Any]:
+    """`q` newest first by (created_at, id), after `after`, one row past `limit` (`cut` tells
+    from it whether a page follows)."""
     if after is not None:
         when, last_id = after
-        q = q.where(or_(model.created_at < when, and_(model.created_at == when, model.id < last_id)))
-    q = q.order_by(model.created_at.desc(), model.id.desc()).limit(limit + 1)
-    rows = list(session.scalars(q))
+        q = q.where(or_(created_at < when, and_(created_at == when, id_ < last_id)))
+    return q.order_by(created_at.desc(), id_.desc()).limit(limit + 1)
+
+
+def cut(rows: list[T], limit: int, position: Callable[[T], Position]) -> tuple[list[T], Position | None]:
+    """The page of `newest_first`'s rows and the position after it (None: the last page)."""
     if len(rows) > limit:
-        return rows[:limit], (rows[limit - 1].created_at, rows[limit - 1].id)
+        return rows[:limit], position(rows[limit - 1])
     return rows, None
 
 
@@ -73,7 +83,8 @@ class DealRepository:
             q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_not(None))
         elif status == "open":
             q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_(None))
-        return _page(self.session, q, Deal, limit, after)
+        rows = list(self.session.scalars(newest_first(q, Deal.created_at, Deal.id, limit, after)))
+        return cut(rows, limit, lambda d: (d.created_at, d.id))
 
     def in_play(self, client_id: str, deal_ids: Sequence[str]) -> frozenset[str]:
         """Of these deals of the client, those used by a game still in play: a Big Two game
@@ -82,7 +93,7 @@ class DealRepository:
             return frozenset()
         used = select(Deal.used_by).where(Deal.client_id == client_id, Deal.id.in_(list(deal_ids)))
         big_two = select(Game.deal_id).where(
-            Game.client_id == client_id, Game.id.in_(used), Game.status == "playing"
+            Game.client_id == client_id, Game.id.in_(used), Game.status == GameStatus.PLAYING.value
         )
         susun = select(SusunGame.deal_id).where(
             SusunGame.client_id == client_id, SusunGame.id.in_(used), SusunGame.status == "arranging"
@@ -106,81 +117,3 @@ class DealRepository:
             .values(revealed_at=at)
             .execution_options(synchronize_session=False)
         )
-
-
-class GameRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def insert(self, row: dict[str, Any]) -> None:
-        self.session.connection().execute(_GAME_INSERT, [row])
-
-    def get(self, client_id: str, game_id: str, lock: bool = False) -> Game | None:
-        """The game; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
-        q = select(Game).where(Game.id == game_id, Game.client_id == client_id)
-        if lock:
-            q = q.with_for_update()
-        return self.session.scalar(q)
-
-    def exists(self, client_id: str, game_id: str) -> bool:
-        return bool(
-            self.session.scalar(
-                select(exists().where(Game.id == game_id, Game.client_id == client_id))
-            )
-        )
-
-    def timed_in_play(self) -> list[tuple[str, str]]:
-        """(client, game) of every timed game still in play, oldest first (for a sweeper)."""
-        q = (
-            select(Game.client_id, Game.id)
-            .where(Game.status == "playing", Game.turn_seconds.is_not(None))
-            .order_by(Game.created_at)
-        )
-        return [(c, g) for c, g in self.session.execute(q)]
-    def page(
-        self, client_id: str, status: str | None, table: str | None, limit: int, after: Position | None
-    ) -> tuple[list[Game], Position | None]:
-        """The client's games, newest first, of this status (playing, finished) and table."""
-        q = select(Game).where(Game.client_id == client_id)
-        if status is not None:
-            q = q.where(Game.status == status)
-        if table is not None:
-            q = q.where(Game.table_ref == table)
-        return _page(self.session, q, Game, limit, after)
-
-    def update_if_version(self, client_id: str, game_id: str, version: int, values: dict[str, Any]) -> bool:
-        """Write `values` and bump the version only if it is still `version`; False otherwise."""
-        result = self.session.execute(
-            update(Game)
-            .where(Game.client_id == client_id, Game.id == game_id, Game.version == version)
-            .values(version=Game.version + 1, **values)
-            .execution_options(synchronize_session=False)
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
-
-
-class MatchRepository:
-    """Big Two matches (migration 0010)."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def insert(self, row: dict[str, Any]) -> None:
-        self.session.connection().execute(_MATCH_INSERT, [row])
-
-    def get(self, client_id: str, match_id: str, lock: bool = False) -> Match | None:
-        """The match; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
-        q = select(Match).where(Match.id == match_id, Match.client_id == client_id)
-        if lock:
-            q = q.with_for_update()
-        return self.session.scalar(q)
-
-    def update_if_version(self, client_id: str, match_id: str, version: int, values: dict[str, Any]) -> bool:
-        """Write `values` and bump the version only if it is still `version`; False otherwise."""
-        result = self.session.execute(
-            update(Match)
-            .where(Match.client_id == client_id, Match.id == match_id, Match.version == version)
-            .values(version=Match.version + 1, **values)
-            .execution_options(synchronize_session=False)
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]

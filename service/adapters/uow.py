@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from service.domain.signing import Keyring
 
 from . import chain_scan
+from .banting import GameRepository, MatchRepository
 from .chain import ChainRepository, PostgresChain, SqliteChain
 from .chain_scan import Statement
 from .clients import ClientRepository
@@ -44,7 +45,7 @@ from .db import (
     server_state,
 )
 from .errors import CommitNotReplicated, DatabaseUnavailable
-from .games import DealRepository, GameRepository, MatchRepository
+from .games import DealRepository
 from .idempotency import IdempotencyRepository
 from .ledger import LedgerRepository, SecretRepository
 from .pending_receipts import PendingReceipts, Receipt, flush_with
@@ -327,6 +328,21 @@ class UnitOfWork:
     def flush(self) -> None:
         with translated():
             self.session.flush()
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A savepoint in this transaction: when the block raises, only what it did is
+        rolled back, and the transaction goes on (to commit what came before it)."""
+        with translated():
+            nested = self.session.begin_nested()
+        try:
+            yield
+        except BaseException:
+            with translated():
+                nested.rollback()
+            raise
+        with translated():
+            nested.commit()
 
 
 def _commit_a_wal_record(cursor: Any) -> None:

@@ -7,6 +7,9 @@ from typing import Any, ClassVar
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_load, validate
 
 from service.adapters.db import Replication
+from service.domain.banting.game import GameStatus
+from service.domain.banting.plays import Combination
+from service.domain.banting.settlement import Outcome
 
 from .fields import (
     Card,
@@ -36,8 +39,7 @@ CATEGORIES = [
 ]
 NATURALS = ["dragon", "three_straights", "three_flushes", "six_pairs"]
 OUTCOMES = [
-    "normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender", "win", "bomb",
-    "lost_less", "even", "takes_all_losses",
+    "normal", "tie", "tembus", "super", "scoop", "foul", "natural", "surrender", *(o.value for o in Outcome),
 ]
 GAMES = ["susun", "banting"]
 PROBLEM_TYPES = {
@@ -542,16 +544,8 @@ class ProblemSchema(Out):
 
 # -- Capsa Banting (Big Two) and deals (issue 6) ---------------------------------------------
 
-COMBINATIONS = [
-    "single",
-    "pair",
-    "three_of_a_kind",
-    "straight",
-    "flush",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-]
+COMBINATIONS = [c.value for c in Combination]
+GAME_STATUSES = [s.value for s in GameStatus]  # a Big Two game's and a match's
 HAND_EXAMPLE = ["3d", "5c", "5d", "5h", "5s", "9d", "4c", "6c", "8c", "Tc", "Qc", "Kd", "Ad"]
 
 
@@ -761,7 +755,7 @@ class BantingHandSchema(Out):
         metadata=_meta(["3d", "4c", "5d", "5c", "5h", "5s", "6c", "8c", "9d", "Tc", "Qc", "Kd", "Ad"],
                        "The cards the player holds now, lowest first in the game's ranking."),
     )
-    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    status = fields.String(required=True, validate=validate.OneOf(GAME_STATUSES), metadata=_meta(GameStatus.PLAYING.value))
     version = fields.Integer(required=True, metadata=_meta(1, "The game version the hand was read at."))
 
 
@@ -789,7 +783,7 @@ class HintSchema(Out):
 class GameStateSchema(Out):
     match = fields.String(metadata=_meta("mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ", "Only for a game of a match."))
     id = fields.String(required=True, metadata=_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
-    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    status = fields.String(required=True, validate=validate.OneOf(GAME_STATUSES), metadata=_meta(GameStatus.PLAYING.value))
     version = fields.Integer(required=True, metadata=_meta(1, "Bumped by every move; send it as If-Match."))
     rules = fields.Nested(RulesEchoSchema, required=True)
     currency = fields.String(required=True, metadata=_meta("IDR"))
@@ -878,7 +872,7 @@ class MatchGameSchema(Out):
 
 class MatchSchema(Out):
     id = fields.String(required=True, metadata=_meta("mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
-    status = fields.String(required=True, validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing"))
+    status = fields.String(required=True, validate=validate.OneOf(GAME_STATUSES), metadata=_meta(GameStatus.PLAYING.value))
     version = fields.Integer(required=True, metadata=_meta(1, "Bumped by every game started or finished."))
     rules = fields.Nested(RulesEchoSchema, required=True)
     currency = fields.String(required=True, metadata=_meta("IDR"))
@@ -927,7 +921,7 @@ class DealListSchema(Out):
 
 class GameQuerySchema(_PageQuery):
     status = fields.String(
-        validate=validate.OneOf(["playing", "finished"]), metadata=_meta("playing", "Only games in this status.")
+        validate=validate.OneOf(GAME_STATUSES), metadata=_meta(GameStatus.PLAYING.value, "Only games in this status.")
     )
     table = Id("table-7", "Only games at this table.")
     limit = QueryInteger(

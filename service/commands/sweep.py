@@ -77,7 +77,8 @@ def one_pass(db: Database) -> Pass:
     """Each part runs on its own: a failing one (the database away, a bad row) is reported
     on stderr and counts nothing, and the other still runs and counts what it did; the next
     pass tries both again."""
-    from service.services import banting, rollups, susun_games
+    from service.services import rollups, susun_games
+    from service.services.banting import timers
 
     failed = False
 
@@ -91,7 +92,7 @@ def one_pass(db: Database) -> Pass:
             return []
 
     settled = part("Susun games", susun_games.settle_overdue)  # arrangement deadlines passed
-    played = part("Big Two turns", banting.play_overdue)  # turns that ran out: their auto moves
+    played = part("Big Two turns", timers.play_overdue)  # turns that ran out: their auto moves
     folded = part("ledger rollups", lambda db: [rollups.sweep(db)])  # after the others: their rounds too
     return Pass(settled, played, sum(folded), failed)
 

@@ -20,7 +20,7 @@ from service.adapters.webhooks import EventRecord
 from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
 
-from . import banting
+from .banting import games
 from .documents import audit_of_record, round_document, void_info
 from .errors import InvalidInput, NotFound
 from .jsondoc import dump
@@ -86,7 +86,7 @@ def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecor
                     void_info(doc, audit_of_record(r)),
                 )
             else:
-                data = banting.get(db, client_id, str(doc["request"]["game"]))
+                data = games.get(db, client_id, str(doc["request"]["game"]))
             out.append(Event(hooks.event_id(r.round_id, type_), type_, str(doc["created_at"]), data, r.sequence))
     return out
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.adapters.errors import KeyTaken, LockTimeout
 from service.adapters.records import Claim
@@ -41,6 +41,7 @@ PURGE_EVERY = timedelta(seconds=60)
 PURGE_BATCH = 1000
 PURGE_BATCHES = 20  # per automatic purge: 20,000 records a minute per worker at most
 _KEY = re.compile(r"[\x20-\x7e]{1,255}")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,78 @@ def run_once(
             if stored is not None:
                 return stored
         except LockTimeout as exc:
+            raise in_flight() from exc
+    raise in_flight()
+
+
+class _NotStored(Exception):
+    """An answer other than 2xx: the savepoint of `run_once_after` rolls back, it is not stored."""
+
+    def __init__(self, response: StoredResponse) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+def run_once_after(
+    db: Database,
+    client_id: str,
+    method: str,
+    path: str,
+    body: Any,
+    first: Callable[[UnitOfWork], tuple[T, str | None]],
+    action: Callable[[UnitOfWork, T], StoredResponse],
+) -> StoredResponse:
+    """`run_once` for a request whose first part stands whatever follows, in ONE write
+    transaction: `first(uow)` runs before any key is claimed and returns what the action
+    needs and the request's Idempotency-Key (so what it refuses, a 404 or a 403, comes before
+    the key is read or replayed); then the claim and `action(uow, what first returned)` run
+    in a savepoint. When the action is refused (it raises, or answers other than 2xx) or the
+    key has answered already (then replayed), only the savepoint rolls back, and what `first`
+    wrote is committed."""
+    digest = body_hash(body)
+    for _ in range(2):
+        key: str | None = None
+        try:
+            with db.unit_of_work(write=True) as uow:
+                prepared, key = first(uow)
+                now = utcnow_ms()
+                try:
+                    with uow.savepoint():
+                        if key is not None and not uow.idempotency.claim(
+                            client_id, method, path, key, digest, now, now - KEEP
+                        ):
+                            # Caught below with its argument unread: a mutant of it is equivalent.
+                            raise KeyTaken(key)  # pragma: no mutate
+                        response = action(uow, prepared)
+                        if not 200 <= response.status < 300:
+                            raise _NotStored(response)
+                        if key is not None:
+                            uow.idempotency.complete(
+                                client_id,
+                                method,
+                                path,
+                                key,
+                                response.status,
+                                content_type=response.content_type,
+                                location=response.location,
+                                body=response.body,
+                            )
+                except _NotStored as refused:
+                    uow.commit()
+                    return refused.response
+                except BaseException:
+                    uow.commit()  # what `first` wrote stands
+                    raise
+                uow.commit()
+                return response
+        except KeyTaken:
+            assert key is not None  # pragma: no mutate (for mypy: only a claimed key is taken)
+            stored = replay(db, client_id, method, path, key, digest)
+            if stored is not None:
+                return stored
+        except LockTimeout as exc:
+            if key is None:
+                raise
             raise in_flight() from exc
     raise in_flight()
 

@@ -15,7 +15,7 @@ from service.domain.susun.round import score_round_request
 def rescore_banting(request: dict[str, Any]) -> dict[str, Any]:
     """A Big Two round re-scored by the game service, imported on first use: it loads the
     database layer, which the offline verifier of Capsa Susun exports never needs."""
-    from .banting import rescore
+    from .banting.recording import rescore
 
     return rescore(request)
 

@@ -16,7 +16,7 @@ from banting_scripts import FOUR
 from httpkit import fields_of, problem
 from test_api_banting import game_body, send, start, state
 
-from service.services import banting
+from service.services.banting import timers
 
 T0 = "2026-11-29T10:00"
 START = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)  # the clock fixture's time
@@ -157,13 +157,13 @@ def test_concurrent_reads_at_the_deadline_store_the_auto_moves_once(app, tenant,
 def test_the_sweeper_hook_plays_every_overdue_game_without_a_request(app, http, tenant, clock):
     first, second = timed(http, tenant), timed(http, tenant, 120)
     clock.advance(seconds=31)
-    made = banting.sweep(app.extensions["capsa"].db)
+    made = timers.sweep(app.extensions["capsa"].db)
     assert made >= 1  # the first game's turn, and any other test's timed game that is due
     with app.extensions["capsa"].db.unit_of_work() as uow:
         stored = {g: uow.games.get(tenant.id, g).moves for g in (first["id"], second["id"])}  # type: ignore[union-attr]
-    assert [m["auto"] for m in stored[first["id"]]] == [True]
-    assert stored[second["id"]] == []  # its first turn lasts 120 s
-    assert banting.sweep(app.extensions["capsa"].db) == 0  # the clock stands still: nothing more is due
+    assert [m.auto for m in stored[first["id"]]] == [True]
+    assert stored[second["id"]] == ()  # its first turn lasts 120 s
+    assert timers.sweep(app.extensions["capsa"].db) == 0  # the clock stands still: nothing more is due
     assert state(http, tenant, first["id"])["history"][0]["auto"] is True
 
 

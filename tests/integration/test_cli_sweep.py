@@ -77,12 +77,12 @@ def test_one_pass_settles_the_overdue_games_and_leaves_the_others(overdue, monke
 
 
 def test_one_pass_says_which_big_two_games_it_played_overdue_turns_in(overdue, monkeypatch, capsys):
-    from service.services import banting
+    from service.services.banting import timers
 
     url, app, tenant, past, future = overdue
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.setattr(susun_games, "settle_overdue", lambda db: [])
-    monkeypatch.setattr(banting, "play_overdue", lambda db: [("cl_1", "bg_1", 1), ("cl_2", "bg_2", 3)])
+    monkeypatch.setattr(timers, "play_overdue", lambda db: [("cl_1", "bg_1", 1), ("cl_2", "bg_2", 3)])
     assert main(["sweep", "--once"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["played 1 overdue turn in Big Two game bg_1 of client cl_1",
@@ -138,7 +138,7 @@ def test_a_bad_sweep_interval_is_one_clear_line_and_a_usage_error(value, overdue
 
 
 def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue, monkeypatch, capsys):
-    from service.services import banting
+    from service.services.banting import timers
 
     url, app, tenant, past, future = overdue
     monkeypatch.setenv("DATABASE_URL", url)
@@ -146,7 +146,7 @@ def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue
     def broken(db: Any) -> list[Any]:
         raise RuntimeError("turn table unreadable")
 
-    monkeypatch.setattr(banting, "play_overdue", broken)
+    monkeypatch.setattr(timers, "play_overdue", broken)
     assert main(["sweep", "--once"]) == 1  # a one-shot run (cron) sees the failure
     out, err = capsys.readouterr()
     assert err == "capsa sweep: the Big Two turns pass failed: RuntimeError: turn table unreadable\n"
@@ -155,7 +155,7 @@ def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue
 
 
 def test_a_failing_susun_pass_still_plays_the_big_two_turns(overdue, monkeypatch, capsys):
-    from service.services import banting
+    from service.services.banting import timers
 
     url, app, tenant, past, future = overdue
     monkeypatch.setenv("DATABASE_URL", url)
@@ -165,7 +165,7 @@ def test_a_failing_susun_pass_still_plays_the_big_two_turns(overdue, monkeypatch
         raise RuntimeError("games table unreadable")
 
     monkeypatch.setattr(susun_games, "settle_overdue", broken)
-    monkeypatch.setattr(banting, "play_overdue", lambda db: ran.append(db) or [("cl_x", "bg_x", 3)])
+    monkeypatch.setattr(timers, "play_overdue", lambda db: ran.append(db) or [("cl_x", "bg_x", 3)])
     assert main(["sweep", "--once"]) == 1
     out, err = capsys.readouterr()
     assert err == "capsa sweep: the Susun games pass failed: RuntimeError: games table unreadable\n"

@@ -115,7 +115,7 @@ def _games(
         b = {g: uow.games.get(client_id, g) for g in banting}
         return (
             {g: GameRow(r.status, r.round_id, []) for g, r in s.items() if r is not None},
-            {g: GameRow(r.status, r.round_id, list(r.moves)) for g, r in b.items() if r is not None},
+            {g: GameRow(r.status, r.round_id, [m.to_json() for m in r.moves]) for g, r in b.items() if r is not None},
         )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import banting, matches
+from service.services.banting import games, matches
 from service.services.idempotency import parse_key
 from service.services.versions import parse_if_match
 
@@ -51,7 +51,7 @@ class EvaluatePlay(MethodView):
     @blp.problems(*BODY)
     def post(self, body: dict[str, Any]) -> Response:
         """Classify a play and, with `beats`, say whether it beats that play (no storage)."""
-        return json_response(banting.evaluate(body))
+        return json_response(games.evaluate(body))
 
 
 @blp.route("/games")
@@ -61,7 +61,7 @@ class Games(MethodView):
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
         """List this client's games (their states), newest first, by status and table, in pages."""
-        return json_response(banting.list_(db(), principal().client_id, **query))
+        return json_response(games.list_(db(), principal().client_id, **query))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(GameRequestSchema, example=GAME_EXAMPLE)
@@ -79,7 +79,7 @@ class Games(MethodView):
         hint), each dated at its deadline, so no client has to poll at the deadline.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
-        return send_versioned(banting.create(db(), principal().client_id, body, key))
+        return send_versioned(games.create(db(), principal().client_id, body, key))
 
 
 @blp.route("/games/<string:game_id>")
@@ -91,7 +91,7 @@ class GameById(MethodView):
 
         A read key may fetch it: the auto moves it may store follow from the clock alone.
         """
-        document = banting.get(db(), principal().client_id, game_id)
+        document = games.get(db(), principal().client_id, game_id)
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
 
 
@@ -107,9 +107,9 @@ class Hand(MethodView):
         due are applied first.
         """
         client_id = principal().client_id
-        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
-        return json_response(banting.hand(db(), client_id, game_id, player))
+        return json_response(games.hand(db(), client_id, game_id, player))
 
 
 @blp.route("/games/<string:game_id>/moves")
@@ -130,12 +130,12 @@ class Moves(MethodView):
         (412). A move on a finished game is 409. The move that ends the game settles it and records
         it as a `game: banting` round, returned as `round`.
         """
-        client_id = principal().client_id
-        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
-        require_write()
-        key = parse_key(request.headers.get("Idempotency-Key"))
-        version = parse_if_match(request.headers.get("If-Match"))
-        return send_versioned(banting.move(db(), principal().client_id, game_id, body, version, key))
+        def checks() -> tuple[str | None, frozenset[int] | None]:
+            # Run once the game is found: another client's game is 404, whatever the key.
+            require_write()
+            return parse_key(request.headers.get("Idempotency-Key")), parse_if_match(request.headers.get("If-Match"))
+
+        return send_versioned(games.move(db(), principal().client_id, game_id, body, checks))
 
 
 MATCH_EXAMPLE = {
@@ -221,6 +221,6 @@ class Hint(MethodView):
         `illegal-move` (not your turn, or turn timed out); a finished game is 409.
         """
         client_id = principal().client_id
-        banting.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
+        games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
-        return json_response(banting.hint(db(), client_id, game_id, body))
+        return json_response(games.hint(db(), client_id, game_id, body))

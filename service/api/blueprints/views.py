@@ -25,6 +25,7 @@ from flask import Response, current_app, render_template, request
 from flask.views import MethodView
 
 from service.domain.audit import LedgerLine, reversal_lines, round_lines
+from service.domain.banting.settlement import Outcome
 from service.domain.money import format_money, minor_digits
 from service.services import viewlinks
 from service.services.errors import NotFound
@@ -153,14 +154,14 @@ def side_label(outcome: str, points: int) -> str:
     The document names a pair's outcome once for both sides (Big Two's `win` is the
     winner's); each side's cell says whether that player won or lost it.
     """
-    if outcome == "bomb":
+    if outcome == Outcome.BOMB:
         return "won (bomb)" if points > 0 else "lost (bombed)" if points < 0 else "bomb (not owed)"
     side = "won" if points > 0 else "lost" if points < 0 else "even"
-    if outcome in ("win", "normal", "tie", "even"):
+    if outcome in (Outcome.WIN, "normal", "tie", Outcome.EVEN):
         return side
-    if outcome == "lost_less":  # two losers of everyone pays everyone
+    if outcome == Outcome.LOST_LESS:  # two losers of everyone pays everyone
         return "lost less" if points > 0 else "lost more" if points < 0 else "even"
-    if outcome == "takes_all_losses":
+    if outcome == Outcome.TAKES_ALL:
         return "collected" if points > 0 else "took on all losses" if points < 0 else "even"
     return f"{side} ({outcome})"
 
@@ -232,7 +233,7 @@ def _winner(doc: dict[str, Any]) -> dict[str, Any] | None:
     if doc.get("game") != "banting" or not doc["pairs"]:
         return None
     winner = doc["pairs"][0]["players"][0]
-    bombed = [p["players"][1] for p in doc["pairs"] if p["outcome"] == "bomb" and p["points"]]
+    bombed = [p["players"][1] for p in doc["pairs"] if p["outcome"] == Outcome.BOMB and p["points"]]
     return {"id": winner, "bombed": bombed[0] if bombed else None}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from ..cards import Card, canonical
@@ -33,8 +34,21 @@ from .rules import BantingParams
 HAND_SIZE = 13
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
-PLAYING = "playing"
-FINISHED = "finished"
+
+
+class GameStatus(StrEnum):
+    """A Big Two game's status, and a match's (docs/api.md#big-two-games); the value is the API's."""
+
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class MoveKind(StrEnum):
+    """What a move does: play cards or pass; the value is its key in a move body."""
+
+    PLAY = "play"
+    PASS = "pass"
+
 
 # The reasons documented in docs/api.md#big-two-games; messages start with one of them, details may follow.
 NOT_YOUR_TURN = "not your turn"
@@ -72,6 +86,10 @@ class Move:
     @property
     def is_pass(self) -> bool:
         return self.cards is None
+
+    @property
+    def kind(self) -> MoveKind:
+        return MoveKind.PASS if self.cards is None else MoveKind.PLAY
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +132,8 @@ class GameState:
     bombed: int | None = None
 
     @property
-    def status(self) -> str:
-        return FINISHED if self.winner is not None else PLAYING
+    def status(self) -> GameStatus:
+        return GameStatus.FINISHED if self.winner is not None else GameStatus.PLAYING
 
     @property
     def finished(self) -> bool:
@@ -264,8 +282,11 @@ def _pass_problem(state: GameState, seat: int) -> IllegalMove | None:
         return IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
     if state.params.last_card == "highest_single_no_pass" and table.play.combination is Combination.SINGLE:
         highest = _last_card_single(state, seat)
-        if highest is not None and card_value(highest, state.params) > card_value(table.play.cards[0], state.params):
-            return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
+        if highest is not None:
+            mine, on_table = card_value(highest, state.params), card_value(table.play.cards[0], state.params)
+            # One deck: two cards never have one value, so `>=` would be the same test.
+            if mine > on_table:  # pragma: no mutate
+                return IllegalMove(f"{MUST_PLAY_HIGHEST}: the next player holds one card; play {highest}", field="pass")
     return None
 
 
@@ -304,7 +325,7 @@ def _apply_pass(state: GameState, seat: int) -> GameState:
 def _apply_play(state: GameState, seat: int, play: Play) -> GameState:
     params = state.params
     bomb = state.table is not None and is_bomb(play, state.table.play, params)
-    hands = tuple(h - set(play.cards) if i == seat else h for i, h in enumerate(state.hands))
+    hands = (*state.hands[:seat], state.hands[seat] - set(play.cards), *state.hands[seat + 1 :])
     history = (*state.history, HistoryEntry(len(state.history) + 1, seat, play))
     # `pass_locks` `turn`: a pass lasts until the next play; `trick`: until the trick ends.
     passed = (False,) * len(hands) if params.pass_rule == "turn" else state.passed
@@ -331,7 +352,9 @@ def _advance(state: GameState, mover: int) -> GameState:
     assert state.table is not None
     n = len(state.player_ids)
     if state.params.pass_rule == "trick":
-        nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])
+        # The table's seat has not passed in its trick, so the search stops within n seats
+        # (one seat more, `n + 2`, is never reached).
+        nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])  # pragma: no mutate
     else:
         nxt = (mover + 1) % n
     if nxt == state.table.seat:
@@ -420,7 +443,7 @@ def state_document(state: GameState) -> dict[str, Any]:
     ids = state.player_ids
     table = state.table
     return {
-        "status": state.status,
+        "status": state.status.value,
         "players": [
             {
                 "id": pid,

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .game import GameState
+from .game import GameState, GameStatus
 from .settlement import game_losses
 
-PLAYING = "playing"
-FINISHED = "finished"
 DEFAULT_TARGET = 101  # michaelelalam-glitch/Big-Two-Neo: a match ends when a player reaches 101
 
 
@@ -38,8 +36,9 @@ def add_game(
     round_id: str,
     winner: str,
     points: Mapping[str, int],
-) -> tuple[list[dict[str, Any]], str]:
-    """The entries with this game's standings appended, and the match's status after it."""
+) -> tuple[list[dict[str, Any]], GameStatus]:
+    """The entries with this game's standings appended, and the match's status after it
+    (a match plays and finishes as its games do: a `GameStatus`)."""
     entry: dict[str, Any] = {
         "n": len(entries) + 1,
         "game": game,
@@ -49,13 +48,13 @@ def add_game(
     }
     after = [*(dict(e) for e in entries), entry]
     entry["totals"] = totals(players, after)
-    status = FINISHED if max(entry["totals"].values()) >= target else PLAYING
+    status = GameStatus.FINISHED if max(entry["totals"].values()) >= target else GameStatus.PLAYING
     return after, status
 
 
-def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status: str) -> list[str]:
+def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status: GameStatus) -> list[str]:
     """Once the match has finished, the players with the lowest total (seat order); else []."""
-    if status != FINISHED:
+    if status != GameStatus.FINISHED:
         return []
     total = totals(players, entries)
     low = min(total.values())

@@ -102,19 +102,17 @@ class NotAPlay:
     reason: str
 
 
-def _natural(big_two: int) -> int:
-    """The natural rank (2..14) of a Big Two rank index (0 for a 3 .. 12 for a 2)."""
-    return 2 if big_two == 12 else big_two + 3
-
-
 # The rank sets that are straights under each `straights` rule, each with the natural rank of
 # its top card and the value its key compares: natural ranks for standard and with_two (where
 # A-2-3-4-5 tops at the 5 and 2-3-4-5-6 at the 6, below 3-4-5-6-7), Big Two ranks for
 # consecutive (J-Q-K-A-2 the highest). Straights never wrap.
 _STANDARD = {frozenset(range(t - 4, t + 1)): (t, t) for t in range(7, 15)}
 _WITH_TWO = {**_STANDARD, frozenset({14, 2, 3, 4, 5}): (5, 5), frozenset({2, 3, 4, 5, 6}): (6, 6)}
+# Built at import, in module code (no function: one called only at import is out of the
+# mutation tests' reach); _NATURAL[b] is the natural rank (2..14) of Big Two rank b (0..12).
+_NATURAL = (*range(3, 15), 2)
 _CONSECUTIVE = {
-    frozenset(_natural(b) for b in range(top - 4, top + 1)): (_natural(top), top) for top in range(4, 13)
+    frozenset(_NATURAL[b] for b in range(top - 4, top + 1)): (_NATURAL[top], top) for top in range(4, 13)
 }
 STRAIGHT_RANKS: dict[str, dict[frozenset[int], tuple[int, int]]] = {
     "standard": _STANDARD,
@@ -148,24 +146,25 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
     if n == 1:
         return Play(Combination.SINGLE, ordered, (values[ordered[0]],))
     if n == 2:
-        if ordered[0].rank != ordered[1].rank:
+        low, high = ordered
+        if low.rank != high.rank:
             return NotAPlay(f"not a combination: a pair needs two cards of one rank, not {shown}")
         # The pair's higher suit decides between pairs of one rank.
-        return Play(Combination.PAIR, ordered, (big_two_rank(ordered[0].rank), pos[ordered[1].suit]))
+        return Play(Combination.PAIR, ordered, (big_two_rank(high.rank), pos[high.suit]))
     if n == 3:
-        if len({c.rank for c in ordered}) != 1:
+        ranks = {c.rank for c in ordered}
+        if len(ranks) != 1:
             return NotAPlay(
                 f"not a combination: three cards must be of one rank (three of a kind), not {shown}"
             )
-        return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(ordered[0].rank),))
+        (rank,) = ranks
+        return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(rank),))
     if n == 4:
-        if params.bomb_rule == "bare_quads" and len({c.rank for c in ordered}) == 1:
+        ranks = {c.rank for c in ordered}
+        if params.bomb_rule == "bare_quads" and len(ranks) == 1:
+            (rank,) = ranks
             # A bare four of a kind is a bomb: its key is that of a five-card four of a kind.
-            return Play(
-                Combination.FOUR_OF_A_KIND,
-                ordered,
-                (_TIER[Combination.FOUR_OF_A_KIND], big_two_rank(ordered[0].rank)),
-            )
+            return Play(Combination.FOUR_OF_A_KIND, ordered, (_TIER[Combination.FOUR_OF_A_KIND], big_two_rank(rank)))
         return NotAPlay(
             "not a combination: four cards are no play (a four of a kind is played with a fifth card)"
         )
@@ -191,7 +190,8 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         trips = next(r for r, k in counts.items() if k == 3)
         return Play(Combination.FULL_HOUSE, ordered, (_TIER[Combination.FULL_HOUSE], big_two_rank(trips)))
     ranks = frozenset(int(r) for r in counts)
-    suited = len({c.suit for c in ordered}) == 1
+    suits = {c.suit for c in ordered}
+    suited = len(suits) == 1
     straight = STRAIGHT_RANKS[params.straight_rule].get(ranks)
     if straight is not None:
         top_rank, top = straight
@@ -204,7 +204,8 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
     if suited:
         # "Cards high to low" uses Big Two ranks: a 2 is the highest card of a flush.
         high_to_low = tuple(big_two_rank(c.rank) for c in reversed(ordered))
-        suit = pos[ordered[0].suit]
+        (only,) = suits
+        suit = pos[only]
         if params.flush_order == "suit_first":
             key = (_TIER[Combination.FLUSH], suit, *high_to_low)
         else:
@@ -245,7 +246,10 @@ def is_bomb(play: Play, table: Play, params: BantingParams) -> bool:
             and table.cards[0].rank == Rank.TWO
         )
     if rule == "bare_quads":
-        return table.combination is not Combination.FOUR_OF_A_KIND or play.key[1] > table.key[1]
+        if table.combination is not Combination.FOUR_OF_A_KIND:
+            return True
+        # One deck holds one four of a kind of each rank: `>=` would be the same test.
+        return play.key > table.key  # pragma: no mutate
     return False
 
 
@@ -258,15 +262,18 @@ def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
     if play.size != table.size:
         hint = ""
         if play.combination is Combination.FOUR_OF_A_KIND and table.size == 1:
-            hint = {
-                "five_card_on_two": "; a four of a kind bombs only a single 2",
-                "none": "; these rules have no bombs",
-            }.get(params.bomb_rule, "")
+            # Under bare_quads a four of a kind on a single is a bomb (returned above).
+            if params.bomb_rule == "five_card_on_two":
+                hint = "; a four of a kind bombs only a single 2"
+            else:
+                hint = "; these rules have no bombs"
         return (
             f"does not beat: a {play.size}-card {play.combination.label} cannot be played on a "
             f"{table.size}-card {table.combination.label}{hint}"
         )
-    if play.key > table.key:
+    # Two plays of one deck never have one key (it would take a card they share), so `>=`
+    # would be the same test.
+    if play.key > table.key:  # pragma: no mutate
         return None
     return f"does not beat: {play} is lower than {table}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from ..errors import InvalidRound
@@ -11,14 +12,18 @@ from .game import GameState, replay
 from .plays import Combination, candidate_plays, card_value
 from .rules import BantingParams
 
-WIN = "win"
-BOMB = "bomb"
-# From the versions that name `last_card_penalty` (`BantingParams.names_loser_pairs`): a pair
-# of two losers under everyone pays everyone, read from the side that lost less, and a pair
-# whose points fall on the player who took on all losses.
-LOST_LESS = "lost_less"
-EVEN = "even"
-TAKES_ALL = "takes_all_losses"
+
+class Outcome(StrEnum):
+    """A pair's `outcome` in a Banting round (docs/api.md#big-two-games); the value is the API's."""
+
+    WIN = "win"
+    BOMB = "bomb"
+    # From the versions that name `last_card_penalty` (`BantingParams.names_loser_pairs`): a
+    # pair of two losers under everyone pays everyone, read from the side that lost less, and a
+    # pair whose points fall on the player who took on all losses.
+    LOST_LESS = "lost_less"
+    EVEN = "even"
+    TAKES_ALL = "takes_all_losses"
 
 
 def card_multiplier(cards_left: int, params: BantingParams) -> int:
@@ -36,7 +41,7 @@ class BantingPair:
 
     winner: int
     loser: int
-    outcome: str
+    outcome: Outcome
     cards_left: int
     multiplier: int
     points: int
@@ -131,18 +136,18 @@ def game_losses(state: GameState, params: BantingParams) -> tuple[int | None, li
     return taker, losses if taker is None else take_on_all(losses, taker)
 
 
-def _label(params: BantingParams, outcome: str, first: int, owed: int, winner: int | None, taker: int | None,
-           second: int) -> str:
+def _label(params: BantingParams, outcome: Outcome, first: int, owed: int, winner: int | None, taker: int | None,
+           second: int) -> Outcome:
     """A pair's outcome under everyone pays everyone (`BantingParams.names_loser_pairs`)."""
     if not params.names_loser_pairs:
         return outcome
     if taker is not None and second == taker:
-        return TAKES_ALL
-    if first == winner and outcome == BOMB:
-        return BOMB
+        return Outcome.TAKES_ALL
+    if first == winner and outcome is Outcome.BOMB:
+        return Outcome.BOMB
     if owed == 0:
-        return EVEN
-    return WIN if first == winner else LOST_LESS
+        return Outcome.EVEN
+    return Outcome.WIN if first == winner else Outcome.LOST_LESS
 
 
 def settle_game(state: GameState, stake_minor: int, params: BantingParams | None = None) -> BantingSettlement:
@@ -160,7 +165,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
     params = params or state.params
     n = len(state.player_ids)
     taker, losses = game_losses(state, params)
-    outcome = WIN if state.bombed is None else BOMB
+    outcome = Outcome.WIN if state.bombed is None else Outcome.BOMB
     pairs: list[BantingPair] = []
     if params.payment == "everyone_pays_everyone":
         total = sum(loss for _, loss in losses)
@@ -183,7 +188,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
             mult, owed = losses[seat]
             points[seat] = -owed
             points[state.winner] += owed
-            label = outcome if taker is None else TAKES_ALL if seat == taker else EVEN
+            label = outcome if taker is None else Outcome.TAKES_ALL if seat == taker else Outcome.EVEN
             pairs.append(BantingPair(
                 state.winner, seat, label, len(state.hands[seat]), mult, owed, owed * stake_minor
             ))
@@ -219,7 +224,7 @@ def settlement_document(state: GameState, settlement: BantingSettlement, currenc
                 "players": [ids[p.winner], ids[p.loser]],
                 "stake": money(settlement.stake),
                 "rows": None,
-                "outcome": p.outcome,
+                "outcome": p.outcome.value,
                 "multiplier": p.multiplier,
                 "points": p.points,
                 "amount": money(p.amount),

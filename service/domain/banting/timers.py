@@ -9,22 +9,25 @@ give the same moves, however late they are applied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from .game import GameState, Move, apply_move
+from ..audit import timestamp
+from ..errors import IllegalMove
+from .game import GameState, GameStatus, apply_move
 from .hint import auto_move
+from .moves import MadeMove
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 1, 86_400
 TURN_TIMED_OUT = "turn timed out"
 
 
-@dataclass(frozen=True, slots=True)
-class AutoMove:
-    """A move made for a player whose turn timed out, dated at that turn's deadline."""
-
-    move: Move
-    at: datetime
+def last_move_at(moves: Sequence[MadeMove], started: datetime) -> datetime:
+    """When the turn in play began: the last dated move's time, or the game's start."""
+    for made in reversed(moves):
+        if made.at is not None:
+            return made.at
+    return started
 
 
 def deadline(last_move_at: datetime, turn_seconds: int) -> datetime:
@@ -34,13 +37,14 @@ def deadline(last_move_at: datetime, turn_seconds: int) -> datetime:
 
 def overdue_moves(
     state: GameState, last_move_at: datetime, turn_seconds: int, now: datetime
-) -> tuple[GameState, list[AutoMove]]:
-    """Every auto move due by `now`, in order, and the state after them.
+) -> tuple[GameState, list[MadeMove]]:
+    """Every auto move due by `now`, in order (each dated at its deadline), and the state
+    after them.
 
     A turn is over at its deadline (`now >= deadline`); the loop stops at the first turn
     still running or when an auto move ends the game.
     """
-    made: list[AutoMove] = []
+    made: list[MadeMove] = []
     at = last_move_at
     while not state.finished:
         due = deadline(at, turn_seconds)
@@ -48,6 +52,32 @@ def overdue_moves(
             break
         move = auto_move(state)
         state = apply_move(state, move)
-        made.append(AutoMove(move, due))
+        made.append(MadeMove(move, due, auto=True))
         at = due
     return state, made
+
+
+def is_due(status: GameStatus, moves: Sequence[MadeMove], started: datetime, turn_seconds: int | None,
+           now: datetime) -> bool:
+    """Whether the turn in play of a timed game has run out by `now` (no replay needed to say so)."""
+    return (
+        turn_seconds is not None
+        and status == GameStatus.PLAYING
+        and now >= deadline(last_move_at(moves, started), turn_seconds)
+    )
+
+
+def refuse_if_timed_out(moves: Sequence[MadeMove], turn_seconds: int | None, state: GameState, player: str) -> None:
+    """IllegalMove `turn timed out` for a player whose last turn the service played (and who
+    is not in turn again): it is late."""
+    seat = state.seat_of(player)
+    if seat is None or seat == state.turn or turn_seconds is None:
+        return
+    mine = [n for n, m in enumerate(moves, 1) if m.player == player]
+    if mine and moves[mine[-1] - 1].auto:
+        last = moves[mine[-1] - 1]
+        assert last.at is not None  # an auto move is always dated
+        raise IllegalMove(
+            f"{TURN_TIMED_OUT}: {player!r}'s turn ended at {timestamp(last.at)}; the service played move {mine[-1]} for it",
+            field="player",
+        )

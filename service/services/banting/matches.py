@@ -3,8 +3,9 @@
 A match fixes the rule set, money, table and players of its games. `POST .../games` starts
 the next game (the match's players, their hands given or from a deal) once the previous one
 has finished; the move that finishes a game adds its standings to the match in the move's own
-transaction (`game_finished`), and the match ends once a player's total reaches
-`target_points`. Every game is still settled and stored as its own round.
+transaction (`game_finished`, a listener of finished games: store.on_finished), and the match
+ends once a player's total reaches `target_points`. Every game is still settled and stored as
+its own round.
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.adapters.models import Match
+from service.adapters.banting import MatchRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.banting import match as domain
-from service.domain.banting.game import GameState
-from service.domain.banting.rules import BANTING, BantingParams
+from service.domain.banting.game import GameStatus
+from service.domain.banting.rules import BANTING, BantingParams, params_of
 from service.domain.errors import FieldError, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
 
-from . import banting
-from .errors import Conflict, NotFound
-from .idempotency import StoredResponse, run_once
-from .ids import new_id, utcnow_ms
-from .jsondoc import dump
-from .versions import refuse_stale
+from ..errors import Conflict, NotFound
+from ..idempotency import StoredResponse, run_once
+from ..ids import new_id, utcnow_ms
+from ..jsondoc import dump
+from ..versions import refuse_stale
+from . import games
+from .store import FinishedGame
 
 MATCHES_PATH = "/v1/banting/matches"
 
@@ -48,24 +50,24 @@ def create(
         ]
         raise_collected(errors, InvalidRound)
         now = utcnow_ms()
-        row = {
-            "id": new_id("mt", now),
-            "client_id": client_id,
-            "rules_json": rules.to_json(),
-            "currency": currency,
-            "stake": stake,
-            "table_ref": body.get("table"),
-            "players": players,
-            "target_points": int(body.get("target_points") or domain.DEFAULT_TARGET),
-            "games": [],
-            "current_game": None,
-            "version": 1,
-            "status": domain.PLAYING,
-            "created_at": now,
-            "updated_at": now,
-        }
-        uow.matches.insert(row)
-        return StoredResponse(201, dump(_document(row)), location=f"{MATCHES_PATH}/{row['id']}")
+        match = MatchRecord(
+            id=new_id("mt", now),
+            client_id=client_id,
+            rules_json=rules.to_json(),
+            currency=currency,
+            stake=stake,
+            table_ref=body.get("table"),
+            players=tuple(players),
+            target_points=int(body.get("target_points") or domain.DEFAULT_TARGET),
+            games=(),
+            current_game=None,
+            version=1,
+            status=GameStatus.PLAYING,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.matches.insert(match)
+        return StoredResponse(201, dump(_document(match)), location=f"{MATCHES_PATH}/{match.id}")
 
     return run_once(db, client_id, "POST", MATCHES_PATH, idempotency_key, body, action)
 
@@ -73,7 +75,7 @@ def create(
 def get(db: Database, client_id: str, match_id: str) -> dict[str, Any]:
     """`GET /v1/banting/matches/{id}`: the match and its standings after every game."""
     with db.unit_of_work() as uow:
-        return _document(_row_dict(_found(uow, client_id, match_id)))
+        return _document(_found(uow, client_id, match_id))
 
 
 def require(db: Database, client_id: str, match_id: str) -> None:
@@ -97,7 +99,7 @@ def start_game(
     def action(uow: UnitOfWork) -> StoredResponse:
         match = _found(uow, client_id, match_id, lock=True)
         refuse_stale(expected_versions, match.version, "match")
-        if match.status != domain.PLAYING:
+        if match.status != GameStatus.PLAYING:
             raise Conflict(
                 f"match {match_id!r} has finished; no more games",
                 errors=[FieldError("match", "the match has finished")],
@@ -108,7 +110,7 @@ def start_game(
                 errors=[FieldError("match", f"finish game {match.current_game!r} first")],
             )
         ids = [str(p["id"]) for p in body["players"]]
-        if ids != match.players:
+        if ids != list(match.players):
             raise InvalidRound(
                 "the players of a match game are the match's, in its order: " + ", ".join(match.players),
                 errors=[
@@ -118,39 +120,38 @@ def start_game(
                 ]
                 or [FieldError("players", f"{len(ids)} players for a match of {len(match.players)}")],
             )
-        setup = banting.setup(uow, client_id, {**body, **_game_terms(match)})
+        setup = games.setup(uow, client_id, {**body, **_game_terms(match)})
         leader = domain.next_leader(match.games, _params(match).lead_rule)
-        row, state = banting.start(uow, client_id, setup, match_id=match.id, leader=leader)
-        values = {"current_game": row["id"], "updated_at": row["created_at"]}
-        if not uow.matches.update_if_version(match.client_id, match.id, match.version, values):
+        game, state = games.start(uow, client_id, setup, match_id=match.id, leader=leader)
+        if not uow.matches.start_game(match.client_id, match.id, match.version, game.id, game.created_at):
             raise Conflict("the match changed while this game was started; fetch it and retry")
-        location = f"{banting.GAMES_PATH}/{row['id']}"
-        return StoredResponse(201, dump(banting.game_document(row, state)), location=location)
+        location = f"{games.GAMES_PATH}/{game.id}"
+        return StoredResponse(201, dump(games.game_document(game, state)), location=location)
 
     return run_once(db, client_id, "POST", path, idempotency_key, body, action)
 
 
-def game_finished(
-    uow: UnitOfWork, client_id: str, match_id: str, game_id: str, round_id: str, state: GameState
-) -> None:
-    """Add a finished game's standings to its match, in the transaction of its last move."""
-    match = _found(uow, client_id, match_id, lock=True)
-    assert state.winner is not None
+def game_finished(uow: UnitOfWork, finished: FinishedGame) -> None:
+    """Add a finished game's standings to its match (if it is a match's), in the transaction
+    of its last move."""
+    game = finished.game
+    if game.match_id is None:
+        return
+    match = _found(uow, finished.client_id, game.match_id, lock=True)
     entries, status = domain.add_game(
         match.players,
         match.games,
         match.target_points,
-        game_id,
-        round_id,
-        state.player_ids[state.winner],
-        domain.game_points(state),
+        game.id,
+        finished.round_id,
+        finished.winner,
+        domain.game_points(finished.state),
     )
-    values = {"games": entries, "status": status, "current_game": None, "updated_at": utcnow_ms()}
-    if not uow.matches.update_if_version(match.client_id, match.id, match.version, values):
+    if not uow.matches.end_game(match.client_id, match.id, match.version, entries, status, utcnow_ms()):
         raise Conflict("the match changed while this move was applied; fetch it and retry")
 
 
-def _game_terms(match: Match) -> dict[str, Any]:
+def _game_terms(match: MatchRecord) -> dict[str, Any]:
     return {
         "rules": match.rules_json,
         "currency": match.currency,
@@ -159,48 +160,32 @@ def _game_terms(match: Match) -> dict[str, Any]:
     }
 
 
-def _params(match: Match) -> BantingParams:
-    params = RuleSet.from_json(match.rules_json).params
-    assert isinstance(params, BantingParams)
-    return params
+def _params(match: MatchRecord) -> BantingParams:
+    return params_of(RuleSet.from_json(match.rules_json))
 
 
-def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -> Match:
-    row = uow.matches.get(client_id, match_id, lock=lock)
-    if row is None:
+def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -> MatchRecord:
+    match = uow.matches.get(client_id, match_id, lock=lock)
+    if match is None:
         raise NotFound(f"no match {match_id!r}")
-    return row
+    return match
 
 
-def _row_dict(row: Match) -> dict[str, Any]:
-    return {c: getattr(row, c) for c in (
-        "id", "rules_json", "currency", "stake", "table_ref", "players", "target_points", "games",
-        "current_game", "version", "status",
-    )}
-
-
-def _document(row: Mapping[str, Any]) -> dict[str, Any]:
-    players, entries, status = row["players"], row["games"], row["status"]
+def _document(match: MatchRecord) -> dict[str, Any]:
+    players, entries, status = match.players, match.games, match.status
     total = domain.totals(players, entries)
-    lead_rule = _lead_rule(row["rules_json"])
     return {
-        "id": row["id"],
-        "status": status,
-        "version": row["version"],
-        "rules": row["rules_json"],
-        "currency": row["currency"],
-        "stake": format_money(row["stake"], row["currency"]),
-        "table": row["table_ref"],
-        "target_points": row["target_points"],
+        "id": match.id,
+        "status": status.value,
+        "version": match.version,
+        "rules": match.rules_json,
+        "currency": match.currency,
+        "stake": format_money(match.stake, match.currency),
+        "table": match.table_ref,
+        "target_points": match.target_points,
         "players": [{"id": pid, "points": total[pid]} for pid in players],
         "games": [dict(e) for e in entries],
-        "current_game": row["current_game"],
-        "next_leader": None if status != domain.PLAYING else domain.next_leader(entries, lead_rule),
+        "current_game": match.current_game,
+        "next_leader": None if status != GameStatus.PLAYING else domain.next_leader(entries, _params(match).lead_rule),
         "winners": domain.winners(players, entries, status),
     }
-
-
-def _lead_rule(rules_json: Mapping[str, Any]) -> str:
-    params = RuleSet.from_json(rules_json).params
-    assert isinstance(params, BantingParams)
-    return params.lead_rule

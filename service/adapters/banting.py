@@ -1,0 +1,275 @@
+"""Repositories of Big Two games and matches: rows in, frozen records out.
+
+The services hand these plain values and get back `GameRecord` and `MatchRecord`, whose
+moves are the domain's `MadeMove` (the stored JSON form is converted here, both ways, by the
+domain's `to_json` / `from_json`) and whose statuses are `GameStatus`; no ORM row leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import exists, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.orm import Session
+
+from service.domain.banting.game import GameStatus
+from service.domain.banting.moves import MadeMove
+
+from .games import Position, cut, newest_first
+from .models import Game, Match
+
+_GAMES = Game.__table__
+_MATCHES = Match.__table__
+_GAME_INSERT = insert(Game)
+_MATCH_INSERT = insert(Match)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A stored Big Two game: its terms, dealt hands (card texts), moves and where it stands."""
+
+    id: str
+    client_id: str
+    rules_json: Mapping[str, Any]
+    currency: str
+    stake: int
+    table_ref: str | None
+    players: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    deal_id: str | None
+    moves: tuple[MadeMove, ...]
+    version: int
+    status: GameStatus
+    winner: str | None
+    round_id: str | None
+    created_at: datetime
+    updated_at: datetime
+    match_id: str | None
+    leader: str | None
+    turn_seconds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A stored Big Two match: its terms, players, target, standings after each game."""
+
+    id: str
+    client_id: str
+    rules_json: Mapping[str, Any]
+    currency: str
+    stake: int
+    table_ref: str | None
+    players: tuple[str, ...]
+    target_points: int
+    games: tuple[Mapping[str, Any], ...]
+    current_game: str | None
+    version: int
+    status: GameStatus
+    created_at: datetime
+    updated_at: datetime
+
+
+def _game(row: RowMapping) -> GameRecord:
+    return GameRecord(
+        id=row["id"],
+        client_id=row["client_id"],
+        rules_json=row["rules_json"],
+        currency=row["currency"],
+        stake=row["stake"],
+        table_ref=row["table_ref"],
+        players=tuple(row["players"]),
+        hands=tuple(tuple(h) for h in row["hands"]),
+        deal_id=row["deal_id"],
+        moves=tuple(MadeMove.from_json(m) for m in row["moves"]),
+        version=row["version"],
+        status=GameStatus(row["status"]),
+        winner=row["winner"],
+        round_id=row["round_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        match_id=row["match_id"],
+        leader=row["leader"],
+        turn_seconds=row["turn_seconds"],
+    )
+
+
+def _match(row: RowMapping) -> MatchRecord:
+    return MatchRecord(
+        id=row["id"],
+        client_id=row["client_id"],
+        rules_json=row["rules_json"],
+        currency=row["currency"],
+        stake=row["stake"],
+        table_ref=row["table_ref"],
+        players=tuple(row["players"]),
+        target_points=row["target_points"],
+        games=tuple(row["games"]),
+        current_game=row["current_game"],
+        version=row["version"],
+        status=GameStatus(row["status"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+class GameRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def insert(self, game: GameRecord) -> None:
+        self.session.connection().execute(_GAME_INSERT, [{
+            "id": game.id,
+            "client_id": game.client_id,
+            "rules_json": dict(game.rules_json),
+            "currency": game.currency,
+            "stake": game.stake,
+            "table_ref": game.table_ref,
+            "players": list(game.players),
+            "hands": [list(h) for h in game.hands],
+            "deal_id": game.deal_id,
+            "moves": [m.to_json() for m in game.moves],
+            "version": game.version,
+            "status": game.status.value,
+            "winner": game.winner,
+            "round_id": game.round_id,
+            "created_at": game.created_at,
+            "updated_at": game.updated_at,
+            "match_id": game.match_id,
+            "leader": game.leader,
+            "turn_seconds": game.turn_seconds,
+        }])
+
+    def get(self, client_id: str, game_id: str, lock: bool = False) -> GameRecord | None:
+        """The game; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
+        q = select(_GAMES).where(_GAMES.c.id == game_id, _GAMES.c.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _game(row)
+
+    def exists(self, client_id: str, game_id: str) -> bool:
+        return bool(
+            self.session.scalar(
+                select(exists().where(Game.id == game_id, Game.client_id == client_id))
+            )
+        )
+
+    def timed_in_play(self) -> list[tuple[str, str]]:
+        """(client, game) of every timed game still in play, oldest first (for a sweeper)."""
+        q = (
+            select(Game.client_id, Game.id)
+            .where(Game.status == GameStatus.PLAYING.value, Game.turn_seconds.is_not(None))
+            .order_by(Game.created_at)
+        )
+        return [(c, g) for c, g in self.session.execute(q)]
+
+    def page(
+        self,
+        client_id: str,
+        status: GameStatus | None,
+        table: str | None,
+        limit: int,
+        after: Position | None,
+    ) -> tuple[list[GameRecord], Position | None]:
+        """The client's games, newest first, of this status and table."""
+        q = select(_GAMES).where(_GAMES.c.client_id == client_id)
+        if status is not None:
+            q = q.where(_GAMES.c.status == status.value)
+        if table is not None:
+            q = q.where(_GAMES.c.table_ref == table)
+        paged = newest_first(q, _GAMES.c.created_at, _GAMES.c.id, limit, after)
+        games = [_game(r) for r in self.session.execute(paged).mappings()]
+        return cut(games, limit, lambda g: (g.created_at, g.id))
+
+    def record_moves(
+        self,
+        client_id: str,
+        game_id: str,
+        version: int,
+        moves: Sequence[MadeMove],
+        status: GameStatus,
+        at: datetime,
+        winner: str | None = None,
+        round_id: str | None = None,
+    ) -> bool:
+        """Store the game's moves and status (a finished game's winner and round too) and
+        bump the version, only if it is still `version`; False otherwise."""
+        values: dict[str, Any] = {
+            "moves": [m.to_json() for m in moves],
+            "status": status.value,
+            "updated_at": at,
+        }
+        if status == GameStatus.FINISHED:
+            values |= {"winner": winner, "round_id": round_id}
+        result = self.session.execute(
+            update(Game)
+            .where(Game.client_id == client_id, Game.id == game_id, Game.version == version)
+            .values(version=Game.version + 1, **values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+class MatchRepository:
+    """Big Two matches (migration 0010)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def insert(self, match: MatchRecord) -> None:
+        self.session.connection().execute(_MATCH_INSERT, [{
+            "id": match.id,
+            "client_id": match.client_id,
+            "rules_json": dict(match.rules_json),
+            "currency": match.currency,
+            "stake": match.stake,
+            "table_ref": match.table_ref,
+            "players": list(match.players),
+            "target_points": match.target_points,
+            "games": [dict(e) for e in match.games],
+            "current_game": match.current_game,
+            "version": match.version,
+            "status": match.status.value,
+            "created_at": match.created_at,
+            "updated_at": match.updated_at,
+        }])
+
+    def get(self, client_id: str, match_id: str, lock: bool = False) -> MatchRecord | None:
+        """The match; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
+        q = select(_MATCHES).where(_MATCHES.c.id == match_id, _MATCHES.c.client_id == client_id)
+        if lock:
+            q = q.with_for_update()
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _match(row)
+
+    def start_game(self, client_id: str, match_id: str, version: int, game_id: str, at: datetime) -> bool:
+        """Make `game_id` the match's game in play and bump the version, only if it is still
+        `version`; False otherwise."""
+        return self._update(client_id, match_id, version, {"current_game": game_id, "updated_at": at})
+
+    def end_game(
+        self,
+        client_id: str,
+        match_id: str,
+        version: int,
+        games: Sequence[Mapping[str, Any]],
+        status: GameStatus,
+        at: datetime,
+    ) -> bool:
+        """Store the standings after the game in play has finished (no game in play then) and
+        the match's status, bumping the version, only if it is still `version`; False otherwise."""
+        values = {"games": [dict(e) for e in games], "status": status.value, "current_game": None, "updated_at": at}
+        return self._update(client_id, match_id, version, values)
+
+    def _update(self, client_id: str, match_id: str, version: int, values: dict[str, Any]) -> bool:
+        result = self.session.execute(
+            update(Match)
+            .where(Match.client_id == client_id, Match.id == match_id, Match.version == version)
+            .values(version=Match.version + 1, **values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
