@@ -96,6 +96,16 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
 _digits = lru_cache(maxsize=None)(minor_digits)  # CLDR's answer once per currency
 
 
+def minor_units(text: str) -> int:
+    """The minor units of a money string a document carries (exactly the currency's minor
+    digits, as `format_money` writes them): "-12.50" is -1250.
+
+    >>> minor_units("-12.50"), minor_units("1000")
+    (-1250, 1000)
+    """
+    return int(text) if "." not in text else int(text.replace(".", "", 1))
+
+
 def format_money(minor: int, currency: str) -> str:
     """Plain decimal string with exactly the minor-unit digits, by integer arithmetic.
 

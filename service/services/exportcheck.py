@@ -46,11 +46,11 @@ import orjson
 
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
+from service.domain.money import minor_units
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
 
 from .export_format import EXPORT_FORMAT
 from .rescoring import RESCORERS
-from .verification import minor_units
 
 
 class _Line(msgspec.Struct, forbid_unknown_fields=True):

@@ -18,6 +18,7 @@ import msgspec
 
 from service.adapters.chain_scan import QUOTES_PER_LINE
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
+from service.domain.money import minor_units
 
 
 class _Player(msgspec.Struct, gc=False):
@@ -94,11 +95,6 @@ ROUND_FIELDS = ("game", "preset", "table", "reference", "currency", "created_at"
 # table_ref, points, winnings). A live round row: (game, preset, table_ref,
 # reference, currency, created_at).
 Line = tuple[Any, ...]
-
-
-def minor_units(text: str) -> int:
-    # A document's money string carries exactly the currency's minor digits.
-    return int(text) if "." not in text else int(text.replace(".", "", 1))
 
 
 def _player_of(account: str) -> str | None:
