@@ -3,7 +3,7 @@
 Every loaded round is a real round: a deal of a few thousand scored templates (deals of
 the service's shuffle, scored by the domain's `score_round_request`, once each) given its own reference,
 round id and time, then built into its record by the write path's own code
-(`service.services.recording.scored_round_record`: the canonical bytes up to the sequence
+(`service.services.rounds.records.scored_round_record`: the canonical bytes up to the sequence
 and the ledger line rows), sealed with its sequence and hashed after the previous record
 exactly as PostgreSQL's one-statement write does (migration 0005, `chain_pg`), and signed
 with the signing key active at its time (its receipt, `service.domain.signing`). The rows
@@ -34,8 +34,8 @@ from service.domain.signing import Keyring, receipt_message
 from service.domain.susun.round import ScoredRound, score_round_request
 from service.domain.susun.rules import SHIPPED_PRESETS
 from service.domain.susun.suggest.baseline import baseline_arrangement
-from service.services.ids import new_id
-from service.services.recording import scored_round_record
+from service.services.clock import new_id
+from service.services.rounds.records import scored_round_record
 
 PLAYERS = [f"p{i}" for i in range(1, 9)]
 TABLES_REF = ["t1", "t2", "t3", "t4"]

@@ -338,7 +338,7 @@ def main() -> int:
         key_file = Path(tempfile.mkdtemp(prefix="capsa-bench-keys-")) / "signing-keys.json"
         from service.adapters import keyfile
         from service.domain.signing import Keyring
-        from service.services.ids import utcnow_ms
+        from service.services.clock import utcnow_ms
 
         keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
         if args.receipts_ab:
@@ -400,7 +400,7 @@ def main() -> int:
 def with_webhooks(args, url, name, keys, env, port, spread, server, echo, keyed, procs) -> int:  # type: ignore[no-untyped-def]
     """(a) again with a `*` endpoint per API client, the dispatcher and a receiver running."""
     from service.adapters.uow import Database
-    from service.services import webhooks
+    from service.services.webhooks import endpoints as webhooks
 
     receiver_port = free_port()
     procs.append(subprocess.Popen([sys.executable, str(ROOT / "bench/reference/receiver.py"), str(receiver_port)]))

@@ -1,7 +1,7 @@
 """Idempotency-Key records stay bounded: two days of keyed traffic, with and without the purge.
 
 Posts keyed rounds (`POST /v1/rounds` with an Idempotency-Key, no reference) through the
-Flask app while the service's clock (services/ids.py) moves on by `--step` minutes after
+Flask app while the service's clock (services/clock.py) moves on by `--step` minutes after
 each batch of `--per-step` requests, for `--hours` simulated hours, and samples the
 `idempotency_records` row count every simulated hour. The reference, measured in the same
 run, is the same traffic with the purge off (`IDEMPOTENCY_PURGE=off`): it keeps every
@@ -48,7 +48,7 @@ def phase(url: str, purge: bool, args: argparse.Namespace) -> dict[str, Any]:
     from conftest import make_app, make_tenant
     from httpkit import two_player_round
 
-    from service.services.ids import FixedClock, use_clock
+    from service.services.clock import FixedClock, use_clock
 
     clock = FixedClock(datetime(2026, 12, 1, tzinfo=UTC))
     previous = use_clock(clock)

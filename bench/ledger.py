@@ -223,7 +223,7 @@ def fold_rollups(url: str, client_id: str) -> None:
     """What `capsa sweep` does as rounds are stored: fold the loaded records into the
     ledger's rollups (the service before rollups has none: nothing to do)."""
     try:
-        from service.services import rollups
+        from service.services.ledger import rollups
     except ImportError:
         print("no ledger rollups in this service: nothing folded")
         return

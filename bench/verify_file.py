@@ -10,7 +10,7 @@ checked in one process, each step measured alone and against a reference of the 
     messages with the same key (`cryptography`; about 4,600/s a core here);
 (c) re-scoring (and the ledger-line checks): rounds/s, against the engine's own
     `score_round_request` over the same requests;
-(d) reading the export file with the line cap (`exportcheck.read_lines`, at most 1 MiB + 1
+(d) reading the export file with the line cap (`export_check.read_lines`, at most 1 MiB + 1
     bytes a line) against iterating the file object, which has no cap;
 and the whole verification, records/s and MiB/s.
 
@@ -38,11 +38,12 @@ sys.path.insert(0, str(ROOT))
 
 from service.adapters.records import StoredRecord  # noqa: E402
 from service.domain import audit as chain  # noqa: E402
+from service.domain import export_check  # noqa: E402
 from service.domain.signing import Keyring, receipt_message  # noqa: E402
 from service.domain.susun.round import score_round_request  # noqa: E402
-from service.services import exportcheck, receipts  # noqa: E402
-from service.services.ids import new_id, utcnow_ms  # noqa: E402
-from service.services.recording import round_record, void_record  # noqa: E402
+from service.services.audit import receipts  # noqa: E402
+from service.services.clock import new_id, utcnow_ms  # noqa: E402
+from service.services.rounds.records import round_record, void_record  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 CLIENT = "cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ"
@@ -119,9 +120,9 @@ def main() -> int:
     n = len(lines)
     size = sum(map(len, lines))
     parsed = [json.loads(x) for x in lines]
-    hashed = [p["previous_hash"].encode("ascii") + bytes(exportcheck.parse_line(x)[1]) for p, x in zip(parsed, lines)]
+    hashed = [p["previous_hash"].encode("ascii") + bytes(export_check.parse_line(x)[1]) for p, x in zip(parsed, lines)]
     messages = [receipt_message(CLIENT, p["sequence"], p["hash"]) for p in parsed]
-    signatures = [exportcheck.unb64(p["signature"]) for p in parsed]
+    signatures = [export_check.unb64(p["signature"]) for p in parsed]
     key = public._verifiers[ring.keys[0].kid]  # the bare cryptography key: the reference
 
     def sha() -> None:
@@ -138,7 +139,7 @@ def main() -> int:
 
     def run(**steps: bool) -> Callable[[], None]:
         def go() -> None:
-            report = exportcheck.verify_lines(lines, public, **steps)
+            report = export_check.verify_lines(lines, public, **steps)
             assert report.ok, report
 
         return go
@@ -162,7 +163,7 @@ def main() -> int:
             return go
 
         t_plain, l_plain = timed(reading(lambda f: f), args.repeat)
-        t_capped, l_capped = timed(reading(exportcheck.read_lines), args.repeat)
+        t_capped, l_capped = timed(reading(export_check.read_lines), args.repeat)
 
     signature_time = max(t_receipts - t_links, 1e-9)
     rescore_time = max(t_all - t_content, 1e-9)

@@ -68,7 +68,7 @@ def main() -> int:
     from service.adapters.uow import Database
     from service.domain.signing import Keyring
     from service.services import clients
-    from service.services.ids import utcnow_ms
+    from service.services.clock import utcnow_ms
 
     admin = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
     if not admin:

@@ -154,7 +154,9 @@ def main() -> int:
     from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
-    from service.services import clients, rounds, webhooks
+    from service.services import clients
+    from service.services.rounds import store as rounds
+    from service.services.webhooks import endpoints as webhooks
 
     admin = normalise_url(admin)
     url, name = create_database(admin, "capsa_bench")

@@ -80,7 +80,7 @@ def clock() -> Iterator[Any]:
     """The service's clock, standing still at 2026-11-29 10:00 UTC until the test moves it."""
     from datetime import UTC, datetime
 
-    from service.services.ids import FixedClock, use_clock
+    from service.services.clock import FixedClock, use_clock
 
     fixed = FixedClock(datetime(2026, 11, 29, 10, 0, tzinfo=UTC))
     previous = use_clock(fixed)
@@ -199,7 +199,7 @@ def reverify_every_round(app: Any) -> None:
     from sqlalchemy import select
 
     from service.adapters.models import Round
-    from service.services import audit
+    from service.services.audit import chains as audit
 
     db = app.extensions["capsa"].db
     bad = []

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from service.domain.banting.game import GameStatus
 from service.domain.banting.moves import MadeMove
 
-from .games import Position, cut, newest_first
+from .deals import Position, cut, newest_first
 from .models import Game, Match
 
 _GAMES = Game.__table__

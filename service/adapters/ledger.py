@@ -7,7 +7,6 @@ a round's canonical record to add it up. A line's account is `player:<player_id>
 
 from __future__ import annotations
 
-import secrets as _secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -20,7 +19,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from service.domain.audit import HOUSE, PLAYER_PREFIX
 
-from .models import ChainRecord, LedgerLine, ServiceSecret
+from .models import ChainRecord, LedgerLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,18 +422,3 @@ def _quarter_start(value: Any) -> datetime:
         return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     hour, _, quarter = str(value).rpartition(" ")
     return datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC) + timedelta(minutes=15 * int(quarter))
-
-
-class SecretRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def get_or_create(self, name: str, now: datetime) -> str:
-        """The named secret, made once (the first writer wins; everyone reads the same)."""
-        conn = self.session.connection()
-        conn.execute(
-            _insert(self.session, ServiceSecret)
-            .values(name=name, value=_secrets.token_hex(32), created_at=now)
-            .on_conflict_do_nothing(index_elements=["name"])
-        )
-        return str(conn.execute(select(ServiceSecret.value).where(ServiceSecret.name == name)).scalar_one())

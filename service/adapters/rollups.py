@@ -1,6 +1,6 @@
 """Ledger rollups: each client's totals per currency and group, up to a record sequence.
 
-A fold (`service.services.rollups.fold`) claims the client's cursor row, sums the lines of
+A fold (`service.services.ledger.rollups.fold`) claims the client's cursor row, sums the lines of
 the records after it up to a later sequence with the ledger's own grouped queries (a range
 of the lines' primary key), adds those sums to the stored rows in Python (exact integers of
 any size) and moves the cursor, in one transaction. Reads take the rows and the cursor in

@@ -44,13 +44,14 @@ from .db import (
     notices_of,
     server_state,
 )
+from .deals import DealRepository
 from .errors import CommitNotReplicated, DatabaseUnavailable
-from .games import DealRepository
 from .idempotency import IdempotencyRepository
-from .ledger import LedgerRepository, SecretRepository
+from .ledger import LedgerRepository
 from .pending_receipts import PendingReceipts, Receipt, flush_with
 from .rollups import RollupRepository
 from .rounds import RoundRepository
+from .secrets import SecretRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
 from .translate import translate, translated

@@ -9,7 +9,7 @@ otherwise). The last page is checked without a limit: the chain must end at its 
 `export --client NAME FILE` writes the client's chain as one NDJSON file straight from the
 database (and, with --head, the head it was cut at, signed). `verify-file EXPORT
 --public-keys KEYS.json [--head HEAD.json ...]` checks such a file with no database and no
-server (`services.exportcheck`). `verify-restore --public-keys KEYS.json [--head HEAD.json ...]`
+server (`service.domain.export_check`). `verify-restore --public-keys KEYS.json [--head HEAD.json ...]`
 checks a restored database: every client's chain, and each signed head kept before the
 backup reached with the same hash (`services.restores`).
 
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from service.adapters import keyfile
 from service.adapters.default_url import DEFAULT_DATABASE_URL
+from service.domain import export_check
 from service.domain.signing import Keyring, KeyringError
-from service.services import exportcheck
 from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
@@ -43,7 +43,7 @@ from .inputs import STDIN, more_than_one_stdin, open_input, read_input, shown
 if TYPE_CHECKING:  # the database layer loads only in the commands that open a database:
     # verify-file checks a file offline and never imports SQLAlchemy
     from service.adapters.uow import Database
-    from service.services import audit
+    from service.services.audit import chains as audit
 
 PAGE = 10_000
 
@@ -112,7 +112,7 @@ def _check_chain(
 ) -> tuple[audit.ChainReport, int]:
     """The client's chain checked page by page from `start` (`limit` records, else up to
     and past its head): the last report and how many records were checked."""
-    from service.services import audit
+    from service.services.audit import chains as audit
 
     head = int(_head_sequence(db, client_id))
     total = max(head - start + 1, 0) if limit is None else max(min(limit, head - start + 1), 0)
@@ -173,7 +173,7 @@ HOW_TO_SIGN = (
 
 @_database_errors
 def export(args: argparse.Namespace) -> int:
-    from service.services import receipts
+    from service.services.audit import receipts
 
     keyring = keyfile.load_env()
     if args.head and (keyring is None or keyring.active is None):
@@ -226,7 +226,7 @@ class Unreadable(Exception):
 def _read_document(path: str, option: str) -> tuple[bytes, Any]:
     """A small JSON document (`--public-keys`, `--head`): its bytes and value, at most
     `MAX_DOCUMENT` bytes, strict JSON (no duplicate keys, nesting bounded)."""
-    cap = exportcheck.MAX_DOCUMENT
+    cap = export_check.MAX_DOCUMENT
     try:
         raw = read_input(path, cap)
     except OSError as exc:
@@ -247,7 +247,7 @@ def _read_keys(path: str) -> Keyring:
         raise Unreadable(f"--public-keys {shown(path)}: {exc.message}") from exc
 
 
-def _span(report: exportcheck.Report) -> str:
+def _span(report: export_check.Report) -> str:
     return f"sequences {report.first_sequence}-{report.last_sequence}, head hash {report.last_hash}"
 
 
@@ -262,11 +262,11 @@ def _keys_and_heads(args: argparse.Namespace) -> tuple[Keyring, list[Any]] | Exi
         keyring = _read_keys(args.public_keys)
         for n, path in enumerate(args.head or [], start=1):
             raw, _ = _read_document(path, "--head")
-            heads.append(exportcheck.parse_head(raw, keyring, f"#{n} ({shown(path)})"))
+            heads.append(export_check.parse_head(raw, keyring, f"#{n} ({shown(path)})"))
     except Unreadable as exc:
         _say(str(exc))
         return ExitCode.UNREADABLE
-    except exportcheck.BadRecord as bad:
+    except export_check.BadRecord as bad:
         print(f"BAD: {bad.reason}")
         return ExitCode.FAILED
     return keyring, heads
@@ -279,8 +279,8 @@ def verify_file(args: argparse.Namespace) -> int:
     keyring, heads = read
     if args.from_sequence is not None:
         try:
-            exportcheck.anchor_of(heads, args.from_sequence)
-        except exportcheck.MissingAnchor as exc:
+            export_check.anchor_of(heads, args.from_sequence)
+        except export_check.MissingAnchor as exc:
             _say(f"--from-sequence {args.from_sequence}: {exc}; give it with --head HEAD.json")
             return ExitCode.USAGE
     progress = Progress(args.progress)
@@ -293,8 +293,8 @@ def verify_file(args: argparse.Namespace) -> int:
             else:
                 def show(n: int) -> None:
                     progress.update(f.tell() >> 20, max(size >> 20, 1), f"MiB ({n:,} records)")
-            report = exportcheck.verify_lines(
-                exportcheck.read_lines(f),
+            report = export_check.verify_lines(
+                export_check.read_lines(f),
                 keyring,
                 heads,
                 rescore=not args.no_rescore,
@@ -345,13 +345,13 @@ def _migration_problem(db: Database) -> str | None:
 
 @_database_errors
 def verify_restore(args: argparse.Namespace) -> int:
-    from service.services import restores
+    from service.services.audit import restores
 
     read = _keys_and_heads(args)
     if isinstance(read, ExitCode):
         return read
     keyring, heads = read
-    fork = exportcheck.forks_between(heads)
+    fork = export_check.forks_between(heads)
     if fork is not None:
         print(f"BAD: {fork}")
         return ExitCode.FAILED
@@ -477,7 +477,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "stored rules, check each record's ledger lines sum to zero and are its settlement, and that "
         "the export reaches every signed head given (two heads that cannot be on one chain: a fork). "
         "The export is the whole chain from sequence 1 unless --from-sequence or --partial says "
-        f"otherwise; an empty file is not ok, nor a line over {exportcheck.MAX_LINE:,} bytes. "
+        f"otherwise; an empty file is not ok, nor a line over {export_check.MAX_LINE:,} bytes. "
         "Prints `ok: ...` (exit 0), `partial: ...` (exit 5) or the first bad sequence and why (exit 1).",
     )
     f.add_argument("export", metavar="EXPORT",

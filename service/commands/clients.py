@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
+from service.services.clock import rfc3339
 from service.services.errors import NotFound, ServiceError
-from service.services.ids import rfc3339
 
 from .database import open_database
 from .exitcodes import ExitCode

@@ -17,7 +17,7 @@ from pathlib import Path
 from service.adapters import keyfile
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.domain.signing import Keyring, KeyringError
-from service.services.ids import utcnow_ms
+from service.services.clock import utcnow_ms
 
 from .database import database_url
 from .exitcodes import ExitCode
@@ -34,7 +34,7 @@ def _no_path() -> int:
 
 def _sign_pending(keyring: Keyring, url: str) -> int:
     from service.adapters.uow import Database
-    from service.services import receipts
+    from service.services.audit import receipts
 
     db = Database(url, keyring=keyring)
     try:

@@ -53,7 +53,7 @@ def db_upgrade(args: argparse.Namespace) -> int:
     if keyring is not None and len(keyring):
         # Records stored before receipts existed are signed once, here, when a key exists.
         from service.adapters.uow import Database
-        from service.services.receipts import sign_pending
+        from service.services.audit.receipts import sign_pending
 
         db = Database(url, keyring=keyring)
         try:

@@ -1,6 +1,6 @@
 """`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed, play
 the overdue turns of timed Big Two games, and fold the records stored since into the
-ledger's all-time rollups (service/services/rollups.py).
+ledger's all-time rollups (service/services/ledger/rollups.py).
 
 A game's deadline also takes effect on the first request that touches the game after it;
 the sweeper makes it take effect without one, so a settled round (and its events) does not
@@ -77,8 +77,9 @@ def one_pass(db: Database) -> Pass:
     """Each part runs on its own: a failing one (the database away, a bad row) is reported
     on stderr and counts nothing, and the other still runs and counts what it did; the next
     pass tries both again."""
-    from service.services import rollups, susun_games
     from service.services.banting import timers
+    from service.services.ledger import rollups
+    from service.services.susun import games as susun_games
 
     failed = False
 

@@ -25,7 +25,7 @@ DEFAULT_METRICS_BIND = "127.0.0.1:9101"
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    from service.services.dispatcher import Dispatcher, Metrics, Settings
+    from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings.from_env()

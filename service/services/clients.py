@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from service.adapters.clients import ClientRecord, KeyRecord
 from service.adapters.errors import UniqueViolation
 from service.adapters.uow import Database
-
-from .errors import InvalidInput, NotFound, Unauthorized
-from .ids import new_id, utcnow_ms
+from service.services.clock import new_id, utcnow_ms
+from service.services.errors import InvalidInput, NotFound, Unauthorized
 
 READ = "read"
 WRITE = "write"

@@ -17,10 +17,9 @@ from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.deals import DealUse, commitment, deal, discloses_hands
 from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_collected
-
-from .errors import Conflict, DealInPlay, InvalidInput, NotFound
-from .ids import new_id, rfc3339, utcnow_ms
-from .pages import decode_cursor, encode_cursor
+from service.services.clock import new_id, rfc3339, utcnow_ms
+from service.services.cursors import decode_cursor, encode_cursor
+from service.services.errors import Conflict, DealInPlay, InvalidInput, NotFound
 
 SEED_BYTES = 32
 

@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from service.adapters.errors import KeyTaken, LockTimeout
 from service.adapters.records import Claim
 from service.domain.errors import FieldError
-
-from .errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
-from .ids import utcnow_ms
-from .jsondoc import body_hash
+from service.services.clock import utcnow_ms
+from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
+from service.services.jsondoc import body_hash
 
 if TYPE_CHECKING:  # named in annotations only: `capsa idempotency --help` loads no SQLAlchemy
     from service.adapters.idempotency import KeyRecord

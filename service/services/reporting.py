@@ -14,9 +14,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.adapters.replicas import AsOf, ReportSource
-
-from .ids import rfc3339
-from .pages import bad_cursor, decode_cursor, encode_cursor
+from service.services.clock import rfc3339
+from service.services.cursors import bad_cursor, decode_cursor, encode_cursor
 
 AS_OF_HEADER = "Capsa-As-Of"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

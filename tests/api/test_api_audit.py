@@ -20,7 +20,7 @@ from service.adapters.errors import CheckViolation
 from service.adapters.models import ChainRecord
 from service.adapters.records import LineRow, NewRecord
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
-from service.services import viewlinks
+from service.services import view_links as viewlinks
 
 
 def post_rounds(http: Any, tenant: Tenant, n: int) -> list[dict[str, Any]]:
@@ -266,7 +266,7 @@ def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
 
 
 def test_a_void_is_checked_against_its_round_read_in_an_earlier_page(app, http, monkeypatch):
-    from service.services import audit
+    from service.services.audit import chains as audit
 
     monkeypatch.setattr(audit, "PAGE", 2)
     tenant, docs = _tampered(app, http, 3)
@@ -405,7 +405,7 @@ def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_th
 
 
 def _unbalanced(tenant: Tenant) -> NewRecord:
-    from service.services.ids import utcnow_ms
+    from service.services.clock import utcnow_ms
 
     return NewRecord(
         client_id=tenant.id, kind="void", round_id="rnd_unbalanced", created_at=utcnow_ms(),
@@ -435,7 +435,7 @@ def test_plain_sql_cannot_store_unbalanced_lines_either(app, tenant):
             " amount, currency, points, winnings) VALUES (:c, 98, 0, :t, 'fee', 'fee', 5, 'IDR', 0, 0)")
     record = ("INSERT INTO chain_records (client_id, sequence, kind, round_id, previous_hash, hash, canonical)"
               " VALUES (:c, 98, 'void', 'rnd_forged', :h, :h, :b)")
-    from service.services.ids import utcnow_ms
+    from service.services.clock import utcnow_ms
 
     with pytest.raises(IntegrityError, match="ledger_lines_balanced|sum to"):
         with engine.begin() as conn:

@@ -385,7 +385,7 @@ def test_the_deck_of_the_four_player_game_is_whole():
 def test_a_finished_game_is_a_chained_round_that_its_re_scorer_reproduces(app, http, tenant):
     import json
 
-    from service.services.rescoring import RESCORERS
+    from service.domain.rescoring import RESCORERS
 
     game = start(http, tenant, THREE)
     final = play(http, tenant, game["id"], THREE_SCRIPT)

@@ -200,12 +200,12 @@ def test_an_unacceptable_accept_is_406(http, tenant):
 
 def test_an_unexpected_exception_is_a_problem_500_with_the_request_id(app, http, tenant,
                                                                       monkeypatch):
-    from service.services import catalogue
+    from service.services import presets
 
     def boom() -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(catalogue, "rules", boom)
+    monkeypatch.setattr(presets, "rules", boom)
     answer = http.get("/v1/rules", headers={**tenant.headers, "X-Request-ID": "req-42"})
     body = problem(answer, 500, "internal")
     assert "req-42" in body["detail"] and answer.headers["X-Request-ID"] == "req-42"

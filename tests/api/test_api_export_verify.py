@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
 from service.adapters.records import StoredRecord
+from service.domain import export_check
 from service.domain.audit import chain_hash
 from service.domain.signing import Keyring, b64, head_message, receipt_message, unb64
-from service.services import exportcheck, receipts
-from service.services.ids import utcnow_ms
+from service.services.audit import receipts
+from service.services.clock import utcnow_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,8 +84,8 @@ def lines_of(data: bytes) -> list[bytes]:
 
 def check(made: dict[str, Any], data: bytes | list[bytes], heads: list[bytes] = (), rescore: bool = True) -> Any:
     lines = lines_of(data) if isinstance(data, bytes) else data
-    parsed = [exportcheck.parse_head(h, made["public"], f"#{n}") for n, h in enumerate(heads, start=1)]
-    return exportcheck.verify_lines(lines, made["public"], parsed, rescore=rescore)
+    parsed = [export_check.parse_head(h, made["public"], f"#{n}") for n, h in enumerate(heads, start=1)]
+    return export_check.verify_lines(lines, made["public"], parsed, rescore=rescore)
 
 
 def test_the_services_own_export_verifies_with_its_head(made):
@@ -153,7 +154,7 @@ def _line(doc: dict[str, Any], body: bytes) -> bytes:
 
 
 def _resign(line: bytes, ring: Keyring, **changes: Any) -> bytes:
-    doc, body = json.loads(line), bytes(exportcheck.parse_line(line)[1])
+    doc, body = json.loads(line), bytes(export_check.parse_line(line)[1])
     doc.update(changes)
     kid, sig = ring.sign(receipt_message(doc["client_id"], doc["sequence"], doc["hash"]))
     doc["kid"], doc["signature"] = kid, b64(sig)
@@ -169,7 +170,7 @@ def test_a_receipt_signed_with_another_key_is_refused(made):
     # The service's kid on another key's signature: the signature does not verify.
     doc = json.loads(forged)
     doc["kid"] = json.loads(lines[2])["kid"]
-    report = check(made, [*lines[:2], _line(doc, bytes(exportcheck.parse_line(forged)[1])), *lines[3:]])
+    report = check(made, [*lines[:2], _line(doc, bytes(export_check.parse_line(forged)[1])), *lines[3:]])
     assert report.first_bad_sequence == 3 and "does not verify" in report.reason
 
 

@@ -118,7 +118,7 @@ def _pg(db_url: str) -> None:
 def _uncommitted_claim(app: Any, tenant: Any, body: dict[str, Any], key: str) -> Any:
     """A connection that has claimed `key` and not committed: a request still running."""
     from service.adapters.models import IdempotencyRecord
-    from service.services.ids import utcnow_ms
+    from service.services.clock import utcnow_ms
     from service.services.jsondoc import body_hash
 
     conn = app.extensions["capsa"].db.engine.connect()

@@ -16,8 +16,9 @@ from conftest import Tenant, make_tenant
 from httpkit import problem
 
 from service.domain.money import format_money, parse_stake
-from service.services import audit, rounds
-from service.services.ids import FixedClock, use_clock
+from service.services.clock import FixedClock, use_clock
+from service.services.rounds import store as rounds
+from service.services.rounds import voids
 
 PLAYERS = [f"p{i}" for i in range(1, 7)]
 TABLES = ["t1", "t2", "t3"]
@@ -68,7 +69,7 @@ def history(app: Any) -> History:
                 victim = rng.choice(h.docs)
                 if victim["id"] not in h.voids:
                     h.voids[victim["id"]] = clock.advance(seconds=30)
-                    audit.void(db, tenant.id, victim["id"], "generated void")
+                    voids.void(db, tenant.id, victim["id"], "generated void")
     finally:
         use_clock(previous)
     return h
@@ -234,7 +235,7 @@ def test_entries_page_newest_first_and_the_csv_parses_back_to_the_same_lines(htt
 def test_a_csv_export_stops_at_its_cap_and_links_the_rest_without_a_gap(http, history, monkeypatch):
     from urllib.parse import parse_qs, urlsplit
 
-    from service.services import ledger
+    from service.services.ledger import reports as ledger
 
     h = {**history.tenant.read_headers, "Accept": "text/csv"}
     whole = list(csv.DictReader(io.StringIO(

@@ -1,5 +1,5 @@
 """All-time ledger reports read the rollups the database keeps up to a record sequence plus
-the lines of the records after it (services/rollups.py): every answer must equal the full
+the lines of the records after it (services/ledger/rollups.py): every answer must equal the full
 sums over the ledger lines, on both engines, whatever was stored, voided, folded or read in
 between, by any app (worker) and after a restart.
 
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.adapters.ledger import LedgerRepository
-from service.services import rollups
+from service.services.ledger import rollups
 
 GROUPINGS = ["group_by=player", "group_by=table", "group_by=day", "group_by=day&tz=Asia/Jakarta",
              "group_by=day&tz=Asia/Kathmandu", "group_by=day&tz=America/St_Johns"]

@@ -149,7 +149,7 @@ def _statement_csv(http, tenant, url):
 def test_a_statement_csv_stops_at_its_cap_and_carries_the_balance_forward(http, tenant, placed, monkeypatch, cap, sizes):
     from urllib.parse import parse_qs, urlsplit
 
-    from service.services import ledger
+    from service.services.ledger import reports as ledger
 
     url = "/v1/ledger/players/a/statement?currency=IDR"
     whole, link = _statement_csv(http, tenant, url)

@@ -16,10 +16,10 @@ from sqlalchemy import delete, select
 
 from service.adapters import keyfile
 from service.adapters.models import ChainSignature
+from service.domain import export_check
 from service.domain.audit import GENESIS_HASH, chain_hash
 from service.domain.signing import Keyring, head_message, receipt_message
-from service.services import exportcheck
-from service.services.ids import utcnow_ms
+from service.services.clock import utcnow_ms
 
 
 def _unb64(text: str) -> bytes:
@@ -294,7 +294,7 @@ def test_the_export_streams_one_record_a_line_and_says_where_to_continue(client,
         previous = line["hash"]
     head = client.get("/v1/audit/head", headers=op.read_headers).data
     ring = _keys(client, op)
-    report = exportcheck.verify_lines(lines, ring, [exportcheck.parse_head(head, ring, "now")])
+    report = export_check.verify_lines(lines, ring, [export_check.parse_head(head, ring, "now")])
     assert report.ok and report.records == 5 and report.rescored == 5 and report.heads_checked == 1
 
 
@@ -329,7 +329,7 @@ def test_tampered_receipts_are_found_by_the_offline_verifier(signed_app, client,
         )
         uow.commit()
     lines = client.get("/v1/audit/export", headers=op.read_headers).data.splitlines(keepends=True)
-    report = exportcheck.verify_lines(lines, _keys(client, op))
+    report = export_check.verify_lines(lines, _keys(client, op))
     assert not report.ok and report.first_bad_sequence == 2
     assert "not among the public keys" in report.reason
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from conftest import Tenant, make_app, make_tenant
 
-from service.services import rounds
+from service.services.rounds import store as rounds
 
 BINARIES = ("initdb", "pg_ctl", "pg_basebackup")
 

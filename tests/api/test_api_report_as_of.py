@@ -24,9 +24,9 @@ from service.adapters.errors import SerializationFailure
 from service.adapters.models import ChainSignature
 from service.adapters.uow import Database
 from service.domain.signing import Keyring
-from service.services import ledger
-from service.services.ids import utcnow_ms
-from service.services.pages import decode_cursor, encode_cursor
+from service.services.clock import utcnow_ms
+from service.services.cursors import decode_cursor, encode_cursor
+from service.services.ledger import reports as ledger
 
 CSV = {"Accept": "text/csv"}
 

@@ -17,7 +17,8 @@ from httpkit import fields_of, problem
 from service.domain.cards import parse_cards
 from service.domain.errors import CapsaError
 from service.domain.susun.arrangement import parse_arrangement
-from service.services import deals, susun_games
+from service.services import deals
+from service.services.susun import games as susun_games
 
 SEED = bytes(range(32))
 ROWS = ("front", "middle", "back")
@@ -493,8 +494,8 @@ def test_the_deadline_is_the_creation_time_plus_arrange_seconds(http, tenant, cl
 def test_settling_a_parsed_stored_request_is_what_rescoring_reproduces(http, tenant, clock):
     """The stored request is a POST /v1/rounds body plus game_id and auto_arranged: the
     re-scorer accepts it, and POST /v1/rounds refuses those fields."""
+    from service.domain.rescoring import RESCORERS
     from service.domain.susun.round import score_round_request
-    from service.services.rescoring import RESCORERS
 
     game = start(http, tenant, players=["a", "b"])
     clock.advance(seconds=60)

@@ -16,8 +16,8 @@ from test_api_audit import LINES_OF_ROUND, _assert_bad_at, chain_verify, sql
 
 from service.adapters import chain_scan
 from service.adapters.chain import ChainRepository
-from service.services import audit
-from service.services.verification import copies_match
+from service.services.audit import chains as audit
+from service.services.audit.record_checks import copies_match
 
 
 @pytest.fixture

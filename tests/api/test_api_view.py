@@ -13,7 +13,7 @@ from conftest import make_app
 from httpkit import four_player_round, two_player_round
 
 from service.api.blueprints import views
-from service.services import viewlinks
+from service.services import view_links as viewlinks
 
 EXPECTED_CSP = {
     "default-src": ["'none'"],

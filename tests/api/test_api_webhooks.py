@@ -15,7 +15,7 @@ from ssrf_hosts import ALLOWED, REFUSED
 from webhookkit import Receiver
 
 from service.domain import webhooks as hooks
-from service.services.dispatcher import Dispatcher, Metrics, Settings
+from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
 FAST = Settings(schedule=(0.05, 0.05, 0.05), timeout_s=1.0, allow_private=True, poll_s=0.02)
 
@@ -441,7 +441,7 @@ def test_a_refused_round_or_void_has_no_event(http, tenant):
 def test_with_webhooks_a_round_is_still_stored_in_one_statement_on_postgresql(app, http, tenant, monkeypatch):
     import psycopg
 
-    from service.services import rounds
+    from service.services.rounds import store as rounds
 
     db = app.extensions["capsa"].db
     if db.dialect != "postgresql":

@@ -24,9 +24,9 @@ from service import cli
 from service.adapters import keyfile
 from service.adapters.models import ChainRecord
 from service.commands.exitcodes import MEANING, ExitCode, markdown_table, table
+from service.domain import export_check
 from service.domain.signing import Keyring, b64, head_message
-from service.services import exportcheck
-from service.services.ids import utcnow_ms
+from service.services.clock import utcnow_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 NOWHERE = "postgresql+psycopg://nobody@127.0.0.1:1/none"  # a database that cannot be reached
@@ -309,7 +309,7 @@ def _deep(n: int) -> bytes:
         (lambda d: _write(d / "empty.ndjson", b""), ExitCode.FAILED, "stdout",
          "BAD: the export is empty: it holds no record, so it shows nothing (0 records verified before it)\n"),
         (lambda d: _write(d / "blank.ndjson", b"\n"), ExitCode.FAILED, "stdout", None),
-        (lambda d: _write(d / "long.ndjson", b'{"sequence":7,' + b" " * exportcheck.MAX_LINE + b"}\n"),
+        (lambda d: _write(d / "long.ndjson", b'{"sequence":7,' + b" " * export_check.MAX_LINE + b"}\n"),
          ExitCode.FAILED, "stdout",
          "BAD: first bad sequence 7: the line is longer than 1,048,576 bytes, the verifier's cap: not an export line"
          " (0 records verified before it)\n"),
@@ -346,7 +346,7 @@ def _write(path: Path, data: bytes) -> Path:
         ("--public-keys", _deep(400_000), "not a JSON document the verifier reads: JSON nested deeper than 32 levels"),
         ("--public-keys", b'{"keys": 1}', 'a key document is an object with a "keys" list'),
         ("--public-keys", b'{"keys": [], "keys": []}', "not a JSON document the verifier reads: duplicate key 'keys'"),
-        ("--public-keys", b" " * (exportcheck.MAX_DOCUMENT + 1), "larger than 1,048,576 bytes, the cap for this document"),
+        ("--public-keys", b" " * (export_check.MAX_DOCUMENT + 1), "larger than 1,048,576 bytes, the cap for this document"),
         ("--head", None, "cannot read it: No such file or directory"),
         ("--head", _deep(1_000_000), "larger than 1,048,576 bytes, the cap for this document"),
         ("--head", _deep(400_000), "not a JSON document the verifier reads: JSON nested deeper than 32 levels"),

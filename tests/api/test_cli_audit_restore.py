@@ -26,7 +26,7 @@ from service.adapters.migrate import upgrade
 from service.adapters.models import ChainHead, ChainRecord, ChainSignature, LedgerLine, Round
 from service.commands.exitcodes import ExitCode
 from service.domain.signing import Keyring, b64, head_message
-from service.services.ids import utcnow_ms
+from service.services.clock import utcnow_ms
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -27,8 +27,8 @@ from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: 
 from service.adapters import delivery
 from service.adapters.models import ChainRecord, WebhookDelivery
 from service.adapters.uow import Database
-from service.services import events
-from service.services.dispatcher import Dispatcher, Settings
+from service.services.webhooks import events
+from service.services.webhooks.dispatcher import Dispatcher, Settings
 
 
 @pytest.fixture

@@ -34,8 +34,10 @@ from service.adapters import delivery
 from service.adapters.migrate import upgrade
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
-from service.services import clients, rounds, webhooks
-from service.services.dispatcher import QUEUE_S, RECORD_S, Dispatcher, Settings
+from service.services import clients
+from service.services.rounds import store as rounds
+from service.services.webhooks import endpoints as webhooks
+from service.services.webhooks.dispatcher import QUEUE_S, RECORD_S, Dispatcher, Settings
 
 CAPSA = str(Path(sys.executable).parent / "capsa")
 PER_ENDPOINT, PER_CLIENT = 2, 3

@@ -31,7 +31,10 @@ from webhookkit import Dispatchers, Receiver, chaos
 from service.adapters.migrate import upgrade
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
-from service.services import audit, clients, rounds, webhooks
+from service.services import clients
+from service.services.rounds import store as rounds
+from service.services.rounds import voids
+from service.services.webhooks import endpoints as webhooks
 
 ROUNDS, VOIDS = 300, 20
 SCHEDULE = ",".join(["0.1", "0.2", "0.4"] + ["0.5"] * 27)  # 30 retries: 0.4^31 of losing one
@@ -76,7 +79,7 @@ def store(db: Database, client_id: str, kill: Any = None) -> set[str]:
         expected.add(hooks.event_id(doc["id"], hooks.SETTLED))
         if i % 15 == 14:
             victim = made[i - 7]
-            audit.void(db, client_id, victim, "dealer error")
+            voids.void(db, client_id, victim, "dealer error")
             expected.add(hooks.event_id(victim, hooks.VOIDED))
         if kill is not None:
             kill(i)

@@ -36,7 +36,7 @@ from service.adapters import keyfile  # noqa: E402
 from service.adapters.migrate import upgrade  # noqa: E402
 from service.adapters.models import ChainRecord, ChainSignature, LedgerLine, Round  # noqa: E402
 from service.domain.signing import Keyring  # noqa: E402
-from service.services.ids import utcnow_ms  # noqa: E402
+from service.services.clock import utcnow_ms  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 

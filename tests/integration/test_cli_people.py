@@ -335,7 +335,7 @@ def test_make_run_serves_on_8000_9100_and_9101_unless_told_other_ports(project):
 
 # -- capsa clients: times as the API writes them, exit codes of the one table --------------------
 
-RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.ids.rfc3339, as every API time
+RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.clock.rfc3339, as every API time
 
 
 def test_clients_list_writes_times_as_the_api_does_and_misses_exit_by_the_table(tmp_path, monkeypatch, capsys):

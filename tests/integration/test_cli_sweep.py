@@ -16,8 +16,8 @@ import pytest
 from conftest import make_app, make_tenant
 
 from service.cli import main
-from service.services import susun_games
-from service.services.ids import FixedClock, use_clock
+from service.services.clock import FixedClock, use_clock
+from service.services.susun import games as susun_games
 
 CAPSA = str(Path(sys.executable).with_name("capsa"))
 

@@ -107,7 +107,7 @@ CHECKED_AT = datetime.fromisoformat("2026-12-01T09:30:00+00:00")
 
 
 def _check_everything_the_old_service_answered(url: str) -> None:
-    from service.services.ids import FixedClock, use_clock
+    from service.services.clock import FixedClock, use_clock
 
     previous = use_clock(FixedClock(CHECKED_AT))
     try:

@@ -18,8 +18,9 @@ from service.adapters.models import ChainSignature
 from service.adapters.uow import Database
 from service.domain.audit import chain_hash
 from service.domain.signing import Keyring, receipt_message
-from service.services import audit, receipts
-from service.services.ids import utcnow_ms
+from service.services.audit import chains as audit
+from service.services.audit import receipts
+from service.services.clock import utcnow_ms
 
 
 def _records(url: str) -> list[tuple[Any, ...]]:

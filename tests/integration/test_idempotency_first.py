@@ -17,9 +17,9 @@ from conftest import make_tenant
 from service.adapters.banting import MatchRecord
 from service.adapters.errors import LockTimeout
 from service.domain.banting.game import GameStatus
+from service.services.clock import new_id
 from service.services.errors import Conflict, IdempotencyInFlight, IdempotencyKeyReused, NotFound
 from service.services.idempotency import StoredResponse, run_once_after
-from service.services.ids import new_id
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 OK = StoredResponse(200, b'{"ok":true}')

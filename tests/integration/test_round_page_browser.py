@@ -293,7 +293,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
     from datetime import UTC, datetime
 
-    from service.services.ids import FixedClock, use_clock
+    from service.services.clock import FixedClock, use_clock
 
     game_clock = FixedClock(datetime.now(UTC))
     previous_clock = use_clock(game_clock)

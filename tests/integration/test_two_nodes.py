@@ -43,8 +43,11 @@ from service.adapters.migrate import upgrade
 from service.adapters.models import Round, WebhookAttempt
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
-from service.services import audit, clients, rounds, webhooks
-from service.services.ids import FixedClock, use_clock
+from service.services import clients
+from service.services.audit import chains as audit
+from service.services.clock import FixedClock, use_clock
+from service.services.rounds import store as rounds
+from service.services.webhooks import endpoints as webhooks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 from httpkit import four_player_round, two_player_round  # noqa: E402

@@ -24,7 +24,7 @@ from serverkit import Gunicorn, call, client_key, database, round_body
 
 from service.adapters import keyfile
 from service.domain.signing import Keyring
-from service.services.ids import utcnow_ms
+from service.services.clock import utcnow_ms
 
 pytestmark = pytest.mark.postgres
 

@@ -15,7 +15,8 @@ from service.adapters.records import StoredRecord
 from service.api import audit_schemas
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
 from service.domain.signing import Keyring, SigningKey, b64, head_message, kid_of, receipt_message, unb64
-from service.services import audit, receipts
+from service.services.audit import chains as audit
+from service.services.audit import receipts
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "audit.md").read_text()
 RFC8032_SECRET = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
@@ -100,7 +101,7 @@ def test_the_schemas_limits_agree_with_the_services():
 
 
 def test_the_verifiers_caps_in_docs_audit_and_docs_limits_are_the_codes():
-    from service.services.exportcheck import MAX_DOCUMENT, MAX_LINE
+    from service.domain.export_check import MAX_DOCUMENT, MAX_LINE
     from service.strictjson import MAX_DEPTH
 
     limits = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.services import catalogue
+from service.services.susun import arranging
 
 from ..auth import allow_read
 from ..schemas import EvaluateRequestSchema, EvaluationSchema, SuggestRequestSchema, SuggestResultSchema
@@ -36,7 +36,7 @@ class Evaluate(MethodView):
 
         With `hand`, the rows must use exactly those 13 cards (else 422 `invalid-cards`).
         """
-        return json_response(catalogue.evaluate(body))
+        return json_response(arranging.evaluate(body))
 
 
 SUGGEST_EXAMPLE = {
@@ -75,4 +75,4 @@ class Suggest(MethodView):
         natural is worth the natural's value. Super, the opponent's naturals and fouls are
         not modelled.
         """
-        return json_response(catalogue.suggest(body))
+        return json_response(arranging.suggest(body))

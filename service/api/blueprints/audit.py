@@ -8,9 +8,12 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import audit, receipts, rounds
+from service.services.audit import chains as audit
+from service.services.audit import receipts
 from service.services.idempotency import parse_key
 from service.services.reporting import AS_OF_HEADER, as_of_header
+from service.services.rounds import store as rounds
+from service.services.rounds import voids
 
 from ..audit_schemas import (
     AuditHeadSchema,
@@ -48,7 +51,7 @@ class RoundVoid(MethodView):
         rounds.get_stored(db(), principal().client_id, round_id)  # another client's round: 404, any key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
-        return send_stored(audit.void(db(), principal().client_id, round_id, body["reason"], key))
+        return send_stored(voids.void(db(), principal().client_id, round_id, body["reason"], key))
 
 
 @blp.route("/rounds/<string:round_id>/verify")

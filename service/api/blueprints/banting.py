@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from service.services.banting import games, matches
 from service.services.idempotency import parse_key
-from service.services.versions import parse_if_match
+from service.services.preconditions import parse_if_match
 
 from ..auth import allow_read, require_write
 from ..schemas import (

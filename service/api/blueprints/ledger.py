@@ -10,7 +10,7 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.adapters.replicas import AsOf
-from service.services import ledger
+from service.services.ledger import reports as ledger
 from service.services.reporting import AS_OF_HEADER, as_of_header
 
 from ..audit_schemas import (

@@ -7,8 +7,8 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import rounds
 from service.services.idempotency import parse_key
+from service.services.rounds import store as rounds
 
 from ..auth import allow_read
 from ..schemas import (

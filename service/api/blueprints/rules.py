@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
-from service.services import catalogue
+from service.services import presets
 
 from ..schemas import PresetListSchema
 from . import AUTH, Blueprint, json_response
@@ -19,4 +19,4 @@ class Rules(MethodView):
     @blp.problems(*AUTH)
     def get(self) -> Response:
         """List every version of every preset with every parameter and its source."""
-        return json_response(catalogue.rules())
+        return json_response(presets.rules())

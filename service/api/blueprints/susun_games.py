@@ -7,9 +7,9 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services import susun_games
 from service.services.idempotency import parse_key
-from service.services.versions import parse_if_match
+from service.services.preconditions import parse_if_match
+from service.services.susun import games as susun_games
 
 from ..auth import allow_read, require_write
 from ..state import db, principal

@@ -27,7 +27,7 @@ from flask.views import MethodView
 from service.domain.audit import LedgerLine, reversal_lines, round_lines
 from service.domain.banting.settlement import Outcome
 from service.domain.money import format_money, minor_digits
-from service.services import viewlinks
+from service.services import view_links as viewlinks
 from service.services.errors import NotFound
 
 from ..audit_schemas import ViewLinkSchema

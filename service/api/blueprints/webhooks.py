@@ -8,7 +8,8 @@ from flask import Response
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from service.services import events, webhooks
+from service.services.webhooks import endpoints as webhooks
+from service.services.webhooks import events
 
 from ..auth import allow_read, require_write
 from ..body import optional_body

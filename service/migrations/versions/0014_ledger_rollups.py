@@ -7,7 +7,7 @@ Create Date: 2026-12-02 00:40:00.000000
 `ledger_rollups` holds each client's totals per currency and group (player, table, UTC
 day, UTC quarter hour) over its records up to `ledger_rollup_cursors.sequence`; an
 all-time report reads them plus the lines of the records after that sequence
-(service/services/rollups.py). Both tables start empty: the first fold (on a read, or
+(service/services/ledger/rollups.py). Both tables start empty: the first fold (on a read, or
 `capsa sweep`) folds the existing history in bounded batches. New tables only, so the
 migration takes no lock on the write path's tables.
 """

@@ -16,6 +16,6 @@ a catch-up, the sweeper).
 
 from __future__ import annotations
 
-from . import matches, store
+from service.services.banting import matches, store
 
 store.on_finished(matches.game_finished)

@@ -34,15 +34,14 @@ from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
-
-from .. import deals
-from ..errors import NotFound
-from ..idempotency import StoredResponse, run_once, run_once_after
-from ..ids import new_id, utcnow_ms
-from ..jsondoc import dump
-from ..pages import decode_cursor, encode_cursor
-from ..versions import refuse_stale
-from . import store, timers
+from service.services import deals
+from service.services.banting import store, timers
+from service.services.clock import new_id, utcnow_ms
+from service.services.cursors import decode_cursor, encode_cursor
+from service.services.errors import NotFound
+from service.services.idempotency import StoredResponse, run_once, run_once_after
+from service.services.jsondoc import dump
+from service.services.preconditions import refuse_stale
 
 GAMES_PATH = "/v1/banting/games"
 

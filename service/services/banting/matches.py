@@ -21,14 +21,13 @@ from service.domain.banting.rules import BANTING, BantingParams, params_of
 from service.domain.errors import FieldError, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
-
-from ..errors import Conflict, NotFound
-from ..idempotency import StoredResponse, run_once
-from ..ids import new_id, utcnow_ms
-from ..jsondoc import dump
-from ..versions import refuse_stale
-from . import games
-from .store import FinishedGame
+from service.services.banting import games
+from service.services.banting.store import FinishedGame
+from service.services.clock import new_id, utcnow_ms
+from service.services.errors import Conflict, NotFound
+from service.services.idempotency import StoredResponse, run_once
+from service.services.jsondoc import dump
+from service.services.preconditions import refuse_stale
 
 MATCHES_PATH = "/v1/banting/matches"
 

@@ -20,9 +20,8 @@ from service.domain.banting.moves import MadeMove, replay_made
 from service.domain.banting.rules import params_of
 from service.domain.errors import FieldError
 from service.domain.rules import RuleSet
-
-from ..errors import Conflict, NotFound
-from . import recording
+from service.services.banting import recording
+from service.services.errors import Conflict, NotFound
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ from service.adapters.uow import Database, UnitOfWork
 from service.domain.banting.game import GameState
 from service.domain.banting.moves import MadeMove
 from service.domain.banting.timers import deadline, is_due, last_move_at, overdue_moves
-
-from ..ids import rfc3339, utcnow_ms
-from . import store
+from service.services.banting import store
+from service.services.clock import rfc3339, utcnow_ms
 
 
 def deadline_text(game: GameRecord, state: GameState) -> str | None:

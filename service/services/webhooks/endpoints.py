@@ -15,10 +15,9 @@ from service.adapters.uow import Database
 from service.adapters.webhooks import PENDING, Target
 from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
-
-from . import events
-from .errors import Conflict, InvalidInput, NotFound
-from .ids import new_id, rfc3339, utcnow_ms
+from service.services.clock import new_id, rfc3339, utcnow_ms
+from service.services.errors import Conflict, InvalidInput, NotFound
+from service.services.webhooks import events
 
 MAX_PER_CLIENT = 20
 ROTATION_OVERLAP = timedelta(hours=24)  # the old secret keeps signing this long

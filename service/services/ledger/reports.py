@@ -22,11 +22,10 @@ from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import PLAYER_PREFIX
 from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
-
-from . import rollups
-from .errors import InvalidInput
-from .ids import rfc3339
-from .reporting import as_of_json, decode_line_cursor, encode_line_cursor
+from service.services.clock import rfc3339
+from service.services.errors import InvalidInput
+from service.services.ledger import rollups
+from service.services.reporting import as_of_json, decode_line_cursor, encode_line_cursor
 
 CSV_COLUMNS = ("round", "sequence", "created_at", "account", "kind", "amount", "currency")
 CSV_PAGE = 1000

@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.domain.errors import FieldError
-
-from .errors import InvalidInput
+from service.services.errors import InvalidInput
 
 _INT64 = 2**63
 _KEY = re.compile(r"[A-Za-z0-9_]{1,64}")

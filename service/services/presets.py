@@ -1,12 +1,10 @@
-"""Read-only game services: rule presets and arrangement evaluation (no storage)."""
+"""The rule presets as `GET /v1/rules` lists them: every version, its parameters and sources."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from service.domain.rules import LATEST, every_preset
-from service.domain.susun.round import evaluate_arrangement_request
-from service.domain.susun.suggest.search import suggest_request
 
 
 def rules() -> dict[str, Any]:
@@ -30,13 +28,3 @@ def rules() -> dict[str, Any]:
             item["source"] = preset.source
         items.append(item)
     return {"items": items}
-
-
-def evaluate(body: dict[str, Any]) -> dict[str, Any]:
-    """`POST /v1/arrangements/evaluate`."""
-    return evaluate_arrangement_request(body)
-
-
-def suggest(body: dict[str, Any]) -> dict[str, Any]:
-    """`POST /v1/arrangements/suggest`: the best legal settings of a hand."""
-    return suggest_request(body)

@@ -22,11 +22,10 @@ from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import timestamp
+from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
-
-from .errors import NotFound
-from .export_format import EXPORT_FORMAT as EXPORT_FORMAT  # re-exported: its home has no database
-from .ids import rfc3339, utcnow_ms
+from service.services.clock import rfc3339, utcnow_ms
+from service.services.errors import NotFound
 
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise

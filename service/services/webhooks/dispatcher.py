@@ -78,10 +78,9 @@ from service.adapters.webhook_queue import (
 )
 from service.adapters.webhooks import Target
 from service.domain import webhooks as hooks
-
-from . import events
-from .ids import utcnow_ms
-from .webhooks import _delivery, allow_private, live_secrets
+from service.services.clock import utcnow_ms
+from service.services.webhooks import events
+from service.services.webhooks.endpoints import _delivery, allow_private, live_secrets
 
 log = logging.getLogger("capsa.webhooks")
 LEASE = "dispatcher"

@@ -18,10 +18,9 @@ from typing import Any
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from service.adapters.uow import Database
-
-from . import rounds
-from .errors import NotFound
-from .ids import rfc3339, utcnow_ms
+from service.services.clock import rfc3339, utcnow_ms
+from service.services.errors import NotFound
+from service.services.rounds import store as rounds
 
 SALT = "capsa.round-view.v1"
 SECRET_NAME = "view-link"

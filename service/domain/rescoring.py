@@ -1,7 +1,8 @@
 """Re-scoring a stored round of any game from its normalised request (verification).
 
-The registry lives here, apart from the modules that record rounds, so recording a
-round (Capsa Susun or Big Two) and re-scoring one never import each other.
+The registry lives apart from the code that records rounds, so recording a round (Capsa
+Susun or Big Two) and re-scoring one never import each other; it is pure, so the offline
+verifier of an export (service/domain/export_check.py) re-scores with no database.
 """
 
 from __future__ import annotations
@@ -9,15 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from service.domain.banting.round import rescore as rescore_banting
 from service.domain.susun.round import score_round_request
-
-
-def rescore_banting(request: dict[str, Any]) -> dict[str, Any]:
-    """A Big Two round re-scored by the game service, imported on first use: it loads the
-    database layer, which the offline verifier of Capsa Susun exports never needs."""
-    from .banting.recording import rescore
-
-    return rescore(request)
 
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {

@@ -47,10 +47,8 @@ import orjson
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
 from service.domain.money import minor_units
+from service.domain.rescoring import RESCORERS
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
-
-from .export_format import EXPORT_FORMAT
-from .rescoring import RESCORERS
 
 
 class _Line(msgspec.Struct, forbid_unknown_fields=True):
@@ -90,6 +88,9 @@ class _Head(msgspec.Struct):
     created_at: str | None = None
 
 
+# The chain export's format name: the export's writer (services/audit/receipts.py) names it
+# from here, so the offline verifier needs nothing of the service's database layer.
+EXPORT_FORMAT = "capsa-export-v1"
 MAX_LINE = 1 << 20
 """The longest export line read, its newline included (1 MiB). A record holds one request
 (at most 64 KiB, the request body cap) or one Big Two game, its result and its ledger

@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 
 from service.domain.errors import FieldError
-
-from .errors import InvalidInput, PreconditionFailed
+from service.services.errors import InvalidInput, PreconditionFailed
 
 _VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
 

@@ -17,8 +17,7 @@ from enum import StrEnum
 
 from service.adapters.uow import Database
 from service.domain import audit as chain
-
-from .exportcheck import SignedHead
+from service.domain.export_check import SignedHead
 
 
 class HeadOutcome(StrEnum):
@@ -67,7 +66,7 @@ def check_head(db: Database, head: SignedHead, names: dict[str, str]) -> HeadChe
     """Whether the restored chain of the head's client passes through the head.
 
     `names` maps every client id in the database to its name. The head's signature was
-    checked when it was read (`exportcheck.parse_head`)."""
+    checked when it was read (`export_check.parse_head`)."""
     name = names.get(head.client_id)
     if name is None:
         return HeadCheck(head, HeadOutcome.UNKNOWN_CLIENT, None)

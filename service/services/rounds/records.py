@@ -19,8 +19,7 @@ from service.adapters.records import Appended, LineRow, NewRecord, RoundColumns
 from service.domain import audit as chain
 from service.domain.money import PlayerLine
 from service.domain.susun.round import ScoredRound
-
-from .documents import audit_of_record, round_document
+from service.services.rounds.documents import audit_of_record, round_document
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,15 +22,14 @@ from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
 from service.domain.susun.round import score_round_request
-
-from . import deals, idempotency
-from .documents import audit_of_record, round_document, score_document, void_info
-from .errors import Conflict, InvalidInput, NotFound, Unavailable
-from .idempotency import StoredResponse
-from .ids import new_id, utcnow_ms
-from .jsondoc import dump
-from .pages import decode_cursor, encode_cursor
-from .recording import BuiltRecord, scored_round_record
+from service.services import deals, idempotency
+from service.services.clock import new_id, utcnow_ms
+from service.services.cursors import decode_cursor, encode_cursor
+from service.services.errors import Conflict, InvalidInput, NotFound, Unavailable
+from service.services.idempotency import StoredResponse
+from service.services.jsondoc import dump
+from service.services.rounds.documents import audit_of_record, round_document, score_document, void_info
+from service.services.rounds.records import BuiltRecord, scored_round_record
 
 PATH = "/v1/rounds"
 

@@ -41,16 +41,15 @@ from service.domain.susun.game import (
 from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
 from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.suggest.search import suggest
-
-from . import deals
-from .documents import rules_document
-from .errors import Conflict, NotFound
-from .idempotency import StoredResponse, run_once
-from .ids import new_id, rfc3339, utcnow_ms
-from .jsondoc import dump
-from .pages import decode_cursor, encode_cursor
-from .recording import scored_round_record
-from .versions import refuse_stale
+from service.services import deals
+from service.services.clock import new_id, rfc3339, utcnow_ms
+from service.services.cursors import decode_cursor, encode_cursor
+from service.services.errors import Conflict, NotFound
+from service.services.idempotency import StoredResponse, run_once
+from service.services.jsondoc import dump
+from service.services.preconditions import refuse_stale
+from service.services.rounds.documents import rules_document
+from service.services.rounds.records import scored_round_record
 
 GAMES_PATH = "/v1/susun/games"
 SWEEP_BATCH = 100

@@ -1,4 +1,4 @@
-"""Voids and verification: void a round, re-verify one round, verify a client's chain.
+"""Verification: re-verify one round, verify a client's chain, read one record.
 
 Verifying the chain reads each stored record once, in pages: it checks the sequence has
 no gap, each previous hash, each hash over the stored bytes, and every live copy of the
@@ -15,102 +15,22 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
-from service.domain.errors import CapsaError, FieldError
+from service.domain.errors import CapsaError
+from service.domain.rescoring import RESCORERS
 from service.domain.signing import b64
-from service.domain.version import ENGINE_VERSION
-
-from . import idempotency, receipts, rounds
-from .documents import audit_of_record, void_info
-from .errors import Conflict, NotFound, Unavailable
-from .idempotency import StoredResponse
-from .ids import utcnow_ms
-from .jsondoc import dump
-from .recording import void_record
-from .reporting import as_of_json
-from .rescoring import RESCORERS
-from .verification import copies_match, copy_differences
+from service.services.audit import receipts
+from service.services.audit.record_checks import copies_match, copy_differences
+from service.services.errors import NotFound
+from service.services.reporting import as_of_json
+from service.services.rounds import store as rounds
 
 PAGE = 2000  # records read past the head when checking to it (a forged record beyond it is found)
 DEFAULT_LIMIT = 10_000  # records a verify request checks unless it asks for fewer or more
 MAX_LIMIT = 100_000  # at most, so a request ends well within a worker's timeout
-MAX_REASON = 500
 MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
-
-
-def void_path(round_id: str) -> str:
-    return f"/v1/rounds/{round_id}/void"
-
-
-def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_key: str | None = None) -> StoredResponse:
-    """`POST /v1/rounds/{id}/void`: a new chained record with reversing lines; 409 twice.
-
-    With an Idempotency-Key, a retry of a void that succeeded gets its 200 again."""
-    body = {"reason": reason}
-    path = void_path(round_id)
-    with db.unit_of_work() as uow:
-        stored = uow.rounds.get(client_id, round_id)
-        if stored is None:  # another client's round too
-            raise NotFound(f"no round {round_id!r}")
-        booked = uow.ledger.lines_of(client_id, stored.record.sequence)
-    now = utcnow_ms()
-    claim = None
-    if idempotency_key is not None:
-        claim = idempotency.claim("POST", path, idempotency_key, body, round_id, 200, now)
-    built = void_record(
-        client_id,
-        round_id=round_id,
-        created_at=now,
-        reason=reason,
-        booked=booked,
-        currency=stored.currency,
-        table=stored.table,
-        engine_version=ENGINE_VERSION,
-    )
-    try:
-        with db.unit_of_work(write=True) as uow:
-            appended = uow.chain.append(built.new, claim=claim)
-            uow.commit()
-    except KeyTaken:
-        assert claim is not None and idempotency_key is not None
-        replayed = idempotency.replay(
-            db, client_id, "POST", path, idempotency_key, claim.request_hash, _voided(client_id)
-        )
-        if replayed is not None:
-            return replayed
-        raise _already_void(round_id) from None
-    except UniqueViolation as exc:
-        if exc.constraint == "uq_chain_records_void":
-            raise _already_void(round_id) from exc
-        raise
-    except LockTimeout as exc:
-        if claim is not None:
-            raise idempotency.in_flight() from exc
-        raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
-    # The void's own place in the chain and receipt (also GET /v1/audit/records/{sequence}).
-    void = void_info(built.document, audit_of_record(appended))
-    document = rounds.render(stored, void=void)
-    return StoredResponse(200, dump(document))
-
-
-def _voided(client_id: str) -> idempotency.Renderer:
-    def render_voided(uow: Any, found: Any) -> StoredResponse:
-        stored = uow.rounds.get(client_id, found.resource)
-        if stored is None:
-            raise NotFound("the round this Idempotency-Key voided no longer exists")
-        return StoredResponse(found.status_code, dump(rounds.render(stored)))
-
-    return render_voided
-
-
-def _already_void(round_id: str) -> Conflict:
-    return Conflict(
-        f"round {round_id!r} is already void",
-        errors=[FieldError("id", "already void; a round is voided once")],
-    )
 
 
 @dataclass(frozen=True)
@@ -304,4 +224,4 @@ def head(db: Database, client_id: str) -> dict[str, Any]:
     return receipts.signed_head(db, client_id)
 
 
-__all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_chain_report", "verify_round", "void"]
+__all__ = ["ChainReport", "head", "record_at", "verify_chain", "verify_chain_report", "verify_round"]

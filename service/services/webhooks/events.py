@@ -19,11 +19,10 @@ from service.adapters.uow import Database, UnitOfWork
 from service.adapters.webhooks import EventRecord
 from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
-
-from .banting import games
-from .documents import audit_of_record, round_document, void_info
-from .errors import InvalidInput, NotFound
-from .jsondoc import dump
+from service.services.banting import games
+from service.services.errors import InvalidInput, NotFound
+from service.services.jsondoc import dump
+from service.services.rounds.documents import audit_of_record, round_document, void_info
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500

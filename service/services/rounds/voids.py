@@ -1,0 +1,95 @@
+"""Voiding a stored round: a new chained record with reversing ledger lines, once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
+from service.adapters.uow import Database
+from service.domain.errors import FieldError
+from service.domain.version import ENGINE_VERSION
+from service.services import idempotency
+from service.services.clock import utcnow_ms
+from service.services.errors import Conflict, NotFound, Unavailable
+from service.services.idempotency import StoredResponse
+from service.services.jsondoc import dump
+from service.services.rounds import store as rounds
+from service.services.rounds.documents import audit_of_record, void_info
+from service.services.rounds.records import void_record
+
+MAX_REASON = 500  # characters of a void's reason
+
+
+def void_path(round_id: str) -> str:
+    return f"/v1/rounds/{round_id}/void"
+
+
+def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_key: str | None = None) -> StoredResponse:
+    """`POST /v1/rounds/{id}/void`: a new chained record with reversing lines; 409 twice.
+
+    With an Idempotency-Key, a retry of a void that succeeded gets its 200 again."""
+    body = {"reason": reason}
+    path = void_path(round_id)
+    with db.unit_of_work() as uow:
+        stored = uow.rounds.get(client_id, round_id)
+        if stored is None:  # another client's round too
+            raise NotFound(f"no round {round_id!r}")
+        booked = uow.ledger.lines_of(client_id, stored.record.sequence)
+    now = utcnow_ms()
+    claim = None
+    if idempotency_key is not None:
+        claim = idempotency.claim("POST", path, idempotency_key, body, round_id, 200, now)
+    built = void_record(
+        client_id,
+        round_id=round_id,
+        created_at=now,
+        reason=reason,
+        booked=booked,
+        currency=stored.currency,
+        table=stored.table,
+        engine_version=ENGINE_VERSION,
+    )
+    try:
+        with db.unit_of_work(write=True) as uow:
+            appended = uow.chain.append(built.new, claim=claim)
+            uow.commit()
+    except KeyTaken:
+        assert claim is not None and idempotency_key is not None
+        replayed = idempotency.replay(
+            db, client_id, "POST", path, idempotency_key, claim.request_hash, _voided(client_id)
+        )
+        if replayed is not None:
+            return replayed
+        raise _already_void(round_id) from None
+    except UniqueViolation as exc:
+        if exc.constraint == "uq_chain_records_void":
+            raise _already_void(round_id) from exc
+        raise
+    except LockTimeout as exc:
+        if claim is not None:
+            raise idempotency.in_flight() from exc
+        raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
+    # The void's own place in the chain and receipt (also GET /v1/audit/records/{sequence}).
+    void = void_info(built.document, audit_of_record(appended))
+    document = rounds.render(stored, void=void)
+    return StoredResponse(200, dump(document))
+
+
+def _voided(client_id: str) -> idempotency.Renderer:
+    def render_voided(uow: Any, found: Any) -> StoredResponse:
+        stored = uow.rounds.get(client_id, found.resource)
+        if stored is None:
+            raise NotFound("the round this Idempotency-Key voided no longer exists")
+        return StoredResponse(found.status_code, dump(rounds.render(stored)))
+
+    return render_voided
+
+
+def _already_void(round_id: str) -> Conflict:
+    return Conflict(
+        f"round {round_id!r} is already void",
+        errors=[FieldError("id", "already void; a round is voided once")],
+    )
+
+
+__all__ = ["MAX_REASON", "void", "void_path"]
