@@ -94,6 +94,7 @@ def hosts(base: int) -> dict[str, Host]:
 
 NODES = ("node1", "node2")
 APPS = ("app1", "app2")
+APP_WORKERS = 2  # gunicorn workers of each app node
 ORDER = ("monitor", "node1", "node2", "edge", "app1", "app2")
 
 
@@ -192,6 +193,9 @@ class Formation:
         self.base = int(state.get("port_base", base))
         self.hosts = hosts(self.base)
         self._checkpointed = 0.0
+        # gunicorn workers per app node (chaos.py gives one node the workers of both when it
+        # measures one node against two)
+        self.workers = {name: APP_WORKERS for name in APPS}
 
     # state.json: the port base and each host's session id (its launcher's pid).
     def _state(self) -> dict[str, Any]:
@@ -497,14 +501,14 @@ class Formation:
             "WEBHOOK_METRICS_BIND": f"{h.address}:{h.ports['webhook_metrics']}",
             "PROMETHEUS_MULTIPROC_DIR": str(prometheus),
             "FORWARDED_ALLOW_IPS": "127.0.0.1",
-            "WEB_CONCURRENCY": "2",
+            "WEB_CONCURRENCY": str(self.workers[name]),
         }
 
     def start_app(self, name: str) -> None:
         h = self.hosts[name]
         capsa = str(ROOT / ".venv/bin/capsa")
         self._launch(name, [
-            [capsa, "serve", "--host", h.address, "--port", str(h.ports["http"]), "--workers", "2"],
+            [capsa, "serve", "--host", h.address, "--port", str(h.ports["http"]), "--workers", str(self.workers[name])],
             [capsa, "sweep", "--quiet"],
             # gunicorn's on_starting empties PROMETHEUS_MULTIPROC_DIR: a dispatcher sharing it
             # died at start (its file gone) and its /metrics would sum the workers'; alone it
