@@ -7,7 +7,8 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    scored rounds, the write path's own record code, PostgreSQL's hash, signed receipts,
    balanced ledger lines, COPY), then VACUUM (ANALYZE)s the tables a round writes, as
    autovacuum would in production (the test server runs with autovacuum off: no figure
-   here may depend on that accident).
+   here may depend on that accident), and folds the records into the ledger's all-time
+   rollups as `capsa sweep` does every second in service (the loader writes none).
 2. Times every ledger read through gunicorn (gunicorn.conf.py, one sync worker), each
    in a fresh server process: "cold" is the read's first answer in that process, after one
    `GET /v1/audit/head` that opens the worker's connection and a second one timed as the
@@ -186,6 +187,21 @@ def writes(env: dict[str, str], headers: dict[str, str], args: argparse.Namespac
     }
 
 
+def fold_rollups(url: str) -> tuple[int, float]:
+    """Fold every record not yet in the rollups, as the sweeper's passes would: (records, seconds)."""
+    from service.adapters.uow import Database
+    from service.services.ledger import rollups
+
+    db = Database(url)
+    started, folded = time.monotonic(), 0
+    try:
+        while (n := rollups.sweep(db)) > 0:
+            folded += n
+    finally:
+        db.dispose()
+    return folded, time.monotonic() - started
+
+
 def print_size(m: dict[str, Any]) -> None:
     s = m["sizes"]
     print(f"\n== {m['size']:,} rounds (head {s['head']:,}; database {s['database_bytes'] / 2**30:.2f} GiB; "
@@ -193,6 +209,8 @@ def print_size(m: dict[str, Any]) -> None:
     if m.get("load_seconds"):
         print(f"   loaded {m['loaded']:,} rounds in {m['load_seconds']:.0f} s, VACUUM (ANALYZE) "
               f"{m['vacuum_seconds']:.0f} s")
+    print(f"   rollups caught up as the sweeper keeps them: {m['fold_records']:,} records folded in "
+          f"{m['fold_seconds']:.1f} s")
     print(f"   {'read':<26}{'ref ms':>8}{'cold ms':>9}{'warm ms':>9}  {'cold CPU w/pg ms':>17}  {'warm CPU w/pg':>14}"
           f"{'bytes':>11}  load")
     for r in m["reads"]:
@@ -308,6 +326,9 @@ def main() -> int:
                 loaded_total += size - head
                 measured.update(loaded=size - head, load_seconds=round(result.seconds, 1))
             measured["vacuum_seconds"] = round(chainload.analyze(dsn), 1)
+            # What `capsa sweep` does every second in service (fold the records stored since into
+            # the all-time rollups), caught up at once here: the loader writes no rollups.
+            measured["fold_records"], measured["fold_seconds"] = fold_rollups(url)
             measured["sizes"] = sizes_of(dsn, client_id)
             measured["reads"] = [time_read(env, n, p, reader, args.warm, name)
                                  for n, _kind, p in reads(measured["sizes"]["head"], week)]
