@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cards import NOTATIONS, Card, parse_cards
+from ..deals import DEAL_ID_MAX
 from ..errors import (
     CapsaError,
     FieldError,
@@ -38,6 +39,9 @@ from .scoring import PairResult, PlayerHand, RoundResult, score_round
 
 ID_PATTERN = r"[A-Za-z0-9._:-]{1,64}"
 CLIENT_ID = re.compile(ID_PATTERN)
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+MAX_PAIR_STAKES = MAX_PLAYERS * (MAX_PLAYERS - 1) // 2  # one per pair: 6
+CURRENCY_MAX = 8  # characters of a currency code (ISO 4217 has 3; CLDR must know it)
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
 _PLAYER_KEYS = frozenset({"id", "hand", "arrangement", "surrender"})
 _GAME_PLAYER_KEYS = _PLAYER_KEYS | {"auto_arranged"}
@@ -68,7 +72,12 @@ _PLAYER_SHAPE: dict[str, Shape] = {
 
 
 def _players(player: Mapping[str, Shape], required: frozenset[str]) -> Items:
-    return Items(Fields(player, required), 2, 4, count_message="a round has 2 to 4 players, got {n}")
+    return Items(
+        Fields(player, required),
+        MIN_PLAYERS,
+        MAX_PLAYERS,
+        count_message=f"a round has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {{n}}",
+    )
 
 
 ROUND_SHAPE = Fields(
@@ -76,13 +85,13 @@ ROUND_SHAPE = Fields(
         "rules": _RULES,
         "table": _id(nullable=True),
         "reference": _id(nullable=True),
-        "currency": Text(1, 8),
+        "currency": Text(1, CURRENCY_MAX),
         "stake": _MONEY,
         "pair_stakes": Items(
             Fields({"players": Items(_id(), 2, 2), "stake": _MONEY}, frozenset({"players", "stake"})),
-            max_items=6,
+            max_items=MAX_PAIR_STAKES,
         ),
-        "deal": Text(1, 64, nullable=True),
+        "deal": Text(1, DEAL_ID_MAX, nullable=True),
         "players": _players(_PLAYER_SHAPE, frozenset({"id"})),
     },
     frozenset({"currency", "stake", "players"}),
@@ -253,7 +262,7 @@ def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
         if pair.rows is None
         else {"front": pair.rows[0], "middle": pair.rows[1], "back": pair.rows[2]},
         "bonus": {pair.a: pair.bonus_a, pair.b: pair.bonus_b},
-        "outcome": pair.outcome,
+        "outcome": pair.outcome.value,
         "multiplier": pair.multiplier,
         "points": pair.points,
         "amount": format_money(pair.points * stake, currency),
@@ -315,7 +324,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         for pr, m in zip(result.players, money.players)
     )
     pair_lines = tuple(
-        PairLine(p.a, p.b, stakes[(p.a, p.b)], p.points, p.points * stakes[(p.a, p.b)], p.outcome)
+        PairLine(p.a, p.b, stakes[(p.a, p.b)], p.points, p.points * stakes[(p.a, p.b)], p.outcome.value)
         for p in result.pairs
     )
     rules_json = rules.to_json()
