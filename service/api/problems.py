@@ -14,7 +14,7 @@ from service.domain.errors import CapsaError, FieldError
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
 
-from .schemas import PROBLEM_TYPES
+from .schemas.problems import PROBLEM_TYPES
 
 log = structlog.get_logger("service.api")
 

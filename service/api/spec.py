@@ -10,7 +10,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from .problems import _BY_STATUS, _TITLES
-from .schemas import PROBLEM_TYPES, ProblemSchema
+from .schemas.problems import PROBLEM_TYPES, ProblemSchema
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 

@@ -15,7 +15,7 @@ from flask import Response, render_template
 from markupsafe import Markup, escape
 
 from ..problems import title_of
-from ..schemas import PROBLEM_TYPES
+from ..schemas.problems import PROBLEM_TYPES
 from .views import SECURITY_HEADERS
 
 pages = flask.Blueprint("problems", __name__, template_folder="../templates")

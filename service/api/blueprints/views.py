@@ -30,9 +30,9 @@ from service.domain.money import format_money, minor_digits
 from service.services import view_links as viewlinks
 from service.services.errors import NotFound
 
-from ..audit_schemas import ViewLinkSchema
 from ..auth import allow_read
 from ..body import optional_body
+from ..schemas.view_links import ViewLinkSchema
 from ..state import db, principal
 from . import AUTH, Blueprint, json_response
 from .play_views import foul_reasons, tricks
