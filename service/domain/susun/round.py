@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..cards import NOTATIONS, Card, parse_cards
 from ..deals import DEAL_ID_MAX
@@ -112,12 +112,81 @@ GAME_ROUND_SHAPE = Fields(
 )
 
 
+class PairStakeJson(TypedDict):
+    players: list[str]
+    stake: str
+
+
+class RequestPlayer(TypedDict):
+    id: str
+    hand: list[str] | None
+    arrangement: dict[str, list[str]] | None  # front, middle, back
+    surrender: bool
+    auto_arranged: NotRequired[bool]  # a server-run game's round only
+
+
+class RoundRequest(TypedDict):
+    """A round's request once validated and normalised: what the chain record stores and a
+    re-scoring reads (the body of `POST /v1/rounds`, defaults filled in, money formatted)."""
+
+    rules: dict[str, Any]
+    table: str | None
+    reference: str | None
+    currency: str
+    stake: str
+    pair_stakes: list[PairStakeJson]
+    deal: str | None
+    players: list[RequestPlayer]
+    game_id: NotRequired[str]  # a server-run game's round only
+
+
+class PlayerDocument(TypedDict):
+    id: str
+    rows: dict[str, dict[str, Any]] | None  # front, middle, back: category, cards, bonus
+    foul: bool
+    natural: str | None
+    surrender: bool
+    points: int
+    result: str
+    winnings: str
+    fee: str
+    net: str
+    auto_arranged: NotRequired[bool]
+
+
+class PairDocument(TypedDict):
+    players: list[str]
+    stake: str
+    rows: dict[str, int] | None  # front, middle, back: 1, 0 or -1 from the first player's side
+    bonus: dict[str, int]
+    outcome: str
+    multiplier: int
+    points: int
+    amount: str
+
+
+class ScoreDocument(TypedDict):
+    """A scored Capsa Susun round: the answer of `POST /v1/score`, the heart of a stored round's."""
+
+    game: str
+    table: str | None
+    reference: str | None
+    currency: str
+    stake: str
+    rules: dict[str, Any]
+    engine_version: str
+    players: list[PlayerDocument]
+    pairs: list[PairDocument]
+    house_fee: str
+    game_id: NotRequired[str]
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredRound:
     """A scored round: the `POST /v1/score` document, the normalised request, money rows."""
 
-    document: dict[str, Any]
-    request: dict[str, Any]
+    document: ScoreDocument
+    request: RoundRequest
     rules: RuleSet
     preset: str
     currency: str
@@ -254,7 +323,7 @@ def _pair_stakes(raw: object, ids: list[str], currency: str, default: int) -> di
     return stakes
 
 
-def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
+def _pair_doc(pair: PairResult, stake: int, currency: str) -> PairDocument:
     return {
         "players": [pair.a, pair.b],
         "stake": format_money(stake, currency),
@@ -271,7 +340,7 @@ def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
 
 def _player_doc(
     evaluation: ArrangementResult | None, line: PlayerLine, currency: str
-) -> dict[str, Any]:
+) -> PlayerDocument:
     return {
         "id": line.id,
         "rows": None if evaluation is None else {r.row: r.to_json() for r in evaluation.rows},
@@ -328,8 +397,8 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         for p in result.pairs
     )
     rules_json = rules.to_json()
-    document: dict[str, Any] = {
-        "game": "susun",
+    document: ScoreDocument = {
+        "game": SUSUN,
         "table": table,
         "reference": reference,
         "currency": currency,
@@ -342,7 +411,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         "pairs": [_pair_doc(p, stakes[(p.a, p.b)], currency) for p in result.pairs],
         "house_fee": format_money(money.house_fee, currency),
     }
-    request: dict[str, Any] = {
+    request: RoundRequest = {
         "rules": rules_json,
         "table": table,
         "reference": reference,
