@@ -22,11 +22,10 @@ from service.services.idempotency import Purger
 
 from . import docs_page, paths, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
-from .blueprints import arrangements, banting, deals, home, problem_pages, rounds, rules, service
+from .blueprints import arrangements, banting, deals, health, home, problem_pages, round_pages, rounds, rules
 from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
 from .blueprints import susun_games as susun_game_routes
-from .blueprints import views as view_routes
 from .blueprints import webhooks as webhook_routes
 from .body import load_body
 from .observability import Metrics, configure_logging, init_request, install
@@ -150,13 +149,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = CapsaApi(app)
     api.register_converter(paths.ClientIdConverter, paths.id_schema)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
-    for module in (service, rules, arrangements, rounds, deals, banting):
+    for module in (health, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)
-    for module in (audit_routes, ledger_routes, view_routes, susun_game_routes):
+    for module in (audit_routes, ledger_routes, round_pages, susun_game_routes):
         api.register_blueprint(module.blp)
     api.register_blueprint(webhook_routes.blp)
     api.register_blueprint(webhook_routes.events_blp)
-    app.register_blueprint(view_routes.pages)  # the HTML round view (no key, not in /v1)
+    app.register_blueprint(round_pages.pages)  # the HTML round view (no key, not in /v1)
     app.register_blueprint(problem_pages.pages)  # /problems/<type> for people (no key)
     app.register_blueprint(home.pages)  # GET / for people and clients, /docs/ -> /docs
     problems.register(app)

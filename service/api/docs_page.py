@@ -34,7 +34,7 @@ def policy(nonce: str | None) -> str:
     )
 
 
-def _headers(response: Response) -> Response:
+def _swagger_page_headers(response: Response) -> Response:
     if request.endpoint == ENDPOINT:
         response.headers["Content-Security-Policy"] = policy(g.get("csp_nonce"))
         response.headers["X-Content-Type-Options"] = "nosniff"
@@ -45,4 +45,4 @@ def _headers(response: Response) -> Response:
 
 def install(app: Flask) -> None:
     app.jinja_env.globals["csp_nonce"] = csp_nonce
-    app.after_request(_headers)
+    app.after_request(_swagger_page_headers)

@@ -8,16 +8,17 @@ from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
 
+from service.domain.money import NOT_A_STRING
+from service.domain.susun.round import ID_PATTERN as BARE_ID_PATTERN
+
 # Anchored for OpenAPI (ECMA-262 `$` is the end of the string); Python matches them with
 # fullmatch, where `$` alone would also match before a trailing newline.
-from service.domain.money import NOT_A_STRING
-
-ID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
+ID_PATTERN = rf"^{BARE_ID_PATTERN}$"
 MONEY_PATTERN = r"^(0|[1-9][0-9]*)(\.[0-9]+)?$"
 SIGNED_MONEY_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
 
 
-def _meta(example: Any, description: str | None = None, **extra: Any) -> dict[str, Any]:
+def openapi_meta(example: Any, description: str | None = None, **extra: Any) -> dict[str, Any]:
     meta: dict[str, Any] = {"example": example, **extra}
     if description:
         meta["description"] = description
@@ -91,7 +92,7 @@ class Money(fields.String):
     def __init__(self, example: str = "1000", description: str | None = None, **kw: Any) -> None:
         kw.setdefault(
             "metadata",
-            _meta(
+            openapi_meta(
                 example,
                 description
                 or "Decimal string in plain notation with the currency's minor-unit digits "
@@ -112,7 +113,7 @@ class SignedMoney(Money):
     def __init__(self, example: str = "-11000", **kw: Any) -> None:
         kw.setdefault(
             "metadata",
-            _meta(example, "Signed decimal string, minor-unit digits.", pattern=SIGNED_MONEY_PATTERN),
+            openapi_meta(example, "Signed decimal string, minor-unit digits.", pattern=SIGNED_MONEY_PATTERN),
         )
         super().__init__(example, **kw)
 
@@ -121,7 +122,7 @@ def Id(example: str = "table-7", description: str | None = None, **kw: Any) -> f
     """An identifier chosen by a client: `^[A-Za-z0-9._:-]{1,64}$`."""
     return fields.String(
         validate=FullMatch(ID_PATTERN),
-        metadata=_meta(example, description, pattern=ID_PATTERN),
+        metadata=openapi_meta(example, description, pattern=ID_PATTERN),
         **kw,
     )
 
@@ -129,7 +130,7 @@ def Id(example: str = "table-7", description: str | None = None, **kw: Any) -> f
 def Card(**kw: Any) -> fields.String:
     return fields.String(
         validate=validate.Length(1, 8),
-        metadata=_meta("Ah", "A card: rank 2-9, T or 10, J, Q, K, A, then suit c d h s."),
+        metadata=openapi_meta("Ah", "A card: rank 2-9, T or 10, J, Q, K, A, then suit c d h s."),
         **kw,
     )
 
@@ -138,7 +139,7 @@ def Cards(example: list[str], description: str, max_items: int = 52, **kw: Any) 
     return fields.List(
         Card(),
         validate=validate.Length(max=max_items),
-        metadata=_meta(example, description),
+        metadata=openapi_meta(example, description),
         **kw,
     )
 
@@ -204,7 +205,7 @@ class Moment(fields.AwareDateTime):
         self, description: str, example: str = "2026-12-01T00:00:00Z", dates: bool = False, **kw: Any
     ) -> None:
         self.forms = ZONED_MOMENT_FORMS if dates else MOMENT_FORMS
-        super().__init__(default_timezone=None, metadata=_meta(example, f"{description} {self.forms}."), **kw)
+        super().__init__(default_timezone=None, metadata=openapi_meta(example, f"{description} {self.forms}."), **kw)
         self.dates = dates
 
     def _deserialize(  # type: ignore[override]  # a date where `dates` asks for one

@@ -190,7 +190,7 @@ def init_request() -> None:
 
 def install(app: Flask, metrics: Metrics) -> None:
     @app.after_request
-    def _finish(response: Response) -> Response:
+    def _log_and_measure(response: Response) -> Response:
         started = g.get("started")
         duration = time.perf_counter() - started if started is not None else 0.0
         response.headers["X-Request-ID"] = g.get("request_id", "")

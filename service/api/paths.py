@@ -33,7 +33,7 @@ def id_schema(converter: BaseConverter) -> dict[str, str]:
 
 
 @cache
-def _names(rule: str) -> tuple[str, ...]:
+def _id_parameters(rule: str) -> tuple[str, ...]:
     return tuple(_ARGUMENT.findall(rule))
 
 
@@ -44,7 +44,7 @@ def check_path_ids() -> None:
         return
     errors = [
         FieldError(f"path.{name}", f"{values[name]!r} must match {ID_PATTERN}")
-        for name in _names(rule.rule)
+        for name in _id_parameters(rule.rule)
         if _ID.fullmatch(values[name]) is None
     ]
     if errors:

@@ -14,14 +14,14 @@ from service.domain.errors import CapsaError, FieldError
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
 
-from .schemas import PROBLEM_TYPES
+from .schemas.problems import PROBLEM_TYPES
 
 log = structlog.get_logger("service.api")
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 RETRY_AFTER_UNAVAILABLE = 5
 
-_BY_STATUS = {
+PROBLEM_BY_STATUS = {
     400: "malformed-json",
     401: "unauthorized",
     403: "forbidden",
@@ -36,7 +36,7 @@ _BY_STATUS = {
     429: "rate-limited",
     503: "unavailable",
 }
-_TITLES = {
+TITLES = {
     "malformed-json": "Malformed JSON",
     "validation": "Validation failed",
     "unauthorized": "Unauthorized",
@@ -69,7 +69,7 @@ def title_of(problem: str) -> str:
     for cls in (*_subclasses(CapsaError), *_subclasses(ServiceError)):
         if getattr(cls, "problem", None) == problem:
             return str(cls.title)
-    return _TITLES.get(problem, problem.replace("-", " ").capitalize())
+    return TITLES.get(problem, problem.replace("-", " ").capitalize())
 
 
 class Problem(Exception):
@@ -101,7 +101,7 @@ def problem_response(
 ) -> Response:
     body = {
         "type": f"/problems/{problem}",
-        "title": title or _TITLES.get(problem, problem.replace("-", " ").capitalize()),
+        "title": title or TITLES.get(problem, problem.replace("-", " ").capitalize()),
         "status": status,
         "detail": detail,
         "errors": [{"field": e.field, "message": e.message} for e in errors],
@@ -152,7 +152,7 @@ def handle_http_exception(error: HTTPException) -> Response:
     status = error.code or 500
     if status == 429 and error.response is not None:
         return cast(Response, error.response)  # Flask-Limiter's breach answer: problem+json with Retry-After
-    problem = _BY_STATUS.get(status, "internal" if status >= 500 else "validation")
+    problem = PROBLEM_BY_STATUS.get(status, "internal" if status >= 500 else "validation")
     data = getattr(error, "data", None) or {}
     errors = _webargs_errors(data) if status == 422 else []
     headers: dict[str, str] = {}
@@ -180,16 +180,16 @@ def register(app: Flask) -> None:
     """Error handlers for everything but HTTPException (flask-smorest's Api routes that one)."""
 
     @app.errorhandler(Problem)
-    def _problem(exc: Problem) -> Response:
+    def _http_layer_problem(exc: Problem) -> Response:
         return problem_response(exc.status, exc.problem, exc.detail, exc.errors, headers=exc.headers)
 
     @app.errorhandler(CapsaError)
-    def _domain(exc: CapsaError) -> Response:
+    def _domain_error(exc: CapsaError) -> Response:
         problem = exc.problem if exc.problem in PROBLEM_TYPES else "validation"
         return problem_response(422, problem, exc.message, exc.errors, title=exc.title)
 
     @app.errorhandler(ServiceError)
-    def _service(exc: ServiceError) -> Response:
+    def _service_error(exc: ServiceError) -> Response:
         status = PROBLEM_TYPES[exc.problem][0]
         headers = {}
         if exc.retry_after is not None:

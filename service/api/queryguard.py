@@ -20,7 +20,7 @@ from .problems import Problem
 
 
 @cache
-def _names(view: Any, method: str) -> frozenset[str]:
+def _query_names(view: Any, method: str) -> frozenset[str]:
     view_class = getattr(view, "view_class", None)
     function = getattr(view_class, method.lower(), None) if view_class is not None else view
     parameters = getattr(function, "_apidoc", {}).get("arguments", {}).get("parameters", [])
@@ -39,7 +39,7 @@ def check_query_names() -> None:
         return
     view = current_app.view_functions.get(request.endpoint or "")
     method = "GET" if request.method == "HEAD" else request.method
-    allowed = _names(view, method)
+    allowed = _query_names(view, method)
     errors = []
     for name in request.args:
         if name not in allowed:

@@ -9,8 +9,8 @@ import yaml  # type: ignore[import-untyped]
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from .problems import _BY_STATUS, _TITLES
-from .schemas import PROBLEM_TYPES, ProblemSchema
+from .problems import PROBLEM_BY_STATUS, TITLES
+from .schemas.problems import PROBLEM_TYPES, ProblemSchema
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -63,10 +63,10 @@ _RETRY_AFTER = {
 }
 
 
-def _example(status: int, problem: str) -> dict[str, Any]:
+def _problem_example(status: int, problem: str) -> dict[str, Any]:
     return {
         "type": f"/problems/{problem}",
-        "title": _TITLES.get(problem, problem),
+        "title": TITLES.get(problem, problem),
         "status": status,
         "detail": PROBLEM_TYPES[problem][1],
         "errors": [],
@@ -82,11 +82,11 @@ class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
         for status in http.HTTPStatus:
             if status < 400:
                 continue
-            problem = _BY_STATUS.get(status, "internal" if status >= 500 else "validation")
+            problem = PROBLEM_BY_STATUS.get(status, "internal" if status >= 500 else "validation")
             response: dict[str, Any] = {
                 "description": f"{status.phrase}: problem `/problems/{problem}`.",
                 "schema": self.ERROR_SCHEMA,
-                "example": _example(int(status), problem),
+                "example": _problem_example(int(status), problem),
             }
             if status in (409, 429, 503):
                 response["headers"] = _RETRY_AFTER
@@ -108,7 +108,7 @@ class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
         default = {
             "description": "Any other error, as a problem.",
             "schema": self.ERROR_SCHEMA,
-            "example": _example(500, "internal"),
+            "example": _problem_example(500, "internal"),
         }
         prepare_response(default, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
@@ -126,12 +126,12 @@ class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML's stubs are not 
     """Block style for multi-line strings, so descriptions read as written."""
 
 
-def _str(dumper: yaml.SafeDumper, value: str) -> Any:
+def _block_style(dumper: yaml.SafeDumper, value: str) -> Any:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _str)
+_Dumper.add_representer(str, _block_style)
 _ORDER = ("openapi", "info", "servers", "security", "tags", "paths", "components")
 
 

@@ -15,6 +15,9 @@ from .cards import DECK, Card
 from .errors import InvalidRound
 
 HAND_SIZE = 13
+MIN_PLAYERS, MAX_PLAYERS = 2, len(DECK) // HAND_SIZE  # a deal gives each player 13 of the 52
+CLIENT_SEED_MAX = 128  # characters of the client's seed, mixed into every HMAC message
+DEAL_ID_MAX = 64  # characters of a deal id a round or game may name (ours are 29)
 _U32 = 2**32
 
 
@@ -24,6 +27,24 @@ class DealUse(StrEnum):
     UNUSED = "unused"  # no round or game has used it
     IN_PLAY = "in_play"  # used by a game still in play: a Susun game arranging, a Big Two game playing
     ENDED = "ended"  # used by a round, or by a game that has ended (settled, finished; voided too)
+
+
+class DealStatus(StrEnum):
+    """A deal's status as `GET /v1/deals` answers and filters it (docs/api.md#deals)."""
+
+    OPEN = "open"  # neither used nor revealed: its seed is secret
+    REVEALED = "revealed"  # its seed published, not used
+    USED = "used"  # used by a round or a game (its seed shown once that has ended)
+
+
+def status_of(used: bool, revealed: bool) -> DealStatus:
+    """A deal's status from whether it was used and whether its seed was revealed (a used
+    deal's seed is revealed with it).
+
+    >>> [status_of(u, r).value for u, r in ((False, False), (False, True), (True, False), (True, True))]
+    ['open', 'revealed', 'used', 'used']
+    """
+    return DealStatus.USED if used else DealStatus.REVEALED if revealed else DealStatus.OPEN
 
 
 def discloses_hands(use: DealUse) -> bool:

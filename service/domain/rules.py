@@ -90,6 +90,7 @@ def _to_json(value: Any) -> Any:
     return value
 
 
+GAMES = (SUSUN, BANTING)  # every game scored, as a document's `game` names it
 SPECS = {SUSUN: susun.SPEC, BANTING: banting.SPEC}
 # Per game, optional: which overrides a preset version takes, and the step after the overrides
 # (aliases, contradictions refused for new requests only).

@@ -18,21 +18,40 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from urllib.parse import SplitResult, urlsplit
 
 from .errors import CapsaError
 
-SETTLED = "round.settled"
-VOIDED = "round.voided"
-FINISHED = "banting.game.finished"
-ALL = "*"
+
+class EventType(StrEnum):
+    """What an event says happened (its `type`; an endpoint subscribes to these or `*`)."""
+
+    SETTLED = "round.settled"  # a round stored (a finished Big Two game's too)
+    VOIDED = "round.voided"
+    FINISHED = "banting.game.finished"  # beside its round's `round.settled`
+
+
+SETTLED, VOIDED, FINISHED = EventType.SETTLED, EventType.VOIDED, EventType.FINISHED
+ALL = "*"  # subscribes to every type
 # The order of a record's events (a finished game: settled first).
 TYPES = (SETTLED, FINISHED, VOIDED)
-_SUFFIX = {SETTLED: "settled", FINISHED: "finished", VOIDED: "voided"}
-_BY_SUFFIX = {v: k for k, v in _SUFFIX.items()}
-RANK = {SETTLED: 0, FINISHED: 1, VOIDED: 0}
-_ULID = "[0-9A-HJKMNP-TV-Z]{26}"
-EVENT_ID = re.compile(rf"evt_({_ULID})_(settled|finished|voided)")
+_SUFFIX: dict[str, str] = {SETTLED: "settled", FINISHED: "finished", VOIDED: "voided"}
+_BY_SUFFIX = {suffix: EventType(type_) for type_, suffix in _SUFFIX.items()}
+RANK: dict[str, int] = {SETTLED: 0, FINISHED: 1, VOIDED: 0}
+ULID = "[0-9A-HJKMNP-TV-Z]{26}"  # Crockford base32, as the service's ids carry it after `rnd_`
+EVENT_ID_SUFFIXES = "|".join(_SUFFIX.values())
+EVENT_ID = re.compile(rf"evt_({ULID})_({EVENT_ID_SUFFIXES})")
+
+
+class AttemptOutcome(StrEnum):
+    """How one delivery attempt ended (a 2xx in time is `delivered`; every other is retried)."""
+
+    DELIVERED = "delivered"
+    HTTP_ERROR = "http_error"  # an answer, not 2xx (a redirect too)
+    TIMEOUT = "timeout"
+    CONNECTION_ERROR = "connection_error"
+    REFUSED = "refused"  # the address guard refused every address the host resolved to
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
 
@@ -46,10 +65,10 @@ class EventRef:
     """What an event id names: the round, and the type."""
 
     round_id: str
-    type: str
+    type: EventType
 
 
-def types_of(kind: str, game: str | None) -> tuple[str, ...]:
+def types_of(kind: str, game: str | None) -> tuple[EventType, ...]:
     """The event types of a chain record (`kind` round or void; `game` of a round)."""
     if kind == "void":
         return (VOIDED,)

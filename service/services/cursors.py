@@ -1,4 +1,5 @@
-"""Opaque list cursors: a position (a time and the keys after it) as URL-safe base64 JSON.
+"""Opaque list cursors: a position (a time and the keys after it) as URL-safe base64 JSON;
+and the lists' page sizes.
 
 A cursor the service did not make is a 422 on `query.cursor`, whatever it holds: not
 base64, not JSON, the wrong shape, a time out of range, an integer beyond 64 bits, a NUL
@@ -15,6 +16,11 @@ from typing import Any
 
 from service.domain.errors import FieldError
 from service.services.errors import InvalidInput
+
+# Page sizes of the lists (`limit`): the default and the most a page may hold.
+DEFAULT_PAGE, MAX_PAGE = 50, 500  # rounds, deals, Susun games, ledger lines, delivery attempts
+STATEMENT_PAGE = 100  # a statement's lines (JSON)
+GAME_PAGE, MAX_GAME_PAGE = 20, 100  # Big Two games: each state is replayed from its moves
 
 _INT64 = 2**63
 _KEY = re.compile(r"[A-Za-z0-9_]{1,64}")

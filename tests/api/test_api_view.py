@@ -12,7 +12,7 @@ from babel.numbers import format_currency
 from conftest import make_app
 from httpkit import four_player_round, two_player_round
 
-from service.api.blueprints import views
+from service.api.blueprints import CONTENT_SECURITY_POLICY, round_pages
 from service.services import view_links as viewlinks
 
 EXPECTED_CSP = {
@@ -79,7 +79,7 @@ def test_the_page_its_404s_and_its_stylesheet_carry_the_security_headers(http, t
 def test_the_api_gets_no_page_policy_and_the_docs_their_own(http, tenant):
     assert "Content-Security-Policy" not in http.get("/v1/rules", headers=tenant.headers).headers
     docs = http.get("/docs").headers["Content-Security-Policy"]
-    assert "'nonce-" in docs and docs != views.CONTENT_SECURITY_POLICY  # test_api_service.py
+    assert "'nonce-" in docs and docs != CONTENT_SECURITY_POLICY  # test_api_service.py
 
 
 # -- what the page says ------------------------------------------------------------------------
@@ -98,8 +98,8 @@ def test_the_api_gets_no_page_policy_and_the_docs_their_own(http, tenant):
     ],
 )
 def test_money_is_formatted_by_babel_in_the_currencys_locale(currency, amount, shown):
-    assert views.money(amount, currency) == shown
-    locale = views.CURRENCY_LOCALES.get(currency, "en_US")
+    assert round_pages.money(amount, currency) == shown
+    locale = round_pages.CURRENCY_LOCALES.get(currency, "en_US")
     assert shown == format_currency(Decimal(amount), currency, locale=locale)
 
 
@@ -157,7 +157,7 @@ def test_a_settled_round_has_no_reversal_panel(http, tenant):
     ],
 )
 def test_each_side_of_a_pair_reads_its_own_outcome(outcome, points, label):
-    assert views.side_label(outcome, points) == label
+    assert round_pages.side_label(outcome, points) == label
 
 
 def test_a_big_two_matrix_never_says_win_on_a_losers_side():
@@ -168,7 +168,7 @@ def test_a_big_two_matrix_never_says_win_on_a_losers_side():
             {"players": ["b", "c"], "outcome": "win", "points": 5, "amount": "5000"},
         ],
     }
-    rows = {row["id"]: row["cells"] for row in views._matrix(doc)}
+    rows = {row["id"]: row["cells"] for row in round_pages._matrix(doc)}
     assert [c.get("label") for c in rows["b"]] == ["won", None, "won"]
     assert [c.get("label") for c in rows["a"]] == [None, "lost", None]
     assert rows["a"][1]["amount"] == "-24000" and rows["a"][2] == {"none": True}

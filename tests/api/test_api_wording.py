@@ -12,7 +12,7 @@ from test_api_banting import game_body, send, start
 from test_api_hostile import body_is_optional, post_routes
 
 from service.api.blueprints.problem_pages import code_spans
-from service.api.schemas import PROBLEM_TYPES
+from service.api.schemas.problems import PROBLEM_TYPES
 
 ACCEPTED = (
     "a card is a rank (2-9, T or 10, J, Q, K, A) then a suit (c, d, h, s or ♣ ♦ ♥ ♠), "

@@ -235,7 +235,7 @@ def test_every_docs_anchor_cited_in_the_repository_exists():
 
 
 def test_every_problem_type_is_explained_in_the_guide():
-    from service.api.schemas import PROBLEM_TYPES
+    from service.api.schemas.problems import PROBLEM_TYPES
 
     guide = (ROOT / "docs/api.md").read_text()
     section = guide.split("### Problem types", 1)[1].split("\n## ", 1)[0]

@@ -576,7 +576,7 @@ def assert_readable(found: dict[str, Any], width: int) -> None:
     [("/problems", "problems"), ("/problems/invalid-cards", "problem"), ("/problems/nope", "problem-404")],
 )
 def test_the_problem_pages_are_readable_with_no_backticks(browser, site, path, name):
-    from service.api.schemas import PROBLEM_TYPES
+    from service.api.schemas.problems import PROBLEM_TYPES
 
     for width, found in visit(browser, site, name, site["base"] + path, CONTRAST).items():
         assert_readable(found, width)

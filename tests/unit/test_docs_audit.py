@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from service.adapters import chain_scan
 from service.adapters.records import StoredRecord
-from service.api import audit_schemas
+from service.api.schemas.audit import ChainVerifyQuerySchema, ExportQuerySchema
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
 from service.domain.signing import Keyring, SigningKey, b64, head_message, kid_of, receipt_message, unb64
 from service.services.audit import chains as audit
@@ -94,8 +94,8 @@ def test_the_documented_limits_are_the_codes(text, value):
 
 
 def test_the_schemas_limits_agree_with_the_services():
-    verify = audit_schemas.ChainVerifyQuerySchema().fields["limit"]
-    export = audit_schemas.ExportQuerySchema().fields["limit"]
+    verify = ChainVerifyQuerySchema().fields["limit"]
+    export = ExportQuerySchema().fields["limit"]
     assert (verify.load_default, verify.validate.max) == (audit.DEFAULT_LIMIT, audit.MAX_LIMIT)
     assert (export.load_default, export.validate.max) == (receipts.EXPORT_DEFAULT_LIMIT, receipts.EXPORT_MAX_LIMIT)
 

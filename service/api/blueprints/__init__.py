@@ -117,5 +117,16 @@ def send_versioned(stored: StoredResponse) -> Response:
     return response
 
 
+# Every HTML page (/view, /problems, GET / for a browser): no script at all, styles only from
+# /view/static, never framed, and a token in the URL never leaves in a Referer header.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
 AUTH = (401, 406, 429, 503)
 BODY = (400, 401, 403, 406, 413, 415, 429, 503)

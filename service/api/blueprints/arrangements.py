@@ -10,7 +10,12 @@ from flask.views import MethodView
 from service.services.susun import arranging
 
 from ..auth import allow_read
-from ..schemas import EvaluateRequestSchema, EvaluationSchema, SuggestRequestSchema, SuggestResultSchema
+from ..schemas.arrangements import (
+    EvaluateRequestSchema,
+    EvaluationSchema,
+    SuggestRequestSchema,
+    SuggestResultSchema,
+)
 from . import BODY, Blueprint, json_response
 
 blp = Blueprint("arrangements", __name__, url_prefix="/v1/arrangements", description="Arrangements.")

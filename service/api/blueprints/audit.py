@@ -15,7 +15,8 @@ from service.services.reporting import AS_OF_HEADER, as_of_header
 from service.services.rounds import store as rounds
 from service.services.rounds import voids
 
-from ..audit_schemas import (
+from ..auth import allow_read, require_write
+from ..schemas.audit import (
     AuditHeadSchema,
     AuditRecordSchema,
     ChainVerifyQuerySchema,
@@ -25,8 +26,7 @@ from ..audit_schemas import (
     SigningKeysSchema,
     VoidRequestSchema,
 )
-from ..auth import allow_read, require_write
-from ..schemas import RoundDocumentSchema
+from ..schemas.rounds import RoundDocumentSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response, send_stored
 from .rounds import IDEMPOTENCY_KEY

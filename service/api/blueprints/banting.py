@@ -12,7 +12,7 @@ from service.services.idempotency import parse_key
 from service.services.preconditions import parse_if_match
 
 from ..auth import allow_read, require_write
-from ..schemas import (
+from ..schemas.banting import (
     BantingHandSchema,
     GameListSchema,
     GameQuerySchema,
@@ -20,13 +20,11 @@ from ..schemas import (
     GameStateSchema,
     HintRequestSchema,
     HintSchema,
-    MatchGameRequestSchema,
-    MatchRequestSchema,
-    MatchSchema,
     MoveRequestSchema,
     PlayEvaluateRequestSchema,
     PlayEvaluationSchema,
 )
+from ..schemas.matches import MatchGameRequestSchema, MatchRequestSchema, MatchSchema
 from ..state import db, principal
 from . import AUTH, BODY, IDEMPOTENCY_KEY, IF_MATCH, STATE_HEADERS, Blueprint, json_response, send_versioned
 

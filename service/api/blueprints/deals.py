@@ -11,7 +11,7 @@ from service.services import deals
 
 from ..auth import allow_read, require_write
 from ..body import optional_body
-from ..schemas import DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
+from ..schemas.deals import DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
 

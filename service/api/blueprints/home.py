@@ -14,7 +14,7 @@ from flask import Response, redirect, render_template, request
 from service.domain.version import ENGINE_VERSION
 from service.services.jsondoc import dump
 
-from .views import SECURITY_HEADERS
+from . import SECURITY_HEADERS
 
 pages = flask.Blueprint("home", __name__, template_folder="../templates")
 

@@ -13,7 +13,7 @@ from service.adapters.replicas import AsOf
 from service.services.ledger import reports as ledger
 from service.services.reporting import AS_OF_HEADER, as_of_header
 
-from ..audit_schemas import (
+from ..schemas.ledger import (
     COUNTING,
     EntriesQuerySchema,
     EntryListSchema,

@@ -15,8 +15,8 @@ from flask import Response, render_template
 from markupsafe import Markup, escape
 
 from ..problems import title_of
-from ..schemas import PROBLEM_TYPES
-from .views import SECURITY_HEADERS
+from ..schemas.problems import PROBLEM_TYPES
+from . import SECURITY_HEADERS
 
 pages = flask.Blueprint("problems", __name__, template_folder="../templates")
 
@@ -24,7 +24,7 @@ GUIDE = "docs/api.md#problem-types"
 HEADERS = {**SECURITY_HEADERS, "Cache-Control": "public, max-age=3600"}
 
 
-def _html(body: str, status: int = 200) -> Response:
+def _page(body: str, status: int = 200) -> Response:
     response = Response(body, status=status, content_type="text/html; charset=utf-8")
     response.headers.update(HEADERS)
     return response
@@ -36,7 +36,7 @@ def code_spans(text: str) -> Markup:
     return Markup("".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)))
 
 
-def _rows() -> list[dict[str, object]]:
+def _problem_rows() -> list[dict[str, object]]:
     return [
         {"type": name, "status": status, "title": title_of(name), "meaning": code_spans(meaning)}
         for name, (status, meaning) in PROBLEM_TYPES.items()
@@ -45,12 +45,12 @@ def _rows() -> list[dict[str, object]]:
 
 @pages.get("/problems")
 def index() -> Response:
-    return _html(render_template("problems.html", rows=_rows(), guide=GUIDE))
+    return _page(render_template("problems.html", rows=_problem_rows(), guide=GUIDE))
 
 
 @pages.get("/problems/<string:name>")
 def problem_type(name: str) -> Response:
     if name not in PROBLEM_TYPES:
-        return _html(render_template("problem.html", row=None, name=name, guide=GUIDE), 404)
-    row = next(r for r in _rows() if r["type"] == name)
-    return _html(render_template("problem.html", row=row, name=name, guide=GUIDE))
+        return _page(render_template("problem.html", row=None, name=name, guide=GUIDE), 404)
+    row = next(r for r in _problem_rows() if r["type"] == name)
+    return _page(render_template("problem.html", row=row, name=name, guide=GUIDE))

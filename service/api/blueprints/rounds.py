@@ -11,7 +11,7 @@ from service.services.idempotency import parse_key
 from service.services.rounds import store as rounds
 
 from ..auth import allow_read
-from ..schemas import (
+from ..schemas.rounds import (
     RoundDocumentSchema,
     RoundListSchema,
     RoundQuerySchema,

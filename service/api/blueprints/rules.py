@@ -7,7 +7,7 @@ from flask.views import MethodView
 
 from service.services import presets
 
-from ..schemas import PresetListSchema
+from ..schemas.rules import PresetListSchema
 from . import AUTH, Blueprint, json_response
 
 blp = Blueprint("rules", __name__, url_prefix="/v1", description="Rule presets (docs/rules.md#rule-sets-presets-and-versions).")

@@ -12,8 +12,7 @@ from service.services.preconditions import parse_if_match
 from service.services.susun import games as susun_games
 
 from ..auth import allow_read, require_write
-from ..state import db, principal
-from ..susun_game_schemas import (
+from ..schemas.susun_games import (
     SubmissionRequestSchema,
     SubmissionSchema,
     SusunGameListSchema,
@@ -22,6 +21,7 @@ from ..susun_game_schemas import (
     SusunGameSchema,
     SusunHandSchema,
 )
+from ..state import db, principal
 from . import AUTH, BODY, IDEMPOTENCY_KEY, STATE_HEADERS, Blueprint, json_response, send_versioned
 
 blp = Blueprint(

@@ -13,8 +13,7 @@ from service.services.webhooks import events
 
 from ..auth import allow_read, require_write
 from ..body import optional_body
-from ..state import db, principal
-from ..webhook_schemas import (
+from ..schemas.webhooks import (
     AttemptListSchema,
     AttemptQuerySchema,
     EventListSchema,
@@ -28,6 +27,7 @@ from ..webhook_schemas import (
     WebhookRequestSchema,
     WebhookSchema,
 )
+from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
 
 FORMAT = """\

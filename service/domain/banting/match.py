@@ -15,6 +15,7 @@ from .game import GameState, GameStatus
 from .settlement import game_losses
 
 DEFAULT_TARGET = 101  # michaelelalam-glitch/Big-Two-Neo: a match ends when a player reaches 101
+MIN_TARGET, MAX_TARGET = 1, 10_000  # the target points a match may be given
 
 
 def game_points(state: GameState) -> dict[str, int]:

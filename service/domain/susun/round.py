@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..cards import NOTATIONS, Card, parse_cards
+from ..deals import DEAL_ID_MAX
 from ..errors import (
     CapsaError,
     FieldError,
@@ -38,6 +39,9 @@ from .scoring import PairResult, PlayerHand, RoundResult, score_round
 
 ID_PATTERN = r"[A-Za-z0-9._:-]{1,64}"
 CLIENT_ID = re.compile(ID_PATTERN)
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+MAX_PAIR_STAKES = MAX_PLAYERS * (MAX_PLAYERS - 1) // 2  # one per pair: 6
+CURRENCY_MAX = 8  # characters of a currency code (ISO 4217 has 3; CLDR must know it)
 _ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
 _PLAYER_KEYS = frozenset({"id", "hand", "arrangement", "surrender"})
 _GAME_PLAYER_KEYS = _PLAYER_KEYS | {"auto_arranged"}
@@ -68,7 +72,12 @@ _PLAYER_SHAPE: dict[str, Shape] = {
 
 
 def _players(player: Mapping[str, Shape], required: frozenset[str]) -> Items:
-    return Items(Fields(player, required), 2, 4, count_message="a round has 2 to 4 players, got {n}")
+    return Items(
+        Fields(player, required),
+        MIN_PLAYERS,
+        MAX_PLAYERS,
+        count_message=f"a round has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {{n}}",
+    )
 
 
 ROUND_SHAPE = Fields(
@@ -76,13 +85,13 @@ ROUND_SHAPE = Fields(
         "rules": _RULES,
         "table": _id(nullable=True),
         "reference": _id(nullable=True),
-        "currency": Text(1, 8),
+        "currency": Text(1, CURRENCY_MAX),
         "stake": _MONEY,
         "pair_stakes": Items(
             Fields({"players": Items(_id(), 2, 2), "stake": _MONEY}, frozenset({"players", "stake"})),
-            max_items=6,
+            max_items=MAX_PAIR_STAKES,
         ),
-        "deal": Text(1, 64, nullable=True),
+        "deal": Text(1, DEAL_ID_MAX, nullable=True),
         "players": _players(_PLAYER_SHAPE, frozenset({"id"})),
     },
     frozenset({"currency", "stake", "players"}),
@@ -103,12 +112,81 @@ GAME_ROUND_SHAPE = Fields(
 )
 
 
+class PairStakeJson(TypedDict):
+    players: list[str]
+    stake: str
+
+
+class RequestPlayer(TypedDict):
+    id: str
+    hand: list[str] | None
+    arrangement: dict[str, list[str]] | None  # front, middle, back
+    surrender: bool
+    auto_arranged: NotRequired[bool]  # a server-run game's round only
+
+
+class RoundRequest(TypedDict):
+    """A round's request once validated and normalised: what the chain record stores and a
+    re-scoring reads (the body of `POST /v1/rounds`, defaults filled in, money formatted)."""
+
+    rules: dict[str, Any]
+    table: str | None
+    reference: str | None
+    currency: str
+    stake: str
+    pair_stakes: list[PairStakeJson]
+    deal: str | None
+    players: list[RequestPlayer]
+    game_id: NotRequired[str]  # a server-run game's round only
+
+
+class PlayerDocument(TypedDict):
+    id: str
+    rows: dict[str, dict[str, Any]] | None  # front, middle, back: category, cards, bonus
+    foul: bool
+    natural: str | None
+    surrender: bool
+    points: int
+    result: str
+    winnings: str
+    fee: str
+    net: str
+    auto_arranged: NotRequired[bool]
+
+
+class PairDocument(TypedDict):
+    players: list[str]
+    stake: str
+    rows: dict[str, int] | None  # front, middle, back: 1, 0 or -1 from the first player's side
+    bonus: dict[str, int]
+    outcome: str
+    multiplier: int
+    points: int
+    amount: str
+
+
+class ScoreDocument(TypedDict):
+    """A scored Capsa Susun round: the answer of `POST /v1/score`, the heart of a stored round's."""
+
+    game: str
+    table: str | None
+    reference: str | None
+    currency: str
+    stake: str
+    rules: dict[str, Any]
+    engine_version: str
+    players: list[PlayerDocument]
+    pairs: list[PairDocument]
+    house_fee: str
+    game_id: NotRequired[str]
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredRound:
     """A scored round: the `POST /v1/score` document, the normalised request, money rows."""
 
-    document: dict[str, Any]
-    request: dict[str, Any]
+    document: ScoreDocument
+    request: RoundRequest
     rules: RuleSet
     preset: str
     currency: str
@@ -245,7 +323,7 @@ def _pair_stakes(raw: object, ids: list[str], currency: str, default: int) -> di
     return stakes
 
 
-def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
+def _pair_doc(pair: PairResult, stake: int, currency: str) -> PairDocument:
     return {
         "players": [pair.a, pair.b],
         "stake": format_money(stake, currency),
@@ -253,7 +331,7 @@ def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
         if pair.rows is None
         else {"front": pair.rows[0], "middle": pair.rows[1], "back": pair.rows[2]},
         "bonus": {pair.a: pair.bonus_a, pair.b: pair.bonus_b},
-        "outcome": pair.outcome,
+        "outcome": pair.outcome.value,
         "multiplier": pair.multiplier,
         "points": pair.points,
         "amount": format_money(pair.points * stake, currency),
@@ -262,7 +340,7 @@ def _pair_doc(pair: PairResult, stake: int, currency: str) -> dict[str, Any]:
 
 def _player_doc(
     evaluation: ArrangementResult | None, line: PlayerLine, currency: str
-) -> dict[str, Any]:
+) -> PlayerDocument:
     return {
         "id": line.id,
         "rows": None if evaluation is None else {r.row: r.to_json() for r in evaluation.rows},
@@ -315,12 +393,12 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         for pr, m in zip(result.players, money.players)
     )
     pair_lines = tuple(
-        PairLine(p.a, p.b, stakes[(p.a, p.b)], p.points, p.points * stakes[(p.a, p.b)], p.outcome)
+        PairLine(p.a, p.b, stakes[(p.a, p.b)], p.points, p.points * stakes[(p.a, p.b)], p.outcome.value)
         for p in result.pairs
     )
     rules_json = rules.to_json()
-    document: dict[str, Any] = {
-        "game": "susun",
+    document: ScoreDocument = {
+        "game": SUSUN,
         "table": table,
         "reference": reference,
         "currency": currency,
@@ -333,7 +411,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         "pairs": [_pair_doc(p, stakes[(p.a, p.b)], currency) for p in result.pairs],
         "house_fee": format_money(money.house_fee, currency),
     }
-    request: dict[str, Any] = {
+    request: RoundRequest = {
         "rules": rules_json,
         "table": table,
         "reference": reference,

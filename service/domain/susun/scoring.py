@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import combinations
 
 from .arrangement import Arrangement, ArrangementResult, evaluate
@@ -20,6 +21,19 @@ from .naturals import compare_naturals
 from .rules import BonusPaid, OverallRule, SusunParams
 
 LEGAL, FOUL, NATURAL, SURRENDER = "legal", "foul", "natural", "surrender"
+
+
+class PairOutcome(StrEnum):
+    """How a Capsa Susun pair was decided (docs/rules.md#outcomes); the value is the API's."""
+
+    NORMAL = "normal"  # rows compared, points changed hands
+    TIE = "tie"  # rows compared, no points
+    TEMBUS = "tembus"  # a sweep paid at `tembus_multiplier`
+    SUPER = "super"  # a sweep of the whole table paid at `super_multiplier`
+    SCOOP = "scoop"  # a sweep with no multiplier (`tembus_multiplier` 1)
+    FOUL = "foul"
+    NATURAL = "natural"
+    SURRENDER = "surrender"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +64,7 @@ class PairResult:
     rows: tuple[int, int, int] | None
     bonus_a: int
     bonus_b: int
-    outcome: str
+    outcome: PairOutcome
     multiplier: int
     points: int
 
@@ -120,23 +134,23 @@ def _compared_pair(
     bonus_a, bonus_b = _bonuses(a.evaluation, b.evaluation, cmp, params)
     sign = 1 if won_a == 3 else -1 if won_b == 3 else 0
     mult = 1
-    outcome = None
+    outcome: PairOutcome | None = None
     if sign:
         sweeper = a if won_a == 3 else b
         if sweeper.super_:
             mult = params.super_multiplier
-            outcome = "super" if params.super_multiplier > 1 else None
+            outcome = PairOutcome.SUPER if params.super_multiplier > 1 else None
         else:
             mult = params.tembus_multiplier
         if outcome is None:
-            outcome = "tembus" if params.tembus_multiplier > 1 else "scoop"
+            outcome = PairOutcome.TEMBUS if params.tembus_multiplier > 1 else PairOutcome.SCOOP
     if params.overall_rule == OverallRule.MORE_ROWS:
         overall = params.overall_unit * ((won_a > won_b) - (won_b > won_a))
     else:
         overall = params.overall_unit * (1 if won_a >= 2 else -1 if won_b >= 2 else 0)
     points = rows * mult + overall + sign * params.scoop_bonus + bonus_a - bonus_b
     if outcome is None:
-        outcome = "normal" if points else "tie"
+        outcome = PairOutcome.NORMAL if points else PairOutcome.TIE
     return PairResult(a.id, b.id, cmp, bonus_a, bonus_b, outcome, mult, points)
 
 
@@ -158,7 +172,7 @@ def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> P
             points = 0
         else:
             points = params.surrender_cost if sb == SURRENDER else -params.surrender_cost
-        return PairResult(a.id, b.id, None, 0, 0, SURRENDER, 1, points)
+        return PairResult(a.id, b.id, None, 0, 0, PairOutcome.SURRENDER, 1, points)
     if NATURAL in (sa, sb):
         # Invariants for the type checker; a weakened one changes nothing.
         assert ea is not None and eb is not None and (ea.natural or eb.natural)  # pragma: no mutate
@@ -183,17 +197,17 @@ def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> P
         else:
             assert eb.natural is not None
             points = -values.get(eb.natural, 0)
-        return PairResult(a.id, b.id, None, 0, 0, NATURAL, 1, points)
+        return PairResult(a.id, b.id, None, 0, 0, PairOutcome.NATURAL, 1, points)
     # at least one foul, no natural, no surrender
     if sa == sb:
-        return PairResult(a.id, b.id, None, 0, 0, FOUL, 1, 0)
+        return PairResult(a.id, b.id, None, 0, 0, PairOutcome.FOUL, 1, 0)
     if sb == FOUL:
         assert ea is not None
         points, bonus = _foul_payment(ea, params)
-        return PairResult(a.id, b.id, None, bonus, 0, FOUL, params.foul_multiplier, points)
+        return PairResult(a.id, b.id, None, bonus, 0, PairOutcome.FOUL, params.foul_multiplier, points)
     assert eb is not None
     points, bonus = _foul_payment(eb, params)
-    return PairResult(a.id, b.id, None, 0, bonus, FOUL, params.foul_multiplier, -points)
+    return PairResult(a.id, b.id, None, 0, bonus, PairOutcome.FOUL, params.foul_multiplier, -points)
 
 
 def score_round(players: Sequence[PlayerHand], params: SusunParams) -> RoundResult:

@@ -10,11 +10,20 @@ round differs only in `status` and `void`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any
 
 from service.domain.rules import SPECS
 from service.domain.signing import b64
 from service.domain.susun.rules import BONUS_KEYS, NATURALS
+
+
+class RoundStatus(StrEnum):
+    """A stored round's `status`: settled when stored, void once voided (docs/api.md#voids)."""
+
+    SETTLED = "settled"
+    VOID = "void"
+
 
 _TOP = ("table", "reference", "game_id", "currency", "stake", "rules", "engine_version")
 _AFTER_STATUS = ("players", "pairs", "house_fee", "history")
@@ -123,7 +132,8 @@ def round_document(
     """The API document of a stored round from its parsed record: the score document
     (`result`) plus id, time, status, void and audit. `void` is `{"at", "reason"}`."""
     score = record["result"]
-    body = _body(score, ("void" if void is not None else "settled", void))
+    status = RoundStatus.VOID if void is not None else RoundStatus.SETTLED
+    body = _body(score, (status.value, void))
     doc: dict[str, Any] = {"id": round_id}
     if "game" in body:
         doc["game"] = body.pop("game")

@@ -50,16 +50,17 @@ def preview(
     With a `deal`, the cards are checked against it (with `db`), but the deal is not used.
     """
     scored = score_round_request(body)
-    if scored.request.get("deal") is not None and db is not None and client_id is not None:
+    deal_id = scored.request["deal"]
+    if deal_id is not None and db is not None and client_id is not None:
         with db.unit_of_work() as uow:
-            deals.check_round_cards(deals.dealt(uow, client_id, scored.request["deal"]), scored.request)
+            deals.check_round_cards(deals.dealt(uow, client_id, deal_id), scored.request)
     return score_document(scored.document), scored.preset
 
 
 def create(db: Database, client_id: str, body: dict[str, Any], idempotency_key: str | None) -> Created:
     """`POST /v1/rounds`: score, store in one write, answer; at most once per key."""
     scored = score_round_request(body)
-    deal_id = scored.request.get("deal")
+    deal_id = scored.request["deal"]
     if deal_id is not None:
         with db.unit_of_work() as uow:
             deals.check_round_cards(deals.dealt(uow, client_id, deal_id), scored.request)

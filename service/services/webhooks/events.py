@@ -10,6 +10,7 @@ answers it. `timestamp` is the record's time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,7 @@ def expand(found: EventRecord) -> list[tuple[str, str]]:
     return [(hooks.event_id(r.round_id, t), t) for t in hooks.types_of(r.kind, found.game)]
 
 
-def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecord], types: list[list[str]]) -> list[Event]:
+def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecord], types: Sequence[Sequence[str]]) -> list[Event]:
     """The events of these records (for each record, the types asked for)."""
     parsed = [orjson.loads(f.record.canonical) for f in found]
     voided = [f.record.round_id for f in found if f.record.kind == "void"]
@@ -90,7 +91,7 @@ def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecor
     return out
 
 
-_KIND = {hooks.SETTLED: ("round", None), hooks.FINISHED: ("round", "banting"), hooks.VOIDED: ("void", None)}
+_KIND: dict[str, tuple[str, str | None]] = {hooks.SETTLED: ("round", None), hooks.FINISHED: ("round", "banting"), hooks.VOIDED: ("void", None)}
 
 
 def position(uow: UnitOfWork, client_id: str, event_id: str, field: str) -> Position:

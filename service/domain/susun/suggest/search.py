@@ -41,6 +41,7 @@ from ..hands import Category
 from ..naturals import TIER, detect_natural, six_pairs_of_counts
 from ..rules import SUSUN, BonusPaid, FrontVsFive, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
+from .limits import LIMIT_DEFAULT
 from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
 from .objective import F64, Model, RowModel, _susun, model_for
 
@@ -219,7 +220,7 @@ def _best_natural(names: Sequence[str], params: SusunParams) -> str | None:
     )
 
 
-def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = 3) -> SuggestResult:
+def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) -> SuggestResult:
     """The natural the hand can hold and the `limit` best legal settings, best first.
 
     >>> from service.domain.rules import resolve_rules

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.banting.plays import NotAPlay, Play, classify, is_bomb
-from service.domain.banting.rules import BantingParams
+from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.cards import Card
 from service.domain.rules import RuleSet
 from service.domain.susun.arrangement import Arrangement, evaluate, front_against_five
@@ -19,7 +19,7 @@ from service.domain.susun.rules import SusunParams
 ROW_NAMES = ("front", "middle", "back")
 
 
-def _label(category: str) -> str:
+def _category_name(category: str) -> str:
     return category.replace("_", " ")
 
 
@@ -62,7 +62,7 @@ def tricks(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def foul_reasons(doc: dict[str, Any]) -> dict[str, str]:
     """Per fouled Capsa Susun player, which row beats which, e.g. "the front (pair) beats the
     middle (high card)"; under `strict_order` an equal row "is as strong as" the next."""
-    if doc.get("game") == "banting":
+    if doc.get("game") == BANTING:
         return {}
     fouled = [p for p in doc["players"] if p.get("foul") and p.get("rows")]
     if not fouled:
@@ -86,7 +86,7 @@ def foul_reasons(doc: dict[str, Any]) -> dict[str, str]:
         verb = "beats" if order > 0 else "is as strong as"
         rule = "stronger than" if params.strict_order else "at least as strong as"
         out[player["id"]] = (
-            f"the {lower} ({_label(rows[lower]['category'])}) {verb} the {upper} "
-            f"({_label(rows[upper]['category'])}); the {upper} must be {rule} the {lower}"
+            f"the {lower} ({_category_name(rows[lower]['category'])}) {verb} the {upper} "
+            f"({_category_name(rows[upper]['category'])}); the {upper} must be {rule} the {lower}"
         )
     return out

@@ -25,17 +25,19 @@ from flask import Response, current_app, render_template, request
 from flask.views import MethodView
 
 from service.domain.audit import LedgerLine, reversal_lines, round_lines
+from service.domain.banting.rules import BANTING
 from service.domain.banting.settlement import Outcome
 from service.domain.money import format_money, minor_digits
-from service.services import view_links as viewlinks
+from service.domain.susun.scoring import PairOutcome
+from service.services import view_links
 from service.services.errors import NotFound
 
-from ..audit_schemas import ViewLinkSchema
 from ..auth import allow_read
 from ..body import optional_body
+from ..schemas.view_links import ViewLinkSchema
 from ..state import db, principal
-from . import AUTH, Blueprint, json_response
-from .play_views import foul_reasons, tricks
+from . import AUTH, SECURITY_HEADERS, Blueprint, json_response
+from .round_page_rules import foul_reasons, tricks
 
 blp = Blueprint("view-links", __name__, url_prefix="/v1", description="Links to a round's HTML view.")
 pages = flask.Blueprint(
@@ -71,17 +73,6 @@ CURRENCY_LOCALES = {
 }
 FALLBACK_LOCALE = "en_US"
 
-# Every /view page (and its 404s): no script at all, styles only from /view/static, never
-# framed, and the token in the URL never leaves in a Referer header.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
 _lock = threading.Lock()
 SUITS = {"c": ("♣", "black"), "d": ("♦", "red"), "h": ("♥", "red"), "s": ("♠", "black")}
 RANKS = {"T": "10"}
@@ -92,18 +83,18 @@ def _setting(name: str) -> str | None:
     return str(value) if value else None
 
 
-def links() -> viewlinks.ViewLinks:
+def links() -> view_links.ViewLinks:
     """The app's signer: VIEW_LINK_SECRET, else the secret shared through the database;
     links signed with VIEW_LINK_PREVIOUS_SECRET (comma-separated) still open."""
-    found: viewlinks.ViewLinks | None = current_app.extensions.get("capsa_view_links")
+    found: view_links.ViewLinks | None = current_app.extensions.get("capsa_view_links")
     if found is None:
         with _lock:
             found = current_app.extensions.get("capsa_view_links")
             if found is None:
                 secret = _setting("VIEW_LINK_SECRET")
-                previous = viewlinks.previous_secrets(_setting("VIEW_LINK_PREVIOUS_SECRET"))
-                ttl = int(_setting("VIEW_LINK_TTL") or viewlinks.DEFAULT_TTL)
-                found = viewlinks.ViewLinks(secret or viewlinks.stored_secret(db()), ttl, previous)
+                previous = view_links.previous_secrets(_setting("VIEW_LINK_PREVIOUS_SECRET"))
+                ttl = int(_setting("VIEW_LINK_TTL") or view_links.DEFAULT_TTL)
+                found = view_links.ViewLinks(secret or view_links.stored_secret(db()), ttl, previous)
                 current_app.extensions["capsa_view_links"] = found
     return found
 
@@ -157,7 +148,7 @@ def side_label(outcome: str, points: int) -> str:
     if outcome == Outcome.BOMB:
         return "won (bomb)" if points > 0 else "lost (bombed)" if points < 0 else "bomb (not owed)"
     side = "won" if points > 0 else "lost" if points < 0 else "even"
-    if outcome in (Outcome.WIN, "normal", "tie", Outcome.EVEN):
+    if outcome in (Outcome.WIN, PairOutcome.NORMAL, PairOutcome.TIE, Outcome.EVEN):
         return side
     if outcome == Outcome.LOST_LESS:  # two losers of everyone pays everyone
         return "lost less" if points > 0 else "lost more" if points < 0 else "even"
@@ -230,7 +221,7 @@ def _ledger(doc: dict[str, Any]) -> list[dict[str, str]]:
 
 def _winner(doc: dict[str, Any]) -> dict[str, Any] | None:
     """A Big Two round's winner: every pair is (winner, loser); `bombed` when a bomb ended it."""
-    if doc.get("game") != "banting" or not doc["pairs"]:
+    if doc.get("game") != BANTING or not doc["pairs"]:
         return None
     winner = doc["pairs"][0]["players"][0]
     bombed = [p["players"][1] for p in doc["pairs"] if p["outcome"] == Outcome.BOMB and p["points"]]

@@ -11,7 +11,7 @@ from service.adapters.errors import DatabaseUnavailable
 from service.services import readiness
 
 from ..problems import problem_response
-from ..schemas import HealthSchema, ReadySchema
+from ..schemas.health import HealthSchema, ReadySchema
 from ..state import db, state
 from . import Blueprint, json_response
 
