@@ -26,6 +26,24 @@ class DealUse(StrEnum):
     ENDED = "ended"  # used by a round, or by a game that has ended (settled, finished; voided too)
 
 
+class DealStatus(StrEnum):
+    """A deal's status as `GET /v1/deals` answers and filters it (docs/api.md#deals)."""
+
+    OPEN = "open"  # neither used nor revealed: its seed is secret
+    REVEALED = "revealed"  # its seed published, not used
+    USED = "used"  # used by a round or a game (its seed shown once that has ended)
+
+
+def status_of(used: bool, revealed: bool) -> DealStatus:
+    """A deal's status from whether it was used and whether its seed was revealed (a used
+    deal's seed is revealed with it).
+
+    >>> [status_of(u, r).value for u, r in ((False, False), (False, True), (True, False), (True, True))]
+    ['open', 'revealed', 'used', 'used']
+    """
+    return DealStatus.USED if used else DealStatus.REVEALED if revealed else DealStatus.OPEN
+
+
 def discloses_hands(use: DealUse) -> bool:
     """Whether a deal's hands and server seed may be answered now, to any key.
 
