@@ -13,8 +13,7 @@ receipt is stored by this process's next write statement (`pending_receipts`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -35,23 +34,22 @@ from .models import (
 )
 from .pending_receipts import Receipt
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
+from .signatures import SignatureRepository
+from .transactions import Transaction
 from .translate import translated
-
-if TYPE_CHECKING:
-    from .uow import UnitOfWork
-
-Deferred = Callable[[Any], None]  # runs with a psycopg cursor
 
 
 class ChainRepository:
-    """Records and heads of the clients' chains (reads are the same on every engine)."""
+    """Records and heads of the clients' chains (reads are the same on every engine), in the
+    unit of work's transaction; the records read come with their receipts (`signatures`)."""
 
-    def __init__(self, uow: UnitOfWork) -> None:
-        self.uow = uow
+    def __init__(self, transaction: Transaction, signatures: SignatureRepository) -> None:
+        self.transaction = transaction
+        self.signatures = signatures
 
     @property
     def session(self) -> Session:
-        return self.uow.session
+        return self.transaction.session
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -91,7 +89,7 @@ class ChainRepository:
                 select(*RECORD_COLUMNS)
             ).where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
         ).first()
-        return None if row is None else self.uow.signatures.complete(client_id, [stored_record(row)])[0]
+        return None if row is None else self.signatures.complete(client_id, [stored_record(row)])[0]
 
     def records(self, client_id: str, start: int, stop: int) -> list[StoredRecord]:
         """Records [start, stop) in order, with their receipts (missing ones made)."""
@@ -102,7 +100,7 @@ class ChainRepository:
             .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= start, ChainRecord.sequence < stop)
             .order_by(ChainRecord.sequence)
         ).all()
-        found = self.uow.signatures.complete(client_id, [stored_record(r) for r in rows])
+        found = self.signatures.complete(client_id, [stored_record(r) for r in rows])
         return [r for r in found if r is not None]
 
     def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
@@ -131,7 +129,7 @@ class ChainRepository:
         else:
             q = q.where(ChainRecord.round_id == round_id, is_void(), ChainRecord.client_id == client_id)
         row = self.session.execute(q).first()
-        return None if row is None else self.uow.signatures.complete(client_id, [stored_record(row)])[0]
+        return None if row is None else self.signatures.complete(client_id, [stored_record(row)])[0]
 
     def first_missing(self, client_id: str) -> int:
         """The first sequence (from 1) with no stored record: one past the last of an unbroken
@@ -190,7 +188,7 @@ def stored_record(row: Any) -> StoredRecord:
 class PostgresChain(ChainRepository):
     def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
         appended = Appended()
-        db = self.uow.db
+        db = self.transaction.db
         keyring = db.keyring
         prepare = db.postgres.prepare  # never through pgbouncer
 
@@ -218,14 +216,14 @@ class PostgresChain(ChainRepository):
                 else:
                     signatures.store_pg(cursor, record.client_id, appended.sequence, kid, signature)
 
-        if self.uow.in_transaction():
+        if self.transaction.in_transaction():
             # Part of a larger transaction (a Big Two game's last move): run it now.
             with translated():
                 raw = self.session.connection().connection.driver_connection
                 with raw.cursor() as cursor:  # type: ignore[union-attr]  # a live DBAPI connection
                     run(cursor)
         else:
-            self.uow.defer(run)  # alone: at commit, as a one-statement transaction
+            self.transaction.defer(run)  # alone: at commit, as a one-statement transaction
         return appended
 
 
@@ -333,7 +331,7 @@ class SqliteChain(ChainRepository):
                     created_at=record.created_at,
                 )
             )
-        kid, signature = signatures.sign(self.uow.db.keyring, record.client_id, sequence, hash_)
+        kid, signature = signatures.sign(self.transaction.db.keyring, record.client_id, sequence, hash_)
         if kid is not None:
             conn.execute(
                 insert(ChainSignature).values(

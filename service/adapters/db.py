@@ -214,6 +214,25 @@ class ServerState:
     standbys: int  # streaming standbys (any sync state)
 
 
+class ReplicaStatus(StrEnum):
+    """The reports' standby as its probe finds it (`replicas.Replica.state`)."""
+
+    OK = "ok"  # a standby within max_lag_s: it serves the reports
+    LAGGING = "lagging"  # a standby beyond max_lag_s: the primary serves
+    UNAVAILABLE = "unavailable"  # no answer: the primary serves
+    PRIMARY = "primary"  # the URL found a server not in recovery: it serves, lag 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaState:
+    status: ReplicaStatus
+    lag_seconds: float | None  # None: unknown (unavailable, or nothing replayed yet)
+
+    @property
+    def serves(self) -> bool:
+        return self.status in (ReplicaStatus.OK, ReplicaStatus.PRIMARY)
+
+
 READ_STATE = """
 SELECT (SELECT setting::int FROM pg_settings WHERE name = 'statement_timeout'),
        (SELECT setting::int FROM pg_settings WHERE name = 'lock_timeout'),

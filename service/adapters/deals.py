@@ -1,20 +1,26 @@
-"""The repository of deals (the Big Two games' and matches' are in banting.py); SQLAlchemy
-stays in the adapters."""
+"""The repository of deals (the Big Two games' and matches' are in banting.py): plain values
+in, frozen `DealRecord`s out; SQLAlchemy stays in the adapters. Also the newest-first
+paging every list of the adapters shares (`newest_first`, `cut`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, func, insert, or_, select, union_all, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from service.domain.banting.game import GameStatus
+from service.domain.deals import DealStatus
+from service.domain.susun.game import GameStatus as SusunStatus
 
 from .models import Client, Deal, Game, SusunGame
 from .translate import translated
 
+_DEALS = Deal.__table__
 _DEAL_INSERT = insert(Deal)
 
 Position = tuple[datetime, str]
@@ -43,6 +49,42 @@ def cut(rows: list[T], limit: int, position: Callable[[T], Position]) -> tuple[l
     return rows, None
 
 
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """A stored deal: its seeds and nonce, its players and their hands (card texts, in deal
+    order), and when it was used (by which round or game) or revealed."""
+
+    id: str
+    client_id: str
+    nonce: int
+    server_seed: bytes
+    commitment: str
+    client_seed: str
+    players: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    used_at: datetime | None
+    used_by: str | None
+    revealed_at: datetime | None
+    created_at: datetime
+
+
+def _deal(row: RowMapping) -> DealRecord:
+    return DealRecord(
+        id=row["id"],
+        client_id=row["client_id"],
+        nonce=row["nonce"],
+        server_seed=bytes(row["server_seed"]),
+        commitment=row["commitment"],
+        client_seed=row["client_seed"],
+        players=tuple(row["players"]),
+        hands=tuple(tuple(h) for h in row["hands"]),
+        used_at=row["used_at"],
+        used_by=row["used_by"],
+        revealed_at=row["revealed_at"],
+        created_at=row["created_at"],
+    )
+
+
 class DealRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -60,31 +102,47 @@ class DealRepository:
             raise LookupError(f"no client {client_id!r}")
         return int(taken) - 1
 
-    def insert(self, row: dict[str, Any]) -> None:
+    def insert(self, deal: DealRecord) -> None:
         """Insert a deal; UniqueViolation `uq_deals_client_nonce` when its nonce is taken."""
+        row = {
+            "id": deal.id,
+            "client_id": deal.client_id,
+            "nonce": deal.nonce,
+            "server_seed": deal.server_seed,
+            "commitment": deal.commitment,
+            "client_seed": deal.client_seed,
+            "players": list(deal.players),
+            "hands": [list(h) for h in deal.hands],
+            "used_at": deal.used_at,
+            "used_by": deal.used_by,
+            "revealed_at": deal.revealed_at,
+            "created_at": deal.created_at,
+        }
         with translated(), self.session.begin_nested():
             self.session.connection().execute(_DEAL_INSERT, [row])
 
-    def get(self, client_id: str, deal_id: str, lock: bool = False) -> Deal | None:
-        q = select(Deal).where(Deal.id == deal_id, Deal.client_id == client_id)
+    def get(self, client_id: str, deal_id: str, lock: bool = False) -> DealRecord | None:
+        q = select(_DEALS).where(_DEALS.c.id == deal_id, _DEALS.c.client_id == client_id)
         if lock:
             q = q.with_for_update()
-        return self.session.scalar(q)
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _deal(row)
 
     def page(
-        self, client_id: str, status: str | None, limit: int, after: Position | None
-    ) -> tuple[list[Deal], Position | None]:
-        """The client's deals, newest first; `status` open (neither used nor revealed),
-        revealed (published, not used) or used."""
-        q = select(Deal).where(Deal.client_id == client_id)
-        if status == "used":
-            q = q.where(Deal.used_at.is_not(None))
-        elif status == "revealed":
-            q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_not(None))
-        elif status == "open":
-            q = q.where(Deal.used_at.is_(None), Deal.revealed_at.is_(None))
-        rows = list(self.session.scalars(newest_first(q, Deal.created_at, Deal.id, limit, after)))
-        return cut(rows, limit, lambda d: (d.created_at, d.id))
+        self, client_id: str, status: DealStatus | None, limit: int, after: Position | None
+    ) -> tuple[list[DealRecord], Position | None]:
+        """The client's deals, newest first, of this status (all of them: None)."""
+        q = select(_DEALS).where(_DEALS.c.client_id == client_id)
+        used_at, revealed_at = _DEALS.c.used_at, _DEALS.c.revealed_at
+        if status is DealStatus.USED:
+            q = q.where(used_at.is_not(None))
+        elif status is DealStatus.REVEALED:
+            q = q.where(used_at.is_(None), revealed_at.is_not(None))
+        elif status is DealStatus.OPEN:
+            q = q.where(used_at.is_(None), revealed_at.is_(None))
+        paged = newest_first(q, _DEALS.c.created_at, _DEALS.c.id, limit, after)
+        deals = [_deal(r) for r in self.session.execute(paged).mappings()]
+        return cut(deals, limit, lambda d: (d.created_at, d.id))
 
     def in_play(self, client_id: str, deal_ids: Sequence[str]) -> frozenset[str]:
         """Of these deals of the client, those used by a game still in play: a Big Two game
@@ -96,7 +154,7 @@ class DealRepository:
             Game.client_id == client_id, Game.id.in_(used), Game.status == GameStatus.PLAYING.value
         )
         susun = select(SusunGame.deal_id).where(
-            SusunGame.client_id == client_id, SusunGame.id.in_(used), SusunGame.status == "arranging"
+            SusunGame.client_id == client_id, SusunGame.id.in_(used), SusunGame.status == SusunStatus.ARRANGING.value
         )
         return frozenset(d for d in self.session.scalars(union_all(big_two, susun)) if d is not None)
 

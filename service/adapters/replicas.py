@@ -35,9 +35,9 @@ from sqlalchemy.engine import make_url
 
 from service.domain.signing import Keyring
 
-from .db import Pooler, PostgresSettings, normalise_url
+from .db import Pooler, PostgresSettings, ReplicaState, ReplicaStatus, normalise_url
 from .errors import DatabaseUnavailable, SerializationFailure
-from .uow import Database, UnitOfWork
+from .uow import Database, Standby, UnitOfWork
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -57,23 +57,6 @@ _PROBE = text(
 class ReportSource(StrEnum):
     PRIMARY = "primary"
     REPLICA = "replica"
-
-
-class ReplicaStatus(StrEnum):
-    OK = "ok"  # a standby within max_lag_s: it serves the reports
-    LAGGING = "lagging"  # a standby beyond max_lag_s: the primary serves
-    UNAVAILABLE = "unavailable"  # no answer: the primary serves
-    PRIMARY = "primary"  # the URL found a server not in recovery: it serves, lag 0
-
-
-@dataclass(frozen=True, slots=True)
-class ReplicaState:
-    status: ReplicaStatus
-    lag_seconds: float | None  # None: unknown (unavailable, or nothing replayed yet)
-
-    @property
-    def serves(self) -> bool:
-        return self.status in (ReplicaStatus.OK, ReplicaStatus.PRIMARY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +138,7 @@ def _head(uow: UnitOfWork, client_id: str, source: ReportSource) -> AsOf:
 
 
 def _on_replica(
-    replica: Replica, client_id: str, need: int, pinned: AsOf | None, work: Callable[[UnitOfWork, AsOf], T]
+    replica: Standby, client_id: str, need: int, pinned: AsOf | None, work: Callable[[UnitOfWork, AsOf], T]
 ) -> list[T]:
     """[work's result] when the standby served; [] when it stayed behind `need`."""
     deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S

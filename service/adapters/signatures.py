@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine, select, tuple_
@@ -23,12 +23,9 @@ from sqlalchemy.orm import Session
 
 from service.domain.signing import Keyring, receipt_message
 
-from .models import ChainSignature
+from .models import ChainRecord, ChainSignature
 from .records import StoredRecord
-
-if TYPE_CHECKING:
-    from .uow import UnitOfWork
-
+from .transactions import Transaction
 
 # A receipt stored in the transaction that wrote its record (a Big Two game's last move).
 PG_STORE = (
@@ -56,22 +53,20 @@ def _insert(engine: Engine) -> Any:
 class SignatureRepository:
     """Receipts of a client's records."""
 
-    def __init__(self, uow: UnitOfWork) -> None:
-        self.uow = uow
+    def __init__(self, transaction: Transaction) -> None:
+        self.transaction = transaction
 
     @property
     def session(self) -> Session:
-        return self.uow.session
+        return self.transaction.session
 
     @property
     def keyring(self) -> Keyring | None:
-        return self.uow.db.keyring
+        return self.transaction.db.keyring
 
     def unsigned(self, client_id: str | None, after: tuple[str, int], limit: int) -> list[tuple[str, int, bytes, str]]:
         """(client, sequence, canonical, hash) of records without a receipt, in key order
         after `after`; for `sign_pending`."""
-        from .models import ChainRecord
-
         q = (
             select(ChainRecord.client_id, ChainRecord.sequence, ChainRecord.canonical, ChainRecord.hash)
             .outerjoin(
@@ -96,7 +91,8 @@ class SignatureRepository:
         wanted = [(client_id, r.sequence, r.canonical, r.hash) for r in missing]
         # A read-only database (the reports' standby) never writes: the receipt is remade
         # in memory, the same bytes the primary stores on its first read.
-        made = made_receipts(keyring, wanted) if self.uow.db.read_only else store(self.uow.db.engine, keyring, wanted)
+        db = self.transaction.db
+        made = made_receipts(keyring, wanted) if db.read_only else store(db.engine, keyring, wanted)
         return [
             r if r is None or r.signature is not None or (client_id, r.sequence) not in made
             else replace(r, kid=made[client_id, r.sequence][0], signature=made[client_id, r.sequence][1])

@@ -8,6 +8,10 @@ Services reach storage only through the repositories a unit of work offers (`cli
 `rounds`, `chain`, `signatures`, `ledger`, `rollups`, `idempotency`, `secrets`, `deals`, `games`,
 `matches`, `susun_games`, `webhooks`); anything else rolls back. Every driver error leaves
 here as an adapter error (`errors.py`).
+
+This module is the top of the adapters: it imports the repositories, and they import
+nothing of it (what they need of the unit of work, its session and deferred work, is a
+`transactions.Transaction`); `replicas`, above it, makes a read-only `Database` of its own.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Protocol, Self
 
 import psycopg
 from sqlalchemy import Engine, text
@@ -39,6 +43,7 @@ from .db import (
     READ_STATE,
     Notices,
     PostgresSettings,
+    ReplicaState,
     ServerState,
     make_engine,
     notices_of,
@@ -54,11 +59,22 @@ from .rounds import RoundRepository
 from .secrets import SecretRepository
 from .signatures import SignatureRepository
 from .susun_games import SusunGameRepository
+from .transactions import Deferred, Transaction
 from .translate import translate, translated
 from .webhooks import WebhookRepository
 
-if TYPE_CHECKING:
-    from .replicas import Replica
+
+class Standby(Protocol):
+    """The reports' standby a `Database` may have: `replicas.Replica`, which sits above this
+    module (it makes a read-only `Database` of its own), so it is named here by what the
+    database and its readers use of it."""
+
+    @property
+    def db(self) -> Database: ...
+
+    def state(self, fresh: bool = False) -> ReplicaState: ...
+
+    def mark_unavailable(self) -> None: ...
 
 
 class Database:
@@ -80,7 +96,7 @@ class Database:
         # What every connection's timeouts should be (/readyz compares, through a pooler too).
         self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
         self.read_only = read_only
-        self.replica: Replica | None = None
+        self.replica: Standby | None = None
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.
         self.keyring = keyring
@@ -207,19 +223,15 @@ class UnitOfWork:
 
     def __init__(self, db: Database, sessions: Callable[[], Session]) -> None:
         self.db = db
-        self._sessions = sessions
-        self._session: Session | None = None
-        self._deferred: list[Callable[[Any], None]] = []
+        self.transaction = Transaction(db, sessions)
 
     @property
     def session(self) -> Session:
-        if self._session is None:
-            self._session = self._sessions()
-        return self._session
+        return self.transaction.session
 
     def in_transaction(self) -> bool:
         """Whether this unit of work's session holds a transaction (it may have none yet)."""
-        return self._session is not None and self._session.in_transaction()
+        return self.transaction.in_transaction()
 
     @cached_property
     def clients(self) -> ClientRepository:
@@ -227,7 +239,7 @@ class UnitOfWork:
 
     @cached_property
     def signatures(self) -> SignatureRepository:
-        return SignatureRepository(self)
+        return SignatureRepository(self.transaction)
 
     @cached_property
     def rounds(self) -> RoundRepository:
@@ -235,7 +247,7 @@ class UnitOfWork:
 
     @cached_property
     def chain(self) -> ChainRepository:
-        return (PostgresChain if self.db.dialect == "postgresql" else SqliteChain)(self)
+        return (PostgresChain if self.db.dialect == "postgresql" else SqliteChain)(self.transaction, self.signatures)
 
     @cached_property
     def ledger(self) -> LedgerRepository:
@@ -287,28 +299,24 @@ class UnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._deferred.clear()
-        if self._session is not None:
-            with contextlib.suppress(Exception):  # the original error matters more
-                self._session.rollback()
-            self._session.close()
+        self.transaction.close()
         if exc is not None:
             found = translate(exc)
             if found is not None:
                 raise found from exc
 
-    def defer(self, work: Callable[[Any], None]) -> None:
+    def defer(self, work: Deferred) -> None:
         """Run `work(psycopg cursor)` at commit (the PostgreSQL chain append)."""
-        self._deferred.append(work)
+        self.transaction.defer(work)
 
     def commit(self) -> None:
-        deferred, self._deferred = self._deferred, []
+        deferred = self.transaction.take_deferred()
         with translated():
             if deferred and len(deferred) == 1 and not self.in_transaction():
                 # Nothing else was done in this unit of work: the statement is the transaction.
                 self.db.run_alone(deferred[0])
                 return
-            if self._session is None and not deferred:
+            if not self.transaction.opened and not deferred:
                 return  # nothing was done
             if self.db.dialect != "postgresql" or not (deferred or self.in_transaction()):
                 self.session.commit()
@@ -421,4 +429,4 @@ class _Deadlines:
 _DEADLINES = _Deadlines()
 
 
-__all__ = ["Database", "UnitOfWork", "replicated", "translate", "translated"]
+__all__ = ["Database", "Standby", "UnitOfWork", "replicated", "translate", "translated"]

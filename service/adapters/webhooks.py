@@ -10,11 +10,12 @@ active dispatcher holds the lease in `dispatcher_leases`), and records each atte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from .chain import RECORD_COLUMNS, stored_record, with_receipt
@@ -31,6 +32,57 @@ from .records import StoredRecord
 PENDING = "pending"
 DELIVERED = "delivered"
 FAILED = "failed"
+
+_WEBHOOKS = Webhook.__table__
+_ATTEMPTS = WebhookAttempt.__table__
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookRecord:
+    """A stored endpoint (`webhooks` columns): where it sends, the event types it takes,
+    its secrets, whether it is enabled, and the dispatcher's cursor and failure mark."""
+
+    id: str
+    client_id: str
+    url: str
+    events: tuple[str, ...]
+    description: str | None
+    enabled: bool
+    disabled_reason: str | None
+    secret: str
+    previous_secret: str | None
+    previous_secret_until: datetime | None
+    cursor: int
+    failing_since: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+    def columns(self) -> dict[str, Any]:
+        values = asdict(self)
+        values["events"] = list(self.events)
+        return values
+
+
+_WEBHOOK_FIELDS = tuple(f.name for f in fields(WebhookRecord))
+
+
+def _webhook(row: RowMapping) -> WebhookRecord:
+    values = {name: row[name] for name in _WEBHOOK_FIELDS}
+    values["events"] = tuple(row["events"])
+    return WebhookRecord(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """One HTTP attempt of a delivery, as `GET /v1/webhooks/{id}/deliveries` lists it."""
+
+    id: int
+    event_id: str
+    attempted_at: datetime
+    outcome: str
+    status_code: int | None
+    latency_ms: int
+    error: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,21 +128,36 @@ class WebhookRepository:
 
     # -- endpoints -------------------------------------------------------------------------
 
-    def add(self, row: Webhook) -> None:
-        self.session.add(row)
+    def add(self, webhook: WebhookRecord) -> None:
+        self.session.execute(insert(Webhook).values(webhook.columns()))
 
     def count(self, client_id: str) -> int:
         return int(self.session.scalar(select(func.count()).where(Webhook.client_id == client_id)) or 0)
 
-    def of_client(self, client_id: str) -> list[Webhook]:
-        q = select(Webhook).where(Webhook.client_id == client_id).order_by(Webhook.created_at, Webhook.id)
-        return list(self.session.scalars(q))
+    def of_client(self, client_id: str) -> list[WebhookRecord]:
+        q = select(_WEBHOOKS).where(_WEBHOOKS.c.client_id == client_id)
+        return [_webhook(r) for r in self.session.execute(q.order_by(_WEBHOOKS.c.created_at, _WEBHOOKS.c.id)).mappings()]
 
-    def get(self, client_id: str, webhook_id: str, lock: bool = False) -> Webhook | None:
-        q = select(Webhook).where(Webhook.id == webhook_id, Webhook.client_id == client_id)
+    def get(self, client_id: str, webhook_id: str, lock: bool = False) -> WebhookRecord | None:
+        """The endpoint; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
+        q = select(_WEBHOOKS).where(_WEBHOOKS.c.id == webhook_id, _WEBHOOKS.c.client_id == client_id)
         if lock:
             q = q.with_for_update()
-        return self.session.scalar(q)
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _webhook(row)
+
+    def replace(self, read: WebhookRecord, new: WebhookRecord) -> None:
+        """Write the columns of `new` that differ from `read` (the caller holds the row's
+        lock: `get(lock=True)`), so a column the dispatcher moves meanwhile, such as the
+        cursor, is not written back."""
+        if (new.client_id, new.id) != (read.client_id, read.id):
+            raise ValueError("an endpoint is replaced by a later state of the same endpoint")
+        before, after = read.columns(), new.columns()
+        values = {k: v for k, v in after.items() if v != before[k]}
+        if values:
+            self.session.execute(
+                update(Webhook).where(Webhook.client_id == read.client_id, Webhook.id == read.id).values(**values)
+            )
 
     def targets(self, webhooks: Iterable[tuple[str, str]]) -> dict[str, Target]:
         """Where and how to send deliveries now, by (client, endpoint); an endpoint deleted
@@ -111,9 +178,11 @@ class WebhookRepository:
         self.session.execute(delete(d).where(d.client_id == client_id, d.webhook_id == webhook_id))
         self.session.execute(delete(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id))
 
-    def subscribers(self, client_id: str) -> list[Webhook]:
-        q = select(Webhook).where(Webhook.client_id == client_id, Webhook.enabled.is_(True))
-        return list(self.session.scalars(q.order_by(Webhook.created_at, Webhook.id)))
+    def subscribers(self, client_id: str) -> list[WebhookRecord]:
+        """The client's enabled endpoints, oldest first."""
+        q = select(_WEBHOOKS).where(_WEBHOOKS.c.client_id == client_id, _WEBHOOKS.c.enabled.is_(True))
+        rows = self.session.execute(q.order_by(_WEBHOOKS.c.created_at, _WEBHOOKS.c.id)).mappings()
+        return [_webhook(r) for r in rows]
 
     # -- events (chain records) ------------------------------------------------------------
 
@@ -179,16 +248,17 @@ class WebhookRepository:
 
     def attempts(
         self, client_id: str, webhook_id: str, before: int | None, event_id: str | None, limit: int
-    ) -> list[WebhookAttempt]:
-        q = select(WebhookAttempt).where(WebhookAttempt.client_id == client_id, WebhookAttempt.webhook_id == webhook_id)
+    ) -> list[AttemptRecord]:
+        """The endpoint's attempts, newest first, before the attempt `before`, of one event."""
+        a = _ATTEMPTS.c
+        q = select(a.id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.latency_ms, a.error).where(
+            a.client_id == client_id, a.webhook_id == webhook_id
+        )
         if before is not None:
-            q = q.where(WebhookAttempt.id < before)
+            q = q.where(a.id < before)
         if event_id is not None:
-            q = q.where(WebhookAttempt.event_id == event_id)
-        return list(self.session.scalars(q.order_by(WebhookAttempt.id.desc()).limit(limit)))
-
-    def delivery(self, client_id: str, webhook_id: str, event_id: str) -> WebhookDelivery | None:
-        return self.session.get(WebhookDelivery, (client_id, webhook_id, event_id))
+            q = q.where(a.event_id == event_id)
+        return [AttemptRecord(**row) for row in self.session.execute(q.order_by(a.id.desc()).limit(limit)).mappings()]
 
     def queue(self, rows: Sequence[dict[str, Any]]) -> None:
         """New deliveries (the caller knows they do not exist: it holds the endpoint)."""

@@ -70,6 +70,14 @@ class RuleSet:
         )
 
 
+def banting_params(rules: RuleSet) -> BantingParams:
+    """A Big Two rule set's parameters (a Capsa Susun rule set is a programming error). Here,
+    not in `banting.rules`, which would have to import this module back for `RuleSet`."""
+    params = rules.params
+    assert isinstance(params, BantingParams)
+    return params
+
+
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}

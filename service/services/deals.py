@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from service.adapters.models import Deal
+from service.adapters.deals import DealRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
-from service.domain.deals import DealUse, commitment, deal, discloses_hands
+from service.domain.deals import DealStatus, DealUse, commitment, deal, discloses_hands, status_of
 from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_collected
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.cursors import decode_cursor, encode_cursor
@@ -55,48 +55,48 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     raise_collected(errors, InvalidRound)
     client_seed = str(body["client_seed"])
     with db.unit_of_work(write=True) as uow:
-        row = insert_new(uow, client_id, players, client_seed)
+        made = insert_new(uow, client_id, players, client_seed)
         uow.commit()
-    return document(Deal(**row), DealUse.UNUSED)  # the fields GET answers, from the row as inserted
+    return document(made, DealUse.UNUSED)  # the fields GET answers, from the deal as inserted
 
 
-def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> dict[str, Any]:
+def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> DealRecord:
     """Make and insert a deal with the client's next nonce, in the caller's transaction
-    (`POST /v1/deals`, and a Capsa Susun game started without a deal): the deal's row."""
+    (`POST /v1/deals`, and a Capsa Susun game started without a deal): the deal stored."""
     server_seed = new_server_seed()
     nonce = uow.deals.next_nonce(client_id)  # its row lock orders the client's deals
-    hands = [canonical(h) for h in deal(server_seed, client_seed, nonce, len(players))]
+    hands = deal(server_seed, client_seed, nonce, len(players))
     now = utcnow_ms()
-    row = {
-        "id": new_id("dl", now),
-        "client_id": client_id,
-        "nonce": nonce,
-        "server_seed": server_seed,
-        "commitment": commitment(server_seed),
-        "client_seed": client_seed,
-        "players": list(players),
-        "hands": hands,
-        "used_at": None,
-        "used_by": None,
-        "revealed_at": None,
-        "created_at": now,
-    }
-    uow.deals.insert(row)
-    return row
+    made = DealRecord(
+        id=new_id("dl", now),
+        client_id=client_id,
+        nonce=nonce,
+        server_seed=server_seed,
+        commitment=commitment(server_seed),
+        client_seed=client_seed,
+        players=tuple(players),
+        hands=tuple(tuple(canonical(h)) for h in hands),
+        used_at=None,
+        used_by=None,
+        revealed_at=None,
+        created_at=now,
+    )
+    uow.deals.insert(made)
+    return made
 
 
-def document(row: Deal, use: DealUse) -> dict[str, Any]:
+def document(row: DealRecord, use: DealUse) -> dict[str, Any]:
     """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed, and
     neither `hands` nor `server_seed` while the game that used it is in play (`use`, which
     every answer about a deal must pass: `uses` finds it)."""
     doc: dict[str, Any] = {
         "id": row.id,
-        "status": "used" if row.used_at is not None else "revealed" if row.revealed_at is not None else "open",
+        "status": status_of(row.used_at is not None, row.revealed_at is not None).value,
         "commitment": row.commitment,
         "nonce": row.nonce,
         "client_seed": row.client_seed,
         "players": list(row.players),
-        "hands": dict(zip(row.players, row.hands, strict=True)),
+        "hands": {p: list(h) for p, h in zip(row.players, row.hands, strict=True)},
         "created_at": rfc3339(row.created_at),
         "used_at": _stamp(row.used_at),
         "used_by": row.used_by,
@@ -110,7 +110,7 @@ def document(row: Deal, use: DealUse) -> dict[str, Any]:
     return doc
 
 
-def uses(uow: UnitOfWork, client_id: str, rows: Sequence[Deal]) -> list[DealUse]:
+def uses(uow: UnitOfWork, client_id: str, rows: Sequence[DealRecord]) -> list[DealUse]:
     """Where each of these deals stands (one query for all of them): unused, used by a game
     still in play, or used by a round or a game that has ended."""
     in_play = uow.deals.in_play(client_id, [r.id for r in rows if r.used_by is not None])
@@ -135,10 +135,12 @@ def _stamp(at: datetime | None) -> str | None:
 def list_(
     db: Database, client_id: str, *, status: str | None = None, limit: int = 50, cursor: str | None = None
 ) -> dict[str, Any]:
-    """`GET /v1/deals`: a page of the client's deals, newest first by (created_at, id)."""
+    """`GET /v1/deals`: a page of the client's deals, newest first by (created_at, id), of
+    this status (one of `DealStatus`: the schema checked it)."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
+    wanted = None if status is None else DealStatus(status)
     with db.unit_of_work() as uow:
-        rows, next_after = uow.deals.page(client_id, status, limit, after)
+        rows, next_after = uow.deals.page(client_id, wanted, limit, after)
         items = [document(r, use) for r, use in zip(rows, uses(uow, client_id, rows), strict=True)]
     return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 
@@ -161,7 +163,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
     return get(db, client_id, deal_id)
 
 
-def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> Deal:
+def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> DealRecord:
     row = uow.deals.get(client_id, deal_id)
     if row is None:
         raise NotFound(f"no deal {deal_id!r}")
@@ -184,7 +186,7 @@ def dealt(uow: UnitOfWork, client_id: str, deal_id: str) -> DealtHands:
     if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
         raise in_play_conflict(deal_id, row.used_by)
     hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
-    return DealtHands(row.id, tuple(row.players), hands)
+    return DealtHands(row.id, row.players, hands)
 
 
 def used_conflict(deal_id: str) -> Conflict:

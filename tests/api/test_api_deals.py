@@ -105,6 +105,20 @@ def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gi
     assert {p: [str(c) for c in h] for p, h in zip("abcd", recomputed)} == made["hands"]
 
 
+def test_the_status_filter_lists_exactly_the_deals_in_that_status_newest_first(http, tenant):
+    open_, revealed, used = (make_deal(http, tenant, "a b c d", f"filter-{n}") for n in range(3))
+    assert http.post(f"/v1/deals/{revealed['id']}/reveal", headers=tenant.headers).status_code == 200
+    stored = http.post("/v1/rounds", json=susun_round(used), headers=tenant.headers)
+    assert stored.status_code == 201, stored.get_data(as_text=True)
+    for status, made in (("open", open_), ("revealed", revealed), ("used", used)):
+        page = http.get(f"/v1/deals?status={status}", headers=tenant.read_headers).get_json()
+        assert [(d["id"], d["status"]) for d in page["items"]] == [(made["id"], status)]
+    every = http.get("/v1/deals", headers=tenant.read_headers).get_json()
+    assert [(d["id"], d["status"]) for d in every["items"]] == [
+        (used["id"], "used"), (revealed["id"], "revealed"), (open_["id"], "open")
+    ]
+
+
 def test_reveal_publishes_the_seed_without_a_body_and_twice_is_harmless(http, tenant):
     made = make_deal(http, tenant, "a b")
     first = http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers)

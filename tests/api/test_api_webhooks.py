@@ -3,6 +3,7 @@ receiver on loopback that checks every signature with the `standardwebhooks` pac
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import time
 from typing import Any
@@ -11,9 +12,11 @@ import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from conftest import Tenant
 from httpkit import problem, two_player_round
+from sqlalchemy import update as sa_update
 from ssrf_hosts import ALLOWED, REFUSED
 from webhookkit import Receiver
 
+from service.adapters.models import Webhook
 from service.domain import webhooks as hooks
 from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
@@ -141,6 +144,25 @@ def test_patch_changes_url_events_and_enabled_and_delete_removes_it(http, tenant
     problem(http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": 1}, headers=tenant.headers), 422, "validation")
     assert http.delete(f"/v1/webhooks/{w['id']}", headers=tenant.headers).status_code == 204
     problem(http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers), 404, "not-found")
+
+
+def test_replacing_an_endpoint_writes_only_the_columns_it_changes(app, http, tenant):
+    """A PATCH holds the endpoint's row; what it did not change (the dispatcher's cursor) is
+    not written back from the state it read."""
+    db = app.extensions["capsa"].db
+    w = add_hook(http, tenant, "https://a.example/h")
+    with db.unit_of_work() as uow:
+        read = uow.webhooks.get(tenant.id, w["id"])
+    assert read is not None and read.cursor == 0
+    with db.unit_of_work(write=True) as uow:  # the dispatcher queues events 1 to 7 meanwhile
+        uow.session.execute(sa_update(Webhook).where(Webhook.id == w["id"]).values(cursor=7))
+        uow.commit()
+    with db.unit_of_work(write=True) as uow:
+        uow.webhooks.replace(read, dataclasses.replace(read, url="https://b.example/h", events=("round.voided",)))
+        uow.commit()
+    with db.unit_of_work() as uow:
+        now = uow.webhooks.get(tenant.id, w["id"])
+    assert now == dataclasses.replace(read, url="https://b.example/h", events=("round.voided",), cursor=7)
 
 
 def test_read_keys_list_but_cannot_change_and_other_clients_see_nothing(http, tenant, other_tenant):

@@ -13,12 +13,11 @@ from typing import Any
 
 from service.domain.banting.game import GameState, replay, state_document
 from service.domain.banting.moves import request_move
-from service.domain.banting.rules import params_of
 from service.domain.banting.settlement import settle_game, settlement_document
 from service.domain.cards import parse_cards
 from service.domain.errors import InvalidRound
 from service.domain.money import PairLine, PlayerLine, format_money, parse_stake
-from service.domain.rules import RuleSet
+from service.domain.rules import RuleSet, banting_params
 from service.domain.version import ENGINE_VERSION
 
 
@@ -36,7 +35,7 @@ class ScoredGame:
 def score_request(request: Mapping[str, Any]) -> ScoredGame:
     """Replay the moves of a normalised game request and settle it: the round's document."""
     rules = RuleSet.from_json(request["rules"])
-    params = params_of(rules)
+    params = banting_params(rules)
     currency = request["currency"]
     stake = parse_stake(request["stake"], currency, "stake")
     players = request["players"]

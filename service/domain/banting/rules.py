@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import FieldError, InvalidParameter, raise_collected
 from ..parameters import _COMMON, _Bad, _bool, _choice, _int
-
-if TYPE_CHECKING:
-    from ..rules import RuleSet
 
 BANTING = "banting"
 
@@ -96,13 +93,6 @@ class BantingParams:
         `even`) rather than `win`: from the versions that name `last_card_penalty`; earlier
         versions keep `win`, the label their stored rounds were hashed with."""
         return self.last_card_penalty is not None
-
-
-def params_of(rules: RuleSet) -> BantingParams:
-    """A Big Two rule set's parameters (a Capsa Susun rule set is a programming error)."""
-    params = rules.params
-    assert isinstance(params, BantingParams)
-    return params
 
 
 def _suit_order(v: Any) -> str:

@@ -28,12 +28,12 @@ from service.domain.banting.game import (
 from service.domain.banting.hint import hint as domain_hint
 from service.domain.banting.moves import MadeMove, move_body, parse_move
 from service.domain.banting.plays import evaluate_play
-from service.domain.banting.rules import BANTING, params_of
+from service.domain.banting.rules import BANTING
 from service.domain.banting.timers import refuse_if_timed_out
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
-from service.domain.rules import RuleSet, resolve_rules
+from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services import deals
 from service.services.banting import store, timers
 from service.services.clock import new_id, utcnow_ms
@@ -54,7 +54,7 @@ def evaluate(body: Mapping[str, Any]) -> dict[str, Any]:
     rules = resolve_rules(body.get("rules"), BANTING)
     cards = parse_cards(body["cards"], "cards")
     table = None if body.get("beats") is None else parse_cards(body["beats"], "beats")
-    document = evaluate_play(cards, table, params_of(rules))
+    document = evaluate_play(cards, table, banting_params(rules))
     document["rules"] = rules.to_json()
     return document
 
@@ -92,7 +92,7 @@ def start(
 ) -> tuple[GameRecord, GameState]:
     """Insert a new game (of a match, led by `leader`, when given) and use its deal."""
     seat = None if leader is None else setup.ids.index(leader)
-    state = new_game(setup.ids, setup.hands, params_of(setup.rules), seat)
+    state = new_game(setup.ids, setup.hands, banting_params(setup.rules), seat)
     now = utcnow_ms()
     game = GameRecord(
         id=new_id("gm", now),

@@ -17,10 +17,10 @@ from service.adapters.banting import MatchRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.banting import match as domain
 from service.domain.banting.game import GameStatus
-from service.domain.banting.rules import BANTING, BantingParams, params_of
+from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.errors import FieldError, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
-from service.domain.rules import RuleSet, resolve_rules
+from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services.banting import games
 from service.services.banting.store import FinishedGame
 from service.services.clock import new_id, utcnow_ms
@@ -160,7 +160,7 @@ def _game_terms(match: MatchRecord) -> dict[str, Any]:
 
 
 def _params(match: MatchRecord) -> BantingParams:
-    return params_of(RuleSet.from_json(match.rules_json))
+    return banting_params(RuleSet.from_json(match.rules_json))
 
 
 def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -> MatchRecord:

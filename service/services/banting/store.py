@@ -17,9 +17,8 @@ from service.adapters.banting import GameRecord
 from service.adapters.uow import UnitOfWork
 from service.domain.banting.game import GameState
 from service.domain.banting.moves import MadeMove, replay_made
-from service.domain.banting.rules import params_of
 from service.domain.errors import FieldError
-from service.domain.rules import RuleSet
+from service.domain.rules import RuleSet, banting_params
 from service.services.banting import recording
 from service.services.errors import Conflict, NotFound
 
@@ -63,7 +62,7 @@ def found(uow: UnitOfWork, client_id: str, game_id: str, lock: bool = False) -> 
 
 def state_of(game: GameRecord) -> GameState:
     """The game's state: its stored moves replayed on its dealt hands."""
-    params = params_of(RuleSet.from_json(game.rules_json))
+    params = banting_params(RuleSet.from_json(game.rules_json))
     return replay_made(game.players, game.hands, params, game.moves, game.leader)
 
 

@@ -93,11 +93,11 @@ def create(
         deal_id = body.get("deal")
         if deal_id is None:
             made = deals.insert_new(uow, client_id, ids, str(body.get("client_seed") or game_id))
-            deal_id, hands = made["id"], made["hands"]
+            deal_id, hands = made.id, made.hands
         else:
             dealt = deals.dealt(uow, client_id, deal_id)
             deals.check_players(dealt, ids, ordered=True)
-            hands = [[c.text for c in h] for h in dealt.hands]
+            hands = tuple(tuple(c.text for c in h) for h in dealt.hands)
         game = SusunGameRecord(
             id=game_id,
             client_id=client_id,
@@ -107,7 +107,7 @@ def create(
             table_ref=body.get("table"),
             reference=reference,
             players=tuple(ids),
-            hands=tuple(tuple(h) for h in hands),
+            hands=hands,
             deal_id=deal_id,
             submissions={},
             arrange_seconds=seconds,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import secrets
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
-from service.adapters.models import Webhook
-from service.adapters.uow import Database
-from service.adapters.webhooks import PENDING, Target
+from service.adapters.uow import Database, UnitOfWork
+from service.adapters.webhooks import PENDING, Target, WebhookRecord
 from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
 from service.services.clock import new_id, rfc3339, utcnow_ms
@@ -43,7 +43,7 @@ def _check(url: str | None, events_: list[str] | None) -> None:
             raise InvalidInput("events repeats a type", errors=[FieldError("events", "each type once")])
 
 
-def document(row: Webhook, now: Any = None) -> dict[str, Any]:
+def document(row: WebhookRecord, now: Any = None) -> dict[str, Any]:
     rotating = row.previous_secret is not None and row.previous_secret_until is not None and (
         now is None or row.previous_secret_until > now
     )
@@ -72,11 +72,11 @@ def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]
                 f"a client has at most {MAX_PER_CLIENT} webhooks",
                 errors=[FieldError("url", f"delete one first (at most {MAX_PER_CLIENT})")],
             )
-        row = Webhook(
+        row = WebhookRecord(
             id=new_id("whk", now),
             client_id=client_id,
             url=body["url"],
-            events=list(body["events"]),
+            events=tuple(body["events"]),
             description=body.get("description"),
             enabled=True,
             disabled_reason=None,
@@ -89,7 +89,6 @@ def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]
             updated_at=now,
         )
         uow.webhooks.add(row)
-        uow.flush()
         doc = document(row, now)
         uow.commit()
     return {**doc, "secret": secret}
@@ -101,11 +100,10 @@ def list_(db: Database, client_id: str) -> dict[str, Any]:
         return {"items": [document(r, now) for r in uow.webhooks.of_client(client_id)]}
 
 
-def _found(uow: Any, client_id: str, webhook_id: str, lock: bool = False) -> Webhook:
+def _found(uow: UnitOfWork, client_id: str, webhook_id: str, lock: bool = False) -> WebhookRecord:
     row = uow.webhooks.get(client_id, webhook_id, lock=lock)
     if row is None:
         raise NotFound(f"no webhook {webhook_id!r}")
-    assert isinstance(row, Webhook)
     return row
 
 
@@ -121,22 +119,21 @@ def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) 
     now = utcnow_ms()
     with db.unit_of_work(write=True) as uow:
         row = _found(uow, client_id, webhook_id, lock=True)
-        if "url" in body:
-            row.url = body["url"]
-        if "events" in body:
-            row.events = list(body["events"])
-        if "description" in body:
-            row.description = body["description"]
+        new = replace(
+            row,
+            url=body.get("url", row.url),
+            events=tuple(body["events"]) if "events" in body else row.events,
+            description=body.get("description", row.description),
+            updated_at=now,
+        )
         if "enabled" in body:
-            if body["enabled"] and not row.enabled:
-                row.failing_since = None
-                row.disabled_reason = None
-            elif not body["enabled"] and row.enabled:
-                row.disabled_reason = "disabled"
-            row.enabled = bool(body["enabled"])
-        row.updated_at = now
-        uow.flush()
-        doc = document(row, now)
+            enabled = bool(body["enabled"])
+            if enabled and not row.enabled:
+                new = replace(new, enabled=True, failing_since=None, disabled_reason=None)
+            elif not enabled and row.enabled:
+                new = replace(new, enabled=False, disabled_reason="disabled")
+        uow.webhooks.replace(row, new)
+        doc = document(new, now)
         uow.commit()
     return doc
 
@@ -155,16 +152,16 @@ def rotate_secret(db: Database, client_id: str, webhook_id: str) -> dict[str, An
     secret = hooks.new_secret(secrets.token_bytes(hooks.SECRET_BYTES))
     with db.unit_of_work(write=True) as uow:
         row = _found(uow, client_id, webhook_id, lock=True)
-        row.previous_secret, row.previous_secret_until = row.secret, now + ROTATION_OVERLAP
-        row.secret = secret
-        row.updated_at = now
-        uow.flush()
-        doc = document(row, now)
+        new = replace(
+            row, secret=secret, previous_secret=row.secret, previous_secret_until=now + ROTATION_OVERLAP, updated_at=now
+        )
+        uow.webhooks.replace(row, new)
+        doc = document(new, now)
         uow.commit()
     return {**doc, "secret": secret}
 
 
-def live_secrets(row: Webhook | Target, now: Any) -> list[str]:
+def live_secrets(row: WebhookRecord | Target, now: Any) -> list[str]:
     """The secrets a delivery is signed with now: the current one, and the previous one
     during its 24 hours."""
     out = [row.secret]
