@@ -27,9 +27,9 @@ from typing import Any  # noqa: E402
 
 import psycopg  # noqa: E402
 
-from service import create_app  # noqa: E402
 from service.adapters.db import create_database, drop_database, normalise_url  # noqa: E402
 from service.adapters.migrate import upgrade  # noqa: E402
+from service.api.app import create_app  # noqa: E402
 from service.services import clients  # noqa: E402
 
 BODY = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())

@@ -173,7 +173,7 @@ READS = (
 _PROBE = r"""
 import json, os, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
-from service import create_app
+from service.api.app import create_app
 url, key, path, runs = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 app = create_app({"DATABASE_URL": url, "LOG_LEVEL": "WARNING"})
 http = app.test_client()
@@ -279,10 +279,10 @@ def main() -> int:
         raise SystemExit("set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server")
     from sqlalchemy import create_engine, text
 
-    from service import create_app
     from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
+    from service.api.app import create_app
     from service.services import clients
 
     admin = normalise_url(admin)

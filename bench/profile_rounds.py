@@ -71,10 +71,10 @@ def main() -> int:
     parser.add_argument("--dump", metavar="FILE", help="also save the profile (pstats) to FILE, e.g. for snakeviz")
     args = parser.parse_args()
 
-    from service import create_app
     from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
+    from service.api.app import create_app
     from service.services import clients
 
     dropper = None

@@ -23,9 +23,9 @@ from typing import Any
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # not bench/: bench/http.py would shadow http
 
-from service import create_app  # noqa: E402
 from service.adapters.migrate import upgrade  # noqa: E402
 from service.api import ratelimit  # noqa: E402
+from service.api.app import create_app  # noqa: E402
 from service.services import clients  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -85,10 +85,10 @@ def main() -> int:
     import psycopg
     from sqlalchemy import Engine, event, make_url, text
 
-    from service import create_app
     from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
+    from service.api.app import create_app
     from service.commands import audit as audit_command
     from service.services import clients
 

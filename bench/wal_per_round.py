@@ -61,11 +61,11 @@ def main() -> int:
 
     import psycopg
 
-    from service import create_app
     from service.adapters import keyfile
     from service.adapters.db import create_database, drop_database, normalise_url
     from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
+    from service.api.app import create_app
     from service.domain.signing import Keyring
     from service.services import clients
     from service.services.clock import utcnow_ms

@@ -171,7 +171,7 @@ def idempotency_rows(db: Any, client_id: str) -> int:
 
 
 def make_app(db_url: str, **config: Any) -> Any:
-    from service import create_app
+    from service.api.app import create_app
 
     options = {"pool_size": 12, "max_overflow": 4} if db_url.startswith("postgresql") else {}
     return create_app(

@@ -12,10 +12,10 @@ import structlog
 import swagger_ui_bundle
 from flask import Flask, Response, g, request, send_from_directory
 
-from service import ENGINE_VERSION
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
+from service.domain.version import ENGINE_VERSION
 from service.services import clients
 from service.services.errors import Unauthorized
 from service.services.idempotency import Purger

@@ -72,7 +72,7 @@ def _load(url: str) -> None:
 
 
 def _app(url: str) -> Any:
-    from service import create_app
+    from service.api.app import create_app
 
     return create_app({"DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "off"})
 

@@ -50,8 +50,8 @@ def bounced() -> Iterator[tuple[Pgbouncer, str, str]]:
 
 
 def app_on(url: str, pooler: str) -> Any:
-    from service import create_app
     from service.adapters.db import Pooler, PostgresSettings
+    from service.api.app import create_app
 
     return create_app({
         "DATABASE_URL": url, "LOG_LEVEL": "ERROR", "IDEMPOTENCY_PURGE": False,

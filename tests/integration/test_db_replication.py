@@ -37,8 +37,8 @@ def migrated(node: Cluster) -> str:
 
 
 def app_on(url: str, **settings: Any) -> Any:
-    from service import create_app
     from service.adapters.db import PostgresSettings
+    from service.api.app import create_app
 
     return create_app({
         "DATABASE_URL": url,

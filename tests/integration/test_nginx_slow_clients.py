@@ -317,7 +317,7 @@ class Seeder(threading.Thread):
         self.error: str | None = None
 
     def run(self) -> None:
-        from service import create_app
+        from service.api.app import create_app
 
         app = create_app({"DATABASE_URL": self.url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "off"})
         http = app.test_client()
