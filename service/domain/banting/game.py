@@ -29,7 +29,7 @@ from .plays import (
     sort_cards,
     why_not_beats,
 )
-from .rules import BantingParams
+from .rules import BantingParams, LastCardRule, PassLock
 
 HAND_SIZE = 13
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -249,7 +249,7 @@ def check_move(state: GameState, move: Move) -> tuple[int, Play | None]:
     seat = state.seat_of(move.player)
     if seat is None:
         raise IllegalMove(f"{NOT_YOUR_TURN}: {move.player!r} is not in this game", field="player")
-    if state.passed[seat] and state.params.pass_rule == "trick":
+    if state.passed[seat] and state.params.pass_rule == PassLock.TRICK:
         raise IllegalMove(f"{PASSED_ALREADY}: {move.player!r} waits for the next trick", field="player")
     if seat != state.turn:
         assert state.turn is not None
@@ -280,7 +280,7 @@ def _pass_problem(state: GameState, seat: int) -> IllegalMove | None:
     if table is None:
         # Leading a trick (the table is empty) is the one time a pass is refused.
         return IllegalMove(f"{LEADER_CANNOT_PASS}: lead any combination", field="pass")
-    if state.params.last_card == "highest_single_no_pass" and table.play.combination is Combination.SINGLE:
+    if state.params.last_card == LastCardRule.HIGHEST_SINGLE_NO_PASS and table.play.combination is Combination.SINGLE:
         highest = _last_card_single(state, seat)
         if highest is not None:
             mine, on_table = card_value(highest, state.params), card_value(table.play.cards[0], state.params)
@@ -308,7 +308,7 @@ def _play_problem(state: GameState, seat: int, play: Play) -> IllegalMove | None
 def _last_card_single(state: GameState, seat: int) -> Card | None:
     """The seat's highest card when the last-card rule binds it (the next seat holds one
     card), else None."""
-    if state.params.last_card == "none":
+    if state.params.last_card == LastCardRule.NONE:
         return None
     nxt = (seat + 1) % len(state.player_ids)
     if len(state.hands[nxt]) != 1:
@@ -328,7 +328,7 @@ def _apply_play(state: GameState, seat: int, play: Play) -> GameState:
     hands = (*state.hands[:seat], state.hands[seat] - set(play.cards), *state.hands[seat + 1 :])
     history = (*state.history, HistoryEntry(len(state.history) + 1, seat, play))
     # `pass_locks` `turn`: a pass lasts until the next play; `trick`: until the trick ends.
-    passed = (False,) * len(hands) if params.pass_rule == "turn" else state.passed
+    passed = (False,) * len(hands) if params.pass_rule == PassLock.TURN else state.passed
     after = replace(
         state,
         hands=hands,
@@ -351,7 +351,7 @@ def _advance(state: GameState, mover: int) -> GameState:
     comes back to the last player, everyone else having passed, that player leads a new trick."""
     assert state.table is not None
     n = len(state.player_ids)
-    if state.params.pass_rule == "trick":
+    if state.params.pass_rule == PassLock.TRICK:
         # The table's seat has not passed in its trick, so the search stops within n seats
         # (one seat more, `n + 2`, is never reached).
         nxt = next(s for s in ((mover + k) % n for k in range(1, n + 1)) if not state.passed[s])  # pragma: no mutate

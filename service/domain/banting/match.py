@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .game import GameState, GameStatus
+from .rules import FirstLead
 from .settlement import game_losses
 
 DEFAULT_TARGET = 101  # michaelelalam-glitch/Big-Two-Neo: a match ends when a player reaches 101
@@ -65,6 +66,6 @@ def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status
 def next_leader(entries: Sequence[Mapping[str, Any]], lead_rule: str) -> str | None:
     """Who leads the next game: the previous game's winner under `previous_winner`, else None
     (the holder of the lowest card)."""
-    if lead_rule != "previous_winner" or not entries:
+    if lead_rule != FirstLead.PREVIOUS_WINNER or not entries:
         return None
     return str(entries[-1]["winner"])

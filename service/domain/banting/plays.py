@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cards import DECK, Card, Rank, Suit
 from ..errors import InvalidCard
-from .rules import BantingParams
+from .rules import BantingParams, Bombs, FlushOrder, StraightFlushOrder, Straights
 
 
 class Combination(StrEnum):
@@ -161,7 +161,7 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
         return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(rank),))
     if n == 4:
         ranks = {c.rank for c in ordered}
-        if params.bomb_rule == "bare_quads" and len(ranks) == 1:
+        if params.bomb_rule == Bombs.BARE_QUADS and len(ranks) == 1:
             (rank,) = ranks
             # A bare four of a kind is a bomb: its key is that of a five-card four of a kind.
             return Play(Combination.FOUR_OF_A_KIND, ordered, (_TIER[Combination.FOUR_OF_A_KIND], big_two_rank(rank)))
@@ -197,7 +197,7 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         top_rank, top = straight
         top_card = next(c for c in ordered if c.rank == top_rank)
         kind = Combination.STRAIGHT_FLUSH if suited else Combination.STRAIGHT
-        if kind is Combination.STRAIGHT_FLUSH and params.straight_flushes == "suit_first":
+        if kind is Combination.STRAIGHT_FLUSH and params.straight_flushes == StraightFlushOrder.SUIT_FIRST:
             # pusoy_dos `is_higher`: straight flushes of different suits compare by suit.
             return Play(kind, ordered, (_TIER[kind], pos[top_card.suit], top))
         return Play(kind, ordered, (_TIER[kind], top, pos[top_card.suit]))
@@ -206,13 +206,13 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
         high_to_low = tuple(big_two_rank(c.rank) for c in reversed(ordered))
         (only,) = suits
         suit = pos[only]
-        if params.flush_order == "suit_first":
+        if params.flush_order == FlushOrder.SUIT_FIRST:
             key = (_TIER[Combination.FLUSH], suit, *high_to_low)
         else:
             key = (_TIER[Combination.FLUSH], *high_to_low, suit)
         return Play(Combination.FLUSH, ordered, key)
     if ranks in _ANY_STRAIGHT:
-        if params.straight_rule == "consecutive":
+        if params.straight_rule == Straights.CONSECUTIVE:
             why = "a straight does not wrap past the 2"
         elif ranks in _WITH_TWO:
             why = "a 2 cannot be in a straight under these rules"
@@ -257,13 +257,13 @@ def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
     """None when `play` may be played on `table`; otherwise the "does not beat" reason."""
     if is_bomb(play, table, params):
         return None
-    if params.bomb_rule == "bare_quads" and table.combination is Combination.FOUR_OF_A_KIND:
+    if params.bomb_rule == Bombs.BARE_QUADS and table.combination is Combination.FOUR_OF_A_KIND:
         return f"does not beat: only a higher four of a kind beats {table}"
     if play.size != table.size:
         hint = ""
         if play.combination is Combination.FOUR_OF_A_KIND and table.size == 1:
             # Under bare_quads a four of a kind on a single is a bomb (returned above).
-            if params.bomb_rule == "five_card_on_two":
+            if params.bomb_rule == Bombs.FIVE_CARD_ON_TWO:
                 hint = "; a four of a kind bombs only a single 2"
             else:
                 hint = "; these rules have no bombs"
@@ -336,7 +336,7 @@ def candidate_plays(hand: Iterable[Card], params: BantingParams, size: int | Non
         groups.extend(combinations(g, 2) for g in by_rank.values())
     if size in (None, 3):
         groups.extend(combinations(g, 3) for g in by_rank.values())
-    if size in (None, 4) and params.bomb_rule == "bare_quads":
+    if size in (None, 4) and params.bomb_rule == Bombs.BARE_QUADS:
         groups.extend([tuple(g)] for g in by_rank.values() if len(g) == 4)
     if size in (None, 5):
         groups.append(_five_card_candidates(by_rank, by_suit, params))

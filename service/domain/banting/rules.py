@@ -12,21 +12,79 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
 from ..errors import FieldError, InvalidParameter, raise_collected
-from ..parameters import _COMMON, _Bad, _bool, _choice, _int
+from ..parameters import _COMMON, FeeBasis, _Bad, _bool, _int, _option
 
 BANTING = "banting"
 
-STRAIGHTS = ("standard", "with_two", "consecutive")
-BOMBS = ("five_card_on_two", "none", "bare_quads")
-PASS_LOCKS = ("trick", "turn")
-LAST_CARD_RULES = ("none", "highest_single", "highest_single_no_pass")
-FIRST_LEADS = ("lowest_card", "previous_winner")
-SETTLEMENTS = ("winner_collects", "everyone_pays_everyone")
-STRAIGHT_FLUSH_ORDERS = ("rank_first", "suit_first")
-LAST_CARD_PENALTIES = ("none", "takes_all_losses")
+class FlushOrder(StrEnum):
+    """How flushes compare: by their top suit first, or by their ranks first."""
+
+    SUIT_FIRST = 'suit_first'
+    RANK_FIRST = 'rank_first'
+
+
+class Straights(StrEnum):
+    """Which runs are straights."""
+
+    STANDARD = 'standard'
+    WITH_TWO = 'with_two'
+    CONSECUTIVE = 'consecutive'
+
+
+class Bombs(StrEnum):
+    """What beats a 2 out of turn."""
+
+    FIVE_CARD_ON_TWO = 'five_card_on_two'
+    NONE = 'none'
+    BARE_QUADS = 'bare_quads'
+
+
+class PassLock(StrEnum):
+    """How long a pass keeps a player out: the trick, or the turn."""
+
+    TRICK = 'trick'
+    TURN = 'turn'
+
+
+class LastCardRule(StrEnum):
+    """What a player must do when the next holds one card."""
+
+    NONE = 'none'
+    HIGHEST_SINGLE = 'highest_single'
+    HIGHEST_SINGLE_NO_PASS = 'highest_single_no_pass'
+
+
+class FirstLead(StrEnum):
+    """Who leads the first trick."""
+
+    LOWEST_CARD = 'lowest_card'
+    PREVIOUS_WINNER = 'previous_winner'
+
+
+class SettlementRule(StrEnum):
+    """Who pays whom when a game ends."""
+
+    WINNER_COLLECTS = 'winner_collects'
+    EVERYONE_PAYS_EVERYONE = 'everyone_pays_everyone'
+
+
+class StraightFlushOrder(StrEnum):
+    """How straight flushes compare."""
+
+    RANK_FIRST = 'rank_first'
+    SUIT_FIRST = 'suit_first'
+
+
+class LastCardPenalty(StrEnum):
+    """Whether the player who let the last card go pays every loss."""
+
+    NONE = 'none'
+    TAKES_ALL_LOSSES = 'takes_all_losses'
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,57 +93,57 @@ class BantingParams:
     a parameter of this version."""
 
     suit_order: str
-    flush_order: str
+    flush_order: FlushOrder
     straights_with_two: bool | None
     bomb_ends_game: bool
     double_at: int
     triple_at: int
     fee_rate: Decimal
-    fee_basis: str
-    straights: str | None = None
-    bombs: str | None = None
-    pass_locks: str | None = None
-    last_card_rule: str | None = None
-    first_lead: str | None = None
-    settlement: str | None = None
+    fee_basis: FeeBasis
+    straights: Straights | None = None
+    bombs: Bombs | None = None
+    pass_locks: PassLock | None = None
+    last_card_rule: LastCardRule | None = None
+    first_lead: FirstLead | None = None
+    settlement: SettlementRule | None = None
     # Version 3 of capsa-banting-id and version 2 of the other presets add these two.
-    straight_flush_order: str | None = None
-    last_card_penalty: str | None = None
+    straight_flush_order: StraightFlushOrder | None = None
+    last_card_penalty: LastCardPenalty | None = None
 
     # The rules as the engine reads them, whatever the version.
     @property
-    def straight_rule(self) -> str:
+    def straight_rule(self) -> Straights:
         if self.straights is not None:
             return self.straights
-        return "with_two" if self.straights_with_two else "standard"
+        return Straights.WITH_TWO if self.straights_with_two else Straights.STANDARD
 
     @property
-    def bomb_rule(self) -> str:
-        return self.bombs or "five_card_on_two"
+    def bomb_rule(self) -> Bombs:
+        return self.bombs or Bombs.FIVE_CARD_ON_TWO
 
     @property
-    def pass_rule(self) -> str:
-        return self.pass_locks or "trick"
+    def pass_rule(self) -> PassLock:
+        return self.pass_locks or PassLock.TRICK
 
     @property
-    def last_card(self) -> str:
-        return self.last_card_rule or "none"
+    def last_card(self) -> LastCardRule:
+        return self.last_card_rule or LastCardRule.NONE
 
     @property
-    def lead_rule(self) -> str:
-        return self.first_lead or "lowest_card"
+    def lead_rule(self) -> FirstLead:
+        return self.first_lead or FirstLead.LOWEST_CARD
 
     @property
-    def payment(self) -> str:
-        return self.settlement or "winner_collects"
+    def payment(self) -> SettlementRule:
+        return self.settlement or SettlementRule.WINNER_COLLECTS
 
     @property
-    def straight_flushes(self) -> str:
-        return self.straight_flush_order or "rank_first"
+    def straight_flushes(self) -> StraightFlushOrder:
+        return self.straight_flush_order or StraightFlushOrder.RANK_FIRST
 
     @property
-    def penalty(self) -> str:
-        return self.last_card_penalty or "none"
+    def penalty(self) -> LastCardPenalty:
+        return self.last_card_penalty or LastCardPenalty.NONE
 
     @property
     def names_loser_pairs(self) -> bool:
@@ -103,20 +161,20 @@ def _suit_order(v: Any) -> str:
 
 SPEC: dict[str, Callable[[Any], Any]] = {
     "suit_order": _suit_order,
-    "flush_order": _choice("suit_first", "rank_first"),
+    "flush_order": _option(FlushOrder),
     "straights_with_two": _bool,
     "bomb_ends_game": _bool,
     "double_at": _int(0),
     "triple_at": _int(0),
     **_COMMON,
-    "straights": _choice(*STRAIGHTS),
-    "bombs": _choice(*BOMBS),
-    "pass_locks": _choice(*PASS_LOCKS),
-    "last_card_rule": _choice(*LAST_CARD_RULES),
-    "first_lead": _choice(*FIRST_LEADS),
-    "settlement": _choice(*SETTLEMENTS),
-    "straight_flush_order": _choice(*STRAIGHT_FLUSH_ORDERS),
-    "last_card_penalty": _choice(*LAST_CARD_PENALTIES),
+    "straights": _option(Straights),
+    "bombs": _option(Bombs),
+    "pass_locks": _option(PassLock),
+    "last_card_rule": _option(LastCardRule),
+    "first_lead": _option(FirstLead),
+    "settlement": _option(SettlementRule),
+    "straight_flush_order": _option(StraightFlushOrder),
+    "last_card_penalty": _option(LastCardPenalty),
 }
 
 
@@ -132,7 +190,7 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
     """
     errors: list[FieldError] = []
     if params.straights is not None and params.straights_with_two is not None:
-        implied = "with_two" if params.straights_with_two else "standard"
+        implied = Straights.WITH_TWO if params.straights_with_two else Straights.STANDARD
         if "straights" in given and params.straights != implied and not stored:
             errors += _contradiction(
                 field, "straights_with_two", params.straights_with_two, "straights", params.straights,
@@ -147,14 +205,14 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
                 "a loser pays triple from triple_at cards, so double_at above it never applies; "
                 "to switch doubling off, set both above 13",
             )
-        if {"bombs", "bomb_ends_game"} <= given and params.bombs == "none" and params.bomb_ends_game:
+        if {"bombs", "bomb_ends_game"} <= given and params.bombs == Bombs.NONE and params.bomb_ends_game:
             errors += _contradiction(
                 field, "bombs", "none", "bomb_ends_game", True, "without bombs no bomb can end the game"
             )
         if (
             {"last_card_rule", "last_card_penalty"} & given
-            and params.penalty == "takes_all_losses"
-            and params.last_card != "none"
+            and params.penalty == LastCardPenalty.TAKES_ALL_LOSSES
+            and params.last_card != LastCardRule.NONE
         ):
             errors += _contradiction(
                 field, "last_card_penalty", "takes_all_losses", "last_card_rule", params.last_card,
@@ -167,6 +225,8 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
 
 def _contradiction(field: str, a: str, va: Any, b: str, vb: Any, why: str) -> list[FieldError]:
     def show(v: Any) -> str:
+        if isinstance(v, StrEnum):
+            v = v.value
         return str(v).lower() if isinstance(v, bool) else repr(v)
 
     return [
@@ -181,31 +241,35 @@ DEFAULT_PRESET = "capsa-banting-id"
 
 _ID_V1 = BantingParams(
     suit_order="dchs",
-    flush_order="suit_first",
+    flush_order=FlushOrder.SUIT_FIRST,
     straights_with_two=False,
     bomb_ends_game=True,
     double_at=10,
     triple_at=13,
     fee_rate=Decimal("0.03"),
-    fee_basis="winnings",
+    fee_basis=FeeBasis.WINNINGS,
 )
 # Version 2: every new parameter at the value that keeps version 1's behaviour.
 _ID_V2 = replace(
     _ID_V1,
     straights_with_two=None,
-    straights="standard",
-    bombs="five_card_on_two",
-    pass_locks="trick",
-    last_card_rule="none",
-    first_lead="lowest_card",
-    settlement="winner_collects",
+    straights=Straights.STANDARD,
+    bombs=Bombs.FIVE_CARD_ON_TWO,
+    pass_locks=PassLock.TRICK,
+    last_card_rule=LastCardRule.NONE,
+    first_lead=FirstLead.LOWEST_CARD,
+    settlement=SettlementRule.WINNER_COLLECTS,
 )
-_HK = replace(_ID_V2, bombs="none", bomb_ends_game=False, last_card_rule="highest_single")
+_HK = replace(_ID_V2, bombs=Bombs.NONE, bomb_ends_game=False, last_card_rule=LastCardRule.HIGHEST_SINGLE)
 # Version 3 of capsa-banting-id (version 2 of the others): straight_flush_order and
 # last_card_penalty at the values that keep the earlier version's play, and a pair of two
 # losers under everyone pays everyone labelled `lost_less` (`BantingParams.names_loser_pairs`).
-def _v3(params: BantingParams, straight_flush_order: str = "rank_first", last_card_penalty: str = "none",
-        last_card_rule: str | None = None) -> BantingParams:
+def _v3(
+    params: BantingParams,
+    straight_flush_order: StraightFlushOrder = StraightFlushOrder.RANK_FIRST,
+    last_card_penalty: LastCardPenalty = LastCardPenalty.NONE,
+    last_card_rule: LastCardRule | None = None,
+) -> BantingParams:
     return replace(
         params,
         straight_flush_order=straight_flush_order,
@@ -214,9 +278,9 @@ def _v3(params: BantingParams, straight_flush_order: str = "rank_first", last_ca
     )
 
 
-_PUSOY = replace(_ID_V2, suit_order="cshd", straights="consecutive", bombs="none", bomb_ends_game=False)
-_TW = replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks="turn")
-_YAWNOC = replace(_HK, settlement="everyone_pays_everyone", fee_rate=Decimal("0"))
+_PUSOY = replace(_ID_V2, suit_order="cshd", straights=Straights.CONSECUTIVE, bombs=Bombs.NONE, bomb_ends_game=False)
+_TW = replace(_ID_V2, suit_order="cdhs", bomb_ends_game=False, pass_locks=PassLock.TURN)
+_YAWNOC = replace(_HK, settlement=SettlementRule.EVERYONE_PAYS_EVERYONE, fee_rate=Decimal("0"))
 _ID_TEXT = (
     "Capsa Banting (Big Two) as played in Indonesian rooms: 3d leads, bombs end the game, "
     "losers pay per card left (x2 from 10, x3 at 13), 3% table fee on winnings"
@@ -248,7 +312,7 @@ SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
     ),
     ("pusoy-dos", 1): (_PUSOY, _PUSOY_TEXT + "."),
     ("pusoy-dos", 2): (
-        _v3(_PUSOY, straight_flush_order="suit_first"),
+        _v3(_PUSOY, straight_flush_order=StraightFlushOrder.SUIT_FIRST),
         _PUSOY_TEXT + ", straight flushes by suit first too (version 2).",
     ),
     ("big-two-hk", 1): (_HK, _HK_TEXT + "."),
@@ -257,7 +321,7 @@ SHIPPED_PRESETS: dict[tuple[str, int], tuple[BantingParams, str]] = {
     ("big-two-tw", 2): (_v3(_TW), _TW_TEXT + " (version 2: every variant named)."),
     ("big-two-yawnoc", 1): (_YAWNOC, _YAWNOC_TEXT + "."),
     ("big-two-yawnoc", 2): (
-        _v3(_YAWNOC, last_card_penalty="takes_all_losses", last_card_rule="none"),
+        _v3(_YAWNOC, last_card_penalty=LastCardPenalty.TAKES_ALL_LOSSES, last_card_rule=LastCardRule.NONE),
         _YAWNOC_TEXT + "; a player who lets the next one go out on its last card, though it "
         "could have stopped it, takes on all losses (version 2).",
     ),

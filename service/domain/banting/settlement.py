@@ -10,7 +10,7 @@ from ..errors import InvalidRound
 from ..money import PlayerMoney, format_money, settle
 from .game import GameState, replay
 from .plays import Combination, candidate_plays, card_value
-from .rules import BantingParams
+from .rules import BantingParams, LastCardPenalty, SettlementRule
 
 
 class Outcome(StrEnum):
@@ -98,7 +98,7 @@ def last_card_taker(state: GameState) -> int | None:
       two or more cards (which a lone card cannot answer).
     A game a bomb ended has no taker.
     """
-    if state.params.penalty != "takes_all_losses" or state.winner is None or state.bombed is not None:
+    if state.params.penalty != LastCardPenalty.TAKES_ALL_LOSSES or state.winner is None or state.bombed is not None:
         return None
     history = state.history
     if len(history) < 2:
@@ -132,7 +132,7 @@ def last_card_taker(state: GameState) -> int | None:
 def game_losses(state: GameState, params: BantingParams) -> tuple[int | None, list[tuple[int, int]]]:
     """The taker of all losses (or None) and every seat's (multiplier, real loss) after it."""
     losses = [real_loss(state, seat, params) for seat in range(len(state.player_ids))]
-    taker = last_card_taker(replace(state, params=params)) if params.penalty != "none" else None
+    taker = last_card_taker(replace(state, params=params)) if params.penalty != LastCardPenalty.NONE else None
     return taker, losses if taker is None else take_on_all(losses, taker)
 
 
@@ -167,7 +167,7 @@ def settle_game(state: GameState, stake_minor: int, params: BantingParams | None
     taker, losses = game_losses(state, params)
     outcome = Outcome.WIN if state.bombed is None else Outcome.BOMB
     pairs: list[BantingPair] = []
-    if params.payment == "everyone_pays_everyone":
+    if params.payment == SettlementRule.EVERYONE_PAYS_EVERYONE:
         total = sum(loss for _, loss in losses)
         points = [total - n * loss for _, loss in losses]
         for a in range(n):
