@@ -290,10 +290,11 @@ class Lanes:
                     break
                 self.cv.wait(min(left, 0.05))
             abandoned = self.inflight
-        self.io.call(self._cancel)
-        time.sleep(0.01)  # the cancelled attempts close their sockets
-        if then is not None:
-            self.io.call(then)
+        ending = asyncio.run_coroutine_threadsafe(self._end(then), self.io.loop)
+        try:
+            ending.result(timeout=5)
+        except Exception:  # the loop is wedged: stop it anyway, the claims run out
+            log.exception("the webhook event loop did not end its attempts")
         self.io.stop()
         return abandoned
 
@@ -314,9 +315,17 @@ class Lanes:
         self.closing = True
         self.send_back()
 
-    def _cancel(self) -> None:
-        for task in list(self.tasks):
+    async def _end(self, then: Callable[[], None] | None) -> None:
+        """Cancel the attempts still in flight and wait until they have ended (each aborts
+        its connection as it unwinds), run `then`, and give the loop one more turn: an
+        aborted transport closes its socket in a callback of its own."""
+        tasks = list(self.tasks)
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if then is not None:
+            then()
+        await asyncio.sleep(0)
 
     def _next(self) -> Prepared | None:
         s = self.settings
