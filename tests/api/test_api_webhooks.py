@@ -401,6 +401,36 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     assert len(receiver.requests) == before  # disabled: nothing is sent
 
 
+def test_an_endpoint_that_answers_again_is_no_longer_failing_and_its_disable_clock_restarts(
+        app, http, tenant, receiver, clock):
+    """Recovery: a 2xx clears `failing_since`, so a failure days later starts a new failing
+    period instead of disabling the endpoint on the strength of the old one."""
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    settings = Settings(schedule=(0.0,) * 10, timeout_s=1.0, allow_private=True, disable_after_s=3 * 86400)
+
+    def failing_since() -> Any:
+        return http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()["failing_since"]
+
+    receiver.fate = lambda _id: "fail"
+    store_round(http, tenant)
+    dispatch(app, settings)
+    assert failing_since() == "2026-11-29T10:00:00.000Z"
+
+    clock.advance(days=1)
+    receiver.fate = lambda _id: "ok"
+    store_round(http, tenant)
+    dispatch(app, settings)
+    assert failing_since() is None
+
+    clock.advance(days=3)
+    receiver.fate = lambda _id: "fail"
+    store_round(http, tenant)
+    dispatch(app, settings)
+    doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
+    assert (doc["enabled"], doc["failing_since"]) == (True, "2026-12-03T10:00:00.000Z")
+
+
 def test_a_finished_big_two_game_sends_settled_and_finished(app, http, tenant, receiver):
     w = add_hook(http, tenant, receiver.url)
     receiver.secrets = [w["secret"]]
