@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from service.domain.webhooks import refused_address, refused_host
+from service.domain.webhooks import AttemptOutcome, refused_address, refused_host
 
 MAX_ERROR = 255
 _READ = 4096  # of the answer's body, at most: receivers answer fast and short
@@ -52,9 +52,9 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """`outcome`: delivered (2xx), http_error, timeout, connection_error, refused."""
+    """How an attempt ended (delivered: a 2xx), its status, time and error."""
 
-    outcome: str
+    outcome: AttemptOutcome
     status_code: int | None
     latency_ms: int
     error: str | None
@@ -513,14 +513,14 @@ class AsyncPool:
             conn = None
             status = answer.status
             if 200 <= status < 300:
-                return Result("delivered", status, took(), None)
-            return Result("http_error", status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])
+                return Result(AttemptOutcome.DELIVERED, status, took(), None)
+            return Result(AttemptOutcome.HTTP_ERROR, status, took(), f"HTTP {status} {answer.reason}"[:MAX_ERROR])
         except Refused as exc:
-            return Result("refused", None, took(), str(exc)[:MAX_ERROR])
+            return Result(AttemptOutcome.REFUSED, None, took(), str(exc)[:MAX_ERROR])
         except TimeoutError:
-            return Result("timeout", None, took(), f"no answer within {timeout:g} s")
+            return Result(AttemptOutcome.TIMEOUT, None, took(), f"no answer within {timeout:g} s")
         except (OSError, BadAnswer, RemoteDisconnected, ValueError, ssl.SSLError) as exc:
-            return Result("connection_error", None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
+            return Result(AttemptOutcome.CONNECTION_ERROR, None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
         finally:
             if conn is not None:
                 conn.abort()

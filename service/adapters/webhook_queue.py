@@ -38,6 +38,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
+from service.domain.webhooks import AttemptOutcome, DeliveryState
+
 from .chain import stored_record
 from .models import (
     ChainHead,
@@ -83,7 +85,7 @@ class Finish:
     """A claimed delivery's new state after an attempt."""
 
     claimed: Claimed
-    state: str
+    state: DeliveryState
     next_attempt_at: datetime
     delivered_at: datetime | None
     last_status: int | None
@@ -93,7 +95,7 @@ class Finish:
 @dataclass(frozen=True, slots=True)
 class AttemptRow:
     claimed: Claimed
-    outcome: str
+    outcome: AttemptOutcome
     status_code: int | None
     latency_ms: int
     error: str | None

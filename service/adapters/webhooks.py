@@ -18,6 +18,8 @@ from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, tuple
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
+from service.domain.webhooks import DeliveryState
+
 from .chain import RECORD_COLUMNS, stored_record, with_receipt
 from .models import (
     ChainRecord,
@@ -29,9 +31,7 @@ from .models import (
 )
 from .records import StoredRecord
 
-PENDING = "pending"
-DELIVERED = "delivered"
-FAILED = "failed"
+PENDING, DELIVERED, FAILED = DeliveryState.PENDING, DeliveryState.DELIVERED, DeliveryState.FAILED
 
 _WEBHOOKS = Webhook.__table__
 _ATTEMPTS = WebhookAttempt.__table__

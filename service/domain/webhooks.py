@@ -52,6 +52,14 @@ class AttemptOutcome(StrEnum):
     TIMEOUT = "timeout"
     CONNECTION_ERROR = "connection_error"
     REFUSED = "refused"  # the address guard refused every address the host resolved to
+
+
+class DeliveryState(StrEnum):
+    """Where one event's delivery to one endpoint stands."""
+
+    PENDING = "pending"  # due at its next attempt's time (a retry included)
+    DELIVERED = "delivered"
+    FAILED = "failed"  # the retry schedule used up; a redelivery makes it pending again
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
 

@@ -381,7 +381,7 @@ class Lanes:
                 self.cv.notify()
             elif self.closing:
                 self.cv.notify()
-        if outcome is None or outcome.result.outcome != "delivered":
+        if outcome is None or outcome.result.outcome != hooks.AttemptOutcome.DELIVERED:
             self.send_back(c.webhook_id)  # failing: its next claims are plain ones
         elif not fast(outcome.result):
             self.send_back(c.webhook_id, keep=self.settings.endpoint_concurrency)  # slow: a plain lane
@@ -389,7 +389,7 @@ class Lanes:
 
 
 def fast(result: delivery.Result) -> bool:
-    return result.outcome == "delivered" and result.latency_ms <= FAST_S * 1000
+    return result.outcome == hooks.AttemptOutcome.DELIVERED and result.latency_ms <= FAST_S * 1000
 
 
 @dataclass
@@ -640,7 +640,7 @@ class Dispatcher:
             return None  # deleted meanwhile: its deliveries went with it
         timeout = min(self.settings.timeout_s, p.end_by - time.monotonic())
         if event is None:
-            result = delivery.Result("connection_error", None, 0, "the event's record is missing")
+            result = delivery.Result(hooks.AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing")
         elif timeout < MIN_ATTEMPT_S:
             log.warning("delivery of %s to %s started too late for its claim: sent back", c.event_id, c.webhook_id)
             return None
@@ -671,7 +671,7 @@ class Dispatcher:
             c, result = o.claimed, o.result
             endpoint = (c.client_id, c.webhook_id)
             delivered_at: datetime | None = None
-            if result.outcome == "delivered":
+            if result.outcome == hooks.AttemptOutcome.DELIVERED:
                 state, at, delivered_at = DELIVERED, now, now
                 if o.was_failing:
                     recovered.add(endpoint)
