@@ -445,13 +445,15 @@ def check_database(f: ha.Formation, load: Load) -> dict[str, Any]:
             acked = {ref: rid for (c, ref), rid in load.stored.items() if c == n}
             lost = [ref for ref, rid in acked.items() if stored.get(ref) != rid]
             conflicted = [ref for c, ref in load.conflicts if c == n]
+            # Each round's record and lines by the round's sequence (their primary keys): a
+            # look-up by round id would scan the chain once per round.
             parts = conn.execute("""SELECT r.id,
-                  (SELECT count(*) FROM ledger_lines l JOIN chain_records c ON c.client_id = l.client_id
-                     AND c.sequence = l.sequence WHERE c.round_id = r.id AND l.kind = 'settlement'),
-                  (SELECT count(*) FROM chain_records c WHERE c.client_id = r.client_id AND c.round_id = r.id
-                     AND c.kind = 'round'),
-                  (SELECT coalesce(sum(l.amount), 0) FROM ledger_lines l JOIN chain_records c
-                     ON c.client_id = l.client_id AND c.sequence = l.sequence WHERE c.round_id = r.id)
+                  (SELECT count(*) FROM ledger_lines l WHERE l.client_id = r.client_id
+                     AND l.sequence = r.sequence AND l.kind = 'settlement'),
+                  (SELECT count(*) FROM chain_records c WHERE c.client_id = r.client_id
+                     AND c.sequence = r.sequence AND c.round_id = r.id AND c.kind = 'round'),
+                  (SELECT coalesce(sum(l.amount), 0) FROM ledger_lines l WHERE l.client_id = r.client_id
+                     AND l.sequence = r.sequence)
                 FROM rounds r WHERE r.client_id = %s AND r.reference LIKE 'chaos-%%'""", (client.id,)).fetchall()
             half = [p for p in parts if not (p[1] == 4 and p[2] == 1 and p[3] == 0)]
             verify = subprocess.run([str(ROOT / ".venv/bin/capsa"), "audit", "verify", "--client", client.name],
@@ -472,11 +474,13 @@ def check_database(f: ha.Formation, load: Load) -> dict[str, Any]:
               (SELECT count(*) FROM ledger_lines l WHERE NOT EXISTS (SELECT 1 FROM chain_records c
                 WHERE c.client_id = l.client_id AND c.sequence = l.sequence)),
               (SELECT count(*) FROM idempotency_records k WHERE k.resource IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.client_id = k.client_id AND r.id = k.resource))
+                AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.client_id = k.client_id AND r.id = k.resource)),
+              (SELECT count(*) FROM (SELECT 1 FROM chain_records WHERE kind = 'round'
+                GROUP BY client_id, round_id HAVING count(*) > 1) twice)
               """).fetchone()
         assert orphans is not None
         out["orphans"] = {"records_without_round": orphans[0], "lines_without_record": orphans[1],
-                          "keys_without_round": orphans[2]}
+                          "keys_without_round": orphans[2], "rounds_with_two_records": orphans[3]}
     return out
 
 
