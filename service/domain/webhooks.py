@@ -149,9 +149,7 @@ def parse_schedule(text: str) -> tuple[float, ...]:
         if m is None:
             raise InvalidWebhook(f"retry step {part!r} is not a number with an optional unit (ms, s, m, h, d)")
         steps.append(float(m.group(1)) * _UNITS[m.group(2) or "s"])
-    if not steps:
-        raise InvalidWebhook(f"retry schedule {text!r} has no steps")
-    return tuple(steps)
+    return tuple(steps)  # never empty: split gives a part even of "", and "" is refused above
 
 
 def retry_delay(schedule: Sequence[float], failures: int, rng: random.Random) -> float | None:
@@ -298,13 +296,12 @@ def refused_address(address: Address) -> bool:
             return True
         if any(refused_address(v4) for v4 in embedded_ipv4(address)):
             return True
+    # Loopback, private, link-local and unspecified addresses are never global in the
+    # ipaddress module's tables, so `not is_global` refuses them; multicast, IPv6 reserved
+    # (4000::/3 ...) and IPv6 site-local (fec0::/10) addresses can be "global" there.
     return bool(
-        address.is_loopback
-        or address.is_private
-        or address.is_link_local
-        or address.is_multicast
+        address.is_multicast
         or address.is_reserved
-        or address.is_unspecified
         or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)
         or not address.is_global
     )

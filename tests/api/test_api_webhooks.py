@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import threading
 import time
 from typing import Any
 
@@ -399,6 +400,32 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     store_round(http, tenant)
     dispatch(app, settings)
     assert len(receiver.requests) == before  # disabled: nothing is sent
+
+
+def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app, http, tenant, receiver):
+    """`run`, the loop `capsa webhooks dispatch` runs: it delivers what is stored while it runs,
+    records every attempt, and returns soon after its stop is set, abandoning nothing."""
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    d = Dispatcher(app.extensions["capsa"].db, FAST)
+    stop = threading.Event()
+    loop = threading.Thread(target=d.run, args=(stop,), daemon=True)
+    loop.start()
+    made = [store_round(http, tenant)["id"] for _ in range(3)]
+    deadline = time.monotonic() + 10
+    while len(receiver.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for _ in range(50):  # the outcomes are recorded on the loop's next pass
+        attempts = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+        if len(attempts) == 3:
+            break
+        time.sleep(0.05)
+    stop.set()
+    loop.join(5)
+    assert not loop.is_alive() and d.abandoned == 0
+    assert sorted(a["event_id"] for a in attempts) == sorted(hooks.event_id(i, hooks.SETTLED) for i in made)
+    assert {a["outcome"] for a in attempts} == {"delivered"}
+    assert len(receiver.requests) == 3
 
 
 def test_an_endpoint_that_answers_again_is_no_longer_failing_and_its_disable_clock_restarts(

@@ -78,10 +78,11 @@ def test_a_schedule_takes_units(text, steps):
     assert hooks.parse_schedule(text) == pytest.approx(steps)
 
 
-@pytest.mark.parametrize("text", ["", "5x", "-1", "1,,2", "soon"])
-def test_a_bad_schedule_is_refused_quoting_the_step(text):
-    with pytest.raises(hooks.InvalidWebhook):
+@pytest.mark.parametrize(("text", "step"), [("", ""), ("5x", "5x"), ("-1", "-1"), ("1,,2", ""), ("5s,soon", "soon")])
+def test_a_bad_schedule_is_refused_quoting_the_step(text, step):
+    with pytest.raises(hooks.InvalidWebhook) as refused:
         hooks.parse_schedule(text)
+    assert str(refused.value) == f"retry step {step!r} is not a number with an optional unit (ms, s, m, h, d)"
 
 
 @given(st.integers(1, 12), st.integers(0, 2**32))
@@ -102,7 +103,8 @@ def test_the_jitter_spreads_retries_and_the_schedule_ends():
 @pytest.mark.parametrize(
     "address",
     ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "0.0.0.0", "224.0.0.1",
-     "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "100.64.0.1", "240.0.0.1"],
+     "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "100.64.0.1", "240.0.0.1",
+     "::", "ff02::1", "4000::1", "fec0::1"],
 )
 def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
     assert hooks.refused_address(ipaddress.ip_address(address))
@@ -157,7 +159,7 @@ def test_inet_aton_reads_a_string_exactly_as_the_resolver_does(text):
     ("127.1", "127.0.0.1"), ("0x7f.1", "127.0.0.1"), ("017700000001", "127.0.0.1"), ("2130706433", "127.0.0.1"),
     ("0177.0.0.1", "127.0.0.1"), ("1.2.65535", "1.2.255.255"), ("4294967295", "255.255.255.255"),
     ("4294967296", None), ("1.2.65536", None), ("0x100.1", None), ("08", None), ("0x", None), ("1.", None),
-    ("1..2", None), ("1.2.3.4.5", None), ("1_0.1", None), ("\u0661.1", None), (" 1.2.3.4", None), ("1.2.3.4 x", None),
+    ("1..2", None), ("1.2.3.4.5", None), ("1.2.3.4.0", None), ("0X7F.1", "127.0.0.1"), ("1_0.1", None), ("\u0661.1", None), (" 1.2.3.4", None), ("1.2.3.4 x", None),
 ])
 def test_inet_aton_takes_every_c_library_form_and_nothing_else(text, address):
     assert hooks.inet_aton(text) == (None if address is None else ipaddress.IPv4Address(address))
@@ -205,3 +207,13 @@ def test_ipv6_addresses_reaching_a_refused_ipv4_or_a_deprecated_range_are_refuse
 @pytest.mark.parametrize("address", ["2002:808:808::1", "64:ff9b::808:808"])
 def test_6to4_and_nat64_of_a_public_ipv4_are_allowed(address):
     assert not hooks.refused_address(ipaddress.ip_address(address))
+
+
+def test_a_host_is_folded_as_the_resolver_reads_it_and_other_letters_are_kept():
+    assert hooks.folded_host("\uff11\uff12\uff17\u3002\u0660.\u0660.\u0661") == "127.0.0.1"
+    assert hooks.folded_host("Caf\u00e9.Example.COM") == "caf\u00e9.example.com"
+
+
+@pytest.mark.parametrize("host", ["localhost", "LOCALHOST.", "api.localhost"])
+def test_a_localhost_name_is_refused_saying_so(host):
+    assert hooks.refused_host(host) == "is this machine (localhost)"
