@@ -402,6 +402,67 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     assert len(receiver.requests) == before  # disabled: nothing is sent
 
 
+def _running(d: Dispatcher, stop: threading.Event, failures: list[BaseException]) -> Any:
+    def run() -> None:
+        try:
+            d.run(stop)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            failures.append(exc)
+    return run
+
+
+def test_a_failing_pass_is_logged_and_the_loop_waits_its_poll_before_the_next(app, caplog, monkeypatch):
+    """A step that raises (the database gone) is logged and retried after `poll_s`, not in a
+    tight loop."""
+    d = Dispatcher(app.extensions["capsa"].db, dataclasses.replace(FAST, poll_s=0.1))
+    calls = []
+
+    def failing(lanes: Any) -> bool:
+        calls.append(time.monotonic())
+        raise ConnectionError("the database went away")
+
+    monkeypatch.setattr(d, "step", failing)
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    loop = threading.Thread(target=_running(d, stop, failures), daemon=True)
+    with caplog.at_level("ERROR", logger="capsa.webhooks"):
+        loop.start()
+        time.sleep(0.55)
+        stop.set()
+        loop.join(5)
+    assert not loop.is_alive() and failures == []
+    assert 3 <= len(calls) <= 8  # one a poll, not thousands
+    assert [r.getMessage() for r in caplog.records][:3] == ["dispatcher step failed"] * 3
+
+
+def test_attempts_abandoned_at_the_stop_are_counted_and_logged(app, caplog, monkeypatch):
+    d = Dispatcher(app.extensions["capsa"].db, FAST)
+    real = d._close
+    monkeypatch.setattr(d, "_close", lambda lanes: real(lanes) + 2)  # as if two outlived the grace
+    stop = threading.Event()
+    stop.set()
+    with caplog.at_level("WARNING", logger="capsa.webhooks"):
+        d.run(stop)
+    assert d.abandoned == 2
+    assert [r.getMessage() for r in caplog.records] == [
+        "stopping with 2 attempts still in flight: their claims will run out"]
+
+
+def test_an_error_out_of_the_loop_still_closes_the_lanes_and_is_raised(app, monkeypatch):
+    d = Dispatcher(app.extensions["capsa"].db, FAST)
+    closed = []
+    real = d._close
+    monkeypatch.setattr(d, "_close", lambda lanes: closed.append(lanes) or real(lanes))
+
+    class Broken(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        d.run(Broken())
+    assert len(closed) == 1 and closed[0].stopped
+
+
 def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app, http, tenant, receiver):
     """`run`, the loop `capsa webhooks dispatch` runs: it delivers what is stored while it runs,
     records every attempt, and returns soon after its stop is set, abandoning nothing."""
@@ -409,7 +470,8 @@ def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app
     receiver.secrets = [w["secret"]]
     d = Dispatcher(app.extensions["capsa"].db, FAST)
     stop = threading.Event()
-    loop = threading.Thread(target=d.run, args=(stop,), daemon=True)
+    failures: list[BaseException] = []
+    loop = threading.Thread(target=_running(d, stop, failures), daemon=True)
     loop.start()
     made = [store_round(http, tenant)["id"] for _ in range(3)]
     deadline = time.monotonic() + 10
@@ -422,7 +484,7 @@ def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app
         time.sleep(0.05)
     stop.set()
     loop.join(5)
-    assert not loop.is_alive() and d.abandoned == 0
+    assert not loop.is_alive() and failures == [] and d.abandoned == 0
     assert sorted(a["event_id"] for a in attempts) == sorted(hooks.event_id(i, hooks.SETTLED) for i in made)
     assert {a["outcome"] for a in attempts} == {"delivered"}
     assert len(receiver.requests) == 3
