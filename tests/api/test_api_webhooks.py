@@ -3,6 +3,7 @@ receiver on loopback that checks every signature with the `standardwebhooks` pac
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import ipaddress
 import threading
@@ -19,7 +20,7 @@ from webhookkit import Receiver
 
 from service.adapters.models import Webhook
 from service.domain import webhooks as hooks
-from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
+from service.services.webhooks.dispatcher import Dispatcher, Lanes, Metrics, Settings
 
 FAST = Settings(schedule=(0.05, 0.05, 0.05), timeout_s=1.0, allow_private=True, poll_s=0.02)
 
@@ -461,6 +462,22 @@ def test_an_error_out_of_the_loop_still_closes_the_lanes_and_is_raised(app, monk
     with pytest.raises(KeyboardInterrupt):
         d.run(Broken())
     assert len(closed) == 1 and closed[0].stopped
+
+
+def test_a_pass_claims_no_more_than_its_free_attempts(app, http, tenant, receiver):
+    """Plain claims (no endpoint known fast yet): a pass claims `concurrency` minus what its
+    lanes still hold, so a dispatcher killed mid-flight leaves no more duplicates than that."""
+    add_hook(http, tenant, receiver.url)
+    for _ in range(12):
+        store_round(http, tenant)
+    d = Dispatcher(app.extensions["capsa"].db, dataclasses.replace(FAST, concurrency=4, endpoint_concurrency=50, client_concurrency=50, timeout_s=5.0))
+    lanes = Lanes(d.settings, lambda p: asyncio.sleep(3600))  # attempts that never end
+    try:
+        for _ in range(3):  # the first pass queues the events; each later one may claim
+            d.step(lanes)
+        assert (sum(d.claims), lanes.pending) == (4, 4)
+    finally:
+        lanes.close(grace=0.1)
 
 
 def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app, http, tenant, receiver):
