@@ -480,6 +480,29 @@ def test_a_pass_claims_no_more_than_its_free_attempts(app, http, tenant, receive
         lanes.close(grace=0.1)
 
 
+def test_on_sqlite_one_dispatcher_at_a_time_holds_the_lease_and_gives_it_back_at_its_stop(app, http, tenant, receiver):
+    """SQLite has no row locks to share claims by, so dispatchers take turns by a lease: the
+    second one sends nothing while the first holds it, and a clean stop releases it."""
+    db = app.extensions["capsa"].db
+    if db.dialect != "sqlite":
+        pytest.skip("PostgreSQL's dispatchers share the work by row locks, not a lease")
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    first, second = Dispatcher(db, FAST), Dispatcher(db, FAST)
+    assert first.sqlite and second.sqlite
+    first_lanes = Lanes(first.settings, first.deliver)
+    try:
+        first.step(first_lanes)  # holds the lease from here
+        store_round(http, tenant)
+        second.run_until_idle(timeout=2)
+        assert receiver.requests == [] and second.claims == []
+    finally:
+        first_lanes.close(grace=1)
+        first._release()
+    second.run_until_idle()
+    assert len(receiver.requests) == 1
+
+
 def test_the_dispatcher_loop_delivers_until_stopped_and_records_what_it_sent(app, http, tenant, receiver):
     """`run`, the loop `capsa webhooks dispatch` runs: it delivers what is stored while it runs,
     records every attempt, and returns soon after its stop is set, abandoning nothing."""
