@@ -20,71 +20,71 @@ from ..parameters import _COMMON, FeeBasis, _Bad, _bool, _int, _option
 
 BANTING = "banting"
 
+
 class FlushOrder(StrEnum):
     """How flushes compare: by their top suit first, or by their ranks first."""
 
-    SUIT_FIRST = 'suit_first'
-    RANK_FIRST = 'rank_first'
+    SUIT_FIRST = "suit_first"
+    RANK_FIRST = "rank_first"
 
 
 class Straights(StrEnum):
     """Which runs are straights."""
 
-    STANDARD = 'standard'
-    WITH_TWO = 'with_two'
-    CONSECUTIVE = 'consecutive'
+    STANDARD = "standard"
+    WITH_TWO = "with_two"
+    CONSECUTIVE = "consecutive"
 
 
 class Bombs(StrEnum):
     """What beats a 2 out of turn."""
 
-    FIVE_CARD_ON_TWO = 'five_card_on_two'
-    NONE = 'none'
-    BARE_QUADS = 'bare_quads'
+    FIVE_CARD_ON_TWO = "five_card_on_two"
+    NONE = "none"
+    BARE_QUADS = "bare_quads"
 
 
 class PassLock(StrEnum):
     """How long a pass keeps a player out: the trick, or the turn."""
 
-    TRICK = 'trick'
-    TURN = 'turn'
+    TRICK = "trick"
+    TURN = "turn"
 
 
 class LastCardRule(StrEnum):
     """What a player must do when the next holds one card."""
 
-    NONE = 'none'
-    HIGHEST_SINGLE = 'highest_single'
-    HIGHEST_SINGLE_NO_PASS = 'highest_single_no_pass'
+    NONE = "none"
+    HIGHEST_SINGLE = "highest_single"
+    HIGHEST_SINGLE_NO_PASS = "highest_single_no_pass"
 
 
 class FirstLead(StrEnum):
     """Who leads the first trick."""
 
-    LOWEST_CARD = 'lowest_card'
-    PREVIOUS_WINNER = 'previous_winner'
+    LOWEST_CARD = "lowest_card"
+    PREVIOUS_WINNER = "previous_winner"
 
 
 class SettlementRule(StrEnum):
     """Who pays whom when a game ends."""
 
-    WINNER_COLLECTS = 'winner_collects'
-    EVERYONE_PAYS_EVERYONE = 'everyone_pays_everyone'
+    WINNER_COLLECTS = "winner_collects"
+    EVERYONE_PAYS_EVERYONE = "everyone_pays_everyone"
 
 
 class StraightFlushOrder(StrEnum):
     """How straight flushes compare."""
 
-    RANK_FIRST = 'rank_first'
-    SUIT_FIRST = 'suit_first'
+    RANK_FIRST = "rank_first"
+    SUIT_FIRST = "suit_first"
 
 
 class LastCardPenalty(StrEnum):
     """Whether the player who let the last card go pays every loss."""
 
-    NONE = 'none'
-    TAKES_ALL_LOSSES = 'takes_all_losses'
-
+    NONE = "none"
+    TAKES_ALL_LOSSES = "takes_all_losses"
 
 
 @dataclass(frozen=True, slots=True)
