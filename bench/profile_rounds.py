@@ -69,6 +69,9 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sqlite", action="store_true", help="profile on a scratch SQLite file")
     parser.add_argument("--dump", metavar="FILE", help="also save the profile (pstats) to FILE, e.g. for snakeviz")
+    parser.add_argument("--receipts", action=argparse.BooleanOptionalAction, default=True,
+                        help="sign every round with a key (SIGNING_KEY_FILE), as served (the default)")
+    parser.add_argument("--sort", default="tottime", help="the order of the top functions (pstats: tottime, cumulative)")
     args = parser.parse_args()
 
     from service.adapters.db import create_database, drop_database, normalise_url
@@ -94,7 +97,18 @@ def main() -> int:
         db = Database(url)
         key = clients.create_client(db, "profile")[1]
         db.dispose()
-        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "METRICS_BIND": "off"})
+        config = {"DATABASE_URL": url, "RATE_LIMIT": "off", "METRICS_BIND": "off"}
+        if args.receipts:
+            import tempfile
+
+            from service.adapters import keyfile
+            from service.domain.signing import Keyring
+            from service.services.clock import utcnow_ms
+
+            key_file = Path(tempfile.mkdtemp(prefix="capsa-profile-keys-")) / "signing-keys.json"
+            keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
+            config["SIGNING_KEY_FILE"] = str(key_file)
+        app = create_app(config)
         client = app.test_client()
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
 
@@ -127,14 +141,16 @@ def main() -> int:
 
         out = sys.stderr  # stdout carries the request log (LOG_LEVEL=INFO, as served)
         engine = "SQLite" if args.sqlite else "PostgreSQL"
-        print(f"{args.rounds} rounds on {engine}, one process, Idempotency-Key on each; load average {load:.2f}", file=out)
+        receipts = "a signed receipt" if args.receipts else "no receipt"
+        print(f"{args.rounds} rounds on {engine}, one process, Idempotency-Key and {receipts} on each; "
+              f"load average {load:.2f}", file=out)
         print(f"without the profiler: {plain_cpu:.2f} ms CPU and {plain_wall:.2f} ms wall per round", file=out)
         print("own CPU time by layer, under the profiler (its overhead inflates call-heavy code):", file=out)
         for name, seconds in sorted(by_layer.items(), key=lambda kv: -kv[1]):
             print(f"  {name:28s} {100 * seconds / total:5.1f}%  {seconds * 1000 / args.rounds:6.3f} ms/round", file=out)
-        print(f"top {args.top} functions by own CPU time:", file=out)
+        print(f"top {args.top} functions by {args.sort}:", file=out)
         stats.stream = out  # type: ignore[attr-defined]
-        stats.sort_stats("tottime").print_stats(args.top)
+        stats.sort_stats(args.sort).print_stats(args.top)
         if os.environ.get("PROFILE_CALLERS"):
             stats.print_callers(os.environ["PROFILE_CALLERS"])
         if args.dump:

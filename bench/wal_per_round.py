@@ -10,13 +10,17 @@ and the commit records of their transactions. It prints per round: bytes, of whi
 full-page images (`wal_fpi`), and the same by relation (table or index), so it says which
 indexes each round writes and what each costs.
 
+`--preload N` first grows one client's chain to N rounds in bulk, as bench/growth.py does,
+and stores the measured rounds on that client: the figure "at N rounds in the chain".
+
 `--checkpoint` runs CHECKPOINT just before the window: every page's first change after it is
 a full-page image, the worst case a round meets after each checkpoint. Without it the share
 depends on where the server's own checkpoints fall. The load average is printed beside the
 figures: the machine is shared. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
-        .venv/bin/python bench/wal_per_round.py [--rounds 1000] [--clients 8] [--checkpoint] > /dev/null
+        .venv/bin/python bench/wal_per_round.py [--rounds 1000] [--clients 8] [--checkpoint]
+        [--preload 1000000] > /dev/null
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import os  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
+from datetime import timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +62,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--checkpoint", action="store_true", help="CHECKPOINT just before the window")
+    parser.add_argument("--preload", type=int, default=0, metavar="N",
+                        help="first load one client's chain to N rounds in bulk (bench/chainload.py, then "
+                        "VACUUM ANALYZE), and store the measured rounds on that client only")
     args = parser.parse_args()
 
     import psycopg
@@ -81,10 +89,15 @@ def main() -> int:
         with psycopg.connect(plain, autocommit=True) as c:
             c.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         db = Database(url)
-        keys = [clients.create_client(db, f"wal-{i}")[1] for i in range(args.clients)]
+        created = [clients.create_client(db, f"wal-{i}") for i in range(1 if args.preload else args.clients)]
+        keys = [key for _, key in created]
         db.dispose()
         key_file = Path(tempfile.mkdtemp(prefix="capsa-wal-keys-")) / "signing-keys.json"
-        keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
+        # Valid from before the first preloaded round (15 s apart, ending an hour ago).
+        keyring = Keyring().rotated(utcnow_ms() - timedelta(seconds=15 * args.preload, hours=2))[0]
+        keyfile.save(key_file, keyring)
+        if args.preload:
+            preload(plain, created[0][0], args.preload, keyring)
         app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "METRICS_BIND": "off",
                           "SIGNING_KEY_FILE": str(key_file)})
         http = app.test_client()
@@ -125,7 +138,8 @@ def main() -> int:
         total = sum(r[2] for r in rows)
         fpi = sum(r[3] for r in rows)
         n = args.rounds
-        print(f"{n} rounds on PostgreSQL ({args.clients} API clients, Idempotency-Key, receipts on), "
+        grown = f", on a chain grown to {args.preload:,} rounds" if args.preload else ""
+        print(f"{n} rounds on PostgreSQL ({len(keys)} API clients{grown}, Idempotency-Key, receipts on), "
               f"{'after a CHECKPOINT' if args.checkpoint else 'no CHECKPOINT forced'}; load average {load:.2f}",
               file=sys.stderr)
         print(f"WAL of this database: {total / n / 1024:.2f} KiB per round, of which full-page images "
@@ -137,6 +151,25 @@ def main() -> int:
         return 0
     finally:
         drop_database(admin, name)
+
+
+def preload(dsn: str, client_id: str, rounds: int, keyring: object) -> None:
+    """Grow the client's chain to `rounds` records as bench/growth.py does, dated before now."""
+    import importlib.util
+    from datetime import UTC, datetime
+
+    spec = importlib.util.spec_from_file_location("bench_chainload", ROOT / "bench" / "chainload.py")
+    assert spec is not None and spec.loader is not None
+    chainload = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = chainload
+    spec.loader.exec_module(chainload)
+    spacing = timedelta(milliseconds=15_000)
+    start = (datetime.now(UTC) - spacing * rounds - timedelta(hours=1)).replace(microsecond=0)
+    loaded = chainload.load(dsn, client_id, rounds, start=start, spacing=spacing, keyring=keyring,
+                            deals=chainload.templates(500))
+    seconds = chainload.analyze(dsn)
+    print(f"loaded {loaded.rounds:,} rounds ({loaded.lines:,} lines) in {loaded.seconds:.0f} s, "
+          f"VACUUM ANALYZE {seconds:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
