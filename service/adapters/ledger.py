@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Date, Integer, SQLColumnExpression, String, case, cast, func, literal, select, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from service.domain.audit import HOUSE, PLAYER_PREFIX
@@ -142,6 +142,60 @@ class LedgerRepository:
             q = q.where(LedgerLine.created_at < until)
         return q
 
+    def _records_in(
+        self, q: Any, client_id: str, currency: str, since: datetime | None, until: datetime | None
+    ) -> tuple[Any, Any]:
+        """`q` (over ledger_lines) narrowed to the client's records in `currency` dated in the
+        period, found by their line 0, and that line's table (for ordering by it).
+
+        Every line of a record has its record's time and currency, so this is `_period` for
+        a client-wide page of lines: it reads the index of line 0 alone (migration 0017), one
+        entry per record instead of one per line (a round writes one entry there, not eight),
+        in order, and joins each record's lines by primary key."""
+        first = aliased(LedgerLine, name="first_line")
+        q = q.join_from(
+            LedgerLine,
+            first,
+            (first.client_id == LedgerLine.client_id) & (first.sequence == LedgerLine.sequence) & (first.line_no == 0),
+        ).where(first.client_id == client_id, first.currency == currency, LedgerLine.client_id == client_id)
+        if since is not None:
+            q = q.where(first.created_at >= since)
+        if until is not None:
+            q = q.where(first.created_at < until)
+        return q, first
+
+    def _client_period(
+        self, q: Any, client_id: str, currency: str, since: datetime | None, until: datetime | None
+    ) -> Any:
+        """`_period` for a client-wide sum over a period, by primary key: the lines of the
+        records from the first to the last sequence dated in the period (found in line 0's
+        index, migration 0017). A chain's sequences have no gaps, so when the period holds
+        as many records as that range has sequences, the range is exactly its records and
+        the primary key alone selects their lines (no line's time is read, and the planner
+        counts the lines right). Otherwise (the range also holds records in another currency,
+        records without lines, or records dated outside the period) every line is checked
+        against the period too. Without a period, the whole chain (or a range of records)."""
+        if since is None and until is None:
+            return self._period(q, client_id, currency, since, until)
+        first = aliased(LedgerLine, name="first_line")
+        window = [first.client_id == client_id, first.currency == currency, first.line_no == 0]
+        if since is not None:
+            window.append(first.created_at >= since)
+        if until is not None:
+            window.append(first.created_at < until)
+        # `+ 0`: an aggregate over the period's entries, not min()'s walk of the primary key
+        # in sequence order (the planner's shortcut, which reads every record before it).
+        low, high, dated = self.session.execute(
+            select(func.min(first.sequence + 0), func.max(first.sequence + 0), func.count()).where(*window)
+        ).one()
+        q = q.where(LedgerLine.client_id == client_id, LedgerLine.currency == currency)
+        if not dated:  # an empty range (not `false()`, which SQLAlchemy would fold the client into)
+            return q.where(LedgerLine.sequence >= 1, LedgerLine.sequence <= 0)
+        q = q.where(LedgerLine.sequence >= low, LedgerLine.sequence <= high)
+        if dated == high - low + 1:  # every record of the range, and no other, is in the period
+            return q
+        return self._period(q, client_id, currency, since, until)
+
     def _sums(self, rounds: ColumnElement[Any]) -> list[ColumnElement[Any]]:
         """The seven totals of Totals (rounds .. house), as columns; read them with _totals.
 
@@ -215,7 +269,7 @@ class LedgerRepository:
             rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         # NULL (no table) first on every engine (PostgreSQL would sort it last).
         q = select(key, *self._sums(rounds)).group_by(key).order_by(key.asc().nulls_first())
-        q = _of_records(self._period(q, client_id, currency, since, until), records)
+        q = _of_records(self._client_period(q, client_id, currency, since, until), records)
         rows = self.session.execute(q).all()
         return [Totals(_key(r[0]), *self._totals(r[1:])) for r in rows]
 
@@ -248,7 +302,7 @@ class LedgerRepository:
         quarter = self._quarter()
         rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         q = select(quarter, *self._sums(rounds)).group_by(quarter)
-        rows = self.session.execute(_of_records(self._period(q, client_id, currency, since, until), records))
+        rows = self.session.execute(_of_records(self._client_period(q, client_id, currency, since, until), records))
         return [(_quarter_start(row[0]), self._totals(row[1:])) for row in rows]
 
     def _quarter(self) -> ColumnElement[Any]:
@@ -295,9 +349,14 @@ class LedgerRepository:
             ChainRecord,
             (ChainRecord.client_id == LedgerLine.client_id) & (ChainRecord.sequence == LedgerLine.sequence),
         )
-        q = self._period(q, client_id, currency, since, until)
+        # A player's lines by the player's index; the client's by line 0's (a record's lines
+        # share its time), so the newest page is an index read either way.
         if player is not None:
-            q = q.where(LedgerLine.player_id == player)
+            q = self._period(q, client_id, currency, since, until).where(LedgerLine.player_id == player)
+            at, sequence_of = LedgerLine.created_at, LedgerLine.sequence
+        else:
+            q, first = self._records_in(q, client_id, currency, since, until)
+            at, sequence_of = first.created_at, first.sequence
         if sequences is not None:
             q = q.where(LedgerLine.sequence.in_(list(sequences)))
         if through is not None:
@@ -305,14 +364,12 @@ class LedgerRepository:
         if after is not None:
             when, sequence, line_no = after
             q = q.where(
-                LedgerLine.created_at <= when,  # what the index can range over
-                (LedgerLine.created_at < when)
-                | (LedgerLine.sequence < sequence)
-                | ((LedgerLine.sequence == sequence) & (LedgerLine.line_no < line_no)),
+                at <= when,  # what the index can range over
+                (at < when)
+                | (sequence_of < sequence)
+                | ((sequence_of == sequence) & (LedgerLine.line_no < line_no)),
             )
-        q = q.order_by(
-            LedgerLine.created_at.desc(), LedgerLine.sequence.desc(), LedgerLine.line_no.desc()
-        ).limit(limit)
+        q = q.order_by(at.desc(), sequence_of.desc(), LedgerLine.line_no.desc()).limit(limit)
         if offset:
             q = q.offset(offset)
         return [

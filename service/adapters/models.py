@@ -221,7 +221,17 @@ class LedgerLine(Base):
 
     __tablename__ = "ledger_lines"
     __table_args__ = (
-        Index("ix_ledger_lines_currency_time", "client_id", "currency", "created_at"),
+        # Line 0 alone (migration 0017): client-wide periods find their records by it, and a
+        # round writes one entry here instead of one per line.
+        Index(
+            "ix_ledger_lines_record_time",
+            "client_id",
+            "currency",
+            "created_at",
+            "sequence",
+            sqlite_where=text("line_no = 0"),
+            postgresql_where=text("line_no = 0"),
+        ),
         Index(
             "ix_ledger_lines_player_time",
             "client_id",

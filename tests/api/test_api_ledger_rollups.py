@@ -9,6 +9,7 @@ line of the period (a period never reads the rollups).
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -343,3 +344,36 @@ def test_property_any_history_of_rounds_voids_and_folds_reads_the_full_sums(app,
         elif op == "read":
             all_time(http, tenant)
     all_time(http, tenant)
+
+
+@pytest.mark.postgres
+def test_the_clients_newest_page_reads_line_0s_index_in_order_not_every_line(own_app):
+    """Client-wide lines find their records by line 0 (migration 0017): one index entry per
+    record, read backward from the newest, each record's lines joined by primary key."""
+    from sqlalchemy import event, text
+
+    app, http, tenant = own_app, own_app.test_client(), make_tenant(own_app)
+    for _ in range(60):
+        store(http, tenant, four_player_round())
+    engine = app.extensions["capsa"].db.engine
+    with engine.connect() as conn:  # as autovacuum would (it is off on the test server)
+        conn.execute(text("ANALYZE ledger_lines"))
+        conn.execute(text("ANALYZE chain_records"))
+        conn.commit()
+    plans: list[str] = []
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        if "FROM ledger_lines JOIN" in statement and "ORDER BY" in statement:
+            cursor.execute("EXPLAIN " + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        page = get(http, tenant, "/v1/ledger/entries?currency=IDR&limit=3")
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+    assert len(page["items"]) == 3
+    assert len(plans) == 1, plans
+    # An index-only scan once the visibility map is set (a vacuumed table), either way in order.
+    assert re.search(r"Index (Only )?Scan Backward using ix_ledger_lines_record_time on ledger_lines first_line", plans[0]), plans[0]
+    assert "Seq Scan on ledger_lines" not in plans[0], plans[0]
