@@ -92,6 +92,7 @@ def main() -> int:
         admin = normalise_url(admin)
         url, name = create_database(admin, "capsa_profile")
         dropper = (admin, name)
+    app = None
     try:
         upgrade(url)
         db = Database(url)
@@ -156,6 +157,10 @@ def main() -> int:
         if args.dump:
             stats.dump_stats(args.dump)
     finally:
+        if app is not None:
+            # Its receipts stored and its timer stopped before the database goes: a flush
+            # racing the drop would end the run with a traceback.
+            app.extensions["capsa"].db.dispose()
         if dropper:
             drop_database(*dropper)
         elif args.sqlite:
