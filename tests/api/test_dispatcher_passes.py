@@ -10,10 +10,12 @@ fingerprint and the gauges are the whole database's, and no lease outlives its t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -28,7 +30,7 @@ from test_webhook_fairness import client_with_hooks, store
 from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
 
 from service.adapters import delivery
-from service.adapters.models import Webhook, WebhookAttempt, WebhookDelivery
+from service.adapters.models import DispatcherLease, Webhook, WebhookAttempt, WebhookDelivery
 from service.adapters.uow import Database
 from service.adapters.webhooks import Claimed
 from service.domain import webhooks as hooks
@@ -117,14 +119,15 @@ def deliveries(db: Database, client_id: str) -> dict[str, Any]:
     return {r[0]: SimpleNamespace(**{c.key: v for c, v in zip(columns, r[1:], strict=True)}) for r in rows}
 
 
-def attempts(db: Database, client_id: str) -> list[tuple[str, str, int | None, str | None]]:
+def attempts(db: Database, client_id: str) -> list[tuple[str, str, int | None, int, str | None]]:
+    a = WebhookAttempt
     with db.unit_of_work() as uow:
         rows = uow.session.execute(
-            select(WebhookAttempt.event_id, WebhookAttempt.outcome, WebhookAttempt.status_code, WebhookAttempt.error)
-            .where(WebhookAttempt.client_id == client_id)
-            .order_by(WebhookAttempt.event_id)
+            select(a.event_id, a.outcome, a.status_code, a.latency_ms, a.error)
+            .where(a.client_id == client_id)
+            .order_by(a.event_id)
         ).all()
-    return [(str(e), str(o), s, err) for e, o, s, err in rows]
+    return [(str(e), str(o), s, int(ms), err) for e, o, s, ms, err in rows]
 
 
 @contextlib.contextmanager
@@ -416,8 +419,8 @@ def test_a_pass_records_each_outcome_and_each_claim_sent_back_and_counts_them(db
         "state": "pending", "attempts": 0, "next_attempt_at": now, "delivered_at": None, "claim": None,
         "last_status": None, "last_error": None}
     assert attempts(db, client_id) == sorted([
-        (ok.event_id, "delivered", 200, None), (retry.event_id, "http_error", 500, error),
-        (last.event_id, "timeout", None, "no answer within 1 s")])
+        (ok.event_id, "delivered", 200, 5, None), (retry.event_id, "http_error", 500, 7, error),
+        (last.event_id, "timeout", None, 1000, "no answer within 1 s")])
     with db.unit_of_work() as uow:
         failing = uow.webhooks.get(client_id, hook)
     assert failing is not None and failing.failing_since == now and failing.enabled
@@ -567,3 +570,225 @@ def test_the_metrics_are_exposed_under_their_names_and_help(db):
     ]
     assert 'capsa_webhook_deliveries_total{outcome="delivered"} 1.0' in text.splitlines()
     assert Metrics().registry is not metrics.registry  # each its own registry
+
+
+# -- the SQLite lease --------------------------------------------------------------------------
+
+
+def sqlite_only(db: Database) -> None:
+    if db.dialect != "sqlite":
+        pytest.skip("PostgreSQL's dispatchers share the work by row locks, not a lease")
+
+
+def lease(db: Database) -> tuple[str, Any] | None:
+    with db.unit_of_work() as uow:
+        row = uow.session.execute(select(DispatcherLease.holder, DispatcherLease.expires_at)).first()
+    return None if row is None else (str(row[0]), row[1])
+
+
+def test_without_the_lease_a_pass_only_records_what_finished_and_the_lease_runs_for_its_time(db, new, clock):
+    sqlite_only(db)
+    first, second = new(replace(PLAIN, lease_s=10.0)), new(replace(PLAIN, lease_s=10.0))
+    client_id, hook, (a, *_) = claimed_four(db, first)
+    assert first.step(Held(pending=4)) is False
+    assert lease(db) == (first.holder, clock.now() + timedelta(seconds=10))
+    lanes = Held(done=[Outcome(a, result(), False)])
+    clock.advance(seconds=10)  # the lease ends after, not at, its time
+    with statements(db) as seen:
+        assert second.step(lanes) is False
+    assert lanes.submitted == [] and second.claims == []
+    assert deliveries(db, client_id)[a.event_id].state == "delivered"  # what it sent while it held the lease
+    assert not [s for s in seen if "SELECT" in s and "webhook_deliveries" in s]
+    clock.advance(milliseconds=1)
+    taken = Held()
+    assert second.step(taken) is False  # the lease taken over: claims what is due (nothing)
+    assert lease(db) == (second.holder, clock.now() + timedelta(seconds=10))
+    second._release()
+    assert lease(db) is None
+    first._release()
+
+
+def test_run_until_idle_gives_the_lease_back_and_abandons_nothing(db, new):
+    sqlite_only(db)
+    d = new()
+    d.run_until_idle(timeout=5)
+    assert lease(db) is None and d.abandoned == 0
+
+
+def test_a_dispatcher_is_dialect_aware_and_its_pool_keeps_an_endpoints_share(db, new):
+    d = new(replace(PLAIN, endpoint_concurrency=3))
+    assert d.sqlite is (db.dialect == "sqlite")
+    assert (d.pool.allow_private, d.pool.per_origin) == (True, 3)
+    assert not d.stopping.is_set() and d.claims == [] and d.abandoned == 0 and d._fast == {}
+
+
+# -- single attempts ---------------------------------------------------------------------------------
+
+
+class Posts:
+    """The pool's place: what each attempt posted; answers `answer`, or raises it."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.posted: list[tuple[str, bytes, dict[str, str], float]] = []
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> delivery.Result:
+        self.posted.append((url, body, headers, timeout))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        pass
+
+
+class Ticks:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return 1_800_000_000.0
+
+
+def one_prepared(db: Database, d: Dispatcher, end_by: float) -> tuple[str, Prepared]:
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d.fan_out()
+    (p,) = d.prepare(d.claim(1), end_by=end_by)
+    return hook["secret"], p
+
+
+def test_an_attempt_posts_the_signed_event_within_what_is_left_of_its_claim(db, new, clock, monkeypatch):
+    d = new()
+    secret, p = one_prepared(db, d, end_by=10.5)
+    monkeypatch.setattr(dispatcher, "time", Ticks(10.0))
+    posts = Posts(result(latency_ms=10))
+    monkeypatch.setattr(d, "pool", posts)
+    outcome = asyncio.run(d.deliver(p))
+    assert outcome == Outcome(p.claimed, result(latency_ms=10), False)
+    ((url, body, headers, timeout),) = posts.posted
+    assert (url, body, timeout) == ("http://127.0.0.1:9/a", p.body, 0.5)  # the claim's 0.5 s left, not 1 s
+    assert p.event is not None
+    assert list(headers) == ["Content-Type", "User-Agent", "webhook-id", "webhook-timestamp", "webhook-signature"]
+    assert headers["Content-Type"] == "application/json" and headers["User-Agent"] == "capsa-webhooks/1"
+    assert (headers["webhook-id"], headers["webhook-timestamp"]) == (p.event.id, "1800000000")
+    expected = hooks.signature_header([secret], p.event.id, 1_800_000_000, p.body)
+    assert headers["webhook-signature"] == expected
+    assert d._fast == {p.claimed.webhook_id: True}  # a fast 2xx: its next claims are deep
+    posts.answer = result(latency_ms=100)
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.0))
+    asyncio.run(d.deliver(p))
+    assert posts.posted[-1][3] == 1.0 and d._fast == {p.claimed.webhook_id: False}  # its timeout, all of it
+
+
+def test_an_attempt_left_less_than_its_minimum_is_sent_back_unmade(db, new, monkeypatch, caplog):
+    d = new()
+    _, p = one_prepared(db, d, end_by=0.1)
+    posts = Posts(result())
+    monkeypatch.setattr(d, "pool", posts)
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.0))
+    assert asyncio.run(d.deliver(p)) is not None  # 0.1 s left: just enough
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.001))
+    with caplog.at_level(logging.WARNING, logger="capsa.webhooks"):
+        assert asyncio.run(d.deliver(p)) is None
+    assert len(posts.posted) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"delivery of {p.claimed.event_id} to {p.claimed.webhook_id} started too late for its claim: sent back"]
+
+
+def test_an_attempt_that_raises_is_logged_and_sent_back(db, new, monkeypatch, caplog):
+    d = new()
+    _, p = one_prepared(db, d, end_by=float("inf"))
+    monkeypatch.setattr(d, "pool", Posts(RuntimeError("boom")))
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        assert asyncio.run(d.deliver(p)) is None
+    assert [r.getMessage() for r in caplog.records] == [f"delivery of {p.claimed.event_id} to {p.claimed.webhook_id} failed"]
+    assert caplog.records[0].exc_info is not None
+
+
+def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new, monkeypatch):
+    d = new()
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d.fan_out()
+    (claimed,) = d.claim(1)
+    missing = replace(claimed, sequence=99, event_id="evt_01M90N81TA4BZ35QZENKKC5J99_settled")
+    kept, lost = d.prepare([claimed, missing])
+    assert (kept.start_by, kept.end_by) == (float("inf"), float("inf"))
+    assert kept.event is not None and kept.body == kept.event.body() and kept.target is not None
+    assert (lost.claimed, lost.target, lost.event, lost.body) == (missing, kept.target, None, b"")
+    posts = Posts(result())
+    monkeypatch.setattr(d, "pool", posts)
+    outcome = asyncio.run(d.deliver(lost))  # an attempt that fails without a request, recorded
+    assert outcome == Outcome(missing, delivery.Result(
+        AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing"), False)
+    assert posts.posted == []
+    webhooks.delete(db, client_id, hook["id"])
+    (gone,) = d.prepare([claimed])
+    assert gone.target is None and gone.event is not None
+    assert asyncio.run(d.deliver(gone)) is None and posts.posted == []  # its deliveries went with it
+
+
+# -- the loops ---------------------------------------------------------------------------------------
+
+
+def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_deadline_and_half_a_second(
+        db, new, monkeypatch):
+    """`run` without a stop of its own stops on `stopping`; while attempts are in flight it
+    waits for half a claim batch of them to finish, or a tick, before its next pass; at the
+    stop its lanes get the attempt deadline and 0.5 s, and the pool's idle connections go."""
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, claim_batch=10, timeout_s=0.2, poll_s=0.01))
+    waits: list[tuple[int, float]] = []
+    closes: list[tuple[float, Any]] = []
+    real_wait, real_close = dispatcher.Lanes.wait, dispatcher.Lanes.close
+
+    def wait(lanes: Any, enough: int, timeout: float) -> None:
+        waits.append((enough, timeout))
+        real_wait(lanes, enough, timeout)
+
+    def close(lanes: Any, grace: float, then: Any = None) -> int:
+        closes.append((grace, then))
+        return real_close(lanes, grace, then)
+
+    async def never(p: Prepared) -> Outcome | None:
+        await asyncio.sleep(3600)
+        return None
+
+    monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
+    monkeypatch.setattr(dispatcher.Lanes, "close", close)
+    monkeypatch.setattr(d, "deliver", never)
+    loop = threading.Thread(target=d.run, daemon=True)
+    loop.start()
+    deadline = time.monotonic() + 10
+    while not waits and time.monotonic() < deadline:
+        time.sleep(0.01)
+    d.stopping.set()
+    loop.join(5)
+    assert not loop.is_alive()
+    assert waits and set(waits) == {(5, dispatcher.TICK_S)}
+    assert closes == [(0.7, d.pool.close)] and d.abandoned == 1
+
+
+def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, timeout_s=0.2))
+    waits: list[tuple[int, float]] = []
+    real_wait = dispatcher.Lanes.wait
+
+    def wait(lanes: Any, enough: int, timeout: float) -> None:
+        waits.append((enough, timeout))
+        real_wait(lanes, enough, timeout)
+
+    monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
+    monkeypatch.setattr(d, "pool", Posts(result()))
+    started = time.monotonic()
+    d.run_until_idle(timeout=5.0)
+    assert time.monotonic() - started < 5.0
+    assert waits and all(enough >= d.settings.most_held and 0.0 < timeout <= 5.0 for enough, timeout in waits)
+    assert deliveries(db, client_id) and {r.state for r in deliveries(db, client_id).values()} == {"delivered"}
