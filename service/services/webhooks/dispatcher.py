@@ -549,7 +549,7 @@ class Dispatcher:
         client's records read once (without their bytes) for all its endpoints. When all
         were queued, the fingerprint they leave is remembered: no fan-out query runs until
         it moves."""
-        queued, complete, moved = 0, True, 0
+        moved = 0
         with self.queue.pass_() as tx:
             due = tx.lock_due(FANOUT_ENDPOINTS)
             complete = len(due) < FANOUT_ENDPOINTS
