@@ -792,3 +792,13 @@ def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
     assert time.monotonic() - started < 5.0
     assert waits and all(enough >= d.settings.most_held and 0.0 < timeout <= 5.0 for enough, timeout in waits)
     assert deliveries(db, client_id) and {r.state for r in deliveries(db, client_id).values()} == {"delivered"}
+
+    async def never(p: Prepared) -> Outcome | None:
+        await asyncio.sleep(3600)
+        return None
+
+    store(db, client_id)
+    waits.clear()
+    monkeypatch.setattr(d, "deliver", never)
+    d.run_until_idle(timeout=0.5)  # an attempt that never ends: it waits no longer than its time
+    assert waits and all(0.0 <= timeout <= 0.5 for _, timeout in waits)
