@@ -606,6 +606,10 @@ def test_without_the_lease_a_pass_only_records_what_finished_and_the_lease_runs_
     second._release()
     assert lease(db) is None
     first._release()
+    with statements(db) as seen:  # write transactions: the lock taken up front
+        first._hold_lease()
+        first._release()
+    assert [s for s in seen if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE", "BEGIN IMMEDIATE"]
 
 
 def test_run_until_idle_gives_the_lease_back_and_abandons_nothing(db, new):
@@ -742,7 +746,7 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     stop its lanes get the attempt deadline and 0.5 s, and the pool's idle connections go."""
     client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
     store(db, client_id)
-    d = new(replace(PLAIN, claim_batch=10, timeout_s=0.2, poll_s=0.01))
+    d = new(replace(PLAIN, claim_batch=11, timeout_s=0.2, poll_s=0.01))
     waits: list[tuple[int, float]] = []
     closes: list[tuple[float, Any]] = []
     real_wait, real_close = dispatcher.Lanes.wait, dispatcher.Lanes.close
@@ -770,7 +774,7 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     d.stopping.set()
     loop.join(5)
     assert not loop.is_alive()
-    assert waits and set(waits) == {(5, dispatcher.TICK_S)}
+    assert waits and set(waits) == {(5, dispatcher.TICK_S)}  # 11 // 2
     assert closes == [(0.7, d.pool.close)] and d.abandoned == 1
 
 
@@ -802,3 +806,33 @@ def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
     monkeypatch.setattr(d, "deliver", never)
     d.run_until_idle(timeout=0.5)  # an attempt that never ends: it waits no longer than its time
     assert waits and all(0.0 <= timeout <= 0.5 for _, timeout in waits)
+
+
+def test_run_until_idle_makes_a_retry_due_at_once_in_the_same_run(db, new):
+    from webhookkit import Receiver
+
+    receiver = Receiver().start()
+    try:
+        client_id, (hook,) = client_with_hooks(db, receiver.url)
+        receiver.secrets = [hook["secret"]]
+        answers = iter(["fail"])
+        receiver.fate = lambda _id: next(answers, "ok")
+        event_id = store(db, client_id)
+        d = new(replace(PLAIN, schedule=(0.0,)))
+        d.run_until_idle(timeout=10)
+    finally:
+        receiver.stop()
+    assert [(r.id, r.fate) for r in receiver.requests] == [(event_id, "fail"), (event_id, "ok")]
+    assert deliveries(db, client_id)[event_id].state == "delivered"
+
+
+def test_a_lease_that_cannot_be_given_back_is_logged(db, new, caplog, monkeypatch):
+    d = new()
+
+    def gone(write: bool = False) -> Any:
+        raise Unreachable("the database went away")
+
+    monkeypatch.setattr(d.db, "unit_of_work", gone)
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        d._release()
+    assert [r.getMessage() for r in caplog.records] == ["could not release the dispatcher lease"]
