@@ -380,7 +380,8 @@ class Lanes:
                 self.released.append(c)
             else:
                 self.done.append(outcome)
-            if self._want and (len(self.done) + len(self.released) >= self._want or not self.pending):
+            # a waiter woken when it need not be checks again and waits on: `or` for either `and` agrees
+            if self._want and (len(self.done) + len(self.released) >= self._want or not self.pending):  # pragma: no mutate
                 self.cv.notify()
             elif self.closing:
                 self.cv.notify()
@@ -474,11 +475,11 @@ class Dispatcher:
         """Deliver everything due now, then return (tests, `--once`)."""
         deadline = time.monotonic() + timeout
         lanes = Lanes(self.settings, self.deliver)
-        everything = self.settings.concurrency * 10_000  # pragma: no mutate (more than the lanes ever hold)
         try:
             while time.monotonic() < deadline:  # pragma: no mutate (never exactly at it: < and <= agree)
                 busy = self.step(lanes)
-                lanes.wait(everything, max(0.0, deadline - time.monotonic()))
+                # for all of them (any count above what the lanes hold is the same), within the time left
+                lanes.wait(self.settings.concurrency * 10_000, max(0.0, deadline - time.monotonic()))  # pragma: no mutate
                 if not busy and not lanes.pending and not lanes.finished:
                     return
         finally:
