@@ -836,3 +836,19 @@ def test_a_lease_that_cannot_be_given_back_is_logged(db, new, caplog, monkeypatc
     with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
         d._release()
     assert [r.getMessage() for r in caplog.records] == ["could not release the dispatcher lease"]
+
+
+def test_the_last_record_writes_what_earlier_passes_could_not(db, new, monkeypatch):
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    client_id, hook, (a, b, _, back) = claimed_four(db, d)
+    break_passes(d, monkeypatch)
+    with pytest.raises(Unreachable):
+        d.step(Held(pending=4, done=[Outcome(a, result(), False)], released=[back]))
+    monkeypatch.undo()
+    d._record([Outcome(b, result(), False)], [])
+    rows = deliveries(db, client_id)
+    assert [rows[x.event_id].state for x in (a, b)] == ["delivered", "delivered"]
+    assert (rows[back.event_id].state, rows[back.event_id].claim) == ("pending", None)
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
+    assert d._unrecorded == ([], [])
