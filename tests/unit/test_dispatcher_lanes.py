@@ -188,15 +188,16 @@ def test_a_client_runs_its_cap_at_most_over_its_endpoints() -> None:
     gate = Gate()
     lanes = lanes_of(gate, client=3)
     try:
-        lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("b1", "B"), claim("b2", "B"), claim("c1", "C", "cl_2")])
+        lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("b1", "B"), claim("b2", "B"), claim("c1", "C", "cl_2"),
+                      claim("a3", "A")])
         settled(lambda: len(gate.started) == 4)
         assert gate.started == ["a1", "b1", "c1", "a2"]
         gate.ends["c1"] = OK_FAST  # another client's slot: not cl_1's
         settled(lambda: lanes.inflight == 3)
         assert gate.started == ["a1", "b1", "c1", "a2"]
-        gate.ends["a1"] = OK_FAST
+        gate.ends["a1"] = OK_FAST  # one of cl_1's 3 slots free: one more of its 2 waiting starts
         settled(lambda: len(gate.started) == 5)
-        assert gate.started[4] == "b2"
+        assert gate.started[4] == "b2" and lanes.queued == 1
     finally:
         lanes.close(grace=0)
 
@@ -227,12 +228,13 @@ def test_no_more_than_concurrency_attempts_run_and_a_freed_slot_is_taken_again()
 @pytest.mark.parametrize(("answer", "kept"), [(FAILED, 0), (None, 0), (OK_SLOW, 2), (OK_FAST, 4)])
 def test_what_waits_in_a_lane_behind_an_answer_that_is_not_a_fast_2xx_is_sent_back(answer: Any, kept: int) -> None:
     """A failure (or an attempt not made) sends back the rest of its endpoint's lane; a slow
-    2xx keeps what the endpoint's plain caps hold; a fast 2xx keeps all. Other lanes stay."""
+    2xx keeps what the endpoint's plain caps hold; a fast 2xx keeps all. Other lanes stay,
+    however long."""
     gate = Gate()
     lanes = lanes_of(gate, concurrency=2, endpoint=2)
     waiting = [claim(f"a{n}", "A") for n in range(2, 6)]
     try:
-        lanes.submit([claim("a1", "A"), claim("b1", "B"), *waiting, claim("b2", "B")])
+        lanes.submit([claim("a1", "A"), claim("b1", "B"), *waiting, claim("b2", "B"), claim("b3", "B"), claim("b4", "B")])
         settled(lambda: len(gate.started) == 2)
         gate.ends["a1"] = answer
         settled(lambda: len(gate.started) == 3)
@@ -241,7 +243,8 @@ def test_what_waits_in_a_lane_behind_an_answer_that_is_not_a_fast_2xx_is_sent_ba
         assert [c.event_id for c in released] == back + [p.claimed.event_id for p in waiting[kept:]][::-1]
         assert [o.claimed.event_id for o in done] == ([] if answer is None else ["a1"])
         assert gate.started[2] == ("a2" if kept else "b2")
-        assert (lanes.inflight, lanes.queued) == (2, kept)  # b1 and the next; what A kept less the one started, and b2
+        # b1 and the next; what A kept less the one started, and B's 3 waiting (all kept: not its answer)
+        assert (lanes.inflight, lanes.queued) == (2, kept + 2)
     finally:
         lanes.close(grace=0)
 
