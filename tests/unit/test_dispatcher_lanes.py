@@ -215,6 +215,8 @@ def test_no_more_than_concurrency_attempts_run_and_a_freed_slot_is_taken_again()
         assert gate.started == ["a1", "a2", "b1", "a3"] and lanes.pending == 3  # a1's slots all free again
         lanes.submit([claim("b2", "B", "cl_2")])
         assert lanes.pending == 4
+        lanes.submit([claim("b3", "B", "cl_2")])  # added to what waits
+        assert lanes.pending == 5
         settled(lambda: True)
         assert len(gate.started) == 4  # 3 at once at most
         gate.ends["a2"] = OK_FAST
