@@ -327,3 +327,14 @@ def test_close_abandons_what_outlives_its_grace_and_logs_a_wedged_end(caplog: py
     assert abandoned == 2 and time.monotonic() - started >= 0.3
     assert lanes.pending == 0 and lanes.collect() == ([], [])  # abandoned: nothing recorded
     assert [r.getMessage() for r in caplog.records] == ["the webhook event loop did not end its attempts"]
+
+
+def test_close_runs_then_after_the_abandoned_attempts_have_ended(caplog: pytest.LogCaptureFixture) -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    lanes.submit([claim("a1", "A"), claim("b1", "B")])
+    settled(lambda: len(gate.started) == 2)
+    seen: list[int] = []
+    with caplog.at_level("ERROR", logger="capsa.webhooks"):
+        assert lanes.close(grace=0.1, then=lambda: seen.append(lanes.inflight)) == 2
+    assert seen == [0] and caplog.records == []  # each cancelled attempt unwound first; nothing went wrong
