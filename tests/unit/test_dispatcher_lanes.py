@@ -10,6 +10,7 @@ import gc
 import socket
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,216 @@ def test_wait_for_one_returns_at_the_first_finished_while_a_slower_one_runs_on()
 def test_a_fast_endpoint_answered_2xx_within_the_bound(outcome: AttemptOutcome, latency_ms: int, is_fast: bool) -> None:
     """Only a 2xx within FAST_S earns an endpoint the deep claims."""
     assert dispatcher.fast(delivery.Result(outcome, 200 if outcome == AttemptOutcome.DELIVERED else None, latency_ms, None)) is is_fast
+
+
+# -- who runs when: the caps, the turns, the lanes sent back -----------------------------------------
+
+
+class Gate:
+    """Attempts that note their start and end when the test says, with the result it gives
+    (None: not attempted, sent back)."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.ends: dict[str, delivery.Result | None] = {}
+
+    async def attempt(self, p: Prepared) -> Outcome | None:
+        self.started.append(p.claimed.event_id)
+        while p.claimed.event_id not in self.ends:
+            await asyncio.sleep(0.002)
+        r = self.ends[p.claimed.event_id]
+        return None if r is None else Outcome(p.claimed, r, False)
+
+
+OK_FAST = delivery.Result(AttemptOutcome.DELIVERED, 200, 1, None)
+OK_SLOW = delivery.Result(AttemptOutcome.DELIVERED, 200, 500, None)
+FAILED = delivery.Result(AttemptOutcome.HTTP_ERROR, 500, 1, "HTTP 500")
+
+
+def claim(event_id: str, webhook_id: str, client_id: str = "cl_1", start_by: float = float("inf")) -> Prepared:
+    return Prepared(Claimed(webhook_id, event_id, client_id, 1, "round.settled", 0, "c"), None, None, start_by=start_by)
+
+
+def settled(what: Any, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not what():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.005)
+    time.sleep(0.05)  # and nothing more happens meanwhile
+
+
+def lanes_of(gate: Gate, concurrency: int = 10, endpoint: int = 10, client: int = 10) -> Lanes:
+    s = Settings(allow_private=True, concurrency=concurrency, endpoint_concurrency=endpoint, client_concurrency=client)
+    return Lanes(s, gate.attempt)
+
+
+def test_lanes_take_turns_and_an_endpoint_runs_its_cap_at_most() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate, endpoint=2)
+    try:
+        lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("a3", "A"), claim("a4", "A"), claim("b1", "B")])
+        settled(lambda: len(gate.started) == 3)
+        assert gate.started == ["a1", "b1", "a2"]  # A, then B, then A again
+        assert (lanes.queued, lanes.inflight, lanes.pending) == (2, 3, 5)
+        gate.ends["a1"] = OK_FAST
+        settled(lambda: len(gate.started) == 4)
+        assert gate.started[3:] == ["a3"]  # a slot of A freed: one more of A
+        assert lanes.pending == 4
+    finally:
+        lanes.close(grace=0)
+
+
+def test_a_client_runs_its_cap_at_most_over_its_endpoints() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate, client=3)
+    try:
+        lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("b1", "B"), claim("b2", "B"), claim("c1", "C", "cl_2"),
+                      claim("a3", "A")])
+        settled(lambda: len(gate.started) == 4)
+        assert gate.started == ["a1", "b1", "c1", "a2"]
+        gate.ends["c1"] = OK_FAST  # another client's slot: not cl_1's
+        settled(lambda: lanes.inflight == 3)
+        assert gate.started == ["a1", "b1", "c1", "a2"]
+        gate.ends["a1"] = OK_FAST  # one of cl_1's 3 slots free: one more of its 2 waiting starts
+        settled(lambda: len(gate.started) == 5)
+        assert gate.started[4] == "b2" and lanes.queued == 1
+    finally:
+        lanes.close(grace=0)
+
+
+def test_no_more_than_concurrency_attempts_run_and_a_freed_slot_is_taken_again() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate, concurrency=3, endpoint=2, client=2)
+    try:
+        lanes.submit([claim("a1", "A")])
+        settled(lambda: gate.started == ["a1"])
+        gate.ends["a1"] = OK_FAST
+        settled(lambda: lanes.pending == 0)
+        lanes.submit([claim("a2", "A"), claim("a3", "A"), claim("b1", "B", "cl_2")])
+        settled(lambda: len(gate.started) == 4)
+        assert gate.started == ["a1", "a2", "b1", "a3"] and lanes.pending == 3  # a1's slots all free again
+        lanes.submit([claim("b2", "B", "cl_2")])
+        assert lanes.pending == 4
+        lanes.submit([claim("b3", "B", "cl_2")])  # added to what waits
+        assert lanes.pending == 5
+        settled(lambda: True)
+        assert len(gate.started) == 4  # 3 at once at most
+        gate.ends["a2"] = OK_FAST
+        settled(lambda: len(gate.started) == 5)
+        assert gate.started[4] == "b2" and lanes.inflight == 3
+        assert [o.claimed.event_id for o in lanes.collect()[0]] == ["a1", "a2"]
+    finally:
+        lanes.close(grace=0)
+
+
+@pytest.mark.parametrize(("answer", "kept"), [(FAILED, 0), (None, 0), (OK_SLOW, 2), (OK_FAST, 4)])
+def test_what_waits_in_a_lane_behind_an_answer_that_is_not_a_fast_2xx_is_sent_back(answer: Any, kept: int) -> None:
+    """A failure (or an attempt not made) sends back the rest of its endpoint's lane; a slow
+    2xx keeps what the endpoint's plain caps hold; a fast 2xx keeps all. Other lanes stay,
+    however long."""
+    gate = Gate()
+    lanes = lanes_of(gate, concurrency=2, endpoint=2)
+    waiting = [claim(f"a{n}", "A") for n in range(2, 6)]
+    try:
+        lanes.submit([claim("a1", "A"), claim("b1", "B"), *waiting, claim("b2", "B"), claim("b3", "B"), claim("b4", "B")])
+        settled(lambda: len(gate.started) == 2)
+        gate.ends["a1"] = answer
+        settled(lambda: len(gate.started) == 3)
+        done, released = lanes.collect()
+        back = ["a1"] if answer is None else []
+        assert [c.event_id for c in released] == back + [p.claimed.event_id for p in waiting[kept:]][::-1]
+        assert [o.claimed.event_id for o in done] == ([] if answer is None else ["a1"])
+        assert gate.started[2] == ("a2" if kept else "b2")
+        # b1 and the next; what A kept less the one started, and B's 3 waiting (all kept: not its answer)
+        assert (lanes.inflight, lanes.queued) == (2, kept + 2)
+    finally:
+        lanes.close(grace=0)
+
+
+def test_a_claim_past_its_start_is_sent_back_unattempted_and_a_waiter_counts_it() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    try:
+        lanes.submit([claim("slow", "A"), claim("late", "B", start_by=time.monotonic() - 1)])
+        started = time.monotonic()
+        lanes.wait(1, timeout=5)
+        assert time.monotonic() - started < 2
+        done, released = lanes.collect()
+        assert (done, [c.event_id for c in released]) == ([], ["late"])
+        assert gate.started == ["slow"] and lanes.pending == 1
+    finally:
+        lanes.close(grace=0)
+
+
+def test_wait_returns_at_its_timeout_with_nothing_finished() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    try:
+        lanes.submit([claim("a1", "A")])
+        started = time.monotonic()
+        lanes.wait(1, timeout=0.3)
+        assert 0.3 <= time.monotonic() - started < 1.2
+        assert lanes.collect() == ([], [])
+        lanes.wait(1, timeout=0)
+        assert lanes._want == 0  # nobody waits now
+    finally:
+        lanes.close(grace=0)
+
+
+def test_closing_lanes_send_back_what_they_are_given() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    try:
+        lanes.io.call(lanes._close)
+        lanes.submit([claim("a1", "A"), claim("a2", "A")])
+        settled(lambda: len(lanes.released) == 2)
+        assert gate.started == [] and lanes.pending == 0
+    finally:
+        lanes.close(grace=0)
+
+
+def test_close_sends_back_what_waits_lets_the_attempts_in_flight_end_and_runs_then(caplog: pytest.LogCaptureFixture) -> None:
+    gate = Gate()
+    lanes = lanes_of(gate, concurrency=1)
+    ran: list[int] = []
+    lanes.submit([claim("a1", "A"), claim("b1", "B"), claim("c1", "C")])
+    settled(lambda: gate.started == ["a1"])
+    threading.Timer(0.2, lambda: gate.ends.update(a1=OK_FAST)).start()
+    started = time.monotonic()
+    with caplog.at_level("ERROR", logger="capsa.webhooks"):
+        abandoned = lanes.close(grace=2, then=lambda: ran.append(threading.get_ident()))
+    took = time.monotonic() - started
+    assert abandoned == 0 and 0.2 <= took < 1.0
+    assert ran and ran[0] == lanes.io.thread.ident  # on the event loop, last
+    done, released = lanes.collect()
+    assert [o.claimed.event_id for o in done] == ["a1"] and sorted(c.event_id for c in released) == ["b1", "c1"]
+    assert gate.started == ["a1"] and lanes.pending == 0 and lanes.stopped
+    assert caplog.records == []
+
+
+def test_close_abandons_what_outlives_its_grace_and_logs_a_wedged_end(caplog: pytest.LogCaptureFixture) -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    lanes.submit([claim("a1", "A"), claim("b1", "B")])
+    settled(lambda: len(gate.started) == 2)
+
+    def broken() -> None:
+        raise RuntimeError("wedged")
+
+    started = time.monotonic()
+    with caplog.at_level("ERROR", logger="capsa.webhooks"):
+        abandoned = lanes.close(grace=0.3, then=broken)
+    assert abandoned == 2 and time.monotonic() - started >= 0.3
+    assert lanes.pending == 0 and lanes.collect() == ([], [])  # abandoned: nothing recorded
+    assert [r.getMessage() for r in caplog.records] == ["the webhook event loop did not end its attempts"]
+
+
+def test_close_runs_then_after_the_abandoned_attempts_have_ended(caplog: pytest.LogCaptureFixture) -> None:
+    gate = Gate()
+    lanes = lanes_of(gate)
+    lanes.submit([claim("a1", "A"), claim("b1", "B")])
+    settled(lambda: len(gate.started) == 2)
+    seen: list[int] = []
+    with caplog.at_level("ERROR", logger="capsa.webhooks"):
+        assert lanes.close(grace=0.1, then=lambda: seen.append(lanes.inflight)) == 2
+    assert seen == [0] and caplog.records == []  # each cancelled attempt unwound first; nothing went wrong

@@ -1,0 +1,854 @@
+"""Single dispatcher passes against a real database: how much a pass claims (its free
+threads, or a fast endpoint's deeper share, never a negative count), when it fans out (only
+when a chain head or a cursor moved, each cursor moved to what it queued), what it records
+(each outcome, each claim sent back, each endpoint's failure record) and counts, what it
+keeps when its transaction fails, the gauges, the lease, and single attempts.
+
+Each test has a database of its own (SQLite, and PostgreSQL with TEST_DATABASE_URL): the
+fingerprint and the gauges are the whole database's, and no lease outlives its test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from prometheus_client import generate_latest
+from sqlalchemy import event, select
+from test_webhook_fairness import client_with_hooks, store
+from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
+
+from service.adapters import delivery
+from service.adapters.models import DispatcherLease, Webhook, WebhookAttempt, WebhookDelivery
+from service.adapters.uow import Database
+from service.adapters.webhooks import Claimed
+from service.domain import webhooks as hooks
+from service.domain.webhooks import AttemptOutcome
+from service.services.webhooks import dispatcher
+from service.services.webhooks import endpoints as webhooks
+from service.services.webhooks.dispatcher import QUEUE_S, Dispatcher, Metrics, Outcome, Prepared, Settings
+
+PLAIN = Settings(
+    schedule=(10.0, 1000.0), timeout_s=1.0, allow_private=True, concurrency=4,
+    endpoint_concurrency=50, client_concurrency=50, claim_batch=256,
+)
+
+
+@pytest.fixture
+def db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:  # noqa: F811 (the fixture)
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    database = Database(database_url)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def made(db: Database) -> Iterator[list[Dispatcher]]:
+    """Dispatchers a test makes: each gives back the SQLite lease its passes took."""
+    out: list[Dispatcher] = []
+    yield out
+    for d in out:
+        if d.sqlite:
+            d._release()
+
+
+@pytest.fixture
+def new(db: Database, made: list[Dispatcher]) -> Any:
+    def make(settings: Settings = PLAIN, metrics: Metrics | None = None) -> Dispatcher:
+        d = Dispatcher(db, settings, metrics, rng=random.Random(7))
+        made.append(d)
+        return d
+    return make
+
+
+class Held:
+    """Lanes that keep what they are given (`pending` of them held) and hand over the
+    outcomes and claims sent back that a test puts in."""
+
+    def __init__(self, pending: int = 0, done: list[Outcome] | None = None, released: list[Claimed] | None = None):
+        self.pending = pending
+        self.submitted: list[Prepared] = []
+        self.done = done or []
+        self.released = released or []
+
+    def collect(self) -> tuple[list[Outcome], list[Claimed]]:
+        done, released, self.done, self.released = self.done, self.released, [], []
+        return done, released
+
+    def submit(self, prepared: list[Prepared]) -> None:
+        self.submitted.extend(prepared)
+
+
+def queued(db: Database, client_id: str) -> dict[str, list[int]]:
+    """The client's deliveries by endpoint: their sequences, in order."""
+    with db.unit_of_work() as uow:
+        rows = uow.session.execute(
+            select(WebhookDelivery.webhook_id, WebhookDelivery.sequence)
+            .where(WebhookDelivery.client_id == client_id)
+            .order_by(WebhookDelivery.webhook_id, WebhookDelivery.sequence)
+        ).all()
+    out: dict[str, list[int]] = {}
+    for webhook_id, sequence in rows:
+        out.setdefault(webhook_id, []).append(int(sequence))
+    return out
+
+
+def cursors(db: Database, client_id: str) -> dict[str, int]:
+    with db.unit_of_work() as uow:
+        rows = uow.session.execute(select(Webhook.id, Webhook.cursor).where(Webhook.client_id == client_id)).all()
+    return {w: int(c) for w, c in rows}
+
+
+def deliveries(db: Database, client_id: str) -> dict[str, Any]:
+    """The client's delivery rows by event id."""
+    d = WebhookDelivery
+    columns = (d.state, d.attempts, d.next_attempt_at, d.delivered_at, d.claim, d.last_status, d.last_error)
+    with db.unit_of_work() as uow:
+        rows = uow.session.execute(select(d.event_id, *columns).where(d.client_id == client_id)).all()
+    return {r[0]: SimpleNamespace(**{c.key: v for c, v in zip(columns, r[1:], strict=True)}) for r in rows}
+
+
+def attempts(db: Database, client_id: str) -> list[tuple[str, str, int | None, int, str | None]]:
+    a = WebhookAttempt
+    with db.unit_of_work() as uow:
+        rows = uow.session.execute(
+            select(a.event_id, a.outcome, a.status_code, a.latency_ms, a.error)
+            .where(a.client_id == client_id)
+            .order_by(a.event_id)
+        ).all()
+    return [(str(e), str(o), s, int(ms), err) for e, o, s, ms, err in rows]
+
+
+@contextlib.contextmanager
+def statements(db: Database) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(statement)
+
+    event.listen(db.engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        event.remove(db.engine, "before_cursor_execute", note)
+
+
+def result(outcome: AttemptOutcome = AttemptOutcome.DELIVERED, status: int | None = 200, latency_ms: int = 5,
+           error: str | None = None) -> delivery.Result:
+    return delivery.Result(outcome, status, latency_ms, error)
+
+
+# -- how much a pass claims ---------------------------------------------------------------------
+
+
+def test_a_plain_pass_claims_its_free_threads_and_never_a_negative_count(db, new):
+    """Plain claims (no endpoint known fast): `concurrency` less what the lanes hold. A full
+    claim asks for the next pass at once; none is made with no free thread, nor with fewer
+    than none (lanes holding deep claims), where a negative limit would claim all but the
+    last rows."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    for _ in range(10):
+        store(db, client_id)
+    d = new()
+    first = Held(pending=1)
+    assert d.step(first) is True  # nothing was queued when it claimed: it queued 10
+    assert first.submitted == [] and d.claims == []
+    assert len(queued(db, client_id)[hook["id"]]) == 10
+
+    lanes = Held(pending=1)
+    before = time.monotonic()
+    assert d.step(lanes) is True  # a full claim: 4 threads less the 1 held
+    after = time.monotonic()
+    assert [p.claimed.sequence for p in lanes.submitted] == [1, 2, 3] and d.claims == [3]
+    for p in lanes.submitted:  # to start within QUEUE_S of the claim, and end by its deadline after that
+        assert before + QUEUE_S <= p.start_by <= after + QUEUE_S
+        assert p.end_by == p.start_by + d.settings.timeout_s
+        assert p.target is not None and p.target.url == "http://127.0.0.1:9/a"
+        assert p.event is not None and p.body == p.event.body()
+
+    one = Held(pending=3)
+    assert d.step(one) is True and [p.claimed.sequence for p in one.submitted] == [4]
+
+    for pending in (4, 6):  # no free thread, or fewer than none: no claim, not even a query of the queue
+        full = Held(pending=pending)
+        with statements(db) as seen:
+            assert d.step(full) is False
+        assert full.submitted == [] and d.claims == [3, 1]
+        assert not [s for s in seen if "webhook_deliveries" in s]
+
+    rest = Held(pending=0)
+    assert d.step(rest) is True and [p.claimed.sequence for p in rest.submitted] == [5, 6, 7, 8]
+    last = Held(pending=0)
+    assert d.step(last) is False  # 2 of its 4 free threads: nothing more is due
+    assert [p.claimed.sequence for p in last.submitted] == [9, 10] and d.claims == [3, 1, 4, 2]
+
+
+def fast_client(db: Database, d: Dispatcher, events: int) -> tuple[str, str]:
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/fast")
+    for _ in range(events):
+        store(db, client_id)
+    assert d.fan_out() == events
+    d._fast[hook["id"]] = True  # its last attempt here was a 2xx within FAST_S
+    return client_id, hook["id"]
+
+
+DEEP = replace(PLAIN, concurrency=2, claim_batch=5, endpoint_concurrency=1, client_concurrency=1, depth=8)
+
+
+def test_a_fast_endpoint_is_claimed_within_the_held_bound_and_the_claim_batch(db, new):
+    """With a fast endpoint a pass claims up to `claim_batch`, and no more than the lanes
+    may hold (`most_held`: twice the claim batch) less what they hold; the endpoint's own
+    deep cap (its cap times `depth`) bounds it too."""
+    d = new(DEEP)
+    assert d.settings.most_held == 10
+    client_id, hook = fast_client(db, d, 20)
+    held = Held(pending=7)
+    assert d.step(held) is True and len(held.submitted) == 3  # 10 held at most, 7 are
+    assert {p.claimed.claim.endswith(":deep") for p in held.submitted} == {True}
+    batch = Held(pending=0)
+    assert d.step(batch) is True and len(batch.submitted) == 5  # the claim batch
+    rest = Held(pending=0)
+    assert d.step(rest) is False  # its deep cap (1 x 8) is full: its plain slot is left
+    assert len(rest.submitted) == 1
+    assert d.claims == [3, 5, 1]
+
+
+def test_depth_two_claims_deep(db, new):
+    two = new(replace(DEEP, depth=2))
+    fast_client(db, two, 6)
+    lanes = Held()
+    assert two.step(lanes) is False  # 2 of its 5 (the endpoint's cap 1 x 2): not a full claim
+    assert [p.claimed.claim.endswith(":deep") for p in lanes.submitted] == [True, True]
+
+
+def test_depth_one_claims_plain_only_whatever_answered_fast(db, new):
+    one = new(replace(DEEP, depth=1, endpoint_concurrency=50, client_concurrency=50))
+    fast_client(db, one, 6)
+    plain = Held()
+    assert one.step(plain) is True  # its free threads (2): a full plain claim
+    assert [p.claimed.claim.endswith(":deep") for p in plain.submitted] == [False, False]
+
+
+def test_the_claims_are_held_for_the_claim_time_under_a_fresh_token_and_their_sizes_kept(db, new, clock):
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    events = [store(db, client_id) for _ in range(3)]
+    d = new()
+    assert d.fan_out() == 3
+    d.claims = list(range(1000))
+    first = d.claim(2)
+    second = d.claim(2)
+    assert d.claims[-2:] == [2, 1] and len(d.claims) == 1000 and d.claims[0] == 2  # the last 1,000
+    tokens = {c.claim for c in first} | {c.claim for c in second}
+    assert len(tokens) == 2 and all(re.fullmatch("[0-9a-f]{16}", t) for t in tokens)
+    rows = deliveries(db, client_id)
+    until = clock.now() + timedelta(seconds=d.settings.claim_s)
+    assert {e: rows[e].next_attempt_at for e in events} == dict.fromkeys(events, until)
+    assert d.claim(2) == []  # claimed: not due again before the claim runs out
+    clock.advance(seconds=d.settings.claim_s)
+    assert [c.event_id for c in d.claim(5)] == events  # due again when it has
+
+
+# -- fan-out: only when the fingerprint moved ---------------------------------------------------
+
+
+def spy_fan_outs(d: Dispatcher, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many deliveries each fan-out of `d` queued, one entry a fan-out."""
+    calls: list[int] = []
+    real = d._fan_out
+
+    def counted(fingerprint: Any) -> int:
+        calls.append(real(fingerprint))
+        return calls[-1]
+
+    monkeypatch.setattr(d, "_fan_out", counted)
+    return calls
+
+
+def test_fan_out_runs_only_when_a_head_or_a_cursor_moved_and_moves_each_cursor_to_its_last(db, new, monkeypatch):
+    """Two endpoints of one client at different cursors: each gets the records after its own
+    cursor; the fingerprint it leaves (heads, endpoints, cursors moved by what was queued) is
+    remembered, so the next passes run no fan-out until a round is stored."""
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    store(db, client_id)
+    b = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/b", "events": ["round.settled"]})
+    store(db, client_id)
+    store(db, client_id)
+    assert cursors(db, client_id) == {a["id"]: 0, b["id"]: 2}
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    assert d.step(Held()) is True
+    assert fan_outs == [6]
+    assert queued(db, client_id) == {a["id"]: [1, 2, 3, 4], b["id"]: [3, 4]}
+    assert cursors(db, client_id) == {a["id"]: 4, b["id"]: 4}
+    with db.engine.begin() as conn:
+        from service.adapters.webhook_queue import Pass
+        assert d._quiet == Pass(conn, db.dialect).fingerprint()
+    for _ in range(3):  # claims, then nothing: no fan-out query while nothing moved
+        d.step(Held(pending=4))
+    assert fan_outs == [6]
+    store(db, client_id)
+    d.step(Held(pending=4))
+    assert fan_outs == [6, 2]
+    assert queued(db, client_id) == {a["id"]: [1, 2, 3, 4, 5], b["id"]: [3, 4, 5]}
+    d.step(Held(pending=4))
+    assert fan_outs == [6, 2]
+
+
+def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, monkeypatch):
+    """`batch` records per client and pass: an endpoint created after some records gets only
+    the later ones, each pass reading from the lowest cursor on, until all are queued."""
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    store(db, client_id)
+    b = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/b", "events": ["round.settled"]})
+    store(db, client_id)
+    store(db, client_id)
+    d = new(replace(PLAIN, batch=2))
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    assert d.step(Held(pending=4)) is True
+    assert queued(db, client_id) == {a["id"]: [1, 2]}
+    assert cursors(db, client_id) == {a["id"]: 2, b["id"]: 2}
+    assert d.step(Held(pending=4)) is True
+    assert queued(db, client_id) == {a["id"]: [1, 2, 3, 4], b["id"]: [3, 4]}
+    assert cursors(db, client_id) == {a["id"]: 4, b["id"]: 4}
+    assert d.step(Held(pending=4)) is False  # the batch was full: one more look, nothing left
+    assert d.step(Held(pending=4)) is False
+    assert fan_outs == [2, 4, 0]
+
+
+def test_a_fan_out_takes_so_many_endpoints_and_the_next_pass_the_others(db, new, monkeypatch):
+    monkeypatch.setattr(dispatcher, "FANOUT_ENDPOINTS", 2)
+    client_id, hooks_ = client_with_hooks(db, *(f"http://127.0.0.1:9/{n}" for n in "abc"))
+    store(db, client_id)
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    d.step(Held(pending=4))
+    assert len(queued(db, client_id)) == 2  # two endpoints a transaction
+    d.step(Held(pending=4))
+    assert queued(db, client_id) == {h["id"]: [1] for h in hooks_}
+    d.step(Held(pending=4))
+    d.step(Held(pending=4))
+    assert fan_outs == [2, 1]  # then all were queued: no fan-out until something moves
+
+
+def test_fan_out_queues_the_types_an_endpoint_takes_with_the_records_time(db, new, clock):
+    client_id, (settled,) = client_with_hooks(db, "http://127.0.0.1:9/settled")
+    every = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/all", "events": ["*"]})
+    voids = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/voided", "events": ["round.voided"]})
+    event_id = store(db, client_id)
+    round_id = "rnd_" + event_id.removeprefix("evt_").removesuffix("_settled")
+    clock.advance(minutes=5)
+    from service.services.rounds import voids as voiding
+    voiding.void(db, client_id, round_id, "dealer error")
+    clock.advance(minutes=5)
+    d = new()
+    assert d.fan_out() == 4
+    assert queued(db, client_id) == {settled["id"]: [1], every["id"]: [1, 2], voids["id"]: [2]}
+    rows = deliveries(db, client_id)
+    voided_id = hooks.event_id(round_id, hooks.VOIDED)
+    assert set(rows) == {event_id, voided_id}
+    with db.unit_of_work() as uow:
+        got = uow.session.execute(
+            select(WebhookDelivery.webhook_id, WebhookDelivery.event_id, WebhookDelivery.event_type,
+                   WebhookDelivery.event_at, WebhookDelivery.next_attempt_at, WebhookDelivery.state,
+                   WebhookDelivery.attempts)
+            .where(WebhookDelivery.client_id == client_id)
+        ).all()
+    start = clock.now() - timedelta(minutes=10)
+    expected = {
+        (settled["id"], event_id, "round.settled", start),
+        (every["id"], event_id, "round.settled", start),
+        (every["id"], voided_id, "round.voided", start + timedelta(minutes=5)),
+        (voids["id"], voided_id, "round.voided", start + timedelta(minutes=5)),
+    }
+    assert {(w, e, t, at) for w, e, t, at, *_ in got} == expected
+    assert {(n, s, a) for *_, n, s, a in got} == {(clock.now(), "pending", 0)}  # due now
+
+
+# -- what a pass records -------------------------------------------------------------------------
+
+
+def claimed_four(db: Database, d: Dispatcher) -> tuple[str, str, list[Claimed]]:
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    for _ in range(4):
+        store(db, client_id)
+    assert d.fan_out() == 4
+    taken = d.claim(4)
+    assert len(taken) == 4
+    return client_id, hook["id"], taken
+
+
+def test_a_pass_records_each_outcome_and_each_claim_sent_back_and_counts_them(db, new, clock):
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    client_id, hook, (ok, retry, last, back) = claimed_four(db, d)
+    last = replace(last, attempts=2)  # its third attempt: the schedule (two retries) is used up
+    error = "HTTP 500: Internal Server Error"
+    lanes = Held(pending=4, released=[back], done=[
+        Outcome(ok, result(), False),
+        Outcome(retry, result(AttemptOutcome.HTTP_ERROR, 500, 7, error), False),
+        Outcome(last, result(AttemptOutcome.TIMEOUT, None, 1000, "no answer within 1 s"), False),
+    ])
+    clock.advance(seconds=3)
+    now = clock.now()
+    assert d.step(lanes) is False
+    rows = deliveries(db, client_id)
+    jitter = random.Random(7).uniform(1 - hooks.JITTER, 1 + hooks.JITTER)
+    assert vars(rows[ok.event_id]) == {
+        "state": "delivered", "attempts": 1, "next_attempt_at": now, "delivered_at": now, "claim": None,
+        "last_status": 200, "last_error": None}
+    assert vars(rows[retry.event_id]) == {
+        "state": "pending", "attempts": 1, "next_attempt_at": now + timedelta(seconds=10.0 * jitter),
+        "delivered_at": None, "claim": None, "last_status": 500, "last_error": error}
+    assert vars(rows[last.event_id]) == {
+        "state": "failed", "attempts": 3, "next_attempt_at": now, "delivered_at": None, "claim": None,
+        "last_status": None, "last_error": "no answer within 1 s"}
+    assert vars(rows[back.event_id]) == {  # never attempted: due again now, its attempts as they were
+        "state": "pending", "attempts": 0, "next_attempt_at": now, "delivered_at": None, "claim": None,
+        "last_status": None, "last_error": None}
+    assert attempts(db, client_id) == sorted([
+        (ok.event_id, "delivered", 200, 5, None), (retry.event_id, "http_error", 500, 7, error),
+        (last.event_id, "timeout", None, 1000, "no answer within 1 s")])
+    with db.unit_of_work() as uow:
+        failing = uow.webhooks.get(client_id, hook)
+    assert failing is not None and failing.failing_since == now and failing.enabled
+    sample = metrics.registry.get_sample_value
+    assert [sample("capsa_webhook_deliveries_total", {"outcome": o}) for o in ("delivered", "http_error", "timeout")] \
+        == [1.0, 1.0, 1.0]
+    assert sample("capsa_webhook_endpoints_disabled_total") == 0.0
+
+
+def test_two_outcomes_of_a_kind_count_two_and_a_disabled_endpoint_is_logged(db, new, clock, caplog):
+    metrics = Metrics()
+    d = new(replace(PLAIN, disable_after_s=3600.0), metrics)
+    client_id, hook, (a, b, c, _) = claimed_four(db, d)
+    failed = result(AttemptOutcome.HTTP_ERROR, 500, 7, "HTTP 500")
+    d.step(Held(pending=4, done=[Outcome(a, failed, False)]))
+    clock.advance(seconds=3600)
+    with caplog.at_level(logging.WARNING, logger="capsa.webhooks"):
+        d.step(Held(pending=4, done=[Outcome(b, failed, True), Outcome(c, failed, True)]))
+    assert [r.getMessage() for r in caplog.records] == [f"webhook {hook} disabled: failing for more than 3600.0 s"]
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "http_error"}) == 3.0
+    assert metrics.registry.get_sample_value("capsa_webhook_endpoints_disabled_total") == 1.0
+    with db.unit_of_work() as uow:
+        endpoint = uow.webhooks.get(client_id, hook)
+    assert endpoint is not None and (endpoint.enabled, endpoint.disabled_reason) == (False, "failing")
+
+
+class Unreachable(Exception):
+    pass
+
+
+def break_passes(d: Dispatcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    @contextlib.contextmanager
+    def broken() -> Iterator[Any]:
+        raise Unreachable("the database went away")
+        yield
+
+    monkeypatch.setattr(d.queue, "pass_", broken)
+
+
+def test_outcomes_a_pass_could_not_record_are_logged_kept_and_recorded_by_the_next(db, new, clock, caplog, monkeypatch):
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    client_id, hook, (a, b, c, back) = claimed_four(db, d)
+    first = [Outcome(a, result(), False), Outcome(b, result(), False)]
+    idle = new(PLAIN)
+    break_passes(d, monkeypatch)
+    break_passes(idle, monkeypatch)
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        with pytest.raises(Unreachable):
+            idle.step(Held(pending=4))  # nothing to record: nothing to say
+        idle._release()
+        with pytest.raises(Unreachable):
+            d.step(Held(pending=4, released=[back]))  # claims sent back alone are kept too
+        with pytest.raises(Unreachable):
+            d.step(Held(pending=4, done=first, released=[c]))
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not record 0 attempts; trying again", "could not record 2 attempts; trying again"]
+    assert all(r.exc_info is not None for r in caplog.records)
+    assert d._unrecorded == (first, [back, c])
+    monkeypatch.undo()
+    assert d.step(Held(pending=4)) is False
+    rows = deliveries(db, client_id)
+    assert [rows[x.event_id].state for x in (a, b, c, back)] == ["delivered", "delivered", "pending", "pending"]
+    assert [rows[x.event_id].claim for x in (c, back)] == [None, None]
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
+    assert d._unrecorded == ([], [])
+
+
+def test_a_failing_pass_keeps_the_last_10000_of_each(db, new, monkeypatch):
+    d = new()
+    claimed = Claimed("whk_x", "evt_x", "cl_x", 1, "round.settled", 0, "c")
+    done = [Outcome(replace(claimed, sequence=n), result(), False) for n in range(10_001)]
+    released = [replace(claimed, sequence=n) for n in range(10_001)]
+    break_passes(d, monkeypatch)
+    with pytest.raises(Unreachable):
+        d._pass(done, released, 0)
+    assert d._unrecorded == (done[1:], released[1:])
+
+
+def test_what_the_last_record_cannot_write_is_logged_and_dropped(db, new, caplog, monkeypatch):
+    d = new()
+    client_id, hook, (a, b, _, back) = claimed_four(db, d)
+    break_passes(d, monkeypatch)
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        d._record([Outcome(a, result(), False)], [back])
+    assert [r.getMessage() for r in caplog.records] == ["could not record 1 attempts"]
+    assert d._unrecorded == ([], [])
+    monkeypatch.undo()
+    d._record([], [b])  # a claim sent back alone is recorded
+    assert deliveries(db, client_id)[b.event_id].claim is None
+    assert deliveries(db, client_id)[a.event_id].claim is not None  # dropped: its claim runs out
+
+
+# -- the gauges -----------------------------------------------------------------------------------
+
+
+class Monotonic:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def gauges(metrics: Metrics) -> tuple[float | None, float | None]:
+    sample = metrics.registry.get_sample_value
+    return sample("capsa_webhook_events_waiting"), sample("capsa_webhook_oldest_waiting_seconds")
+
+
+def test_the_gauges_count_the_waiting_deliveries_and_the_oldest_age_at_most_once_a_second(db, new, clock, monkeypatch):
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    ticks = Monotonic(1000.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+    d._gauges()
+    assert gauges(metrics) == (0.0, 0.0) and d._last_gauges == 1000.0  # none waiting: 0
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d.fan_out()
+    ticks.now = 1000.5
+    d._gauges()
+    assert gauges(metrics) == (0.0, 0.0)  # within the second: not read again
+    ticks.now = 1001.0
+    d._gauges()
+    assert gauges(metrics) == (1.0, 0.0)  # stored just now: no age yet
+    clock.advance(minutes=10)
+    store(db, client_id)
+    d.fan_out()
+    ticks.now = 1002.0
+    d._gauges()
+    assert gauges(metrics) == (2.0, 600.0)
+    clock.advance(minutes=-20)  # the clock stepped back past the event: no negative age
+    ticks.now = 1003.0
+    d._gauges()
+    assert gauges(metrics) == (2.0, 0.0)
+
+
+def test_the_metrics_are_exposed_under_their_names_and_help(db):
+    metrics = Metrics()
+    metrics.deliveries.labels("delivered").inc()
+    text = generate_latest(metrics.registry).decode()
+    assert [line for line in text.splitlines() if line.startswith("# HELP") and "_created " not in line] == [
+        "# HELP capsa_webhook_deliveries_total Webhook delivery attempts by outcome.",
+        "# HELP capsa_webhook_endpoints_disabled_total Endpoints disabled after failing for the disable period.",
+        "# HELP capsa_webhook_events_waiting Deliveries queued and not yet made (enabled endpoints).",
+        "# HELP capsa_webhook_oldest_waiting_seconds Age of the oldest event not yet delivered (0: none).",
+    ]
+    assert 'capsa_webhook_deliveries_total{outcome="delivered"} 1.0' in text.splitlines()
+    assert Metrics().registry is not metrics.registry  # each its own registry
+
+
+# -- the SQLite lease --------------------------------------------------------------------------
+
+
+def sqlite_only(db: Database) -> None:
+    if db.dialect != "sqlite":
+        pytest.skip("PostgreSQL's dispatchers share the work by row locks, not a lease")
+
+
+def lease(db: Database) -> tuple[str, Any] | None:
+    with db.unit_of_work() as uow:
+        row = uow.session.execute(select(DispatcherLease.holder, DispatcherLease.expires_at)).first()
+    return None if row is None else (str(row[0]), row[1])
+
+
+def test_without_the_lease_a_pass_only_records_what_finished_and_the_lease_runs_for_its_time(db, new, clock):
+    sqlite_only(db)
+    first, second = new(replace(PLAIN, lease_s=10.0)), new(replace(PLAIN, lease_s=10.0))
+    client_id, hook, (a, *_) = claimed_four(db, first)
+    assert first.step(Held(pending=4)) is False
+    assert lease(db) == (first.holder, clock.now() + timedelta(seconds=10))
+    lanes = Held(done=[Outcome(a, result(), False)])
+    clock.advance(seconds=10)  # the lease ends after, not at, its time
+    with statements(db) as seen:
+        assert second.step(lanes) is False
+    assert lanes.submitted == [] and second.claims == []
+    assert deliveries(db, client_id)[a.event_id].state == "delivered"  # what it sent while it held the lease
+    assert not [s for s in seen if "SELECT" in s and "webhook_deliveries" in s]
+    clock.advance(milliseconds=1)
+    taken = Held()
+    assert second.step(taken) is False  # the lease taken over: claims what is due (nothing)
+    assert lease(db) == (second.holder, clock.now() + timedelta(seconds=10))
+    second._release()
+    assert lease(db) is None
+    first._release()
+    with statements(db) as seen:  # write transactions: the lock taken up front
+        first._hold_lease()
+        first._release()
+    assert [s for s in seen if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE", "BEGIN IMMEDIATE"]
+
+
+def test_run_until_idle_gives_the_lease_back_and_abandons_nothing(db, new):
+    sqlite_only(db)
+    d = new()
+    d.run_until_idle(timeout=5)
+    assert lease(db) is None and d.abandoned == 0
+
+
+def test_a_dispatcher_is_dialect_aware_and_its_pool_keeps_an_endpoints_share(db, new):
+    d = new(replace(PLAIN, endpoint_concurrency=3))
+    assert d.sqlite is (db.dialect == "sqlite")
+    assert (d.pool.allow_private, d.pool.per_origin) == (True, 3)
+    assert not d.stopping.is_set() and d.claims == [] and d.abandoned == 0 and d._fast == {}
+
+
+# -- single attempts ---------------------------------------------------------------------------------
+
+
+class Posts:
+    """The pool's place: what each attempt posted; answers `answer`, or raises it."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.posted: list[tuple[str, bytes, dict[str, str], float]] = []
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> delivery.Result:
+        self.posted.append((url, body, headers, timeout))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        pass
+
+
+class Ticks:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return 1_800_000_000.0
+
+
+def one_prepared(db: Database, d: Dispatcher, end_by: float) -> tuple[str, Prepared]:
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d.fan_out()
+    (p,) = d.prepare(d.claim(1), end_by=end_by)
+    return hook["secret"], p
+
+
+def test_an_attempt_posts_the_signed_event_within_what_is_left_of_its_claim(db, new, clock, monkeypatch):
+    d = new()
+    secret, p = one_prepared(db, d, end_by=10.5)
+    monkeypatch.setattr(dispatcher, "time", Ticks(10.0))
+    posts = Posts(result(latency_ms=10))
+    monkeypatch.setattr(d, "pool", posts)
+    outcome = asyncio.run(d.deliver(p))
+    assert outcome == Outcome(p.claimed, result(latency_ms=10), False)
+    ((url, body, headers, timeout),) = posts.posted
+    assert (url, body, timeout) == ("http://127.0.0.1:9/a", p.body, 0.5)  # the claim's 0.5 s left, not 1 s
+    assert p.event is not None
+    assert list(headers) == ["Content-Type", "User-Agent", "webhook-id", "webhook-timestamp", "webhook-signature"]
+    assert headers["Content-Type"] == "application/json" and headers["User-Agent"] == "capsa-webhooks/1"
+    assert (headers["webhook-id"], headers["webhook-timestamp"]) == (p.event.id, "1800000000")
+    expected = hooks.signature_header([secret], p.event.id, 1_800_000_000, p.body)
+    assert headers["webhook-signature"] == expected
+    assert d._fast == {p.claimed.webhook_id: True}  # a fast 2xx: its next claims are deep
+    posts.answer = result(latency_ms=100)
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.0))
+    asyncio.run(d.deliver(p))
+    assert posts.posted[-1][3] == 1.0 and d._fast == {p.claimed.webhook_id: False}  # its timeout, all of it
+
+
+def test_an_attempt_left_less_than_its_minimum_is_sent_back_unmade(db, new, monkeypatch, caplog):
+    d = new()
+    _, p = one_prepared(db, d, end_by=0.1)
+    posts = Posts(result())
+    monkeypatch.setattr(d, "pool", posts)
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.0))
+    assert asyncio.run(d.deliver(p)) is not None  # 0.1 s left: just enough
+    monkeypatch.setattr(dispatcher, "time", Ticks(0.001))
+    with caplog.at_level(logging.WARNING, logger="capsa.webhooks"):
+        assert asyncio.run(d.deliver(p)) is None
+    assert len(posts.posted) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"delivery of {p.claimed.event_id} to {p.claimed.webhook_id} started too late for its claim: sent back"]
+
+
+def test_an_attempt_that_raises_is_logged_and_sent_back(db, new, monkeypatch, caplog):
+    d = new()
+    _, p = one_prepared(db, d, end_by=float("inf"))
+    monkeypatch.setattr(d, "pool", Posts(RuntimeError("boom")))
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        assert asyncio.run(d.deliver(p)) is None
+    assert [r.getMessage() for r in caplog.records] == [f"delivery of {p.claimed.event_id} to {p.claimed.webhook_id} failed"]
+    assert caplog.records[0].exc_info is not None
+
+
+def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new, monkeypatch):
+    d = new()
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d.fan_out()
+    (claimed,) = d.claim(1)
+    missing = replace(claimed, sequence=99, event_id="evt_01M90N81TA4BZ35QZENKKC5J99_settled")
+    kept, lost = d.prepare([claimed, missing])
+    assert (kept.start_by, kept.end_by) == (float("inf"), float("inf"))
+    assert kept.event is not None and kept.body == kept.event.body() and kept.target is not None
+    assert (lost.claimed, lost.target, lost.event, lost.body) == (missing, kept.target, None, b"")
+    posts = Posts(result())
+    monkeypatch.setattr(d, "pool", posts)
+    outcome = asyncio.run(d.deliver(lost))  # an attempt that fails without a request, recorded
+    assert outcome == Outcome(missing, delivery.Result(
+        AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing"), False)
+    assert posts.posted == []
+    webhooks.delete(db, client_id, hook["id"])
+    (gone,) = d.prepare([claimed])
+    assert gone.target is None and gone.event is not None
+    assert asyncio.run(d.deliver(gone)) is None and posts.posted == []  # its deliveries went with it
+
+
+# -- the loops ---------------------------------------------------------------------------------------
+
+
+def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_deadline_and_half_a_second(
+        db, new, monkeypatch):
+    """`run` without a stop of its own stops on `stopping`; while attempts are in flight it
+    waits for half a claim batch of them to finish, or a tick, before its next pass; at the
+    stop its lanes get the attempt deadline and 0.5 s, and the pool's idle connections go."""
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, claim_batch=11, timeout_s=0.2, poll_s=0.01))
+    waits: list[tuple[int, float]] = []
+    closes: list[tuple[float, Any]] = []
+    real_wait, real_close = dispatcher.Lanes.wait, dispatcher.Lanes.close
+
+    def wait(lanes: Any, enough: int, timeout: float) -> None:
+        waits.append((enough, timeout))
+        real_wait(lanes, enough, timeout)
+
+    def close(lanes: Any, grace: float, then: Any = None) -> int:
+        closes.append((grace, then))
+        return real_close(lanes, grace, then)
+
+    async def never(p: Prepared) -> Outcome | None:
+        await asyncio.sleep(3600)
+        return None
+
+    monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
+    monkeypatch.setattr(dispatcher.Lanes, "close", close)
+    monkeypatch.setattr(d, "deliver", never)
+    loop = threading.Thread(target=d.run, daemon=True)
+    loop.start()
+    deadline = time.monotonic() + 10
+    while not waits and time.monotonic() < deadline:
+        time.sleep(0.01)
+    d.stopping.set()
+    loop.join(5)
+    assert not loop.is_alive()
+    assert waits and set(waits) == {(5, dispatcher.TICK_S)}  # 11 // 2
+    assert closes == [(0.7, d.pool.close)] and d.abandoned == 1
+
+
+def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, timeout_s=0.2))
+    waits: list[tuple[int, float]] = []
+    real_wait = dispatcher.Lanes.wait
+
+    def wait(lanes: Any, enough: int, timeout: float) -> None:
+        waits.append((enough, timeout))
+        real_wait(lanes, enough, timeout)
+
+    monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
+    monkeypatch.setattr(d, "pool", Posts(result()))
+    started = time.monotonic()
+    d.run_until_idle(timeout=5.0)
+    assert time.monotonic() - started < 5.0
+    assert waits and all(enough >= d.settings.most_held and 0.0 < timeout <= 5.0 for enough, timeout in waits)
+    assert deliveries(db, client_id) and {r.state for r in deliveries(db, client_id).values()} == {"delivered"}
+
+    async def never(p: Prepared) -> Outcome | None:
+        await asyncio.sleep(3600)
+        return None
+
+    store(db, client_id)
+    waits.clear()
+    monkeypatch.setattr(d, "deliver", never)
+    d.run_until_idle(timeout=0.5)  # an attempt that never ends: it waits no longer than its time
+    assert waits and all(0.0 <= timeout <= 0.5 for _, timeout in waits)
+
+
+def test_run_until_idle_makes_a_retry_due_at_once_in_the_same_run(db, new):
+    from webhookkit import Receiver
+
+    receiver = Receiver().start()
+    try:
+        client_id, (hook,) = client_with_hooks(db, receiver.url)
+        receiver.secrets = [hook["secret"]]
+        answers = iter(["fail"])
+        receiver.fate = lambda _id: next(answers, "ok")
+        event_id = store(db, client_id)
+        d = new(replace(PLAIN, schedule=(0.0,)))
+        d.run_until_idle(timeout=10)
+    finally:
+        receiver.stop()
+    assert [(r.id, r.fate) for r in receiver.requests] == [(event_id, "fail"), (event_id, "ok")]
+    assert deliveries(db, client_id)[event_id].state == "delivered"
+
+
+def test_a_lease_that_cannot_be_given_back_is_logged(db, new, caplog, monkeypatch):
+    d = new()
+
+    def gone(write: bool = False) -> Any:
+        raise Unreachable("the database went away")
+
+    monkeypatch.setattr(d.db, "unit_of_work", gone)
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        d._release()
+    assert [r.getMessage() for r in caplog.records] == ["could not release the dispatcher lease"]
+
+
+def test_the_last_record_writes_what_earlier_passes_could_not(db, new, monkeypatch):
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    client_id, hook, (a, b, _, back) = claimed_four(db, d)
+    break_passes(d, monkeypatch)
+    with pytest.raises(Unreachable):
+        d.step(Held(pending=4, done=[Outcome(a, result(), False)], released=[back]))
+    monkeypatch.undo()
+    d._record([Outcome(b, result(), False)], [])
+    rows = deliveries(db, client_id)
+    assert [rows[x.event_id].state for x in (a, b)] == ["delivered", "delivered"]
+    assert (rows[back.event_id].state, rows[back.event_id].claim) == ("pending", None)
+    assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
+    assert d._unrecorded == ([], [])
