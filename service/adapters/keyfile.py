@@ -24,7 +24,8 @@ def path_from_env() -> Path | None:
 def load(path: Path) -> Keyring:
     """The keyring at `path`; KeyringError saying what is wrong with it."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        # The file is ASCII (json.dump escapes the rest): any ASCII-based codec reads it alike.
+        doc = json.loads(path.read_text(encoding="utf-8"))  # pragma: no mutate
     except FileNotFoundError as exc:
         raise KeyringError(f"{ENV} {str(path)!r} does not exist; create it with `capsa keys create`") from exc
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -43,7 +44,8 @@ def save(path: Path, keyring: Keyring) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
+    # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
+    with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
         json.dump(keyring.private_json(), out, indent=2)
         out.write("\n")
         out.flush()

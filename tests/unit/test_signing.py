@@ -279,13 +279,34 @@ def test_the_keyring_file_is_written_only_readable_by_its_owner_and_read_back(tm
     assert keyfile.load(path).keys == ring2.keys
 
 
+def test_the_keyring_file_goes_into_missing_folders_and_takes_over_a_crashed_writes_leftover(tmp_path: Path):
+    path = tmp_path / "etc" / "capsa" / "ring.json"
+    ring = Keyring([new_key(_at(9))])
+    keyfile.save(path, ring)  # two folders that do not exist yet
+    assert keyfile.load(path).keys == ring.keys
+    # A write killed before its rename leaves ring.json.tmp behind: the next write reuses
+    # and renames it, so no stale copy of private keys stays beside the file.
+    leftover = path.with_name("ring.json.tmp")
+    leftover.write_text("half a keyring")
+    keyfile.save(path, Keyring([rfc_key()]))
+    assert not leftover.exists()
+    assert keyfile.load(path).keys == Keyring([rfc_key()]).keys
+    # One key field a line, two spaces deep, a newline at the end: the file an operator
+    # reads and compares across hosts.
+    text = path.read_text(encoding="ascii")
+    assert text.startswith('{\n  "') and text.endswith("}\n")
+
+
 def test_a_missing_or_unreadable_keyring_file_says_what_to_do(tmp_path: Path):
-    with pytest.raises(KeyringError, match="does not exist; create it with `capsa keys create`"):
-        keyfile.load(tmp_path / "none.json")
+    missing = tmp_path / "none.json"
+    with pytest.raises(KeyringError, match="does not exist; create it with `capsa keys create`") as info:
+        keyfile.load(missing)
+    assert f"SIGNING_KEY_FILE {str(missing)!r} does not exist" in str(info.value)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(KeyringError, match="cannot be read as a keyring"):
+    with pytest.raises(KeyringError, match="cannot be read as a keyring") as info:
         keyfile.load(bad)
+    assert f"SIGNING_KEY_FILE {str(bad)!r} cannot be read" in str(info.value)
     tampered = tmp_path / "tampered.json"
     doc = Keyring([rfc_key()]).private_json()
     doc["keys"][0]["kid"] = OTHER.kid
