@@ -183,3 +183,30 @@ def test_a_statement_csv_from_a_forged_cursor_is_422(http, tenant, placed):
     r = http.get("/v1/ledger/players/a/statement?currency=IDR&cursor=garbage",
                  headers={**tenant.read_headers, "Accept": "text/csv"})
     problem(r, 422, "validation")
+
+
+def _entries(http, tenant, query):
+    r = http.get(f"/v1/ledger/entries?currency=IDR&limit=500&{query}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def test_a_page_of_lines_takes_its_period_zone_player_and_size(http, tenant, placed):
+    """The lines' page reads the same period as the summaries: each bound, in its zone."""
+    everything = _entries(http, tenant, "")["items"]
+    per_round = len(everything) // len(placed)
+    assert per_round * len(placed) == len(everything) and {line["round"] for line in everything} == set(placed)
+    # A UTC day: the first three rounds; from a date on: the last one; up to a date: the first three.
+    day = _entries(http, tenant, "since=2026-11-30&until=2026-12-01")["items"]
+    assert {line["round"] for line in day} == set(placed[:3])
+    assert {line["round"] for line in _entries(http, tenant, "since=2026-12-01")["items"]} == {placed[3]}
+    assert {line["round"] for line in _entries(http, tenant, "until=2026-12-01")["items"]} == set(placed[:3])
+    # The same dates in Asia/Jakarta (UTC+7): 17:00 UTC on 30 November is 1 December there.
+    wib = _entries(http, tenant, "since=2026-12-01&until=2026-12-02&tz=Asia/Jakarta")["items"]
+    assert {line["round"] for line in wib} == {placed[2]} and len(wib) == per_round
+    # One player's lines, and a page of two with a cursor to the rest (newest first).
+    mine = _entries(http, tenant, "player=a")["items"]
+    assert {line["account"] for line in mine} == {"player:a"} and {line["round"] for line in mine} == set(placed)
+    assert len(mine) == sum(line["account"] == "player:a" for line in everything)
+    page = http.get("/v1/ledger/entries?currency=IDR&limit=2", headers=tenant.read_headers).get_json()
+    assert page["items"] == everything[:2] and page["next_cursor"] is not None
