@@ -210,3 +210,20 @@ def test_a_page_of_lines_takes_its_period_zone_player_and_size(http, tenant, pla
     assert len(mine) == sum(line["account"] == "player:a" for line in everything)
     page = http.get("/v1/ledger/entries?currency=IDR&limit=2", headers=tenant.read_headers).get_json()
     assert page["items"] == everything[:2] and page["next_cursor"] is not None
+
+
+def test_a_cursor_keeps_its_first_pages_as_of_even_for_a_round_dated_earlier(http, tenant, placed, clock):
+    """A round stored after the first page, dated before every line (a client's clock may
+    be behind), is past the first page's as_of: the later pages do not show it."""
+    h = tenant.read_headers
+    first = http.get("/v1/ledger/entries?currency=IDR&limit=4", headers=h).get_json()
+    clock.set(datetime(2026, 11, 29, 9, 0, tzinfo=UTC))
+    late = http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).get_json()["id"]
+    rest, cursor = [], first["next_cursor"]
+    while cursor:
+        page = http.get(f"/v1/ledger/entries?currency=IDR&limit=4&cursor={cursor}", headers=h).get_json()
+        assert page["as_of"] == first["as_of"]
+        rest += page["items"]
+        cursor = page["next_cursor"]
+    assert {line["round"] for line in first["items"] + rest} == set(placed)
+    assert late in {line["round"] for line in _entries(http, tenant, "")["items"]}  # a new first page has it
