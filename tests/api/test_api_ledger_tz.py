@@ -210,6 +210,8 @@ def test_a_page_of_lines_takes_its_period_zone_player_and_size(http, tenant, pla
     assert len(mine) == sum(line["account"] == "player:a" for line in everything)
     page = http.get("/v1/ledger/entries?currency=IDR&limit=2", headers=tenant.read_headers).get_json()
     assert page["items"] == everything[:2] and page["next_cursor"] is not None
+    whole = http.get(f"/v1/ledger/entries?currency=IDR&limit={len(everything)}", headers=tenant.read_headers)
+    assert whole.get_json()["items"] == everything and whole.get_json()["next_cursor"] is None  # nothing more
 
 
 def test_a_cursor_keeps_its_first_pages_as_of_even_for_a_round_dated_earlier(http, tenant, placed, clock):
