@@ -272,10 +272,33 @@ def own_app(postgres_only: None) -> Any:
         drop_pg_database(admin, name)
 
 
-@pytest.mark.postgres
-def test_a_players_all_time_page_reads_an_index_in_order_not_the_history(own_app):
+def _page_plans(app: Any, http: Any, tenant: Any, path: str, needle: str) -> tuple[dict[str, Any], list[str]]:
+    """GET `path` after an ANALYZE (as autovacuum would: it is off on the test server), with
+    the EXPLAIN of every statement holding `needle` and an ORDER BY: (the page, the plans)."""
     from sqlalchemy import event, text
 
+    engine = app.extensions["capsa"].db.engine
+    with engine.connect() as conn:
+        conn.execute(text("ANALYZE ledger_lines"))
+        conn.execute(text("ANALYZE chain_records"))
+        conn.commit()
+    plans: list[str] = []
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        if needle in statement and "ORDER BY" in statement:
+            cursor.execute("EXPLAIN " + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        page = get(http, tenant, path)
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+    return page, plans
+
+
+@pytest.mark.postgres
+def test_a_players_all_time_page_reads_an_index_in_order_not_the_history(own_app):
     app, http, tenant = own_app, own_app.test_client(), make_tenant(own_app)
     for _ in range(3):
         store(http, tenant, four_player_round())
@@ -283,23 +306,9 @@ def test_a_players_all_time_page_reads_an_index_in_order_not_the_history(own_app
         body = two_player_round()
         body["players"] = [{**p, "id": f"o{n}"} for n, p in enumerate(body["players"])]
         store(http, tenant, body)
-    engine = app.extensions["capsa"].db.engine
-    with engine.connect() as conn:  # as autovacuum would (it is off on the test server)
-        conn.execute(text("ANALYZE ledger_lines"))
-        conn.execute(text("ANALYZE chain_records"))
-        conn.commit()
-    plans: list[str] = []
-
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        if "FROM ledger_lines JOIN chain_records" in statement and "ORDER BY" in statement:
-            cursor.execute("EXPLAIN " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
-
-    event.listen(engine, "before_cursor_execute", explain)
-    try:
-        get(http, tenant, "/v1/ledger/entries?currency=IDR&player=a&limit=2")
-    finally:
-        event.remove(engine, "before_cursor_execute", explain)
+    _, plans = _page_plans(
+        app, http, tenant, "/v1/ledger/entries?currency=IDR&player=a&limit=2", "FROM ledger_lines JOIN chain_records"
+    )
     assert len(plans) == 1, plans
     assert "Index Scan Backward using ix_ledger_lines_player_time on ledger_lines" in plans[0], plans[0]
     assert "Seq Scan on ledger_lines" not in plans[0], plans[0]
@@ -350,28 +359,10 @@ def test_property_any_history_of_rounds_voids_and_folds_reads_the_full_sums(app,
 def test_the_clients_newest_page_reads_line_0s_index_in_order_not_every_line(own_app):
     """Client-wide lines find their records by line 0 (migration 0017): one index entry per
     record, read backward from the newest, each record's lines joined by primary key."""
-    from sqlalchemy import event, text
-
     app, http, tenant = own_app, own_app.test_client(), make_tenant(own_app)
     for _ in range(60):
         store(http, tenant, four_player_round())
-    engine = app.extensions["capsa"].db.engine
-    with engine.connect() as conn:  # as autovacuum would (it is off on the test server)
-        conn.execute(text("ANALYZE ledger_lines"))
-        conn.execute(text("ANALYZE chain_records"))
-        conn.commit()
-    plans: list[str] = []
-
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        if "FROM ledger_lines JOIN" in statement and "ORDER BY" in statement:
-            cursor.execute("EXPLAIN " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
-
-    event.listen(engine, "before_cursor_execute", explain)
-    try:
-        page = get(http, tenant, "/v1/ledger/entries?currency=IDR&limit=3")
-    finally:
-        event.remove(engine, "before_cursor_execute", explain)
+    page, plans = _page_plans(app, http, tenant, "/v1/ledger/entries?currency=IDR&limit=3", "FROM ledger_lines JOIN")
     assert len(page["items"]) == 3
     assert len(plans) == 1, plans
     # An index-only scan once the visibility map is set (a vacuumed table), either way in order.
