@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,13 @@ ORDER = ["clients", "api_keys", "rounds", "round_players", "round_pairs", "chain
          "ledger_lines", "round_voids", "service_secrets", "deals", "games", "idempotency_records"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def old_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
+def prepared_database(engine: str, tmp_path: Path, prepare: Callable[[str], None]) -> Iterator[str]:
+    """A database of its own on `engine` ("sqlite" or "postgresql"), made ready by `prepare`
+    (its URL) and yielded; a PostgreSQL one is dropped after. For the migration tests'
+    fixtures, each preparing the rows of the schema before its migration."""
+    if engine == "sqlite":
         url = f"sqlite:///{tmp_path / 'old.db'}"
-        _load(url)
+        prepare(url)
         yield url
         return
     admin = pg_admin_url()
@@ -40,10 +42,26 @@ def old_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         pytest.skip("TEST_DATABASE_URL is not set")
     url, name = create_pg_database(admin)
     try:
-        _load(url)
+        prepare(url)
         yield url
     finally:
         drop_pg_database(admin, name)
+
+
+def loaded_at(revision: str) -> Callable[[str], None]:
+    """A `prepare` for `prepared_database`: the rows at 0004 (`_load`), then the migrations up
+    to `revision`."""
+
+    def prepare(url: str) -> None:
+        _load(url)
+        upgrade(url, revision)
+
+    return prepare
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def old_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    yield from prepared_database(request.param, tmp_path, _load)
 
 
 def _value(column: Any, value: Any) -> Any:

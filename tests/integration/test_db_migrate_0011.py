@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from sqlalchemy import MetaData, create_engine, insert, inspect
-from test_db_migrate_0005 import DATA, _app, _as_0004, _headers, _load, _value
+from test_db_migrate_0005 import DATA, _app, _as_0004, _headers, _load, _value, prepared_database
 
 from service.adapters.db import normalise_url
 from service.adapters.migrate import downgrade, upgrade
@@ -27,20 +26,7 @@ IN_PLAY = "gm_01M8RB46GR73D0F4BYDX0709ZZ"
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_at_0005(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-        _prepare(url)
-        yield url
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    try:
-        _prepare(url)
-        yield url
-    finally:
-        drop_pg_database(admin, name)
+    yield from prepared_database(request.param, tmp_path, _prepare)
 
 
 def _prepare(url: str) -> None:

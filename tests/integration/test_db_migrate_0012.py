@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from sqlalchemy import MetaData, create_engine, func, insert, inspect, select, update
 from sqlalchemy.exc import IntegrityError
-from test_db_migrate_0005 import DATA, _app, _headers, _load
+from test_db_migrate_0005 import DATA, _app, _headers, _load, prepared_database
 
 from service.adapters.db import make_engine, normalise_url
 from service.adapters.migrate import downgrade, upgrade
@@ -47,20 +46,7 @@ REFERENCES = {
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_at_0011(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-        _prepare(url)
-        yield url
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    try:
-        _prepare(url)
-        yield url
-    finally:
-        drop_pg_database(admin, name)
+    yield from prepared_database(request.param, tmp_path, _prepare)
 
 
 def _tables(url: str) -> tuple[Any, dict[str, Any]]:

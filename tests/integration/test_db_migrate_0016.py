@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from sqlalchemy import create_engine, func, inspect, select, table, text
-from test_db_migrate_0005 import _app, _headers, _load
+from test_db_migrate_0005 import _app, _headers, loaded_at, prepared_database
 
 from service.adapters.db import normalise_url
 from service.adapters.migrate import downgrade, upgrade
@@ -42,22 +41,7 @@ ROUND = {
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_at_0015(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-        _load(url)
-        upgrade(url, "0015")
-        yield url
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    try:
-        _load(url)
-        upgrade(url, "0015")
-        yield url
-    finally:
-        drop_pg_database(admin, name)
+    yield from prepared_database(request.param, tmp_path, loaded_at("0015"))
 
 
 def _references(url: str) -> dict[str, set[str]]:

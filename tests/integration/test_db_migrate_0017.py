@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from sqlalchemy import create_engine, inspect, text
-from test_db_migrate_0005 import _app, _headers, _load
+from test_db_migrate_0005 import _app, _headers, loaded_at, prepared_database
 from test_db_migrate_0016 import _counts
 
 from service.adapters.db import normalise_url
@@ -43,22 +42,7 @@ WINDOWED = [
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_at_0016(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-        _load(url)
-        upgrade(url, "0016")
-        yield url
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    try:
-        _load(url)
-        upgrade(url, "0016")
-        yield url
-    finally:
-        drop_pg_database(admin, name)
+    yield from prepared_database(request.param, tmp_path, loaded_at("0016"))
 
 
 def _indexes(url: str) -> set[str]:
