@@ -188,12 +188,11 @@ class LedgerRepository:
         low, high, dated = self.session.execute(
             select(func.min(first.sequence + 0), func.max(first.sequence + 0), func.count()).where(*window)
         ).one()
-        q = q.where(LedgerLine.client_id == client_id, LedgerLine.currency == currency)
         if not dated:  # an empty range (not `false()`, which SQLAlchemy would fold the client into)
-            return q.where(LedgerLine.sequence >= 1, LedgerLine.sequence <= 0)
+            low, high = 1, 0
         q = q.where(LedgerLine.sequence >= low, LedgerLine.sequence <= high)
         if dated == high - low + 1:  # every record of the range, and no other, is in the period
-            return q
+            return self._period(q, client_id, currency, None, None)
         return self._period(q, client_id, currency, since, until)
 
     def _sums(self, rounds: ColumnElement[Any]) -> list[ColumnElement[Any]]:
