@@ -275,16 +275,22 @@ def spy_fan_outs(d: Dispatcher, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def test_fan_out_runs_only_when_a_head_or_a_cursor_moved_and_moves_each_cursor_to_its_last(db, new, monkeypatch):
-    """Two endpoints of one client at different cursors: each gets the records after its own
-    cursor; the fingerprint it leaves (heads, endpoints, cursors moved by what was queued) is
-    remembered, so the next passes run no fan-out until a round is stored."""
+def two_endpoints_two_records_apart(db: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A client with endpoint a before its four records and endpoint b after the first two."""
     client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
     store(db, client_id)
     store(db, client_id)
     b = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/b", "events": ["round.settled"]})
     store(db, client_id)
     store(db, client_id)
+    return client_id, a, b
+
+
+def test_fan_out_runs_only_when_a_head_or_a_cursor_moved_and_moves_each_cursor_to_its_last(db, new, monkeypatch):
+    """Two endpoints of one client at different cursors: each gets the records after its own
+    cursor; the fingerprint it leaves (heads, endpoints, cursors moved by what was queued) is
+    remembered, so the next passes run no fan-out until a round is stored."""
+    client_id, a, b = two_endpoints_two_records_apart(db)
     assert cursors(db, client_id) == {a["id"]: 0, b["id"]: 2}
     d = new()
     fan_outs = spy_fan_outs(d, monkeypatch)
@@ -309,12 +315,7 @@ def test_fan_out_runs_only_when_a_head_or_a_cursor_moved_and_moves_each_cursor_t
 def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, monkeypatch):
     """`batch` records per client and pass: an endpoint created after some records gets only
     the later ones, each pass reading from the lowest cursor on, until all are queued."""
-    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
-    store(db, client_id)
-    store(db, client_id)
-    b = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/b", "events": ["round.settled"]})
-    store(db, client_id)
-    store(db, client_id)
+    client_id, a, b = two_endpoints_two_records_apart(db)
     d = new(replace(PLAIN, batch=2))
     fan_outs = spy_fan_outs(d, monkeypatch)
     assert d.step(Held(pending=4)) is True
