@@ -126,10 +126,21 @@ class Cluster:
             cur = conn.execute(query, params or None)
             return list(cur.fetchall()) if cur.description else []
 
-    def set(self, name: str, value: str) -> None:
-        """ALTER SYSTEM SET a setting and reload: every session sees it at its next statement."""
+    def set(self, name: str, value: str, timeout_s: float = 10.0) -> None:
+        """ALTER SYSTEM SET a setting and reload: every session sees it at its next statement.
+
+        pg_reload_conf() only signals the postmaster, so this waits until a new session sees
+        the value: the postmaster forks it only after its SIGHUP handler has re-read the
+        configuration and signalled every running backend, so the sessions already open
+        (an app's pool) see it at their next statement too.
+        """
         self.sql(f"ALTER SYSTEM SET {name} = '{value}'")
         self.sql("SELECT pg_reload_conf()")
+        deadline = time.monotonic() + timeout_s
+        while self.sql("SELECT current_setting(%s)", name)[0][0] != value:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name} is not {value!r} {timeout_s} s after pg_reload_conf()")
+            time.sleep(0.02)
 
     def destroy(self) -> None:
         try:
