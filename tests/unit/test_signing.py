@@ -73,6 +73,18 @@ def test_a_message_of_a_bad_place_is_refused(client_id, sequence, hash_):
         head_message(client_id, sequence, hash_, "2026-12-01T10:00:00.000Z")
 
 
+@pytest.mark.parametrize(
+    ("client_id", "sequence", "hash_", "message"),
+    [("", 1, H, "bad client id ''"), ("a\nb", 1, H, "bad client id 'a\\nb'"), ("c", -1, H, "bad sequence -1"),
+     ("c", True, H, "bad sequence True"), ("c", 1, H[:-1], f"bad hash {H[:-1]!r}")],
+)
+def test_a_bad_place_is_named_in_the_refusal(client_id, sequence, hash_, message):
+    # The message says which part of the place is wrong and shows it as it came.
+    with pytest.raises(ValueError) as caught:
+        receipt_message(client_id, sequence, hash_)
+    assert str(caught.value) == message
+
+
 def test_a_sequence_of_zero_is_a_place():
     assert receipt_message("c", 0, H).endswith(f"\n0\n{H}\n".encode())
 
@@ -84,6 +96,26 @@ def test_base64url_is_unpadded_and_canonical():
     for bad in ["-_9", "+/8", "a b", "====", "-_8===", 7]:
         with pytest.raises(ValueError):
             unb64(bad)  # type: ignore[arg-type]
+
+
+def test_base64url_keeps_a_trailing_letter_and_pads_what_it_reads():
+    # "X" is a base64url digit: only "=" is padding, on the way out and on the way in.
+    assert b64(b"\x00\x00\x17") == "AAAX"
+    assert unb64("AAAX") == b"\x00\x00\x17"
+    # Ten digits (seven bytes) need two "=" to decode: the padding is made up to a multiple of 4.
+    assert unb64("Y2Fwc2EtNw") == unb64("Y2Fwc2EtNw==") == b"capsa-7"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("a b", "not base64url: 'a b'"), ("A", "not base64url: 'A'"), ("AAAAA", "not base64url: 'AAAAA'"),
+     ("-_9", "not canonical base64url: '-_9'")],
+)
+def test_text_that_is_not_base64url_is_named_in_the_refusal(text, message):
+    # One base64url digit over a multiple of 4 is no bytes at all; "-_9" has unused bits set.
+    with pytest.raises(ValueError) as caught:
+        unb64(text)
+    assert str(caught.value) == message
 
 
 def test_a_kid_is_the_first_16_hex_digits_of_sha256_of_the_public_key():
