@@ -418,8 +418,9 @@ def test_a_failing_pass_is_logged_and_the_loop_waits_its_poll_before_the_next(ap
     d = Dispatcher(app.extensions["capsa"].db, dataclasses.replace(FAST, poll_s=0.1))
     calls = []
 
-    def failing(lanes: Any) -> bool:
+    def failing(lanes: Any, linger: float = 0.0) -> bool:
         calls.append(time.monotonic())
+        d._due = time.monotonic()  # as if the pass before had left a fan-out to its linger
         raise ConnectionError("the database went away")
 
     monkeypatch.setattr(d, "step", failing)

@@ -329,6 +329,74 @@ def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, 
     assert fan_outs == [2, 4, 0]
 
 
+def test_a_linger_leaves_new_events_for_a_later_pass_and_the_loop_waits_only_until_then(db, new, monkeypatch):
+    """With a linger, a pass that sees new events within it of the last fan-out leaves them
+    (`_due`: when their fan-out is) and the loop waits no longer than until then; the first
+    step after it queues them all before its pass, which claims them."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    assert d.step(Held(pending=4), linger=60.0) is True  # the first fan-out: none before it
+    assert (fan_outs, d._due) == ([1], None)
+    assert d._wait(0.2) == 0.2  # nothing deferred: the loop's own wait
+    store(db, client_id)
+    store(db, client_id)
+    assert d.step(Held(pending=4), linger=60.0) is False
+    assert (fan_outs, queued(db, client_id)) == ([1], {hook["id"]: [1]})
+    assert d._due == d._fanned_at + 60.0
+    assert d._wait(0.2) == 0.2 and 59.0 < d._wait(120.0) <= 60.0  # the shorter of the two
+    d._due = time.monotonic() + 0.01
+    assert 0.0 < d._wait(0.2) <= 0.01  # what is left of the linger
+    d._fanned_at -= 60.0
+    d._due = d._fanned_at + 60.0
+    assert d._wait(0.2) == 0.0  # past it: not below nothing
+    lanes = Held()
+    assert d.step(lanes, linger=60.0) is False  # it queued them before its pass, which claimed them all
+    assert (fan_outs, d._due, queued(db, client_id)) == ([1, 2], None, {hook["id"]: [1, 2, 3]})
+    assert [p.claimed.sequence for p in lanes.submitted] == [1, 2, 3]
+    assert d.step(Held(pending=4), linger=60.0) is False  # nothing new: no fan-out, nothing deferred
+    assert (fan_outs, d._due) == ([1, 2], None)
+
+
+def test_a_fan_out_that_left_records_to_queue_is_followed_at_once_despite_the_linger(db, new, monkeypatch):
+    """A backlog is not held back: while a fan-out stops short of its batch, the next pass
+    fans out again within the linger; the one after the backlog is queued lingers again."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    for _ in range(5):
+        store(db, client_id)
+    d = new(replace(PLAIN, batch=2))
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    for _ in range(3):
+        assert d.step(Held(pending=4), linger=60.0) is True
+    assert (fan_outs, d._behind) == ([2, 2, 1], False)
+    store(db, client_id)
+    assert d.step(Held(pending=4), linger=60.0) is False
+    assert (fan_outs, queued(db, client_id)) == ([2, 2, 1], {hook["id"]: [1, 2, 3, 4, 5]})
+    assert d._due == d._fanned_at + 60.0
+
+
+def test_the_loop_lingers_by_its_setting_and_run_until_idle_does_not(db, new, monkeypatch):
+    """`run` passes `linger_s` to each step; `run_until_idle` (tests, `--once`) none, so it
+    returns only once every event is queued and sent."""
+    lingers: list[float] = []
+    d = new(replace(PLAIN, linger_s=0.5))
+    real = d.step
+
+    def step(lanes: Any, linger: float = 0.0) -> bool:
+        lingers.append(linger)
+        if len(lingers) == 2:
+            d.stopping.set()
+        return real(lanes, linger)
+
+    monkeypatch.setattr(d, "step", step)
+    d.run()
+    assert lingers == [0.5, 0.5]
+    lingers.clear()
+    d.run_until_idle(timeout=5)
+    assert lingers and set(lingers) == {0.0}
+
+
 def test_a_fan_out_takes_so_many_endpoints_and_the_next_pass_the_others(db, new, monkeypatch):
     monkeypatch.setattr(dispatcher, "FANOUT_ENDPOINTS", 2)
     client_id, hooks_ = client_with_hooks(db, *(f"http://127.0.0.1:9/{n}" for n in "abc"))

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import random
 import secrets
@@ -106,6 +107,11 @@ class Settings:
     client_concurrency: int = 8  # and per client, over all its endpoints
     disable_after_s: float = 3 * 86400.0
     poll_s: float = 0.2
+    # While it keeps up, the least time between two fan-outs: new events gather this long,
+    # so one pass queues, claims and records several instead of one (at 300 rounds/s, a
+    # pass for each event cost 1.5 ms of CPU an event; 0.8 ms with this). Not while a
+    # fan-out leaves more to queue.
+    linger_s: float = 0.05
     lease_s: float = 10.0  # the SQLite dispatcher's lease
     batch: int = 500  # records queued per endpoint per poll
     claim_batch: int = 256  # deliveries claimed per statement at most
@@ -138,6 +144,7 @@ class Settings:
             client_concurrency=int(env.get("WEBHOOK_CLIENT_CONCURRENCY") or base.client_concurrency),
             disable_after_s=hooks.parse_schedule(disable)[0] if disable else base.disable_after_s,
             poll_s=float(env.get("WEBHOOK_POLL_S") or base.poll_s),
+            linger_s=float(env.get("WEBHOOK_LINGER_S") or base.linger_s),
             lease_s=float(env.get("WEBHOOK_LEASE_S") or base.lease_s),
             claim_batch=int(env.get("WEBHOOK_CLAIM_BATCH") or base.claim_batch),
             depth=int(env.get("WEBHOOK_DEPTH") or base.depth),
@@ -415,6 +422,10 @@ class Dispatcher:
         self._fast: dict[str, bool] = {}  # by endpoint: its last attempt here was a fast 2xx
         # the fingerprint when nothing was left to queue (None, or any non-tuple: none yet)
         self._quiet: tuple[int, int, int] | None = None  # pragma: no mutate
+        self._fanned_at = -math.inf  # when the last fan-out started (monotonic)
+        self._behind = False  # the last fan-out left records to queue (a batch or endpoints full)
+        self._due: float | None = None  # when the fan-out the last step left to its linger is due
+        self._seen: tuple[int, int, int] | None = None  # the fingerprint that pass read
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
 
@@ -430,16 +441,19 @@ class Dispatcher:
         try:
             while not stop.is_set():
                 try:
-                    busy = self.step(lanes)
+                    busy = self.step(lanes, self.settings.linger_s)
                 except Exception:  # the database went away: log, wait, go on
                     log.exception("dispatcher step failed")
+                    self._due = None  # a failed pass waits its poll, never only a linger
                     busy = False  # pragma: no mutate (None reads as False)
                 if busy:
                     continue
                 if lanes.pending:  # until enough have finished to record, or a tick
-                    lanes.wait(self.settings.claim_batch // 2, TICK_S)
-                elif not lanes.finished:
-                    stop.wait(self.settings.poll_s)
+                    lanes.wait(self.settings.claim_batch // 2, self._wait(TICK_S))
+                if not lanes.pending and (not lanes.finished or self._due is not None):
+                    # Nothing in flight: wait for the poll, or for the lingered fan-out, whose
+                    # pass then records what finished too (one pass, not one more for them).
+                    stop.wait(self._wait(self.settings.poll_s))
             self.abandoned = self._close(lanes)
             self._record(*lanes.collect())
             if self.abandoned:
@@ -450,12 +464,27 @@ class Dispatcher:
             if self.sqlite:
                 self._release()
 
-    def step(self, lanes: Lanes) -> bool:
+    def _wait(self, longest: float) -> float:
+        """How long the loop may wait: `longest`, or less when a fan-out waits for its linger."""
+        if self._due is None:
+            return longest
+        return max(0.0, min(longest, self._due - time.monotonic()))
+
+    def step(self, lanes: Lanes, linger: float = 0.0) -> bool:
         """One pass: lease, record, claim, queue, submit. True when another pass should
-        follow at once (a full claim, or new deliveries queued)."""
+        follow at once (a full claim, or new deliveries queued after its claim).
+
+        With `linger` (the loop's `linger_s`), new events are fanned out no sooner than that
+        after the last fan-out, unless it left more to queue: the pass that sees them sets
+        `_due`, and the first step from then on fans them out before its pass, whose claim
+        then takes them (a fan-out, a pass and a read of their records for all the events
+        of the linger)."""
         if self.sqlite and not self._hold_lease():
             self._record(*lanes.collect())  # what it sent while it held the lease
             return False
+        if self._due is not None and time.monotonic() >= self._due:
+            self._fanned_at = time.monotonic()
+            self._fan_out(self._seen)
         done, released = lanes.collect()
         if any(self._fast.values()) and self.settings.depth > 1:
             free = min(self.settings.claim_batch, self.settings.most_held - lanes.pending)
@@ -466,8 +495,14 @@ class Dispatcher:
         if claimed:
             lanes.submit(self.prepare(claimed, claimed_at + QUEUE_S + self.settings.timeout_s, claimed_at + QUEUE_S))
         queued = 0
+        self._due = None
         if fingerprint != self._quiet:
-            queued = self._fan_out(fingerprint)
+            now = time.monotonic()
+            if self._behind or now >= self._fanned_at + linger:
+                self._fanned_at = now
+                queued = self._fan_out(fingerprint)
+            else:
+                self._due, self._seen = self._fanned_at + linger, fingerprint
         self._gauges()
         return queued > 0 or (free > 0 and len(claimed) == free)
 
@@ -585,6 +620,7 @@ class Dispatcher:
             tx.queue(rows)
             tx.advance(cursors)
             queued = len(rows)
+        self._behind = not complete
         if fingerprint is not None and complete:
             self._quiet = (fingerprint[0], fingerprint[1], fingerprint[2] + moved)
         return queued
