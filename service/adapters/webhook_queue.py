@@ -104,7 +104,10 @@ class AttemptRow:
 # -- statements, built once ---------------------------------------------------------------------
 
 _FINGERPRINT = select(
-    select(func.coalesce(func.sum(ChainHead.sequence), 0)).scalar_subquery(),
+    # only the heads of clients with an enabled endpoint: another client's rounds queue nothing
+    select(func.coalesce(func.sum(ChainHead.sequence), 0))
+    .where(ChainHead.client_id.in_(select(w.client_id).where(w.enabled.is_(True))))
+    .scalar_subquery(),
     select(func.count()).where(w.enabled.is_(True)).scalar_subquery(),
     select(func.coalesce(func.sum(w.cursor), 0)).where(w.enabled.is_(True)).scalar_subquery(),
 )
@@ -360,9 +363,10 @@ class Pass:
         self.dialect = dialect
 
     def fingerprint(self) -> tuple[int, int, int]:
-        """(sum of every chain head's sequence, enabled endpoints, sum of their cursors): heads
-        only move forward, so an unchanged fingerprint means no head moved and no endpoint was
-        enabled, added or moved on since it was read."""
+        """(sum of the chain heads' sequences of the clients with an enabled endpoint, enabled
+        endpoints, sum of their cursors): heads only move forward, so an unchanged fingerprint
+        means no such head moved and no endpoint was enabled, added or moved on since it was
+        read. A client without one moves nothing: its rounds cost the dispatcher no fan-out."""
         row = self.conn.execute(_FINGERPRINT).one()
         return int(row[0]), int(row[1]), int(row[2])
 

@@ -312,6 +312,33 @@ def test_fan_out_runs_only_when_a_head_or_a_cursor_moved_and_moves_each_cursor_t
     assert fan_outs == [6, 2]
 
 
+def test_rounds_of_a_client_without_an_enabled_endpoint_move_no_fingerprint_and_run_no_fan_out(db, new, monkeypatch):
+    """Only the heads of clients with an enabled endpoint count: another client's rounds, or
+    those of a client whose endpoint is disabled, leave the fingerprint where it was; enabling
+    the endpoint moves it (its client's head now counts), and its fan-out queues them."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    other, _ = client_with_hooks(db)  # no endpoint
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    d.step(Held(pending=4))
+    quiet = d._quiet
+    store(db, other)
+    webhooks.update(db, client_id, hook["id"], {"enabled": False})
+    moved_by_disabling = d.step(Held(pending=4))
+    store(db, client_id)
+    store(db, client_id)
+    store(db, other)
+    assert d.step(Held(pending=4)) is False
+    with db.engine.begin() as conn:
+        from service.adapters.webhook_queue import Pass
+        fingerprint = Pass(conn, db.dialect).fingerprint()
+    assert d._quiet == fingerprint and fingerprint != quiet  # set by the fan-out disabling caused
+    assert fan_outs == [0, 0] and moved_by_disabling is False and queued(db, client_id) == {}
+    webhooks.update(db, client_id, hook["id"], {"enabled": True})
+    assert d.step(Held(pending=4)) is True
+    assert fan_outs == [0, 0, 2] and queued(db, client_id) == {hook["id"]: [1, 2]}
+
+
 def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, monkeypatch):
     """`batch` records per client and pass: an endpoint created after some records gets only
     the later ones, each pass reading from the lowest cursor on, until all are queued."""
