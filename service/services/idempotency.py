@@ -187,7 +187,7 @@ class _NotStored(Exception):
     """An answer other than 2xx: the savepoint of `run_once_after` rolls back, it is not stored."""
 
     def __init__(self, response: StoredResponse) -> None:
-        super().__init__(response.status)
+        super().__init__(response.status)  # pragma: no mutate (caught below, its argument never read)
         self.response = response
 
 

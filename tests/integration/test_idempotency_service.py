@@ -338,6 +338,9 @@ def test_the_claim_and_the_answer_are_one_write_transaction_tried_twice_at_most(
     run_once(db, client_id, "POST", "/v1/x", "w", BODY, Action(CREATED))
     assert opened == [True]  # SQLite: BEGIN IMMEDIATE, so the claim waits for other writers
     opened.clear()
+    run_once(db, client_id, "POST", "/v1/x", None, BODY, Action(CREATED))
+    assert opened == [True]  # without a key the action writes all the same
+    opened.clear()
     purge_expired(db)
     assert opened == [True]  # and so does each batch of a purge
     # A key held by a record there is nothing to replay from (no renderer): one retry, then 409.

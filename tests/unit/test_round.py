@@ -297,7 +297,7 @@ def test_each_amount_may_reach_10_18_minor_units_and_not_one_more(what, sign):
 # -- stakes, fees and winnings at one minor unit ----------------------------------------------
 
 from service.domain.errors import FieldError  # noqa: E402
-from service.domain.money import NOT_A_STRING, fee_of, format_money, parse_stake  # noqa: E402
+from service.domain.money import NOT_A_STRING, fee_of, format_money, minor_units, parse_stake  # noqa: E402
 
 
 @pytest.mark.parametrize("value", [1000, 10.5, None, True, ["1000"]])
@@ -330,6 +330,13 @@ def test_a_fee_rounds_half_up_to_the_minor_unit(basis, rate, fee):
 def test_every_currency_is_formatted_with_its_own_minor_digits():
     assert [format_money(-12345, c) for c in ("IDR", "USD", "JPY", "KWD", "EUR")] == [
         "-12345", "-123.45", "-12345", "-12.345", "-123.45"]
+
+
+def test_a_documents_money_string_is_read_back_as_minor_units_and_nothing_else_is():
+    assert [minor_units(t) for t in ("-12.50", "1000", "0.05", "-11000", "12.345")] == [-1250, 1000, 5, -11000, 12345]
+    for text in ("1.2.3", "1..2", "abc"):  # an export's line that is not money is refused
+        with pytest.raises(ValueError):
+            minor_units(text)
 
 
 def test_winnings_count_each_pair_won_even_by_one_minor_unit():

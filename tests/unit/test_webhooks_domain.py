@@ -16,6 +16,7 @@ from ssrf_hosts import ALLOWED, REFUSED
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from service.domain import webhooks as hooks
+from service.domain.errors import FieldError
 
 ULID = st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZ", min_size=26, max_size=26)
 
@@ -115,23 +116,53 @@ def test_public_addresses_are_allowed(address):
     assert not hooks.refused_address(ipaddress.ip_address(address))
 
 
+LONG_URL = "https://a.example/" + "x" * (hooks.MAX_URL - len("https://a.example/"))  # exactly MAX_URL
+
+
 @pytest.mark.parametrize(
-    "url",
-    ["ftp://a.example/", "https://", "https://u:p@a.example/", "https://a.example/#x", "https://a.example:0/",
-     "https://a.example:99999/", "javascript:alert(1)", "https://" + "a" * 2050 + ".example/"],
+    ("url", "why"),
+    [("ftp://a.example/", "must be http or https"), ("javascript:alert(1)", "must be http or https"),
+     ("https://", "has no host"), ("https://u:p@a.example/", "must not carry credentials"),
+     ("https://u@a.example/", "must not carry credentials"), ("https://:p@a.example/", "must not carry credentials"),
+     ("https://a.example/#x", "must not have a fragment"), ("https://a.example:0/", "has port 0"),
+     ("https://a.example:99999/", "is not a URL: Port out of range 0-65535"),
+     ("http://[::1/", "is not a URL: Invalid IPv6 URL")],
 )
-def test_a_url_that_is_not_a_plain_http_endpoint_is_refused_naming_url(url):
+def test_a_url_that_is_not_a_plain_http_endpoint_is_refused_naming_url_and_why(url, why):
     with pytest.raises(hooks.InvalidWebhook) as raised:
         hooks.check_url(url, allow_private=True)
-    assert raised.value.errors[0].field == "url"
+    assert raised.value.errors == [FieldError("url", f"url {url!r} {why}")]
 
 
-def test_a_literal_private_address_is_refused_unless_allowed():
-    for url in ("http://127.0.0.1/h", "http://[::1]:8080/h", "http://localhost/h", "http://api.localhost/h"):
-        with pytest.raises(hooks.InvalidWebhook):
-            hooks.check_url(url, allow_private=False)
-        hooks.check_url(url, allow_private=True)
-    hooks.check_url("https://wallet.example.com/hook?x=1", allow_private=False)
+def test_a_url_may_be_as_long_as_max_url_and_no_longer():
+    assert len(LONG_URL) == hooks.MAX_URL == 2048
+    assert hooks.check_url(LONG_URL, allow_private=False) == urlsplit(LONG_URL)
+    with pytest.raises(hooks.InvalidWebhook) as raised:
+        hooks.check_url(LONG_URL + "x", allow_private=True)
+    assert raised.value.errors == [FieldError("url", "url is longer than 2048 characters")]
+
+
+@pytest.mark.parametrize("url", ["http://a.example/h", "https://a.example:1/h?x=1", "HTTPS://a.example/", "https://a.example/#"])
+def test_a_plain_http_or_https_url_is_taken_as_split(url):
+    assert hooks.check_url(url, allow_private=False) == urlsplit(url)
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://127.0.0.1/h", "is 127.0.0.1, a loopback, private, link-local or reserved address"),
+    ("http://[::1]:8080/h", "is ::1, a loopback, private, link-local or reserved address"),
+    ("http://10.1/h", "is 10.0.0.1, a loopback, private, link-local or reserved address"),
+    ("http://localhost/h", "is this machine (localhost)"), ("http://api.localhost/h", "is this machine (localhost)"),
+])
+def test_a_literal_private_address_is_refused_unless_allowed(url, why):
+    with pytest.raises(hooks.InvalidWebhook) as raised:
+        hooks.check_url(url, allow_private=False)
+    assert raised.value.errors == [FieldError("url", f"url {url!r}: its host {why}")]
+    assert hooks.check_url(url, allow_private=True) == urlsplit(url)
+
+
+def test_a_public_url_is_allowed_without_private_addresses():
+    url = "https://wallet.example.com/hook?x=1"
+    assert hooks.check_url(url, allow_private=False) == urlsplit(url)
 
 
 # -- the address policy: IPv4 in any form, IPv4 inside IPv6 ------------------------------------
