@@ -327,9 +327,15 @@ def _statement_head(
     through = as_of.sequence
     if since is None and until is None and start is not None:
         return 0, rollups.player(uow, as_of, start, client_id, player_id, currency).net
-    opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
+    opening = _opening(uow, client_id, player_id, currency, since, through)
     period = uow.ledger.balance(client_id, player_id, currency, until, since=since, through=through)
     return opening, opening + period
+
+
+def _opening(uow: UnitOfWork, client_id: str, player_id: str, currency: str, since: datetime | None, through: int) -> int:
+    """The sum of the account's lines dated before `since` (0 without one), of the records up
+    to `through`."""
+    return 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
 
 
 def _through(
@@ -438,7 +444,8 @@ def statement_csv(
 
     def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[int, list[Entry], AsOf]:
         n = as_of.sequence
-        opening, _ = _statement_head(uow, client_id, player_id, currency, start, end, as_of)
+        # The opening alone: the closing row is the running balance (no sum of the period).
+        opening = _opening(uow, client_id, player_id, currency, start, n)
         opening += _through(uow, client_id, player_id, currency, start, end, after, n)
         edge = uow.ledger.statement_lines(
             client_id, player_id, currency, start, end, after, 2, offset=cap - 1, through=n
