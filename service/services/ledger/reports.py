@@ -69,7 +69,7 @@ def moment(value: datetime | date | None, zone: ZoneInfo, field: str) -> datetim
 
 
 def _period(
-    since: datetime | date | None, until: datetime | date | None, tz: str = "UTC"
+    since: datetime | date | None, until: datetime | date | None, tz: str
 ) -> tuple[datetime | None, datetime | None, ZoneInfo]:
     """since, until (aware datetimes, dates read in `tz`) and the zone; until < since is 422."""
     zone = zone_of(tz)
@@ -85,10 +85,11 @@ def player(
     db: Database,
     client_id: str,
     player_id: str,
+    *,
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
+    tz: str,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
@@ -131,11 +132,12 @@ def _row(t: Totals, currency: str) -> dict[str, Any]:
 def summary(
     db: Database,
     client_id: str,
+    *,
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    group_by: str = "player",
+    tz: str,
+    group_by: str,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
@@ -190,8 +192,8 @@ def entries(
     round: str | None = None,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 50,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
@@ -237,8 +239,8 @@ def entries_csv(
     round: str | None = None,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 50,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> tuple[Iterator[str], str | None, AsOf]:
@@ -366,8 +368,8 @@ def statement(
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 100,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
@@ -421,8 +423,8 @@ def statement_csv(
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 100,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> tuple[Iterator[str], str | None, AsOf]:
