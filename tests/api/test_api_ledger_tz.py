@@ -229,3 +229,42 @@ def test_a_cursor_keeps_its_first_pages_as_of_even_for_a_round_dated_earlier(htt
         cursor = page["next_cursor"]
     assert {line["round"] for line in first["items"] + rest} == set(placed)
     assert late in {line["round"] for line in _entries(http, tenant, "")["items"]}  # a new first page has it
+
+
+STANDBY_ROUTES = [
+    ("/v1/ledger/players/a?currency=IDR", "application/json"),
+    ("/v1/ledger/players/a?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/summary?currency=IDR", "application/json"),
+    ("/v1/ledger/summary?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/entries?currency=IDR", "application/json"),
+    ("/v1/ledger/entries?currency=IDR", "text/csv"),
+    ("/v1/ledger/players/a/statement?currency=IDR", "application/json"),
+    ("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/players/a/statement?currency=IDR", "text/csv"),
+]
+
+
+@pytest.mark.parametrize(("path", "accept"), STANDBY_ROUTES)
+def test_every_report_waits_for_min_sequence_on_the_standby_then_asks_the_primary(
+    standing_in, http, tenant, placed, monkeypatch, path, accept
+):
+    """A standby at the head serves; asked for a sequence past it (a reader that stored a
+    round the standby has not replayed), the report goes to the primary after the wait."""
+    from service.adapters import replicas
+
+    monkeypatch.setattr(replicas, "MIN_SEQUENCE_WAIT_S", 0.2)
+
+    def reach(query: str) -> tuple[str, str]:
+        r = http.get(path + query, headers={**tenant.read_headers, "Accept": accept})
+        assert r.status_code == 200, r.get_data(as_text=True)
+        if accept == "text/csv":
+            r.get_data()  # the whole answer
+            sequence, _, source = r.headers["Capsa-As-Of"].split("; ")
+            return sequence, source
+        as_of = r.get_json()["as_of"]
+        return f"sequence={as_of['sequence']}", f"source={as_of['source']}"
+
+    head = len(placed)
+    assert reach("") == (f"sequence={head}", "source=replica")
+    assert reach(f"&min_sequence={head}") == (f"sequence={head}", "source=replica")
+    assert reach(f"&min_sequence={head + 1}") == (f"sequence={head}", "source=primary")
