@@ -231,6 +231,40 @@ def test_a_cursor_keeps_its_first_pages_as_of_even_for_a_round_dated_earlier(htt
     assert late in {line["round"] for line in _entries(http, tenant, "")["items"]}  # a new first page has it
 
 
+def test_a_page_of_lines_reads_one_line_past_its_size_and_its_cursors_give_each_line_once(
+    http, tenant, placed, monkeypatch
+):
+    """A page reads `limit + 1` lines (the one more says whether a cursor is due), never the
+    rest of the history: its cost is its size's. Following the cursors gives every line once."""
+    from service.adapters.ledger import LedgerRepository
+
+    everything = _entries(http, tenant, "")["items"]
+    read: list[int] = []
+    original = LedgerRepository.entries
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "entries", counting)
+    seen, cursor = [], None
+    while True:
+        url = "/v1/ledger/entries?currency=IDR&limit=3" + (f"&cursor={cursor}" if cursor else "")
+        page = http.get(url, headers=tenant.read_headers).get_json()
+        seen += page["items"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+        assert len(page["items"]) == 3
+    assert seen == everything  # newest first, each line once
+    pages = -(-len(everything) // 3)
+    assert read == [4] * (pages - 1) + [len(everything) - 3 * (pages - 1)]
+    # One round's lines: its own, all of them.
+    mine = _entries(http, tenant, f"round={placed[1]}")["items"]
+    assert mine == [line for line in everything if line["round"] == placed[1]] and len(mine) == len(everything) // 4
+
+
 STANDBY_ROUTES = [
     ("/v1/ledger/players/a?currency=IDR", "application/json"),
     ("/v1/ledger/players/a?currency=IDR&since=2026-12-01", "application/json"),
