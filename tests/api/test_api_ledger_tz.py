@@ -302,3 +302,41 @@ def test_every_report_waits_for_min_sequence_on_the_standby_then_asks_the_primar
     assert reach("") == (f"sequence={head}", "source=replica")
     assert reach(f"&min_sequence={head}") == (f"sequence={head}", "source=replica")
     assert reach(f"&min_sequence={head + 1}") == (f"sequence={head}", "source=primary")
+
+
+def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances(
+    http, tenant, placed, clock, monkeypatch
+):
+    """Rounds stored after the first answer, one dated inside the period before every line
+    (a client's clock may be behind) and one after them, are past its as_of: the answers its
+    Link leads to name the same as_of, neither show those rounds nor count them in a balance,
+    and end with the closing balance the first snapshot had. Pages of 2 in answers of 3."""
+    from service.services.ledger import reports as ledger
+
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T12:00:00Z"
+    whole, link = _statement_csv(http, tenant, url)
+    assert link is None and len(whole) == 1 + 1 + 6 + 1  # placed[1:]: 3 rounds x 2 lines
+    assert (whole[1][5], whole[-1][5]) == (str(A_NET), str(4 * A_NET))
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 2)
+    h = {**tenant.read_headers, "Accept": "text/csv"}
+    first = http.get(url, headers=h)
+    answers = [(first.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(first.get_data(as_text=True)))))]
+    for when in (datetime(2026, 11, 30, 12, 30, tzinfo=UTC), datetime(2026, 12, 3, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    link = first.headers.get("Link")
+    while link:
+        r = http.get(link.removeprefix("<").split(">;")[0], headers=h)
+        assert r.status_code == 200, r.get_data(as_text=True)
+        answers.append((r.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(r.get_data(as_text=True))))))
+        link = r.headers.get("Link")
+    assert {as_of for as_of, _ in answers} == {first.headers["Capsa-As-Of"]}
+    assert first.headers["Capsa-As-Of"].startswith(f"sequence={len(placed)}; ")
+    bodies = [rows[2:-1] for _, rows in answers]
+    assert [len(b) for b in bodies] == [3, 3]
+    assert [line for b in bodies for line in b] == whole[2:-1]
+    (_, one), (_, two) = answers
+    assert one[1] == whole[1] and one[-1] == [whole[4][0], "", "", "carried_forward", "", whole[4][5], "IDR"]
+    assert two[1] == [whole[4][0], "", "", "brought_forward", "", whole[4][5], "IDR"]
+    assert two[-1] == whole[-1] == ["", "", "", "closing_balance", "", str(4 * A_NET), "IDR"]
