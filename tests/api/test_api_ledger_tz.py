@@ -340,3 +340,36 @@ def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances
     assert one[1] == whole[1] and one[-1] == [whole[4][0], "", "", "carried_forward", "", whole[4][5], "IDR"]
     assert two[1] == [whole[4][0], "", "", "brought_forward", "", whole[4][5], "IDR"]
     assert two[-1] == whole[-1] == ["", "", "", "closing_balance", "", str(4 * A_NET), "IDR"]
+
+
+def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_page(
+    http, tenant, placed, monkeypatch
+):
+    """Each answer's cost is bounded whatever the history: one look at two lines CSV_MAX_LINES
+    on (is there a line past the cap?), then its lines in pages of CSV_PAGE, none past its cut.
+    a's 8 lines in answers of 3, pages of 2: (look, pages...) per answer."""
+    from service.adapters.ledger import LedgerRepository
+    from service.services.ledger import reports as ledger
+
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 2)
+    reads: list[tuple[str, int]] = []
+    original = LedgerRepository.statement_lines
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    url, per_answer = "/v1/ledger/players/a/statement?currency=IDR", []
+    while url:
+        reads.clear()
+        rows, link = _statement_csv(http, tenant, url)
+        per_answer.append((len(rows) - 3, list(reads)))
+        url = link.removeprefix("<").split(">;")[0] if link else None
+    assert per_answer == [
+        (3, [("look", 2), ("page", 2), ("page", 2)]),  # lines 1-2, then 3 and 4: 4 is past the cut
+        (3, [("look", 2), ("page", 2), ("page", 2)]),  # lines 4-5, then 6 and 7: 7 is past it
+        (2, [("look", 0), ("page", 2), ("page", 0)]),  # no line past the cap: 7-8, then none
+    ]
