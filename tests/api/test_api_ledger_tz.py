@@ -373,3 +373,29 @@ def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_p
         (3, [("look", 2), ("page", 2), ("page", 2)]),  # lines 4-5, then 6 and 7: 7 is past it
         (2, [("look", 0), ("page", 2), ("page", 0)]),  # no line past the cap: 7-8, then none
     ]
+
+
+def test_a_statement_csv_cursor_followed_with_an_earlier_until_closes_at_that_periods_balance(
+    http, tenant, placed, monkeypatch
+):
+    """A Link's cursor used with a shorter period (`until` moved before the cursor's line):
+    the balance brought forward counts the period's lines only, so the answer, with no line
+    left, closes at the period's closing balance, as the JSON statement of it says."""
+    from urllib.parse import quote
+
+    from service.services.ledger import reports as ledger
+
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
+    url = "/v1/ledger/players/a/statement?currency=IDR"
+    rows, link = _statement_csv(http, tenant, url)
+    assert [r[4] for r in rows[2:-1]] == [str(A_RESULT), str(-A_FEE), str(A_RESULT)]  # the cut: placed[1]'s first
+    cursor = link.split("cursor=")[1].split(">")[0]
+    until = quote("2026-11-30T12:00:00Z")  # after placed[0], before placed[1]
+    shorter = http.get(f"{url}&until={until}", headers=tenant.read_headers).get_json()
+    assert shorter["closing_balance"] == str(A_NET)
+    rows, link = _statement_csv(http, tenant, f"{url}&until={until}&cursor={cursor}")
+    assert link is None
+    assert [r[3:] for r in rows[1:]] == [
+        ["brought_forward", "", str(A_NET), "IDR"], ["closing_balance", "", str(A_NET), "IDR"]
+    ]
+    assert rows[-1][0] == "2026-11-30T12:00:00.000Z"
