@@ -399,3 +399,22 @@ def test_a_statement_csv_cursor_followed_with_an_earlier_until_closes_at_that_pe
         ["brought_forward", "", str(A_NET), "IDR"], ["closing_balance", "", str(A_NET), "IDR"]
     ]
     assert rows[-1][0] == "2026-11-30T12:00:00.000Z"
+
+
+@pytest.mark.parametrize(("cap", "sizes"), [(5, [5, 1]), (6, [6]), (7, [6])])
+def test_a_statement_csv_with_until_stops_only_when_the_period_has_a_line_past_its_cap(
+    http, tenant, placed, monkeypatch, cap, sizes
+):
+    """Lines after `until` are not the period's: with 6 lines in the period and 2 after it,
+    an answer of 6 or more lines is the only one, closing at the closing balance."""
+    from service.services.ledger import reports as ledger
+
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", cap)
+    url, answers, closing = "/v1/ledger/players/a/statement?currency=IDR&until=2026-12-01", [], None
+    while url:
+        rows, link = _statement_csv(http, tenant, url)
+        answers.append(len(rows) - 3)
+        closing = rows[-1]
+        url = link.removeprefix("<").split(">;")[0] if link else None
+    assert answers == sizes
+    assert closing == ["2026-12-01T00:00:00.000Z", "", "", "closing_balance", "", str(3 * A_NET), "IDR"]
