@@ -307,10 +307,11 @@ def test_every_report_waits_for_min_sequence_on_the_standby_then_asks_the_primar
 def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances(
     http, tenant, placed, clock, monkeypatch
 ):
-    """Rounds stored after the first answer, one dated inside the period before every line
-    (a client's clock may be behind) and one after them, are past its as_of: the answers its
-    Link leads to name the same as_of, neither show those rounds nor count them in a balance,
-    and end with the closing balance the first snapshot had. Pages of 2 in answers of 3."""
+    """Rounds stored after the first answer, one dated before the period, one inside it
+    before every line (a client's clock may be behind) and one after them, are past its
+    as_of: the answers its Link leads to name the same as_of, neither show those rounds nor
+    count them in a balance (the opening's or the lines' before the cursor), and end with the
+    closing balance the first snapshot had. Pages of 2 in answers of 3."""
     from service.services.ledger import reports as ledger
 
     url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T12:00:00Z"
@@ -322,7 +323,8 @@ def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances
     h = {**tenant.read_headers, "Accept": "text/csv"}
     first = http.get(url, headers=h)
     answers = [(first.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(first.get_data(as_text=True)))))]
-    for when in (datetime(2026, 11, 30, 12, 30, tzinfo=UTC), datetime(2026, 12, 3, tzinfo=UTC)):
+    for when in (datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, 12, 30, tzinfo=UTC),
+                 datetime(2026, 12, 3, tzinfo=UTC)):
         clock.set(when)
         assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
     link = first.headers.get("Link")
