@@ -334,7 +334,9 @@ def _statement_head(
     return opening, opening + period
 
 
-def _opening(uow: UnitOfWork, client_id: str, player_id: str, currency: str, since: datetime | None, through: int) -> int:
+def _opening(
+    uow: UnitOfWork, client_id: str, player_id: str, currency: str, since: datetime | None, through: int
+) -> int:
     """The sum of the account's lines dated before `since` (0 without one), of the records up
     to `through`."""
     return 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
