@@ -348,13 +348,15 @@ def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_p
     http, tenant, placed, monkeypatch
 ):
     """Each answer's cost is bounded whatever the history: one look at two lines CSV_MAX_LINES
-    on (is there a line past the cap?), then its lines in pages of CSV_PAGE, none past its cut.
-    a's 8 lines in answers of 3, pages of 2: (look, pages...) per answer."""
+    on (is there a line past the cap?), then its lines in pages of CSV_PAGE, each after the
+    last line of the one before, none past its cut. a's 8 lines in answers of 5, pages of 3:
+    (look, pages...) per answer."""
     from service.adapters.ledger import LedgerRepository
     from service.services.ledger import reports as ledger
 
-    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
-    monkeypatch.setattr(ledger, "CSV_PAGE", 2)
+    whole, _ = _statement_csv(http, tenant, "/v1/ledger/players/a/statement?currency=IDR")
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 5)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 3)
     reads: list[tuple[str, int]] = []
     original = LedgerRepository.statement_lines
 
@@ -364,17 +366,18 @@ def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_p
         return rows
 
     monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
-    url, per_answer = "/v1/ledger/players/a/statement?currency=IDR", []
+    url, per_answer, lines = "/v1/ledger/players/a/statement?currency=IDR", [], []
     while url:
         reads.clear()
         rows, link = _statement_csv(http, tenant, url)
         per_answer.append((len(rows) - 3, list(reads)))
+        lines += rows[2:-1]
         url = link.removeprefix("<").split(">;")[0] if link else None
     assert per_answer == [
-        (3, [("look", 2), ("page", 2), ("page", 2)]),  # lines 1-2, then 3 and 4: 4 is past the cut
-        (3, [("look", 2), ("page", 2), ("page", 2)]),  # lines 4-5, then 6 and 7: 7 is past it
-        (2, [("look", 0), ("page", 2), ("page", 0)]),  # no line past the cap: 7-8, then none
+        (5, [("look", 2), ("page", 3), ("page", 3)]),  # lines 1-3, then 4-6: 6 is past the cut
+        (3, [("look", 0), ("page", 3), ("page", 0)]),  # no line past the cap: 6-8, then none
     ]
+    assert lines == whole[2:-1]  # each line once, in order
 
 
 def test_a_statement_csv_cursor_followed_with_an_earlier_until_closes_at_that_periods_balance(
