@@ -423,3 +423,22 @@ def test_a_statement_csv_with_until_stops_only_when_the_period_has_a_line_past_i
         url = link.removeprefix("<").split(">;")[0] if link else None
     assert answers == sizes
     assert closing == ["2026-12-01T00:00:00.000Z", "", "", "closing_balance", "", str(3 * A_NET), "IDR"]
+
+
+def test_a_statements_later_json_pages_keep_the_first_pages_balances_over_a_period(http, tenant, placed, clock):
+    """Over a period, a later page's balances are of the first page's snapshot: rounds stored
+    after it, dated before the period, inside it before every line and after it, change
+    neither the opening and closing balances nor any line's balance."""
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T12:00:00Z&until=2026-12-02&limit=4"
+    whole = http.get(url.replace("limit=4", "limit=500"), headers=tenant.read_headers).get_json()
+    first = http.get(url, headers=tenant.read_headers).get_json()
+    for when in (datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, 12, 30, tzinfo=UTC),
+                 datetime(2026, 12, 3, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    second = http.get(f"{url}&cursor={first['next_cursor']}", headers=tenant.read_headers).get_json()
+    assert (whole["opening_balance"], whole["closing_balance"]) == (str(A_NET), str(4 * A_NET))
+    for page in (first, second):
+        assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
+            whole["opening_balance"], whole["closing_balance"], whole["as_of"])
+    assert first["lines"] + second["lines"] == whole["lines"] and second["next_cursor"] is None
