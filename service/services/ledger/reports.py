@@ -327,7 +327,7 @@ def _statement_head(
     the lines of the period (of the records up to the as_of). Over all history, with the
     rollups up to record `start`: the player's rollup net plus the lines after it."""
     through = as_of.sequence
-    if since is None and until is None and start is not None:
+    if start is not None:  # all history: only the rollups' branch of `statement` hands a start
         return 0, rollups.player(uow, as_of, start, client_id, player_id, currency).net
     opening = _opening(uow, client_id, player_id, currency, since, through)
     period = uow.ledger.balance(client_id, player_id, currency, until, since=since, through=through)
