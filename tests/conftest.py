@@ -189,6 +189,20 @@ def app(db_url: str) -> Iterator[Any]:
         application.extensions["capsa"].db.dispose()
 
 
+@pytest.fixture
+def standing_in(app: Any, db_url: str) -> Iterator[Any]:
+    """The session app's primary (a Database) with a 'standby' on the same database (lag 0)."""
+    from service.adapters import replicas
+
+    db = app.extensions["capsa"].db
+    db.replica = replicas.Replica(db_url, keyring=db.keyring, max_lag_s=5.0)
+    try:
+        yield db
+    finally:
+        db.replica.db.dispose()
+        db.replica = None
+
+
 # Tenants whose rows a test edits on purpose; every other tenant's rounds must re-verify.
 TAMPERED: set[str] = set()
 _TENANTS: list[tuple[Any, str]] = []

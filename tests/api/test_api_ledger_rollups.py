@@ -368,3 +368,26 @@ def test_the_clients_newest_page_reads_line_0s_index_in_order_not_every_line(own
     # An index-only scan once the visibility map is set (a vacuumed table), either way in order.
     assert re.search(r"Index (Only )?Scan Backward using ix_ledger_lines_record_time on ledger_lines first_line", plans[0]), plans[0]
     assert "Seq Scan on ledger_lines" not in plans[0], plans[0]
+
+
+def test_an_all_time_statement_takes_its_closing_from_the_rollups_not_a_sum_of_every_line(
+    app, http, tenant, monkeypatch
+):
+    """Over all history the closing balance is the player's rollup plus the lines after it;
+    a period's opening and closing are sums of the account's lines (two of them)."""
+    for _ in range(3):
+        store(http, tenant, four_player_round())
+    assert fold_all(app, tenant) == 3
+    sums: list[int] = []
+    original = LedgerRepository.balance
+
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sums.append(original(self, *args, **kwargs))
+        return sums[-1]
+
+    monkeypatch.setattr(LedgerRepository, "balance", recording)
+    kept = get(http, tenant, "/v1/ledger/players/a/statement?currency=IDR")
+    assert sums == []
+    full = get(http, tenant, f"/v1/ledger/players/a/statement?currency=IDR&{EVER}")
+    assert len(sums) == 2
+    assert kept["closing_balance"] == full["closing_balance"] == str(3 * 47_530)

@@ -229,3 +229,216 @@ def test_a_cursor_keeps_its_first_pages_as_of_even_for_a_round_dated_earlier(htt
         cursor = page["next_cursor"]
     assert {line["round"] for line in first["items"] + rest} == set(placed)
     assert late in {line["round"] for line in _entries(http, tenant, "")["items"]}  # a new first page has it
+
+
+def test_a_page_of_lines_reads_one_line_past_its_size_and_its_cursors_give_each_line_once(
+    http, tenant, placed, monkeypatch
+):
+    """A page reads `limit + 1` lines (the one more says whether a cursor is due), never the
+    rest of the history: its cost is its size's. Following the cursors gives every line once."""
+    from service.adapters.ledger import LedgerRepository
+
+    everything = _entries(http, tenant, "")["items"]
+    read: list[int] = []
+    original = LedgerRepository.entries
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "entries", counting)
+    seen, cursor = [], None
+    while True:
+        url = "/v1/ledger/entries?currency=IDR&limit=3" + (f"&cursor={cursor}" if cursor else "")
+        page = http.get(url, headers=tenant.read_headers).get_json()
+        seen += page["items"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+        assert len(page["items"]) == 3
+    assert seen == everything  # newest first, each line once
+    pages = -(-len(everything) // 3)
+    assert read == [4] * (pages - 1) + [len(everything) - 3 * (pages - 1)]
+    # One round's lines: its own, all of them.
+    mine = _entries(http, tenant, f"round={placed[1]}")["items"]
+    assert mine == [line for line in everything if line["round"] == placed[1]] and len(mine) == len(everything) // 4
+
+
+STANDBY_ROUTES = [
+    ("/v1/ledger/players/a?currency=IDR", "application/json"),
+    ("/v1/ledger/players/a?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/summary?currency=IDR", "application/json"),
+    ("/v1/ledger/summary?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/entries?currency=IDR", "application/json"),
+    ("/v1/ledger/entries?currency=IDR", "text/csv"),
+    ("/v1/ledger/players/a/statement?currency=IDR", "application/json"),
+    ("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01", "application/json"),
+    ("/v1/ledger/players/a/statement?currency=IDR", "text/csv"),
+]
+
+
+@pytest.mark.parametrize(("path", "accept"), STANDBY_ROUTES)
+def test_every_report_waits_for_min_sequence_on_the_standby_then_asks_the_primary(
+    standing_in, http, tenant, placed, monkeypatch, path, accept
+):
+    """A standby at the head serves; asked for a sequence past it (a reader that stored a
+    round the standby has not replayed), the report goes to the primary after the wait."""
+    from service.adapters import replicas
+
+    monkeypatch.setattr(replicas, "MIN_SEQUENCE_WAIT_S", 0.2)
+
+    def reach(query: str) -> tuple[str, str]:
+        r = http.get(path + query, headers={**tenant.read_headers, "Accept": accept})
+        assert r.status_code == 200, r.get_data(as_text=True)
+        if accept == "text/csv":
+            r.get_data()  # the whole answer
+            sequence, _, source = r.headers["Capsa-As-Of"].split("; ")
+            return sequence, source
+        as_of = r.get_json()["as_of"]
+        return f"sequence={as_of['sequence']}", f"source={as_of['source']}"
+
+    head = len(placed)
+    assert reach("") == (f"sequence={head}", "source=replica")
+    assert reach(f"&min_sequence={head}") == (f"sequence={head}", "source=replica")
+    assert reach(f"&min_sequence={head + 1}") == (f"sequence={head}", "source=primary")
+
+
+def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances(
+    http, tenant, placed, clock, monkeypatch
+):
+    """Rounds stored after the first answer, one dated before the period, one inside it
+    before every line (a client's clock may be behind) and one after them, are past its
+    as_of: the answers its Link leads to name the same as_of, neither show those rounds nor
+    count them in a balance (the opening's or the lines' before the cursor), and end with the
+    closing balance the first snapshot had. Pages of 2 in answers of 3."""
+    from service.services.ledger import reports as ledger
+
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T12:00:00Z"
+    whole, link = _statement_csv(http, tenant, url)
+    assert link is None and len(whole) == 1 + 1 + 6 + 1  # placed[1:]: 3 rounds x 2 lines
+    assert (whole[1][5], whole[-1][5]) == (str(A_NET), str(4 * A_NET))
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 2)
+    h = {**tenant.read_headers, "Accept": "text/csv"}
+    first = http.get(url, headers=h)
+    answers = [(first.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(first.get_data(as_text=True)))))]
+    for when in (datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, 12, 30, tzinfo=UTC),
+                 datetime(2026, 12, 3, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    link = first.headers.get("Link")
+    while link:
+        r = http.get(link.removeprefix("<").split(">;")[0], headers=h)
+        assert r.status_code == 200, r.get_data(as_text=True)
+        answers.append((r.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(r.get_data(as_text=True))))))
+        link = r.headers.get("Link")
+    assert {as_of for as_of, _ in answers} == {first.headers["Capsa-As-Of"]}
+    assert first.headers["Capsa-As-Of"].startswith(f"sequence={len(placed)}; ")
+    bodies = [rows[2:-1] for _, rows in answers]
+    assert [len(b) for b in bodies] == [3, 3]
+    assert [line for b in bodies for line in b] == whole[2:-1]
+    (_, one), (_, two) = answers
+    assert one[1] == whole[1] and one[-1] == [whole[4][0], "", "", "carried_forward", "", whole[4][5], "IDR"]
+    assert two[1] == [whole[4][0], "", "", "brought_forward", "", whole[4][5], "IDR"]
+    assert two[-1] == whole[-1] == ["", "", "", "closing_balance", "", str(4 * A_NET), "IDR"]
+
+
+def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_page(
+    http, tenant, placed, monkeypatch
+):
+    """Each answer's cost is bounded whatever the history: one look at two lines CSV_MAX_LINES
+    on (is there a line past the cap?), then its lines in pages of CSV_PAGE, each after the
+    last line of the one before, none past its cut. a's 8 lines in answers of 5, pages of 3:
+    (look, pages...) per answer."""
+    from service.adapters.ledger import LedgerRepository
+    from service.services.ledger import reports as ledger
+
+    whole, _ = _statement_csv(http, tenant, "/v1/ledger/players/a/statement?currency=IDR")
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 5)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 3)
+    reads: list[tuple[str, int]] = []
+    original = LedgerRepository.statement_lines
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    url, per_answer, lines = "/v1/ledger/players/a/statement?currency=IDR", [], []
+    while url:
+        reads.clear()
+        rows, link = _statement_csv(http, tenant, url)
+        per_answer.append((len(rows) - 3, list(reads)))
+        lines += rows[2:-1]
+        url = link.removeprefix("<").split(">;")[0] if link else None
+    assert per_answer == [
+        (5, [("look", 2), ("page", 3), ("page", 3)]),  # lines 1-3, then 4-6: 6 is past the cut
+        (3, [("look", 0), ("page", 3), ("page", 0)]),  # no line past the cap: 6-8, then none
+    ]
+    assert lines == whole[2:-1]  # each line once, in order
+
+
+def test_a_statement_csv_cursor_followed_with_an_earlier_until_closes_at_that_periods_balance(
+    http, tenant, placed, monkeypatch
+):
+    """A Link's cursor used with a shorter period (`until` moved before the cursor's line):
+    the balance brought forward counts the period's lines only, so the answer, with no line
+    left, closes at the period's closing balance, as the JSON statement of it says."""
+    from urllib.parse import quote
+
+    from service.services.ledger import reports as ledger
+
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 3)
+    url = "/v1/ledger/players/a/statement?currency=IDR"
+    rows, link = _statement_csv(http, tenant, url)
+    assert [r[4] for r in rows[2:-1]] == [str(A_RESULT), str(-A_FEE), str(A_RESULT)]  # the cut: placed[1]'s first
+    cursor = link.split("cursor=")[1].split(">")[0]
+    until = quote("2026-11-30T12:00:00Z")  # after placed[0], before placed[1]
+    shorter = http.get(f"{url}&until={until}", headers=tenant.read_headers).get_json()
+    assert shorter["closing_balance"] == str(A_NET)
+    rows, link = _statement_csv(http, tenant, f"{url}&until={until}&cursor={cursor}")
+    assert link is None
+    assert [r[3:] for r in rows[1:]] == [
+        ["brought_forward", "", str(A_NET), "IDR"], ["closing_balance", "", str(A_NET), "IDR"]
+    ]
+    assert rows[-1][0] == "2026-11-30T12:00:00.000Z"
+
+
+@pytest.mark.parametrize(("cap", "sizes"), [(5, [5, 1]), (6, [6]), (7, [6])])
+def test_a_statement_csv_with_until_stops_only_when_the_period_has_a_line_past_its_cap(
+    http, tenant, placed, monkeypatch, cap, sizes
+):
+    """Lines after `until` are not the period's: with 6 lines in the period and 2 after it,
+    an answer of 6 or more lines is the only one, closing at the closing balance."""
+    from service.services.ledger import reports as ledger
+
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", cap)
+    url, answers, closing = "/v1/ledger/players/a/statement?currency=IDR&until=2026-12-01", [], None
+    while url:
+        rows, link = _statement_csv(http, tenant, url)
+        answers.append(len(rows) - 3)
+        closing = rows[-1]
+        url = link.removeprefix("<").split(">;")[0] if link else None
+    assert answers == sizes
+    assert closing == ["2026-12-01T00:00:00.000Z", "", "", "closing_balance", "", str(3 * A_NET), "IDR"]
+
+
+def test_a_statements_later_json_pages_keep_the_first_pages_balances_over_a_period(http, tenant, placed, clock):
+    """Over a period, a later page's balances are of the first page's snapshot: rounds stored
+    after it, dated before the period, inside it before every line and after it, change
+    neither the opening and closing balances nor any line's balance."""
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T12:00:00Z&until=2026-12-02&limit=4"
+    whole = http.get(url.replace("limit=4", "limit=500"), headers=tenant.read_headers).get_json()
+    first = http.get(url, headers=tenant.read_headers).get_json()
+    for when in (datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, 12, 30, tzinfo=UTC),
+                 datetime(2026, 12, 3, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    second = http.get(f"{url}&cursor={first['next_cursor']}", headers=tenant.read_headers).get_json()
+    assert (whole["opening_balance"], whole["closing_balance"]) == (str(A_NET), str(4 * A_NET))
+    for page in (first, second):
+        assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
+            whole["opening_balance"], whole["closing_balance"], whole["as_of"])
+    assert first["lines"] + second["lines"] == whole["lines"] and second["next_cursor"] is None

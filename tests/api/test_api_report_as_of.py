@@ -266,18 +266,6 @@ class _Conflicts:
         return as_of
 
 
-@pytest.fixture
-def standing_in(app: Any, db_url: str) -> Iterator[Database]:
-    """The session app's primary with a 'standby' on the same database (lag 0)."""
-    db = app.extensions["capsa"].db
-    db.replica = replicas.Replica(db_url, keyring=db.keyring, max_lag_s=5.0)
-    try:
-        yield db
-    finally:
-        db.replica.db.dispose()
-        db.replica = None
-
-
 def test_a_recovery_conflict_on_the_standby_is_retried_once_there(standing_in: Database, tenant: Tenant) -> None:
     work = _Conflicts(1)
     assert replicas.report(standing_in, tenant.id, work).source == replicas.ReportSource.REPLICA

@@ -7,6 +7,7 @@ answer after answer. A history of rounds at several stakes and times, two of the
 is read for random players, periods (dates or times, open at either end), zones, JSON page
 sizes and CSV answer and page sizes: every line's balance, the opening and the closing
 balance must be the same in both, and the closing must be the opening plus every amount.
+The CSV answers stop only at their cap: each but the last carries exactly that many lines.
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ def _json_statement(http: Any, tenant: Any, base: str, limit: int) -> tuple[str,
     return opening, closing, lines, until
 
 
-def _csv_statement(http: Any, tenant: Any, base: str) -> tuple[str, str, list[tuple[Any, ...]], str]:
+def _csv_statement(
+    http: Any, tenant: Any, base: str, sizes: list[int] | None = None
+) -> tuple[str, str, list[tuple[Any, ...]], str]:
+    """The answers' opening, closing, lines and the closing row's date; `sizes` gets the
+    number of lines of each answer."""
     url, lines, opening, closing, stamp = base, [], None, None, ""
     while url:
         r = http.get(url, headers={**tenant.read_headers, "Accept": "text/csv"})
@@ -72,6 +77,8 @@ def _csv_statement(http: Any, tenant: Any, base: str) -> tuple[str, str, list[tu
         else:  # an answer after the first opens with what the one before carried forward
             assert (first[3], first[5]) == ("brought_forward", closing), (first, closing)
         lines += [(x[0], x[1], int(x[2]), x[3], x[4], x[5]) for x in body]
+        if sizes is not None:
+            sizes.append(len(body))
         closing, stamp = last[5], last[0]
         link = r.headers.get("Link")
         assert (last[3] == "carried_forward") == (link is not None), (last, link)
@@ -113,7 +120,11 @@ def test_json_and_csv_statements_agree_on_every_balance(http, tenant, clock, mon
         monkeypatch.setattr(ledger, "CSV_MAX_LINES", cap)
         monkeypatch.setattr(ledger, "CSV_PAGE", page)
         j_open, j_close, j_lines, j_until = _json_statement(http, tenant, base, limit)
-        c_open, c_close, c_lines, c_until = _csv_statement(http, tenant, base)
+        sizes: list[int] = []
+        c_open, c_close, c_lines, c_until = _csv_statement(http, tenant, base, sizes)
+        # every answer but the last is full, and the last is not empty unless it is the only one
+        assert sizes[:-1] == [cap] * (len(sizes) - 1), (sizes, cap)
+        assert len(sizes) == max(1, -(-len(c_lines) // cap)), (sizes, cap)
         assert (j_open, j_close) == (c_open, c_close)
         assert j_lines == c_lines
         assert c_until == (j_until or "")  # the closing row is dated at the period's end

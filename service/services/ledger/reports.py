@@ -69,7 +69,7 @@ def moment(value: datetime | date | None, zone: ZoneInfo, field: str) -> datetim
 
 
 def _period(
-    since: datetime | date | None, until: datetime | date | None, tz: str = "UTC"
+    since: datetime | date | None, until: datetime | date | None, tz: str
 ) -> tuple[datetime | None, datetime | None, ZoneInfo]:
     """since, until (aware datetimes, dates read in `tz`) and the zone; until < since is 422."""
     zone = zone_of(tz)
@@ -85,10 +85,11 @@ def player(
     db: Database,
     client_id: str,
     player_id: str,
+    *,
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
+    tz: str,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
@@ -131,11 +132,12 @@ def _row(t: Totals, currency: str) -> dict[str, Any]:
 def summary(
     db: Database,
     client_id: str,
+    *,
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    group_by: str = "player",
+    tz: str,
+    group_by: str,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
@@ -190,8 +192,8 @@ def entries(
     round: str | None = None,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 50,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
@@ -237,8 +239,8 @@ def entries_csv(
     round: str | None = None,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 50,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> tuple[Iterator[str], str | None, AsOf]:
@@ -268,7 +270,7 @@ def entries_csv(
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\r\n")
+        writer = csv.writer(out, lineterminator="\r\n")  # pragma: no mutate (csv's default is \r\n too)
         writer.writerow(CSV_COLUMNS)
         after = start
         while True:
@@ -325,11 +327,19 @@ def _statement_head(
     the lines of the period (of the records up to the as_of). Over all history, with the
     rollups up to record `start`: the player's rollup net plus the lines after it."""
     through = as_of.sequence
-    if since is None and until is None and start is not None:
+    if start is not None:  # all history: only the rollups' branch of `statement` hands a start
         return 0, rollups.player(uow, as_of, start, client_id, player_id, currency).net
-    opening = 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
+    opening = _opening(uow, client_id, player_id, currency, since, through)
     period = uow.ledger.balance(client_id, player_id, currency, until, since=since, through=through)
     return opening, opening + period
+
+
+def _opening(
+    uow: UnitOfWork, client_id: str, player_id: str, currency: str, since: datetime | None, through: int
+) -> int:
+    """The sum of the account's lines dated before `since` (0 without one), of the records up
+    to `through`."""
+    return 0 if since is None else uow.ledger.balance(client_id, player_id, currency, since, through=through)
 
 
 def _through(
@@ -360,8 +370,8 @@ def statement(
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 100,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
@@ -415,8 +425,8 @@ def statement_csv(
     currency: str,
     since: datetime | date | None = None,
     until: datetime | date | None = None,
-    tz: str = "UTC",
-    limit: int = 100,
+    tz: str,
+    limit: int,
     cursor: str | None = None,
     min_sequence: int | None = None,
 ) -> tuple[Iterator[str], str | None, AsOf]:
@@ -438,7 +448,8 @@ def statement_csv(
 
     def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[int, list[Entry], AsOf]:
         n = as_of.sequence
-        opening, _ = _statement_head(uow, client_id, player_id, currency, start, end, as_of)
+        # The opening alone: the closing row is the running balance (no sum of the period).
+        opening = _opening(uow, client_id, player_id, currency, start, n)
         opening += _through(uow, client_id, player_id, currency, start, end, after, n)
         edge = uow.ledger.statement_lines(
             client_id, player_id, currency, start, end, after, 2, offset=cap - 1, through=n
@@ -450,7 +461,7 @@ def statement_csv(
 
     def generate() -> Iterator[str]:
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\r\n")
+        writer = csv.writer(out, lineterminator="\r\n")  # pragma: no mutate (csv's default is \r\n too)
         writer.writerow(STATEMENT_COLUMNS)
         if after is None:
             head = ("" if start is None else rfc3339(start), "opening_balance")
