@@ -835,6 +835,20 @@ def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new
 # -- the loops ---------------------------------------------------------------------------------------
 
 
+class Stop(threading.Event):
+    """A stop event that notes each wait of the loop on it (its timeout), and whatever
+    `note` returns then."""
+
+    def __init__(self, note: Any = None) -> None:
+        super().__init__()
+        self.note = note
+        self.waits: list[Any] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append((timeout, self.note()) if self.note else timeout)
+        return super().wait(timeout)
+
+
 def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_deadline_and_half_a_second(
         db, new, monkeypatch):
     """`run` without a stop of its own stops on `stopping`; while attempts are in flight it
@@ -862,6 +876,7 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
     monkeypatch.setattr(dispatcher.Lanes, "close", close)
     monkeypatch.setattr(d, "deliver", never)
+    d.stopping = stopping = Stop()
     loop = threading.Thread(target=d.run, daemon=True)
     loop.start()
     deadline = time.monotonic() + 10
@@ -871,7 +886,27 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     loop.join(5)
     assert not loop.is_alive()
     assert waits and set(waits) == {(5, dispatcher.TICK_S)}  # 11 // 2
+    assert stopping.waits == []  # its attempt in flight: never a poll's wait as well
     assert closes == [(0.7, d.pool.close)] and d.abandoned == 1
+
+
+def test_the_loop_records_what_finished_at_once_and_only_then_waits_its_poll(db, new, monkeypatch):
+    """Nothing in flight and outcomes to record, no fan-out left to a linger: the next pass
+    follows at once and records them; the loop waits its poll only with nothing to record."""
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, poll_s=5.0, linger_s=0.0))
+    monkeypatch.setattr(d, "pool", Posts(result()))
+    d.stopping = stopping = Stop(lambda: sorted(r.state for r in deliveries(db, client_id).values()))
+    loop = threading.Thread(target=d.run, daemon=True)
+    loop.start()
+    deadline = time.monotonic() + 10
+    while not stopping.waits and time.monotonic() < deadline:
+        time.sleep(0.01)
+    d.stopping.set()
+    loop.join(5)
+    assert not loop.is_alive()
+    assert stopping.waits[:1] == [(5.0, ["delivered"])]
 
 
 def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
