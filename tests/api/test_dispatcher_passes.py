@@ -403,6 +403,39 @@ def test_a_fan_out_that_left_records_to_queue_is_followed_at_once_despite_the_li
     assert d._due == d._fanned_at + 60.0
 
 
+def test_a_linger_ends_exactly_at_its_time_and_the_next_counts_from_the_fan_out_it_left(db, new, monkeypatch):
+    """On the dispatcher's clock: a pass exactly `linger` after the last fan-out fans out (the
+    linger is over, not still running); a fan-out left to the linger runs exactly at its due
+    time, before the pass, which claims what it queued; and the next new events linger from
+    that fan-out, not from the one before it."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    ticks = Ticks(100.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+    assert d.step(Held(pending=4), linger=0.5) is True
+    assert (fan_outs, d._fanned_at, d._due) == ([1], 100.0, None)
+    store(db, client_id)
+    ticks.now = 100.5  # exactly the linger after it
+    assert d.step(Held(pending=4), linger=0.5) is True
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1], 100.5, None)
+    store(db, client_id)
+    ticks.now = 100.75
+    assert d.step(Held(pending=4), linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1], 100.5, 101.0)
+    ticks.now = 101.0  # exactly its due time
+    lanes = Held()
+    assert d.step(lanes, linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1, 1], 101.0, None)
+    assert [p.claimed.sequence for p in lanes.submitted] == [1, 2, 3]
+    store(db, client_id)
+    ticks.now = 101.25
+    assert d.step(Held(pending=4), linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1, 1], 101.0, 101.5)
+    assert queued(db, client_id) == {hook["id"]: [1, 2, 3]}
+
+
 def test_the_loop_lingers_by_its_setting_and_run_until_idle_does_not(db, new, monkeypatch):
     """`run` passes `linger_s` to each step; `run_until_idle` (tests, `--once`) none, so it
     returns only once every event is queued and sent."""
