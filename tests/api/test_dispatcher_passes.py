@@ -436,6 +436,28 @@ def test_a_linger_ends_exactly_at_its_time_and_the_next_counts_from_the_fan_out_
     assert queued(db, client_id) == {hook["id"]: [1, 2, 3]}
 
 
+def test_a_fan_out_that_failed_counts_for_the_linger_and_leaves_the_dispatcher_not_behind(db, new, monkeypatch):
+    """The linger runs from when a fan-out started, even one that failed (its database had just
+    gone away); a fan-out that never finished tells nothing of a backlog, so a dispatcher whose
+    first one failed is not behind, and the next pass within the linger leaves the events to it."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new()
+    real = d._fan_out
+
+    def failing(fingerprint: Any) -> int:
+        raise Unreachable("the database went away")
+
+    monkeypatch.setattr(d, "_fan_out", failing)
+    with pytest.raises(Unreachable):
+        d.step(Held(pending=4), linger=60.0)
+    monkeypatch.setattr(d, "_fan_out", real)
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    assert d.step(Held(pending=4), linger=60.0) is False
+    assert (fan_outs, d._behind, d._due) == ([], False, d._fanned_at + 60.0)
+    assert queued(db, client_id) == {}
+
+
 def test_the_loop_lingers_by_its_setting_and_run_until_idle_does_not(db, new, monkeypatch):
     """`run` passes `linger_s` to each step; `run_until_idle` (tests, `--once`) none, so it
     returns only once every event is queued and sent."""
