@@ -403,6 +403,61 @@ def test_a_fan_out_that_left_records_to_queue_is_followed_at_once_despite_the_li
     assert d._due == d._fanned_at + 60.0
 
 
+def test_a_linger_ends_exactly_at_its_time_and_the_next_counts_from_the_fan_out_it_left(db, new, monkeypatch):
+    """On the dispatcher's clock: a pass exactly `linger` after the last fan-out fans out (the
+    linger is over, not still running); a fan-out left to the linger runs exactly at its due
+    time, before the pass, which claims what it queued; and the next new events linger from
+    that fan-out, not from the one before it."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    ticks = Ticks(100.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+    assert d.step(Held(pending=4), linger=0.5) is True
+    assert (fan_outs, d._fanned_at, d._due) == ([1], 100.0, None)
+    store(db, client_id)
+    ticks.now = 100.5  # exactly the linger after it
+    assert d.step(Held(pending=4), linger=0.5) is True
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1], 100.5, None)
+    store(db, client_id)
+    ticks.now = 100.75
+    assert d.step(Held(pending=4), linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1], 100.5, 101.0)
+    ticks.now = 101.0  # exactly its due time
+    lanes = Held()
+    assert d.step(lanes, linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1, 1], 101.0, None)
+    assert [p.claimed.sequence for p in lanes.submitted] == [1, 2, 3]
+    store(db, client_id)
+    ticks.now = 101.25
+    assert d.step(Held(pending=4), linger=0.5) is False
+    assert (fan_outs, d._fanned_at, d._due) == ([1, 1, 1], 101.0, 101.5)
+    assert queued(db, client_id) == {hook["id"]: [1, 2, 3]}
+
+
+def test_a_fan_out_that_failed_counts_for_the_linger_and_leaves_the_dispatcher_not_behind(db, new, monkeypatch):
+    """The linger runs from when a fan-out started, even one that failed (its database had just
+    gone away); a fan-out that never finished tells nothing of a backlog, so a dispatcher whose
+    first one failed is not behind, and the next pass within the linger leaves the events to it."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new()
+    real = d._fan_out
+
+    def failing(fingerprint: Any) -> int:
+        raise Unreachable("the database went away")
+
+    monkeypatch.setattr(d, "_fan_out", failing)
+    with pytest.raises(Unreachable):
+        d.step(Held(pending=4), linger=60.0)
+    monkeypatch.setattr(d, "_fan_out", real)
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    assert d.step(Held(pending=4), linger=60.0) is False
+    assert (fan_outs, d._behind, d._due) == ([], False, d._fanned_at + 60.0)
+    assert queued(db, client_id) == {}
+
+
 def test_the_loop_lingers_by_its_setting_and_run_until_idle_does_not(db, new, monkeypatch):
     """`run` passes `linger_s` to each step; `run_until_idle` (tests, `--once`) none, so it
     returns only once every event is queued and sent."""
@@ -835,6 +890,20 @@ def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new
 # -- the loops ---------------------------------------------------------------------------------------
 
 
+class Stop(threading.Event):
+    """A stop event that notes each wait of the loop on it (its timeout), and whatever
+    `note` returns then."""
+
+    def __init__(self, note: Any = None) -> None:
+        super().__init__()
+        self.note = note
+        self.waits: list[Any] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append((timeout, self.note()) if self.note else timeout)
+        return super().wait(timeout)
+
+
 def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_deadline_and_half_a_second(
         db, new, monkeypatch):
     """`run` without a stop of its own stops on `stopping`; while attempts are in flight it
@@ -862,6 +931,7 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     monkeypatch.setattr(dispatcher.Lanes, "wait", wait)
     monkeypatch.setattr(dispatcher.Lanes, "close", close)
     monkeypatch.setattr(d, "deliver", never)
+    d.stopping = stopping = Stop()
     loop = threading.Thread(target=d.run, daemon=True)
     loop.start()
     deadline = time.monotonic() + 10
@@ -871,7 +941,27 @@ def test_the_loop_waits_for_half_a_claim_batch_or_a_tick_and_closes_within_the_d
     loop.join(5)
     assert not loop.is_alive()
     assert waits and set(waits) == {(5, dispatcher.TICK_S)}  # 11 // 2
+    assert stopping.waits == []  # its attempt in flight: never a poll's wait as well
     assert closes == [(0.7, d.pool.close)] and d.abandoned == 1
+
+
+def test_the_loop_records_what_finished_at_once_and_only_then_waits_its_poll(db, new, monkeypatch):
+    """Nothing in flight and outcomes to record, no fan-out left to a linger: the next pass
+    follows at once and records them; the loop waits its poll only with nothing to record."""
+    client_id, _ = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)
+    d = new(replace(PLAIN, poll_s=5.0, linger_s=0.0))
+    monkeypatch.setattr(d, "pool", Posts(result()))
+    d.stopping = stopping = Stop(lambda: sorted(r.state for r in deliveries(db, client_id).values()))
+    loop = threading.Thread(target=d.run, daemon=True)
+    loop.start()
+    deadline = time.monotonic() + 10
+    while not stopping.waits and time.monotonic() < deadline:
+        time.sleep(0.01)
+    d.stopping.set()
+    loop.join(5)
+    assert not loop.is_alive()
+    assert stopping.waits[:1] == [(5.0, ["delivered"])]
 
 
 def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):

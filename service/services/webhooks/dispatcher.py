@@ -425,7 +425,8 @@ class Dispatcher:
         self._fanned_at = -math.inf  # when the last fan-out started (monotonic)
         self._behind = False  # the last fan-out left records to queue (a batch or endpoints full)
         self._due: float | None = None  # when the fan-out the last step left to its linger is due
-        self._seen: tuple[int, int, int] | None = None  # the fingerprint that pass read
+        # the fingerprint that pass read; read only with a `_due`, which is set with it
+        self._seen: tuple[int, int, int] | None = None  # pragma: no mutate (never read before it is set)
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
 
