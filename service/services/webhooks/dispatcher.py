@@ -483,8 +483,9 @@ class Dispatcher:
         if self.sqlite and not self._hold_lease():
             self._record(*lanes.collect())  # what it sent while it held the lease
             return False
-        if self._due is not None and time.monotonic() >= self._due:
-            self._fanned_at = time.monotonic()
+        now = time.monotonic()
+        if self._due is not None and now >= self._due:
+            self._fanned_at = now
             self._fan_out(self._seen)
         done, released = lanes.collect()
         if any(self._fast.values()) and self.settings.depth > 1:
