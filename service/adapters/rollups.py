@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import String, column, delete, func, insert, select, update, values
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from .ledger import LedgerRepository, Totals, _insert
@@ -138,26 +138,26 @@ class RollupRepository:
         at a transition back across midnight): the caller gathers the quarters itself."""
         if self.session.get_bind().dialect.name != "postgresql":
             return None
-        mine = (
-            LedgerRollup.client_id == client_id,
-            LedgerRollup.currency == currency,
-            LedgerRollup.grouping == Grouping.QUARTER.value,
-        )
-        low, high = self.session.execute(select(func.min(LedgerRollup.key), func.max(LedgerRollup.key)).where(*mine)).one()
+        params = {"client_id": client_id, "currency": currency, "grouping": Grouping.QUARTER.value}
+        span: Any = self.session.connection().execute(_QUARTER_SPAN, params).one()
+        low, high = span
         if low is None:
             return []
         ranges = _day_ranges(quarter_start(low).astimezone(zone).date(), quarter_start(high).astimezone(zone).date(), zone)
         if ranges is None:
             return None
-        days = values(column("day", String), column("lo", String), column("hi", String), name="days").data(ranges)
-        q = (
-            select(days.c.day, *(func.sum(getattr(LedgerRollup, name)) for name in TOTALS))
-            .join(days, (LedgerRollup.key >= days.c.lo) & (LedgerRollup.key < days.c.hi))
-            .where(*mine)
-            .group_by(days.c.day)
-            .order_by(days.c.day)
-        )
-        return [Totals(r[0], *(int(v) for v in r[1:])) for r in self.session.execute(q)]
+        # Each quarter's day by a binary search of the days' first quarters (width_bucket),
+        # in one pass over the client's quarters. Joined to a list of day ranges instead,
+        # PostgreSQL compared every quarter with every day: 1.2 s for 671 days.
+        bounds = [_quarter_number(lo) for _, lo, _ in ranges] + [_quarter_number(ranges[-1][2])]
+        out = []
+        row: Any
+        for row in self.session.connection().execute(_ZONE_DAYS, {**params, "bounds": bounds}):
+            bucket = int(row[0])
+            if not 1 <= bucket <= len(ranges):
+                return None  # a quarter outside the days (cannot be: low and high are in them)
+            out.append(Totals(ranges[bucket - 1][0], *(int(v) for v in row[1:])))
+        return out
 
     def add(self, client_id: str, currency: str, grouping: Grouping, sums: Iterable[Totals]) -> None:
         """Add `sums` to the stored rows of their keys (a row made for a new key)."""
@@ -202,6 +202,27 @@ class RollupRepository:
 
 
 _QUARTER = timedelta(minutes=15)
+
+def _quarter_number(key: str) -> int:
+    """A quarter key as the number _ZONE_DAYS compares: 'YYYY-MM-DDTHH:MM' -> YYYYMMDDHHMM."""
+    return int(key.replace("-", "").replace("T", "").replace(":", ""))
+
+
+_MINE = "client_id = :client_id AND currency = :currency AND grouping = :grouping"
+# The first and last quarter keys, each from one end of the primary key's range (min() and
+# max() over a never-analysed table read every quarter: 63 ms for 38,546 of them).
+_QUARTER_SPAN = text(
+    f"SELECT (SELECT key FROM ledger_rollups WHERE {_MINE} ORDER BY key LIMIT 1),"
+    f" (SELECT key FROM ledger_rollups WHERE {_MINE} ORDER BY key DESC LIMIT 1)"
+)
+# The quarters summed by the bucket of `bounds` (ascending quarter numbers) each falls in:
+# bucket i holds bounds[i-1] <= number < bounds[i]. Numbers, not the text keys: over an
+# array of text, width_bucket walks the elements to each probe (8 us a quarter here).
+_ZONE_DAYS = text(
+    "SELECT width_bucket(CAST(translate(key, '-T:', '') AS bigint), CAST(:bounds AS bigint[])) AS bucket, "
+    + ", ".join(f"sum({name})" for name in TOTALS)
+    + f" FROM ledger_rollups WHERE {_MINE} GROUP BY bucket ORDER BY bucket"
+)
 
 
 def _midnight(day: date, zone: tzinfo) -> datetime:

@@ -391,3 +391,24 @@ def test_an_all_time_statement_takes_its_closing_from_the_rollups_not_a_sum_of_e
     full = get(http, tenant, f"/v1/ledger/players/a/statement?currency=IDR&{EVER}")
     assert len(sums) == 2
     assert kept["closing_balance"] == full["closing_balance"] == str(3 * 47_530)
+
+
+@pytest.mark.postgres
+def test_an_all_time_summary_by_day_in_a_zone_reads_the_quarters_once_not_once_a_day(own_app, clock):
+    """A zone's days are gathered from the quarter rows in one pass (each quarter's day by a
+    binary search of the days' bounds): joined to a list of day ranges, PostgreSQL compared
+    every quarter with every day (1.2 s for 671 days of history)."""
+    app, http, tenant = own_app, own_app.test_client(), make_tenant(own_app)
+    clock.set(datetime(2026, 10, 1, 3, 0, tzinfo=UTC))
+    for _ in range(12):
+        store(http, tenant, two_player_round())
+        clock.advance(hours=9)  # about 5 days, quarters on every day in Jakarta and in UTC
+    assert fold_all(app, tenant) == 12
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        conn.exec_driver_sql("ANALYZE ledger_rollups")
+        conn.commit()
+    path = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"
+    page, plans = _page_plans(app, http, tenant, path, "FROM ledger_rollups")
+    assert page == get(http, tenant, f"{path}&{EVER}")
+    assert [row["key"] for row in page["rows"]] == ["2026-10-01", "2026-10-02", "2026-10-03", "2026-10-04", "2026-10-05"]
+    assert plans and all("Nested Loop" not in plan and "Join" not in plan for plan in plans), plans
