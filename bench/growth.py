@@ -13,8 +13,10 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    in a fresh server process: "cold" is the read's first answer in that process, after one
    `GET /v1/audit/head` that opens the worker's connection and a second one timed as the
    moment's reference (the machine is shared); the OS and PostgreSQL caches are not
-   dropped on this shared machine. "Warm" is the median of the `--warm` answers after it. All-time reads: the summary by player and by day, a player's ledger, a
-   player's statement; windowed: a player's week and its statement; and the chain's tail:
+   dropped on this shared machine. "Warm" is the median of the `--warm` answers after it.
+   All-time reads: the summary by player, by UTC day and by day in Asia/Jakarta (gathered
+   from the rollups' quarter hours), a player's ledger, a player's statement; windowed: a
+   player's week and its statement; and the chain's tail:
    `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records. Per
    answer: the worker's and the PostgreSQL backends' CPU (from /proc).
 3. The write path as bench/http.py measures it (its machinery: gunicorn.conf.py, an
@@ -82,6 +84,8 @@ def reads(head: int, week: tuple[str, str]) -> list[tuple[str, str, str]]:
     return [
         ("summary by player", ALL_TIME, "/v1/ledger/summary?currency=IDR&group_by=player"),
         ("summary by day", ALL_TIME, "/v1/ledger/summary?currency=IDR&group_by=day"),
+        # a zone other than UTC: its days gathered from the rollups' quarter hours
+        ("summary by day, Jakarta", ALL_TIME, "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"),
         ("player's ledger", ALL_TIME, "/v1/ledger/players/p3?currency=IDR"),
         ("player's statement", ALL_TIME, "/v1/ledger/players/p3/statement?currency=IDR"),
         ("player's week", WINDOW, f"/v1/ledger/players/p3?currency=IDR&since={since}&until={until}"),
