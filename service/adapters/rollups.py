@@ -27,6 +27,8 @@ class Grouping(StrEnum):
     TABLE = "table"
     DAY = "day"  # a UTC date
     QUARTER = "quarter"  # a UTC quarter hour: gathered into any zone's days at read
+    ZONE = "zone"  # a zone whose days are kept (key: its name; totals 0): a marker
+    ZONE_DAY = "zoneday"  # a kept zone's date: key '<zone> <YYYY-MM-DD>'
 
 
 TOTALS = tuple(f.name for f in fields(Totals) if f.name != "key")
@@ -129,6 +131,30 @@ class RollupRepository:
             q = q.where(LedgerRollup.key == key)
         rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
         return [Totals(r[0] or None, *r[1:]) for r in rows]
+
+    def zones(self, client_id: str) -> dict[str, list[str]]:
+        """The zones whose days are kept, by currency."""
+        q = select(LedgerRollup.currency, LedgerRollup.key).where(
+            LedgerRollup.client_id == client_id, LedgerRollup.grouping == Grouping.ZONE.value
+        )
+        out: dict[str, list[str]] = {}
+        for currency, key in self.session.execute(q.order_by(LedgerRollup.currency, LedgerRollup.key)):
+            out.setdefault(currency, []).append(key)
+        return out
+
+    def kept_days(self, client_id: str, currency: str, zone: str) -> list[Totals] | None:
+        """A kept zone's days (keys: their dates), or None if its days are not kept."""
+        if not self.read(client_id, currency, Grouping.ZONE, zone):
+            return None
+        prefix = zone + " "
+        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
+            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency,
+            LedgerRollup.grouping == Grouping.ZONE_DAY.value,
+            # '_' is LIKE's wildcard (America/St_Johns); the prefix is checked exactly below
+            LedgerRollup.key.like(prefix.replace("_", "!_") + "%", escape="!"),
+        )
+        rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
+        return [Totals(r[0][len(prefix):], *r[1:]) for r in rows if r[0].startswith(prefix)]
 
     def zone_days(self, client_id: str, currency: str, zone: tzinfo) -> list[Totals] | None:
         """The quarter-hour rows gathered into `zone`'s days by PostgreSQL (exact NUMERIC

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.adapters.ledger import LedgerRepository
+from service.adapters.rollups import RollupRepository
 from service.services.ledger import rollups
 
 GROUPINGS = ["group_by=player", "group_by=table", "group_by=day", "group_by=day&tz=Asia/Jakarta",
@@ -412,3 +413,52 @@ def test_an_all_time_summary_by_day_in_a_zone_reads_the_quarters_once_not_once_a
     assert page == get(http, tenant, f"{path}&{EVER}")
     assert [row["key"] for row in page["rows"]] == ["2026-10-01", "2026-10-02", "2026-10-03", "2026-10-04", "2026-10-05"]
     assert plans and all("Nested Loop" not in plan and "Join" not in plan for plan in plans), plans
+
+
+def test_a_zone_read_from_the_quarters_keeps_its_days_and_later_folds_add_to_them(app, http, tenant, clock, monkeypatch):
+    """The first all-time summary by day in a zone gathers the quarter hours (up to 96 rows a
+    day of history) and has the rollups keep that zone's days from then on: later reads take
+    a row a day, later folds add theirs, and every answer stays the full sums."""
+    path = "/v1/ledger/summary?currency=IDR&group_by=day&tz=America/St_Johns"  # -03:30, and DST
+    clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
+    for _ in range(4):
+        store(http, tenant, four_player_round())
+        clock.advance(hours=7)
+    assert fold_all(app, tenant) == 4
+    gathered: list[str] = []
+    original = RollupRepository.zone_days
+
+    def counting(self: Any, client_id: str, currency: str, zone: Any) -> Any:
+        gathered.append(zone.key)
+        return original(self, client_id, currency, zone)
+
+    monkeypatch.setattr(RollupRepository, "zone_days", counting)
+    first = get(http, tenant, path)
+    assert first == get(http, tenant, f"{path}&{EVER}")
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {"IDR": ["America/St_Johns"]}
+    gathered.clear()
+    assert get(http, tenant, path) == first and gathered == []  # a row a day, not the quarters
+    # St John's leaves daylight time on 1 November: these rounds fall on both sides of it
+    for _ in range(6):
+        store(http, tenant, two_player_round())
+        clock.advance(hours=5)
+    assert get(http, tenant, path) == get(http, tenant, f"{path}&{EVER}")  # kept days and a tail
+    assert fold_all(app, tenant) == 6
+    answer = get(http, tenant, path)
+    assert answer == get(http, tenant, f"{path}&{EVER}") and gathered == []
+    assert [row["key"] for row in answer["rows"]] == ["2026-10-30", "2026-10-31", "2026-11-01"]
+
+
+def test_a_client_keeps_the_days_of_a_bounded_number_of_zones(app, http, tenant, clock, monkeypatch):
+    monkeypatch.setattr(rollups, "ZONES_KEPT", 2)
+    clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
+    store(http, tenant, four_player_round())
+    assert fold_all(app, tenant) == 1
+    for zone in ("Asia/Jakarta", "Asia/Kathmandu", "Asia/Tokyo"):
+        path = f"/v1/ledger/summary?currency=IDR&group_by=day&tz={zone}"
+        assert get(http, tenant, path) == get(http, tenant, f"{path}&{EVER}")
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {"IDR": ["Asia/Jakarta", "Asia/Kathmandu"]}
+    path = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Tokyo"  # still answered, from the quarters
+    assert get(http, tenant, path)["rows"][0]["key"] == "2026-10-31"

@@ -34,6 +34,7 @@ READ_TAIL = 2_000  # records a read sums from the lines before it folds them fir
 READ_BATCH = 20_000  # records a read folds at most before it answers
 SWEEP_BATCH = 50_000  # records one fold of `capsa sweep` takes (a transaction of about 1 s here)
 SWEEP_CLIENTS = 100  # clients one sweep pass folds at most, the furthest behind first
+ZONES_KEPT = 8  # zones other than UTC whose days a client's rollups keep, per currency
 
 
 def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
@@ -53,11 +54,56 @@ def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
         if through <= start:
             uow.commit()  # a reset, if there was one
             return 0
-        for (currency, grouping), sums in uow.rollups.deltas(client_id, start, through).items():
+        deltas = uow.rollups.deltas(client_id, start, through)
+        for (currency, grouping), sums in deltas.items():
             uow.rollups.add(client_id, currency, grouping, sums)
+        for currency, zones in uow.rollups.zones(client_id).items():
+            quarters = deltas.get((currency, Grouping.QUARTER), [])
+            for name in zones:
+                uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(name, _days(quarters, ZoneInfo(name))))
         uow.rollups.advance(client_id, through)
         uow.commit()
         return through - start
+
+
+def _days(quarters: list[Totals], zone: ZoneInfo) -> list[Totals]:
+    """Quarter-hour totals gathered into `zone`'s days (keys: dates), each quarter by its own
+    date there (exact across every transition)."""
+    days: dict[str, Totals] = {}
+    for q in quarters:
+        day = quarter_start(str(q.key)).astimezone(zone).date().isoformat()
+        before = days.get(day)
+        days[day] = Totals(day, *(getattr(q, n) for n in TOTALS)) if before is None else added(before, q)
+    return list(days.values())
+
+
+def _keyed(zone: str, days: list[Totals]) -> list[Totals]:
+    return [Totals(f"{zone} {d.key}", *(getattr(d, n) for n in TOTALS)) for d in days]
+
+
+def keep_zone(db: Database, client_id: str, currency: str, zone: ZoneInfo) -> bool:
+    """From now on, keep `zone`'s days in the client's rollups, so that an all-time summary by
+    day there reads a row a day, not the quarter hours (up to 96 a day): the days gathered
+    from the quarters up to the cursor, under its lock, and every later fold adds its own.
+    At most ZONES_KEPT zones per client and currency; False where the zone is not taken on
+    (kept already, too many, another fold holding the cursor, the primary away)."""
+    try:
+        with db.unit_of_work(write=True) as uow:
+            if uow.rollups.claim(client_id) is None:
+                return False
+            kept = uow.rollups.zones(client_id).get(currency, [])
+            if zone.key in kept or len(kept) >= ZONES_KEPT:
+                return False
+            days = uow.rollups.zone_days(client_id, currency, zone)
+            if days is None:
+                days = _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
+            uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(zone.key, days))
+            uow.rollups.add(client_id, currency, Grouping.ZONE, [Totals(zone.key, *(0 for _ in TOTALS))])
+            uow.commit()
+            return True
+    except StorageError as exc:
+        log.warning("client %s: keeping the days of %s failed: %s", client_id, zone.key, exc)
+        return False
 
 
 def sweep(db: Database) -> int:
@@ -113,22 +159,23 @@ def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
 
 
 def summary(
-    uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo
+    uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo,
+    unkept: set[str] | None = None,
 ) -> list[Totals]:
-    """The all-time summary: the rollups up to `start` plus the lines of the records after."""
+    """The all-time summary: the rollups up to `start` plus the lines of the records after.
+    By day in a zone whose days are not kept, from the quarter hours: its name goes into
+    `unkept` (the caller may `keep_zone` it, outside this read)."""
     tail = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(start, as_of.sequence))
     if not start:
         return tail
     if group_by == "day" and not is_utc(zone):
+        kept_days = uow.rollups.kept_days(client_id, currency, zone.key)
+        if kept_days is not None:
+            return _merged(kept_days, tail)
+        if unkept is not None:
+            unkept.add(zone.key)
         gathered = uow.rollups.zone_days(client_id, currency, zone)
-        if gathered is not None:
-            return _merged(gathered, tail)
-        days: dict[str, Totals] = {}
-        for q in uow.rollups.read(client_id, currency, Grouping.QUARTER):
-            day = quarter_start(str(q.key)).astimezone(zone).date().isoformat()
-            before = days.get(day)
-            days[day] = Totals(day, *(getattr(q, n) for n in TOTALS)) if before is None else added(before, q)
-        kept = list(days.values())
+        kept = gathered if gathered is not None else _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
     else:
         kept = uow.rollups.read(client_id, currency, Grouping(group_by))
     return _merged(kept, tail)
