@@ -8,14 +8,17 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    balanced ledger lines, COPY), then VACUUM (ANALYZE)s the tables a round writes, as
    autovacuum would in production (the test server runs with autovacuum off: no figure
    here may depend on that accident), and folds the records into the ledger's all-time
-   rollups as `capsa sweep` does every second in service (the loader writes none).
+   rollups as `capsa sweep` does every second in service (the loader writes none); then
+   times the one-off cost of a zone's first all-time read by day (its days gathered from
+   the quarter hours and kept from then on), for a zone not read before.
 2. Times every ledger read through gunicorn (gunicorn.conf.py, one sync worker), each
    in a fresh server process: "cold" is the read's first answer in that process, after one
    `GET /v1/audit/head` that opens the worker's connection and a second one timed as the
    moment's reference (the machine is shared); the OS and PostgreSQL caches are not
    dropped on this shared machine. "Warm" is the median of the `--warm` answers after it.
-   All-time reads: the summary by player, by UTC day and by day in Asia/Jakarta (gathered
-   from the rollups' quarter hours), a player's ledger, a player's statement; windowed: a
+   All-time reads: the summary by player, by UTC day and by day in Asia/Jakarta (a zone
+   whose days the client's rollups keep: the bench has them kept before it loads, as a
+   client's first read there would), a player's ledger, a player's statement; windowed: a
    player's week and its statement; and the chain's tail:
    `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records. Per
    answer: the worker's and the PostgreSQL backends' CPU (from /proc).
@@ -57,6 +60,7 @@ import time  # noqa: E402
 from datetime import UTC, datetime, timedelta  # noqa: E402
 from types import ModuleType  # noqa: E402
 from typing import Any  # noqa: E402
+from zoneinfo import ZoneInfo  # noqa: E402
 
 
 def _bench_module(name: str) -> ModuleType:
@@ -206,6 +210,27 @@ def fold_rollups(url: str) -> tuple[int, float]:
     return folded, time.monotonic() - started
 
 
+# A zone never read before at each size (its first read keeps its days from then on).
+FIRST_READ_ZONES = ("Asia/Kathmandu", "Asia/Kolkata", "Australia/Eucla", "Asia/Tokyo")
+
+
+def keep_zone(url: str, client_id: str, zone: str) -> dict[str, Any]:
+    """Time `keep_zone` for a zone not kept before: (zone, ms, days kept)."""
+    from service.adapters.uow import Database
+    from service.services.ledger import rollups
+
+    db = Database(url)
+    try:
+        started = time.perf_counter()
+        assert rollups.keep_zone(db, client_id, "IDR", ZoneInfo(zone))
+        ms = (time.perf_counter() - started) * 1000
+        with db.snapshot() as uow:
+            days = uow.rollups.kept_days(client_id, "IDR", zone) or []
+    finally:
+        db.dispose()
+    return {"zone": zone, "ms": round(ms, 1), "days": len(days), "load": round(os.getloadavg()[0], 2)}
+
+
 def print_size(m: dict[str, Any]) -> None:
     s = m["sizes"]
     print(f"\n== {m['size']:,} rounds (head {s['head']:,}; database {s['database_bytes'] / 2**30:.2f} GiB; "
@@ -215,6 +240,9 @@ def print_size(m: dict[str, Any]) -> None:
               f"{m['vacuum_seconds']:.0f} s")
     print(f"   rollups caught up as the sweeper keeps them: {m['fold_records']:,} records folded in "
           f"{m['fold_seconds']:.1f} s")
+    k = m["keep_zone"]
+    print(f"   a zone's first all-time read by day ({k['zone']}) keeps its days once: {k['ms']:.1f} ms, "
+          f"{k['days']:,} days (load {k['load']:.2f})")
     print(f"   {'read':<26}{'ref ms':>8}{'cold ms':>9}{'warm ms':>9}  {'cold CPU w/pg ms':>17}  {'warm CPU w/pg':>14}"
           f"{'bytes':>11}  load")
     for r in m["reads"]:
@@ -303,6 +331,11 @@ def main() -> int:
         db = Database(url)
         client_id, key = clients.create_client(db, "growth")
         read_key = clients.add_key(db, "growth", clients.READ)
+        # The client reads its days in Jakarta: its rollups keep that zone's days from the
+        # first such read on, and every fold adds to them (in service, since that first read).
+        from service.services.ledger import rollups as ledger_rollups
+
+        assert ledger_rollups.keep_zone(db, client_id, "IDR", ZoneInfo("Asia/Jakarta"))
         db.dispose()
         keyring = Keyring().rotated(first - timedelta(hours=1))[0]
         key_file = Path(tempfile.mkdtemp(prefix="capsa-growth-keys-")) / "signing-keys.json"
@@ -333,6 +366,8 @@ def main() -> int:
             # What `capsa sweep` does every second in service (fold the records stored since into
             # the all-time rollups), caught up at once here: the loader writes no rollups.
             measured["fold_records"], measured["fold_seconds"] = fold_rollups(url)
+            # What a zone's first all-time read costs once: its days gathered from the quarters.
+            measured["keep_zone"] = keep_zone(url, client_id, FIRST_READ_ZONES[sizes.index(size) % len(FIRST_READ_ZONES)])
             measured["sizes"] = sizes_of(dsn, client_id)
             measured["reads"] = [time_read(env, n, p, reader, args.warm, name)
                                  for n, _kind, p in reads(measured["sizes"]["head"], week)]
