@@ -83,6 +83,32 @@ def test_a_bad_zone_or_a_date_out_of_range_is_422_naming_the_field(http, tenant,
     assert any(field in e["field"] for e in body["errors"]), body
 
 
+REFUSALS = [
+    ("currency=ZZZ", "unknown currency 'ZZZ'", "query.currency", "unknown currency 'ZZZ'"),
+    ("currency=IDR&tz=Nowhere/Atlantis", "unknown time zone 'Nowhere/Atlantis'", "query.tz",
+     "'Nowhere/Atlantis' is not an IANA time zone name (e.g. Asia/Jakarta)"),
+    ("currency=IDR&tz=Asia/Jakarta&since=0001-01-01",
+     "since '0001-01-01' in Asia/Jakarta is outside the supported range", "query.since",
+     "'0001-01-01' in Asia/Jakarta is out of range"),
+    ("currency=IDR&tz=Asia/Jakarta&until=0001-01-01",
+     "until '0001-01-01' in Asia/Jakarta is outside the supported range", "query.until",
+     "'0001-01-01' in Asia/Jakarta is out of range"),
+    ("currency=IDR&since=2026-12-02&until=2026-12-01", "until is before since", "query.until",
+     "must not be before since"),
+]
+
+
+@pytest.mark.parametrize("path", ["/v1/ledger/players/a", "/v1/ledger/summary"])
+@pytest.mark.parametrize(("query", "detail", "field", "message"), REFUSALS)
+def test_a_refused_currency_zone_date_or_period_says_what_is_wrong_and_where(
+    http, tenant, path, query, detail, field, message
+):
+    """The whole refusal: the detail names the value (and the zone it was read in), and the
+    one field error names the parameter and says what is wrong with it."""
+    body = problem(http.get(f"{path}?{query}", headers=tenant.read_headers), 422, "validation")
+    assert (body["detail"], body["errors"]) == (detail, [{"field": field, "message": message}])
+
+
 def test_a_statement_has_the_opening_balance_the_lines_and_the_closing_balance(http, tenant, placed):
     r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&tz=Asia/Jakarta",
                  headers=tenant.read_headers)
