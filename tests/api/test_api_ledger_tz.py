@@ -109,6 +109,21 @@ def test_a_refused_currency_zone_date_or_period_says_what_is_wrong_and_where(
     assert (body["detail"], body["errors"]) == (detail, [{"field": field, "message": message}])
 
 
+@pytest.mark.parametrize("bounds", ["since=2026-11-30T17:00:00Z&until=2026-11-30T17:00:00Z",
+                                    "since=2026-12-01&until=2026-12-01&tz=Asia/Jakarta"])
+def test_a_period_that_ends_where_it_starts_is_empty_not_refused(http, tenant, placed, bounds):
+    """until equal to since is a period of no time: nothing in it, not an until before since,
+    though a round is dated exactly at that instant (placed[2], 17:00 UTC: WIB midnight)."""
+    r = http.get(f"/v1/ledger/summary?currency=IDR&{bounds}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert (r.get_json()["rows"], r.get_json()["house_fee"]) == ([], "0")
+    r = http.get(f"/v1/ledger/players/a?currency=IDR&{bounds}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert {k: v for k, v in r.get_json().items() if k != "as_of"} == {
+        "player": "a", "currency": "IDR", "rounds": 0, "points": 0,
+        "result": "0", "winnings": "0", "fees": "0", "net": "0"}
+
+
 def test_a_statement_has_the_opening_balance_the_lines_and_the_closing_balance(http, tenant, placed):
     r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&tz=Asia/Jakarta",
                  headers=tenant.read_headers)
