@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from httpkit import four_player_round, problem
@@ -81,6 +81,85 @@ def test_a_bad_zone_or_a_date_out_of_range_is_422_naming_the_field(http, tenant,
     body = problem(http.get(f"/v1/ledger/summary?currency=IDR&group_by=day&{query}", headers=tenant.read_headers),
                    422, "validation")
     assert any(field in e["field"] for e in body["errors"]), body
+
+
+REFUSALS = [
+    ("currency=ZZZ", "unknown currency 'ZZZ'", "query.currency", "unknown currency 'ZZZ'"),
+    ("currency=IDR&tz=Nowhere/Atlantis", "unknown time zone 'Nowhere/Atlantis'", "query.tz",
+     "'Nowhere/Atlantis' is not an IANA time zone name (e.g. Asia/Jakarta)"),
+    ("currency=IDR&tz=Asia/Jakarta&since=0001-01-01",
+     "since '0001-01-01' in Asia/Jakarta is outside the supported range", "query.since",
+     "'0001-01-01' in Asia/Jakarta is out of range"),
+    ("currency=IDR&tz=Asia/Jakarta&until=0001-01-01",
+     "until '0001-01-01' in Asia/Jakarta is outside the supported range", "query.until",
+     "'0001-01-01' in Asia/Jakarta is out of range"),
+    ("currency=IDR&since=2026-12-02&until=2026-12-01", "until is before since", "query.until",
+     "must not be before since"),
+]
+
+
+@pytest.mark.parametrize("path", ["/v1/ledger/players/a", "/v1/ledger/summary"])
+@pytest.mark.parametrize(("query", "detail", "field", "message"), REFUSALS)
+def test_a_refused_currency_zone_date_or_period_says_what_is_wrong_and_where(
+    http, tenant, path, query, detail, field, message
+):
+    """The whole refusal: the detail names the value (and the zone it was read in), and the
+    one field error names the parameter and says what is wrong with it."""
+    body = problem(http.get(f"{path}?{query}", headers=tenant.read_headers), 422, "validation")
+    assert (body["detail"], body["errors"]) == (detail, [{"field": field, "message": message}])
+
+
+@pytest.mark.parametrize("bounds", ["since=2026-11-30T17:00:00Z&until=2026-11-30T17:00:00Z",
+                                    "since=2026-12-01&until=2026-12-01&tz=Asia/Jakarta"])
+def test_a_period_that_ends_where_it_starts_is_empty_not_refused(http, tenant, placed, bounds):
+    """until equal to since is a period of no time: nothing in it, not an until before since,
+    though a round is dated exactly at that instant (placed[2], 17:00 UTC: WIB midnight)."""
+    r = http.get(f"/v1/ledger/summary?currency=IDR&{bounds}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    body = r.get_json()
+    assert body.pop("as_of")["sequence"] == len(placed)
+    assert body == {"currency": "IDR", "rows": [], "house_fee": "0"}  # the whole answer
+    r = http.get(f"/v1/ledger/players/a?currency=IDR&{bounds}", headers=tenant.read_headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    body = r.get_json()
+    assert body.pop("as_of")["sequence"] == len(placed)
+    assert body == {"player": "a", "currency": "IDR", "rounds": 0, "points": 0,
+                    "result": "0", "winnings": "0", "fees": "0", "net": "0"}
+
+
+@pytest.fixture
+def far_east_host():
+    """The process's local time zone set to UTC+14 (Pacific/Kiritimati) for the test."""
+    import os
+    import time
+
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "Pacific/Kiritimati"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+def test_a_dates_midnight_is_held_in_utc_whatever_the_hosts_own_zone(http, tenant, placed, far_east_host):
+    """The last day in a zone west of UTC starts at an instant UTC can carry (Honolulu's
+    midnight of 9999-12-31 is 10:00 UTC) but the host's UTC+14 cannot (24:00 there): it is
+    a bound like any other, not out of range, on a host in any zone."""
+    assert datetime(2026, 1, 1, 10, tzinfo=UTC).astimezone().utcoffset() == timedelta(hours=14)
+    period = "since=2026-11-30&until=9999-12-31&tz=Pacific/Honolulu"
+    days = http.get(f"/v1/ledger/summary?currency=IDR&group_by=day&{period}", headers=tenant.read_headers)
+    assert days.status_code == 200, days.get_data(as_text=True)
+    # Honolulu is UTC-10: the first round opens its 30 November, three rounds fall on that day.
+    rows = days.get_json()["rows"]
+    assert [(row["key"], row["rounds"]) for row in rows] == [("2026-11-30", 3), ("2026-12-01", 1)]
+    a = http.get(f"/v1/ledger/players/a?currency=IDR&{period}", headers=tenant.read_headers)
+    assert a.status_code == 200, a.get_data(as_text=True)
+    assert (a.get_json()["rounds"], a.get_json()["net"]) == (4, str(4 * A_NET))
 
 
 def test_a_statement_has_the_opening_balance_the_lines_and_the_closing_balance(http, tenant, placed):
