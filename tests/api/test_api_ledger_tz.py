@@ -442,3 +442,64 @@ def test_a_statements_later_json_pages_keep_the_first_pages_balances_over_a_peri
         assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
             whole["opening_balance"], whole["closing_balance"], whole["as_of"])
     assert first["lines"] + second["lines"] == whole["lines"] and second["next_cursor"] is None
+
+
+def test_a_statement_over_a_period_names_its_player_account_currency_zone_and_bounds(http, tenant, placed):
+    """The whole JSON statement of WIB 1 December: placed[3], after `until`, is neither a
+    line nor in the closing balance; a page of exactly the period's lines has no cursor."""
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&until=2026-12-02&tz=Asia/Jakarta"
+    doc = http.get(url, headers=tenant.read_headers).get_json()
+    as_of = doc.pop("as_of")
+    assert (as_of["sequence"], as_of["source"]) == (len(placed), "primary")
+    stamp = "2026-11-30T17:00:00.000Z"
+    assert doc == {
+        "player": "a", "account": "player:a", "currency": "IDR", "tz": "Asia/Jakarta",
+        "since": stamp, "until": "2026-12-01T17:00:00.000Z",
+        "opening_balance": str(2 * A_NET), "closing_balance": str(3 * A_NET),
+        "lines": [
+            {"created_at": stamp, "round": placed[2], "sequence": 3, "kind": "settlement",
+             "amount": str(A_RESULT), "balance": str(2 * A_NET + A_RESULT)},
+            {"created_at": stamp, "round": placed[2], "sequence": 3, "kind": "fee",
+             "amount": str(-A_FEE), "balance": str(3 * A_NET)},
+        ],
+        "next_cursor": None,
+    }
+    exact = http.get(url + "&limit=2", headers=tenant.read_headers).get_json()
+    assert exact["lines"] == doc["lines"] and exact["next_cursor"] is None  # nothing after the second
+    short = http.get(url + "&limit=1", headers=tenant.read_headers).get_json()
+    assert short["lines"] == doc["lines"][:1] and short["next_cursor"] is not None
+
+
+def test_an_all_time_statements_later_pages_keep_the_first_pages_as_of_and_read_one_line_past_their_size(
+    http, tenant, placed, clock, monkeypatch
+):
+    """Over all history (the rollups' branch) a cursor keeps its first page's snapshot: rounds
+    stored after it, one dated after every line and one before them, neither show on a later
+    page nor change its balances. Each page reads `limit + 1` lines, no more."""
+    from service.adapters.ledger import LedgerRepository
+
+    url = "/v1/ledger/players/a/statement?currency=IDR&limit=3"
+    whole = http.get("/v1/ledger/players/a/statement?currency=IDR&limit=500", headers=tenant.read_headers).get_json()
+    assert len(whole["lines"]) == 8 and whole["closing_balance"] == str(4 * A_NET)
+    read: list[int] = []
+    original = LedgerRepository.statement_lines
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    first = http.get(url, headers=tenant.read_headers).get_json()
+    for when in (datetime(2026, 12, 3, tzinfo=UTC), datetime(2026, 11, 29, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    pages, cursor = [first], first["next_cursor"]
+    while cursor:
+        pages.append(http.get(f"{url}&cursor={cursor}", headers=tenant.read_headers).get_json())
+        cursor = pages[-1]["next_cursor"]
+    assert read == [4, 4, 2]  # 3 lines and one more, twice, then the last 2
+    for page in pages:
+        assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
+            "0", whole["closing_balance"], whole["as_of"])
+    assert [line for page in pages for line in page["lines"]] == whole["lines"]
