@@ -521,3 +521,160 @@ def test_a_statements_later_json_pages_keep_the_first_pages_balances_over_a_peri
         assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
             whole["opening_balance"], whole["closing_balance"], whole["as_of"])
     assert first["lines"] + second["lines"] == whole["lines"] and second["next_cursor"] is None
+
+
+def test_a_statement_over_a_period_names_its_player_account_currency_zone_and_bounds(http, tenant, placed):
+    """The whole JSON statement of WIB 1 December: placed[3], after `until`, is neither a
+    line nor in the closing balance; a page of exactly the period's lines has no cursor."""
+    url = "/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&until=2026-12-02&tz=Asia/Jakarta"
+    doc = http.get(url, headers=tenant.read_headers).get_json()
+    as_of = doc.pop("as_of")
+    assert (as_of["sequence"], as_of["source"]) == (len(placed), "primary")
+    stamp = "2026-11-30T17:00:00.000Z"
+    assert doc == {
+        "player": "a", "account": "player:a", "currency": "IDR", "tz": "Asia/Jakarta",
+        "since": stamp, "until": "2026-12-01T17:00:00.000Z",
+        "opening_balance": str(2 * A_NET), "closing_balance": str(3 * A_NET),
+        "lines": [
+            {"created_at": stamp, "round": placed[2], "sequence": 3, "kind": "settlement",
+             "amount": str(A_RESULT), "balance": str(2 * A_NET + A_RESULT)},
+            {"created_at": stamp, "round": placed[2], "sequence": 3, "kind": "fee",
+             "amount": str(-A_FEE), "balance": str(3 * A_NET)},
+        ],
+        "next_cursor": None,
+    }
+    exact = http.get(url + "&limit=2", headers=tenant.read_headers).get_json()
+    assert exact["lines"] == doc["lines"] and exact["next_cursor"] is None  # nothing after the second
+    short = http.get(url + "&limit=1", headers=tenant.read_headers).get_json()
+    assert short["lines"] == doc["lines"][:1] and short["next_cursor"] is not None
+
+
+def test_an_all_time_statements_later_pages_keep_the_first_pages_as_of_and_read_one_line_past_their_size(
+    http, tenant, placed, clock, monkeypatch
+):
+    """Over all history (the rollups' branch) a cursor keeps its first page's snapshot: rounds
+    stored after it, one dated after every line and one before them, neither show on a later
+    page nor change its balances. Each page reads `limit + 1` lines, no more."""
+    from service.adapters.ledger import LedgerRepository
+
+    url = "/v1/ledger/players/a/statement?currency=IDR&limit=3"
+    whole = http.get("/v1/ledger/players/a/statement?currency=IDR&limit=500", headers=tenant.read_headers).get_json()
+    assert len(whole["lines"]) == 8 and whole["closing_balance"] == str(4 * A_NET)
+    read: list[int] = []
+    original = LedgerRepository.statement_lines
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    first = http.get(url, headers=tenant.read_headers).get_json()
+    for when in (datetime(2026, 12, 3, tzinfo=UTC), datetime(2026, 11, 29, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    pages, cursor = [first], first["next_cursor"]
+    while cursor:
+        pages.append(http.get(f"{url}&cursor={cursor}", headers=tenant.read_headers).get_json())
+        cursor = pages[-1]["next_cursor"]
+    assert read == [4, 4, 2]  # 3 lines and one more, twice, then the last 2
+    for page in pages:
+        assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
+            "0", whole["closing_balance"], whole["as_of"])
+    assert [line for page in pages for line in page["lines"]] == whole["lines"]
+
+
+def _entries_csv(http, tenant, url):
+    r = http.get(url, headers={**tenant.read_headers, "Accept": "text/csv"})
+    assert r.status_code == 200 and r.content_type.startswith("text/csv"), r.get_data(as_text=True)
+    rows = [{**row, "sequence": int(row["sequence"])} for row in csv.DictReader(io.StringIO(r.get_data(as_text=True)))]
+    return rows, r.headers.get("Link"), r.headers["Capsa-As-Of"]
+
+
+@pytest.mark.parametrize("query", ["player=a", "round=1", "since=2026-12-01", "until=2026-12-01",
+                                   "since=2026-12-01&until=2026-12-02&tz=Asia/Jakarta"])
+def test_a_csv_of_lines_takes_the_pages_filters_and_its_cap_counts_only_the_matching_lines(
+    http, tenant, placed, monkeypatch, query
+):
+    """The CSV carries the lines the JSON pages do for the same player, round or period (in
+    its zone); an answer stops at its cap only when a matching line lies past it (the look
+    past the cap takes the same filters), and its Link leads to the rest."""
+    from service.services.ledger import reports as ledger
+
+    query = query.replace("round=1", f"round={placed[1]}")
+    want = _entries(http, tenant, query)["items"]
+    assert 1 < len(want) < len(_entries(http, tenant, "")["items"])
+    url = f"/v1/ledger/entries?currency=IDR&{query}"
+    rows, link, _ = _entries_csv(http, tenant, url)
+    assert rows == want and link is None
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", len(want))
+    rows, link, _ = _entries_csv(http, tenant, url)
+    assert rows == want and link is None  # every matching line fits: no line past the cap
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", len(want) - 1)
+    rows, link, _ = _entries_csv(http, tenant, url)
+    assert rows == want[:-1] and link is not None
+    rest, link, _ = _entries_csv(http, tenant, link.removeprefix("<").split(">;")[0])
+    assert rest == want[-1:] and link is None
+
+
+def test_a_csv_of_lines_keeps_its_first_answers_as_of_in_every_read_of_the_later_answers(
+    http, tenant, placed, clock, monkeypatch
+):
+    """Rounds stored after the first answer, dated before every line (a client's clock may be
+    behind), between the first two rounds and after them all, are past its as_of: the
+    answers its Link leads to name the same as_of, show none of their lines and still stop
+    at exactly the cap (the look past it reads the same snapshot). Pages of 2, answers of 5."""
+    from service.services.ledger import reports as ledger
+
+    whole = _entries(http, tenant, "")["items"]
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 5)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 2)
+    url = "/v1/ledger/entries?currency=IDR"
+    rows, link, first_as_of = _entries_csv(http, tenant, url)
+    answers = [rows]
+    for when in (datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, 12, 30, tzinfo=UTC),
+                 datetime(2026, 12, 3, tzinfo=UTC)):
+        clock.set(when)
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    while link:
+        rows, link, as_of = _entries_csv(http, tenant, link.removeprefix("<").split(">;")[0])
+        assert as_of == first_as_of
+        answers.append(rows)
+    assert first_as_of.startswith(f"sequence={len(placed)}; ")
+    assert [len(a) for a in answers] == [5] * (len(whole) // 5) + ([len(whole) % 5] if len(whole) % 5 else [])
+    assert [line for a in answers for line in a] == whole
+
+
+def test_a_csv_of_lines_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_page(http, tenant, placed, monkeypatch):
+    """Each answer's reads are bounded whatever the history: one look at two lines
+    CSV_MAX_LINES on, then pages of CSV_PAGE, each after the last line of the one before."""
+    from service.adapters.ledger import LedgerRepository
+    from service.services.ledger import reports as ledger
+
+    whole = _entries(http, tenant, "")["items"]
+    assert len(whole) == 32  # 8 lines a round
+    monkeypatch.setattr(ledger, "CSV_MAX_LINES", 10)
+    monkeypatch.setattr(ledger, "CSV_PAGE", 4)
+    reads: list[tuple[str, int]] = []
+    original = LedgerRepository.entries
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, "entries", counting)
+    url, per_answer, lines = "/v1/ledger/entries?currency=IDR", [], []
+    while url:
+        reads.clear()
+        rows, link, _ = _entries_csv(http, tenant, url)
+        per_answer.append((len(rows), list(reads)))
+        lines += rows
+        url = link.removeprefix("<").split(">;")[0] if link else None
+    assert per_answer == [
+        (10, [("look", 2), ("page", 4), ("page", 4), ("page", 4)]),  # lines 1-12: 11 is past the cut
+        (10, [("look", 2), ("page", 4), ("page", 4), ("page", 4)]),
+        (10, [("look", 2), ("page", 4), ("page", 4), ("page", 4)]),
+        (2, [("look", 0), ("page", 2)]),  # no line past the cap: 31-32, a page short of CSV_PAGE
+    ]
+    assert lines == whole  # each line once, in order

@@ -185,7 +185,14 @@ def _sequences(uow: UnitOfWork, client_id: str, round_id: str | None) -> list[in
     """The records of a round (its own and its void's), for `?round=`."""
     if round_id is None:
         return None
-    return [r.sequence for kind in ("round", "void") if (r := uow.chain.of_round(client_id, round_id, kind))]
+    return [
+        r.sequence
+        for kind in (
+            "round",
+            "void",  # pragma: no mutate (the chain's of_round reads every kind but "round" as the void's)
+        )
+        if (r := uow.chain.of_round(client_id, round_id, kind))
+    ]
 
 
 def entries(
@@ -392,7 +399,11 @@ def statement(
         n = as_of.sequence
         opening, closing = _statement_head(uow, client_id, player_id, currency, start, end, as_of, first)
         rows = uow.ledger.statement_lines(client_id, player_id, currency, start, end, after, limit + 1, through=n)
-        balance = opening + _through(uow, client_id, player_id, currency, start, end, after, n)
+        balance = opening + _through(
+            uow, client_id, player_id, currency, start,
+            end,  # pragma: no mutate (a line is shown only after a cursor before end: so is every line to it)
+            after, n,
+        )
         return opening, closing, rows, balance
 
     if start is None and end is None:  # all history: the closing balance from the rollups
