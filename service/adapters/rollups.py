@@ -142,16 +142,31 @@ class RollupRepository:
             out.setdefault(currency, []).append(key)
         return out
 
+    def _zone_rows(self, client_id: str, currency: str, zone: str) -> Any:
+        """The condition on a zone's day rows: '_' is LIKE's wildcard (America/St_Johns), so
+        it is escaped, and readers check the prefix exactly too."""
+        return (
+            (LedgerRollup.client_id == client_id)
+            & (LedgerRollup.currency == currency)
+            & (LedgerRollup.grouping == Grouping.ZONE_DAY.value)
+            & LedgerRollup.key.like((zone + " ").replace("_", "!_") + "%", escape="!")
+        )
+
+    def forget_zone(self, client_id: str, currency: str, zone: str) -> None:
+        """Stop keeping a zone's days: its marker and its day rows go."""
+        self.session.execute(delete(LedgerRollup).where(self._zone_rows(client_id, currency, zone)))
+        self.session.execute(delete(LedgerRollup).where(
+            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency,
+            LedgerRollup.grouping == Grouping.ZONE.value, LedgerRollup.key == zone,
+        ))
+
     def kept_days(self, client_id: str, currency: str, zone: str) -> list[Totals] | None:
         """A kept zone's days (keys: their dates), or None if its days are not kept."""
         if not self.read(client_id, currency, Grouping.ZONE, zone):
             return None
         prefix = zone + " "
         q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
-            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency,
-            LedgerRollup.grouping == Grouping.ZONE_DAY.value,
-            # '_' is LIKE's wildcard (America/St_Johns); the prefix is checked exactly below
-            LedgerRollup.key.like(prefix.replace("_", "!_") + "%", escape="!"),
+            self._zone_rows(client_id, currency, zone)
         )
         rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
         return [Totals(r[0][len(prefix):], *r[1:]) for r in rows if r[0].startswith(prefix)]

@@ -462,3 +462,29 @@ def test_a_client_keeps_the_days_of_a_bounded_number_of_zones(app, http, tenant,
         assert uow.rollups.zones(tenant.id) == {"IDR": ["Asia/Jakarta", "Asia/Kathmandu"]}
     path = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Tokyo"  # still answered, from the quarters
     assert get(http, tenant, path)["rows"][0]["key"] == "2026-10-31"
+
+
+def test_a_kept_zone_gone_from_the_zone_database_is_forgotten_not_left_stale(app, http, tenant, clock):
+    """A kept zone that this host's zone database no longer has (a link moved out of the
+    default package) must not stop the client's folds: its days are dropped, and the others
+    kept as before."""
+    from service.adapters.ledger import Totals
+    from service.adapters.rollups import Grouping
+
+    clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
+    store(http, tenant, four_player_round())
+    assert fold_all(app, tenant) == 1
+    path = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"
+    get(http, tenant, path)  # keeps Jakarta
+    zero = (0,) * 7
+    with app.extensions["capsa"].db.unit_of_work(write=True) as uow:  # as an older host kept it
+        uow.rollups.add(tenant.id, "IDR", Grouping.ZONE, [Totals("Nowhere/Atlantis", *zero)])
+        uow.rollups.add(tenant.id, "IDR", Grouping.ZONE_DAY, [Totals("Nowhere/Atlantis 2026-10-30", 1, *zero[1:])])
+        uow.commit()
+    store(http, tenant, two_player_round())
+    assert fold_all(app, tenant) == 1
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {"IDR": ["Asia/Jakarta"]}
+        assert uow.rollups.kept_days(tenant.id, "IDR", "Nowhere/Atlantis") is None
+        assert uow.rollups.read(tenant.id, "IDR", Grouping.ZONE_DAY, "Nowhere/Atlantis 2026-10-30") == []
+    assert get(http, tenant, path) == get(http, tenant, f"{path}&{EVER}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import TypeVar
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.errors import StorageError
 from service.adapters.ledger import Totals, is_utc
@@ -60,7 +60,15 @@ def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
         for currency, zones in uow.rollups.zones(client_id).items():
             quarters = deltas.get((currency, Grouping.QUARTER), [])
             for name in zones:
-                uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(name, _days(quarters, ZoneInfo(name))))
+                try:
+                    zone = ZoneInfo(name)
+                except (ZoneInfoNotFoundError, ValueError):
+                    # gone from this host's zone database (a link moved out of the default
+                    # package): forgotten, not left stale; a read there keeps it again
+                    log.warning("client %s: zone %s is unknown here: its kept days are dropped", client_id, name)
+                    uow.rollups.forget_zone(client_id, currency, name)
+                    continue
+                uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(name, _days(quarters, zone)))
         uow.rollups.advance(client_id, through)
         uow.commit()
         return through - start
