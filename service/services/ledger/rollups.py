@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -81,12 +82,19 @@ def _days(quarters: list[Totals], zone: ZoneInfo) -> list[Totals]:
     for q in quarters:
         day = quarter_start(str(q.key)).astimezone(zone).date().isoformat()
         before = days.get(day)
-        days[day] = Totals(day, *(getattr(q, n) for n in TOTALS)) if before is None else added(before, q)
+        days[day] = replace(q, key=day) if before is None else added(before, q)
     return list(days.values())
 
 
+def _quarter_days(uow: UnitOfWork, client_id: str, currency: str, zone: ZoneInfo) -> list[Totals]:
+    """The zone's days from the stored quarter hours: gathered by PostgreSQL where it can,
+    else here."""
+    gathered = uow.rollups.zone_days(client_id, currency, zone)
+    return gathered if gathered is not None else _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
+
+
 def _keyed(zone: str, days: list[Totals]) -> list[Totals]:
-    return [Totals(f"{zone} {d.key}", *(getattr(d, n) for n in TOTALS)) for d in days]
+    return [replace(d, key=f"{zone} {d.key}") for d in days]
 
 
 def keep_zone(db: Database, client_id: str, currency: str, zone: ZoneInfo) -> bool:
@@ -102,10 +110,7 @@ def keep_zone(db: Database, client_id: str, currency: str, zone: ZoneInfo) -> bo
             kept = uow.rollups.zones(client_id).get(currency, [])
             if zone.key in kept or len(kept) >= ZONES_KEPT:
                 return False
-            days = uow.rollups.zone_days(client_id, currency, zone)
-            if days is None:
-                days = _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
-            uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(zone.key, days))
+            uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(zone.key, _quarter_days(uow, client_id, currency, zone)))
             uow.rollups.add(client_id, currency, Grouping.ZONE, [Totals(zone.key, *(0 for _ in TOTALS))])
             uow.commit()
             return True
@@ -182,8 +187,7 @@ def summary(
             return _merged(kept_days, tail)
         if unkept is not None:
             unkept.add(zone.key)
-        gathered = uow.rollups.zone_days(client_id, currency, zone)
-        kept = gathered if gathered is not None else _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
+        kept = _quarter_days(uow, client_id, currency, zone)
     else:
         kept = uow.rollups.read(client_id, currency, Grouping(group_by))
     return _merged(kept, tail)
