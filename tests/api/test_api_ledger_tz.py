@@ -23,6 +23,28 @@ TIMES = [
 A_NET, A_RESULT, A_FEE, HOUSE = 47530, 49000, 1470, 1860
 
 
+def _next(link):
+    """The next answer's URL from a Link header (None without one)."""
+    return link.removeprefix("<").split(">;")[0] if link else None
+
+
+def _spied_reads(monkeypatch, method):
+    """Every call of LedgerRepository.`method` from now on, as ("look", rows) for a look past
+    a cut (an offset) and ("page", rows) for a page."""
+    from service.adapters.ledger import LedgerRepository
+
+    reads: list[tuple[str, int]] = []
+    original = getattr(LedgerRepository, method)
+
+    def counting(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
+        return rows
+
+    monkeypatch.setattr(LedgerRepository, method, counting)
+    return reads
+
+
 @pytest.fixture
 def placed(http, tenant, clock):
     ids = []
@@ -251,7 +273,7 @@ def test_a_statement_csv_stops_at_its_cap_and_carries_the_balance_forward(http, 
         url = None
         if link:
             assert link.endswith('; rel="next"')
-            url = link.removeprefix("<").split(">;")[0]
+            url = _next(link)
             assert parse_qs(urlsplit(url).query)["currency"] == ["IDR"] and urlsplit(url).path.endswith("/statement")
     assert answers == sizes
     assert lines == whole[2:-1]  # every line once, in order, with the same running balance
@@ -408,7 +430,7 @@ def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances
         assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
     link = first.headers.get("Link")
     while link:
-        r = http.get(link.removeprefix("<").split(">;")[0], headers=h)
+        r = http.get(_next(link), headers=h)
         assert r.status_code == 200, r.get_data(as_text=True)
         answers.append((r.headers["Capsa-As-Of"], list(csv.reader(io.StringIO(r.get_data(as_text=True))))))
         link = r.headers.get("Link")
@@ -430,28 +452,19 @@ def test_a_statement_csv_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_p
     on (is there a line past the cap?), then its lines in pages of CSV_PAGE, each after the
     last line of the one before, none past its cut. a's 8 lines in answers of 5, pages of 3:
     (look, pages...) per answer."""
-    from service.adapters.ledger import LedgerRepository
     from service.services.ledger import reports as ledger
 
     whole, _ = _statement_csv(http, tenant, "/v1/ledger/players/a/statement?currency=IDR")
     monkeypatch.setattr(ledger, "CSV_MAX_LINES", 5)
     monkeypatch.setattr(ledger, "CSV_PAGE", 3)
-    reads: list[tuple[str, int]] = []
-    original = LedgerRepository.statement_lines
-
-    def counting(self, *args, **kwargs):
-        rows = original(self, *args, **kwargs)
-        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
-        return rows
-
-    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    reads = _spied_reads(monkeypatch, "statement_lines")
     url, per_answer, lines = "/v1/ledger/players/a/statement?currency=IDR", [], []
     while url:
         reads.clear()
         rows, link = _statement_csv(http, tenant, url)
         per_answer.append((len(rows) - 3, list(reads)))
         lines += rows[2:-1]
-        url = link.removeprefix("<").split(">;")[0] if link else None
+        url = _next(link)
     assert per_answer == [
         (5, [("look", 2), ("page", 3), ("page", 3)]),  # lines 1-3, then 4-6: 6 is past the cut
         (3, [("look", 0), ("page", 3), ("page", 0)]),  # no line past the cap: 6-8, then none
@@ -499,7 +512,7 @@ def test_a_statement_csv_with_until_stops_only_when_the_period_has_a_line_past_i
         rows, link = _statement_csv(http, tenant, url)
         answers.append(len(rows) - 3)
         closing = rows[-1]
-        url = link.removeprefix("<").split(">;")[0] if link else None
+        url = _next(link)
     assert answers == sizes
     assert closing == ["2026-12-01T00:00:00.000Z", "", "", "closing_balance", "", str(3 * A_NET), "IDR"]
 
@@ -613,7 +626,7 @@ def test_a_csv_of_lines_takes_the_pages_filters_and_its_cap_counts_only_the_matc
     monkeypatch.setattr(ledger, "CSV_MAX_LINES", len(want) - 1)
     rows, link, _ = _entries_csv(http, tenant, url)
     assert rows == want[:-1] and link is not None
-    rest, link, _ = _entries_csv(http, tenant, link.removeprefix("<").split(">;")[0])
+    rest, link, _ = _entries_csv(http, tenant, _next(link))
     assert rest == want[-1:] and link is None
 
 
@@ -637,7 +650,7 @@ def test_a_csv_of_lines_keeps_its_first_answers_as_of_in_every_read_of_the_later
         clock.set(when)
         assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
     while link:
-        rows, link, as_of = _entries_csv(http, tenant, link.removeprefix("<").split(">;")[0])
+        rows, link, as_of = _entries_csv(http, tenant, _next(link))
         assert as_of == first_as_of
         answers.append(rows)
     assert first_as_of.startswith(f"sequence={len(placed)}; ")
@@ -648,29 +661,20 @@ def test_a_csv_of_lines_keeps_its_first_answers_as_of_in_every_read_of_the_later
 def test_a_csv_of_lines_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_page(http, tenant, placed, monkeypatch):
     """Each answer's reads are bounded whatever the history: one look at two lines
     CSV_MAX_LINES on, then pages of CSV_PAGE, each after the last line of the one before."""
-    from service.adapters.ledger import LedgerRepository
     from service.services.ledger import reports as ledger
 
     whole = _entries(http, tenant, "")["items"]
     assert len(whole) == 32  # 8 lines a round
     monkeypatch.setattr(ledger, "CSV_MAX_LINES", 10)
     monkeypatch.setattr(ledger, "CSV_PAGE", 4)
-    reads: list[tuple[str, int]] = []
-    original = LedgerRepository.entries
-
-    def counting(self, *args, **kwargs):
-        rows = original(self, *args, **kwargs)
-        reads.append(("look" if kwargs.get("offset") else "page", len(rows)))
-        return rows
-
-    monkeypatch.setattr(LedgerRepository, "entries", counting)
+    reads = _spied_reads(monkeypatch, "entries")
     url, per_answer, lines = "/v1/ledger/entries?currency=IDR", [], []
     while url:
         reads.clear()
         rows, link, _ = _entries_csv(http, tenant, url)
         per_answer.append((len(rows), list(reads)))
         lines += rows
-        url = link.removeprefix("<").split(">;")[0] if link else None
+        url = _next(link)
     assert per_answer == [
         (10, [("look", 2), ("page", 4), ("page", 4), ("page", 4)]),  # lines 1-12: 11 is past the cut
         (10, [("look", 2), ("page", 4), ("page", 4), ("page", 4)]),
