@@ -121,11 +121,6 @@ _LOCK_DUE = (
     .with_for_update(skip_locked=True, of=w)
 )
 
-_line0 = and_(
-    LedgerLine.client_id == ChainRecord.client_id,
-    LedgerLine.sequence == ChainRecord.sequence,
-    LedgerLine.line_no == literal_column("0"),
-)
 _round = and_(
     Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == literal_column("'round'")
 )
@@ -135,10 +130,28 @@ _round = and_(
 _game = (
     select(Round.game).where(_round).correlate(ChainRecord).scalar_subquery()
 )
-_line0_at = select(LedgerLine.created_at).where(_line0).correlate(ChainRecord).scalar_subquery()
+# The record's time from its first line (every line has it), by the primary key. Asked for
+# `line_no = 0` instead, the planner may take line 0's partial index (client, currency,
+# time, sequence), which has no bound on the sequence: never analysed, it read a client's
+# every record from the first per record (0.74 ms each at 20,000 records, growing with them).
+_line0_at = (
+    select(LedgerLine.created_at)
+    .where(LedgerLine.client_id == ChainRecord.client_id, LedgerLine.sequence == ChainRecord.sequence)
+    .order_by(LedgerLine.line_no)
+    .limit(1)
+    .correlate(ChainRecord)
+    .scalar_subquery()
+)
+# A chain's sequences have no gaps: the range [from, until) is the `limit` records asked for,
+# bounded whatever the plan (never analysed, a bitmap scan read all the records after the
+# cursor and sorted them to keep the first 500).
 _EVENT_KEYS = (
     select(ChainRecord.sequence, ChainRecord.kind, ChainRecord.round_id, _game, _line0_at)
-    .where(ChainRecord.client_id == bindparam("client_id"), ChainRecord.sequence >= bindparam("from_sequence"))
+    .where(
+        ChainRecord.client_id == bindparam("client_id"),
+        ChainRecord.sequence >= bindparam("from_sequence"),
+        ChainRecord.sequence < bindparam("until"),
+    )
     .order_by(ChainRecord.sequence)
     .limit(bindparam("limit"))
 )
@@ -379,7 +392,10 @@ class Pass:
     def event_keys(self, client_id: str, from_sequence: int, limit: int) -> list[EventKey]:
         """The client's records from `from_sequence` on, oldest first, as event keys: their
         bytes are not read (nor parsed) here, only where an event is rendered."""
-        rows = self.conn.execute(_EVENT_KEYS, {"client_id": client_id, "from_sequence": from_sequence, "limit": limit})
+        rows = self.conn.execute(
+            _EVENT_KEYS,
+            {"client_id": client_id, "from_sequence": from_sequence, "until": from_sequence + limit, "limit": limit},
+        )
         out = []
         row: Any
         for row in rows:

@@ -356,6 +356,38 @@ def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, 
     assert fan_outs == [2, 4, 0]
 
 
+@pytest.mark.postgres
+def test_a_fan_out_reads_its_batch_of_records_by_key_on_a_never_analysed_database(db, new):
+    """The fan-out's read of a client's records after a cursor reads that batch only, its
+    round and its time each by primary key, whatever the planner knows (this database is
+    never analysed, like a new one before autovacuum gets to it): before, it sorted every
+    record after the cursor to keep the batch, and found each record's time in line 0's
+    index from the client's first record on (a look-up that grew with the history)."""
+    if db.dialect != "postgresql":
+        pytest.skip("PostgreSQL's plans")
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    for _ in range(40):
+        store(db, client_id)
+    plans: list[str] = []
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        if statement.lstrip().startswith("SELECT chain_records.sequence, chain_records.kind") and "LIMIT" in statement:
+            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    d = new(replace(PLAIN, batch=5))
+    event.listen(db.engine, "before_cursor_execute", explain)
+    try:
+        assert d.fan_out() == 5
+    finally:
+        event.remove(db.engine, "before_cursor_execute", explain)
+    assert queued(db, client_id) == {hook["id"]: [1, 2, 3, 4, 5]}
+    (plan,) = plans
+    assert "ix_ledger_lines_record_time" not in plan and "pk_ledger_lines" in plan and "pk_rounds" in plan, plan
+    # no node reads more rows than the batch (each look-up's rows are per loop)
+    assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) == 5, plan
+
+
 def test_a_linger_leaves_new_events_for_a_later_pass_and_the_loop_waits_only_until_then(db, new, monkeypatch):
     """With a linger, a pass that sees new events within it of the last fan-out leaves them
     (`_due`: when their fan-out is) and the loop waits no longer than until then; the first
