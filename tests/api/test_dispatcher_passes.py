@@ -388,6 +388,24 @@ def test_a_fan_out_reads_its_batch_of_records_by_key_on_a_never_analysed_databas
     assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) == 5, plan
 
 
+def test_a_fan_out_leaves_an_event_redelivered_before_it_as_it_was_and_queues_the_rest(db, new, clock):
+    """An event can be redelivered (`POST /v1/events/{id}/redeliver`) before any fan-out has
+    reached its record: the fan-out then queues the others and leaves that delivery as the
+    redelivery made it, rather than failing on it or writing over it."""
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    first = store(db, client_id)
+    store(db, client_id)
+    redelivered_at = clock.now()
+    assert webhooks.redeliver(db, client_id, first, None) == {"event_id": first, "webhooks": [hook["id"]]}
+    clock.advance(seconds=5)
+    assert new().fan_out() == 2  # both counted as queued; the one already there is left
+    assert queued(db, client_id) == {hook["id"]: [1, 2]}
+    rows = deliveries(db, client_id)
+    assert (rows[first].state, rows[first].attempts, rows[first].next_attempt_at) == ("pending", 0, redelivered_at)
+    (second,) = set(rows) - {first}
+    assert rows[second].next_attempt_at == redelivered_at + timedelta(seconds=5)
+
+
 def test_a_linger_leaves_new_events_for_a_later_pass_and_the_loop_waits_only_until_then(db, new, monkeypatch):
     """With a linger, a pass that sees new events within it of the last fan-out leaves them
     (`_due`: when their fan-out is) and the loop waits no longer than until then; the first
