@@ -314,6 +314,19 @@ UPDATE webhook_deliveries
  WHERE client_id = :client AND webhook_id = :webhook AND claim = :claim
    AND event_id = ANY(CAST(:events AS text[]))
 """).bindparams(bindparam("now", type_=UTCDateTime()))
+# PostgreSQL: a fan-out's new deliveries in one INSERT of arrays, not a statement a row (a
+# backlog's fan-out queues thousands), each column in `_QUEUED`'s order; a delivery queued
+# meanwhile (a redelivery) is left as it is.
+_QUEUED = (
+    ("webhook_id", "text"), ("event_id", "text"), ("client_id", "text"), ("sequence", "bigint"),
+    ("event_type", "text"), ("event_at", "timestamptz"), ("state", "text"), ("attempts", "int"),
+    ("next_attempt_at", "timestamptz"), ("claim", "text"), ("created_at", "timestamptz"),
+)
+_QUEUE_PG = text(
+    f"INSERT INTO webhook_deliveries ({', '.join(c for c, _ in _QUEUED)})"
+    f" SELECT * FROM unnest({', '.join(f'CAST(:{c} AS {t}[])' for c, t in _QUEUED)})"
+    " ON CONFLICT DO NOTHING"
+)
 _ATTEMPTS_PG = text("""
 INSERT INTO webhook_attempts (client_id, webhook_id, event_id, attempted_at, outcome, status_code, latency_ms, error)
 SELECT a.client_id, a.webhook_id, a.event_id, :at, a.outcome, a.status_code, a.latency_ms, a.error
@@ -410,8 +423,10 @@ class Pass:
         """New deliveries; one queued meanwhile (a redelivery) is left as it is."""
         if not rows:
             return
-        insert = (postgresql.insert if self.dialect == "postgresql" else sqlite.insert)(d)
-        self.conn.execute(insert.on_conflict_do_nothing(), list(rows))
+        if self.dialect == "postgresql":
+            self.conn.execute(_QUEUE_PG, {c: [r[c] for r in rows] for c, _ in _QUEUED})
+            return
+        self.conn.execute(sqlite.insert(d).on_conflict_do_nothing(), list(rows))
 
     def advance(self, cursors: Sequence[tuple[str, str, int]]) -> None:
         """Each (client, endpoint, cursor): the endpoint's deliveries are queued up to it."""
