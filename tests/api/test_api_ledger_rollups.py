@@ -464,6 +464,45 @@ def test_a_client_keeps_the_days_of_a_bounded_number_of_zones(app, http, tenant,
     assert get(http, tenant, path)["rows"][0]["key"] == "2026-10-31"
 
 
+def test_only_a_summary_by_day_gathered_from_the_quarters_keeps_its_zone(
+    app, http, tenant, clock, monkeypatch
+):
+    """A zone is kept only after an all-time summary by day there was gathered from the
+    quarter hours: not after a read with nothing folded yet (the lines alone), one by player
+    or table (whatever its `tz`), by UTC day, over a period, or by day in a zone kept
+    already; each of those would take the cursor's lock in a write and could spend one of
+    ZONES_KEPT on a zone no read gathers."""
+    kept: list[str] = []
+    original = rollups.keep_zone
+
+    def recording(db: Any, client_id: str, currency: str, zone: Any) -> bool:
+        kept.append(zone.key)
+        return original(db, client_id, currency, zone)
+
+    monkeypatch.setattr(rollups, "keep_zone", recording)
+    clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
+    store(http, tenant, four_player_round())
+    jakarta = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"
+    assert [row["key"] for row in get(http, tenant, jakarta)["rows"]] == ["2026-10-31"]  # nothing folded
+    assert fold_all(app, tenant) == 1
+    for query in (
+        "group_by=player&tz=Asia/Tokyo",
+        "group_by=table&tz=Asia/Tokyo",
+        "group_by=day",
+        "group_by=day&tz=Etc/UTC",
+        f"group_by=day&tz=Asia/Tokyo&{EVER}",
+    ):
+        get(http, tenant, f"/v1/ledger/summary?currency=IDR&{query}")
+    assert kept == []
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {}
+    first = get(http, tenant, jakarta)  # from the quarters: kept from now on
+    assert kept == ["Asia/Jakarta"]
+    assert get(http, tenant, jakarta) == first and kept == ["Asia/Jakarta"]  # its kept days: nothing to keep
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {"IDR": ["Asia/Jakarta"]}
+
+
 def test_a_kept_zone_gone_from_the_zone_database_is_forgotten_not_left_stale(app, http, tenant, clock):
     """A kept zone that this host's zone database no longer has (a link moved out of the
     default package) must not stop the client's folds: its days are dropped, and the others
