@@ -174,6 +174,17 @@ RECORD_COLUMNS = (
 )
 
 
+# A record's receipt looked up by key, per record (scalar subqueries): for reads that page
+# through a client's records from some sequence on, where a join's plan depends on what the
+# planner knows of the tables (see `webhooks.RECORDS_BY_KEY`).
+_SIGNED = and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence)
+RECORD_COLUMNS_BY_KEY = (
+    *RECORD_COLUMNS[:6],
+    select(ChainSignature.kid).where(_SIGNED).correlate(ChainRecord).scalar_subquery(),
+    select(ChainSignature.signature).where(_SIGNED).correlate(ChainRecord).scalar_subquery(),
+)
+
+
 def with_receipt(q: Any) -> Any:
     return q.outerjoin(
         ChainSignature,

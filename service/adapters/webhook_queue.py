@@ -31,7 +31,6 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    literal_column,
     select,
     text,
     update,
@@ -44,16 +43,14 @@ from .chain import stored_record
 from .models import (
     ChainHead,
     ChainRecord,
-    ChainSignature,
     LedgerLine,
-    Round,
     UTCDateTime,
     Webhook,
     WebhookAttempt,
     WebhookDelivery,
 )
 from .translate import translated
-from .webhooks import DELIVERED, FAILED, PENDING, Claimed, EventRecord, Target
+from .webhooks import DELIVERED, FAILED, GAME_BY_KEY, PENDING, RECORDS_BY_KEY, Claimed, EventRecord, Target
 
 d, w = WebhookDelivery, Webhook
 
@@ -121,15 +118,9 @@ _LOCK_DUE = (
     .with_for_update(skip_locked=True, of=w)
 )
 
-_round = and_(
-    Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == literal_column("'round'")
-)
 # The round's game and the record's time looked up per record (scalar subqueries by key):
 # joined instead, a never-analysed database's planner scanned every round of the client per
 # record and every line 0 of its history per fan-out (624,250 rows filtered for 500 keys).
-_game = (
-    select(Round.game).where(_round).correlate(ChainRecord).scalar_subquery()
-)
 # The record's time from its first line (every line has it), by the primary key. Asked for
 # `line_no = 0` instead, the planner may take line 0's partial index (client, currency,
 # time, sequence), which has no bound on the sequence: never analysed, it read a client's
@@ -146,7 +137,7 @@ _line0_at = (
 # bounded whatever the plan (never analysed, a bitmap scan read all the records after the
 # cursor and sorted them to keep the first 500).
 _EVENT_KEYS = (
-    select(ChainRecord.sequence, ChainRecord.kind, ChainRecord.round_id, _game, _line0_at)
+    select(ChainRecord.sequence, ChainRecord.kind, ChainRecord.round_id, GAME_BY_KEY, _line0_at)
     .where(
         ChainRecord.client_id == bindparam("client_id"),
         ChainRecord.sequence >= bindparam("from_sequence"),
@@ -355,19 +346,12 @@ _TARGETS = select(
 
 def _records(pg: bool) -> Any:
     """A claimed batch's records with their receipts and rounds' game, each looked up by key
-    (scalar subqueries: see _EVENT_KEYS), in `stored_record`'s column order."""
+    (`webhooks.RECORDS_BY_KEY`), in `stored_record`'s column order."""
     wanted = (
         ChainRecord.sequence == any_(bindparam("sequences", type_=postgresql.ARRAY(BigInteger)))
         if pg else ChainRecord.sequence.in_(bindparam("sequences", expanding=True))
     )
-    signed = and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence)
-    return select(
-        ChainRecord.sequence, ChainRecord.kind, ChainRecord.round_id, ChainRecord.previous_hash, ChainRecord.hash,
-        ChainRecord.canonical,
-        select(ChainSignature.kid).where(signed).correlate(ChainRecord).scalar_subquery(),
-        select(ChainSignature.signature).where(signed).correlate(ChainRecord).scalar_subquery(),
-        _game,
-    ).where(
+    return select(*RECORDS_BY_KEY).where(
         ChainRecord.client_id == bindparam("client_id"), wanted,
         # the range too: an index range of the batch, not of the client's whole chain
         ChainRecord.sequence >= bindparam("lo"), ChainRecord.sequence <= bindparam("hi"),

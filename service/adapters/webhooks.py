@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from service.domain.webhooks import DeliveryState
 
-from .chain import RECORD_COLUMNS, stored_record, with_receipt
+from .chain import RECORD_COLUMNS, RECORD_COLUMNS_BY_KEY, stored_record, with_receipt
 from .models import (
     ChainRecord,
     DispatcherLease,
@@ -122,6 +122,16 @@ def _round_of_record() -> Any:
     return and_(Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == "round")
 
 
+# A record's round's game looked up by key, per record. With the receipt's columns
+# (`RECORD_COLUMNS_BY_KEY`): a page of records read from a sequence on costs a look-up per
+# record whatever the planner knows of the tables. Joined instead, a database never analysed
+# (a new one, or tables below their analyze thresholds) read every round of the client and
+# compared each with every record of the page: 360 ms for 100 events from record 19,000 of
+# 20,000, growing with the chain.
+GAME_BY_KEY = select(Round.game).where(_round_of_record()).correlate(ChainRecord).scalar_subquery()
+RECORDS_BY_KEY = (*RECORD_COLUMNS_BY_KEY, GAME_BY_KEY)
+
+
 class WebhookRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -190,29 +200,13 @@ class WebhookRepository:
         self, client_id: str, from_sequence: int, kind: str | None, game: str | None, limit: int
     ) -> list[EventRecord]:
         """Records from `from_sequence` on, oldest first, of `kind` (and a round's `game`)."""
-        q = (
-            with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
-            .outerjoin(Round, _round_of_record())
-            .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
-        )
+        q = select(*RECORDS_BY_KEY).where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
         if kind is not None:
             q = q.where(ChainRecord.kind == kind)
         if game is not None:
-            q = q.where(Round.game == game)
+            q = q.where(GAME_BY_KEY == game)
         q = q.order_by(ChainRecord.sequence).limit(limit)
         return [EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)]
-
-    def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
-        """The records at these sequences of the client's chain, with their rounds' game."""
-        wanted = sorted(set(sequences))
-        if not wanted:
-            return {}
-        q = (
-            with_receipt(select(*RECORD_COLUMNS, Round.game).select_from(ChainRecord))
-            .outerjoin(Round, _round_of_record())
-            .where(ChainRecord.client_id == client_id, ChainRecord.sequence.in_(wanted))
-        )
-        return {int(row[0]): EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)}
 
     def event_record(self, client_id: str, sequence: int) -> EventRecord | None:
         rows = self.events(client_id, sequence, None, None, 1)

@@ -388,6 +388,41 @@ def test_a_fan_out_reads_its_batch_of_records_by_key_on_a_never_analysed_databas
     assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) == 5, plan
 
 
+@pytest.mark.postgres
+def test_a_page_of_events_reads_each_records_round_and_receipt_by_key_on_a_never_analysed_database(db):
+    """`GET /v1/events` after an event deep in the chain, and `GET /v1/events/{id}`, read
+    the page's records from there, each one's round and receipt by primary key, on a
+    database never analysed: before, the planner read every round of the client and
+    compared each with every record of the page (360 ms for 100 events from record 19,000
+    of 20,000), whatever the page's size."""
+    if db.dialect != "postgresql":
+        pytest.skip("PostgreSQL's plans")
+    from service.services.webhooks import events
+
+    client_id, _ = client_with_hooks(db)
+    ids = [store(db, client_id) for _ in range(40)]
+    plans: list[str] = []
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        if statement.lstrip().startswith("SELECT chain_records.sequence") and "LIMIT" in statement:
+            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    event.listen(db.engine, "before_cursor_execute", explain)
+    try:
+        page = events.list_events(db, client_id, ids[29], None, 3)
+        one = events.get_event(db, client_id, ids[35])
+    finally:
+        event.remove(db.engine, "before_cursor_execute", explain)
+    assert [e["id"] for e in page["items"]] == ids[30:33] and page["has_more"] is True
+    assert one.id == ids[35]
+    assert len(plans) == 2
+    for plan in plans:
+        assert "pk_rounds" in plan and "Hash" not in plan and "Bitmap" not in plan, plan
+        # the page's records (the page and two more) or the one asked for, and a row per look-up
+        assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) <= 5, plan
+
+
 def test_a_fan_out_leaves_an_event_redelivered_before_it_as_it_was_and_queues_the_rest(db, new, clock):
     """An event can be redelivered (`POST /v1/events/{id}/redeliver`) before any fan-out has
     reached its record: the fan-out then queues the others and leaves that delivery as the
