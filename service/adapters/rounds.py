@@ -162,18 +162,27 @@ class RoundRepository:
         limit: int,
         after: tuple[datetime, str] | None,
     ) -> tuple[list[StoredRound], tuple[datetime, str] | None]:
-        """Newest first by (created_at, id); returns the page and the position after it."""
-        q = _select().where(Round.client_id == client_id)
+        """Newest first by (created_at, id); returns the page and the position after it.
+
+        Two statements: the page's keys from the rounds alone (an index range in page order
+        that stops at the page's end), then those rounds with their records by key. In one
+        statement the planner misjudged the join of each round to its record (three equal
+        columns, one row: it believed the client had a single round), hashed every round of
+        the client and sorted them all for the page: 64 ms at 20,000 rounds with statistics,
+        growing with the history. A round whose record does not name it is left out of its
+        page (the chain verifier reports it), as before; the position after the page is
+        still the page's last key."""
+        q = select(Round.id, Round.created_at).where(Round.client_id == client_id)
         if where.table is not None:
             q = q.where(Round.table_ref == where.table)
         if where.reference is not None:
             q = q.where(Round.reference == where.reference)
         if where.player is not None:
-            # The player's lines are at the round record's sequence (the ledger's primary key).
+            # The player's lines are at the round's sequence (the ledger's primary key).
             q = q.where(
                 exists().where(
                     LedgerLine.client_id == Round.client_id,
-                    LedgerLine.sequence == _R.sequence,
+                    LedgerLine.sequence == Round.sequence,
                     LedgerLine.player_id == where.player,
                 )
             )
@@ -189,9 +198,13 @@ class RoundRepository:
                     and_(Round.created_at == when, Round.id < round_id),
                 )
             )
-        q = q.order_by(Round.created_at.desc(), Round.id.desc()).limit(limit + 1)
-        rows = self._complete(client_id, [_stored(r) for r in self.session.execute(q)])
-        if len(rows) > limit:
-            last = rows[limit - 1]
-            return rows[:limit], (last.created_at, last.id)
+        keys = self.session.execute(q.order_by(Round.created_at.desc(), Round.id.desc()).limit(limit + 1)).all()
+        page = [str(k[0]) for k in keys[:limit]]
+        found: dict[str, StoredRound] = {}
+        if page:
+            stored = self.session.execute(_select().where(Round.client_id == client_id, Round.id.in_(page)))
+            found = {r.id: r for r in map(_stored, stored)}
+        rows = self._complete(client_id, [found[i] for i in page if i in found])
+        if len(keys) > limit:
+            return rows, (keys[limit - 1][1], page[-1])
         return rows, None
