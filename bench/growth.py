@@ -20,7 +20,8 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    whose days the client's rollups keep: the bench has them kept before it loads, as a
    client's first read there would), a player's ledger, a player's statement; windowed: a
    player's week and its statement; and the chain's tail:
-   `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records. Per
+   `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records, and
+   the newest page of rounds (50), all of them and a player's. Per
    answer: the worker's and the PostgreSQL backends' CPU (from /proc).
 3. The write path as bench/http.py measures it (its machinery: gunicorn.conf.py, an
    Idempotency-Key on every request, receipts signed), after its reference (a bare Flask
@@ -95,6 +96,9 @@ def reads(head: int, week: tuple[str, str]) -> list[tuple[str, str, str]]:
         ("player's week", WINDOW, f"/v1/ledger/players/p3?currency=IDR&since={since}&until={until}"),
         ("player's week statement", WINDOW,
          f"/v1/ledger/players/p3/statement?currency=IDR&since={since}&until={until}"),
+        # pages from the head: a page's cost, not the history's
+        ("newest rounds, a page", TAIL, "/v1/rounds?limit=50"),
+        ("a player's newest rounds", TAIL, "/v1/rounds?limit=50&player=p3"),
         ("verify, last 10,000", TAIL, f"/v1/audit/verify?from_sequence={tail}&limit=10000"),
         ("export, last 10,000", TAIL, f"/v1/audit/export?from_sequence={tail}&limit=10000"),
     ]
