@@ -337,18 +337,8 @@ def test_a_page_of_lines_reads_one_line_past_its_size_and_its_cursors_give_each_
 ):
     """A page reads `limit + 1` lines (the one more says whether a cursor is due), never the
     rest of the history: its cost is its size's. Following the cursors gives every line once."""
-    from service.adapters.ledger import LedgerRepository
-
     everything = _entries(http, tenant, "")["items"]
-    read: list[int] = []
-    original = LedgerRepository.entries
-
-    def counting(self, *args, **kwargs):
-        rows = original(self, *args, **kwargs)
-        read.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(LedgerRepository, "entries", counting)
+    reads = _spied_reads(monkeypatch, "entries")
     seen, cursor = [], None
     while True:
         url = "/v1/ledger/entries?currency=IDR&limit=3" + (f"&cursor={cursor}" if cursor else "")
@@ -360,7 +350,7 @@ def test_a_page_of_lines_reads_one_line_past_its_size_and_its_cursors_give_each_
         assert len(page["items"]) == 3
     assert seen == everything  # newest first, each line once
     pages = -(-len(everything) // 3)
-    assert read == [4] * (pages - 1) + [len(everything) - 3 * (pages - 1)]
+    assert [n for _, n in reads] == [4] * (pages - 1) + [len(everything) - 3 * (pages - 1)]
     # One round's lines: its own, all of them.
     mine = _entries(http, tenant, f"round={placed[1]}")["items"]
     assert mine == [line for line in everything if line["round"] == placed[1]] and len(mine) == len(everything) // 4
@@ -568,20 +558,10 @@ def test_an_all_time_statements_later_pages_keep_the_first_pages_as_of_and_read_
     """Over all history (the rollups' branch) a cursor keeps its first page's snapshot: rounds
     stored after it, one dated after every line and one before them, neither show on a later
     page nor change its balances. Each page reads `limit + 1` lines, no more."""
-    from service.adapters.ledger import LedgerRepository
-
     url = "/v1/ledger/players/a/statement?currency=IDR&limit=3"
     whole = http.get("/v1/ledger/players/a/statement?currency=IDR&limit=500", headers=tenant.read_headers).get_json()
     assert len(whole["lines"]) == 8 and whole["closing_balance"] == str(4 * A_NET)
-    read: list[int] = []
-    original = LedgerRepository.statement_lines
-
-    def counting(self, *args, **kwargs):
-        rows = original(self, *args, **kwargs)
-        read.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(LedgerRepository, "statement_lines", counting)
+    reads = _spied_reads(monkeypatch, "statement_lines")
     first = http.get(url, headers=tenant.read_headers).get_json()
     for when in (datetime(2026, 12, 3, tzinfo=UTC), datetime(2026, 11, 29, tzinfo=UTC)):
         clock.set(when)
@@ -590,7 +570,7 @@ def test_an_all_time_statements_later_pages_keep_the_first_pages_as_of_and_read_
     while cursor:
         pages.append(http.get(f"{url}&cursor={cursor}", headers=tenant.read_headers).get_json())
         cursor = pages[-1]["next_cursor"]
-    assert read == [4, 4, 2]  # 3 lines and one more, twice, then the last 2
+    assert [n for _, n in reads] == [4, 4, 2]  # 3 lines and one more, twice, then the last 2
     for page in pages:
         assert (page["opening_balance"], page["closing_balance"], page["as_of"]) == (
             "0", whole["closing_balance"], whole["as_of"])
