@@ -415,6 +415,20 @@ def test_an_all_time_summary_by_day_in_a_zone_reads_the_quarters_once_not_once_a
     assert plans and all("Nested Loop" not in plan and "Join" not in plan for plan in plans), plans
 
 
+def _zones_passed(monkeypatch: Any, owner: Any, name: str) -> list[str]:
+    """The zone (its name) of every call of `owner.name` from now on, whose last argument is
+    a zone: `RollupRepository.zone_days`, `rollups.keep_zone`."""
+    passed: list[str] = []
+    original = getattr(owner, name)
+
+    def spy(*args: Any) -> Any:
+        passed.append(args[-1].key)
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, spy)
+    return passed
+
+
 def test_a_zone_read_from_the_quarters_keeps_its_days_and_later_folds_add_to_them(app, http, tenant, clock, monkeypatch):
     """The first all-time summary by day in a zone gathers the quarter hours (up to 96 rows a
     day of history) and has the rollups keep that zone's days from then on: later reads take
@@ -425,14 +439,7 @@ def test_a_zone_read_from_the_quarters_keeps_its_days_and_later_folds_add_to_the
         store(http, tenant, four_player_round())
         clock.advance(hours=7)
     assert fold_all(app, tenant) == 4
-    gathered: list[str] = []
-    original = RollupRepository.zone_days
-
-    def counting(self: Any, client_id: str, currency: str, zone: Any) -> Any:
-        gathered.append(zone.key)
-        return original(self, client_id, currency, zone)
-
-    monkeypatch.setattr(RollupRepository, "zone_days", counting)
+    gathered = _zones_passed(monkeypatch, RollupRepository, "zone_days")
     first = get(http, tenant, path)
     assert first == get(http, tenant, f"{path}&{EVER}")
     with app.extensions["capsa"].db.snapshot() as uow:
@@ -472,14 +479,7 @@ def test_only_a_summary_by_day_gathered_from_the_quarters_keeps_its_zone(
     or table (whatever its `tz`), by UTC day, over a period, or by day in a zone kept
     already; each of those would take the cursor's lock in a write and could spend one of
     ZONES_KEPT on a zone no read gathers."""
-    kept: list[str] = []
-    original = rollups.keep_zone
-
-    def recording(db: Any, client_id: str, currency: str, zone: Any) -> bool:
-        kept.append(zone.key)
-        return original(db, client_id, currency, zone)
-
-    monkeypatch.setattr(rollups, "keep_zone", recording)
+    kept = _zones_passed(monkeypatch, rollups, "keep_zone")
     clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
     store(http, tenant, four_player_round())
     jakarta = "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta"
