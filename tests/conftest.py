@@ -10,9 +10,11 @@ timeouts are the database's own (`ALTER DATABASE ... SET`, as a role's would be)
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,6 +170,33 @@ def idempotency_rows(db: Any, client_id: str) -> int:
         return int(uow.session.scalar(
             select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.client_id == client_id)
         ) or 0)
+
+
+@contextlib.contextmanager
+def explained(engine: Any, wanted: Callable[[str], bool], analyze: bool = True) -> Iterator[list[str]]:
+    """The PostgreSQL plan of every statement `wanted` picks among those `engine` runs inside
+    the block, one text each, in order. With `analyze` each such statement runs twice (its
+    plan shows the rows each node read, `most_rows`)."""
+    from sqlalchemy import event
+
+    plans: list[str] = []
+    explain_ = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " if analyze else "EXPLAIN "
+
+    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        if wanted(statement):
+            cursor.execute(explain_ + statement, parameters)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        yield plans
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+
+
+def most_rows(plan: str) -> int:
+    """The most rows any node of an EXPLAIN ANALYZE plan gave (a look-up's: per loop)."""
+    return max(int(n) for n in re.findall(r"rows=(\d+)", plan))
 
 
 def make_app(db_url: str, **config: Any) -> Any:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import make_app, make_tenant
+from conftest import explained, make_app, make_tenant
 from httpkit import four_player_round, two_player_round
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -276,25 +276,15 @@ def own_app(postgres_only: None) -> Any:
 def _page_plans(app: Any, http: Any, tenant: Any, path: str, needle: str) -> tuple[dict[str, Any], list[str]]:
     """GET `path` after an ANALYZE (as autovacuum would: it is off on the test server), with
     the EXPLAIN of every statement holding `needle` and an ORDER BY: (the page, the plans)."""
-    from sqlalchemy import event, text
+    from sqlalchemy import text
 
     engine = app.extensions["capsa"].db.engine
     with engine.connect() as conn:
         conn.execute(text("ANALYZE ledger_lines"))
         conn.execute(text("ANALYZE chain_records"))
         conn.commit()
-    plans: list[str] = []
-
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        if needle in statement and "ORDER BY" in statement:
-            cursor.execute("EXPLAIN " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
-
-    event.listen(engine, "before_cursor_execute", explain)
-    try:
+    with explained(engine, lambda statement: needle in statement and "ORDER BY" in statement, analyze=False) as plans:
         page = get(http, tenant, path)
-    finally:
-        event.remove(engine, "before_cursor_execute", explain)
     return page, plans
 
 

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from conftest import explained, most_rows
 from prometheus_client import generate_latest
 from sqlalchemy import event, select
 from test_webhook_fairness import client_with_hooks, store
@@ -368,24 +369,15 @@ def test_a_fan_out_reads_its_batch_of_records_by_key_on_a_never_analysed_databas
     client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
     for _ in range(40):
         store(db, client_id)
-    plans: list[str] = []
-
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-        if statement.lstrip().startswith("SELECT chain_records.sequence, chain_records.kind") and "LIMIT" in statement:
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
-
     d = new(replace(PLAIN, batch=5))
-    event.listen(db.engine, "before_cursor_execute", explain)
-    try:
+    keys = "SELECT chain_records.sequence, chain_records.kind"
+    with explained(db.engine, lambda statement: statement.lstrip().startswith(keys) and "LIMIT" in statement) as plans:
         assert d.fan_out() == 5
-    finally:
-        event.remove(db.engine, "before_cursor_execute", explain)
     assert queued(db, client_id) == {hook["id"]: [1, 2, 3, 4, 5]}
     (plan,) = plans
     assert "ix_ledger_lines_record_time" not in plan and "pk_ledger_lines" in plan and "pk_rounds" in plan, plan
     # no node reads more rows than the batch (each look-up's rows are per loop)
-    assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) == 5, plan
+    assert most_rows(plan) == 5, plan
 
 
 @pytest.mark.postgres
@@ -401,26 +393,17 @@ def test_a_page_of_events_reads_each_records_round_and_receipt_by_key_on_a_never
 
     client_id, _ = client_with_hooks(db)
     ids = [store(db, client_id) for _ in range(40)]
-    plans: list[str] = []
-
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-        if statement.lstrip().startswith("SELECT chain_records.sequence") and "LIMIT" in statement:
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
-
-    event.listen(db.engine, "before_cursor_execute", explain)
-    try:
+    records = "SELECT chain_records.sequence"
+    with explained(db.engine, lambda statement: statement.lstrip().startswith(records) and "LIMIT" in statement) as plans:
         page = events.list_events(db, client_id, ids[29], None, 3)
         one = events.get_event(db, client_id, ids[35])
-    finally:
-        event.remove(db.engine, "before_cursor_execute", explain)
     assert [e["id"] for e in page["items"]] == ids[30:33] and page["has_more"] is True
     assert one.id == ids[35]
     assert len(plans) == 2
     for plan in plans:
         assert "pk_rounds" in plan and "Hash" not in plan and "Bitmap" not in plan, plan
         # the page's records (the page and two more) or the one asked for, and a row per look-up
-        assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) <= 5, plan
+        assert most_rows(plan) <= 5, plan
 
 
 def test_a_fan_out_leaves_an_event_redelivered_before_it_as_it_was_and_queues_the_rest(db, new, clock):

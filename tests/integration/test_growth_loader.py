@@ -10,7 +10,6 @@ PostgreSQL only (the loader uses COPY).
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -139,18 +138,16 @@ def test_a_page_of_rounds_reads_that_page_not_every_round_of_the_client(loaded: 
     key. In one statement the planner misjudged the join of a round to its record (three
     equal columns: it believed a single row), hashed every round of the client and sorted
     them all: 64 ms a page at 20,000 rounds, growing with the history."""
-    from sqlalchemy import event, text
+    from conftest import explained, most_rows
+    from sqlalchemy import text
 
     app, client_id, chainload = loaded["app"], loaded["client"], loaded["chainload"]
     http = app.test_client()
     engine = app.extensions["capsa"].db.engine
     table, player = chainload.TABLES_REF[0], chainload.PLAYERS[0]
-    plans: list[str] = []
 
-    def explain(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-        if statement.lstrip().startswith("SELECT") and "FROM rounds" in statement:
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement, parameters)
-            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+    def reads_rounds(statement: str) -> bool:
+        return statement.lstrip().startswith("SELECT") and "FROM rounds" in statement
 
     for query, where in (
         ("", ""),
@@ -163,16 +160,12 @@ def test_a_page_of_rounds_reads_that_page_not_every_round_of_the_client(loaded: 
                 text(f"SELECT id FROM rounds r WHERE client_id = :c {where} ORDER BY created_at DESC, id DESC LIMIT 10"),
                 {"c": client_id, "table": table, "player": player},
             ).scalars().all()
-        plans.clear()
-        event.listen(engine, "before_cursor_execute", explain)
-        try:
+        with explained(engine, reads_rounds) as plans:
             page = http.get(f"/v1/rounds?limit=5{query}", headers=loaded["headers"]).get_json()
             rest = http.get(f"/v1/rounds?limit=5{query}&cursor={page['next_cursor']}", headers=loaded["headers"])
-        finally:
-            event.remove(engine, "before_cursor_execute", explain)
         assert [r["id"] for r in page["items"] + rest.get_json()["items"]] == newest, query
         for plan in plans:
             assert "Hash" not in plan and "Seq Scan" not in plan, plan
             # the page and the rounds its filter passes over on the way: not the 2,000 of the history
-            assert max(int(n) for n in re.findall(r"rows=(\d+)", plan)) <= 50, plan
+            assert most_rows(plan) <= 50, plan
         assert len(plans) == 4, (query, plans)  # each page: its keys, then its rounds by key
