@@ -186,10 +186,7 @@ RECORD_COLUMNS_BY_KEY = (
 
 
 def with_receipt(q: Any) -> Any:
-    return q.outerjoin(
-        ChainSignature,
-        and_(ChainSignature.client_id == ChainRecord.client_id, ChainSignature.sequence == ChainRecord.sequence),
-    )
+    return q.outerjoin(ChainSignature, _SIGNED)
 
 
 def stored_record(row: Any) -> StoredRecord:
