@@ -10,7 +10,7 @@ from typing import Any
 
 import structlog
 import swagger_ui_bundle
-from flask import Flask, Response, g, request, send_from_directory
+from flask import Flask, Response, g, send_from_directory
 
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
@@ -28,6 +28,7 @@ from .blueprints import ledger as ledger_routes
 from .blueprints import susun_games as susun_game_routes
 from .blueprints import webhooks as webhook_routes
 from .body import load_body
+from .context import current_g, current_request
 from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
 from .spec import DESCRIPTION, CapsaApi, spec_yaml
@@ -193,13 +194,14 @@ def state_of(app: Flask) -> Capsa:
 
 def _before_request() -> None:
     init_request()
-    if request.routing_exception is not None:
+    req = current_request()
+    if req.routing_exception is not None:
         return  # 404 / 405: answered by the routing error itself
-    path = request.path
+    path = req.path
     if path.startswith("/v1/") or path in ratelimit.PROBES:
-        accept = request.headers.get("Accept", "").strip()
+        accept = req.headers.get("Accept", "").strip()
         types = _answer_types(path)
-        if accept and request.accept_mimetypes.best_match(types) is None:
+        if accept and req.accept_mimetypes.best_match(types) is None:
             raise Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
     if path.startswith("/v1/"):
         try:
@@ -243,14 +245,17 @@ def _purge_quietly(purger: Purger) -> Any:
 
 
 def _read_body() -> None:
-    if request.routing_exception is not None:
+    req = current_request()
+    if req.routing_exception is not None:
         return
-    if request.path in ratelimit.PROBES:
+    path = req.path
+    if path in ratelimit.PROBES:
         queryguard.check_query_names()
-    if request.path.startswith("/v1/"):
+    if path.startswith("/v1/"):
         textguard.check_request_line()
         paths.check_path_ids()
         queryguard.check_query_names()
-        if request.method in _BODY_METHODS:
+        if req.method in _BODY_METHODS:
             load_body()
-            textguard.check_body(g.get("body"), g.get("raw_body"))
+            state = current_g()
+            textguard.check_body(state.get("body"), state.get("raw_body"))

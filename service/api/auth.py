@@ -10,7 +10,8 @@ from flask import current_app, g, request
 from service.services import clients
 from service.services.errors import Forbidden
 
-from .state import db, state
+from .context import current_g, current_request
+from .state import state
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -38,7 +39,8 @@ def require_write() -> None:
 
 
 def authenticate_request() -> None:
-    principal = clients.authenticate(db(), request.headers.get("Authorization"), state().keys)
-    g.principal = principal
-    if request.method not in _SAFE and principal.scope != clients.WRITE and not _view_allows_read():
-        raise Forbidden(f"a {principal.scope} key cannot call {request.method} {request.path}")
+    req, capsa = current_request(), state()
+    principal = clients.authenticate(capsa.db, req.headers.get("Authorization"), capsa.keys)
+    current_g().principal = principal
+    if req.method not in _SAFE and principal.scope != clients.WRITE and not _view_allows_read():
+        raise Forbidden(f"a {principal.scope} key cannot call {req.method} {req.path}")

@@ -13,6 +13,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service import strictjson
 from service.domain.errors import FieldError
 
+from .context import current_g, current_request
 from .problems import Problem
 
 
@@ -54,34 +55,37 @@ def read_bytes() -> bytes:
     werkzeug's limit on it only stops reading at the limit: `get_data()` would answer the first
     64 KiB as the body (valid JSON, then whitespace cut off: a 200). So a chunked body is read
     here from the server's stream, one byte past the limit, and that byte is a 413."""
-    cached = g.get("raw_body")
+    state = current_g()
+    cached = state.get("raw_body")
     if cached is not None:
         return bytes(cached)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
-    if request.content_length is None and "wsgi.input_terminated" in request.environ:
-        data = request.environ["wsgi.input"].read(limit + 1)
+    req = current_request()
+    if req.content_length is None and "wsgi.input_terminated" in req.environ:
+        data = req.environ["wsgi.input"].read(limit + 1)
         if len(data) > limit:
             raise RequestEntityTooLarge()
     else:
-        data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
-    g.raw_body = data
+        data = req.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
+    state.raw_body = data
     return bytes(data)
 
 
 def load_body() -> None:
     """Check the content type and parse the body into `g.body` (and `g.raw_body`)."""
     empty = not read_bytes()  # at most one byte past the limit: a chunked body over it is 413
-    if empty and request.method == "PATCH":
+    req, state = current_request(), current_g()
+    if empty and req.method == "PATCH":
         # Every field of a PATCH is optional: read as `{}`, no body would be a 200 that changed nothing.
         message = "a PATCH needs a JSON object with the fields to change"
         raise Problem(422, "validation", f"body: {message}", [FieldError("body", message)])
-    if empty and (_body_is_optional() or not request.content_type):
+    if empty and (_body_is_optional() or not req.content_type):
         # No body and no Content-Type (`curl -X POST`): the empty object, so the schema names
         # every required field. An empty body that claims to be JSON stays malformed (400).
-        g.raw_body, g.body = b"", {}
+        state.raw_body, state.body = b"", {}
         return
-    mimetype = request.mimetype
-    if not request.content_type:
+    mimetype = req.mimetype
+    if not req.content_type:
         raise Problem(415, "unsupported-media-type", "Content-Type must be application/json")
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise Problem(
@@ -90,7 +94,7 @@ def load_body() -> None:
             f"Content-Type {mimetype!r} is not application/json",
             [FieldError("header.Content-Type", "must be application/json")],
         )
-    charset = request.mimetype_params.get("charset")
+    charset = req.mimetype_params.get("charset")
     if charset is not None and charset.lower().replace("_", "-") not in ("utf-8", "utf8"):
         raise Problem(
             415,
@@ -98,7 +102,7 @@ def load_body() -> None:
             f"charset {charset!r} is not UTF-8",
             [FieldError("header.Content-Type", "the charset must be UTF-8")],
         )
-    g.body = parse_strict(read_bytes())
+    state.body = parse_strict(read_bytes())
 
 
 class StrictParser(FlaskParser):
