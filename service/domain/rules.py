@@ -214,6 +214,8 @@ def _contradiction(rules: RuleSet, name: str, other: str, why: str) -> str:
 
 
 def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool = False) -> RuleSet:
+    if not overrides:  # a preset as shipped, as most requests name it
+        return base
     spec = SPECS[base.game]
     accepts = ACCEPTS.get(base.game)
     errors: list[FieldError] = []
