@@ -101,9 +101,18 @@ def _stat(pid: str) -> list[str] | None:
         return None
 
 
+def _reaped(pid: int) -> float:
+    """CPU seconds of the children `pid` has reaped: the kernel adds an exited child's
+    counters to its parent's (cutime, cstime)."""
+    fields = _stat(str(pid))
+    return (int(fields[13]) + int(fields[14])) / TICK if fields else 0.0
+
+
 def workers_cpu(master: int) -> float:
-    """CPU seconds used so far by the live workers of the gunicorn `master`."""
-    total = 0.0
+    """CPU seconds used so far by the workers of the gunicorn `master`: the live ones and
+    those it has reaped (a worker recycled after `max_requests` during a phase, as 30 s
+    phases do, would otherwise take its CPU with it: the phase read negative)."""
+    total = _reaped(master)
     for entry in os.listdir("/proc"):
         if entry.isdigit() and (fields := _stat(entry)) and int(fields[1]) == master:
             total += (int(fields[11]) + int(fields[12])) / TICK
@@ -111,8 +120,11 @@ def workers_cpu(master: int) -> float:
 
 
 def backends_cpu(database: str) -> float:
-    """CPU seconds used so far by the PostgreSQL backends connected to `database`."""
+    """CPU seconds used so far by the PostgreSQL backends connected to `database`, plus the
+    postmaster's reaped backends: a recycled worker's connections close, and their CPU would
+    go with them. The postmaster reaps every database's backends: run on a quiet server."""
     total = 0.0
+    postmasters: set[int] = set()
     needle = f" {database} ".encode()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -123,7 +135,8 @@ def backends_cpu(database: str) -> float:
             continue
         if title.startswith(b"postgres: ") and needle in title and (fields := _stat(entry)):
             total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
+            postmasters.add(int(fields[1]))
+    return total + sum(_reaped(pid) for pid in postmasters)
 
 
 def one_request(port: int, headers: dict[str, str], keyed: bool) -> int:
