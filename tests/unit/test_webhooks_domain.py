@@ -191,6 +191,9 @@ def test_inet_aton_reads_a_string_exactly_as_the_resolver_does(text):
     ("0177.0.0.1", "127.0.0.1"), ("1.2.65535", "1.2.255.255"), ("4294967295", "255.255.255.255"),
     ("4294967296", None), ("1.2.65536", None), ("0x100.1", None), ("08", None), ("0x", None), ("1.", None),
     ("1..2", None), ("1.2.3.4.5", None), ("1.2.3.4.0", None), ("0X7F.1", "127.0.0.1"), ("1_0.1", None), ("\u0661.1", None), (" 1.2.3.4", None), ("1.2.3.4 x", None),
+    # each leading part's bound, 255, is a byte; 256 is not
+    ("255.1", "255.0.0.1"), ("255.255.255.255", "255.255.255.255"), ("0xff.0377.255.0", "255.255.255.0"),
+    ("256.1", None), ("1.256.1", None), ("1.2.256.1", None),
 ])
 def test_inet_aton_takes_every_c_library_form_and_nothing_else(text, address):
     assert hooks.inet_aton(text) == (None if address is None else ipaddress.IPv4Address(address))
