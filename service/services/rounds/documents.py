@@ -15,7 +15,7 @@ from typing import Any
 
 from service.domain.rules import SPECS
 from service.domain.signing import b64
-from service.domain.susun.rules import BONUS_KEYS, NATURALS
+from service.domain.susun.rules import BONUS_KEYS, BY_RANK_RANKS, NATURALS
 
 
 class RoundStatus(StrEnum):
@@ -35,6 +35,7 @@ _HISTORY = ("n", "player", "play", "pass", "auto", "at")
 _RULES = ("preset", "version", "params")
 _PARAM_ORDER: dict[str, tuple[str, ...]] = {game: tuple(spec) for game, spec in SPECS.items()}
 _TABLE_ORDER: dict[str, tuple[str, ...]] = {"bonus": BONUS_KEYS, "natural_values": NATURALS}
+_BY_RANK_KEYS = tuple(BY_RANK_RANKS)
 
 
 def ordered(doc: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
@@ -52,6 +53,12 @@ def _params(game: str, params: Any) -> Any:
     for name, keys in _TABLE_ORDER.items():
         if isinstance(out.get(name), Mapping):
             out[name] = ordered(out[name], keys)
+    by_rank = out.get("bonus_by_rank")
+    if isinstance(by_rank, Mapping):  # rows and categories in their order, then ranks from 2 to A
+        out["bonus_by_rank"] = {
+            key: ordered(table, BY_RANK_RANKS.get(key, "")) if isinstance(table, Mapping) else table
+            for key, table in ordered(by_rank, _BY_RANK_KEYS).items()
+        }
     return out
 
 
