@@ -36,6 +36,7 @@ class BuiltRecord:
             self.document,
             audit_of_record(appended),
             void,
+            in_order=True,
         )
 
 
