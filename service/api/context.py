@@ -6,17 +6,16 @@ again (0.8 us); the hooks every request passes read a dozen, so they take the ob
 
 from __future__ import annotations
 
-from flask import Request, g, request
+from flask import Request
 from flask.ctx import _AppCtxGlobals
+from flask.globals import app_ctx, request_ctx
 
 
 def current_request() -> Request:
     """`flask.request` itself."""
-    unwrapped: Request = request._get_current_object()  # type: ignore[attr-defined]  # the proxy's own method
-    return unwrapped
+    return request_ctx.request
 
 
 def current_g() -> _AppCtxGlobals:
     """`flask.g` itself."""
-    unwrapped: _AppCtxGlobals = g._get_current_object()
-    return unwrapped
+    return app_ctx.g
