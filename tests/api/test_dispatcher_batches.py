@@ -186,3 +186,23 @@ def test_a_kept_connection_closed_by_the_receiver_is_replaced_and_checked_again(
     finally:
         pool.close()
         server.stop()
+
+
+def test_endpoints_sharing_an_origin_keep_as_many_connections_as_they_use_at_once(db):
+    """Endpoints on one origin (several of a client's, or several clients' at one wallet
+    provider) share its kept connections. The pool kept at most an endpoint's cap idle (2
+    here) while the client's cap let 8 attempts run at once, so each batch closed 6 and opened
+    6 again: a connection made and torn down for most deliveries."""
+    server = _Server()
+    try:
+        url = f"http://127.0.0.1:{server.port}/hook"
+        client_id, _ = client_with_hooks(db, *(f"{url}/{i}" for i in range(4)))
+        for _ in range(30):
+            store(db, client_id)
+        d = Dispatcher(db, Settings(allow_private=True, concurrency=16, endpoint_concurrency=2, client_concurrency=8))
+        d.run_until_idle()
+        assert server.requests == 4 * 30
+        # never more than the attempts in flight at once: the client's 8
+        assert d.pool.connections_made <= 8 and len(server.connections) <= 8
+    finally:
+        server.stop()

@@ -415,7 +415,10 @@ class Dispatcher:
     def __post_init__(self) -> None:
         self.sqlite = self.db.dialect == "sqlite"
         self.queue = DeliveryQueue(self.db.engine)
-        self.pool = delivery.AsyncPool(self.settings.allow_private, per_origin=self.settings.endpoint_concurrency)
+        # Endpoints on one origin share its kept connections: as many stay idle as this
+        # dispatcher can have in flight, so none is closed only to be opened again (an
+        # endpoint's cap kept too few when several endpoints share an origin).
+        self.pool = delivery.AsyncPool(self.settings.allow_private, per_origin=self.settings.concurrency)
         self.stopping = threading.Event()
         self._last_gauges = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
         self._unrecorded: tuple[list[Outcome], list[Claimed]] = ([], [])
