@@ -838,10 +838,12 @@ def test_run_until_idle_gives_the_lease_back_and_abandons_nothing(db, new):
     assert lease(db) is None and d.abandoned == 0
 
 
-def test_a_dispatcher_is_dialect_aware_and_its_pool_keeps_an_endpoints_share(db, new):
-    d = new(replace(PLAIN, endpoint_concurrency=3))
+def test_a_dispatcher_is_dialect_aware_and_its_pool_keeps_what_it_can_have_in_flight(db, new):
+    # an origin's idle connections: the dispatcher's concurrency, not one endpoint's cap
+    # (endpoints share an origin: test_dispatcher_batches)
+    d = new(replace(PLAIN, endpoint_concurrency=3, concurrency=7))
     assert d.sqlite is (db.dialect == "sqlite")
-    assert (d.pool.allow_private, d.pool.per_origin) == (True, 3)
+    assert (d.pool.allow_private, d.pool.per_origin) == (True, 7)
     assert not d.stopping.is_set() and d.claims == [] and d.abandoned == 0 and d._fast == {}
 
 
