@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import current_app, g, request
+from flask import g, request
 
 from service.services import clients
 from service.services.errors import Forbidden
 
-from .context import current_g, current_request
+from .context import current_g, current_request, view_method
 from .state import state
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -24,10 +24,7 @@ def allow_read(fn: F) -> F:
 
 
 def _view_allows_read() -> bool:
-    view = current_app.view_functions.get(request.endpoint or "")
-    view_class = getattr(view, "view_class", None)
-    method = getattr(view_class, request.method.lower(), None) if view_class else view
-    return bool(getattr(method, "capsa_allow_read", False))
+    return bool(getattr(view_method(), "capsa_allow_read", False))
 
 
 def require_write() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, g, request
+from flask import current_app, g
 from marshmallow import RAISE
 from webargs import core
 from webargs.flaskparser import FlaskParser
@@ -13,7 +13,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service import strictjson
 from service.domain.errors import FieldError
 
-from .context import current_g, current_request
+from .context import current_g, current_request, view_method
 from .problems import Problem
 
 
@@ -42,10 +42,7 @@ def optional_body(fn: Any) -> Any:
 
 
 def _body_is_optional() -> bool:
-    view = current_app.view_functions.get(request.endpoint or "")
-    view_class = getattr(view, "view_class", None)
-    method = getattr(view_class, request.method.lower(), None) if view_class else view
-    return bool(getattr(method, "capsa_optional_body", False))
+    return bool(getattr(view_method(), "capsa_optional_body", False))
 
 
 def read_bytes() -> bytes:
