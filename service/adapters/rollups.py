@@ -124,13 +124,12 @@ class RollupRepository:
 
     def read(self, client_id: str, currency: str, grouping: Grouping, key: str | None = None) -> list[Totals]:
         """The stored rows of a grouping (or the one `key`), by key; '' keys read as None."""
-        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
-            LedgerRollup.client_id == client_id, LedgerRollup.currency == currency, LedgerRollup.grouping == grouping.value
-        )
-        if key is not None:
-            q = q.where(LedgerRollup.key == key)
-        rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
-        return [Totals(r[0] or None, *r[1:]) for r in rows]
+        params = {"client_id": client_id, "currency": currency, "grouping": grouping.value}
+        if key is None:
+            rows = self.session.connection().execute(_READ, params).all()
+        else:
+            rows = self.session.connection().execute(_READ_KEY, {**params, "key": key}).all()
+        return [Totals(r[0] or None, *_exact(r[1:])) for r in rows]
 
     def zones(self, client_id: str) -> dict[str, list[str]]:
         """The zones whose days are kept, by currency."""
@@ -250,6 +249,20 @@ def _quarter_number(key: str) -> int:
 
 
 _MINE = "client_id = :client_id AND currency = :currency AND grouping = :grouping"
+# A grouping's rows (or one key's), as the driver gives them: the text of a statement
+# compiled once, and each total made an int here (NUMERIC's Decimal on PostgreSQL, the
+# decimal text on SQLite). Through the ORM's columns and ExactInteger, a by-day summary of
+# 607 days spent half its read in SQLAlchemy's per-value processing, and a fresh worker's
+# first all-time read compiled the statement (4 ms of a 17 ms answer).
+_COLUMNS = "key, " + ", ".join(TOTALS)
+_READ = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} ORDER BY key")
+_READ_KEY = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key = :key")
+
+
+def _exact(values: Iterable[Any]) -> list[int]:
+    return [int(v) for v in values]
+
+
 # The first and last quarter keys, each from one end of the primary key's range (min() and
 # max() over a never-analysed table read every quarter: 63 ms for 38,546 of them).
 _QUARTER_SPAN = text(
