@@ -469,7 +469,9 @@ class Webhook(Base):
 
 
 class WebhookDelivery(Base):
-    """One event queued for one endpoint: `pending` until delivered (or failed for good).
+    """One event queued for one endpoint: `pending` until delivered, when the row is deleted
+    (migration 0019; its attempts stay in `webhook_attempts`), or `failed` for good, kept
+    until a redelivery makes it due again or its endpoint is deleted.
 
     While a dispatcher holds it, `next_attempt_at` is the end of its lease and `claim` its
     token: a dispatcher that dies leaves the delivery due again when the lease ends.
@@ -505,7 +507,6 @@ class WebhookDelivery(Base):
     claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
     last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     last_error: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 

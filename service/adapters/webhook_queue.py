@@ -30,6 +30,7 @@ from sqlalchemy import (
     any_,
     bindparam,
     case,
+    delete,
     func,
     select,
     text,
@@ -79,12 +80,13 @@ class EventKey:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """A claimed delivery's new state after an attempt."""
+    """A claimed delivery's new state after an attempt. A delivered one's row is deleted:
+    its attempt (in `webhook_attempts`) is its history, the endpoint's cursor keeps its
+    event from being queued again, and a redelivery queues a new row."""
 
     claimed: Claimed
     state: DeliveryState
     next_attempt_at: datetime
-    delivered_at: datetime | None
     last_status: int | None
     last_error: str | None
 
@@ -288,23 +290,23 @@ _FINISH = update(d).where(_mine).values(
     state=bindparam("_state"),
     attempts=bindparam("_attempts"),
     next_attempt_at=bindparam("_next"),
-    delivered_at=bindparam("_delivered"),
     last_status=bindparam("_status"),
     last_error=bindparam("_error"),
     claim=None,
 )
+# Delivered: the row goes (an UPDATE to 'delivered' wrote a new row version and its key's
+# index entry for every event, and kept the row for ever).
+_DELIVERED = delete(d).where(_mine)
 # Claimed and never attempted (its endpoint turned slow, or the dispatcher stops): due again now.
 _RELEASE = update(d).where(_mine).values(next_attempt_at=bindparam("_next"), claim=None)
 
-# PostgreSQL: the deliveries of one endpoint, one claim and one status, delivered by one
+# PostgreSQL: the deliveries of one endpoint and one claim, delivered, deleted by one
 # statement (a pass's outcomes are mostly these), and a pass's attempts in one INSERT.
 _DELIVERED_PG = text("""
-UPDATE webhook_deliveries
-   SET state = 'delivered', attempts = attempts + 1, next_attempt_at = :now, delivered_at = :now,
-       last_status = :status, last_error = NULL, claim = NULL
+DELETE FROM webhook_deliveries
  WHERE client_id = :client AND webhook_id = :webhook AND claim = :claim
    AND event_id = ANY(CAST(:events AS text[]))
-""").bindparams(bindparam("now", type_=UTCDateTime()))
+""")
 # PostgreSQL: a fan-out's new deliveries in one INSERT of arrays, not a statement a row (a
 # backlog's fan-out queues thousands), each column in `_QUEUED`'s order; a delivery queued
 # meanwhile (a redelivery) is left as it is.
@@ -533,26 +535,23 @@ class Pass:
                 }
                 for a in attempts
             ])
-        if self.dialect == "postgresql":
-            groups: dict[tuple[str, str, str, int | None], list[str]] = {}
-            rest = []
-            for f in finishes:
-                c = f.claimed
-                if f.state == DELIVERED and f.last_error is None and f.delivered_at == attempted_at == f.next_attempt_at:
-                    groups.setdefault((c.client_id, c.webhook_id, c.claim, f.last_status), []).append(c.event_id)
-                else:
-                    rest.append(f)
-            for (client_id, webhook_id, claim, status), event_ids in groups.items():
+        delivered = [f.claimed for f in finishes if f.state == DELIVERED]
+        finishes = [f for f in finishes if f.state != DELIVERED]
+        if delivered and self.dialect == "postgresql":
+            groups: dict[tuple[str, str, str], list[str]] = {}
+            for c in delivered:
+                groups.setdefault((c.client_id, c.webhook_id, c.claim), []).append(c.event_id)
+            for (client_id, webhook_id, claim), event_ids in groups.items():
                 self.conn.execute(_DELIVERED_PG, {
-                    "now": attempted_at, "status": status, "client": client_id, "webhook": webhook_id, "claim": claim,
-                    "events": event_ids,
+                    "client": client_id, "webhook": webhook_id, "claim": claim, "events": event_ids,
                 })
-            finishes = rest
+        elif delivered:
+            self.conn.execute(_DELIVERED, [_keys(c) for c in delivered])
         if finishes:
             self.conn.execute(_FINISH, [
                 {
                     **_keys(f.claimed), "_state": f.state, "_attempts": f.claimed.attempts + 1, "_next": f.next_attempt_at,
-                    "_delivered": f.delivered_at, "_status": f.last_status, "_error": f.last_error,
+                    "_status": f.last_status, "_error": f.last_error,
                 }
                 for f in finishes
             ])

@@ -58,7 +58,7 @@ class DeliveryState(StrEnum):
     """Where one event's delivery to one endpoint stands."""
 
     PENDING = "pending"  # due at its next attempt's time (a retry included)
-    DELIVERED = "delivered"
+    DELIVERED = "delivered"  # an outcome only: a delivered delivery's row is deleted
     FAILED = "failed"  # the retry schedule used up; a redelivery makes it pending again
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32

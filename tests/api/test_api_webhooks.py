@@ -14,11 +14,12 @@ import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from conftest import Tenant
 from httpkit import problem, two_player_round
+from sqlalchemy import select
 from sqlalchemy import update as sa_update
 from ssrf_hosts import ALLOWED, REFUSED
 from webhookkit import Receiver
 
-from service.adapters.models import Webhook
+from service.adapters.models import Webhook, WebhookDelivery
 from service.domain import webhooks as hooks
 from service.services.webhooks.dispatcher import Dispatcher, Lanes, Metrics, Settings
 
@@ -301,6 +302,35 @@ def test_when_the_schedule_is_used_up_the_delivery_fails_and_redeliver_sends_it_
     assert r.status_code == 202 and r.get_json() == {"event_id": eid, "webhooks": [w["id"]]}
     settle(app, rounds=1)
     assert [x.fate for x in receiver.requests][-1] == "ok" and receiver.requests[-1].id == eid
+
+
+def queued(app: Any, client_id: str) -> list[tuple[str, str]]:
+    """The client's rows in the delivery queue: (event id, state)."""
+    d = WebhookDelivery
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        rows = uow.session.execute(select(d.event_id, d.state).where(d.client_id == client_id)).all()
+    return sorted((str(r[0]), str(r[1])) for r in rows)
+
+
+def test_a_delivered_event_leaves_the_queue_and_a_redelivery_queues_it_again(app, http, tenant, receiver):
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    made = store_round(http, tenant)
+    eid = hooks.event_id(made["id"], hooks.SETTLED)
+    settle(app, rounds=1)
+    assert [r.id for r in receiver.requests] == [eid]
+    assert queued(app, tenant.id) == []  # delivered: its row is gone, its attempt listed
+    listed = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+    assert [(a["event_id"], a["outcome"]) for a in listed] == [(eid, "delivered")]
+    settle(app, rounds=2)
+    assert len(receiver.requests) == 1  # the endpoint's cursor is past it: never queued again
+    r = http.post(f"/v1/events/{eid}/redeliver", headers=tenant.headers)
+    assert r.status_code == 202 and r.get_json() == {"event_id": eid, "webhooks": [w["id"]]}
+    assert queued(app, tenant.id) == [(eid, "pending")]
+    settle(app, rounds=1)
+    assert [r.id for r in receiver.requests] == [eid, eid] and queued(app, tenant.id) == []
+    listed = http.get(f"/v1/webhooks/{w['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+    assert [(a["event_id"], a["outcome"]) for a in listed] == [(eid, "delivered"), (eid, "delivered")]
 
 
 def test_redeliver_to_one_endpoint_reaches_an_endpoint_made_after_the_event(app, http, tenant, receiver):

@@ -114,7 +114,7 @@ def cursors(db: Database, client_id: str) -> dict[str, int]:
 def deliveries(db: Database, client_id: str) -> dict[str, Any]:
     """The client's delivery rows by event id."""
     d = WebhookDelivery
-    columns = (d.state, d.attempts, d.next_attempt_at, d.delivered_at, d.claim, d.last_status, d.last_error)
+    columns = (d.state, d.attempts, d.next_attempt_at, d.claim, d.last_status, d.last_error)
     with db.unit_of_work() as uow:
         rows = uow.session.execute(select(d.event_id, *columns).where(d.client_id == client_id)).all()
     return {r[0]: SimpleNamespace(**{c.key: v for c, v in zip(columns, r[1:], strict=True)}) for r in rows}
@@ -625,17 +625,15 @@ def test_a_pass_records_each_outcome_and_each_claim_sent_back_and_counts_them(db
     assert d.step(lanes) is False
     rows = deliveries(db, client_id)
     jitter = random.Random(7).uniform(1 - hooks.JITTER, 1 + hooks.JITTER)
-    assert vars(rows[ok.event_id]) == {
-        "state": "delivered", "attempts": 1, "next_attempt_at": now, "delivered_at": now, "claim": None,
-        "last_status": 200, "last_error": None}
+    assert ok.event_id not in rows  # delivered: the row goes, its attempt stays (below)
     assert vars(rows[retry.event_id]) == {
         "state": "pending", "attempts": 1, "next_attempt_at": now + timedelta(seconds=10.0 * jitter),
-        "delivered_at": None, "claim": None, "last_status": 500, "last_error": error}
+        "claim": None, "last_status": 500, "last_error": error}
     assert vars(rows[last.event_id]) == {
-        "state": "failed", "attempts": 3, "next_attempt_at": now, "delivered_at": None, "claim": None,
+        "state": "failed", "attempts": 3, "next_attempt_at": now, "claim": None,
         "last_status": None, "last_error": "no answer within 1 s"}
     assert vars(rows[back.event_id]) == {  # never attempted: due again now, its attempts as they were
-        "state": "pending", "attempts": 0, "next_attempt_at": now, "delivered_at": None, "claim": None,
+        "state": "pending", "attempts": 0, "next_attempt_at": now, "claim": None,
         "last_status": None, "last_error": None}
     assert attempts(db, client_id) == sorted([
         (ok.event_id, "delivered", 200, 5, None), (retry.event_id, "http_error", 500, 7, error),
@@ -702,7 +700,9 @@ def test_outcomes_a_pass_could_not_record_are_logged_kept_and_recorded_by_the_ne
     monkeypatch.undo()
     assert d.step(Held(pending=4)) is False
     rows = deliveries(db, client_id)
-    assert [rows[x.event_id].state for x in (a, b, c, back)] == ["delivered", "delivered", "pending", "pending"]
+    assert sorted(rows) == sorted([c.event_id, back.event_id])  # a and b delivered: their rows gone
+    assert [rows[x.event_id].state for x in (c, back)] == ["pending", "pending"]
+    assert sorted(x[:2] for x in attempts(db, client_id)) == sorted([(a.event_id, "delivered"), (b.event_id, "delivered")])
     assert [rows[x.event_id].claim for x in (c, back)] == [None, None]
     assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
     assert d._unrecorded == ([], [])
@@ -816,7 +816,9 @@ def test_without_the_lease_a_pass_only_records_what_finished_and_the_lease_runs_
     with statements(db) as seen:
         assert second.step(lanes) is False
     assert lanes.submitted == [] and second.claims == []
-    assert deliveries(db, client_id)[a.event_id].state == "delivered"  # what it sent while it held the lease
+    # What it sent while it held the lease: recorded (the delivered row goes, the attempt stays).
+    assert a.event_id not in deliveries(db, client_id) and len(deliveries(db, client_id)) == 3
+    assert [x[:2] for x in attempts(db, client_id)] == [(a.event_id, "delivered")]
     assert not [s for s in seen if "SELECT" in s and "webhook_deliveries" in s]
     clock.advance(milliseconds=1)
     taken = Held()
@@ -1022,7 +1024,7 @@ def test_the_loop_records_what_finished_at_once_and_only_then_waits_its_poll(db,
     store(db, client_id)
     d = new(replace(PLAIN, poll_s=5.0, linger_s=0.0))
     monkeypatch.setattr(d, "pool", Posts(result()))
-    d.stopping = stopping = Stop(lambda: sorted(r.state for r in deliveries(db, client_id).values()))
+    d.stopping = stopping = Stop(lambda: [x[1] for x in attempts(db, client_id)])
     loop = threading.Thread(target=d.run, daemon=True)
     loop.start()
     deadline = time.monotonic() + 10
@@ -1051,7 +1053,7 @@ def test_run_until_idle_waits_for_all_within_its_time(db, new, monkeypatch):
     d.run_until_idle(timeout=5.0)
     assert time.monotonic() - started < 5.0
     assert waits and all(enough >= d.settings.most_held and 0.0 < timeout <= 5.0 for enough, timeout in waits)
-    assert deliveries(db, client_id) and {r.state for r in deliveries(db, client_id).values()} == {"delivered"}
+    assert [x[1] for x in attempts(db, client_id)] == ["delivered"] and deliveries(db, client_id) == {}
 
     async def never(p: Prepared) -> Outcome | None:
         await asyncio.sleep(3600)
@@ -1079,7 +1081,8 @@ def test_run_until_idle_makes_a_retry_due_at_once_in_the_same_run(db, new):
     finally:
         receiver.stop()
     assert [(r.id, r.fate) for r in receiver.requests] == [(event_id, "fail"), (event_id, "ok")]
-    assert deliveries(db, client_id)[event_id].state == "delivered"
+    assert deliveries(db, client_id) == {}  # delivered: its row is gone
+    assert [x[:2] for x in attempts(db, client_id)] == [(event_id, "http_error"), (event_id, "delivered")]
 
 
 def test_a_lease_that_cannot_be_given_back_is_logged(db, new, caplog, monkeypatch):
@@ -1104,7 +1107,8 @@ def test_the_last_record_writes_what_earlier_passes_could_not(db, new, monkeypat
     monkeypatch.undo()
     d._record([Outcome(b, result(), False)], [])
     rows = deliveries(db, client_id)
-    assert [rows[x.event_id].state for x in (a, b)] == ["delivered", "delivered"]
+    assert a.event_id not in rows and b.event_id not in rows  # delivered: their rows are gone
+    assert sorted(x[:2] for x in attempts(db, client_id)) == sorted([(a.event_id, "delivered"), (b.event_id, "delivered")])
     assert (rows[back.event_id].state, rows[back.event_id].claim) == ("pending", None)
     assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
     assert d._unrecorded == ([], [])

@@ -62,7 +62,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from service.adapters import delivery
@@ -719,9 +719,8 @@ class Dispatcher:
         for o in outcomes:
             c, result = o.claimed, o.result
             endpoint = (c.client_id, c.webhook_id)
-            delivered_at: datetime | None = None
             if result.outcome == hooks.AttemptOutcome.DELIVERED:
-                state, at, delivered_at = DELIVERED, now, now
+                state, at = DELIVERED, now
                 if o.was_failing:
                     recovered.add(endpoint)
             else:
@@ -729,7 +728,7 @@ class Dispatcher:
                 state = FAILED if delay is None else PENDING
                 at = now if delay is None else now + timedelta(seconds=delay)
                 failing.add(endpoint)
-            finishes.append(Finish(c, state, at, delivered_at, result.status_code, result.error))
+            finishes.append(Finish(c, state, at, result.status_code, result.error))
         tx.record(
             now,
             [AttemptRow(o.claimed, o.result.outcome, o.result.status_code, o.result.latency_ms, o.result.error)
