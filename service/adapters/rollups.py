@@ -164,11 +164,11 @@ class RollupRepository:
         if not self.read(client_id, currency, Grouping.ZONE, zone):
             return None
         prefix = zone + " "
-        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
-            self._zone_rows(client_id, currency, zone)
-        )
-        rows = self.session.execute(q.order_by(LedgerRollup.key)).all()
-        return [Totals(r[0][len(prefix):], *r[1:]) for r in rows if r[0].startswith(prefix)]
+        rows = self.session.connection().execute(_ZONE_DAY_ROWS, {
+            "client_id": client_id, "currency": currency, "grouping": Grouping.ZONE_DAY.value,
+            "prefix": prefix.replace("_", "!_") + "%",
+        }).all()
+        return [Totals(r[0][len(prefix):], *_exact(r[1:])) for r in rows if r[0].startswith(prefix)]
 
     def zone_days(self, client_id: str, currency: str, zone: tzinfo) -> list[Totals] | None:
         """The quarter-hour rows gathered into `zone`'s days by PostgreSQL (exact NUMERIC
@@ -257,6 +257,8 @@ _MINE = "client_id = :client_id AND currency = :currency AND grouping = :groupin
 _COLUMNS = "key, " + ", ".join(TOTALS)
 _READ = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} ORDER BY key")
 _READ_KEY = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key = :key")
+# A kept zone's days: its prefix, with LIKE's '_' escaped as `_zone_rows` does.
+_ZONE_DAY_ROWS = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key LIKE :prefix ESCAPE '!' ORDER BY key")
 
 
 def _exact(values: Iterable[Any]) -> list[int]:
