@@ -12,10 +12,11 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    times the one-off cost of a zone's first all-time read by day (its days gathered from
    the quarter hours and kept from then on), for a zone not read before.
 2. Times every ledger read through gunicorn (gunicorn.conf.py, one sync worker), each
-   in a fresh server process: "cold" is the read's first answer in that process, after one
-   `GET /v1/audit/head` that opens the worker's connection and a second one timed as the
-   moment's reference (the machine is shared); the OS and PostgreSQL caches are not
-   dropped on this shared machine. "Warm" is the median of the `--warm` answers after it.
+   in `--cold` (3) fresh server processes: "cold" is the median of the read's first
+   answers, each after one `GET /v1/audit/head` that opens the worker's connection and a
+   second one timed as the moment's reference (the machine is shared; its reference and
+   CPU are the median sample's); the OS and PostgreSQL caches are not dropped on this
+   shared machine. "Warm" is the median of the `--warm` answers after the last one.
    All-time reads: the summary by player, by UTC day and by day in Asia/Jakarta (a zone
    whose days the client's rollups keep: the bench has them kept before it loads, as a
    client's first read there would), a player's ledger, a player's statement; windowed: a
@@ -125,28 +126,46 @@ def get(port: int, path: str, headers: dict[str, str], statuses: list[int] | Non
 
 
 def time_read(env: dict[str, str], name: str, path: str, headers: dict[str, str], warm: int,
-              database: str) -> dict[str, Any]:
-    """The read's first answer in a fresh one-worker server, then `warm` more."""
-    port = httpbench.free_port()
-    proc = httpbench.start_gunicorn("service.api.wsgi:app", port, {**env, "WEB_CONCURRENCY": "1"})
-    try:
-        get(port, "/v1/audit/head", headers)  # the worker's connection and key cache, not the read's
-        reference = get(port, "/v1/audit/head", headers)[0]  # a trivial read, same process, same moment
-        load = os.getloadavg()[0]
-        w0, b0 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
-        failed: list[int] = []
-        cold, size = get(port, path, headers, failed)
-        w1, b1 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
-        times = [get(port, path, headers, failed)[0] for _ in range(warm)]
-        w2, b2 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
-    finally:
-        proc.terminate()
-        proc.wait(10)
+              database: str, cold: int = 3) -> dict[str, Any]:
+    """The read's first answer in each of `cold` fresh one-worker servers (their median is
+    "cold": one first answer on a shared machine moved by up to 2x between runs), then
+    `warm` more in the last one."""
+    samples: list[dict[str, Any]] = []
+    for n in range(cold):
+        port = httpbench.free_port()
+        proc = httpbench.start_gunicorn("service.api.wsgi:app", port, {**env, "WEB_CONCURRENCY": "1"})
+        try:
+            get(port, "/v1/audit/head", headers)  # the worker's connection and key cache, not the read's
+            reference = get(port, "/v1/audit/head", headers)[0]  # a trivial read, same process, same moment
+            load = os.getloadavg()[0]
+            w0, b0 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
+            failed: list[int] = []
+            first, size = get(port, path, headers, failed)
+            w1, b1 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
+            sample: dict[str, Any] = {
+                "cold_ms": round(first * 1000, 2), "reference_ms": round(reference * 1000, 2), "load": round(load, 2),
+                "cold_cpu_ms": {"worker": round((w1 - w0) * 1000, 1), "postgres": round((b1 - b0) * 1000, 1)},
+                "bytes": size, "failed": failed,
+            }
+            if n == cold - 1:
+                times = [get(port, path, headers, failed)[0] for _ in range(warm)]
+                w2, b2 = httpbench.workers_cpu(proc.pid), httpbench.backends_cpu(database)
+                sample["warm_ms"] = round(statistics.median(times) * 1000, 2)
+                sample["warm_cpu_ms"] = {"worker": round((w2 - w1) * 1000 / warm, 1),
+                                         "postgres": round((b2 - b1) * 1000 / warm, 1)}
+            samples.append(sample)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    # The sample of the median cold time stands for the read (its reference, CPU and load).
+    middle = sorted(samples, key=lambda x: x["cold_ms"])[(cold - 1) // 2]
+    last = samples[-1]
     return {
-        "read": name, "path": path, "bytes": size, "load": round(load, 2), "failed": failed,
-        "reference_ms": round(reference * 1000, 2), "cold_ms": round(cold * 1000, 2), "warm_ms": round(statistics.median(times) * 1000, 2),
-        "cold_cpu_ms": {"worker": round((w1 - w0) * 1000, 1), "postgres": round((b1 - b0) * 1000, 1)},
-        "warm_cpu_ms": {"worker": round((w2 - w1) * 1000 / warm, 1), "postgres": round((b2 - b1) * 1000 / warm, 1)},
+        "read": name, "path": path, "bytes": last["bytes"], "load": middle["load"],
+        "failed": [f for x in samples for f in x["failed"]],
+        "reference_ms": middle["reference_ms"], "cold_ms": middle["cold_ms"], "cold_cpu_ms": middle["cold_cpu_ms"],
+        "cold_samples_ms": [x["cold_ms"] for x in samples],
+        "warm_ms": last["warm_ms"], "warm_cpu_ms": last["warm_cpu_ms"],
     }
 
 
@@ -253,6 +272,8 @@ def print_size(m: dict[str, Any]) -> None:
         print(f"   {r['read']:<26}{r['reference_ms']:>8.1f}{r['cold_ms']:>9.1f}{r['warm_ms']:>9.1f}  "
               f"{r['cold_cpu_ms']['worker']:>8.0f}/{r['cold_cpu_ms']['postgres']:<8.0f}  "
               f"{r['warm_cpu_ms']['worker']:>6.0f}/{r['warm_cpu_ms']['postgres']:<7.0f}{r['bytes']:>11,}  {r['load']:.2f}"
+              + (f"  cold {min(r['cold_samples_ms']):.1f}-{max(r['cold_samples_ms']):.1f}"
+                 if len(r.get("cold_samples_ms", [])) > 1 else "")
               + (f"  FAILED: {r['failed']}" if r["failed"] else ""))
     w = m["writes"]
     sat, fx = w["saturated"], w["fixed"]
@@ -296,6 +317,7 @@ def main() -> int:
     # (at 500 ms, the first runs' value, it held most of a 1M chain: not a windowed read).
     parser.add_argument("--spacing-ms", type=int, default=15_000, help="time between two loaded rounds")
     parser.add_argument("--warm", type=int, default=5, help="answers timed after the cold one")
+    parser.add_argument("--cold", type=int, default=3, help="fresh servers per read: cold is their first answers' median")
     parser.add_argument("--seconds", type=float, default=10.0, help="the saturation window")
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--rate", type=float, default=200.0)
@@ -373,7 +395,7 @@ def main() -> int:
             # What a zone's first all-time read costs once: its days gathered from the quarters.
             measured["keep_zone"] = keep_zone(url, client_id, FIRST_READ_ZONES[sizes.index(size) % len(FIRST_READ_ZONES)])
             measured["sizes"] = sizes_of(dsn, client_id)
-            measured["reads"] = [time_read(env, n, p, reader, args.warm, name)
+            measured["reads"] = [time_read(env, n, p, reader, args.warm, name, args.cold)
                                  for n, _kind, p in reads(measured["sizes"]["head"], week)]
             measured["writes"] = writes(env, writer, args, name, url)
             measured["when"] = datetime.now(UTC).isoformat(timespec="seconds")
