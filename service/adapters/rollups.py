@@ -148,7 +148,7 @@ class RollupRepository:
             (LedgerRollup.client_id == client_id)
             & (LedgerRollup.currency == currency)
             & (LedgerRollup.grouping == Grouping.ZONE_DAY.value)
-            & LedgerRollup.key.like((zone + " ").replace("_", "!_") + "%", escape="!")
+            & LedgerRollup.key.like(_zone_pattern(zone), escape="!")
         )
 
     def forget_zone(self, client_id: str, currency: str, zone: str) -> None:
@@ -166,7 +166,7 @@ class RollupRepository:
         prefix = zone + " "
         rows = self.session.connection().execute(_ZONE_DAY_ROWS, {
             "client_id": client_id, "currency": currency, "grouping": Grouping.ZONE_DAY.value,
-            "prefix": prefix.replace("_", "!_") + "%",
+            "prefix": _zone_pattern(zone),
         }).all()
         return [Totals(r[0][len(prefix):], *_exact(r[1:])) for r in rows if r[0].startswith(prefix)]
 
@@ -257,8 +257,13 @@ _MINE = "client_id = :client_id AND currency = :currency AND grouping = :groupin
 _COLUMNS = "key, " + ", ".join(TOTALS)
 _READ = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} ORDER BY key")
 _READ_KEY = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key = :key")
-# A kept zone's days: its prefix, with LIKE's '_' escaped as `_zone_rows` does.
+# A kept zone's days, by `_zone_pattern`.
 _ZONE_DAY_ROWS = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key LIKE :prefix ESCAPE '!' ORDER BY key")
+
+
+def _zone_pattern(zone: str) -> str:
+    """LIKE's pattern of a zone's day keys, '<zone> ...', its '_' escaped by '!'."""
+    return (zone + " ").replace("_", "!_") + "%"
 
 
 def _exact(values: Iterable[Any]) -> list[int]:
