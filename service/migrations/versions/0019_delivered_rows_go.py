@@ -35,8 +35,9 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.execute("DELETE FROM webhook_deliveries WHERE state = 'delivered'")
-    # SQLite drops a column in place since 3.35 (a batch copy of the table would have to
-    # carry its partial indexes' predicates over).
+    # SQLite drops a column in place since 3.35, which the service needs already (UPDATE
+    # ... RETURNING: a deal's nonce, the SQLite dispatcher's claim); a batch copy of the
+    # table would have to carry its partial indexes' predicates over.
     op.execute("ALTER TABLE webhook_deliveries DROP COLUMN delivered_at")
 
 
