@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import bindparam, delete, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from .ledger import LedgerRepository, Totals, _insert
@@ -196,7 +196,7 @@ class RollupRepository:
             bucket = int(row[0])
             if not 1 <= bucket <= len(ranges):
                 return None  # a quarter outside the days (cannot be: low and high are in them)
-            out.append(Totals(ranges[bucket - 1][0], *(int(v) for v in row[1:])))
+            out.append(Totals(ranges[bucket - 1][0], *_exact(row[1:])))
         return out
 
     def add(self, client_id: str, currency: str, grouping: Grouping, sums: Iterable[Totals]) -> None:
@@ -222,13 +222,10 @@ class RollupRepository:
                 self.session.execute(update(LedgerRollup), changed)
 
     def _rows(self, client_id: str, currency: str, grouping: Grouping, keys: list[str]) -> list[Totals]:
-        q = select(LedgerRollup.key, *(getattr(LedgerRollup, name) for name in TOTALS)).where(
-            LedgerRollup.client_id == client_id,
-            LedgerRollup.currency == currency,
-            LedgerRollup.grouping == grouping.value,
-            LedgerRollup.key.in_(keys),
-        )
-        return [Totals(r[0], *r[1:]) for r in self.session.execute(q)]
+        rows = self.session.connection().execute(_READ_KEYS, {
+            "client_id": client_id, "currency": currency, "grouping": grouping.value, "keys": keys,
+        })
+        return [Totals(r[0], *_exact(r[1:])) for r in rows]
 
     @staticmethod
     def _row(client_id: str, currency: str, grouping: Grouping, key: str, total: Totals) -> dict[str, Any]:
@@ -257,6 +254,10 @@ _MINE = "client_id = :client_id AND currency = :currency AND grouping = :groupin
 _COLUMNS = "key, " + ", ".join(TOTALS)
 _READ = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} ORDER BY key")
 _READ_KEY = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key = :key")
+# The rows of some keys (a fold's, up to _KEY_BATCH), each a parameter.
+_READ_KEYS = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key IN :keys").bindparams(
+    bindparam("keys", expanding=True)
+)
 # A kept zone's days, by `_zone_pattern`.
 _ZONE_DAY_ROWS = text(f"SELECT {_COLUMNS} FROM ledger_rollups WHERE {_MINE} AND key LIKE :prefix ESCAPE '!' ORDER BY key")
 
