@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import orjson
 import pytest
 from conftest import TAMPERED, make_tenant
 from httpkit import four_player_round, two_player_round
@@ -76,6 +77,31 @@ def test_the_fast_path_never_matches_a_void_and_the_scan_gives_the_same_texts_on
     assert scanned[0][13].startswith("0,1,") and scanned[0][14].startswith('[{"account":"player:')
     # The record's own `ledger_lines` bytes, money with the currency's two digits.
     assert scanned[0][14].encode() in scanned[0][5] and '"amount":"-0.' in scanned[0][14]
+
+
+@pytest.mark.parametrize(
+    ("form", "matches"),
+    [
+        (lambda t: t, True),
+        (lambda t: t[:-1] + "+00:00", False),  # the same moment, as an offset
+        (lambda t: t.replace("T", " "), False),  # ... with a space for the T
+        (lambda t: t.replace(".", ","), False),  # ... with a decimal comma
+        (lambda t: t[:-1] + "000Z", False),  # ... in microseconds
+        (lambda t: t[:11] + t[11:19].replace(":", "") + t[19:], False),  # ... as basic time
+    ],
+    ids=["records", "offset", "space", "comma", "microseconds", "basic"],
+)
+def test_the_fast_path_takes_a_records_time_only_in_the_form_records_write(app, http, form, matches):
+    """The scan hands the round's moment over as a datetime and the check parses the record's
+    text; a text the parser reads as the same moment in another form is not the record's
+    own form, and goes to the full comparison (which compares the texts)."""
+    tenant = make_tenant(app)
+    assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    with app.extensions["capsa"].db.snapshot() as uow:
+        scanned = [row for statement in uow.scan_chain(tenant.id, 1, 2) for row in statement][0]
+    text = orjson.loads(scanned[5])["created_at"]
+    body = scanned[5].replace(f'"created_at":"{text}"'.encode(), f'"created_at":"{form(text)}"'.encode())
+    assert copies_match((*scanned[:5], body, *scanned[6:])) is matches
 
 
 @pytest.mark.parametrize(

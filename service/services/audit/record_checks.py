@@ -116,6 +116,18 @@ def _line_numbers(count: int) -> str:
 _LINE_NUMBERS = [_line_numbers(n) for n in range(64)]
 
 
+def _same_time(text: str, moment: datetime) -> bool:
+    """True when `text` is `moment` as records write it (`audit.timestamp`: UTC, milliseconds,
+    `2026-11-29T10:00:00.000Z`). Parsing the text is faster than formatting the moment; the
+    shape is checked first, since the parser also reads other forms of the same instant."""
+    if len(text) != 24 or text[4:8:3] != "--" or text[10:20:3] != "T::." or text[23] != "Z":
+        return False
+    try:
+        return datetime.fromisoformat(text) == moment
+    except ValueError:
+        return False
+
+
 def copies_match(scanned: tuple[Any, ...]) -> bool:
     """True when the live copies of a round record, as the scan gives them
     (`chain_scan.ScannedRecord`), match its (hash-checked) bytes: the common case, kept
@@ -147,7 +159,7 @@ def copies_match(scanned: tuple[Any, ...]) -> bool:
         rec.kind == kind
         and rec.round == round_id
         and rec.sequence == sequence
-        and rec.created_at == time
+        and _same_time(rec.created_at, time)
         and (game, preset, table, reference, currency)
         == (result.game, None if rules is None else rules.preset, request.table, request.reference, request.currency)
         and rec.ledger_lines == msgspec.Raw(lines)
