@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -162,6 +163,81 @@ def test_the_list_filters_by_table_player_and_reference(http, tenant):
     assert ids(f"reference={two['reference']}") == [two["id"]]
     assert ids("table=t-2&player=a") == [four_doc["id"], two["id"]]
     assert ids("player=zz") == []
+
+
+def test_a_players_pages_hold_the_rounds_the_player_played_newest_first_in_every_currency(http, tenant, clock):
+    """`player=` reads the player's own lines rather than walking the history: followed page
+    by page (2 a page), it gives exactly the rounds the player played, voided ones too, in
+    the unfiltered list's order, with players in several currencies, rounds sharing a
+    millisecond, and with a table or a time window too."""
+    rng = random.Random(7)
+    names = ["p1", "p2", "p3", "p4", "p5"]
+    for _ in range(30):
+        ids = rng.sample(names, rng.choice([2, 4]))
+        currency, stake = rng.choice([("IDR", "1000"), ("USD", "1.25"), ("KWD", "0.125")])
+        body = (four_player_round if len(ids) == 4 else two_player_round)(
+            table=rng.choice(["t-1", "t-2"]), currency=currency, stake=stake
+        )
+        for player, name in zip(body["players"], ids):
+            player["id"] = name
+        stored = http.post("/v1/rounds", json=body, headers=tenant.headers)
+        assert stored.status_code == 201, stored.get_json()
+        if rng.random() < 0.2:
+            voided = http.post(f"/v1/rounds/{stored.get_json()['id']}/void", json={"reason": "x"},
+                               headers=tenant.headers)
+            assert voided.status_code == 200
+        if rng.random() < 0.5:  # else the next round has the same millisecond
+            clock.advance(milliseconds=1)
+    listed = http.get("/v1/rounds?limit=500", headers=tenant.headers).get_json()
+    assert listed["next_cursor"] is None and len(listed["items"]) == 30
+    everything = listed["items"]
+    middle = everything[15]["created_at"]
+
+    def pages(query: str) -> list[str]:
+        seen: list[str] = []
+        url = f"/v1/rounds?limit=2&{query}"
+        while True:
+            response = http.get(url, headers=tenant.headers)
+            assert response.status_code == 200, response.get_data(as_text=True)
+            page = response.get_json()
+            seen += [r["id"] for r in page["items"]]
+            if page["next_cursor"] is None:
+                return seen
+            url = f"/v1/rounds?limit=2&{query}&cursor={page['next_cursor']}"
+
+    windows = {
+        "": lambda r: True,
+        "&table=t-1": lambda r: r["table"] == "t-1",
+        f"&since={middle}": lambda r: r["created_at"] >= middle,
+        f"&until={middle}": lambda r: r["created_at"] < middle,
+    }
+    for name in [*names, "nobody"]:
+        for extra, keep in windows.items():
+            expected = [r["id"] for r in everything if name in {p["id"] for p in r["players"]} and keep(r)]
+            assert pages(f"player={name}{extra}") == expected, (name, extra)
+    assert len({r["currency"] for r in everything}) == 3
+
+
+def test_a_players_rounds_at_one_millisecond_are_paged_by_id_whatever_the_batch(http, tenant, clock):
+    """Six rounds of the player stored in the same millisecond, between others: pages of 2
+    (the player's lines are read in batches of 4, each a single moment, read whole) give them
+    newest id first, then the older ones, as the unfiltered list does."""
+    for n in range(10):
+        body = two_player_round()
+        body["players"][0]["id"] = "x" if 2 <= n < 8 else "y"
+        assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+        if not 2 <= n < 7:
+            clock.advance(milliseconds=1)
+    listed = http.get("/v1/rounds?limit=500", headers=tenant.headers).get_json()["items"]
+    expected = [r["id"] for r in listed if r["players"][0]["id"] == "x"]
+    assert len(expected) == 6 and len({r["created_at"] for r in listed if r["players"][0]["id"] == "x"}) == 1
+    seen: list[str] = []
+    url = "/v1/rounds?limit=2&player=x"
+    while url:
+        page = http.get(url, headers=tenant.headers).get_json()
+        seen += [r["id"] for r in page["items"]]
+        url = page["next_cursor"] and f"/v1/rounds?limit=2&player=x&cursor={page['next_cursor']}"
+    assert seen == expected
 
 
 def test_since_is_inclusive_and_until_exclusive(http, tenant, clock):
