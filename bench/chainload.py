@@ -88,8 +88,8 @@ def rows(s: Stored) -> Iterator[tuple[str, tuple[Any, ...]]]:
         yield "chain_signatures", (s.client_id, s.sequence, s.kid, s.signature)
 
 
-def templates(count: int, seed: int = 25) -> list[ScoredRound]:
-    """`count` deals of 2-4 of 8 players, each scored once by the domain.
+def templates(count: int, seed: int = 25, players: Sequence[str] = PLAYERS) -> list[ScoredRound]:
+    """`count` deals of 2-4 of `players` (8), each scored once by the domain.
 
     The cards come from the service's provably fair shuffle (`service.domain.deals`), set
     by the baseline arranger (strongest five at the back) as a careful player would, except
@@ -99,7 +99,7 @@ def templates(count: int, seed: int = 25) -> list[ScoredRound]:
     server_seed = rng.randbytes(32)
     out = []
     for i in range(count):
-        ids = rng.sample(PLAYERS, rng.choice([2, 3, 4, 4]))
+        ids = rng.sample(players, min(len(players), rng.choice([2, 3, 4, 4])))
         hands = [
             hand if rng.random() < 0.1 else [*a.front, *a.middle, *a.back]
             for hand in deal(server_seed, "growth", i, len(ids))

@@ -22,8 +22,11 @@ PostgreSQL database of its own (`growth_<random>`, dropped at the end):
    client's first read there would), a player's ledger, a player's statement; windowed: a
    player's week and its statement; and the chain's tail:
    `GET /v1/audit/verify` and `GET /v1/audit/export` over the last 10,000 records, and
-   the newest page of rounds (50), all of them and a player's. Per
-   answer: the worker's and the PostgreSQL backends' CPU (from /proc).
+   the newest page of rounds (50), all of them and a player's. And a page of the rounds of
+   a player whose only round is the chain's first (`EARLY`, loaded before everything else,
+   dated before it: the size-0 figures have that one round), counted with the all-time
+   reads: the history lies between that player's rounds and the present. Per answer: the
+   worker's and the PostgreSQL backends' CPU (from /proc).
 3. The write path as bench/http.py measures it (its machinery: gunicorn.conf.py, an
    Idempotency-Key on every request, receipts signed), after its reference (a bare Flask
    echo of the same body, saturated just before): saturation by 8 closed-loop senders,
@@ -78,6 +81,7 @@ httpbench = _bench_module("http")  # gunicorn, saturation, fixed rate, CPU count
 chainload = _bench_module("chainload")
 
 ALL_TIME = "all-time"
+EARLY = "early"  # a player whose only round is the chain's first
 WINDOW = "window"
 TAIL = "tail"
 WEEK_FROM = timedelta(days=2)  # the week read: from this far after the first loaded round
@@ -100,6 +104,7 @@ def reads(head: int, week: tuple[str, str]) -> list[tuple[str, str, str]]:
         # pages from the head: a page's cost, not the history's
         ("newest rounds, a page", TAIL, "/v1/rounds?limit=50"),
         ("a player's newest rounds", TAIL, "/v1/rounds?limit=50&player=p3"),
+        ("an early player's rounds", ALL_TIME, f"/v1/rounds?limit=50&player={EARLY}"),
         ("verify, last 10,000", TAIL, f"/v1/audit/verify?from_sequence={tail}&limit=10000"),
         ("export, last 10,000", TAIL, f"/v1/audit/export?from_sequence={tail}&limit=10000"),
     ]
@@ -374,6 +379,9 @@ def main() -> int:
         print(f"database {name}; {os.cpu_count()} cores; load {open('/proc/loadavg').read().strip()}; "
               f"scoring {args.templates:,} template deals ...", flush=True)
         deals = chainload.templates(args.templates)
+        # The chain's first round: EARLY and another player, dated before every loaded one.
+        chainload.load(dsn, client_id, 1, start=first - timedelta(minutes=30), spacing=spacing, keyring=keyring,
+                       deals=chainload.templates(1, players=[EARLY, chainload.PLAYERS[0]]))
         loaded_total = 0
         for size in sizes:
             measured: dict[str, Any] = {"size": size, "loaded": 0}
