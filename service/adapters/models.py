@@ -119,6 +119,14 @@ class ChainRecord(Base):
             sqlite_where=text("kind = 'void'"),
             postgresql_where=text("kind = 'void'"),
         ),
+        # The voids in sequence order (migration 0020): a page of `round.voided` events.
+        Index(
+            "ix_chain_records_voids",
+            "client_id",
+            "sequence",
+            sqlite_where=text("kind = 'void'"),
+            postgresql_where=text("kind = 'void'"),
+        ),
     )
 
     client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
