@@ -637,6 +637,42 @@ def test_a_finished_big_two_game_sends_settled_and_finished(app, http, tenant, r
     assert [e["id"] for e in listed] == [finished.id]
 
 
+@pytest.mark.postgres
+def test_a_page_of_finished_games_reads_the_big_two_rounds_not_the_chain(app, http, tenant):
+    """`type=banting.game.finished` reads the Big Two rounds by their own index (migration
+    0021), then their records by key: a page of them among Capsa Susun rounds reads that
+    page (it used to walk every record after its cursor, each with its round's game)."""
+    if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
+        pytest.skip("plans are PostgreSQL's")
+    from conftest import explained, most_rows
+
+    games = []
+    for _ in range(2):
+        for _ in range(15):
+            store_round(http, tenant)
+        games.append(_finish_a_game(http, tenant))
+    store_round(http, tenant)
+
+    def reads_rounds_or_records(statement: str) -> bool:
+        return statement.lstrip().startswith("SELECT") and ("FROM rounds" in statement or "FROM chain_records" in statement)
+
+    with explained(app.extensions["capsa"].db.engine, reads_rounds_or_records) as plans:
+        first = http.get("/v1/events?type=banting.game.finished&limit=1", headers=tenant.headers).get_json()
+        rest = http.get(f"/v1/events?type=banting.game.finished&after={first['items'][0]['id']}",
+                        headers=tenant.headers).get_json()
+    assert [e["data"]["id"] for e in first["items"] + rest["items"]] == [g["id"] for g in games]
+    assert first["has_more"] is True and rest["has_more"] is False
+    # Each page: its Big Two rounds by their index, passing over nothing, then their records
+    # by key (on a chain this short the planner may read the client's 33 records and keep
+    # the two: cheaper than two look-ups; at 50,000 it looks them up).
+    rounds = [plan for plan in plans if "ix_rounds_banting" in plan]
+    records = [plan for plan in plans if "on chain_records" in plan]
+    assert len(rounds) == 2 and len(records) == 2, plans
+    for plan in rounds:
+        assert most_rows(plan) <= 2 and "Removed by Filter" not in plan, plan
+    assert all("sequence = ANY" in plan for plan in records), records
+
+
 def _finish_a_game(http: Any, tenant: Tenant) -> dict[str, Any]:
     r = http.post("/v1/banting/games", headers=tenant.headers, json={
         "currency": "IDR", "stake": "1000", "table": "table-7",
