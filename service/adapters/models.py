@@ -195,7 +195,7 @@ class Round(Base):
         ),
         PrimaryKeyConstraint("client_id", "id"),
         Index("ix_rounds_client_created", "client_id", "created_at", "id"),
-        # Big Two rounds in sequence order (migration 0021): a page of
+        # Big Two rounds in sequence order (migration 0020): a page of
         # `banting.game.finished` events. Capsa Susun rounds write no entry in it.
         Index(
             "ix_rounds_banting",

@@ -640,7 +640,7 @@ def test_a_finished_big_two_game_sends_settled_and_finished(app, http, tenant, r
 @pytest.mark.postgres
 def test_a_page_of_finished_games_reads_the_big_two_rounds_not_the_chain(app, http, tenant):
     """`type=banting.game.finished` reads the Big Two rounds by their own index (migration
-    0021), then their records by key: a page of them among Capsa Susun rounds reads that
+    0020), then their records by key: a page of them among Capsa Susun rounds reads that
     page (it used to walk every record after its cursor, each with its round's game)."""
     if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
         pytest.skip("plans are PostgreSQL's")

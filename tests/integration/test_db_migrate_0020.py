@@ -1,10 +1,10 @@
-"""Migrations 0020 (the void records by sequence) and 0021 (the Big Two rounds by
-sequence), each an index of their own, on both engines.
+"""Migration 0020 (the void records and the Big Two rounds by sequence, each an index of
+their own), on both engines.
 
 The rows of `data/rows_at_0004.json` (old-a's chain holds two voids and two Big Two rounds
-among ten records) are loaded at 0004 and migrated to 0019; then 0020 and 0021 run: each
+among ten records) are loaded at 0004 and migrated to 0019; then 0020 runs: each
 index exists and holds its rows alone, and `GET /v1/events?type=round.voided` and
-`?type=banting.game.finished` answer, page by page, exactly as before; they go down to
+`?type=banting.game.finished` answer, page by page, exactly as before; it goes down to
 0019 (the indexes gone, the same answers) and up again.
 """
 
@@ -102,12 +102,12 @@ def _typed_pages(url: str) -> dict[str, list[list[str]]]:
         app.extensions["capsa"].db.dispose()
 
 
-def test_migrations_0020_and_0021_index_their_rows_alone_and_typed_events_answer_as_before(db_at_0019):
+def test_migration_0020_indexes_its_rows_alone_and_typed_events_answer_as_before(db_at_0019):
     before = _typed_pages(db_at_0019)
     assert [len(page) for page in before["round.voided"]] == [1, 1]
     assert [len(page) for page in before["banting.game.finished"]] == [1, 1]
     assert _index(db_at_0019) is None and _index(db_at_0019, "rounds", BIG_TWO) is None
-    upgrade(db_at_0019, "0021")
+    upgrade(db_at_0019, "0020")
     for table, name in (("chain_records", NAME), ("rounds", BIG_TWO)):
         index = _index(db_at_0019, table, name)
         assert index is not None and index["column_names"] == ["client_id", "sequence"] and not index["unique"]
@@ -116,12 +116,12 @@ def test_migrations_0020_and_0021_index_their_rows_alone_and_typed_events_answer
     assert _typed_pages(db_at_0019) == before
 
 
-def test_migrations_0020_and_0021_go_down_to_0019_and_up_again(db_at_0019):
-    upgrade(db_at_0019, "0021")
+def test_migration_0020_goes_down_to_0019_and_up_again(db_at_0019):
+    upgrade(db_at_0019, "0020")
     pages = _typed_pages(db_at_0019)
     downgrade(db_at_0019, "0019")
     assert _index(db_at_0019) is None and _index(db_at_0019, "rounds", BIG_TWO) is None
     assert _typed_pages(db_at_0019) == pages
-    upgrade(db_at_0019, "0021")
+    upgrade(db_at_0019, "0020")
     assert _index(db_at_0019) is not None and _index(db_at_0019, "rounds", BIG_TWO) is not None
     assert _typed_pages(db_at_0019) == pages
