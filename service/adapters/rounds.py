@@ -122,6 +122,15 @@ def _stored(row: Any) -> StoredRound:
     return StoredRound(row[0], row[1], row[2], row[3], row[4], row[5], row[6], _record(row[7:15]), void)
 
 
+def _at_table_and_reference(q: Any, where: RoundFilter) -> Any:
+    """A select of rounds narrowed to the filter's table and reference, where it has them."""
+    if where.table is not None:
+        q = q.where(Round.table_ref == where.table)
+    if where.reference is not None:
+        q = q.where(Round.reference == where.reference)
+    return q
+
+
 # Lines a batch reads at most (the first a page's worth, each next one twice the last).
 PLAYER_BATCH = 1000
 
@@ -178,11 +187,7 @@ class RoundRepository:
     ) -> list[tuple[str, datetime]]:
         """The (id, created_at) of the page's rounds, newest first, at most `limit + 1`: an
         index range of the rounds (by table: the table's index) in page order."""
-        q = select(Round.id, Round.created_at).where(Round.client_id == client_id)
-        if where.table is not None:
-            q = q.where(Round.table_ref == where.table)
-        if where.reference is not None:
-            q = q.where(Round.reference == where.reference)
+        q = _at_table_and_reference(select(Round.id, Round.created_at).where(Round.client_id == client_id), where)
         if where.since is not None:
             q = q.where(Round.created_at >= where.since)
         if where.until is not None:
@@ -272,13 +277,12 @@ class RoundRepository:
         sequence_of = {str(r[0]): int(r[1]) for r in named}
         if not sequence_of:
             return []
-        q = select(Round.id, Round.created_at, Round.sequence).where(
-            Round.client_id == client_id, Round.id.in_(list(sequence_of))
+        q = _at_table_and_reference(
+            select(Round.id, Round.created_at, Round.sequence).where(
+                Round.client_id == client_id, Round.id.in_(list(sequence_of))
+            ),
+            where,
         )
-        if where.table is not None:
-            q = q.where(Round.table_ref == where.table)
-        if where.reference is not None:
-            q = q.where(Round.reference == where.reference)
         return [
             (str(r[0]), r[1])
             for r in self.session.execute(q)

@@ -40,41 +40,23 @@ def _index(url: str, table: str = "chain_records", name: str = NAME) -> dict[str
         engine.dispose()
 
 
-def _voids_by_index(url: str) -> list[tuple[Any, ...]]:
-    """The (client, sequence) of every void, read through the index where the engine says so."""
+def _by_index(url: str, table: str, name: str, where: str) -> list[tuple[Any, ...]]:
+    """The (client, sequence) of `table`'s rows `where` holds, read through the index `name`:
+    SQLite is told to (INDEXED BY fails if it cannot), PostgreSQL's plan is checked."""
     engine = create_engine(normalise_url(url))
+    sqlite = engine.dialect.name == "sqlite"
+    hint = f"INDEXED BY {name} " if sqlite else ""
+    statement = f"SELECT client_id, sequence FROM {table} {hint}WHERE {where} ORDER BY client_id, sequence"
     try:
         with engine.connect() as conn:
-            if engine.dialect.name == "sqlite":
-                plan = " ".join(str(r[-1]) for r in conn.execute(text(
-                    f"EXPLAIN QUERY PLAN SELECT client_id, sequence FROM chain_records INDEXED BY {NAME}"
-                    " WHERE kind = 'void' ORDER BY client_id, sequence")))
-                assert NAME in plan, plan
-                rows = conn.execute(text(
-                    f"SELECT client_id, sequence FROM chain_records INDEXED BY {NAME}"
-                    " WHERE kind = 'void' ORDER BY client_id, sequence"))
+            if sqlite:
+                plan = " ".join(str(r[-1]) for r in conn.execute(text("EXPLAIN QUERY PLAN " + statement)))
             else:
                 conn.execute(text("SET LOCAL enable_seqscan = off"))
                 conn.execute(text("SET LOCAL enable_bitmapscan = off"))
-                plan = " ".join(str(r[0]) for r in conn.execute(text(
-                    "EXPLAIN SELECT client_id, sequence FROM chain_records WHERE kind = 'void'"
-                    " ORDER BY client_id, sequence")))
-                assert NAME in plan, plan
-                rows = conn.execute(text(
-                    "SELECT client_id, sequence FROM chain_records WHERE kind = 'void' ORDER BY client_id, sequence"))
-            return [tuple(r) for r in rows]
-    finally:
-        engine.dispose()
-
-
-def _big_two_by_index(url: str) -> list[tuple[Any, ...]]:
-    """The (client, sequence) of every Big Two round, read through the index on SQLite."""
-    engine = create_engine(normalise_url(url))
-    try:
-        with engine.connect() as conn:
-            hint = f"INDEXED BY {BIG_TWO} " if engine.dialect.name == "sqlite" else ""
-            return [tuple(r) for r in conn.execute(text(
-                f"SELECT client_id, sequence FROM rounds {hint}WHERE game = 'banting' ORDER BY client_id, sequence"))]
+                plan = " ".join(str(r[0]) for r in conn.execute(text("EXPLAIN " + statement)))
+            assert name in plan, plan
+            return [tuple(r) for r in conn.execute(text(statement))]
     finally:
         engine.dispose()
 
@@ -111,8 +93,8 @@ def test_migration_0020_indexes_its_rows_alone_and_typed_events_answer_as_before
     for table, name in (("chain_records", NAME), ("rounds", BIG_TWO)):
         index = _index(db_at_0019, table, name)
         assert index is not None and index["column_names"] == ["client_id", "sequence"] and not index["unique"]
-    assert [sequence for _, sequence in _voids_by_index(db_at_0019)] == [6, 10]
-    assert len(_big_two_by_index(db_at_0019)) == 2
+    assert [sequence for _, sequence in _by_index(db_at_0019, "chain_records", NAME, "kind = 'void'")] == [6, 10]
+    assert len(_by_index(db_at_0019, "rounds", BIG_TWO, "game = 'banting'")) == 2
     assert _typed_pages(db_at_0019) == before
 
 
