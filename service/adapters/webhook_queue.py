@@ -363,6 +363,13 @@ def _records(pg: bool) -> Any:
 _RECORDS = {"postgresql": _records(True), "sqlite": _records(False)}
 
 
+def _said(error: str | None) -> str | None:
+    """An attempt's error as stored: it may quote what a receiver sent (its reason phrase),
+    NUL included, which PostgreSQL's text cannot hold (the pass recording it failed, and each
+    after it). U+FFFD in its place, on every engine alike."""
+    return error if error is None or "\x00" not in error else error.replace("\x00", "\ufffd")
+
+
 def _keys(c: Claimed) -> dict[str, Any]:
     return {"_client": c.client_id, "_webhook": c.webhook_id, "_event": c.event_id, "_claim": c.claim}
 
@@ -524,14 +531,14 @@ class Pass:
                 "clients": [a.claimed.client_id for a in attempts], "webhooks": [a.claimed.webhook_id for a in attempts],
                 "events": [a.claimed.event_id for a in attempts], "outcomes": [a.outcome for a in attempts],
                 "codes": [a.status_code for a in attempts], "latencies": [a.latency_ms for a in attempts],
-                "errors": [a.error for a in attempts],
+                "errors": [_said(a.error) for a in attempts],
             })
         elif attempts:
             self.conn.execute(WebhookAttempt.__table__.insert(), [  # type: ignore[attr-defined]
                 {
                     "client_id": a.claimed.client_id, "webhook_id": a.claimed.webhook_id, "event_id": a.claimed.event_id,
                     "attempted_at": attempted_at, "outcome": a.outcome, "status_code": a.status_code,
-                    "latency_ms": a.latency_ms, "error": a.error,
+                    "latency_ms": a.latency_ms, "error": _said(a.error),
                 }
                 for a in attempts
             ])
@@ -551,7 +558,7 @@ class Pass:
             self.conn.execute(_FINISH, [
                 {
                     **_keys(f.claimed), "_state": f.state, "_attempts": f.claimed.attempts + 1, "_next": f.next_attempt_at,
-                    "_status": f.last_status, "_error": f.last_error,
+                    "_status": f.last_status, "_error": _said(f.last_error),
                 }
                 for f in finishes
             ])

@@ -28,10 +28,12 @@ import orjson
 import pytest
 from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from httpkit import two_player_round
+from sqlalchemy import select
 from webhookkit import Receiver, Stalling
 
 from service.adapters import delivery
 from service.adapters.migrate import upgrade
+from service.adapters.models import WebhookDelivery
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
 from service.services import clients
@@ -139,6 +141,53 @@ def test_an_endless_2xx_body_is_read_up_to_4_kib_and_the_attempt_is_delivered():
         server.close()
     assert (result.outcome, result.status_code, result.error) == ("delivered", 200, None)
     assert result.latency_ms < 1000
+
+
+def test_an_answer_whose_reason_holds_a_nul_is_recorded_and_stalls_no_one(url):
+    """A receiver's reason phrase is its own text, NUL included, and an attempt's error
+    quotes it: PostgreSQL's text holds no NUL, so stored as it came, the pass that records
+    it failed, and so did every pass after it (each tries again what it could not record),
+    and no client's events were claimed any more. Stored with U+FFFD in its place."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 500 Bad\x00\"Thing\\\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    db = Database(url)
+    fast = Receiver().start()
+    try:
+        hostile, (bad,) = client_with_hooks(db, f"http://127.0.0.1:{server.getsockname()[1]}/hook")
+        store(db, hostile)
+        dispatcher = Dispatcher(db, SETTINGS)
+        dispatcher.run_until_idle(timeout=1.0)  # its attempt (and retries, 50 ms apart) recorded
+        other, (hook,) = client_with_hooks(db, fast.url)
+        fast.secrets = [hook["secret"]]
+        wanted = store(db, other)
+        dispatcher.run_until_idle(timeout=1.0)
+        assert fast.acknowledged() == {wanted}
+        with db.unit_of_work() as uow:
+            tried = uow.webhooks.attempts(hostile, bad["id"], None, None, 100)
+            last_errors = set(uow.session.scalars(
+                select(WebhookDelivery.last_error).where(WebhookDelivery.client_id == hostile)
+            ))
+    finally:
+        stop.set()
+        fast.stop()
+        server.close()
+        db.dispose()
+    said = 'HTTP 500 Bad\ufffd"Thing\\'
+    assert tried and {(a.outcome, a.status_code, a.error) for a in tried} == {("http_error", 500, said)}
+    assert last_errors == {said}  # the delivery's last error too, retried or failed
 
 
 def test_a_claim_outlives_the_longest_attempt_whatever_the_timeout():
