@@ -28,6 +28,7 @@ from typing import Any
 
 from .pending_receipts import Receipt
 from .pending_receipts import parameters as receipt_parameters
+from .pg_literals import int_array, text_array
 from .records import Claim, NewRecord
 
 # Custom SQLSTATEs raised by capsa_refuse() (migration 0005).
@@ -124,22 +125,12 @@ STATEMENTS = {
 }
 
 
-def _texts(values: list[str | None]) -> str:
-    """A text[] literal. The values are identifiers and kind names (no quote or backslash
-    can occur); each is quoted, so a player called NULL stays a name."""
-    return "{" + ",".join("NULL" if v is None else f'"{v}"' for v in values) + "}"
-
-
-def _ints(values: list[int]) -> str:
-    return "{" + ",".join(map(str, values)) + "}"
-
-
 def parameters(
     record: NewRecord, claim: Claim | None, deal: str | None, receipts: list[Receipt] | None = None
 ) -> tuple[str, dict[str, Any]]:
     """The statement for this record and its parameters, with `receipts` (of records stored
-    before) riding in it. The lines go as array literals: one text parameter each, which
-    costs a fraction of adapting a Python list."""
+    before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
+    each, which costs a fraction of adapting a Python list."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -149,12 +140,12 @@ def parameters(
         "unsealed": record.unsealed,
         "currency": record.currency,
         "table": record.table,
-        "players": _texts([line.player_id for line in lines]),
-        "kinds": _texts([line.kind for line in lines]),
-        "bases": _texts([line.basis for line in lines]),
-        "amounts": _ints([line.amount for line in lines]),
-        "points": _ints([line.points for line in lines]),
-        "winnings": _ints([line.winnings for line in lines]),
+        "players": text_array([line.player_id for line in lines]),
+        "kinds": text_array([line.kind for line in lines]),
+        "bases": text_array([line.basis for line in lines]),
+        "amounts": int_array([line.amount for line in lines]),
+        "points": int_array([line.points for line in lines]),
+        "winnings": int_array([line.winnings for line in lines]),
     }
     if record.round is not None:
         r = record.round

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .pg_literals import int_array, text_array
+
 log = logging.getLogger(__name__)
 
 FLUSH_AFTER_S = 0.5  # a receipt waits at most about this long for a next write (RECEIPT_FLUSH_MS)
@@ -48,17 +50,13 @@ class Receipt:
     signature: bytes
 
 
-def _text(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def parameters(receipts: Sequence[Receipt]) -> dict[str, str]:
     """The receipts as four array literals (one text parameter each: cheaper to send than
     adapted Python lists), for `FLUSH_STATEMENT` and the write statement's `receipts` step."""
     return {
-        "r_clients": "{" + ",".join(_text(r.client_id) for r in receipts) + "}",
-        "r_sequences": "{" + ",".join(str(int(r.sequence)) for r in receipts) + "}",
-        "r_kids": "{" + ",".join(_text(r.kid) for r in receipts) + "}",
+        "r_clients": text_array(r.client_id for r in receipts),
+        "r_sequences": int_array(r.sequence for r in receipts),
+        "r_kids": text_array(r.kid for r in receipts),
         "r_signatures": "{" + ",".join(r.signature.hex() for r in receipts) + "}",
     }
 

@@ -1,0 +1,30 @@
+"""Array literals for PostgreSQL: a column of values sent as one text parameter.
+
+psycopg adapts a Python list element by element in Python; a literal joined here is one
+text parameter that PostgreSQL parses in C (`CAST(:x AS text[])`, `%(x)s::int8[]`). The
+write statement's ledger lines and the receipts riding in it go this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def _quoted(value: str) -> str:
+    # inside double quotes only a backslash and a double quote are special
+    if "\\" in value or '"' in value:
+        value = value.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + value + '"'
+
+
+def text_array(values: Iterable[str | None]) -> str:
+    """A text[] literal: each value quoted (a value spelled NULL stays that text), None a NULL."""
+    return "{" + ",".join("NULL" if v is None else _quoted(v) for v in values) + "}"
+
+
+def int_array(values: Iterable[int]) -> str:
+    """An integer (or bigint) array literal."""
+    return "{" + ",".join(str(int(v)) for v in values) + "}"
+
+
+__all__ = ["int_array", "text_array"]
