@@ -25,6 +25,7 @@ from sqlalchemy import (
     BigInteger,
     Connection,
     Engine,
+    Executable,
     String,
     and_,
     any_,
@@ -340,6 +341,49 @@ _DISABLE = (
 )
 
 
+# Attempts past their retention (`WEBHOOK_ATTEMPTS_KEEP`). The endpoints whose oldest attempt
+# is older (one probe of ix_webhook_attempts_webhook per endpoint; every attempt has its
+# endpoint: a deleted endpoint's attempts go with it), then each one's oldest attempts by id,
+# a batch at a time, by the same index. Ids follow the time an attempt was recorded, though
+# not exactly across dispatchers: a batch deletes only those of its rows that are old, and
+# an endpoint is done when a batch deleted fewer than it read.
+_at = WebhookAttempt
+_oldest_attempt = (
+    select(_at.attempted_at)
+    .where(_at.client_id == w.client_id, _at.webhook_id == w.id)
+    .order_by(_at.id)
+    .limit(1)
+    .correlate(w)
+    .scalar_subquery()
+)
+_EXPIRED = select(w.client_id, w.id).where(_oldest_attempt < bindparam("before")).order_by(w.client_id, w.id)
+_PRUNE: dict[str, Executable] = {
+    # PostgreSQL: the batch's tuples first (an InitPlan, naming the client), then each by its
+    # tuple id (attempts are never updated; one deleted meanwhile is skipped). Joined to the
+    # batch, or asked for by `id = ANY(...)` or with the client named again beside the tuple
+    # ids, the planner of a never-analysed table read every attempt of the client and
+    # filtered them.
+    "postgresql": text("""
+DELETE FROM webhook_attempts
+ WHERE ctid = ANY(ARRAY(SELECT a.ctid FROM webhook_attempts AS a
+                         WHERE a.client_id = :client AND a.webhook_id = :webhook
+                         ORDER BY a.id LIMIT :batch))
+   AND attempted_at < :before
+""").bindparams(bindparam("before", type_=UTCDateTime())),
+    # SQLite: the batch's ids, each looked up as the rowid (with the client named again, the
+    # client's every attempt was read and checked against the batch)
+    "sqlite": delete(_at).where(
+        _at.id.in_(
+            select(_at.id)
+            .where(_at.client_id == bindparam("client"), _at.webhook_id == bindparam("webhook"))
+            .order_by(_at.id)
+            .limit(bindparam("batch"))
+        ),
+        _at.attempted_at < bindparam("before"),
+    ),
+}
+
+
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
 _TARGETS = select(
     w.id, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until, w.failing_since,
@@ -622,6 +666,30 @@ class DeliveryQueue:
         """A read-only transaction for what a claimed batch needs."""
         with translated(), self.reader.connect() as conn:
             yield Reads(conn, self.dialect)
+
+    def prune_attempts(self, before: datetime, batch: int, batches: int) -> tuple[int, bool]:
+        """Delete the attempts recorded before `before`, `batch` per transaction (short
+        locks), at most `batches` transactions: how many, and whether the cap stopped it
+        with more to delete."""
+        deleted = runs = 0
+        for client_id, webhook_id in self._expired(before):
+            while True:
+                if runs == batches:
+                    return deleted, True
+                with translated(), self.engine.begin() as conn:
+                    gone = conn.execute(
+                        _PRUNE[self.dialect], {"client": client_id, "webhook": webhook_id, "batch": batch, "before": before}
+                    ).rowcount
+                runs += 1
+                deleted += gone
+                if gone < batch:
+                    break
+        return deleted, False
+
+    def _expired(self, before: datetime) -> list[tuple[str, str]]:
+        """The endpoints (client, id) whose oldest attempt was recorded before `before`."""
+        with translated(), self.reader.connect() as conn:
+            return [(str(r[0]), str(r[1])) for r in conn.execute(_EXPIRED, {"before": before})]
 
     @contextlib.contextmanager
     def pass_(self) -> Iterator[Pass]:

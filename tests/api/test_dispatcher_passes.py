@@ -26,13 +26,14 @@ from typing import Any
 import pytest
 from conftest import explained, most_rows
 from prometheus_client import generate_latest
-from sqlalchemy import event, select
+from sqlalchemy import event, insert, select
 from test_webhook_fairness import client_with_hooks, store
 from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
 
 from service.adapters import delivery
 from service.adapters.models import DispatcherLease, Webhook, WebhookAttempt, WebhookDelivery
 from service.adapters.uow import Database
+from service.adapters.webhook_queue import DeliveryQueue
 from service.adapters.webhooks import Claimed
 from service.domain import webhooks as hooks
 from service.domain.webhooks import AttemptOutcome
@@ -731,6 +732,155 @@ def test_what_the_last_record_cannot_write_is_logged_and_dropped(db, new, caplog
     d._record([], [b])  # a claim sent back alone is recorded
     assert deliveries(db, client_id)[b.event_id].claim is None
     assert deliveries(db, client_id)[a.event_id].claim is not None  # dropped: its claim runs out
+
+
+# -- attempts past their retention ----------------------------------------------------------------
+
+KEEP = timedelta(days=30)
+
+
+def attempted(db: Database, client_id: str, webhook_id: str, times: list[Any]) -> None:
+    """Attempts of the endpoint recorded at these times, in this order (ids rising)."""
+    with db.unit_of_work(write=True) as uow:
+        for i, at in enumerate(times):
+            uow.session.add(WebhookAttempt(
+                client_id=client_id, webhook_id=webhook_id, event_id=f"evt_{i}", attempted_at=at,
+                outcome="delivered", status_code=200, latency_ms=i, error=None,
+            ))
+            uow.session.flush()  # one at a time: ids in this order
+        uow.commit()
+
+
+def kept(db: Database, client_id: str, webhook_id: str) -> list[int]:
+    """The endpoint's attempts left, oldest first, by their latency (the test's own numbering)."""
+    with db.unit_of_work() as uow:
+        return sorted(a.latency_ms for a in uow.webhooks.attempts(client_id, webhook_id, None, None, 10_000))
+
+
+def test_attempts_past_their_retention_go_a_batch_at_a_time_within_a_cap(db, clock):
+    client_id, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+    now = clock.now()
+    old, new_ = now - KEEP - timedelta(days=1), now - timedelta(days=1)
+    attempted(db, client_id, a["id"], [old] * 5 + [new_] * 2)
+    attempted(db, client_id, b["id"], [new_] * 3)
+    queue = DeliveryQueue(db.engine)
+    assert queue.prune_attempts(now - KEEP, 2, 2) == (4, True)  # two batches of two: the cap, more left
+    assert kept(db, client_id, a["id"]) == [4, 5, 6]
+    assert queue.prune_attempts(now - KEEP, 2, 2) == (1, False)  # a batch short of 2: done
+    assert queue.prune_attempts(now - KEEP, 2, 2) == (0, False)
+    assert (kept(db, client_id, a["id"]), kept(db, client_id, b["id"])) == ([5, 6], [0, 1, 2])
+
+
+def test_a_batch_deletes_only_its_old_rows_across_clients_and_the_boundary_is_kept(db, clock):
+    """Ids follow the time an attempt was recorded, but not exactly across dispatchers: an
+    attempt recorded later by one may have a lower id than an older one of another."""
+    first, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    second, (b,) = client_with_hooks(db, "http://127.0.0.1:9/b")
+    before = clock.now() - KEEP
+    just = timedelta(milliseconds=1)
+    attempted(db, first, a["id"], [before - just, before + just, before - 2 * just, before, before - just])
+    attempted(db, second, b["id"], [before - just] * 3)
+    queue = DeliveryQueue(db.engine)
+    # a's first batch of 3: two old deleted, the newer one between them kept: short, so a is
+    # done for this turn (its last old one waits for a turn after the newer one has gone)
+    assert queue.prune_attempts(before, 3, 10) == (5, False)
+    assert (kept(db, first, a["id"]), kept(db, second, b["id"])) == ([1, 3, 4], [])
+    clock.advance(seconds=2)
+    assert queue.prune_attempts(clock.now() - KEEP, 3, 10) == (3, False)
+    assert kept(db, first, a["id"]) == []
+
+
+def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_at_its_cap(
+    db, new, clock, monkeypatch
+):
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    old = clock.now() - KEEP - timedelta(seconds=1)
+    attempted(db, client_id, a["id"], [old] * 3)
+    ticks = Monotonic(1000.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCH", 2)
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCHES", 1)
+    off = new(replace(PLAIN, attempts_keep_s=None))
+    off._leased = True
+    off._prune()
+    assert kept(db, client_id, a["id"]) == [0, 1, 2]  # kept for ever
+    d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()))
+    if d.sqlite:
+        d._prune()  # SQLite: only the holder of the lease writes
+        assert kept(db, client_id, a["id"]) == [0, 1, 2]
+        assert d._hold_lease()
+    d._prune()
+    assert kept(db, client_id, a["id"]) == [2] and d._prune_at == 1000.0  # at its cap: again at once
+    d._prune()
+    assert kept(db, client_id, a["id"]) == [] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    attempted(db, client_id, a["id"], [old])
+    ticks.now += dispatcher.PRUNE_EVERY_S - 0.001
+    d._prune()
+    assert kept(db, client_id, a["id"]) == [0]  # not yet
+    ticks.now += 0.001
+    d._prune()
+    assert kept(db, client_id, a["id"]) == []
+
+
+def test_a_turn_that_fails_is_logged_and_tried_again_a_minute_later(db, new, clock, monkeypatch, caplog):
+    d = new(replace(PLAIN, attempts_keep_s=60.0))
+    d._leased = True
+    ticks = Monotonic(1000.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+
+    def broken(*args: Any) -> Any:
+        raise Unreachable("the database went away")
+
+    monkeypatch.setattr(d.queue, "prune_attempts", broken)
+    with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
+        d._prune()
+    assert [r.getMessage() for r in caplog.records] == ["could not delete the attempts past their retention"]
+    assert d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+
+
+@pytest.mark.postgres
+def test_finding_and_deleting_old_attempts_reads_each_endpoints_oldest_only(db, clock):
+    """On a database never analysed: one probe of each endpoint's index for its oldest
+    attempt, and each batch read from that end of it, whatever the table holds."""
+    if db.dialect != "postgresql":
+        pytest.skip("PostgreSQL's plans")
+    client_id, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+    now = clock.now()
+    attempted(db, client_id, a["id"], [now - KEEP - timedelta(days=1)] * 3)
+    with db.unit_of_work(write=True) as uow:  # a table of some pages: a scan of it is no bargain
+        uow.session.execute(insert(WebhookAttempt), [
+            {"client_id": client_id, "webhook_id": hook, "event_id": f"evt_{i}", "attempted_at": now,
+             "outcome": "delivered", "status_code": 200, "latency_ms": 1, "error": None}
+            for hook in (a["id"], b["id"]) for i in range(2000)
+        ])
+        uow.commit()
+    with explained(db.engine, lambda statement: "webhook_attempts" in statement) as plans:
+        DeliveryQueue(db.engine).prune_attempts(now - KEEP, 2, 10)
+    # EXPLAIN ANALYZE runs what it explains: the batch's plan deleted two, the batch the third
+    assert len(plans) == 2  # the endpoints, then a's batch
+    assert (len(kept(db, client_id, a["id"])), len(kept(db, client_id, b["id"]))) == (2000, 2000)
+    for plan in plans:
+        assert "ix_webhook_attempts_webhook" in plan and "Seq Scan on webhook_attempts" not in plan, plan
+        assert most_rows(plan) <= 2, plan
+    assert "Tid Scan" in plans[1] and "Rows Removed" not in plans[1], plans[1]  # the batch's rows, no others
+
+
+def test_sqlite_deletes_a_batch_of_old_attempts_by_rowid_and_finds_them_by_the_endpoints_index(db):
+    if db.dialect != "sqlite":
+        pytest.skip("SQLite's plans")
+    from sqlalchemy.dialects import sqlite
+
+    from service.adapters import webhook_queue
+
+    def plan(statement: Any, params: tuple[Any, ...]) -> str:
+        with db.engine.connect() as conn:
+            sql = str(statement.compile(dialect=sqlite.dialect()))
+            return "\n".join(str(r[3]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, params))
+
+    found = plan(webhook_queue._EXPIRED, (1, 0, "2026-01-01"))
+    assert "SEARCH webhook_attempts USING INDEX ix_webhook_attempts_webhook (client_id=? AND webhook_id=?)" in found
+    deleted = plan(webhook_queue._PRUNE["sqlite"], ("c", "w", 5, 0, "2026-01-01"))
+    assert deleted.splitlines()[0] == "SEARCH webhook_attempts USING INTEGER PRIMARY KEY (rowid=?)", deleted
 
 
 # -- the gauges -----------------------------------------------------------------------------------

@@ -2853,7 +2853,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The endpoint's delivery attempts, newest first: time, outcome, status, latency, error. */
+        /**
+         * The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
+         * @description An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
+         */
         get: {
             parameters: {
                 query?: {

@@ -122,7 +122,10 @@ class Deliveries(MethodView):
     @blp.response(200, AttemptListSchema)
     @blp.problems(*AUTH, 404)
     def get(self, query: dict[str, Any], webhook_id: str) -> Response:
-        """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error."""
+        """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
+
+        An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
+        """
         return json_response(webhooks.attempts(db(), principal().client_id, webhook_id, **query))
 
 

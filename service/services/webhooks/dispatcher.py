@@ -93,6 +93,9 @@ DEPTH = 16  # a fast endpoint's claims: its caps times this, queued in its lane
 FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in half of QUEUE_S
 TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
+PRUNE_EVERY_S = 60.0  # how often a dispatcher deletes the attempts past their retention
+PRUNE_BATCH = 1000  # attempts deleted per transaction
+PRUNE_BATCHES = 10  # transactions per turn; a turn that stops at this is followed at once
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ class Settings:
     batch: int = 500  # records queued per endpoint per poll
     claim_batch: int = 256  # deliveries claimed per statement at most
     depth: int = DEPTH  # a fast endpoint's claims, in multiples of its caps (1: plain caps only)
+    # how long an attempt is kept (listed by GET /v1/webhooks/{id}/deliveries); None: for ever
+    attempts_keep_s: float | None = 30 * 86400.0
 
     @property
     def claim_s(self) -> float:
@@ -135,6 +140,7 @@ class Settings:
         env = os.environ if env is None else env
         base = cls()
         disable = env.get("WEBHOOK_DISABLE_AFTER")
+        keep = (env.get("WEBHOOK_ATTEMPTS_KEEP") or "").strip()
         return cls(
             schedule=hooks.parse_schedule(env.get("WEBHOOK_RETRY_SCHEDULE") or hooks.DEFAULT_SCHEDULE),
             timeout_s=float(env.get("WEBHOOK_TIMEOUT_S") or base.timeout_s),
@@ -148,6 +154,7 @@ class Settings:
             lease_s=float(env.get("WEBHOOK_LEASE_S") or base.lease_s),
             claim_batch=int(env.get("WEBHOOK_CLAIM_BATCH") or base.claim_batch),
             depth=int(env.get("WEBHOOK_DEPTH") or base.depth),
+            attempts_keep_s=None if keep == "off" else hooks.parse_schedule(keep)[0] if keep else base.attempts_keep_s,
         )
 
     @property
@@ -432,6 +439,8 @@ class Dispatcher:
         self._seen: tuple[int, int, int] | None = None  # pragma: no mutate (never read before it is set)
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
+        self._prune_at = 0.0  # when old attempts are next deleted (monotonic: at the first pass)
+        self._leased = False  # SQLite: the last pass held the lease (only its holder writes)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -450,6 +459,7 @@ class Dispatcher:
                     log.exception("dispatcher step failed")
                     self._due = None  # a failed pass waits its poll, never only a linger
                     busy = False  # pragma: no mutate (None reads as False)
+                self._prune()
                 if busy:
                     continue
                 if lanes.pending:  # until enough have finished to record, or a tick
@@ -467,6 +477,22 @@ class Dispatcher:
                 self._close(lanes)
             if self.sqlite:
                 self._release()
+
+    def _prune(self) -> None:
+        """Delete the attempts past their retention (`attempts_keep_s`): a turn every
+        PRUNE_EVERY_S of at most PRUNE_BATCHES transactions, the next at once while a turn
+        stops at its cap, so a long backlog of old attempts goes between passes."""
+        keep = self.settings.attempts_keep_s
+        if keep is None or (self.sqlite and not self._leased) or time.monotonic() < self._prune_at:
+            return
+        self._prune_at = time.monotonic() + PRUNE_EVERY_S
+        try:
+            _, more = self.queue.prune_attempts(utcnow_ms() - timedelta(seconds=keep), PRUNE_BATCH, PRUNE_BATCHES)
+        except Exception:
+            log.exception("could not delete the attempts past their retention")
+            return
+        if more:
+            self._prune_at = time.monotonic()
 
     def _wait(self, longest: float) -> float:
         """How long the loop may wait: `longest`, or less when a fan-out waits for its linger."""
@@ -575,6 +601,7 @@ class Dispatcher:
         with self.db.unit_of_work(write=True) as uow:
             held = uow.webhooks.take_lease(LEASE, self.holder, now, now + timedelta(seconds=self.settings.lease_s))
             uow.commit()
+        self._leased = held
         return held
 
     def _release(self) -> None:

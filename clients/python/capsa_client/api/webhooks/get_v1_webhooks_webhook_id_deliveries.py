@@ -101,6 +101,8 @@ def sync_detailed(
 ) -> Response[AttemptList | Problem]:
     """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
 
+     An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
+
     Args:
         webhook_id (str):
         event (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
@@ -139,6 +141,8 @@ def sync(
 ) -> AttemptList | Problem | None:
     """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
 
+     An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
+
     Args:
         webhook_id (str):
         event (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
@@ -171,6 +175,8 @@ async def asyncio_detailed(
     cursor: int | Unset = UNSET,
 ) -> Response[AttemptList | Problem]:
     """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
+
+     An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
 
     Args:
         webhook_id (str):
@@ -207,6 +213,8 @@ async def asyncio(
     cursor: int | Unset = UNSET,
 ) -> AttemptList | Problem | None:
     """The endpoint's delivery attempts, newest first: time, outcome, status, latency, error.
+
+     An attempt is kept for 30 days, then deleted (the dispatcher's `WEBHOOK_ATTEMPTS_KEEP`).
 
     Args:
         webhook_id (str):
