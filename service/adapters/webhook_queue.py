@@ -128,13 +128,14 @@ _LOCK_DUE = (
 # `line_no = 0` instead, the planner may take line 0's partial index (client, currency,
 # time, sequence), which has no bound on the sequence: never analysed, it read a client's
 # every record from the first per record (0.74 ms each at 20,000 records, growing with them).
-_line0_at = (
-    select(LedgerLine.created_at)
-    .where(LedgerLine.client_id == ChainRecord.client_id, LedgerLine.sequence == ChainRecord.sequence)
-    .order_by(LedgerLine.line_no)
-    .limit(1)
-    .correlate(ChainRecord)
-    .scalar_subquery()
+def _first(column: Any, order_by: Any, outer: Any, *where: Any) -> Any:
+    """`column` of the first row `where` holds, by `order_by`, for each row of `outer`."""
+    return select(column).where(*where).order_by(order_by).limit(1).correlate(outer).scalar_subquery()
+
+
+_line0_at = _first(
+    LedgerLine.created_at, LedgerLine.line_no, ChainRecord,
+    LedgerLine.client_id == ChainRecord.client_id, LedgerLine.sequence == ChainRecord.sequence,
 )
 # A chain's sequences have no gaps: the range [from, until) is the `limit` records asked for,
 # bounded whatever the plan (never analysed, a bitmap scan read all the records after the
@@ -348,14 +349,7 @@ _DISABLE = (
 # not exactly across dispatchers: a batch deletes only those of its rows that are old, and
 # an endpoint is done when a batch deleted fewer than it read.
 _at = WebhookAttempt
-_oldest_attempt = (
-    select(_at.attempted_at)
-    .where(_at.client_id == w.client_id, _at.webhook_id == w.id)
-    .order_by(_at.id)
-    .limit(1)
-    .correlate(w)
-    .scalar_subquery()
-)
+_oldest_attempt = _first(_at.attempted_at, _at.id, w, _at.client_id == w.client_id, _at.webhook_id == w.id)
 _EXPIRED = select(w.client_id, w.id).where(_oldest_attempt < bindparam("before")).order_by(w.client_id, w.id)
 _PRUNE: dict[str, Executable] = {
     # PostgreSQL: the batch's tuples first (an InitPlan, naming the client), then each by its
