@@ -804,7 +804,8 @@ def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_
     off._leased = True
     off._prune()
     assert kept(db, client_id, a["id"]) == [0, 1, 2]  # kept for ever
-    d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()))
+    metrics = Metrics()
+    d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()), metrics)
     if d.sqlite:
         d._prune()  # SQLite: only the holder of the lease writes
         assert kept(db, client_id, a["id"]) == [0, 1, 2]
@@ -820,6 +821,7 @@ def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_
     ticks.now += 0.001
     d._prune()
     assert kept(db, client_id, a["id"]) == []
+    assert metrics.registry.get_sample_value("capsa_webhook_attempts_deleted_total") == 4.0
 
 
 def test_a_turn_that_fails_is_logged_and_tried_again_a_minute_later(db, new, clock, monkeypatch, caplog):
@@ -934,6 +936,8 @@ def test_the_metrics_are_exposed_under_their_names_and_help(db):
     assert [line for line in text.splitlines() if line.startswith("# HELP") and "_created " not in line] == [
         "# HELP capsa_webhook_deliveries_total Webhook delivery attempts by outcome.",
         "# HELP capsa_webhook_endpoints_disabled_total Endpoints disabled after failing for the disable period.",
+        "# HELP capsa_webhook_attempts_deleted_total Delivery attempts deleted past their retention "
+        "(WEBHOOK_ATTEMPTS_KEEP).",
         "# HELP capsa_webhook_events_waiting Deliveries queued and not yet made (enabled endpoints).",
         "# HELP capsa_webhook_oldest_waiting_seconds Age of the oldest event not yet delivered (0: none).",
     ]

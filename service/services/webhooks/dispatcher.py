@@ -177,6 +177,10 @@ class Metrics:
             "capsa_webhook_endpoints_disabled", "Endpoints disabled after failing for the disable period.",
             registry=self.registry,
         )
+        self.pruned = Counter(
+            "capsa_webhook_attempts_deleted", "Delivery attempts deleted past their retention (WEBHOOK_ATTEMPTS_KEEP).",
+            registry=self.registry,
+        )
         self.waiting = Gauge(
             "capsa_webhook_events_waiting", "Deliveries queued and not yet made (enabled endpoints).",
             registry=self.registry,
@@ -487,10 +491,12 @@ class Dispatcher:
             return
         self._prune_at = time.monotonic() + PRUNE_EVERY_S
         try:
-            _, more = self.queue.prune_attempts(utcnow_ms() - timedelta(seconds=keep), PRUNE_BATCH, PRUNE_BATCHES)
+            deleted, more = self.queue.prune_attempts(utcnow_ms() - timedelta(seconds=keep), PRUNE_BATCH, PRUNE_BATCHES)
         except Exception:
             log.exception("could not delete the attempts past their retention")
             return
+        if self.metrics is not None:
+            self.metrics.pruned.inc(deleted)
         if more:
             self._prune_at = time.monotonic()
 
