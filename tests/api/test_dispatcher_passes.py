@@ -794,8 +794,8 @@ def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_
     db, new, clock, monkeypatch
 ):
     client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
-    old = clock.now() - KEEP - timedelta(seconds=1)
-    attempted(db, client_id, a["id"], [old] * 3)
+    old, recent = clock.now() - KEEP - timedelta(seconds=1), clock.now() - KEEP + timedelta(seconds=1)
+    attempted(db, client_id, a["id"], [old] * 3 + [recent])
     ticks = Monotonic(1000.0)
     monkeypatch.setattr(dispatcher, "time", ticks)
     monkeypatch.setattr(dispatcher, "PRUNE_BATCH", 2)
@@ -803,25 +803,26 @@ def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_
     off = new(replace(PLAIN, attempts_keep_s=None))
     off._leased = True
     off._prune()
-    assert kept(db, client_id, a["id"]) == [0, 1, 2]  # kept for ever
+    assert kept(db, client_id, a["id"]) == [0, 1, 2, 3]  # kept for ever
     metrics = Metrics()
     d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()), metrics)
     if d.sqlite:
         d._prune()  # SQLite: only the holder of the lease writes
-        assert kept(db, client_id, a["id"]) == [0, 1, 2]
+        assert kept(db, client_id, a["id"]) == [0, 1, 2, 3]
         assert d._hold_lease()
     d._prune()
-    assert kept(db, client_id, a["id"]) == [2] and d._prune_at == 1000.0  # at its cap: again at once
-    d._prune()
-    assert kept(db, client_id, a["id"]) == [] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
-    attempted(db, client_id, a["id"], [old])
+    assert kept(db, client_id, a["id"]) == [2, 3] and d._prune_at == 1000.0  # at its cap: again at once
+    d._prune()  # the recent one stays: the turn ends short of its cap
+    assert kept(db, client_id, a["id"]) == [3] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    attempted(db, client_id, a["id"], [old])  # numbered 0 again, behind the recent one
+    clock.advance(seconds=dispatcher.PRUNE_EVERY_S)
     ticks.now += dispatcher.PRUNE_EVERY_S - 0.001
     d._prune()
-    assert kept(db, client_id, a["id"]) == [0]  # not yet
+    assert kept(db, client_id, a["id"]) == [0, 3]  # not yet
     ticks.now += 0.001
-    d._prune()
+    d._prune()  # a minute on, the recent one is past the retention too
     assert kept(db, client_id, a["id"]) == []
-    assert metrics.registry.get_sample_value("capsa_webhook_attempts_deleted_total") == 4.0
+    assert metrics.registry.get_sample_value("capsa_webhook_attempts_deleted_total") == 5.0
 
 
 def test_a_turn_that_fails_is_logged_and_tried_again_a_minute_later(db, new, clock, monkeypatch, caplog):
