@@ -65,7 +65,7 @@ EXEMPT: dict[tuple[str, str], str] = {
         "dispatcher claims count the claims held and take due deliveries of every enabled endpoint (a LATERAL "
         "range per endpoint, locked by key, FOR UPDATE SKIP LOCKED); under Citus each dispatcher claims per shard "
         "group (or per client), the UPDATE names each row's key instead of the single node's ctid",
-    ("service/adapters/webhook_queue.py", "DeliveryQueue._expired"):
+    ("service/adapters/webhook_queue.py", "DeliveryQueue.expired_endpoints"):
         "the dispatcher finds the endpoints whose oldest attempt is past the retention, one index probe per "
         "endpoint; under Citus a multi-shard SELECT over co-located webhooks and webhook_attempts (each shard "
         "locally), each endpoint's attempts then deleted by (client, endpoint)",

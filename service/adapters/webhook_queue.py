@@ -661,29 +661,19 @@ class DeliveryQueue:
         with translated(), self.reader.connect() as conn:
             yield Reads(conn, self.dialect)
 
-    def prune_attempts(self, before: datetime, batch: int, batches: int) -> tuple[int, bool]:
-        """Delete the attempts recorded before `before`, `batch` per transaction (short
-        locks), at most `batches` transactions: how many, and whether the cap stopped it
-        with more to delete."""
-        deleted = runs = 0
-        for client_id, webhook_id in self._expired(before):
-            while True:
-                if runs == batches:
-                    return deleted, True
-                with translated(), self.engine.begin() as conn:
-                    gone = conn.execute(
-                        _PRUNE[self.dialect], {"client": client_id, "webhook": webhook_id, "batch": batch, "before": before}
-                    ).rowcount
-                runs += 1
-                deleted += gone
-                if gone < batch:
-                    break
-        return deleted, False
-
-    def _expired(self, before: datetime) -> list[tuple[str, str]]:
+    def expired_endpoints(self, before: datetime) -> list[tuple[str, str]]:
         """The endpoints (client, id) whose oldest attempt was recorded before `before`."""
         with translated(), self.reader.connect() as conn:
             return [(str(r[0]), str(r[1])) for r in conn.execute(_EXPIRED, {"before": before})]
+
+    def prune_endpoint(self, client_id: str, webhook_id: str, before: datetime, batch: int) -> int:
+        """Delete, in one transaction, those of the endpoint's `batch` oldest attempts that
+        were recorded before `before`: how many. Fewer than `batch`: none of its old ones is
+        left before a newer one."""
+        with translated(), self.engine.begin() as conn:
+            return int(conn.execute(
+                _PRUNE[self.dialect], {"client": client_id, "webhook": webhook_id, "batch": batch, "before": before}
+            ).rowcount)
 
     @contextlib.contextmanager
     def pass_(self) -> Iterator[Pass]:

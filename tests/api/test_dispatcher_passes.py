@@ -757,40 +757,39 @@ def kept(db: Database, client_id: str, webhook_id: str) -> list[int]:
         return sorted(a.latency_ms for a in uow.webhooks.attempts(client_id, webhook_id, None, None, 10_000))
 
 
-def test_attempts_past_their_retention_go_a_batch_at_a_time_within_a_cap(db, clock):
-    client_id, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+def test_the_endpoints_with_old_attempts_are_found_and_each_batch_deletes_its_old_ones(db, clock):
+    first, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+    second, (c,) = client_with_hooks(db, "http://127.0.0.1:9/c")
     now = clock.now()
     old, new_ = now - KEEP - timedelta(days=1), now - timedelta(days=1)
-    attempted(db, client_id, a["id"], [old] * 5 + [new_] * 2)
-    attempted(db, client_id, b["id"], [new_] * 3)
+    attempted(db, first, a["id"], [old] * 5 + [new_] * 2)
+    attempted(db, first, b["id"], [new_] * 3)
+    attempted(db, second, c["id"], [old])
     queue = DeliveryQueue(db.engine)
-    assert queue.prune_attempts(now - KEEP, 2, 2) == (4, True)  # two batches of two: the cap, more left
-    assert kept(db, client_id, a["id"]) == [4, 5, 6]
-    assert queue.prune_attempts(now - KEEP, 2, 2) == (1, False)  # a batch short of 2: done
-    assert queue.prune_attempts(now - KEEP, 2, 2) == (0, False)
-    assert (kept(db, client_id, a["id"]), kept(db, client_id, b["id"])) == ([5, 6], [0, 1, 2])
+    assert queue.expired_endpoints(now - KEEP) == sorted([(first, a["id"]), (second, c["id"])])
+    assert [queue.prune_endpoint(first, a["id"], now - KEEP, 2) for _ in range(4)] == [2, 2, 1, 0]
+    assert (kept(db, first, a["id"]), kept(db, first, b["id"])) == ([5, 6], [0, 1, 2])
+    assert queue.expired_endpoints(now - KEEP) == [(second, c["id"])]
 
 
-def test_a_batch_deletes_only_its_old_rows_across_clients_and_the_boundary_is_kept(db, clock):
+def test_a_batch_deletes_only_its_old_rows_and_the_boundary_is_kept(db, clock):
     """Ids follow the time an attempt was recorded, but not exactly across dispatchers: an
     attempt recorded later by one may have a lower id than an older one of another."""
-    first, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
-    second, (b,) = client_with_hooks(db, "http://127.0.0.1:9/b")
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
     before = clock.now() - KEEP
     just = timedelta(milliseconds=1)
-    attempted(db, first, a["id"], [before - just, before + just, before - 2 * just, before, before - just])
-    attempted(db, second, b["id"], [before - just] * 3)
+    attempted(db, client_id, a["id"], [before - just, before + just, before - 2 * just, before, before - just])
     queue = DeliveryQueue(db.engine)
-    # a's first batch of 3: two old deleted, the newer one between them kept: short, so a is
-    # done for this turn (its last old one waits for a turn after the newer one has gone)
-    assert queue.prune_attempts(before, 3, 10) == (5, False)
-    assert (kept(db, first, a["id"]), kept(db, second, b["id"])) == ([1, 3, 4], [])
+    assert queue.prune_endpoint(client_id, a["id"], before, 3) == 2  # the newer one between them stays
+    assert kept(db, client_id, a["id"]) == [1, 3, 4]
+    assert queue.expired_endpoints(before) == []  # its oldest now is the newer one: the old one behind waits
     clock.advance(seconds=2)
-    assert queue.prune_attempts(clock.now() - KEEP, 3, 10) == (3, False)
-    assert kept(db, first, a["id"]) == []
+    assert queue.expired_endpoints(clock.now() - KEEP) == [(client_id, a["id"])]
+    assert queue.prune_endpoint(client_id, a["id"], clock.now() - KEEP, 3) == 3
+    assert kept(db, client_id, a["id"]) == []
 
 
-def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_at_its_cap(
+def test_the_loop_looks_for_old_attempts_every_ten_minutes_and_deletes_them_between_passes(
     db, new, clock, monkeypatch
 ):
     client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
@@ -810,23 +809,26 @@ def test_the_loop_deletes_old_attempts_a_turn_a_minute_and_at_once_after_a_turn_
         d._prune()  # SQLite: only the holder of the lease writes
         assert kept(db, client_id, a["id"]) == [0, 1, 2, 3]
         assert d._hold_lease()
-    d._prune()
-    assert kept(db, client_id, a["id"]) == [2, 3] and d._prune_at == 1000.0  # at its cap: again at once
-    d._prune()  # the recent one stays: the turn ends short of its cap
-    assert kept(db, client_id, a["id"]) == [3] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    d._prune()  # found, and one batch between two passes
+    assert kept(db, client_id, a["id"]) == [2, 3] and d._pruning == [(client_id, a["id"])]
+    assert d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    d._prune()  # the next pass goes on with it; the recent one stays, and the endpoint is done
+    assert kept(db, client_id, a["id"]) == [3] and d._pruning == []
     attempted(db, client_id, a["id"], [old])  # numbered 0 again, behind the recent one
     clock.advance(seconds=dispatcher.PRUNE_EVERY_S)
     ticks.now += dispatcher.PRUNE_EVERY_S - 0.001
     d._prune()
     assert kept(db, client_id, a["id"]) == [0, 3]  # not yet
     ticks.now += 0.001
-    d._prune()  # a minute on, the recent one is past the retention too
+    d._prune()  # ten minutes on, the recent one is past the retention too
     assert kept(db, client_id, a["id"]) == []
     assert metrics.registry.get_sample_value("capsa_webhook_attempts_deleted_total") == 5.0
 
 
-def test_a_turn_that_fails_is_logged_and_tried_again_a_minute_later(db, new, clock, monkeypatch, caplog):
-    d = new(replace(PLAIN, attempts_keep_s=60.0))
+def test_a_turn_that_fails_is_logged_and_looks_again_ten_minutes_later(db, new, clock, monkeypatch, caplog):
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    attempted(db, client_id, a["id"], [clock.now() - KEEP - timedelta(seconds=1)] * 2)
+    d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()))
     d._leased = True
     ticks = Monotonic(1000.0)
     monkeypatch.setattr(dispatcher, "time", ticks)
@@ -834,11 +836,12 @@ def test_a_turn_that_fails_is_logged_and_tried_again_a_minute_later(db, new, clo
     def broken(*args: Any) -> Any:
         raise Unreachable("the database went away")
 
-    monkeypatch.setattr(d.queue, "prune_attempts", broken)
+    monkeypatch.setattr(d.queue, "prune_endpoint", broken)
     with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
         d._prune()
     assert [r.getMessage() for r in caplog.records] == ["could not delete the attempts past their retention"]
-    assert d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    assert d._pruning == [] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    assert kept(db, client_id, a["id"]) == [0, 1]
 
 
 @pytest.mark.postgres
@@ -857,10 +860,12 @@ def test_finding_and_deleting_old_attempts_reads_each_endpoints_oldest_only(db, 
             for hook in (a["id"], b["id"]) for i in range(2000)
         ])
         uow.commit()
+    queue = DeliveryQueue(db.engine)
     with explained(db.engine, lambda statement: "webhook_attempts" in statement) as plans:
-        DeliveryQueue(db.engine).prune_attempts(now - KEEP, 2, 10)
+        assert queue.expired_endpoints(now - KEEP) == [(client_id, a["id"])]
+        queue.prune_endpoint(client_id, a["id"], now - KEEP, 2)
     # EXPLAIN ANALYZE runs what it explains: the batch's plan deleted two, the batch the third
-    assert len(plans) == 2  # the endpoints, then a's batch
+    assert len(plans) == 2
     assert (len(kept(db, client_id, a["id"])), len(kept(db, client_id, b["id"]))) == (2000, 2000)
     for plan in plans:
         assert "ix_webhook_attempts_webhook" in plan and "Seq Scan on webhook_attempts" not in plan, plan

@@ -93,9 +93,9 @@ DEPTH = 16  # a fast endpoint's claims: its caps times this, queued in its lane
 FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in half of QUEUE_S
 TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
-PRUNE_EVERY_S = 60.0  # how often a dispatcher deletes the attempts past their retention
+PRUNE_EVERY_S = 600.0  # how often a dispatcher looks for endpoints with attempts past their retention
 PRUNE_BATCH = 1000  # attempts deleted per transaction
-PRUNE_BATCHES = 10  # transactions per turn; a turn that stops at this is followed at once
+PRUNE_BATCHES = 10  # transactions between two passes at most, until the endpoints found are done
 
 
 @dataclass(frozen=True)
@@ -443,7 +443,9 @@ class Dispatcher:
         self._seen: tuple[int, int, int] | None = None  # pragma: no mutate (never read before it is set)
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
-        self._prune_at = 0.0  # when old attempts are next deleted (monotonic: at the first pass)
+        self._prune_at = 0.0  # when endpoints with old attempts are next looked for (monotonic: at once)
+        self._pruning: list[tuple[str, str]] = []  # the endpoints found then and not done, the next last
+        self._prune_before = utcnow_ms()  # what is older than this goes (set with `_pruning`)
         self._leased = False  # SQLite: the last pass held the lease (only its holder writes)
 
     # -- the loop --------------------------------------------------------------------------
@@ -483,22 +485,32 @@ class Dispatcher:
                 self._release()
 
     def _prune(self) -> None:
-        """Delete the attempts past their retention (`attempts_keep_s`): a turn every
-        PRUNE_EVERY_S of at most PRUNE_BATCHES transactions, the next at once while a turn
-        stops at its cap, so a long backlog of old attempts goes between passes."""
+        """Delete the attempts past their retention (`attempts_keep_s`): every PRUNE_EVERY_S
+        the endpoints whose oldest attempt is older are found (a probe of each endpoint's
+        index), then their old attempts go, PRUNE_BATCH a transaction and PRUNE_BATCHES at
+        most between two passes, until those endpoints are done."""
         keep = self.settings.attempts_keep_s
-        if keep is None or (self.sqlite and not self._leased) or time.monotonic() < self._prune_at:
+        if keep is None or (self.sqlite and not self._leased):
             return
-        self._prune_at = time.monotonic() + PRUNE_EVERY_S
         try:
-            deleted, more = self.queue.prune_attempts(utcnow_ms() - timedelta(seconds=keep), PRUNE_BATCH, PRUNE_BATCHES)
-        except Exception:
+            if not self._pruning:
+                if time.monotonic() < self._prune_at:
+                    return
+                self._prune_at = time.monotonic() + PRUNE_EVERY_S
+                self._prune_before = utcnow_ms() - timedelta(seconds=keep)
+                self._pruning = self.queue.expired_endpoints(self._prune_before)[::-1]
+            for _ in range(PRUNE_BATCHES):
+                if not self._pruning:
+                    break
+                client_id, webhook_id = self._pruning[-1]
+                gone = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
+                if self.metrics is not None:
+                    self.metrics.pruned.inc(gone)
+                if gone < PRUNE_BATCH:
+                    self._pruning.pop()
+        except Exception:  # the database went away: look again at the next time
             log.exception("could not delete the attempts past their retention")
-            return
-        if self.metrics is not None:
-            self.metrics.pruned.inc(deleted)
-        if more:
-            self._prune_at = time.monotonic()
+            self._pruning = []
 
     def _wait(self, longest: float) -> float:
         """How long the loop may wait: `longest`, or less when a fan-out waits for its linger."""
