@@ -825,6 +825,25 @@ def test_the_loop_looks_for_old_attempts_every_ten_minutes_and_deletes_them_betw
     assert metrics.registry.get_sample_value("capsa_webhook_attempts_deleted_total") == 5.0
 
 
+def test_the_endpoints_found_are_worked_through_in_order_a_batch_between_two_passes(db, new, clock, monkeypatch):
+    client_id, hooks_ = client_with_hooks(db, *(f"http://127.0.0.1:9/{n}" for n in "abc"))
+    for hook in hooks_:
+        attempted(db, client_id, hook["id"], [clock.now() - KEEP - timedelta(seconds=1)] * 2)
+    monkeypatch.setattr(dispatcher, "time", Monotonic(1000.0))
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCH", 2)
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCHES", 2)
+    d = new(replace(PLAIN, attempts_keep_s=KEEP.total_seconds()))
+    d._leased = True
+    order = sorted(h["id"] for h in hooks_)
+    left = []
+    for _ in range(3):
+        d._prune()
+        left.append([h for h in order if kept(db, client_id, h)])
+    # two transactions a pass: the first endpoint's two, then a second read of it (none: done)
+    # and the second's two, then the same for the third
+    assert left == [order[1:], order[2:], []]
+
+
 def test_a_turn_that_fails_is_logged_and_looks_again_ten_minutes_later(db, new, clock, monkeypatch, caplog):
     client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
     attempted(db, client_id, a["id"], [clock.now() - KEEP - timedelta(seconds=1)] * 2)

@@ -443,10 +443,14 @@ class Dispatcher:
         self._seen: tuple[int, int, int] | None = None  # pragma: no mutate (never read before it is set)
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
-        self._prune_at = 0.0  # when endpoints with old attempts are next looked for (monotonic: at once)
-        self._pruning: list[tuple[str, str]] = []  # the endpoints found then and not done, the next last
-        self._prune_before = utcnow_ms()  # what is older than this goes (set with `_pruning`)
-        self._leased = False  # SQLite: the last pass held the lease (only its holder writes)
+        # when endpoints with old attempts are next looked for (monotonic: at once)
+        self._prune_at = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
+        # the endpoints found then and not done, the next last
+        self._pruning: list[tuple[str, str]] = []  # pragma: no mutate (None reads as empty)
+        # what is older than this goes (set with `_pruning`, never read before)
+        self._prune_before = utcnow_ms()  # pragma: no mutate
+        # SQLite: the last pass held the lease (only its holder writes)
+        self._leased = False  # pragma: no mutate (None reads as False)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -501,7 +505,7 @@ class Dispatcher:
                 self._pruning = self.queue.expired_endpoints(self._prune_before)[::-1]
             for _ in range(PRUNE_BATCHES):
                 if not self._pruning:
-                    break
+                    break  # pragma: no mutate (return: nothing follows the loop)
                 client_id, webhook_id = self._pruning[-1]
                 gone = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
                 if self.metrics is not None:
