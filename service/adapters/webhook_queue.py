@@ -10,6 +10,9 @@ and reads the chains' fingerprint (`Pass.fingerprint`): fan-out (`Pass.lock_due`
 PostgreSQL: the claim is one `UPDATE ... WHERE key IN (SELECT ... FOR UPDATE SKIP LOCKED)
 RETURNING`, so dispatchers never claim the same delivery; SQLite renders no lock clause,
 and its one active dispatcher holds the lease in `dispatcher_leases`.
+
+Between passes, the attempts past their retention: `DeliveryQueue.expired_endpoints` finds
+the endpoints that have some, `DeliveryQueue.prune_endpoint` deletes a batch of them.
 """
 
 from __future__ import annotations

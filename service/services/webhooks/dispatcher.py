@@ -46,6 +46,10 @@ and 1 s) from the signal.
 Delivery is at least once: an answer lost after the receiver acted on it (a timeout, a
 dispatcher killed between the POST and its record) means the event is sent again, with
 the same `webhook-id`, which receivers dedupe on.
+
+Between passes the loop deletes the attempts past their retention (`attempts_keep_s`, 30
+days): the endpoints that have some are looked for every `PRUNE_EVERY_S`, then worked
+through a few batches at a time (`_prune`).
 """
 
 from __future__ import annotations
