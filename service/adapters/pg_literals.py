@@ -10,21 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
-def _quoted(value: str) -> str:
+def _escaped(value: str) -> str:
     # inside double quotes only a backslash and a double quote are special
-    if "\\" in value or '"' in value:
-        value = value.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + value + '"'
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def text_array(values: Iterable[str | None]) -> str:
     """A text[] literal: each value quoted (a value spelled NULL stays that text), None a NULL."""
-    return "{" + ",".join("NULL" if v is None else _quoted(v) for v in values) + "}"
+    return "{" + ",".join(
+        "NULL" if v is None else f'"{v}"' if '"' not in v and "\\" not in v else _escaped(v) for v in values
+    ) + "}"
 
 
 def int_array(values: Iterable[int]) -> str:
     """An integer (or bigint) array literal."""
-    return "{" + ",".join(str(int(v)) for v in values) + "}"
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 __all__ = ["int_array", "text_array"]
