@@ -488,7 +488,8 @@ class Webhook(Base):
 class WebhookDelivery(Base):
     """One event queued for one endpoint: `pending` until delivered, when the row is deleted
     (migration 0019; its attempts stay in `webhook_attempts`), or `failed` for good, kept
-    until a redelivery makes it due again or its endpoint is deleted.
+    until a redelivery makes it due again, its endpoint is deleted, or its last attempt is
+    deleted past the attempts' retention (`WEBHOOK_ATTEMPTS_KEEP`).
 
     While a dispatcher holds it, `next_attempt_at` is the end of its lease and `claim` its
     token: a dispatcher that dies leaves the delivery due again when the lease ends.

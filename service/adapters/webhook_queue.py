@@ -366,6 +366,7 @@ DELETE FROM webhook_attempts
                          WHERE a.client_id = :client AND a.webhook_id = :webhook
                          ORDER BY a.id LIMIT :batch))
    AND attempted_at < :before
+RETURNING event_id
 """).bindparams(bindparam("before", type_=UTCDateTime())),
     # SQLite: the batch's ids, each looked up as the rowid (with the client named again, the
     # client's every attempt was read and checked against the batch)
@@ -377,8 +378,18 @@ DELETE FROM webhook_attempts
             .limit(bindparam("batch"))
         ),
         _at.attempted_at < bindparam("before"),
-    ),
+    ).returning(_at.event_id),
 }
+# A delivery failed for good goes with its last attempt: it was failed when that attempt
+# was recorded (the same time), so it is past the retention with it; each by its key. One
+# still pending (a disabled endpoint's) stays, whatever its attempts' age.
+_PRUNE_FAILED = delete(d).where(
+    d.client_id == bindparam("client"),
+    d.webhook_id == bindparam("webhook"),
+    d.event_id.in_(bindparam("events", expanding=True)),
+    d.state == FAILED,
+    d.next_attempt_at < bindparam("before"),
+)
 
 
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
@@ -669,14 +680,16 @@ class DeliveryQueue:
         with translated(), self.reader.connect() as conn:
             return [(str(r[0]), str(r[1])) for r in conn.execute(_EXPIRED, {"before": before})]
 
-    def prune_endpoint(self, client_id: str, webhook_id: str, before: datetime, batch: int) -> int:
+    def prune_endpoint(self, client_id: str, webhook_id: str, before: datetime, batch: int) -> tuple[int, int]:
         """Delete, in one transaction, those of the endpoint's `batch` oldest attempts that
-        were recorded before `before`: how many. Fewer than `batch`: none of its old ones is
-        left before a newer one."""
+        were recorded before `before`, and the deliveries of their events that failed for
+        good before it: how many of each. Fewer attempts than `batch`: none of its old ones
+        is left before a newer one."""
+        keys = {"client": client_id, "webhook": webhook_id, "before": before}
         with translated(), self.engine.begin() as conn:
-            return int(conn.execute(
-                _PRUNE[self.dialect], {"client": client_id, "webhook": webhook_id, "batch": batch, "before": before}
-            ).rowcount)
+            events = [str(e) for e in conn.scalars(_PRUNE[self.dialect], {**keys, "batch": batch})]  # one an attempt
+            failed = conn.execute(_PRUNE_FAILED, {**keys, "events": sorted(set(events))}).rowcount if events else 0
+        return len(events), int(failed)
 
     @contextlib.contextmanager
     def pass_(self) -> Iterator[Pass]:

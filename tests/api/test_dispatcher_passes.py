@@ -767,7 +767,7 @@ def test_the_endpoints_with_old_attempts_are_found_and_each_batch_deletes_its_ol
     attempted(db, second, c["id"], [old])
     queue = DeliveryQueue(db.engine)
     assert queue.expired_endpoints(now - KEEP) == sorted([(first, a["id"]), (second, c["id"])])
-    assert [queue.prune_endpoint(first, a["id"], now - KEEP, 2) for _ in range(4)] == [2, 2, 1, 0]
+    assert [queue.prune_endpoint(first, a["id"], now - KEEP, 2) for _ in range(4)] == [(2, 0), (2, 0), (1, 0), (0, 0)]
     assert (kept(db, first, a["id"]), kept(db, first, b["id"])) == ([5, 6], [0, 1, 2])
     assert queue.expired_endpoints(now - KEEP) == [(second, c["id"])]
 
@@ -780,13 +780,40 @@ def test_a_batch_deletes_only_its_old_rows_and_the_boundary_is_kept(db, clock):
     just = timedelta(milliseconds=1)
     attempted(db, client_id, a["id"], [before - just, before + just, before - 2 * just, before, before - just])
     queue = DeliveryQueue(db.engine)
-    assert queue.prune_endpoint(client_id, a["id"], before, 3) == 2  # the newer one between them stays
+    assert queue.prune_endpoint(client_id, a["id"], before, 3) == (2, 0)  # the newer one between them stays
     assert kept(db, client_id, a["id"]) == [1, 3, 4]
     assert queue.expired_endpoints(before) == []  # its oldest now is the newer one: the old one behind waits
     clock.advance(seconds=2)
     assert queue.expired_endpoints(clock.now() - KEEP) == [(client_id, a["id"])]
-    assert queue.prune_endpoint(client_id, a["id"], clock.now() - KEEP, 3) == 3
+    assert queue.prune_endpoint(client_id, a["id"], clock.now() - KEEP, 3) == (3, 0)
     assert kept(db, client_id, a["id"]) == []
+
+
+def test_a_delivery_failed_for_good_goes_with_its_last_attempt_and_a_pending_one_stays(db, clock):
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    before = clock.now() - KEEP
+    old, recent = before - timedelta(seconds=1), before + timedelta(seconds=1)
+    attempts_ = [("e1", old - timedelta(days=1)), ("e1", old), ("e3", old), ("e2", recent)]
+    deliveries_ = [("e1", "failed", old), ("e2", "failed", recent), ("e3", "pending", old), ("e4", "failed", old)]
+    with db.unit_of_work(write=True) as uow:
+        for i, (event, at) in enumerate(attempts_):
+            uow.session.add(WebhookAttempt(
+                client_id=client_id, webhook_id=a["id"], event_id=event, attempted_at=at, outcome="http_error",
+                status_code=500, latency_ms=i, error=None,
+            ))
+            uow.session.flush()
+        for n, (event, state, at) in enumerate(deliveries_):
+            uow.session.add(WebhookDelivery(
+                webhook_id=a["id"], event_id=event, client_id=client_id, sequence=n + 1, event_type="round.settled",
+                event_at=old, state=state, attempts=2, next_attempt_at=at, claim=None, created_at=old,
+            ))
+        uow.commit()
+    # e1's two attempts and e3's go, and e1's failed delivery with its last; e2 failed after
+    # the retention's start, e3 is still pending (its endpoint disabled, say), and e4 has no
+    # attempt in this batch: they stay
+    assert DeliveryQueue(db.engine).prune_endpoint(client_id, a["id"], before, 10) == (3, 1)
+    assert kept(db, client_id, a["id"]) == [3]
+    assert sorted(deliveries(db, client_id)) == ["e2", "e3", "e4"]
 
 
 def test_the_loop_looks_for_old_attempts_every_ten_minutes_and_deletes_them_between_passes(
@@ -878,11 +905,18 @@ def test_finding_and_deleting_old_attempts_reads_each_endpoints_oldest_only(db, 
              "outcome": "delivered", "status_code": 200, "latency_ms": 1, "error": None}
             for hook in (a["id"], b["id"]) for i in range(2000)
         ])
+        uow.session.execute(insert(WebhookDelivery), [
+            {"webhook_id": hook, "event_id": f"evt_{i}", "client_id": client_id, "sequence": i + 1,
+             "event_type": "round.settled", "event_at": now, "state": state, "attempts": 1,
+             "next_attempt_at": now - KEEP - timedelta(days=1), "claim": None, "created_at": now}
+            for hook, state, n in ((a["id"], "failed", 3), (b["id"], "pending", 4000)) for i in range(n)
+        ])
         uow.commit()
     queue = DeliveryQueue(db.engine)
     with explained(db.engine, lambda statement: "webhook_attempts" in statement) as plans:
         assert queue.expired_endpoints(now - KEEP) == [(client_id, a["id"])]
-        queue.prune_endpoint(client_id, a["id"], now - KEEP, 2)
+        with explained(db.engine, lambda statement: statement.startswith("DELETE FROM webhook_deliveries")) as failed:
+            queue.prune_endpoint(client_id, a["id"], now - KEEP, 2)
     # EXPLAIN ANALYZE runs what it explains: the batch's plan deleted two, the batch the third
     assert len(plans) == 2
     assert (len(kept(db, client_id, a["id"])), len(kept(db, client_id, b["id"]))) == (2000, 2000)
@@ -890,6 +924,8 @@ def test_finding_and_deleting_old_attempts_reads_each_endpoints_oldest_only(db, 
         assert "ix_webhook_attempts_webhook" in plan and "Seq Scan on webhook_attempts" not in plan, plan
         assert most_rows(plan) <= 2, plan
     assert "Tid Scan" in plans[1] and "Rows Removed" not in plans[1], plans[1]  # the batch's rows, no others
+    (plan,) = failed  # the failed deliveries of the batch's events, each by its key
+    assert "Index Scan using pk_webhook_deliveries" in plan and "Seq Scan" not in plan and most_rows(plan) <= 1, plan
 
 
 def test_sqlite_deletes_a_batch_of_old_attempts_by_rowid_and_finds_them_by_the_endpoints_index(db):

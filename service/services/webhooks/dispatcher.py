@@ -48,8 +48,8 @@ dispatcher killed between the POST and its record) means the event is sent again
 the same `webhook-id`, which receivers dedupe on.
 
 Between passes the loop deletes the attempts past their retention (`attempts_keep_s`, 30
-days): the endpoints that have some are looked for every `PRUNE_EVERY_S`, then worked
-through a few batches at a time (`_prune`).
+days), and with them the deliveries that failed for good: the endpoints that have some are
+looked for every `PRUNE_EVERY_S`, then worked through a few batches at a time (`_prune`).
 """
 
 from __future__ import annotations
@@ -495,8 +495,9 @@ class Dispatcher:
     def _prune(self) -> None:
         """Delete the attempts past their retention (`attempts_keep_s`): every PRUNE_EVERY_S
         the endpoints whose oldest attempt is older are found (a probe of each endpoint's
-        index), then their old attempts go, PRUNE_BATCH a transaction and PRUNE_BATCHES at
-        most between two passes, until those endpoints are done."""
+        index), then their old attempts go (with their events' deliveries failed for good),
+        PRUNE_BATCH a transaction and PRUNE_BATCHES at most between two passes, until those
+        endpoints are done."""
         keep = self.settings.attempts_keep_s
         if keep is None or (self.sqlite and not self._leased):
             return
@@ -511,7 +512,7 @@ class Dispatcher:
                 if not self._pruning:
                     break  # pragma: no mutate (return: nothing follows the loop)
                 client_id, webhook_id = self._pruning[-1]
-                gone = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
+                gone, _ = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
                 if self.metrics is not None:
                     self.metrics.pruned.inc(gone)
                 if gone < PRUNE_BATCH:
