@@ -34,6 +34,7 @@ from sqlalchemy import (
     any_,
     bindparam,
     case,
+    cast,
     delete,
     func,
     select,
@@ -54,6 +55,7 @@ from .models import (
     WebhookAttempt,
     WebhookDelivery,
 )
+from .pg_literals import text_array
 from .translate import translated
 from .webhooks import DELIVERED, FAILED, GAME_BY_KEY, PENDING, RECORDS_BY_KEY, Claimed, EventRecord, Target
 
@@ -383,13 +385,19 @@ RETURNING event_id
 # A delivery failed for good goes with its last attempt: it was failed when that attempt
 # was recorded (the same time), so it is past the retention with it; each by its key. One
 # still pending (a disabled endpoint's) stays, whatever its attempts' age.
-_PRUNE_FAILED = delete(d).where(
-    d.client_id == bindparam("client"),
-    d.webhook_id == bindparam("webhook"),
-    d.event_id.in_(bindparam("events", expanding=True)),
-    d.state == FAILED,
-    d.next_attempt_at < bindparam("before"),
-)
+def _prune_failed(pg: bool) -> Any:
+    events = (
+        # an array literal (`pg_literals`): one parameter, not a statement rendered per count
+        d.event_id == any_(cast(bindparam("events", type_=String), postgresql.ARRAY(String)))
+        if pg else d.event_id.in_(bindparam("events", expanding=True))
+    )
+    return delete(d).where(
+        d.client_id == bindparam("client"), d.webhook_id == bindparam("webhook"), events,
+        d.state == FAILED, d.next_attempt_at < bindparam("before"),
+    )
+
+
+_PRUNE_FAILED = {"postgresql": _prune_failed(True), "sqlite": _prune_failed(False)}
 
 
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
@@ -688,7 +696,10 @@ class DeliveryQueue:
         keys = {"client": client_id, "webhook": webhook_id, "before": before}
         with translated(), self.engine.begin() as conn:
             events = [str(e) for e in conn.scalars(_PRUNE[self.dialect], {**keys, "batch": batch})]  # one an attempt
-            failed = conn.execute(_PRUNE_FAILED, {**keys, "events": sorted(set(events))}).rowcount if events else 0
+            wanted = sorted(set(events))
+            failed = conn.execute(_PRUNE_FAILED[self.dialect], {
+                **keys, "events": text_array(wanted) if self.dialect == "postgresql" else wanted,
+            }).rowcount if events else 0
         return len(events), int(failed)
 
     @contextlib.contextmanager
