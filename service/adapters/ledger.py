@@ -19,7 +19,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from service.domain.audit import HOUSE, PLAYER_PREFIX
 
-from .models import ChainRecord, LedgerLine
+from .models import ChainRecord, LedgerLine, within
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +135,9 @@ class LedgerRepository:
     def _period(
         self, q: Any, client_id: str, currency: str, since: datetime | None, until: datetime | None
     ) -> Any:
-        q = q.where(LedgerLine.client_id == client_id, LedgerLine.currency == currency)
-        if since is not None:
-            q = q.where(LedgerLine.created_at >= since)
-        if until is not None:
-            q = q.where(LedgerLine.created_at < until)
-        return q
+        return q.where(
+            LedgerLine.client_id == client_id, LedgerLine.currency == currency, *within(LedgerLine.created_at, since, until)
+        )
 
     def _records_in(
         self, q: Any, client_id: str, currency: str, since: datetime | None, until: datetime | None
@@ -157,11 +154,10 @@ class LedgerRepository:
             LedgerLine,
             first,
             (first.client_id == LedgerLine.client_id) & (first.sequence == LedgerLine.sequence) & (first.line_no == 0),
-        ).where(first.client_id == client_id, first.currency == currency, LedgerLine.client_id == client_id)
-        if since is not None:
-            q = q.where(first.created_at >= since)
-        if until is not None:
-            q = q.where(first.created_at < until)
+        ).where(
+            first.client_id == client_id, first.currency == currency, LedgerLine.client_id == client_id,
+            *within(first.created_at, since, until),
+        )
         return q, first
 
     def _client_period(
@@ -178,11 +174,10 @@ class LedgerRepository:
         if since is None and until is None:
             return self._period(q, client_id, currency, since, until)
         first = aliased(LedgerLine, name="first_line")
-        window = [first.client_id == client_id, first.currency == currency, first.line_no == 0]
-        if since is not None:
-            window.append(first.created_at >= since)
-        if until is not None:
-            window.append(first.created_at < until)
+        window = [
+            first.client_id == client_id, first.currency == currency, first.line_no == 0,
+            *within(first.created_at, since, until),
+        ]
         # `+ 0`: an aggregate over the period's entries, not min()'s walk of the primary key
         # in sequence order (the planner's shortcut, which reads every record before it).
         low, high, dated = self.session.execute(
@@ -398,10 +393,7 @@ class LedgerRepository:
         )
         if through is not None:
             q = q.where(LedgerLine.sequence <= through)
-        if since is not None:
-            q = q.where(LedgerLine.created_at >= since)
-        if before is not None:
-            q = q.where(LedgerLine.created_at < before)
+        q = q.where(*within(LedgerLine.created_at, since, before))
         if before_line is not None:
             when, sequence, line_no = before_line
             q = q.where(

@@ -138,6 +138,17 @@ class ChainRecord(Base):
     canonical: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+def within(column: Any, since: datetime | None, until: datetime | None) -> list[Any]:
+    """A period's conditions on `column`: from `since` (included) to `until` (excluded),
+    either end open when None."""
+    conditions = []
+    if since is not None:
+        conditions.append(column >= since)
+    if until is not None:
+        conditions.append(column < until)
+    return conditions
+
+
 def is_void(records: Any = ChainRecord) -> Any:
     """`kind = 'void'` written as a literal, so the planner may use the partial index on
     voids (a bound parameter would leave a cached generic plan unable to)."""

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased
 
 from service.domain.audit import SETTLEMENT
 
-from .models import ChainRecord, ChainSignature, LedgerLine, Round, is_void
+from .models import ChainRecord, ChainSignature, LedgerLine, Round, is_void, within
 from .records import StoredRecord
 
 if TYPE_CHECKING:
@@ -187,11 +187,12 @@ class RoundRepository:
     ) -> list[tuple[str, datetime]]:
         """The (id, created_at) of the page's rounds, newest first, at most `limit + 1`: an
         index range of the rounds (by table: the table's index) in page order."""
-        q = _at_table_and_reference(select(Round.id, Round.created_at).where(Round.client_id == client_id), where)
-        if where.since is not None:
-            q = q.where(Round.created_at >= where.since)
-        if where.until is not None:
-            q = q.where(Round.created_at < where.until)
+        q = _at_table_and_reference(
+            select(Round.id, Round.created_at).where(
+                Round.client_id == client_id, *within(Round.created_at, where.since, where.until)
+            ),
+            where,
+        )
         if after is not None:
             when, round_id = after
             q = q.where(
@@ -234,11 +235,8 @@ class RoundRepository:
             LedgerLine.player_id == where.player,
             LedgerLine.currency == currency,
             LedgerLine.kind == SETTLEMENT,
+            *within(LedgerLine.created_at, where.since, where.until),
         )
-        if where.since is not None:
-            lines = lines.where(LedgerLine.created_at >= where.since)
-        if where.until is not None:
-            lines = lines.where(LedgerLine.created_at < where.until)
         newer = lines if after is None else lines.where(LedgerLine.created_at <= after[0])
         found: list[tuple[str, datetime]] = []
         # The page, the one past it, one that a cut may drop, and the cursor's own round (read
