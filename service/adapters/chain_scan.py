@@ -25,9 +25,10 @@ not exactly its own structure's (`QUOTES_PER_LINE`), or that holds a backslash, 
 be trusted (`verification.copies_match` checks).
 
 On PostgreSQL the scan is a statement per SCAN_STATEMENT records in the unit of work's
-transaction (a snapshot: REPEATABLE READ), each joining the round row by index and folding
-each record's lines by index, streamed in small chunks while the caller checks; on SQLite
-it reads pages in the unit of work's transaction and folds the same texts here. `scan`
+transaction (a snapshot: REPEATABLE READ), each joining the round row by index and merging
+the records with their lines, read as one index range and folded per record, streamed in
+small chunks while the caller checks; on SQLite it reads pages in the unit of work's
+transaction and folds the same texts here. `scan`
 yields one iterator per statement: between two, the connection is idle and the caller
 may read from it (the records it could not match on the way).
 """
@@ -65,53 +66,77 @@ def _codes(digits: int) -> str:
     return "'{" + ",".join(currencies_by_digits().get(digits, ())) + "}'::text[]"
 
 
-# Money as records write it, by the round row's currency (once per record): NULL for no
-# minor digits (the integer as it is), else the numeric unit whose product with the minor
-# units prints exactly the currency's digits (-5 x 0.01 = -0.05). A code CLDR does not
-# know has 2 digits, as `format_money` says; the currency itself is compared too.
+# Money as records write it, by the line's currency: NULL for no minor digits (the integer
+# as it is), else the numeric unit whose product with the minor units prints exactly the
+# currency's digits (-5 x 0.01 = -0.05). A code CLDR does not know has 2 digits, as
+# `format_money` says; the currency itself is compared with the round row's too.
 _UNIT = (
-    f"CASE WHEN currency = ANY({_codes(0)}) THEN NULL WHEN currency = ANY({_codes(3)}) THEN 0.001"
-    f" WHEN currency = ANY({_codes(4)}) THEN 0.0001 ELSE 0.01 END"
+    f"CASE WHEN l.currency = ANY({_codes(0)}) THEN NULL WHEN l.currency = ANY({_codes(3)}) THEN 0.001"
+    f" WHEN l.currency = ANY({_codes(4)}) THEN 0.0001 ELSE 0.01 END"
 )
 
 
 def _money(column: str) -> str:
-    return f"CASE WHEN r.unit IS NULL THEN l.{column}::text ELSE (l.{column} * r.unit)::text END"
+    return f"CASE WHEN u.unit IS NULL THEN l.{column}::text ELSE (l.{column} * u.unit)::text END"
 
 
-# The round by its primary key and the record's lines by theirs, each a LATERAL index
-# look-up per record: nothing is sorted, hashed or materialised, whatever the planner knows
-# of the tables (ledger_lines is never analysed where autovacuum is off). The lines arrive
-# in key order from the ordered subquery and are folded in that order; `line_nos`, folded
-# by the same aggregate node, says what the order was.
+# The round by its primary key, a LATERAL index look-up per record; the statement's lines in
+# one range of their primary key, folded per record in key order (a group per sequence) and
+# merged with the records by sequence: nothing is sorted, hashed or materialised (`_PG_PLAN`
+# rules the other plans out, whatever the planner knows of the tables: ledger_lines is never
+# analysed where autovacuum is off). A look-up of each record's lines instead cost a fifth
+# more of PostgreSQL's time: the per-record aggregate's set-up, not the index. `line_nos`,
+# folded by the same aggregate node, says what the lines' order was. Each line's money is
+# formatted by its own currency, and its time, currency and table are compared with the
+# round row's after the fold (the least and the greatest of each, and how many lines have a
+# table): where any line differs from its round row, `lines` is the bad text.
 _PG_SCAN = f"""
 SELECT c.sequence, c.kind, c.round_id, c.previous_hash, c.hash, c.canonical,
        r.game, r.preset, r.table_ref, r.reference, r.currency,
        r.created_at, r.sequence,
-       f.line_nos, f.lines, f.players
+       f.line_nos,
+       CASE WHEN f.lines IS NULL THEN NULL
+            WHEN f.first_at = r.created_at AND f.last_at = r.created_at
+             AND f.first_currency = r.currency AND f.last_currency = r.currency
+             AND CASE WHEN r.table_ref IS NULL THEN f.at_tables = 0
+                      ELSE f.at_tables = f.count AND f.first_table = r.table_ref AND f.last_table = r.table_ref END
+            THEN f.lines ELSE '{BAD_LINE}' END,
+       f.players
   FROM chain_records c
   LEFT JOIN LATERAL (
-        SELECT game, preset, table_ref, reference, currency, created_at, sequence, {_UNIT} AS unit
+        SELECT game, preset, table_ref, reference, currency, created_at, sequence
           FROM rounds WHERE rounds.id = c.round_id AND rounds.client_id = c.client_id LIMIT 1) r ON true
-  LEFT JOIN LATERAL (
-        SELECT string_agg(l.line_no::text, ',') AS line_nos,
+  LEFT JOIN (
+        SELECT l.sequence,
+               string_agg(l.line_no::text, ',') AS line_nos,
                '[' || string_agg(
-                   CASE WHEN l.created_at = r.created_at AND l.currency = r.currency
-                             AND l.table_ref IS NOT DISTINCT FROM r.table_ref AND l.basis = l.kind
-                             AND (l.kind = 'settlement' OR l.points = 0 AND l.winnings = 0)
+                   CASE WHEN l.basis = l.kind AND (l.kind = 'settlement' OR l.points = 0 AND l.winnings = 0)
                         THEN '{{"account":"' || coalesce('player:' || l.player_id, 'house') || '","amount":"'
                              || {_money("amount")} || '","kind":"' || l.kind || '"}}'
                         ELSE '{BAD_LINE}' END, ',') || ']' AS lines,
                '[' || coalesce(string_agg('{{"id":"' || l.player_id || '","points":' || l.points
                                           || ',"winnings":"' || {_money("winnings")} || '"}}', ',')
-                                   FILTER (WHERE l.kind = 'settlement'), '') || ']' AS players
-          FROM (SELECT * FROM ledger_lines
-                 WHERE ledger_lines.client_id = c.client_id AND ledger_lines.sequence = c.sequence
-                 ORDER BY ledger_lines.line_no) l
-        HAVING count(*) > 0) f ON true
+                                   FILTER (WHERE l.kind = 'settlement'), '') || ']' AS players,
+               min(l.created_at) AS first_at, max(l.created_at) AS last_at,
+               min(l.currency) AS first_currency, max(l.currency) AS last_currency,
+               min(l.table_ref) AS first_table, max(l.table_ref) AS last_table,
+               count(l.table_ref) AS at_tables, count(*) AS count
+          FROM ledger_lines l CROSS JOIN LATERAL (SELECT {_UNIT} AS unit) u
+         WHERE l.client_id = %(c)s AND l.sequence >= %(lo)s AND l.sequence < %(hi)s
+         GROUP BY l.sequence) f ON f.sequence = c.sequence
  WHERE c.client_id = %(c)s AND c.sequence >= %(lo)s AND c.sequence < %(hi)s
  ORDER BY c.sequence
 """
+# The plan `_PG_SCAN` is written for, in the scan's transaction: no sort, hash, bitmap or
+# materialised rescan (each would read or hold a statement's lines before its first record
+# is sent, or read them again per record; with no statistics the planner chose a nested
+# loop over the grouped lines). The verifier's other reads in that transaction are look-ups
+# by key, which these settings leave as they are.
+_PG_PLAN = ("enable_sort", "enable_hashagg", "enable_hashjoin", "enable_nestloop", "enable_material", "enable_bitmapscan")
+_PG_SETTINGS = "SELECT " + ", ".join(
+    f"set_config('{name}', '{value}', true)"
+    for name, value in (("jit", "off"), ("timezone", "UTC"), *((setting, "off") for setting in _PG_PLAN))
+)
 
 # SQLite has no LATERAL; its planner looks rounds up by primary key on its own.
 _SQLITE_RECORDS = """
@@ -142,13 +167,11 @@ def scan(connection: Connection, client_id: str, start: int, stop: int) -> Itera
 
 
 def _pg_scan(conn: psycopg.Connection[Any], client_id: str, start: int, stop: int) -> Iterator[Statement]:
-    with conn.cursor() as cursor:
-        # A long plan over a large range would otherwise be JIT-compiled: seconds of CPU
-        # to save less than that. Until the unit of work's transaction ends.
-        cursor.execute("SET LOCAL jit = off")
-        # Times arrive as datetimes in UTC (psycopg's `timezone.utc`, cheaper to make and
-        # compare than a named zone's).
-        cursor.execute("SET LOCAL timezone = 'UTC'")
+    # Until the unit of work's transaction ends, in one statement: no JIT (a long plan over a
+    # large range would otherwise be compiled: seconds of CPU to save less than that); times
+    # as datetimes in UTC (psycopg's `timezone.utc`, cheaper to make and compare than a
+    # named zone's); and `_PG_SCAN`'s plan.
+    conn.execute(_PG_SETTINGS)
     for low in range(start, stop, SCAN_STATEMENT):
         params = {"c": client_id, "lo": low, "hi": min(low + SCAN_STATEMENT, stop)}
         # Past the chain's last record a statement finds nothing, in about a millisecond.

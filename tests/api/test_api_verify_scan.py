@@ -118,6 +118,21 @@ def test_the_fast_path_takes_a_records_time_only_in_the_form_records_write(app, 
           f"UPDATE ledger_lines SET line_no = 1 WHERE {LINES_OF_ROUND} AND line_no = -1"], "ledger_lines[0].kind"),
         # Points on a line that is not a settlement.
         (f"UPDATE ledger_lines SET points = 1 WHERE {LINES_OF_ROUND} AND line_no = 1", "ledger_lines[1].points"),
+        # One line without its round's table (the least and greatest table of the lines skip it).
+        (f"UPDATE ledger_lines SET table_ref = NULL WHERE {LINES_OF_ROUND} AND line_no = 2", "ledger_lines[2].table"),
+        # A line's time, currency or table before and after the round's: its lines are
+        # compared by the least and the greatest of each.
+        *(
+            (f"UPDATE ledger_lines SET {column} = {value} WHERE {LINES_OF_ROUND} AND line_no = 1", f"ledger_lines[1].{field}")
+            for column, field, value in (
+                ("created_at", "created_at", "'2000-01-01 00:00:00'"),
+                ("created_at", "created_at", "'2100-01-01 00:00:00'"),
+                ("currency", "currency", "'ADP'"),  # no minor digits, as the round's IDR
+                ("currency", "currency", "'ZWD'"),
+                ("table_ref", "table", "'table-0'"),
+                ("table_ref", "table", "'table-z'"),
+            )
+        ),
     ],
 )
 def test_a_live_value_shaped_like_the_copies_text_is_still_found(app, http, statement, field):
@@ -133,6 +148,19 @@ def test_a_live_value_shaped_like_the_copies_text_is_still_found(app, http, stat
         sql(app, one, r=docs[1]["id"])
     report = _assert_bad_at(app, http, tenant, 2)
     assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+
+
+def test_a_line_at_a_table_in_a_round_at_none_is_found(app, http):
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    body = four_player_round()
+    del body["table"]
+    doc = http.post("/v1/rounds", json=body, headers=tenant.headers)
+    assert doc.status_code == 201 and doc.get_json()["table"] is None
+    assert chain_verify(http, tenant)["ok"]
+    sql(app, f"UPDATE ledger_lines SET table_ref = 'table-9' WHERE {LINES_OF_ROUND} AND line_no = 3", r=doc.get_json()["id"])
+    report = _assert_bad_at(app, http, tenant, 1)
+    assert report["reason"] == "the stored ledger_lines[3].table no longer matches the hashed record"
 
 
 def test_a_scan_over_many_statements_checks_every_record_and_finds_a_gap_at_a_statement_edge(app, http, monkeypatch):
@@ -216,3 +244,33 @@ def test_a_void_read_in_full_before_a_broken_link_in_the_same_statement_is_still
              " WHERE client_id = :c AND sequence = 3 AND line_no IN (0, 1)", c=tenant.id)
     report = _assert_bad_at(app, http, tenant, 3)
     assert report["reason"] == "the stored ledger_lines[0].amount no longer matches the hashed record"
+
+
+def test_the_postgresql_scan_reads_each_table_once_in_sequence_order_and_holds_nothing(app, http):
+    """Whatever the planner knows of the tables (the test's are never analysed): the records
+    by their key, each round by its key, and the statement's lines as one range of their key
+    folded per record and merged by sequence: no sort, hash or bitmap, which would read all
+    of a statement's lines before sending its first record."""
+    if app.extensions["capsa"].db.dialect != "postgresql":
+        pytest.skip("the plan is PostgreSQL's")
+    tenant = make_tenant(app)
+    for body in (two_player_round(), four_player_round(), two_player_round(), four_player_round()):
+        assert http.post("/v1/rounds", json=body, headers=tenant.headers).status_code == 201
+    with app.extensions["capsa"].db.snapshot() as uow:
+        assert uow.chain.head(tenant.id).sequence == 4  # the snapshot's transaction begun, as the verifier's
+        conn = uow.session.connection().connection.driver_connection
+        conn.execute(chain_scan._PG_SETTINGS)
+        plan = "\n".join(
+            row[0] for row in conn.execute(
+                "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + chain_scan._PG_SCAN, {"c": tenant.id, "lo": 1, "hi": 5}
+            )
+        )
+        lines = conn.execute("SELECT count(*) FROM ledger_lines WHERE client_id = %s", (tenant.id,)).fetchone()[0]
+    assert "Merge Left Join" in plan and "GroupAggregate" in plan, plan
+    assert "Index Scan using pk_chain_records on chain_records" in plan, plan
+    assert "Index Scan using pk_rounds on rounds" in plan, plan
+    assert "Index Scan using pk_ledger_lines on ledger_lines" in plan, plan
+    for node in ("Sort", "Hash", "Bitmap", "Seq Scan", "Materialize"):
+        assert node not in plan, plan
+    # The records' lines, each read once.
+    assert lines > 4 and f"on ledger_lines l (actual rows={lines} loops=1)" in plan, plan
