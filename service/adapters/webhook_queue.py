@@ -358,15 +358,16 @@ _oldest_attempt = _first(_at.attempted_at, _at.id, w, _at.client_id == w.client_
 _EXPIRED = select(w.client_id, w.id).where(_oldest_attempt < bindparam("before")).order_by(w.client_id, w.id)
 _PRUNE: dict[str, Executable] = {
     # PostgreSQL: the batch's tuples first (an InitPlan, naming the client), then each by its
-    # tuple id (attempts are never updated; one deleted meanwhile is skipped). Joined to the
-    # batch, or asked for by `id = ANY(...)` or with the client named again beside the tuple
-    # ids, the planner of a never-analysed table read every attempt of the client and
-    # filtered them.
+    # tuple id (attempts are never updated). Joined to the batch, or asked for by `id =
+    # ANY(...)` or with the client named again beside the tuple ids, the planner of a
+    # never-analysed table read every attempt of the client and filtered them. Rows another
+    # dispatcher's batch holds are skipped: it takes the next ones rather than wait for that
+    # transaction (which its lock timeout ended in an error).
     "postgresql": text("""
 DELETE FROM webhook_attempts
  WHERE ctid = ANY(ARRAY(SELECT a.ctid FROM webhook_attempts AS a
                          WHERE a.client_id = :client AND a.webhook_id = :webhook
-                         ORDER BY a.id LIMIT :batch))
+                         ORDER BY a.id LIMIT :batch FOR UPDATE SKIP LOCKED))
    AND attempted_at < :before
 RETURNING event_id
 """).bindparams(bindparam("before", type_=UTCDateTime())),
@@ -692,7 +693,8 @@ class DeliveryQueue:
         """Delete, in one transaction, those of the endpoint's `batch` oldest attempts that
         were recorded before `before`, and the deliveries of their events that failed for
         good before it: how many of each. Fewer attempts than `batch`: none of its old ones
-        is left before a newer one."""
+        is left before a newer one, but those another dispatcher's batch holds (PostgreSQL:
+        skipped, not waited for; that dispatcher deletes them)."""
         keys = {"client": client_id, "webhook": webhook_id, "before": before}
         with translated(), self.engine.begin() as conn:
             events = [str(e) for e in conn.scalars(_PRUNE[self.dialect], {**keys, "batch": batch})]  # one an attempt

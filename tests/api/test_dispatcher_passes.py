@@ -30,7 +30,7 @@ from sqlalchemy import event, insert, select
 from test_webhook_fairness import client_with_hooks, store
 from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
 
-from service.adapters import delivery
+from service.adapters import delivery, webhook_queue
 from service.adapters.models import DispatcherLease, Webhook, WebhookAttempt, WebhookDelivery
 from service.adapters.uow import Database
 from service.adapters.webhook_queue import DeliveryQueue
@@ -786,6 +786,31 @@ def test_a_batch_deletes_only_its_old_rows_and_the_boundary_is_kept(db, clock):
     clock.advance(seconds=2)
     assert queue.expired_endpoints(clock.now() - KEEP) == [(client_id, a["id"])]
     assert queue.prune_endpoint(client_id, a["id"], clock.now() - KEEP, 3) == (3, 0)
+    assert kept(db, client_id, a["id"]) == []
+
+
+def test_two_dispatchers_deleting_one_endpoints_old_attempts_take_different_batches(db, clock):
+    """With several dispatchers each may work through the same endpoint: one whose batch
+    another holds takes the attempts after it, and neither waits for the other's
+    transaction (it used to wait, then find that batch gone and leave the endpoint)."""
+    if db.dialect != "postgresql":
+        pytest.skip("SQLite's dispatchers take turns by their lease")
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    before = clock.now() - KEEP
+    attempted(db, client_id, a["id"], [before - timedelta(days=1)] * 5)
+    queue = DeliveryQueue(db.engine)
+    done: list[tuple[int, int]] = []
+    with db.engine.connect() as other:  # another dispatcher, its first batch deleted, not committed
+        other.execute(webhook_queue._PRUNE["postgresql"], {"client": client_id, "webhook": a["id"], "before": before, "batch": 2})
+        worker = threading.Thread(target=lambda: done.append(queue.prune_endpoint(client_id, a["id"], before, 2)))
+        worker.start()
+        worker.join(10)
+        finished_while_held = not worker.is_alive()
+        other.rollback()
+        worker.join(10)
+    assert finished_while_held and done == [(2, 0)]
+    assert kept(db, client_id, a["id"]) == [0, 1, 4]
+    assert [queue.prune_endpoint(client_id, a["id"], before, 2) for _ in range(2)] == [(2, 0), (1, 0)]
     assert kept(db, client_id, a["id"]) == []
 
 
