@@ -299,8 +299,8 @@ def test_close_sends_back_what_waits_lets_the_attempts_in_flight_end_and_runs_th
     ran: list[int] = []
     lanes.submit([claim("a1", "A"), claim("b1", "B"), claim("c1", "C")])
     settled(lambda: gate.started == ["a1"])
+    started = time.monotonic()  # before the timer's start: it ends the attempt 0.2 s after that
     threading.Timer(0.2, lambda: gate.ends.update(a1=OK_FAST)).start()
-    started = time.monotonic()
     with caplog.at_level("ERROR", logger="capsa.webhooks"):
         abandoned = lanes.close(grace=2, then=lambda: ran.append(threading.get_ident()))
     took = time.monotonic() - started
