@@ -6,6 +6,7 @@ this repository finds them by id or by the list filters, newest first.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -131,8 +132,22 @@ def _at_table_and_reference(q: Any, where: RoundFilter) -> Any:
     return q
 
 
-# Lines a batch reads at most (the first a page's worth, each next one twice the last).
+# Lines (or rounds) a batch reads at most (the first a page's worth, each next one twice the last).
 PLAYER_BATCH = 1000
+# A walk for a player's page: yields after each batch, returns the page's keys.
+Walk = Generator[None, None, list[tuple[str, datetime]]]
+
+
+def _first_done(walks: list[Walk]) -> list[tuple[str, datetime]]:
+    """What the first of these walks to end returns, a batch of each in turn."""
+    while True:
+        for walk in walks:
+            try:
+                next(walk)
+            except StopIteration as done:
+                for other in walks:
+                    other.close()
+                return list(done.value)
 
 # A player's currencies, one index probe each (the player's index is by currency first).
 _PLAYER_CURRENCIES = text("""
@@ -208,28 +223,41 @@ class RoundRepository:
         self, client_id: str, where: RoundFilter, limit: int, after: tuple[datetime, str] | None
     ) -> list[tuple[str, datetime]]:
         """The (id, created_at) of the page's rounds the player played, newest first, at most
-        `limit + 1`: in each of the player's currencies, the player's settlement lines (one
-        a round) newest first by the player's index, then their rounds by key. A page costs
-        a page of the player's own lines, however long ago the player last played (a table
-        or reference the player seldom plays at costs a walk of the player's lines, not of
-        the client's). Statements whose plan is plain (an index range with a limit, then
-        look-ups by key): one statement joining the lines to their rounds was planned as a
-        hash of every round of the client (116 ms a page at 50,000 rounds). A round whose line's
-        time or sequence is not its own (a tampered copy; the verifier reports it) is left
-        out."""
+        `limit + 1`. The player's own lines are walked (`_by_lines`): a page costs a page of
+        them, however long ago the player last played. With a table (or a reference), its
+        rounds are walked too (`_by_rounds`), a batch of each in turn, and the first walk to
+        fill the page (or to end) answers it: a page costs about twice the shorter walk, not
+        the longer (a busy player seldom at the table, or a busy table the player seldom sits
+        at; a reference names one round).
+        Statements whose plan is plain (an index range with a limit, then look-ups by key):
+        one statement joining the lines to their rounds was planned as a hash of every round
+        of the client (116 ms a page at 50,000 rounds). A round whose line's time or sequence
+        is not its own (a tampered copy; the verifier reports it) is left out by both."""
+        walks = [self._by_lines(client_id, where, limit, after)]
+        if where.table is not None or where.reference is not None:
+            walks.append(self._by_rounds(client_id, where, limit, after))
+        return _first_done(walks)
+
+    def _by_lines(
+        self, client_id: str, where: RoundFilter, limit: int, after: tuple[datetime, str] | None
+    ) -> Walk:
+        """In each of the player's currencies, the player's settlement lines (one a round)
+        newest first by the player's index, then their rounds by key."""
         currencies = [
             str(row[0]) for row in self.session.execute(_PLAYER_CURRENCIES, {"c": client_id, "p": where.player})
         ]
-        keys = [key for currency in currencies for key in self._player_keys_in(client_id, where, currency, limit, after)]
+        keys: list[tuple[str, datetime]] = []
+        for currency in currencies:
+            keys += yield from self._player_keys_in(client_id, where, currency, limit, after)
         keys.sort(key=lambda k: (k[1], k[0]), reverse=True)
         return keys[: limit + 1]
 
     def _player_keys_in(
         self, client_id: str, where: RoundFilter, currency: str, limit: int, after: tuple[datetime, str] | None
-    ) -> list[tuple[str, datetime]]:
-        """`_player_keys` in one currency: lines read newest first in batches of whole
-        moments (a moment cut by the batch's end is read again with the next), until the
-        rounds found fill the page."""
+    ) -> Walk:
+        """`_by_lines` in one currency: lines read newest first in batches of whole moments
+        (a moment cut by the batch's end is read again with the next), until the rounds found
+        fill the page."""
         lines = select(LedgerLine.sequence, LedgerLine.created_at).where(
             LedgerLine.client_id == client_id,
             LedgerLine.player_id == where.player,
@@ -251,11 +279,69 @@ class RoundRepository:
                     self.session.execute(lines.where(LedgerLine.created_at == cut))
                 )
             found += self._played(client_id, where, rows, after)
-            if exhausted:
+            if exhausted or len(found) > limit:
                 break
+            yield  # another batch to read: the other walk's turn first
             newer = lines.where(LedgerLine.created_at < rows[-1][1])
             batch = min(batch * 2, PLAYER_BATCH)
         return found
+
+    def _by_rounds(
+        self, client_id: str, where: RoundFilter, limit: int, after: tuple[datetime, str] | None
+    ) -> Walk:
+        """The rounds at the table (by the table's index) or of the reference (by its unique
+        index) newest first, in batches, each batch's kept where the player has a settlement
+        line at its sequence and time and its record names it (as `_played` keeps them)."""
+        rounds = _at_table_and_reference(
+            select(Round.id, Round.created_at, Round.sequence).where(
+                Round.client_id == client_id, *within(Round.created_at, where.since, where.until)
+            ),
+            where,
+        )
+        found: list[tuple[str, datetime]] = []
+        batch = limit + 2
+        while len(found) <= limit:
+            q = rounds
+            if after is not None:
+                when, round_id = after
+                q = q.where(or_(Round.created_at < when, and_(Round.created_at == when, Round.id < round_id)))
+            rows = list(self.session.execute(q.order_by(Round.created_at.desc(), Round.id.desc()).limit(batch)))
+            found += self._player_at(client_id, str(where.player), rows)
+            if len(rows) < batch or len(found) > limit:
+                break
+            yield
+            after = (rows[-1][1], str(rows[-1][0]))
+            batch = min(batch * 2, PLAYER_BATCH)
+        return found[: limit + 1]
+
+    def _player_at(self, client_id: str, player: str, rounds: list[Any]) -> list[tuple[str, datetime]]:
+        """The (id, created_at) of those of these rounds (id, created_at, sequence) the
+        player played, in their order: two look-ups by key."""
+        if not rounds:
+            return []
+        sequences = [int(r[2]) for r in rounds]
+        at = {
+            int(row[0]): row[1]
+            for row in self.session.execute(
+                select(LedgerLine.sequence, LedgerLine.created_at).where(
+                    LedgerLine.client_id == client_id, LedgerLine.sequence.in_(sequences),
+                    LedgerLine.player_id == player, LedgerLine.kind == SETTLEMENT,
+                )
+            )
+        }
+        if not at:
+            return []
+        named = {
+            int(row[1]): str(row[0])
+            for row in self.session.execute(
+                select(ChainRecord.round_id, ChainRecord.sequence).where(
+                    ChainRecord.client_id == client_id, ChainRecord.sequence.in_(list(at))
+                )
+            )
+        }
+        return [
+            (str(r[0]), r[1]) for r in rounds if at.get(int(r[2])) == r[1] and named.get(int(r[2])) == str(r[0])
+        ]
 
     def _played(
         self, client_id: str, where: RoundFilter, lines: list[Any], after: tuple[datetime, str] | None

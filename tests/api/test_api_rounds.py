@@ -7,8 +7,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from conftest import TAMPERED, make_tenant
 from httpkit import four_player_round, problem, two_player_round
+from test_api_audit import LINES_OF_ROUND, sql
 
+from service.adapters import rounds as round_rows
 from service.domain.rules import list_presets, resolve_rules
 from service.domain.susun.rules import SUSUN
 
@@ -146,7 +149,26 @@ def test_the_list_is_newest_first_and_pages_with_an_opaque_cursor(http, tenant):
     assert seen == list(reversed(ids))
 
 
-def test_the_list_filters_by_table_player_and_reference(http, tenant):
+@pytest.fixture(params=["race", "lines", "table"])
+def walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How a page of a player's rounds is found: the race of the player's lines and (with a
+    table or a reference) those rounds, as served, or one walk alone (each must give the
+    same pages)."""
+    first_done = round_rows._first_done
+
+    def alone(walks: list[Any]) -> Any:
+        chosen = walks[0] if request.param == "lines" else walks[-1]
+        for other in walks:
+            if other is not chosen:
+                other.close()
+        return first_done([chosen])
+
+    if request.param != "race":
+        monkeypatch.setattr(round_rows, "_first_done", alone)
+    return str(request.param)
+
+
+def test_the_list_filters_by_table_player_and_reference(http, tenant, walk):
     one = _post(http, tenant, table="t-1")
     two = _post(http, tenant, table="t-2")
     four = http.post("/v1/rounds", json=four_player_round(table="t-2"), headers=tenant.headers)
@@ -162,10 +184,15 @@ def test_the_list_filters_by_table_player_and_reference(http, tenant):
     assert ids("player=c") == [four_doc["id"]]
     assert ids(f"reference={two['reference']}") == [two["id"]]
     assert ids("table=t-2&player=a") == [four_doc["id"], two["id"]]
+    assert ids("table=t-2&player=c") == [four_doc["id"]]
+    assert ids("table=t-1&player=c") == []
+    assert ids(f"reference={two['reference']}&player=a") == [two["id"]]
+    assert ids(f"reference={two['reference']}&player=c") == []
+    assert ids(f"reference={four_doc['reference']}&table=t-2&player=c") == [four_doc["id"]]
     assert ids("player=zz") == []
 
 
-def test_a_players_pages_hold_the_rounds_the_player_played_newest_first_in_every_currency(http, tenant, clock):
+def test_a_players_pages_hold_the_rounds_the_player_played_newest_first_in_every_currency(http, tenant, clock, walk):
     """`player=` reads the player's own lines rather than walking the history: followed page
     by page (2 a page), it gives exactly the rounds the player played, voided ones too, in
     the unfiltered list's order, with players in several currencies, rounds sharing a
@@ -218,10 +245,11 @@ def test_a_players_pages_hold_the_rounds_the_player_played_newest_first_in_every
     assert len({r["currency"] for r in everything}) == 3
 
 
-def test_a_players_rounds_at_one_millisecond_are_paged_by_id_whatever_the_batch(http, tenant, clock):
+def test_a_players_rounds_at_one_millisecond_are_paged_by_id_whatever_the_batch(http, tenant, clock, walk):
     """Six rounds of the player stored in the same millisecond, between others: pages of 2
-    (the player's lines are read in batches of 4, each a single moment, read whole) give them
-    newest id first, then the older ones, as the unfiltered list does."""
+    (the player's lines are read in batches of 4, each a single moment, read whole; the
+    table's rounds by time and id) give them newest id first, then the older ones, as the
+    unfiltered list does."""
     for n in range(10):
         body = two_player_round()
         body["players"][0]["id"] = "x" if 2 <= n < 8 else "y"
@@ -231,13 +259,53 @@ def test_a_players_rounds_at_one_millisecond_are_paged_by_id_whatever_the_batch(
     listed = http.get("/v1/rounds?limit=500", headers=tenant.headers).get_json()["items"]
     expected = [r["id"] for r in listed if r["players"][0]["id"] == "x"]
     assert len(expected) == 6 and len({r["created_at"] for r in listed if r["players"][0]["id"] == "x"}) == 1
-    seen: list[str] = []
-    url = "/v1/rounds?limit=2&player=x"
-    while url:
-        page = http.get(url, headers=tenant.headers).get_json()
-        seen += [r["id"] for r in page["items"]]
-        url = page["next_cursor"] and f"/v1/rounds?limit=2&player=x&cursor={page['next_cursor']}"
-    assert seen == expected
+    for query in ("player=x", "player=x&table=table-7"):  # every round is at table-7
+        seen: list[str] = []
+        url = f"/v1/rounds?limit=2&{query}"
+        while url:
+            page = http.get(url, headers=tenant.headers).get_json()
+            seen += [r["id"] for r in page["items"]]
+            url = page["next_cursor"] and f"/v1/rounds?limit=2&{query}&cursor={page['next_cursor']}"
+        assert seen == expected, query
+
+
+def test_a_round_whose_player_line_is_not_its_own_is_left_out_of_the_players_pages(app, http, walk):
+    """A settlement line whose time is not its round's (a tampered copy, which the verifier
+    reports) does not bring its round into the player's pages, by either walk."""
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    ids = [_post(http, tenant, table="t-1")["id"] for _ in range(3)]
+    sql(app, f"UPDATE ledger_lines SET created_at = '2020-01-01 00:00:00' WHERE {LINES_OF_ROUND}"
+             " AND player_id = 'a' AND kind = 'settlement'", r=ids[1])
+    for query in ("player=a", "player=a&table=t-1"):
+        page = http.get(f"/v1/rounds?{query}", headers=tenant.headers).get_json()
+        assert [r["id"] for r in page["items"]] == [ids[2], ids[0]], query
+
+
+@pytest.mark.parametrize("query", ["reference={ref}", "table=t-rare"])
+def test_a_players_page_at_a_rare_table_or_reference_reads_a_batch_of_the_players_lines(app, http, tenant, query):
+    """The player's oldest round is the only one at the table, and the only one with the
+    reference: its page is found by the rounds' walk, while the player's lines were read
+    in one batch (alone, their walk read all 60 in five)."""
+    from sqlalchemy import event
+
+    stored = [_post(http, tenant, table="t-rare" if n == 0 else "t-busy") for n in range(60)]
+    query = query.format(ref=stored[0]["reference"])
+    reads: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "ledger_lines" in statement:
+            reads.append(statement)
+
+    engine = app.extensions["capsa"].db.engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        page = http.get(f"/v1/rounds?limit=2&player=a&{query}", headers=tenant.headers).get_json()
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert [r["id"] for r in page["items"]] == [stored[0]["id"]] and page["next_cursor"] is None
+    # the player's currencies, a batch of the player's lines, the rounds' batch's lines
+    assert len(reads) == 3, reads
 
 
 def test_since_is_inclusive_and_until_exclusive(http, tenant, clock):
