@@ -261,8 +261,8 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[index]
 
 
-def _row(label: str, phase: Phase, reference: float) -> str:
-    parts = [f"    {label:<44} {phase.rate:8.1f} req/s  x{phase.rate / reference:5.3f} of the echo"]
+def _row(label: str, phase: Phase, reference: float, versus: str = "the echo") -> str:
+    parts = [f"    {label:<44} {phase.rate:8.1f} req/s  x{phase.rate / reference:5.3f} of {versus}"]
     parts.append(f"workers {phase.worker_ms:4.2f} ms")
     if phase.backend_ms is not None:
         parts.append(f"PostgreSQL {phase.backend_ms:4.2f} ms")
@@ -294,7 +294,10 @@ def receipts_ab(
           f"{args.receipts_ab} alternations (the machine is shared: load beside each)")
     for signed in (False, True):
         for phase in rows[signed]:
-            print(_row("with receipts" if signed else "without receipts", phase, rows[False][0].rate))
+            print(_row("with receipts" if signed else "without receipts", phase, rows[False][0].rate,
+                       "the first without"))
+    pairs = ", ".join(f"x{b.rate / a.rate:.3f}" for a, b in zip(rows[False], rows[True]))
+    print(f"    with / without in each alternation (req/s): {pairs}")
     rate = {s: statistics.mean(p.rate for p in rows[s]) for s in rows}
     cpu = {s: statistics.mean(p.worker_ms for p in rows[s]) for s in rows}
     pg = {s: statistics.mean(p.backend_ms or 0.0 for p in rows[s]) for s in rows}
