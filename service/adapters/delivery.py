@@ -46,6 +46,9 @@ MAX_ERROR = 255
 _READ = 4096  # of the answer's body, at most: receivers answer fast and short
 _MAX_LINE = 65536  # http.client's bounds on an answer's head
 _MAX_HEADERS = 100
+# Interim (1xx) answers before the final one: servers send one or two (100 Continue, 103
+# Early Hints); an endless run of them would keep the event loop parsing until the deadline.
+_MAX_INTERIM = 8
 IDLE_S = 4.0  # an idle connection older than this is closed, not reused (receivers close them)
 _T = TypeVar("_T")
 
@@ -225,6 +228,7 @@ class _Connection(asyncio.Protocol):
         self.framing = ""  # length | chunked | close | none
         self.left = 0  # body bytes still expected (length)
         self.read = 0  # body bytes seen
+        self.interim = 0  # 1xx answers skipped
 
     # -- asyncio.Protocol ------------------------------------------------------------------
 
@@ -284,6 +288,9 @@ class _Connection(asyncio.Protocol):
                 buf[:0] = line + b"\r\n"
                 return None
             if 100 <= status < 200:  # an interim answer: the final one follows
+                self.interim += 1
+                if self.interim > _MAX_INTERIM:
+                    raise BadAnswer(f"got more than {_MAX_INTERIM} interim (1xx) answers")
                 continue
             connection = headers.get("connection", "").lower()
             keep = "close" not in connection and (version != "HTTP/1.0" or "keep-alive" in connection)

@@ -143,6 +143,54 @@ def test_an_endless_2xx_body_is_read_up_to_4_kib_and_the_attempt_is_delivered():
     assert result.latency_ms < 1000
 
 
+def test_an_endless_run_of_interim_answers_ends_the_attempt_at_once():
+    """1xx answers precede the final one, and a receiver may send them without end: each was
+    parsed and skipped until the deadline, the dispatcher's one event loop busy with them
+    (its other endpoints' attempts waiting their turns). A few are allowed, as servers send
+    (100 Continue, 103 Early Hints); past that the answer is bad."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            try:
+                while True:
+                    conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" * 2000)
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    cpu = time.process_time()
+    try:
+        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
+    finally:
+        server.close()
+    cpu = time.process_time() - cpu
+    assert (result.outcome, result.status_code) == ("connection_error", None)
+    assert result.error == f"BadAnswer: got more than {delivery._MAX_INTERIM} interim (1xx) answers"
+    assert result.latency_ms < 500 and cpu < 0.5
+
+
+@pytest.mark.parametrize(("interim", "outcome"), [(delivery._MAX_INTERIM, "delivered"), (delivery._MAX_INTERIM + 1, "connection_error")])
+def test_interim_answers_up_to_the_bound_precede_the_final_one(interim, outcome):
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n" * interim
+                         + b"HTTP/1.1 204 No Content\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
+    finally:
+        server.close()
+    assert result.outcome == outcome
+
+
 def test_an_answer_whose_reason_holds_a_nul_is_recorded_and_stalls_no_one(url):
     """A receiver's reason phrase is its own text, NUL included, and an attempt's error
     quotes it: PostgreSQL's text holds no NUL, so stored as it came, the pass that records
