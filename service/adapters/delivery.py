@@ -382,7 +382,9 @@ class _Connection(asyncio.Protocol):
                 if trailer_end == end:  # no trailers
                     del buf[: end + 4]
                 elif trailer_end < 0:
-                    return None
+                    # Trailers are read as the body is: 4 KiB at most, then the answer is
+                    # taken as it is and the connection closed.
+                    return self._done(False) if len(buf) - end > _READ else None
                 else:
                     del buf[: trailer_end + 4]
                 return self._done(keep and not buf)

@@ -191,6 +191,31 @@ def test_interim_answers_up_to_the_bound_precede_the_final_one(interim, outcome)
     assert result.outcome == outcome
 
 
+def test_endless_trailers_after_a_chunked_2xx_are_read_up_to_4_kib_and_the_attempt_is_delivered():
+    """A chunked body's trailers end at an empty line; one that never comes was kept waiting
+    for, every byte held in memory and searched again as each arrived, until the deadline."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n")
+            try:
+                while True:
+                    conn.sendall(b"X-Trailer: " + b"t" * 65536)
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
+    finally:
+        server.close()
+    assert (result.outcome, result.status_code, result.error) == ("delivered", 200, None)
+    assert result.latency_ms < 1000
+
+
 def test_an_answer_whose_reason_holds_a_nul_is_recorded_and_stalls_no_one(url):
     """A receiver's reason phrase is its own text, NUL included, and an attempt's error
     quotes it: PostgreSQL's text holds no NUL, so stored as it came, the pass that records
