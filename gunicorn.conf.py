@@ -54,6 +54,10 @@ metrics_bind = os.environ.get("METRICS_BIND", "127.0.0.1:9100")
 # Prometheus multiprocess mode: must be set before prometheus_client is imported by the app.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="capsa-prometheus-")
+# The heavy reads' slots (service/api/heavy_reads.py): one directory for every worker of
+# this server, made before they start, so a client's bound holds across them.
+if not os.environ.get("HEAVY_READS_DIR"):
+    os.environ["HEAVY_READS_DIR"] = tempfile.mkdtemp(prefix="capsa-heavy-reads-")
 
 
 def on_starting(server):

@@ -20,7 +20,7 @@ from service.services import clients
 from service.services.errors import Unauthorized
 from service.services.idempotency import Purger
 
-from . import docs_page, paths, problems, proxies, queryguard, ratelimit, textguard
+from . import docs_page, heavy_reads, paths, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
 from .blueprints import arrangements, banting, deals, health, home, problem_pages, round_pages, rounds, rules
 from .blueprints import audit as audit_routes
@@ -70,6 +70,10 @@ def _env_config() -> dict[str, Any]:
         "IDEMPOTENCY_PURGE": os.environ.get("IDEMPOTENCY_PURGE", "on") != "off",
         # The receipts' keyring (`capsa keys create`); unset: records are stored unsigned.
         "SIGNING_KEY_FILE": os.environ.get(keyfile.ENV, ""),
+        # Heavy reads (verify, exports, CSV) one client may have in flight on this server
+        # ("off": no bound), and the directory of their slots, shared by the server's workers.
+        "HEAVY_READS_PER_CLIENT": os.environ.get("HEAVY_READS_PER_CLIENT", str(heavy_reads.DEFAULT_PER_CLIENT)),
+        "HEAVY_READS_DIR": os.environ.get(heavy_reads.ENV_DIR, ""),
     }
 
 
@@ -132,6 +136,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         keys=clients.KeyCache(app.config["API_KEY_CACHE_SECONDS"]),
     )
     capsa = state_of(app)
+    heavy_reads.install(app)
     if app.config["READ_DATABASE_URL"]:
         replica = replicas.Replica(
             app.config["READ_DATABASE_URL"],

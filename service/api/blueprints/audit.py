@@ -16,6 +16,7 @@ from service.services.rounds import store as rounds
 from service.services.rounds import voids
 
 from ..auth import allow_read, require_write
+from ..heavy_reads import heavy
 from ..schemas.audit import (
     AuditHeadSchema,
     AuditRecordSchema,
@@ -68,6 +69,7 @@ class ChainVerify(MethodView):
     @blp.arguments(ChainVerifyQuerySchema, location="query")
     @blp.response(200, ChainVerifySchema)
     @blp.problems(*AUTH, 422)
+    @heavy
     def get(self, query: dict[str, Any]) -> Response:
         """Rebuild each record from the live rows and check it against the stored chain."""
         report = audit.verify_chain_report(
@@ -134,6 +136,7 @@ class ChainExport(MethodView):
         example=EXPORT_EXAMPLE,
     )
     @blp.problems(*AUTH, 422)
+    @heavy
     def get(self, query: dict[str, Any]) -> Response:
         """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 

@@ -13,6 +13,7 @@ from service.adapters.replicas import AsOf
 from service.services.ledger import reports as ledger
 from service.services.reporting import AS_OF_HEADER, as_of_header
 
+from ..heavy_reads import answer_heavy
 from ..schemas.ledger import (
     COUNTING,
     EntriesQuerySchema,
@@ -95,8 +96,7 @@ class PlayerStatement(MethodView):
         with a `carried_forward` row instead, and a `Link: <...&cursor=...>; rel="next"`
         header names the next answer, which opens with that balance `brought_forward`."""
         if wants_csv():
-            chunks, next_cursor, as_of = ledger.statement_csv(db(), principal().client_id, player, **query)
-            return csv_response(chunks, next_cursor, as_of)
+            return answer_heavy(lambda: csv_response(*ledger.statement_csv(db(), principal().client_id, player, **query)))
         return json_response(ledger.statement(db(), principal().client_id, player, **query))
 
 
@@ -148,8 +148,7 @@ class Entries(MethodView):
         header names the next answer's URL.
         """
         if wants_csv():
-            chunks, next_cursor, as_of = ledger.entries_csv(db(), principal().client_id, **query)
-            return csv_response(chunks, next_cursor, as_of)
+            return answer_heavy(lambda: csv_response(*ledger.entries_csv(db(), principal().client_id, **query)))
         return json_response(ledger.entries(db(), principal().client_id, **query))
 
 

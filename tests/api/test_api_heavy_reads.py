@@ -1,0 +1,161 @@
+"""Heavy reads (verify, the audit export, ledger CSV) in flight per client, on one server: a
+client holding its slots is answered 429 for another, other clients are not, and a slot is
+let go when its answer has been sent, when the read fails, and when its process dies."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import make_app, make_tenant, reverify_every_round
+from httpkit import four_player_round
+
+from service.adapters.errors import DatabaseUnavailable
+from service.api import heavy_reads
+from service.api.heavy_reads import HeavyReads
+from service.services.audit import receipts
+
+HEAVY = [
+    ("/v1/audit/verify", {}),
+    ("/v1/audit/export", {}),
+    ("/v1/ledger/entries?currency=IDR", {"Accept": "text/csv"}),
+    ("/v1/ledger/players/a/statement?currency=IDR", {"Accept": "text/csv"}),
+]
+
+
+def get(http: Any, path: str, headers: dict[str, str]) -> Any:
+    """The answer read to its end and closed (as a server does once it is sent)."""
+    response = http.get(path, headers=headers)
+    response.get_data()
+    response.close()
+    return response
+
+
+@pytest.fixture(scope="module")
+def app(db_url: str) -> Iterator[Any]:
+    """An app with the bound as served (this module's own: the tests' others have it off)."""
+    application = make_app(db_url, HEAVY_READS_PER_CLIENT=str(heavy_reads.DEFAULT_PER_CLIENT))
+    yield application
+    try:
+        reverify_every_round(application)
+    finally:
+        application.extensions["capsa"].db.dispose()
+
+
+@pytest.fixture
+def reads(app: Any) -> HeavyReads:
+    found = heavy_reads.of(app)
+    assert isinstance(found, HeavyReads) and found.per_client == heavy_reads.DEFAULT_PER_CLIENT == 2
+    return found
+
+
+def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_else_is(app, http, reads):
+    tenant, other = make_tenant(app), make_tenant(app)
+    for who in (tenant, other):
+        assert http.post("/v1/rounds", json=four_player_round(), headers=who.headers).status_code == 201
+    held = [reads.take(tenant.id), reads.take(tenant.id)]
+    assert all(held) and reads.take(tenant.id) is None
+    try:
+        for path, headers in HEAVY:
+            refused = get(http, path, {**tenant.headers, **headers})
+            assert refused.status_code == 429, (path, refused.get_data(as_text=True))
+            assert refused.headers["Retry-After"] == "1"
+            body = refused.get_json()
+            assert body["type"].endswith("/rate-limited")
+            assert body["detail"].startswith("this client already has 2 heavy reads (verify, exports, CSV) in flight")
+            assert get(http, path, {**other.headers, **headers}).status_code == 200, path
+        # The light reads are not bounded: a JSON page of lines, the chain's head.
+        assert get(http, "/v1/ledger/entries?currency=IDR", tenant.headers).status_code == 200
+        assert get(http, "/v1/audit/head", tenant.headers).status_code == 200
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    for path, headers in HEAVY:
+        assert get(http, path, {**tenant.headers, **headers}).status_code == 200, path
+    # every answer let its slot go: both are free again
+    again = [reads.take(tenant.id), reads.take(tenant.id)]
+    assert all(again)
+    for slot in again:
+        assert slot is not None
+        slot.release()
+
+
+def test_a_streamed_answer_holds_its_slot_until_it_has_been_sent(app, http, reads):
+    tenant = make_tenant(app)
+    for _ in range(3):
+        assert http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).status_code == 201
+    other = reads.take(tenant.id)
+    assert other is not None
+    try:
+        response = http.get("/v1/audit/export?limit=2", headers=tenant.headers, buffered=False)
+        assert response.status_code == 200
+        assert reads.take(tenant.id) is None  # the export's slot, and the one held here
+        body = b"".join(response.response)
+        response.close()
+        assert body.count(b"\n") == 2
+        freed = reads.take(tenant.id)
+        assert freed is not None
+        freed.release()
+    finally:
+        other.release()
+
+
+def test_a_heavy_read_that_fails_lets_its_slot_go(app, http, reads, monkeypatch):
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise DatabaseUnavailable("the database does not answer")
+
+    monkeypatch.setattr(receipts, "plan_export", down)
+    tenant = make_tenant(app)
+    for _ in range(3):  # more than the slots: each failure gave its slot back
+        failed = get(http, "/v1/audit/export", tenant.headers)
+        assert failed.status_code == 503, failed.get_data(as_text=True)
+    slots = [reads.take(tenant.id), reads.take(tenant.id)]
+    assert all(slots)
+    for slot in slots:
+        assert slot is not None
+        slot.release()
+
+
+def test_the_slots_are_shared_by_the_servers_processes_and_a_dead_ones_go_free(app, http, reads):
+    """Another process (another worker of the server) holding both slots of the client: this
+    one is refused; once that process is gone, its slots are free."""
+    tenant = make_tenant(app)
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from service.api.heavy_reads import HeavyReads
+        reads = HeavyReads(Path({str(reads.directory)!r}), 2)
+        held = [reads.take({tenant.id!r}), reads.take({tenant.id!r})]
+        print(sum(s is not None for s in held), flush=True)
+        sys.stdin.read()
+    """)
+    with subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
+        try:
+            assert child.stdout is not None and child.stdout.readline().strip() == "2"
+            assert get(http, "/v1/audit/verify", tenant.headers).status_code == 429
+        finally:
+            child.kill()
+    assert get(http, "/v1/audit/verify", tenant.headers).status_code == 200
+
+
+def test_the_bound_is_on_by_default_at_two(monkeypatch):
+    from service.api.app import _env_config
+
+    monkeypatch.delenv("HEAVY_READS_PER_CLIENT", raising=False)
+    assert _env_config()["HEAVY_READS_PER_CLIENT"] == "2" == str(heavy_reads.DEFAULT_PER_CLIENT)
+
+
+@pytest.mark.parametrize(("setting", "count"), [("2", 2), ("1", 1), ("off", None), ("0", None), ("", None)])
+def test_the_setting_is_a_count_or_off(setting, count):
+    assert heavy_reads.per_client(setting) == count
+
+
+@pytest.mark.parametrize("setting", ["-1", "two", "1.5"])
+def test_a_bad_setting_is_refused(setting):
+    with pytest.raises(ValueError):
+        heavy_reads.per_client(setting)
