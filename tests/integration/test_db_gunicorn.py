@@ -35,7 +35,9 @@ def call(port: int, method: str, path: str, headers: dict[str, str], body: bytes
         conn.close()
 
 
-def start(sqlite_url: str, tmp_path: Path, metrics_bind: str) -> tuple[subprocess.Popen[bytes], int]:
+def start(
+    sqlite_url: str, tmp_path: Path, metrics_bind: str, **extra: str
+) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     env = {
         **os.environ,
@@ -44,6 +46,7 @@ def start(sqlite_url: str, tmp_path: Path, metrics_bind: str) -> tuple[subproces
         "LOG_LEVEL": "WARNING",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom"),
         "METRICS_BIND": metrics_bind,
+        **extra,
     }
     with (tmp_path / "gunicorn.log").open("wb") as log:  # the child keeps its own copy
         proc = subprocess.Popen(
@@ -97,6 +100,29 @@ def test_rounds_scored_under_gunicorn_are_counted_across_workers(server, sqlite_
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="false"} 6.0' in metrics
     assert 'capsa_rounds_scored_total{preset="capsa-susun-id",stored="true"} 1.0' in metrics
     assert "capsa_http_request_duration_seconds_bucket" in metrics
+
+
+def test_a_clients_heavy_reads_are_bounded_across_the_workers(sqlite_url, tmp_path):
+    """The bound on a client's heavy reads is the server's, not a worker's: with the client's
+    two slots held in the server's directory, every worker refuses its verify."""
+    from service.api.heavy_reads import HeavyReads
+
+    slots_dir = tmp_path / "heavy"
+    proc, port = start(sqlite_url, tmp_path, "off", HEAVY_READS_PER_CLIENT="2", HEAVY_READS_DIR=str(slots_dir))
+    try:
+        wait_healthy(proc, port)
+        tenant = make_tenant(make_app(sqlite_url))
+        held = [HeavyReads(slots_dir, 2).take(tenant.id) for _ in range(2)]
+        assert all(held)
+        statuses = {call(port, "GET", "/v1/audit/verify", tenant.headers)[0] for _ in range(8)}
+        for slot in held:
+            assert slot is not None
+            slot.release()
+        assert statuses == {429}
+        assert call(port, "GET", "/v1/audit/verify", tenant.headers)[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(20)
 
 
 def test_metrics_are_served_on_their_own_bind_and_the_api_port_answers_404(server):

@@ -4,6 +4,7 @@ Dockerfile and docker-compose.yml are read; deploy/nginx.conf is also checked by
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
@@ -75,6 +76,20 @@ def test_gunicorns_header_limits_sit_above_nginxs_so_nginx_answers_first(monkeyp
     # nginx's 1,000 header lines and the 3 it adds (X-Forwarded-For, -Proto, X-Request-Id).
     assert gunicorn["limit_request_fields"] >= 1000 + 3
     assert (count, size) == (4, 8191)  # the numbers docs/limits.md and the 414/431 details say
+
+
+def test_gunicorn_names_one_directory_of_heavy_read_slots_for_all_its_workers(monkeypatch, tmp_path):
+    import runpy
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.delenv("HEAVY_READS_DIR", raising=False)  # restored (unset) after the test
+    runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    made = Path(os.environ["HEAVY_READS_DIR"])  # in the master's environment: the workers inherit it
+    assert made.is_dir() and made.name.startswith("capsa-heavy-reads-")
+    made.rmdir()
+    monkeypatch.setenv("HEAVY_READS_DIR", str(tmp_path / "mine"))  # one named by the operator stays
+    runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert os.environ["HEAVY_READS_DIR"] == str(tmp_path / "mine")
 
 
 def test_exports_are_limited_in_flight_per_address_and_in_all_with_bounded_temp_files():
