@@ -213,14 +213,18 @@ def make_app(db_url: str, **config: Any) -> Any:
     )
 
 
-@pytest.fixture(scope="session")
-def app(db_url: str) -> Iterator[Any]:
-    application = make_app(db_url)
+def serving(application: Any) -> Iterator[Any]:
+    """A fixture's app: its rounds re-verified and its database closed at the end."""
     yield application
     try:
         reverify_every_round(application)
     finally:
         application.extensions["capsa"].db.dispose()
+
+
+@pytest.fixture(scope="session")
+def app(db_url: str) -> Iterator[Any]:
+    yield from serving(make_app(db_url))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import make_app, make_tenant, reverify_every_round
+from conftest import make_app, make_tenant, serving
 from httpkit import four_player_round
 
 from service.adapters.errors import DatabaseUnavailable
@@ -38,12 +38,16 @@ def get(http: Any, path: str, headers: dict[str, str]) -> Any:
 @pytest.fixture(scope="module")
 def app(db_url: str) -> Iterator[Any]:
     """An app with the bound as served (this module's own: the tests' others have it off)."""
-    application = make_app(db_url, HEAVY_READS_PER_CLIENT=str(heavy_reads.DEFAULT_PER_CLIENT))
-    yield application
-    try:
-        reverify_every_round(application)
-    finally:
-        application.extensions["capsa"].db.dispose()
+    yield from serving(make_app(db_url, HEAVY_READS_PER_CLIENT=str(heavy_reads.DEFAULT_PER_CLIENT)))
+
+
+def assert_both_free(reads: HeavyReads, client_id: str) -> None:
+    """Both of the client's slots can be taken (then let go again)."""
+    slots = [reads.take(client_id), reads.take(client_id)]
+    assert all(slots)
+    for slot in slots:
+        assert slot is not None
+        slot.release()
 
 
 @pytest.fixture
@@ -77,12 +81,7 @@ def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_els
             slot.release()
     for path, headers in HEAVY:
         assert get(http, path, {**tenant.headers, **headers}).status_code == 200, path
-    # every answer let its slot go: both are free again
-    again = [reads.take(tenant.id), reads.take(tenant.id)]
-    assert all(again)
-    for slot in again:
-        assert slot is not None
-        slot.release()
+    assert_both_free(reads, tenant.id)  # every answer let its slot go
 
 
 def test_a_streamed_answer_holds_its_slot_until_it_has_been_sent(app, http, reads):
@@ -114,11 +113,7 @@ def test_a_heavy_read_that_fails_lets_its_slot_go(app, http, reads, monkeypatch)
     for _ in range(3):  # more than the slots: each failure gave its slot back
         failed = get(http, "/v1/audit/export", tenant.headers)
         assert failed.status_code == 503, failed.get_data(as_text=True)
-    slots = [reads.take(tenant.id), reads.take(tenant.id)]
-    assert all(slots)
-    for slot in slots:
-        assert slot is not None
-        slot.release()
+    assert_both_free(reads, tenant.id)
 
 
 def test_the_slots_are_shared_by_the_servers_processes_and_a_dead_ones_go_free(app, http, reads):

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,26 +119,41 @@ def test_an_attempt_ends_by_its_deadline_however_slowly_the_receiver_answers(mod
     assert [a.id for a in receiver.attempts] == ["msg_1"]
 
 
-def test_an_endless_2xx_body_is_read_up_to_4_kib_and_the_attempt_is_delivered():
+def answered(respond: Callable[[socket.socket], None], timeout: float = 2.0) -> delivery.Result:
+    """An attempt at a raw receiver that answers it with `respond(connection)`, after reading
+    the request (until it sends no more: an error sending ends it)."""
     server = socket.create_server(("127.0.0.1", 0))
-    sent = []
 
     def serve() -> None:
         conn, _ = server.accept()
         with conn:
             conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
             try:
-                while True:  # a body far larger than anyone reads, as fast as it goes
-                    sent.append(conn.send(b"x" * 65536))
+                respond(conn)
             except OSError:
                 pass
 
     threading.Thread(target=serve, daemon=True).start()
     try:
-        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
+        return delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, timeout, True)
     finally:
         server.close()
+
+
+def endless(head: bytes, more: bytes) -> Callable[[socket.socket], None]:
+    """An answer of `head`, then `more` again and again, as fast as it goes."""
+
+    def respond(conn: socket.socket) -> None:
+        conn.sendall(head)
+        while True:
+            conn.sendall(more)
+
+    return respond
+
+
+def test_an_endless_2xx_body_is_read_up_to_4_kib_and_the_attempt_is_delivered():
+    # a body far larger than anyone reads
+    result = answered(endless(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n", b"x" * 65536))
     assert (result.outcome, result.status_code, result.error) == ("delivered", 200, None)
     assert result.latency_ms < 1000
 
@@ -148,24 +163,8 @@ def test_an_endless_run_of_interim_answers_ends_the_attempt_at_once():
     parsed and skipped until the deadline, the dispatcher's one event loop busy with them
     (its other endpoints' attempts waiting their turns). A few are allowed, as servers send
     (100 Continue, 103 Early Hints); past that the answer is bad."""
-    server = socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        conn, _ = server.accept()
-        with conn:
-            conn.recv(65536)
-            try:
-                while True:
-                    conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" * 2000)
-            except OSError:
-                pass
-
-    threading.Thread(target=serve, daemon=True).start()
     cpu = time.process_time()
-    try:
-        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
-    finally:
-        server.close()
+    result = answered(endless(b"", b"HTTP/1.1 100 Continue\r\n\r\n" * 2000))
     cpu = time.process_time() - cpu
     assert (result.outcome, result.status_code) == ("connection_error", None)
     assert result.error == f"BadAnswer: got more than {delivery._MAX_INTERIM} interim (1xx) answers"
@@ -174,44 +173,16 @@ def test_an_endless_run_of_interim_answers_ends_the_attempt_at_once():
 
 @pytest.mark.parametrize(("interim", "outcome"), [(delivery._MAX_INTERIM, "delivered"), (delivery._MAX_INTERIM + 1, "connection_error")])
 def test_interim_answers_up_to_the_bound_precede_the_final_one(interim, outcome):
-    server = socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        conn, _ = server.accept()
-        with conn:
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n" * interim
-                         + b"HTTP/1.1 204 No Content\r\n\r\n")
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
-    finally:
-        server.close()
+    early = b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n" * interim
+    result = answered(lambda conn: conn.sendall(early + b"HTTP/1.1 204 No Content\r\n\r\n"))
     assert result.outcome == outcome
 
 
 def test_endless_trailers_after_a_chunked_2xx_are_read_up_to_4_kib_and_the_attempt_is_delivered():
     """A chunked body's trailers end at an empty line; one that never comes was kept waiting
     for, every byte held in memory and searched again as each arrived, until the deadline."""
-    server = socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        conn, _ = server.accept()
-        with conn:
-            conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n")
-            try:
-                while True:
-                    conn.sendall(b"X-Trailer: " + b"t" * 65536)
-            except OSError:
-                pass
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        result = delivery.post(f"http://127.0.0.1:{server.getsockname()[1]}/hook", b"{}", {}, 2.0, True)
-    finally:
-        server.close()
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n"
+    result = answered(endless(head, b"X-Trailer: " + b"t" * 65536))
     assert (result.outcome, result.status_code, result.error) == ("delivered", 200, None)
     assert result.latency_ms < 1000
 
