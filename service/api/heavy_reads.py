@@ -42,7 +42,10 @@ def per_client(setting: str) -> int | None:
     """`HEAVY_READS_PER_CLIENT` as a count (None: no bound); ValueError when it is neither."""
     if setting.strip().lower() in _OFF:
         return None
-    count = int(setting)
+    try:
+        count = int(setting)
+    except ValueError:
+        count = 0
     if count < 1:
         raise ValueError(f"HEAVY_READS_PER_CLIENT must be a count of 1 or more, or off: {setting!r}")
     return count
@@ -60,6 +63,9 @@ class Slot:
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)  # closing the file lets the lock go
+
+    # A slot whose answer was dropped unsent (never closed) goes with it.
+    __del__ = release
 
 
 class HeavyReads:

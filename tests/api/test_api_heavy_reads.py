@@ -152,5 +152,13 @@ def test_the_setting_is_a_count_or_off(setting, count):
 
 @pytest.mark.parametrize("setting", ["-1", "two", "1.5"])
 def test_a_bad_setting_is_refused(setting):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=f"HEAVY_READS_PER_CLIENT must be a count of 1 or more, or off: '{setting}'"):
         heavy_reads.per_client(setting)
+
+
+def test_a_slot_dropped_without_being_let_go_goes_free(reads):
+    """An answer dropped unsent (never closed) takes its slot with it."""
+    held = reads.take("cl_dropped")
+    assert held is not None and reads.take("cl_dropped") is not None  # the second, dropped at once
+    del held
+    assert_both_free(reads, "cl_dropped")
