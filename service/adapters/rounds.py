@@ -132,6 +132,21 @@ def _at_table_and_reference(q: Any, where: RoundFilter) -> Any:
     return q
 
 
+def _rounds_after(
+    client_id: str, where: RoundFilter, after: tuple[datetime, str] | None, *columns: Any
+) -> Any:
+    """`columns` of the rounds that pass the filter's table, reference and period and come
+    after the cursor, in page order (newest first by time, then id)."""
+    q = _at_table_and_reference(
+        select(*columns).where(Round.client_id == client_id, *within(Round.created_at, where.since, where.until)),
+        where,
+    )
+    if after is not None:
+        when, round_id = after
+        q = q.where(or_(Round.created_at < when, and_(Round.created_at == when, Round.id < round_id)))
+    return q.order_by(Round.created_at.desc(), Round.id.desc())
+
+
 # Lines (or rounds) a batch reads at most (the first a page's worth, each next one twice the last).
 PLAYER_BATCH = 1000
 # A walk for a player's page: yields after each batch, returns the page's keys.
@@ -202,21 +217,7 @@ class RoundRepository:
     ) -> list[tuple[str, datetime]]:
         """The (id, created_at) of the page's rounds, newest first, at most `limit + 1`: an
         index range of the rounds (by table: the table's index) in page order."""
-        q = _at_table_and_reference(
-            select(Round.id, Round.created_at).where(
-                Round.client_id == client_id, *within(Round.created_at, where.since, where.until)
-            ),
-            where,
-        )
-        if after is not None:
-            when, round_id = after
-            q = q.where(
-                or_(
-                    Round.created_at < when,
-                    and_(Round.created_at == when, Round.id < round_id),
-                )
-            )
-        rows = self.session.execute(q.order_by(Round.created_at.desc(), Round.id.desc()).limit(limit + 1))
+        rows = self.session.execute(_rounds_after(client_id, where, after, Round.id, Round.created_at).limit(limit + 1))
         return [(str(r[0]), r[1]) for r in rows]
 
     def _player_keys(
@@ -292,20 +293,11 @@ class RoundRepository:
         """The rounds at the table (by the table's index) or of the reference (by its unique
         index) newest first, in batches, each batch's kept where the player has a settlement
         line at its sequence and time and its record names it (as `_played` keeps them)."""
-        rounds = _at_table_and_reference(
-            select(Round.id, Round.created_at, Round.sequence).where(
-                Round.client_id == client_id, *within(Round.created_at, where.since, where.until)
-            ),
-            where,
-        )
         found: list[tuple[str, datetime]] = []
         batch = limit + 2
         while len(found) <= limit:
-            q = rounds
-            if after is not None:
-                when, round_id = after
-                q = q.where(or_(Round.created_at < when, and_(Round.created_at == when, Round.id < round_id)))
-            rows = list(self.session.execute(q.order_by(Round.created_at.desc(), Round.id.desc()).limit(batch)))
+            q = _rounds_after(client_id, where, after, Round.id, Round.created_at, Round.sequence)
+            rows = list(self.session.execute(q.limit(batch)))
             found += self._player_at(client_id, str(where.player), rows)
             if len(rows) < batch or len(found) > limit:
                 break
@@ -331,17 +323,20 @@ class RoundRepository:
         }
         if not at:
             return []
-        named = {
-            int(row[1]): str(row[0])
-            for row in self.session.execute(
-                select(ChainRecord.round_id, ChainRecord.sequence).where(
-                    ChainRecord.client_id == client_id, ChainRecord.sequence.in_(list(at))
-                )
-            )
-        }
+        named = self._round_ids_at(client_id, list(at))
         return [
             (str(r[0]), r[1]) for r in rounds if at.get(int(r[2])) == r[1] and named.get(int(r[2])) == str(r[0])
         ]
+
+    def _round_ids_at(self, client_id: str, sequences: list[int]) -> dict[int, str]:
+        """The round each of these sequences' chain records names, by its sequence (a look-up
+        by key each)."""
+        rows = self.session.execute(
+            select(ChainRecord.round_id, ChainRecord.sequence).where(
+                ChainRecord.client_id == client_id, ChainRecord.sequence.in_(sequences)
+            )
+        )
+        return {int(r[1]): str(r[0]) for r in rows}
 
     def _played(
         self, client_id: str, where: RoundFilter, lines: list[Any], after: tuple[datetime, str] | None
@@ -353,12 +348,7 @@ class RoundRepository:
         at = {int(line[0]): line[1] for line in lines}
         # Two look-ups by key, each planned as one whatever the statistics say (joined, the
         # planner hashed every round of a small client's history).
-        named = self.session.execute(
-            select(ChainRecord.round_id, ChainRecord.sequence).where(
-                ChainRecord.client_id == client_id, ChainRecord.sequence.in_(list(at))
-            )
-        )
-        sequence_of = {str(r[0]): int(r[1]) for r in named}
+        sequence_of = {round_id: sequence for sequence, round_id in self._round_ids_at(client_id, list(at)).items()}
         if not sequence_of:
             return []
         q = _at_table_and_reference(
