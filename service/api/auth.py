@@ -27,6 +27,12 @@ def _view_allows_read() -> bool:
     return bool(getattr(view_method(), "capsa_allow_read", False))
 
 
+def holds_write() -> bool:
+    """Whether the calling key has the write scope: for answers that show a read key less
+    (an unused deal's hands)."""
+    return bool(g.principal.scope == clients.WRITE)
+
+
 def require_write() -> None:
     """For views marked `allow_read` that name a resource: 403 for a read key once it is found,
     so another client's key gets the same 404 whatever its scope."""

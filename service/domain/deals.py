@@ -47,16 +47,24 @@ def status_of(used: bool, revealed: bool) -> DealStatus:
     return DealStatus.USED if used else DealStatus.REVEALED if revealed else DealStatus.OPEN
 
 
-def discloses_hands(use: DealUse) -> bool:
-    """Whether a deal's hands and server seed may be answered now, to any key.
+def discloses_hands(use: DealUse, *, public: bool, writer: bool) -> bool:
+    """Whether a deal's hands (and its seed, once published) may be answered now, to a key
+    of this scope (`writer`: a write key).
 
-    Never while the game that used the deal is in play: a seed recomputes every hand. An
-    unused deal shows its creator what `POST /v1/deals` answered; an ended one shows all.
+    Never while the game that used the deal is in play: a seed recomputes every hand. A
+    deal a round or an ended game used shows all, and so does one whose seed was revealed
+    (`public`: anyone can recompute its hands). An unused deal whose seed is still secret
+    shows its hands to write keys only, as `POST /v1/deals` answered them: they are
+    players' hands, which a read key (an auditor) sees only in stored rounds.
 
-    >>> [discloses_hands(u) for u in DealUse]
-    [True, False, True]
+    >>> [(u.value, p, w) for u in DealUse for p in (False, True) for w in (False, True)
+    ...  if discloses_hands(u, public=p, writer=w)]  # doctest: +NORMALIZE_WHITESPACE
+    [('unused', False, True), ('unused', True, False), ('unused', True, True),
+     ('ended', False, False), ('ended', False, True), ('ended', True, False), ('ended', True, True)]
     """
-    return use is not DealUse.IN_PLAY
+    if use is DealUse.IN_PLAY:
+        return False
+    return use is DealUse.ENDED or public or writer
 
 
 def commitment(server_seed: bytes) -> str:

@@ -36,6 +36,7 @@ class DealtHands:
     id: str
     players: tuple[str, ...]
     hands: tuple[tuple[Card, ...], ...]
+    shown: bool = True  # whether the caller may see the hands: errors list cards only then
 
     def hand_of(self, player: str) -> frozenset[Card] | None:
         try:
@@ -57,7 +58,7 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     with db.unit_of_work(write=True) as uow:
         made = insert_new(uow, client_id, players, client_seed)
         uow.commit()
-    return document(made, DealUse.UNUSED)  # the fields GET answers, from the deal as inserted
+    return document(made, DealUse.UNUSED, writer=True)  # the fields GET answers, from the deal as inserted
 
 
 def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> DealRecord:
@@ -85,10 +86,11 @@ def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_s
     return made
 
 
-def document(row: DealRecord, use: DealUse) -> dict[str, Any]:
+def document(row: DealRecord, use: DealUse, *, writer: bool) -> dict[str, Any]:
     """`GET /v1/deals/{id}`: `server_seed` (hex) only once the deal is used or revealed, and
     neither `hands` nor `server_seed` while the game that used it is in play (`use`, which
-    every answer about a deal must pass: `uses` finds it)."""
+    every answer about a deal must pass: `uses` finds it); an unused deal's hands, while its
+    seed is secret, only to a write key (`writer`)."""
     doc: dict[str, Any] = {
         "id": row.id,
         "status": status_of(row.used_at is not None, row.revealed_at is not None).value,
@@ -104,7 +106,7 @@ def document(row: DealRecord, use: DealUse) -> dict[str, Any]:
     }
     if row.used_at is not None or row.revealed_at is not None:
         doc["server_seed"] = row.server_seed.hex()
-    if not discloses_hands(use):
+    if not discloses_hands(use, public=row.revealed_at is not None, writer=writer):
         del doc["hands"]
         doc.pop("server_seed", None)
     return doc
@@ -133,22 +135,29 @@ def _stamp(at: datetime | None) -> str | None:
 
 
 def list_(
-    db: Database, client_id: str, *, status: str | None = None, limit: int = 50, cursor: str | None = None
+    db: Database,
+    client_id: str,
+    *,
+    writer: bool,
+    status: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
 ) -> dict[str, Any]:
     """`GET /v1/deals`: a page of the client's deals, newest first by (created_at, id), of
-    this status (one of `DealStatus`: the schema checked it)."""
+    this status (one of `DealStatus`: the schema checked it), as a key of this scope sees
+    them (`writer`: `document`)."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
     wanted = None if status is None else DealStatus(status)
     with db.unit_of_work() as uow:
         rows, next_after = uow.deals.page(client_id, wanted, limit, after)
-        items = [document(r, use) for r, use in zip(rows, uses(uow, client_id, rows), strict=True)]
+        items = [document(r, use, writer=writer) for r, use in zip(rows, uses(uow, client_id, rows), strict=True)]
     return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 
 
-def get(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
+def get(db: Database, client_id: str, deal_id: str, *, writer: bool) -> dict[str, Any]:
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, deal_id)
-        return document(row, uses(uow, client_id, [row])[0])
+        return document(row, uses(uow, client_id, [row])[0], writer=writer)
 
 
 def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
@@ -160,7 +169,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
             raise in_play_conflict(deal_id, row.used_by)
         uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())
         uow.commit()
-    return get(db, client_id, deal_id)
+    return get(db, client_id, deal_id, writer=True)
 
 
 def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> DealRecord:
@@ -173,20 +182,22 @@ def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> DealRecord:
 # -- using a deal ---------------------------------------------------------------------------
 
 
-def dealt(uow: UnitOfWork, client_id: str, deal_id: str) -> DealtHands:
+def dealt(uow: UnitOfWork, client_id: str, deal_id: str, *, writer: bool = True) -> DealtHands:
     """The deal named in a body (422 on `deal` when this client has none by that id; 409
     `deal-in-play` when a game in play used it, before any card is compared with its hands,
-    so no error detail lists them)."""
+    so no error detail lists them). For a read key (`writer` false: `POST /v1/score`), an
+    error about a deal whose hands it may not see names no card."""
     row = uow.deals.get(client_id, deal_id)
     if row is None:
         raise InvalidInput(
             f"no deal {deal_id!r} for this client",
             errors=[FieldError("deal", "no such deal; make one with POST /v1/deals")],
         )
-    if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
+    use = uses(uow, client_id, [row])[0]
+    if use is DealUse.IN_PLAY:
         raise in_play_conflict(deal_id, row.used_by)
     hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
-    return DealtHands(row.id, row.players, hands)
+    return DealtHands(row.id, row.players, hands, discloses_hands(use, public=row.revealed_at is not None, writer=writer))
 
 
 def used_conflict(deal_id: str) -> Conflict:
@@ -257,6 +268,8 @@ def _mismatch(dealt_hands: DealtHands, player: str, texts: Sequence[str], where:
     cards = frozenset(parse_cards(texts, where))
     if cards == hand:
         return None
+    if not dealt_hands.shown:  # which cards differ would tell a read key the hand, a guess at a time
+        return f"these are not the cards deal {dealt_hands.id} dealt to {player!r}"
     extra = " ".join(canonical(sorted(cards - hand, key=_order)))
     missing = " ".join(canonical(sorted(hand - cards, key=_order)))
     return (

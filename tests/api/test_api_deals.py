@@ -71,12 +71,55 @@ def test_nonces_count_each_clients_deals_from_zero(http, tenant, other_tenant):
 
 def test_before_use_the_deal_hides_its_server_seed(http, tenant):
     made = make_deal(http, tenant)
-    shown = http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers)
+    shown = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers)
     assert shown.status_code == 200
     doc = shown.get_json()
     assert "server_seed" not in doc
     assert (doc["used_at"], doc["used_by"], doc["revealed_at"]) == (None, None, None)
     assert doc["hands"] == made["hands"] and doc["players"] == ["a", "b", "c", "d"]
+
+
+def _cards_in(text: str, made: dict[str, Any]) -> list[str]:
+    return [c for h in made["hands"].values() for c in h if f'"{c}"' in text or f" {c}" in text or f"{c} " in text]
+
+
+def test_a_read_key_sees_an_unused_deals_hands_only_once_its_seed_is_public(http, tenant):
+    """Its hands are the players' hands of the round or game that will use it: an auditor
+    sees hands only in stored rounds (or once anyone can recompute them)."""
+    made, kept = make_deal(http, tenant, seed="read-1"), make_deal(http, tenant, seed="read-2")
+    for path in (f"/v1/deals/{made['id']}", "/v1/deals", "/v1/deals?status=open"):
+        answer = http.get(path, headers=tenant.read_headers)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert _cards_in(answer.get_data(as_text=True), made) == [] and "hands" not in answer.get_data(as_text=True)
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers).get_json()
+    assert (doc["id"], doc["status"], doc["commitment"]) == (made["id"], "open", made["commitment"])
+    # a write key sees what POST /v1/deals answered
+    assert http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()["hands"] == made["hands"]
+    # revealed: its seed is public, so are its hands; used by a round: the round shows them
+    assert http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers).status_code == 200
+    assert http.get(f"/v1/deals/{made['id']}", headers=tenant.read_headers).get_json()["hands"] == made["hands"]
+    stored = http.post("/v1/rounds", json=susun_round(kept), headers=tenant.headers)
+    assert stored.status_code == 201, stored.get_data(as_text=True)
+    assert http.get(f"/v1/deals/{kept['id']}", headers=tenant.read_headers).get_json()["hands"] == kept["hands"]
+
+
+def test_scoring_against_an_unused_deal_tells_a_read_key_no_card_of_its_hands(http, tenant):
+    made = make_deal(http, tenant, "a b", seed="oracle")
+    body = susun_round(made)
+    hand = made["hands"]["a"]
+    guess = [c for c in (f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs") if c not in hand and c not in made["hands"]["b"]]
+    wrong = hand[:12] + guess[:1]  # one card off: the answer must not say which
+    body["players"][0]["arrangement"] = {"front": wrong[:3], "middle": wrong[3:8], "back": wrong[8:]}
+    read = http.post("/v1/score", json=body, headers=tenant.read_headers)
+    problem(read, 422, "invalid-cards")
+    assert _cards_in(read.get_data(as_text=True), made) == []
+    assert guess[0] not in read.get_data(as_text=True)
+    assert fields_of(read.get_json()) == {"players[0].arrangement"}
+    assert "not the cards deal" in read.get_json()["errors"][0]["message"]
+    # a write key is told which card differs
+    write = http.post("/v1/score", json=body, headers=tenant.headers)
+    problem(write, 422, "invalid-cards")
+    assert f"not dealt {guess[0]}; dealt but missing {hand[12]}" in write.get_data(as_text=True)
 
 
 def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gives_the_hands(http, tenant):

@@ -111,9 +111,13 @@ def test_the_chi_square_test_does_find_a_biased_shuffle() -> None:
     assert position_chi_square(SHUFFLES // 4, sattolo) > chi_square_critical(DF)
 
 
-def test_only_a_deal_whose_game_is_in_play_withholds_its_hands_and_seed():
+def test_a_deal_in_play_withholds_its_hands_from_all_and_an_unused_secret_one_from_read_keys():
     from service.domain.deals import DealUse, discloses_hands
 
-    assert {use: discloses_hands(use) for use in DealUse} == {
-        DealUse.UNUSED: True, DealUse.IN_PLAY: False, DealUse.ENDED: True,
+    shown = {(use, public, writer) for use in DealUse for public in (False, True) for writer in (False, True)
+             if discloses_hands(use, public=public, writer=writer)}
+    assert shown == {
+        (DealUse.UNUSED, False, True), (DealUse.UNUSED, True, False), (DealUse.UNUSED, True, True),
+        (DealUse.ENDED, False, False), (DealUse.ENDED, False, True), (DealUse.ENDED, True, False),
+        (DealUse.ENDED, True, True),
     }

@@ -3783,7 +3783,7 @@ export interface components {
             /** @example table-7 */
             client_seed: string;
             /**
-             * @description Each player's 13 cards, in dealt order; left out while the game that used the deal is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key.
+             * @description Each player's 13 cards, in dealt order; left out while the game that used the deal is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key, and for a read key while the deal is unused and its seed secret.
              * @example {
              *       "a": [
              *         "7c",

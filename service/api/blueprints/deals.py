@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from service.services import deals
 
-from ..auth import allow_read, require_write
+from ..auth import allow_read, holds_write, require_write
 from ..body import optional_body
 from ..schemas.deals import DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
 from ..state import db, principal
@@ -53,7 +53,7 @@ class Deals(MethodView):
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
         """List this client's deals, newest first, by status, in pages."""
-        return json_response(deals.list_(db(), principal().client_id, **query))
+        return json_response(deals.list_(db(), principal().client_id, writer=holds_write(), **query))
 
     @blp.doc(
         description="The server seed stays secret (only its SHA-256 `commitment` is shown) until "
@@ -83,7 +83,7 @@ class DealById(MethodView):
 
         While the game that used it is in play, neither `hands` nor `server_seed`.
         """
-        return json_response(deals.get(db(), principal().client_id, deal_id))
+        return json_response(deals.get(db(), principal().client_id, deal_id, writer=holds_write()))
 
 
 @blp.route("/<string:deal_id>/reveal")
@@ -97,6 +97,6 @@ class Reveal(MethodView):
 
         409 `deal-in-play` while the game that used the deal is in play.
         """
-        deals.get(db(), principal().client_id, deal_id)  # another client's deal is 404
+        deals.get(db(), principal().client_id, deal_id, writer=False)  # another client's deal is 404
         require_write()
         return json_response(deals.reveal(db(), principal().client_id, deal_id))

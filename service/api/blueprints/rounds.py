@@ -10,7 +10,7 @@ from flask.views import MethodView
 from service.services.idempotency import parse_key
 from service.services.rounds import store as rounds
 
-from ..auth import allow_read
+from ..auth import allow_read, holds_write
 from ..schemas.rounds import (
     RoundDocumentSchema,
     RoundListSchema,
@@ -83,7 +83,7 @@ class Score(MethodView):
         With a `deal` used by a game still in play it is 409 `deal-in-play` (no card is
         compared with the deal's hands, so no error lists them).
         """
-        document, preset = rounds.preview(body, db(), principal().client_id)
+        document, preset = rounds.preview(body, db(), principal().client_id, writer=holds_write())
         state().metrics.round_scored(preset, stored=False)
         return json_response(document)
 

@@ -60,7 +60,8 @@ class DealSchema(Out):
     client_seed = fields.String(required=True, metadata=openapi_meta("table-7"))
     hands = DealHandsField(
         description="Each player's 13 cards, in dealt order; left out while the game that used the deal "
-        "is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key."
+        "is in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key, and for a "
+        "read key while the deal is unused and its seed secret."
     )
     players = fields.List(Id("a"), required=True, metadata=openapi_meta(["a", "b", "c", "d"], "In deal order."))
     created_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", format="date-time"))

@@ -43,17 +43,18 @@ class Created:
 
 
 def preview(
-    body: dict[str, Any], db: Database | None = None, client_id: str | None = None
+    body: dict[str, Any], db: Database | None = None, client_id: str | None = None, *, writer: bool = True
 ) -> tuple[dict[str, Any], str]:
     """`POST /v1/score`: the document without storing anything, and its preset.
 
-    With a `deal`, the cards are checked against it (with `db`), but the deal is not used.
+    With a `deal`, the cards are checked against it (with `db`), but the deal is not used;
+    for a read key (`writer` false) an error names no card of a hand it may not see.
     """
     scored = score_round_request(body)
     deal_id = scored.request["deal"]
     if deal_id is not None and db is not None and client_id is not None:
         with db.unit_of_work() as uow:
-            deals.check_round_cards(deals.dealt(uow, client_id, deal_id), scored.request)
+            deals.check_round_cards(deals.dealt(uow, client_id, deal_id, writer=writer), scored.request)
     return score_document(scored.document), scored.preset
 
 

@@ -32,8 +32,9 @@ class Deal:
         used_by (None | str): The round (rnd_) or game (gm_) that used it.
         revealed_at (datetime.datetime | None): When the server seed was published.
         hands (DealHands | Unset): Each player's 13 cards, in dealt order; left out while the game that used the deal is
-            in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key. Example: {'a': ['7c', 'Qc',
-            '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}.
+            in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key, and for a read key while the
+            deal is unused and its seed secret. Example: {'a': ['7c', 'Qc', '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d',
+            'Kh', 'Tc', '2s']}.
         server_seed (str | Unset): Hex; present only once the deal is used or revealed, and left out while the game that
             used it is in play. Example: 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f.
     """

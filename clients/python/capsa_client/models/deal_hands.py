@@ -12,7 +12,8 @@ T = TypeVar("T", bound="DealHands")
 @_attrs_define
 class DealHands:
     """Each player's 13 cards, in dealt order; left out while the game that used the deal is in play (a Capsa Susun game
-    arranging, a Big Two game playing), whatever the key.
+    arranging, a Big Two game playing), whatever the key, and for a read key while the deal is unused and its seed
+    secret.
 
         Example:
             {'a': ['7c', 'Qc', '5c', '7h', '9c', 'As', '5h', '7d', '3d', '2d', 'Kh', 'Tc', '2s']}
