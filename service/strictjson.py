@@ -46,7 +46,11 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+# A string, or an unclosed one to the end of the text (which the parser then refuses): each
+# quote outside a string starts one match that never backtracks, so the cut is linear. (A
+# pattern that needed the closing quote was tried again from every quote inside an unclosed
+# string: 16 s of CPU for 64 KiB of `\\"`.)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
@@ -54,42 +58,16 @@ def _depth_ok(text: str, limit: int) -> bool:
     """True when brackets outside strings never nest deeper than `limit`.
 
     The strings and everything but brackets are cut out with regular expressions (C), so
-    the loop runs over the brackets only; text the expressions cannot read (an unclosed
-    string) takes the character-by-character scan."""
+    the loop runs over the brackets only."""
     if text.count("[") + text.count("{") <= limit:
         return True
-    outside = _STRINGS.sub("", text)
-    if '"' not in outside:
-        depth = 0
-        for ch in _NOT_BRACKETS.sub("", outside):
-            if ch in "[{":
-                depth += 1
-                if depth > limit:
-                    return False
-            else:
-                depth -= 1
-        return True
-    return _depth_scan(text, limit)
-
-
-def _depth_scan(text: str, limit: int) -> bool:
     depth = 0
-    in_string = escape = False
-    for ch in text:
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for ch in _NOT_BRACKETS.sub("", _STRINGS.sub("", text)):
+        if ch in "[{":
             depth += 1
             if depth > limit:
                 return False
-        elif ch in "]}":
+        else:
             depth -= 1
     return True
 
