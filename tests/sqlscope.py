@@ -52,9 +52,9 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/susun_games.py", "SusunGameRepository.overdue"):
         "the Susun sweeper finds overdue games of every client on ix_susun_games_status_deadline; "
         "Citus fans the SELECT out to every shard, each answering from its local index, then settles per client",
-    ("service/adapters/banting.py", "GameRepository.timed_in_play"):
-        "the Big Two sweeper lists timed games in play of every client; a multi-shard SELECT under Citus, "
-        "each game then played for by (client, id)",
+    ("service/adapters/banting.py", "GameRepository.due"):
+        "the Big Two sweeper finds the games whose turn ran out, of every client, on ix_games_deadline; "
+        "Citus fans the SELECT out to every shard, each answering from its local index, then plays each by (client, id)",
     ("service/adapters/webhook_queue.py", "Pass.lock_due"):
         "the dispatcher finds (and locks) endpoints behind their client's chain head across clients; under Citus "
         "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",

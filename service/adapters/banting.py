@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, insert, select, update
+from sqlalchemy import and_, exists, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from service.domain.banting.game import GameStatus
 from service.domain.banting.moves import MadeMove
+from service.domain.banting.timers import turn_deadline
 
 from .deals import Position, cut, newest_first
 from .models import Game, Match
@@ -141,6 +142,7 @@ class GameRepository:
             "match_id": game.match_id,
             "leader": game.leader,
             "turn_seconds": game.turn_seconds,
+            "deadline": turn_deadline(game.status, game.moves, game.created_at, game.turn_seconds),
         }])
 
     def get(self, client_id: str, game_id: str, lock: bool = False) -> GameRecord | None:
@@ -158,14 +160,22 @@ class GameRepository:
             )
         )
 
-    def timed_in_play(self) -> list[tuple[str, str]]:
-        """(client, game) of every timed game still in play, oldest first (for a sweeper)."""
-        q = (
-            select(Game.client_id, Game.id)
-            .where(Game.status == GameStatus.PLAYING.value, Game.turn_seconds.is_not(None))
-            .order_by(Game.created_at)
-        )
-        return [(c, g) for c, g in self.session.execute(q)]
+    def due(
+        self, now: datetime, limit: int, after: tuple[datetime, str, str] | None = None
+    ) -> list[tuple[datetime, str, str]]:
+        """(deadline, client, game) of the timed games in play whose turn ran out by `now`,
+        every client's, by deadline, after `after` (the sweeper's look-up, on
+        ix_games_deadline: it reads the due games only, however many are in play)."""
+        q = select(Game.deadline, Game.client_id, Game.id).where(Game.deadline.is_not(None), Game.deadline <= now)
+        if after is not None:
+            at, client_id, game_id = after
+            q = q.where(or_(
+                Game.deadline > at,
+                and_(Game.deadline == at, or_(Game.client_id > client_id,
+                                              and_(Game.client_id == client_id, Game.id > game_id))),
+            ))
+        q = q.order_by(Game.deadline, Game.client_id, Game.id).limit(limit)
+        return [(d, c, g) for d, c, g in self.session.execute(q) if d is not None]
 
     def page(
         self,
@@ -195,13 +205,16 @@ class GameRepository:
         at: datetime,
         winner: str | None = None,
         round_id: str | None = None,
+        deadline: datetime | None = None,
     ) -> bool:
         """Store the game's moves and status (a finished game's winner and round too) and
-        bump the version, only if it is still `version`; False otherwise."""
+        when its turn in play runs out (`timers.turn_deadline`: None when untimed or ended),
+        and bump the version, only if it is still `version`; False otherwise."""
         values: dict[str, Any] = {
             "moves": [m.to_json() for m in moves],
             "status": status.value,
             "updated_at": at,
+            "deadline": deadline,
         }
         if status == GameStatus.FINISHED:
             values |= {"winner": winner, "round_id": round_id}

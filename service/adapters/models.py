@@ -369,6 +369,16 @@ class Game(Base):
             ["client_id", "match_id"], ["matches.client_id", "matches.id"], name="fk_games_match_id_matches"
         ),
         Index("ix_games_client_created", "client_id", "created_at"),
+        # Migration 0021: the timed games in play by deadline, the sweeper's look-up of the
+        # turns that ran out (every client's games: an index of the due ones only).
+        Index(
+            "ix_games_deadline",
+            "deadline",
+            "client_id",
+            "id",
+            sqlite_where=text("deadline IS NOT NULL"),
+            postgresql_where=text("deadline IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(40))
@@ -389,6 +399,9 @@ class Game(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # Seconds per turn; null: untimed. Overdue turns are played for on the next access.
     turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Migration 0021: when the turn in play runs out (`timers.turn_deadline`); null when
+    # untimed or ended. Written with the moves.
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # Migration 0010: the match the game belongs to, and who leads it (first_lead previous_winner).
     match_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     leader: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -167,6 +167,52 @@ def test_the_sweeper_hook_plays_every_overdue_game_without_a_request(app, http, 
     assert state(http, tenant, first["id"])["history"][0]["auto"] is True
 
 
+def _stored_deadline(app: Any, tenant: Any, game_id: str) -> datetime | None:
+    from sqlalchemy import select
+
+    from service.adapters.models import Game
+
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        value = uow.session.scalar(select(Game.deadline).where(Game.client_id == tenant.id, Game.id == game_id))
+    return None if value is None else value.astimezone(UTC)
+
+
+def test_a_sweep_reads_the_due_games_only_whoever_holds_games_in_play(app, http, tenant, other_tenant, clock, monkeypatch):
+    """One client's games whose turns run on (a day each) cost the pass nothing: it read
+    every timed game in play, and each again, before the games kept their deadline."""
+    waiting = [timed(http, other_tenant, 86_400)["id"] for _ in range(12)]
+    due = timed(http, tenant, 10)["id"]
+    clock.advance(seconds=12)
+    tried: list[str] = []
+    catch_up = timers.catch_up
+    monkeypatch.setattr(timers, "catch_up", lambda db, c, g: tried.append(g) or catch_up(db, c, g))
+    played = timers.play_overdue(app.extensions["capsa"].db)
+    assert due in tried and not set(waiting) & set(tried)
+    assert (tenant.id, due, 1) in played
+    # the game keeps its next deadline: the next turn's, from the auto move's time
+    assert _stored_deadline(app, tenant, due) == START + timedelta(seconds=20)
+    assert _stored_deadline(app, other_tenant, waiting[0]) == START + timedelta(seconds=86_400)
+
+
+def test_a_sweep_plays_every_due_game_once_a_batch_at_a_time(app, http, tenant, clock, monkeypatch):
+    games = [timed(http, tenant, 5)["id"] for _ in range(5)]
+    clock.advance(seconds=6)
+    tried: list[str] = []
+    catch_up = timers.catch_up
+    monkeypatch.setattr(timers, "catch_up", lambda db, c, g: tried.append(g) or catch_up(db, c, g))
+    played = timers.play_overdue(app.extensions["capsa"].db, batch=2)
+    assert sorted(g for g in tried if g in games) == sorted(games) and len(set(tried)) == len(tried)
+    assert {g for _, g, made in played if made == 1} >= set(games)
+    assert {_stored_deadline(app, tenant, g) for g in games} == {START + timedelta(seconds=10)}  # the auto move at 5 s
+
+
+def test_a_finished_game_has_no_deadline_left(http, app, tenant, clock):
+    game = timed(http, tenant, 20)
+    clock.advance(seconds=3600)  # every turn runs out: the service plays the game to its end
+    assert state(http, tenant, game["id"])["status"] == "finished"
+    assert _stored_deadline(app, tenant, game["id"]) is None
+
+
 # -- a player who never moves ---------------------------------------------------------------
 
 

@@ -57,14 +57,20 @@ def overdue_moves(
     return state, made
 
 
+def turn_deadline(status: GameStatus, moves: Sequence[MadeMove], started: datetime,
+                  turn_seconds: int | None) -> datetime | None:
+    """When the turn in play of a timed game runs out; None for an untimed or ended game
+    (stored with the game, for the sweeper's look-up of the games due)."""
+    if turn_seconds is None or status != GameStatus.PLAYING:
+        return None
+    return deadline(last_move_at(moves, started), turn_seconds)
+
+
 def is_due(status: GameStatus, moves: Sequence[MadeMove], started: datetime, turn_seconds: int | None,
            now: datetime) -> bool:
     """Whether the turn in play of a timed game has run out by `now` (no replay needed to say so)."""
-    return (
-        turn_seconds is not None
-        and status == GameStatus.PLAYING
-        and now >= deadline(last_move_at(moves, started), turn_seconds)
-    )
+    due = turn_deadline(status, moves, started, turn_seconds)
+    return due is not None and now >= due
 
 
 def refuse_if_timed_out(moves: Sequence[MadeMove], turn_seconds: int | None, state: GameState, player: str) -> None:

@@ -17,6 +17,7 @@ from service.adapters.banting import GameRecord
 from service.adapters.uow import UnitOfWork
 from service.domain.banting.game import GameState
 from service.domain.banting.moves import MadeMove, replay_made
+from service.domain.banting.timers import turn_deadline
 from service.domain.errors import FieldError
 from service.domain.rules import RuleSet, banting_params
 from service.services.banting import recording
@@ -87,7 +88,8 @@ def save(
         for listener in _listeners:
             listener(uow, FinishedGame(client_id, saved, state))
     written = uow.games.record_moves(
-        game.client_id, game.id, game.version, saved.moves, saved.status, now, saved.winner, saved.round_id
+        game.client_id, game.id, game.version, saved.moves, saved.status, now, saved.winner, saved.round_id,
+        turn_deadline(saved.status, saved.moves, saved.created_at, saved.turn_seconds),
     )
     if not written:
         raise Conflict("the game changed while this move was applied; fetch it and retry")

@@ -11,6 +11,7 @@ for every timed game in play (`play_overdue`).
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from service.adapters.banting import GameRecord
@@ -20,6 +21,8 @@ from service.domain.banting.moves import MadeMove
 from service.domain.banting.timers import deadline, is_due, last_move_at, overdue_moves
 from service.services.banting import store
 from service.services.clock import rfc3339, utcnow_ms
+
+log = logging.getLogger(__name__)
 
 
 def deadline_text(game: GameRecord, state: GameState) -> str | None:
@@ -71,10 +74,28 @@ def sweep(db: Database) -> int:
     return sum(moves for _client, _game, moves in play_overdue(db))
 
 
-def play_overdue(db: Database) -> list[tuple[str, str, int]]:
+SWEEP_BATCH = 100  # due games read per statement
+
+
+def play_overdue(db: Database, batch: int = SWEEP_BATCH) -> list[tuple[str, str, int]]:
     """Apply every timed game's overdue auto moves: (client id, game id, how many moves) of
-    each game this pass played in."""
-    with db.unit_of_work() as uow:
-        due_games = uow.games.timed_in_play()
-    played = [(client_id, game_id, catch_up(db, client_id, game_id)) for client_id, game_id in due_games]
-    return [found for found in played if found[2]]
+    each game this pass played in. The games whose turn ran out are read by their stored
+    deadline, `batch` at a time, each tried once a pass: the games in play whose turn runs
+    on cost the pass nothing, whoever holds them."""
+    now = utcnow_ms()
+    played: list[tuple[str, str, int]] = []
+    after: tuple[datetime, str, str] | None = None
+    while True:
+        with db.unit_of_work() as uow:
+            due_games = uow.games.due(now, batch, after)
+        for _deadline, client_id, game_id in due_games:
+            try:
+                made = catch_up(db, client_id, game_id)
+            except Exception:  # one game that cannot be played for must not stop the others
+                log.exception("could not play the overdue turns of game %s", game_id)
+                continue
+            if made:
+                played.append((client_id, game_id, made))
+        if len(due_games) < batch:
+            return played
+        after = due_games[-1]
