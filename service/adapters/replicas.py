@@ -138,10 +138,19 @@ def _head(uow: UnitOfWork, client_id: str, source: ReportSource) -> AsOf:
 
 
 def _on_replica(
-    replica: Standby, client_id: str, need: int, pinned: AsOf | None, work: Callable[[UnitOfWork, AsOf], T]
+    replica: Standby,
+    client_id: str,
+    need: int,
+    pinned: AsOf | None,
+    work: Callable[[UnitOfWork, AsOf], T],
+    primary_head: Callable[[], int],
 ) -> list[T]:
-    """[work's result] when the standby served; [] when it stayed behind `need`."""
+    """[work's result] when the standby served; [] when it stayed behind `need`, or at
+    once when the primary's head (`primary_head`, asked once the standby is found behind)
+    is behind it too: no standby reaches a sequence the client has not stored, and a wait
+    for one would hold the worker for nothing."""
     deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S
+    first = True
     while True:
         with replica.db.snapshot() as uow:
             as_of = _head(uow, client_id, ReportSource.REPLICA)
@@ -149,6 +158,9 @@ def _on_replica(
                 if pinned is not None:
                     as_of = AsOf(pinned.sequence, pinned.at, ReportSource.REPLICA)
                 return [work(uow, as_of)]
+        if first and primary_head() < need:
+            return []
+        first = False
         if time.monotonic() + MIN_SEQUENCE_POLL_S > deadline:
             return []
         time.sleep(MIN_SEQUENCE_POLL_S)
@@ -167,10 +179,15 @@ def report(
     nothing past its sequence."""
     need = max(min_sequence or 0, pinned.sequence if pinned is not None else 0)
     replica = db.replica
+
+    def primary_head() -> int:
+        with db.snapshot() as uow:
+            return uow.chain.head(client_id).sequence
+
     if replica is not None and replica.state().serves:
         for attempt in range(2):
             try:
-                served = _on_replica(replica, client_id, need, pinned, work)
+                served = _on_replica(replica, client_id, need, pinned, work, primary_head)
             except SerializationFailure:
                 if attempt == 0:
                     continue

@@ -395,6 +395,25 @@ def test_every_report_waits_for_min_sequence_on_the_standby_then_asks_the_primar
     assert reach(f"&min_sequence={head + 1}") == (f"sequence={head}", "source=primary")
 
 
+@pytest.mark.parametrize(("path", "accept"), STANDBY_ROUTES)
+def test_a_min_sequence_past_the_primarys_head_goes_to_the_primary_without_a_wait(
+    standing_in, http, tenant, placed, monkeypatch, path, accept
+):
+    """No standby reaches a sequence the client has not stored: asked for one (any number
+    up to 2^62), the standby is not waited for (a second of a worker's time, each request)."""
+    from service.adapters import replicas
+
+    naps: list[float] = []
+    monkeypatch.setattr(replicas.time, "sleep", naps.append)
+    for need in (len(placed) + 1, 2**62):
+        r = http.get(f"{path}&min_sequence={need}", headers={**tenant.read_headers, "Accept": accept})
+        assert r.status_code == 200, r.get_data(as_text=True)
+        r.get_data()
+        source = r.headers["Capsa-As-Of"].split("; ")[-1] if accept == "text/csv" else f"source={r.get_json()['as_of']['source']}"
+        assert source == "source=primary"
+    assert naps == []
+
+
 def test_a_statement_csvs_next_answers_keep_the_first_answers_as_of_and_balances(
     http, tenant, placed, clock, monkeypatch
 ):
