@@ -199,6 +199,15 @@ def init_request() -> None:
     structlog.contextvars.bind_contextvars(request_id=request_id)
 
 
+VIEW_PAGES = "/view/rounds/"  # a round page's path: the rest is a bearer token (a view link)
+
+
+def loggable_path(path: str) -> str:
+    """The request's path as logged: a view link's token left out (anyone holding the link
+    may open the round's page, so a log reader must not get it)."""
+    return VIEW_PAGES + "-" if path.startswith(VIEW_PAGES) else path
+
+
 def install(app: Flask, metrics: Metrics) -> None:
     @app.after_request
     def _log_and_measure(response: Response) -> Response:
@@ -212,7 +221,7 @@ def install(app: Flask, metrics: Metrics) -> None:
         log.info(
             "request",
             method=req.method,
-            path=req.path,
+            path=loggable_path(req.path),
             endpoint=endpoint,
             status=response.status_code,
             duration_ms=round(duration * 1000, 2),

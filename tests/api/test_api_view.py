@@ -235,3 +235,26 @@ def test_the_secrets_are_read_from_the_environment_too(http, tenant, apps, monke
 def test_previous_secrets_parse_a_comma_separated_list():
     assert viewlinks.previous_secrets(" a, b ,,c ") == ["a", "b", "c"]
     assert viewlinks.previous_secrets(None) == viewlinks.previous_secrets("") == []
+
+
+def test_the_request_log_names_a_round_page_without_its_token(http, tenant):
+    """A view link opens the page without a key: a log reader must not get one."""
+    import logging
+
+    import structlog
+    from structlog.testing import capture_logs
+
+    round_id = stored(http, tenant, two_player_round())["id"]
+    url = view_url(http, tenant, round_id)
+    token = url.rsplit("/", 1)[1]
+    wrapper = structlog.get_config()["wrapper_class"]
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
+    try:
+        with capture_logs() as logs:
+            assert http.get(url).status_code == 200
+            assert http.get("/view/rounds/not-a-token").status_code == 404
+    finally:
+        structlog.configure(wrapper_class=wrapper)
+    entries = [e for e in logs if e["event"] == "request"]
+    assert [(e["path"], e["status"]) for e in entries] == [("/view/rounds/-", 200), ("/view/rounds/-", 404)]
+    assert token not in repr(logs)

@@ -650,3 +650,21 @@ def test_exports_in_flight_are_limited_per_address_and_in_all_as_429_problem_jso
         proc.wait(10)
         upstream.close()
         shutil.rmtree(prefix, ignore_errors=True)
+
+
+def test_nginx_logs_a_round_pages_path_without_its_token(stack):
+    """A view link opens the page without a key: nginx's log line leaves the token out, as
+    the app's does."""
+    token = "WyJjbF8xIiwicm5kXzEiXQ.secret-part-of-the-link"
+    conn = http.client.HTTPConnection("127.0.0.1", stack.nginx, timeout=DEADLINE)
+    try:
+        conn.request("GET", f"/view/rounds/{token}", headers={"X-Request-Id": "view-page-log"})
+        conn.getresponse().read()
+    finally:
+        conn.close()
+    deadline = time.monotonic() + 5
+    while "id=view-page-log" not in (log := (stack.logs / "access.log").read_text()):
+        assert time.monotonic() < deadline, "nginx did not log the request"
+        time.sleep(0.1)
+    (line,) = [line for line in log.splitlines() if "id=view-page-log" in line]
+    assert '"GET /view/rounds/- HTTP/1.1" 404' in line and "secret" not in log
