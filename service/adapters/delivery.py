@@ -133,7 +133,9 @@ def resolve(host: str, port: int, allow_private: bool, deadline: Deadline | None
     if not allow_private:
         for address in addresses:
             if refused_address(ipaddress.ip_address(address.split("%")[0])):
-                raise Refused(f"{host} resolves to {address}, a loopback, private or link-local address")
+                # Not which address: the attempt's error is the endpoint owner's to read, and
+                # would make the dispatcher a probe of the names its own network resolves.
+                raise Refused(f"{host} resolves to a loopback, private, link-local or reserved address")
     return addresses[0]
 
 
