@@ -1,7 +1,8 @@
 """Heavy reads in flight per client, on this server: a bound on the workers one client holds.
 
-A verify of up to 100,000 records, an audit export and a ledger CSV each hold a sync worker
-for seconds. Without a bound one client asking for several at once held every worker of a
+A verify of up to 100,000 records, an audit export, a ledger CSV or statement, and a
+summary or a player's totals over a period (its lines summed in full) each hold a sync
+worker for seconds. Without a bound one client asking for several at once held every worker of a
 server, and every other client's requests (writes included) waited behind them. A heavy read
 takes one of its client's `HEAVY_READS_PER_CLIENT` slots (2 by default) for as long as its
 answer is being produced and sent, or is refused: 429 `rate-limited` with `Retry-After: 1`.
@@ -121,7 +122,7 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
         raise Problem(
             429,
             "rate-limited",
-            f"this client already has {reads.per_client} heavy reads (verify, exports, CSV) in flight "
+            f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period) in flight "
             "on this server; retry after Retry-After seconds",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )

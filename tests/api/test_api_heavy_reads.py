@@ -24,6 +24,11 @@ HEAVY = [
     ("/v1/audit/export", {}),
     ("/v1/ledger/entries?currency=IDR", {"Accept": "text/csv"}),
     ("/v1/ledger/players/a/statement?currency=IDR", {"Accept": "text/csv"}),
+    # a period is summed in full from its lines (all time reads the rollups: light)
+    ("/v1/ledger/summary?currency=IDR&since=2000-01-01", {}),
+    ("/v1/ledger/summary?currency=IDR&until=2100-01-01&group_by=day", {}),
+    ("/v1/ledger/players/a?currency=IDR&since=2000-01-01", {}),
+    ("/v1/ledger/players/a/statement?currency=IDR", {}),
 ]
 
 
@@ -70,11 +75,13 @@ def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_els
             assert refused.headers["Retry-After"] == "1"
             body = refused.get_json()
             assert body["type"].endswith("/rate-limited")
-            assert body["detail"].startswith("this client already has 2 heavy reads (verify, exports, CSV) in flight")
+            assert body["detail"].startswith(
+                "this client already has 2 heavy reads (verify, exports, CSV, reports over a period) in flight")
             assert get(http, path, {**other.headers, **headers}).status_code == 200, path
-        # The light reads are not bounded: a JSON page of lines, the chain's head.
-        assert get(http, "/v1/ledger/entries?currency=IDR", tenant.headers).status_code == 200
-        assert get(http, "/v1/audit/head", tenant.headers).status_code == 200
+        # The light reads are not bounded: a JSON page of lines, the chain's head, all-time totals.
+        for light in ("/v1/ledger/entries?currency=IDR", "/v1/audit/head", "/v1/ledger/summary?currency=IDR",
+                      "/v1/ledger/players/a?currency=IDR"):
+            assert get(http, light, tenant.headers).status_code == 200, light
     finally:
         for slot in held:
             assert slot is not None

@@ -1927,7 +1927,10 @@ export interface paths {
         };
         /**
          * One player's totals over the lines dated in the period.
-         * @description How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+         * @description Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+         *             rate limits); all time reads the kept totals.
+         *
+         *     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
          *     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
          *     So a round voided in a later period still counts in its own period and its reversal in the
          *     later one; over all time a voided round nets to zero.
@@ -2079,6 +2082,8 @@ export interface paths {
         /**
          * Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period.
          * @description Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
+         *
+         *     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all time reads the kept totals.
          *
          *     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
          *     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -48,14 +48,25 @@ CSV_EXAMPLE = (
 )
 
 
+def _period_heavy(query: dict[str, Any], make: Callable[[], Response]) -> Response:
+    """A report over a period sums its lines in full: a heavy read (`answer_heavy`); all
+    time reads the rollups and is light."""
+    if query.get("since") is None and query.get("until") is None:
+        return make()
+    return answer_heavy(make)
+
+
 @blp.route("/players/<id:player>")
 class PlayerLedger(MethodView):
     @blp.arguments(LedgerQuerySchema, location="query")
     @blp.response(200, PlayerLedgerSchema)
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any], player: str) -> Response:
-        """One player's totals over the lines dated in the period."""
-        return json_response(ledger.player(db(), principal().client_id, player, **query))
+        """One player's totals over the lines dated in the period.
+
+        Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+        rate limits); all time reads the kept totals."""
+        return _period_heavy(query, lambda: json_response(ledger.player(db(), principal().client_id, player, **query)))
 
     get.__doc__ = (get.__doc__ or "") + "\n\n" + COUNTING
 
@@ -97,7 +108,8 @@ class PlayerStatement(MethodView):
         header names the next answer, which opens with that balance `brought_forward`."""
         if wants_csv():
             return answer_heavy(lambda: csv_response(*ledger.statement_csv(db(), principal().client_id, player, **query)))
-        return json_response(ledger.statement(db(), principal().client_id, player, **query))
+        # its balances sum the account's lines: a heavy read, as the CSV
+        return answer_heavy(lambda: json_response(ledger.statement(db(), principal().client_id, player, **query)))
 
 
 @blp.route("/summary")
@@ -107,13 +119,14 @@ class Summary(MethodView):
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any]) -> Response:
         """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period."""
-        return json_response(ledger.summary(db(), principal().client_id, **query))
+        return _period_heavy(query, lambda: json_response(ledger.summary(db(), principal().client_id, **query)))
 
     get.__doc__ = (
         (get.__doc__ or "")
         + "\n\nEach row sums the players' lines of its group; `house_fee` sums the house's "
         "fee lines (less reversals) of the period. By table or day, `rounds` counts rounds "
-        "booked (+1) and reversed (-1).\n\n"
+        "booked (+1) and reversed (-1).\n\nOver a period (`since` or `until`) the lines are summed "
+        "in full: a heavy read (see rate limits); all time reads the kept totals.\n\n"
         + COUNTING
     )
 

@@ -111,7 +111,10 @@ def sync_detailed(
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
-     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+            rate limits); all time reads the kept totals.
+
+    How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
     later one; over all time a voided round nets to zero.
@@ -169,7 +172,10 @@ def sync(
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
-     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+            rate limits); all time reads the kept totals.
+
+    How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
     later one; over all time a voided round nets to zero.
@@ -222,7 +228,10 @@ async def asyncio_detailed(
 ) -> Response[PlayerLedger | Problem]:
     """One player's totals over the lines dated in the period.
 
-     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+            rate limits); all time reads the kept totals.
+
+    How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
     later one; over all time a voided round nets to zero.
@@ -278,7 +287,10 @@ async def asyncio(
 ) -> PlayerLedger | Problem | None:
     """One player's totals over the lines dated in the period.
 
-     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
+     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see
+            rate limits); all time reads the kept totals.
+
+    How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
     later one; over all time a voided round nets to zero.

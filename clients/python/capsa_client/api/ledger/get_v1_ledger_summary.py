@@ -118,6 +118,9 @@ def sync_detailed(
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
+    Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
+    time reads the kept totals.
+
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
@@ -179,6 +182,9 @@ def sync(
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
+    Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
+    time reads the kept totals.
+
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
     So a round voided in a later period still counts in its own period and its reversal in the
@@ -234,6 +240,9 @@ async def asyncio_detailed(
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
+
+    Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
+    time reads the kept totals.
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
@@ -293,6 +302,9 @@ async def asyncio(
 
      Each row sums the players' lines of its group; `house_fee` sums the house's fee lines (less
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
+
+    Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
+    time reads the kept totals.
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
