@@ -69,8 +69,8 @@ def reversal_lines(lines: Sequence[LedgerLine]) -> tuple[LedgerLine, ...]:
 def timestamp(moment: datetime) -> str:
     """RFC 3339 UTC with milliseconds and Z, as hashed: `2026-11-29T10:00:00.000Z`."""
     if moment.tzinfo is not None:  # a naive moment is read as UTC already
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds") + "Z"  # four-digit years, as RFC 3339 wants
 
 
 def record(

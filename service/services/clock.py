@@ -69,6 +69,6 @@ def utcnow_ms() -> datetime:
 
 
 def rfc3339(at: datetime) -> str:
-    """`2026-11-29T10:00:00.123Z`."""
-    at = at.astimezone(UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+    """`2026-11-29T10:00:00.123Z` (a four-digit year whatever the year: strftime's `%Y`
+    wrote year 1 as `1`)."""
+    return at.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
