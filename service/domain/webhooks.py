@@ -305,3 +305,49 @@ def refused_address(address: Address) -> bool:
         or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)
         or not address.is_global
     )
+
+
+ATTEMPT_ID_BITS = 52  # shown attempt ids are below 2^52: exact in every JSON reader (JavaScript's too)
+_HALF = ATTEMPT_ID_BITS // 2
+_HALF_MASK = (1 << _HALF) - 1
+_ROUNDS = 4
+
+
+class AttemptIds:
+    """An attempt's id as shown, and back: a keyed permutation of [0, 2^52) (a balanced
+    Feistel network, HMAC-SHA256 rounds). The stored ids count every client's attempts in
+    one sequence; shown as they are, the gap between two of a client's own attempts told it
+    how many the others made. Shown ids are stable (one key, kept by the service) and say
+    nothing of order; a cursor is a shown id, turned back into the stored one.
+
+    >>> ids = AttemptIds(b"k" * 32)
+    >>> [ids.stored(ids.shown(n)) for n in (0, 1, 2, 2**52 - 1)] == [0, 1, 2, 2**52 - 1]
+    True
+    >>> all(0 <= ids.shown(n) < 2**52 for n in range(100)) and len({ids.shown(n) for n in range(100)}) == 100
+    True
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._keys = [hmac.new(key, f"capsa attempt id round {i}".encode(), hashlib.sha256).digest() for i in range(_ROUNDS)]
+
+    def _round(self, i: int, half: int) -> int:
+        digest = hmac.new(self._keys[i], half.to_bytes(4, "big"), hashlib.sha256).digest()
+        return int.from_bytes(digest[:4], "big") & _HALF_MASK
+
+    def shown(self, stored: int) -> int:
+        """The id shown for the stored id `stored` (below 2^52)."""
+        if not 0 <= stored < 1 << ATTEMPT_ID_BITS:
+            raise ValueError(f"attempt id {stored} is past {ATTEMPT_ID_BITS} bits")
+        left, right = stored >> _HALF, stored & _HALF_MASK
+        for i in range(_ROUNDS):
+            left, right = right, left ^ self._round(i, right)
+        return (left << _HALF) | right
+
+    def stored(self, shown: int) -> int:
+        """The stored id that is shown as `shown` (below 2^52)."""
+        if not 0 <= shown < 1 << ATTEMPT_ID_BITS:
+            raise ValueError(f"attempt id {shown} is past {ATTEMPT_ID_BITS} bits")
+        left, right = shown >> _HALF, shown & _HALF_MASK
+        for i in reversed(range(_ROUNDS)):
+            left, right = right ^ self._round(i, left), left
+        return (left << _HALF) | right

@@ -745,3 +745,30 @@ def orjson_loads(raw: bytes) -> Any:
     import orjson
 
     return orjson.loads(raw)
+
+
+def test_attempt_ids_tell_a_client_nothing_of_other_clients_attempts(app, http, tenant, other_tenant, receiver):
+    """Attempts are stored in one sequence for every client: shown as stored, the gap
+    between two of a client's attempts was the others' count (five here)."""
+    mine, theirs = add_hook(http, tenant, receiver.url), add_hook(http, other_tenant, receiver.url, events=["round.settled"])
+    receiver.secrets = [mine["secret"], theirs["secret"]]
+    store_round(http, tenant)
+    dispatch(app)
+    for _ in range(5):
+        store_round(http, other_tenant)
+        dispatch(app)
+    store_round(http, tenant)
+    dispatch(app)
+    path = f"/v1/webhooks/{mine['id']}/deliveries"
+    page = http.get(path, headers=tenant.read_headers).get_json()
+    newer, older = (item["id"] for item in page["items"])
+    assert abs(newer - older) not in (1, 6) and 0 <= min(newer, older) and max(newer, older) < 2**52
+    assert len(http.get(f"/v1/webhooks/{theirs['id']}/deliveries", headers=other_tenant.headers).get_json()["items"]) == 5
+    # stable, and a page's cursor still leads to the next page
+    assert [i["id"] for i in http.get(path, headers=tenant.headers).get_json()["items"]] == [newer, older]
+    first = http.get(f"{path}?limit=1", headers=tenant.headers).get_json()
+    assert [i["id"] for i in first["items"]] == [newer] and first["next_cursor"] == newer
+    rest = http.get(f"{path}?limit=1&cursor={first['next_cursor']}", headers=tenant.headers).get_json()
+    assert [i["id"] for i in rest["items"]] == [older] and rest["next_cursor"] is None
+    # a cursor no page gave (past the shown ids' 52 bits) names the field
+    problem(http.get(f"{path}?cursor={2**52}", headers=tenant.headers), 422, "validation")

@@ -5061,7 +5061,10 @@ export interface components {
             enabled?: boolean;
         };
         Attempt: {
-            /** @example 42 */
+            /**
+             * @description The attempt's id: stable, below 2^52, and opaque (it says nothing of order or of other clients).
+             * @example 1234567890123
+             */
             id: number;
             /** @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled */
             event_id: string;

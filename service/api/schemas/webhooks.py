@@ -118,7 +118,12 @@ class WebhookListSchema(Out):
 
 
 class AttemptSchema(Out):
-    id = fields.Integer(required=True, metadata=openapi_meta(42))
+    id = fields.Integer(
+        required=True,
+        metadata=openapi_meta(
+            1234567890123, "The attempt's id: stable, below 2^52, and opaque (it says nothing of order or of other clients)."
+        ),
+    )
     event_id = fields.String(required=True, metadata=openapi_meta(EVENT_ID))
     attempted_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.250Z"))
     outcome = fields.String(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import weakref
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -170,17 +171,44 @@ def live_secrets(row: WebhookRecord | Target, now: Any) -> list[str]:
     return out
 
 
+ATTEMPT_IDS_SECRET = "attempt-ids"
+_attempt_ids: weakref.WeakKeyDictionary[Database, hooks.AttemptIds] = weakref.WeakKeyDictionary()
+
+
+def attempt_ids(db: Database) -> hooks.AttemptIds:
+    """How this service shows attempt ids (`hooks.AttemptIds`), with the key it keeps in the
+    database (made by the first caller; every worker and host reads the same)."""
+    found = _attempt_ids.get(db)
+    if found is None:
+        with db.unit_of_work(write=True) as uow:
+            key = uow.secrets.get_or_create(ATTEMPT_IDS_SECRET, utcnow_ms())
+            uow.commit()
+        found = _attempt_ids[db] = hooks.AttemptIds(bytes.fromhex(key))
+    return found
+
+
 def attempts(
     db: Database, client_id: str, webhook_id: str, *, event: str | None = None,
     cursor: int | None = None, limit: int = 50,
 ) -> dict[str, Any]:
-    """`GET /v1/webhooks/{id}/deliveries`: attempts, newest first, in pages."""
+    """`GET /v1/webhooks/{id}/deliveries`: attempts, newest first, in pages. Ids are shown
+    through `attempt_ids` (they count every client's attempts as stored); a cursor is the
+    shown id of the last attempt of a page."""
+    ids = attempt_ids(db)
+    after = None
+    if cursor is not None:
+        try:
+            after = ids.stored(cursor)
+        except ValueError:
+            raise InvalidInput(
+                f"cursor {cursor} is not a next_cursor of this list", errors=[FieldError("cursor", "not a next_cursor")]
+            ) from None
     with db.unit_of_work() as uow:
         _found(uow, client_id, webhook_id)
-        rows = uow.webhooks.attempts(client_id, webhook_id, cursor, event, limit + 1)
+        rows = uow.webhooks.attempts(client_id, webhook_id, after, event, limit + 1)
         items = [
             {
-                "id": r.id,
+                "id": ids.shown(r.id),
                 "event_id": r.event_id,
                 "attempted_at": rfc3339(r.attempted_at),
                 "outcome": r.outcome,
