@@ -24,6 +24,9 @@ from .deals import Position, cut, newest_first
 from .models import Game, Match
 
 _GAMES = Game.__table__
+# A game as read: every column but `deadline`, which only the sweeper's look-up reads (so a
+# server of this version reads games from a database not yet at migration 0021 too).
+_GAME_COLUMNS = [c for c in _GAMES.c if c.name != "deadline"]
 _MATCHES = Match.__table__
 _GAME_INSERT = insert(Game)
 _MATCH_INSERT = insert(Match)
@@ -147,7 +150,7 @@ class GameRepository:
 
     def get(self, client_id: str, game_id: str, lock: bool = False) -> GameRecord | None:
         """The game; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
-        q = select(_GAMES).where(_GAMES.c.id == game_id, _GAMES.c.client_id == client_id)
+        q = select(*_GAME_COLUMNS).where(_GAMES.c.id == game_id, _GAMES.c.client_id == client_id)
         if lock:
             q = q.with_for_update()
         row = self.session.execute(q).mappings().first()
@@ -186,7 +189,7 @@ class GameRepository:
         after: Position | None,
     ) -> tuple[list[GameRecord], Position | None]:
         """The client's games, newest first, of this status and table."""
-        q = select(_GAMES).where(_GAMES.c.client_id == client_id)
+        q = select(*_GAME_COLUMNS).where(_GAMES.c.client_id == client_id)
         if status is not None:
             q = q.where(_GAMES.c.status == status.value)
         if table is not None:
