@@ -9,7 +9,7 @@ import structlog
 from flask import Flask, Response, g
 from werkzeug.exceptions import HTTPException
 
-from service.adapters.errors import DatabaseUnavailable, NumericOverflow, UniqueViolation
+from service.adapters.errors import DatabaseUnavailable, LockTimeout, NumericOverflow, UniqueViolation
 from service.domain.errors import CapsaError, FieldError
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
@@ -20,6 +20,7 @@ log = structlog.get_logger("service.api")
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 RETRY_AFTER_UNAVAILABLE = 5
+RETRY_AFTER_LOCKED = 1  # a row held by another request: it ends within its own deadline
 
 PROBLEM_BY_STATUS = {
     400: "malformed-json",
@@ -206,6 +207,20 @@ def register(app: Flask) -> None:
             "unavailable",
             "the database is unavailable; retry later",
             headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+        )
+
+    @app.errorhandler(LockTimeout)
+    def _lock_timeout(exc: LockTimeout) -> Response:
+        # Another request held a row this one needs (a game's, a client's counter) past the
+        # lock timeout: the first of two retries of a move, say, still committing. Where the
+        # Idempotency-Key was known it is 409 idempotency-in-flight; elsewhere the request
+        # changed nothing and may be sent again, as a 503 says.
+        log.warning("lock_timeout", request_id=g.get("request_id"), error=str(exc))
+        return problem_response(
+            503,
+            "unavailable",
+            "another request held what this one needs for too long; retry later",
+            headers={"Retry-After": str(RETRY_AFTER_LOCKED)},
         )
 
     @app.errorhandler(NumericOverflow)

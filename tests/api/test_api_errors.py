@@ -221,3 +221,31 @@ def test_a_database_that_is_down_is_503_with_retry_after():
         problem(response, 503, "unavailable")
         assert int(response.headers["Retry-After"]) > 0
     assert http.get("/healthz").status_code == 200
+
+
+def test_a_row_held_past_the_lock_timeout_is_503_with_retry_after_never_500(http, tenant, monkeypatch):
+    """PostgreSQL gives up a row lock's wait after 2 s (LockTimeout): the retry of a move
+    whose first is still committing holds the game row then. Before its key is known that
+    was a 500; it changed nothing, so it is a 503 to retry."""
+    from banting_scripts import FOUR
+    from test_api_banting import start
+
+    from service.adapters.banting import GameRepository
+    from service.adapters.errors import LockTimeout
+
+    game = start(http, tenant, FOUR)
+    real = GameRepository.get
+
+    def held(self: Any, client_id: str, game_id: str, lock: bool = False) -> Any:
+        if lock:
+            raise LockTimeout("canceling statement due to lock timeout")
+        return real(self, client_id, game_id, lock)
+
+    monkeypatch.setattr(GameRepository, "get", held)
+    move = {"player": "a", "play": ["3d"]}
+    for headers in ({**tenant.headers, "Idempotency-Key": "retry-1"}, tenant.headers):
+        answer = http.post(f"/v1/banting/games/{game['id']}/moves", json=move, headers=headers)
+        body = problem(answer, 503, "unavailable")
+        assert answer.headers["Retry-After"] == "1" and "held" in body["detail"]
+    monkeypatch.setattr(GameRepository, "get", real)
+    assert http.get(f"/v1/banting/games/{game['id']}", headers=tenant.headers).get_json()["history"] == []
