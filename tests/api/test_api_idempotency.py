@@ -277,6 +277,41 @@ def test_a_replay_is_kept_for_24_hours_and_not_a_millisecond_more(http, tenant, 
     assert count(http, tenant) == 1
 
 
+def test_a_retry_as_its_key_expires_between_the_claim_and_the_replay_is_never_500(http, tenant):
+    """A real clock moves between two reads: the store's claim, read first, still found
+    the key live and the replay, read after, found it expired; the request was stored again
+    with the stale claim and failed (500). Each millisecond around the 24 h answers the
+    replay, or (once expired) the new request's 409 on the reference."""
+    from datetime import UTC, datetime, timedelta
+
+    from service.services.clock import Clock, use_clock
+
+    class Ticking(Clock):
+        def __init__(self, at: datetime) -> None:
+            self.at = at
+
+        def now(self) -> datetime:
+            self.at += timedelta(milliseconds=1)
+            return self.at
+
+    start = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+    ticking = Ticking(start)
+    previous = use_clock(ticking)
+    try:
+        body = two_player_round(reference="expiring-edge")
+        first = post(http, tenant, body, "edge")
+        assert first.status_code == 201
+        created = ticking.at  # the key's time is at most this
+        answers = set()
+        for offset in range(-8, 4):
+            ticking.at = created + timedelta(hours=24, milliseconds=offset)
+            again = post(http, tenant, body, "edge")
+            answers.add((again.status_code, again.headers.get("Idempotent-Replayed")))
+        assert answers <= {(201, "true"), (409, None)} and (201, "true") in answers and (409, None) in answers
+    finally:
+        use_clock(previous)
+
+
 def test_expired_records_are_purged_by_the_service_itself(tmp_path, clock):
     from conftest import make_app, make_tenant
 

@@ -75,13 +75,22 @@ def create(db: Database, client_id: str, body: dict[str, Any], idempotency_key: 
         document = _store(db, built, claim, deal_id, scored.reference)
     except KeyTaken:
         assert claim is not None and idempotency_key is not None
-        stored = idempotency.replay(
-            db, client_id, "POST", PATH, idempotency_key, claim.request_hash, _as_created(client_id)
-        )
-        if stored is None:  # purged between the two looks: store it after all
-            document = _store(db, built, claim, deal_id, scored.reference)
+        for _ in range(2):
+            stored = idempotency.replay(
+                db, client_id, "POST", PATH, idempotency_key, claim.request_hash, _as_created(client_id)
+            )
+            if stored is not None:
+                return Created(stored, scored.preset)
+            # Purged between the two looks, or expired by the replay's clock but not by the
+            # claim's (a retry at the end of the key's 24 h): claimed again, as of now.
+            claim = idempotency.claim("POST", PATH, idempotency_key, body, round_id, 201, utcnow_ms())
+            try:
+                document = _store(db, built, claim, deal_id, scored.reference)
+                break
+            except KeyTaken:
+                continue
         else:
-            return Created(stored, scored.preset)
+            raise idempotency.in_flight() from None
     response = StoredResponse(201, dump(document), location=f"{PATH}/{round_id}")
     return Created(response, scored.preset)
 
