@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from functools import lru_cache
 
 from babel.numbers import get_currency_precision, list_currencies
@@ -64,13 +64,16 @@ def parse_stake(text: object, currency: str, field: str) -> int:
     if not _MONEY.fullmatch(text):  # match() would take a trailing newline
         raise InvalidMoney(f"{text!r} is not a plain positive decimal amount", field=field)
     digits = minor_digits(currency)
-    scaled = Decimal(text).scaleb(digits)
-    if scaled != scaled.to_integral_value():
+    # By the digits as written, not Decimal arithmetic: its context keeps 28 significant
+    # digits, and rounded "12.3400000000000000000000000001" to 12.34 before any check.
+    whole, _, fraction = text.partition(".")
+    fraction = fraction.rstrip("0")
+    if len(fraction) > digits:
         raise InvalidMoney(
             f"{text!r} is finer than the minor unit of {currency} ({digits} decimals)",
             field=field,
         )
-    minor = int(scaled)
+    minor: int = int(whole) * 10 ** int(digits) + int(fraction.ljust(digits, "0") or "0")
     if minor <= 0:
         raise InvalidMoney(f"{text!r} must be positive", field=field)
     if minor > MAX_MINOR:
@@ -123,8 +126,19 @@ def format_money(minor: int, currency: str) -> str:
 
 
 def fee_of(basis_minor: int, rate: Decimal) -> int:
-    """`rate` x `basis`, rounded half-up to the minor unit; nothing on a basis <= 0."""
-    return int((Decimal(max(basis_minor, 0)) * rate).to_integral_value(rounding=ROUND_HALF_UP))
+    """`rate` x `basis`, rounded half-up to the minor unit; nothing on a basis <= 0.
+
+    Exactly, in integers: a Decimal product keeps 28 significant digits, so a basis near
+    10^17 times a rate of 12 decimals was rounded twice (half-even, then half-up) and could
+    come out a minor unit high.
+
+    >>> fee_of(11417500000000001, Decimal("0.999999999999")), fee_of(50, Decimal("0.03")), fee_of(-5, Decimal("0.5"))
+    (11417499999988583, 2, 0)
+    """
+    numerator, denominator = rate.as_integer_ratio()
+    product = max(basis_minor, 0) * numerator
+    rounded = (2 * abs(product) + denominator) // (2 * denominator)  # half away from zero, as ROUND_HALF_UP
+    return rounded if product >= 0 else -rounded
 
 
 @dataclass(frozen=True, slots=True)
