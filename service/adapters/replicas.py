@@ -181,8 +181,13 @@ def report(
     replica = db.replica
 
     def primary_head() -> int:
-        with db.snapshot() as uow:
-            return uow.chain.head(client_id).sequence
+        """The client's head on the primary; past every sequence when the primary cannot be
+        asked (then the standby is waited for as before: its failure is not the standby's)."""
+        try:
+            with db.snapshot() as uow:
+                return uow.chain.head(client_id).sequence
+        except DatabaseUnavailable:
+            return need
 
     if replica is not None and replica.state().serves:
         for attempt in range(2):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from httpkit import four_player_round, problem
@@ -681,3 +682,28 @@ def test_a_csv_of_lines_looks_at_two_lines_for_its_cut_and_reads_pages_of_csv_pa
         (2, [("look", 0), ("page", 2)]),  # no line past the cap: 31-32, a page short of CSV_PAGE
     ]
     assert lines == whole  # each line once, in order
+
+
+def test_a_primary_that_cannot_be_asked_leaves_the_standby_serving(standing_in, tenant, placed, monkeypatch):
+    """Asked for a sequence past the standby's head, the primary's head is read; when the
+    primary is down, that failure is not the standby's: it is waited for as before, and
+    keeps serving the reports that need no more than it has."""
+    from service.adapters import replicas
+    from service.adapters.errors import DatabaseUnavailable
+
+    monkeypatch.setattr(replicas, "MIN_SEQUENCE_WAIT_S", 0.1)
+
+    def down() -> Any:
+        raise DatabaseUnavailable("the primary does not answer")
+
+    monkeypatch.setattr(standing_in, "snapshot", down)
+    head = len(placed)
+
+    def work(uow: Any, as_of: Any) -> Any:
+        return as_of
+
+    with pytest.raises(DatabaseUnavailable):  # the standby stays behind; then the primary is asked
+        replicas.report(standing_in, tenant.id, work, min_sequence=head + 1)
+    assert standing_in.replica.state().serves
+    served = replicas.report(standing_in, tenant.id, work)
+    assert (served.sequence, served.source) == (head, replicas.ReportSource.REPLICA)
