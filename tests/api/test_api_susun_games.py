@@ -545,3 +545,19 @@ def test_a_game_that_cannot_settle_does_not_hold_up_the_games_behind_it(http, te
     with db.unit_of_work() as uow:
         assert uow.susun_games.get(tenant.id, later["id"]).status == "settled"
         assert uow.susun_games.get(tenant.id, stuck["id"]).status == "arranging"
+
+
+def test_a_game_whose_round_would_pass_the_amount_limit_is_still_read_after_its_deadline(http, tenant, clock):
+    """At 10^15 a pair with a foul multiplier of 10,000 would book more than 10^18 minor
+    units: the round cannot be stored, so the game cannot settle; its reads showed a 422
+    for it. The game is shown as it is (the last submission is refused the same way)."""
+    rules = {"preset": "capsa-susun-id", "params": {"foul_multiplier": 10_000}}
+    game = start(http, tenant, rules=rules, stake="1000000000000000", players=["a", "b"])
+    submitted(http, tenant, game, "a", {"arrangement": fouled(suggested(http, tenant, hand_of(http, tenant, game, "a")))})
+    last = put(http, tenant, game, "b", {"arrangement": suggested(http, tenant, hand_of(http, tenant, game, "b"))})
+    assert fields_of(problem(last, 422, "validation")) == {"stake"}
+    clock.advance(seconds=61)
+    shown = fetch(http, tenant, game)
+    assert (shown["status"], shown["players"][0]["submitted"]) == ("arranging", True)
+    listed = http.get("/v1/susun/games", headers=tenant.headers)
+    assert listed.status_code == 200 and game["id"] in {g["id"] for g in listed.get_json()["items"]}

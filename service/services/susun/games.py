@@ -26,7 +26,7 @@ from service.adapters.rounds import RoundFilter
 from service.adapters.susun_games import SusunGameRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, parse_cards
-from service.domain.errors import FieldError, InvalidRound, raise_collected
+from service.domain.errors import FieldError, InvalidMoney, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
 from service.domain.susun.game import (
@@ -147,10 +147,12 @@ def _reference_conflict(reference: str) -> Conflict:
 
 
 def _settle_for_read(db: Database, client_id: str, game_id: str) -> None:
-    """A read settles an overdue game first; one that cannot settle is shown as it is."""
+    """A read settles an overdue game first; one that cannot settle is shown as it is: its
+    reference taken meanwhile (Conflict), or its round's amounts past the limit of 10^18
+    minor units (InvalidMoney: the stake and the rules allow more than a round can book)."""
     try:
         settle_if_due(db, client_id, game_id)
-    except Conflict:
+    except (Conflict, InvalidMoney):
         log.warning("game %s is past its deadline but cannot settle", game_id, exc_info=True)
 
 
