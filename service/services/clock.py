@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime, timedelta
 
+from service.domain.audit import timestamp
+
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -69,6 +71,5 @@ def utcnow_ms() -> datetime:
 
 
 def rfc3339(at: datetime) -> str:
-    """`2026-11-29T10:00:00.123Z` (a four-digit year whatever the year: strftime's `%Y`
-    wrote year 1 as `1`)."""
-    return at.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+    """`2026-11-29T10:00:00.123Z`: the records' own form (`audit.timestamp`), of `at` in UTC."""
+    return timestamp(at.astimezone(UTC))
