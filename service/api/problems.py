@@ -199,28 +199,23 @@ def register(app: Flask) -> None:
             status, exc.problem, exc.message, exc.errors, title=exc.title, headers=headers
         )
 
+    def _retry_later(event: str, exc: Exception, detail: str, retry_after: int) -> Response:
+        """503 `unavailable` with Retry-After: the request changed nothing and may be sent again."""
+        log.warning(event, request_id=g.get("request_id"), error=str(exc))
+        return problem_response(503, "unavailable", detail, headers={"Retry-After": str(retry_after)})
+
     @app.errorhandler(DatabaseUnavailable)
     def _unavailable(exc: DatabaseUnavailable) -> Response:
-        log.warning("database_unavailable", request_id=g.get("request_id"), error=str(exc))
-        return problem_response(
-            503,
-            "unavailable",
-            "the database is unavailable; retry later",
-            headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
-        )
+        return _retry_later("database_unavailable", exc, "the database is unavailable; retry later", RETRY_AFTER_UNAVAILABLE)
 
     @app.errorhandler(LockTimeout)
     def _lock_timeout(exc: LockTimeout) -> Response:
         # Another request held a row this one needs (a game's, a client's counter) past the
         # lock timeout: the first of two retries of a move, say, still committing. Where the
         # Idempotency-Key was known it is 409 idempotency-in-flight; elsewhere the request
-        # changed nothing and may be sent again, as a 503 says.
-        log.warning("lock_timeout", request_id=g.get("request_id"), error=str(exc))
-        return problem_response(
-            503,
-            "unavailable",
-            "another request held what this one needs for too long; retry later",
-            headers={"Retry-After": str(RETRY_AFTER_LOCKED)},
+        # changed nothing.
+        return _retry_later(
+            "lock_timeout", exc, "another request held what this one needs for too long; retry later", RETRY_AFTER_LOCKED
         )
 
     @app.errorhandler(NumericOverflow)
