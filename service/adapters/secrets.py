@@ -1,6 +1,7 @@
 """The service's own secrets kept in the database (`service_secrets`): made once, read by all.
 
-The secret that signs round view links is one: every worker and host reads the same value,
+The secret that signs round view links is one, the key of the shown webhook attempt ids another:
+every worker and host reads the same value,
 and the first to need it makes it (an insert that does nothing when another came first).
 """
 

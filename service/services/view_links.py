@@ -18,6 +18,7 @@ from typing import Any
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from service.adapters.uow import Database
+from service.services import service_secrets
 from service.services.clock import rfc3339, utcnow_ms
 from service.services.errors import NotFound
 from service.services.rounds import store as rounds
@@ -29,10 +30,7 @@ DEFAULT_TTL = 3600
 
 def stored_secret(db: Database) -> str:
     """The shared view-link secret from the database (made by the first caller)."""
-    with db.unit_of_work(write=True) as uow:
-        value = uow.secrets.get_or_create(SECRET_NAME, utcnow_ms())
-        uow.commit()
-    return value
+    return service_secrets.stored(db, SECRET_NAME)
 
 
 def previous_secrets(setting: str | None) -> list[str]:

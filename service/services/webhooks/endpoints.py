@@ -16,6 +16,7 @@ from service.adapters.uow import Database, UnitOfWork
 from service.adapters.webhooks import PENDING, Target, WebhookRecord
 from service.domain import webhooks as hooks
 from service.domain.errors import FieldError
+from service.services import service_secrets
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.errors import Conflict, InvalidInput, NotFound
 from service.services.webhooks import events
@@ -180,10 +181,7 @@ def attempt_ids(db: Database) -> hooks.AttemptIds:
     database (made by the first caller; every worker and host reads the same)."""
     found = _attempt_ids.get(db)
     if found is None:
-        with db.unit_of_work(write=True) as uow:
-            key = uow.secrets.get_or_create(ATTEMPT_IDS_SECRET, utcnow_ms())
-            uow.commit()
-        found = _attempt_ids[db] = hooks.AttemptIds(bytes.fromhex(key))
+        found = _attempt_ids[db] = hooks.AttemptIds(bytes.fromhex(service_secrets.stored(db, ATTEMPT_IDS_SECRET)))
     return found
 
 
