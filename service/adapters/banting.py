@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import and_, exists, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
@@ -178,7 +178,8 @@ class GameRepository:
                                               and_(Game.client_id == client_id, Game.id > game_id))),
             ))
         q = q.order_by(Game.deadline, Game.client_id, Game.id).limit(limit)
-        return [(d, c, g) for d, c, g in self.session.execute(q) if d is not None]
+        # never None: the statement keeps the games with a deadline only
+        return cast(list[tuple[datetime, str, str]], [tuple(row) for row in self.session.execute(q)])
 
     def page(
         self,
