@@ -39,6 +39,9 @@ class Storage(Protocol):
     def read_only(self) -> bool: ...
 
     @property
+    def store_receipts(self) -> bool: ...
+
+    @property
     def postgres(self) -> PostgresSettings: ...
 
     @property

@@ -1,6 +1,7 @@
 """`capsa webhooks dispatch`: the webhook dispatcher, a long-running process of its own.
 
-It reads DATABASE_URL and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
+It reads DATABASE_URL, SIGNING_KEY_FILE (the app's keyring: see `dispatcher_database`)
+and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
 WEBHOOK_METRICS_BIND (default 127.0.0.1:9101, `off` disables) and stops on SIGTERM or
 SIGINT within its grace (WEBHOOK_TIMEOUT_S + 1 s): the attempts in flight end by their
 deadline and are recorded; any still running then are abandoned (their claims run out and
@@ -17,11 +18,25 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .database import open_database
 
+if TYPE_CHECKING:
+    from service.adapters.uow import Database
+
 DEFAULT_METRICS_BIND = "127.0.0.1:9101"
+
+
+def dispatcher_database(url: str | None, settings: Any) -> Database:
+    """The dispatcher's database: a connection for each delivery thread and the loop's own,
+    and the receipts' keyring (SIGNING_KEY_FILE, as the app reads it). A round's receipt
+    can still wait in the worker that signed it (PostgreSQL: until that worker's next
+    write); an event rendered meanwhile carries the receipt made in memory, the bytes the
+    round's answer carried, and leaves storing it to that worker."""
+    from service.adapters import keyfile
+
+    return open_database(url, pool_size=settings.concurrency + 2, keyring=keyfile.load_env(), store_receipts=False)
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -38,8 +53,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         host, _, port = bind.rpartition(":")
         start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
-    # Every delivery thread may hold a connection, besides the loop's own.
-    db = open_database(args.database_url, pool_size=settings.concurrency + 2)
+    db = dispatcher_database(args.database_url, settings)
     dispatcher = Dispatcher(db, settings, metrics)
     stop = threading.Event()
 

@@ -352,3 +352,44 @@ def test_a_finished_big_two_game_is_stored_with_its_receipt_in_the_moves_transac
     audit = round_doc["audit"]
     assert _keys(client, op).verify(audit["kid"], receipt_message(op.id, audit["sequence"], audit["hash"]),
                                     _unb64(audit["signature"]))
+
+
+def test_a_delivered_event_carries_the_receipt_get_answers_while_its_worker_still_holds_it(
+    signed_app, db_url, client, op, waiting, key_file, monkeypatch
+):
+    """The dispatcher, opened as `capsa webhooks dispatch` opens it, renders a round whose
+    receipt still waits in the worker (PostgreSQL: until that worker's next write) with the
+    receipt the round's answer and GET carry: the same body on every attempt and in the
+    events list. It makes it in memory and stores nothing: the worker that signed it does."""
+    from webhookkit import Receiver
+
+    from service.commands.webhooks import dispatcher_database
+    from service.services.webhooks.dispatcher import Dispatcher, Settings
+
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(key_file))
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    receiver = Receiver().start()
+    try:
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
+        assert hook.status_code == 201, hook.get_json()
+        receiver.secrets.append(hook.get_json()["secret"])
+        (created,) = _store(client, op)
+        postgres = signed_app.extensions["capsa"].db.dialect == "postgresql"
+        if postgres:
+            assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1
+        settings = Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
+        db = dispatcher_database(db_url, settings)
+        try:
+            Dispatcher(db, settings).run_until_idle()
+        finally:
+            db.dispose()
+        (got,) = receiver.requests
+        assert got.body["data"]["audit"] == created.get_json()["audit"]
+        assert got.body["data"]["audit"]["signature"] is not None
+        if postgres:
+            assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1  # still the worker's to store
+        waiting.drain()
+        listed = client.get("/v1/events", headers=op.read_headers).get_json()["items"]
+        assert [e["data"] for e in listed] == [got.body["data"]]
+    finally:
+        receiver.stop()
