@@ -561,3 +561,36 @@ def test_a_game_whose_round_would_pass_the_amount_limit_is_still_read_after_its_
     assert (shown["status"], shown["players"][0]["submitted"]) == ("arranging", True)
     listed = http.get("/v1/susun/games", headers=tenant.headers)
     assert listed.status_code == 200 and game["id"] in {g["id"] for g in listed.get_json()["items"]}
+
+
+def test_a_list_page_settles_a_bounded_number_of_overdue_games_and_resumes_after_them(
+    http, tenant, clock, monkeypatch
+):
+    """Each overdue game a page settles costs a search, a scoring and a write: a page holding
+    more than SETTLE_PER_PAGE ends before the next one, so one request's work does not grow
+    with a client's backlog; every game listed is still shown settled, and paging on lists
+    each game once."""
+    monkeypatch.setattr(susun_games, "SETTLE_PER_PAGE", 2, raising=False)
+    games = []
+    for _ in range(5):
+        games.append(start(http, tenant, players=["a", "b"], arrange_seconds=10))
+        clock.advance(milliseconds=1)
+    newest_first = [g["id"] for g in reversed(games)]
+    clock.advance(seconds=10)
+    h = tenant.read_headers  # a read key lists too: the bound holds for it
+    first = http.get("/v1/susun/games?limit=10", headers=h).get_json()
+    assert [g["id"] for g in first["items"]] == newest_first[:2]
+    assert all(g["status"] == "settled" and g["round"] for g in first["items"])
+    assert first["next_cursor"] is not None
+    with http.application.extensions["capsa"].db.unit_of_work() as uow:  # the rest not touched yet
+        assert [uow.susun_games.get(tenant.id, g).status for g in newest_first[2:]] == ["arranging"] * 3
+    seen, page = list(first["items"]), first
+    while page["next_cursor"] is not None:
+        page = http.get(f"/v1/susun/games?limit=10&cursor={page['next_cursor']}", headers=h).get_json()
+        assert len(page["items"]) <= 2
+        seen += page["items"]
+    assert [g["id"] for g in seen] == newest_first
+    assert all(g["status"] == "settled" for g in seen)
+    # Nothing left overdue: a page of all five settles none and is whole.
+    whole = http.get("/v1/susun/games?limit=10", headers=h).get_json()
+    assert [g["id"] for g in whole["items"]] == newest_first and whole["next_cursor"] is None

@@ -2276,7 +2276,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List this client's games, newest first, by `status` and `table`, in pages. */
+        /**
+         * List this client's games, newest first, by `status` and `table`, in pages.
+         * @description Overdue games on a page settle first, at most 10 a page: a page holding more ends
+         *     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+         *     there.
+         */
         get: {
             parameters: {
                 query?: {

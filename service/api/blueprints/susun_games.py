@@ -55,7 +55,11 @@ class Games(MethodView):
     @blp.response(200, SusunGameListSchema)
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
-        """List this client's games, newest first, by `status` and `table`, in pages."""
+        """List this client's games, newest first, by `status` and `table`, in pages.
+
+        Overdue games on a page settle first, at most 10 a page: a page holding more ends
+        before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+        there."""
         return json_response(susun_games.list_(db(), principal().client_id, **query))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])

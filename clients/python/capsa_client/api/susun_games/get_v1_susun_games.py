@@ -102,6 +102,10 @@ def sync_detailed(
 ) -> Response[Problem | SusunGameList]:
     """List this client's games, newest first, by `status` and `table`, in pages.
 
+     Overdue games on a page settle first, at most 10 a page: a page holding more ends
+    before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+    there.
+
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
         table (str | Unset):  Example: table-7.
@@ -140,6 +144,10 @@ def sync(
 ) -> Problem | SusunGameList | None:
     """List this client's games, newest first, by `status` and `table`, in pages.
 
+     Overdue games on a page settle first, at most 10 a page: a page holding more ends
+    before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+    there.
+
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
         table (str | Unset):  Example: table-7.
@@ -172,6 +180,10 @@ async def asyncio_detailed(
     cursor: str | Unset = UNSET,
 ) -> Response[Problem | SusunGameList]:
     """List this client's games, newest first, by `status` and `table`, in pages.
+
+     Overdue games on a page settle first, at most 10 a page: a page holding more ends
+    before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+    there.
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
@@ -208,6 +220,10 @@ async def asyncio(
     cursor: str | Unset = UNSET,
 ) -> Problem | SusunGameList | None:
     """List this client's games, newest first, by `status` and `table`, in pages.
+
+     Overdue games on a page settle first, at most 10 a page: a page holding more ends
+    before the next one, with fewer items than `limit` and a `next_cursor` that resumes
+    there.
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
