@@ -547,12 +547,18 @@ def test_a_game_that_cannot_settle_does_not_hold_up_the_games_behind_it(http, te
         assert uow.susun_games.get(tenant.id, stuck["id"]).status == "arranging"
 
 
-def test_a_game_whose_round_would_pass_the_amount_limit_is_still_read_after_its_deadline(http, tenant, clock):
+def test_a_game_whose_round_would_pass_the_amount_limit_is_still_read_after_its_deadline(
+    http, tenant, clock, monkeypatch
+):
     """At 10^15 a pair with a foul multiplier of 10,000 would book more than 10^18 minor
     units: the round cannot be stored, so the game cannot settle; its reads showed a 422
-    for it. The game is shown as it is (the last submission is refused the same way)."""
+    for it. The game is shown as it is (the last submission is refused the same way).
+    Such a game is refused at creation now; one stored before that check (made here with
+    the check off) is still read."""
     rules = {"preset": "capsa-susun-id", "params": {"foul_multiplier": 10_000}}
-    game = start(http, tenant, rules=rules, stake="1000000000000000", players=["a", "b"])
+    with monkeypatch.context() as m:
+        m.setattr(susun_games, "amounts_bound", lambda params, n: 0)
+        game = start(http, tenant, rules=rules, stake="1000000000000000", players=["a", "b"])
     submitted(http, tenant, game, "a", {"arrangement": fouled(suggested(http, tenant, hand_of(http, tenant, game, "a")))})
     last = put(http, tenant, game, "b", {"arrangement": suggested(http, tenant, hand_of(http, tenant, game, "b"))})
     assert fields_of(problem(last, 422, "validation")) == {"stake"}
@@ -594,3 +600,25 @@ def test_a_list_page_settles_a_bounded_number_of_overdue_games_and_resumes_after
     # Nothing left overdue: a page of all five settles none and is whole.
     whole = http.get("/v1/susun/games?limit=10", headers=h).get_json()
     assert [g["id"] for g in whole["items"]] == newest_first and whole["next_cursor"] is None
+
+
+def test_a_stake_at_which_some_round_could_pass_the_amount_limit_is_refused_at_creation(http, tenant, clock):
+    """The round is scored only at the deadline: a game whose rules and stake allow a round
+    beyond 10^18 minor units is 422 on `stake` when it is created (it could never settle,
+    and every sweep would try it again); the largest stake the bound allows settles."""
+    from service.domain.money import MAX_AMOUNT
+    from service.domain.rules import resolve_rules
+    from service.domain.susun.scoring import amounts_bound
+
+    bound = amounts_bound(resolve_rules("capsa-susun-id", "susun").params, 4)
+    refused = http.post("/v1/susun/games", json={
+        "rules": "capsa-susun-id", "players": ["a", "b", "c", "d"], "currency": "IDR",
+        "stake": str(MAX_AMOUNT // bound + 1), "arrange_seconds": 60,
+    }, headers=tenant.headers)
+    body = problem(refused, 422, "validation")
+    assert fields_of(body) == {"stake"} and "10^18" in body["detail"]
+    assert http.get("/v1/susun/games", headers=tenant.headers).get_json()["items"] == []
+    game = start(http, tenant, stake=str(MAX_AMOUNT // bound))
+    clock.advance(seconds=60)
+    settled = fetch(http, tenant, game)
+    assert settled["status"] == "settled" and settled["round"]

@@ -163,6 +163,34 @@ def _foul_payment(winner: ArrangementResult, params: SusunParams) -> tuple[int, 
     return rows + params.overall_unit + params.scoop_bonus + bonus, bonus
 
 
+def pair_points_bound(params: SusunParams) -> int:
+    """A bound on the points one pair can move under `params`, whatever the hands: the
+    weighted rows at the largest multiplier, the overall and scoop points, every row's
+    largest bonus on both sides, the largest natural and the surrender cost, all added.
+    Loose on purpose (no pair earns all of them at once): it only has to be safe, so that a
+    stake it allows can book any round (`amounts_bound`)."""
+    row_bonus = max([abs(v) for v in params.bonus.values()]
+                    + [abs(v) for table in params.bonus_by_rank.values() for v in table.values()] + [0])
+    if params.royalty_flat:
+        row_bonus = min(row_bonus, 1)
+    multiplier = max(1, abs(params.tembus_multiplier), abs(params.super_multiplier), abs(params.foul_multiplier))
+    return (
+        sum(abs(w) for w in params.row_points) * multiplier
+        + abs(params.overall_unit)
+        + abs(params.scoop_bonus)
+        + 6 * row_bonus
+        + max([abs(v) for v in params.natural_values.values()] + [0])
+        + abs(params.surrender_cost)
+    )
+
+
+def amounts_bound(params: SusunParams, n_players: int) -> int:
+    """A bound on every amount of a round of `n_players` at a stake of one minor unit: a
+    pair's, a player's result, winnings, fee and net (its n - 1 pairs), and the house fee
+    (the fees of all n players, each at most its basis)."""
+    return n_players * max(1, n_players - 1) * pair_points_bound(params)
+
+
 def _uncompared_pair(a: PlayerResult, b: PlayerResult, params: SusunParams) -> PairResult:
     """A pair decided by a foul, a natural or a surrender (the table of docs/rules.md#outcomes)."""
     sa, sb = a.status, b.status

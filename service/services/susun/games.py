@@ -27,7 +27,7 @@ from service.adapters.susun_games import SusunGameRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, parse_cards
 from service.domain.errors import FieldError, InvalidMoney, InvalidRound, raise_collected
-from service.domain.money import format_money, parse_currency_and_stake
+from service.domain.money import MAX_AMOUNT, format_money, parse_currency_and_stake
 from service.domain.rules import RuleSet, resolve_rules
 from service.domain.susun.game import (
     GameStatus,
@@ -40,6 +40,7 @@ from service.domain.susun.game import (
 )
 from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
 from service.domain.susun.rules import SUSUN, SusunParams
+from service.domain.susun.scoring import amounts_bound
 from service.domain.susun.suggest.search import suggest
 from service.services import deals
 from service.services.clock import new_id, rfc3339, utcnow_ms
@@ -87,6 +88,16 @@ def create(
     if (why := arrange_seconds_problem(seconds)) is not None:
         errors.append(FieldError("arrange_seconds", why))
     raise_collected(errors, InvalidRound)
+    # The round is scored only at the deadline, from arrangements not made yet: a stake at
+    # which some round under these rules could book past the amount limit is refused now,
+    # not found at settlement, when the game could never be stored (nor stop being tried).
+    most = amounts_bound(_params(rules), len(ids)) * stake
+    if most > MAX_AMOUNT:
+        raise InvalidMoney(
+            f"stake {body['stake']!r}: under these rules a round of {len(ids)} players can book up to "
+            f"{most} minor units at this stake, beyond the limit of 10^18: lower the stake",
+            field="stake",
+        )
     reference = body.get("reference")
 
     def action(uow: UnitOfWork) -> StoredResponse:
