@@ -159,10 +159,13 @@ class DealRepository:
         return frozenset(d for d in self.session.scalars(union_all(big_two, susun)) if d is not None)
 
     def mark_used(self, client_id: str, deal_id: str, used_by: str, at: datetime) -> bool:
-        """Use the deal once: False when it was already used (the row is not changed then)."""
+        """Use the deal once, for a game, while its seed is secret: False when it was already
+        used or revealed (the row is not changed then). The condition is in the statement,
+        so a reveal committed after the caller read the deal is seen (PostgreSQL re-checks
+        the row it waited for)."""
         result = self.session.execute(
             update(Deal)
-            .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.used_at.is_(None))
+            .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.used_at.is_(None), Deal.revealed_at.is_(None))
             .values(used_at=at, used_by=used_by, revealed_at=func.coalesce(Deal.revealed_at, at))
             .execution_options(synchronize_session=False)
         )

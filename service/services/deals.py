@@ -213,12 +213,20 @@ def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
     hands known. (A round uses its deal in the statement that stores it.)"""
     row = uow.deals.get(client_id, deal_id)
     if row is not None and row.used_at is None and row.revealed_at is not None:
-        raise Conflict(
-            f"deal {deal_id!r} was revealed at {rfc3339(row.revealed_at)}: its hands are public",
-            errors=[FieldError("deal", "revealed; a game needs a deal whose seed is still secret")],
-        )
+        raise _revealed_conflict(deal_id, row.revealed_at)
     if not uow.deals.mark_used(client_id, deal_id, used_by, utcnow_ms()):
+        # Used, or revealed since it was read above (a reveal racing the game's start).
+        now = uow.deals.get(client_id, deal_id, lock=True)
+        if now is not None and now.used_at is None and now.revealed_at is not None:
+            raise _revealed_conflict(deal_id, now.revealed_at)
         raise used_conflict(deal_id)
+
+
+def _revealed_conflict(deal_id: str, revealed_at: datetime) -> Conflict:
+    return Conflict(
+        f"deal {deal_id!r} was revealed at {rfc3339(revealed_at)}: its hands are public",
+        errors=[FieldError("deal", "revealed; a game needs a deal whose seed is still secret")],
+    )
 
 
 def check_players(dealt_hands: DealtHands, ids: Sequence[str], ordered: bool) -> None:

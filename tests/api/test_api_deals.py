@@ -365,3 +365,35 @@ def test_a_deal_takes_its_nonce_from_the_clients_counter_without_counting_deals(
         uow.commit()
     assert make_deal(http, tenant)["nonce"] == 1000  # one deal stored, so a count would say 1
     assert make_deal(http, tenant)["nonce"] == 1001
+
+
+@pytest.mark.parametrize("game", ["susun", "banting"])
+def test_a_game_never_starts_on_a_deal_revealed_after_the_game_read_it(http, tenant, monkeypatch, game):
+    """A reveal racing a game's start: the game read the deal before the reveal committed
+    (here, its plain reads are made stale on purpose), and the reveal answered the seed. The
+    game must not then use the deal, whose hands are public: 409 on `deal`, nothing stored."""
+    from dataclasses import replace
+
+    from service.adapters.deals import DealRepository
+
+    made = make_deal(http, tenant, "a b c d", "race-1")
+    assert http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers).get_json()["server_seed"]
+    real_get = DealRepository.get
+
+    def read_before_the_reveal(self: Any, client_id: str, deal_id: str, lock: bool = False) -> Any:
+        row = real_get(self, client_id, deal_id, lock)
+        return row if row is None or lock else replace(row, revealed_at=None)
+
+    monkeypatch.setattr(DealRepository, "get", read_before_the_reveal)
+    if game == "susun":
+        path, body = "/v1/susun/games", {"players": list("abcd"), "currency": "IDR", "stake": "1000",
+                                         "deal": made["id"], "arrange_seconds": 60}
+    else:
+        path, body = "/v1/banting/games", {"currency": "IDR", "stake": "1000", "deal": made["id"],
+                                           "players": [{"id": p} for p in "abcd"]}
+    answer = problem(http.post(path, json=body, headers=tenant.headers), 409, "conflict")
+    assert fields_of(answer) == {"deal"} and "revealed" in answer["detail"]
+    monkeypatch.undo()
+    doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
+    assert (doc["used_at"], doc["used_by"]) == (None, None)
+    assert http.get(path, headers=tenant.headers).get_json()["items"] == []
