@@ -339,3 +339,30 @@ def test_a_hint_on_a_finished_game_is_409(http, tenant):
     game = start(http, tenant, FOUR)
     play(http, tenant, game["id"], BOMB_SCRIPT)
     problem(hint(http, tenant, game["id"], "b"), 409, "conflict")
+
+
+def test_a_list_page_plays_the_due_turns_of_a_bounded_number_of_games_and_resumes_after_them(
+    http, tenant, clock, monkeypatch
+):
+    """The list shows each game as a GET of it would, its due auto moves played first (a
+    game over by them is no longer `playing`); a page holding more such games than
+    CATCH_UP_PER_PAGE ends before the next one, its cursor resuming there."""
+    from service.services.banting import games as banting_games
+
+    monkeypatch.setattr(banting_games, "CATCH_UP_PER_PAGE", 2, raising=False)
+    made = []
+    for _ in range(3):
+        made.append(timed(http, tenant, 30))
+        clock.advance(milliseconds=1)
+    newest_first = [g["id"] for g in reversed(made)]
+    clock.advance(hours=1)  # every turn of every game ran out: each game plays itself to its end
+    h = tenant.read_headers
+    first = http.get("/v1/banting/games?status=playing&limit=10", headers=h).get_json()
+    assert first["items"] == [] and first["next_cursor"] is not None  # two played out, filtered
+    rest = http.get(f"/v1/banting/games?status=playing&limit=10&cursor={first['next_cursor']}", headers=h).get_json()
+    assert rest == {"items": [], "next_cursor": None}
+    listed = http.get("/v1/banting/games?limit=10", headers=h).get_json()
+    assert [g["id"] for g in listed["items"]] == newest_first and listed["next_cursor"] is None
+    for g in listed["items"]:
+        assert g["status"] == "finished" and g["round"] and g["deadline"] is None
+        assert g == http.get(f"/v1/banting/games/{g['id']}", headers=h).get_json()

@@ -909,7 +909,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List this client's games (their states), newest first, by status and table, in pages. */
+        /**
+         * List this client's games (their states), newest first, by status and table, in pages.
+         * @description Each game is shown as a GET of it answers, its due auto moves played first, for at
+         *     most 10 games a page: a page holding more ends before the next one, with fewer items
+         *     than `limit` and a `next_cursor` that resumes there.
+         */
         get: {
             parameters: {
                 query?: {

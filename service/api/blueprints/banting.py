@@ -58,7 +58,11 @@ class Games(MethodView):
     @blp.response(200, GameListSchema)
     @blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
-        """List this client's games (their states), newest first, by status and table, in pages."""
+        """List this client's games (their states), newest first, by status and table, in pages.
+
+        Each game is shown as a GET of it answers, its due auto moves played first, for at
+        most 10 games a page: a page holding more ends before the next one, with fewer items
+        than `limit` and a `next_cursor` that resumes there."""
         return json_response(games.list_(db(), principal().client_id, **query))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])

@@ -44,6 +44,9 @@ from service.services.jsondoc import dump
 from service.services.preconditions import refuse_stale
 
 GAMES_PATH = "/v1/banting/games"
+# Games a list page plays the due auto moves of at most (each a replay and a write); a page
+# holding more ends before the next one, its cursor resuming there.
+CATCH_UP_PER_PAGE = 10
 
 
 # -- evaluate -------------------------------------------------------------------------------
@@ -224,14 +227,31 @@ def list_(
     limit: int = 20,
     cursor: str | None = None,
 ) -> dict[str, Any]:
-    """`GET /v1/banting/games`: a page of the client's games (each its state), newest first."""
+    """`GET /v1/banting/games`: a page of the client's games (each its state), newest first.
+    Games on it whose turn ran out get their due auto moves first, as a GET of one does, at
+    most `CATCH_UP_PER_PAGE`: a page holding more ends before the next one (fewer items than
+    `limit`, its cursor resuming there)."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
+    wanted = None if status is None else GameStatus(status)
     with db.unit_of_work() as uow:
-        games, next_after = uow.games.page(
-            client_id, None if status is None else GameStatus(status), table, limit, after
-        )
-        items = [game_document(g, store.state_of(g)) for g in games]
+        games, next_after = uow.games.page(client_id, wanted, table, limit, after)
+    now = utcnow_ms()
+    due = [g.id for g in games if timers.due(g, now)]
+    if len(due) > CATCH_UP_PER_PAGE:
+        cut = next(i for i, g in enumerate(games) if g.id == due[CATCH_UP_PER_PAGE])
+        games, due = games[:cut], due[:CATCH_UP_PER_PAGE]
+        next_after = (games[-1].created_at, games[-1].id)
+    if due:
+        for game_id in due:
+            timers.catch_up(db, client_id, game_id)
+        with db.unit_of_work() as uow:
+            fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
+        games = [fresh.get(g.id, g) for g in games]
+        if wanted is not None:  # finished by its auto moves: no longer what the filter asked for
+            games = [g for g in games if g.status == wanted]
+    items = [game_document(g, store.state_of(g)) for g in games]
     return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
+
 
 
 def require(db: Database, client_id: str, game_id: str) -> None:

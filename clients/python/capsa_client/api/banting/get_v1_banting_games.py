@@ -100,6 +100,10 @@ def sync_detailed(
 ) -> Response[GameList | Problem]:
     """List this client's games (their states), newest first, by status and table, in pages.
 
+     Each game is shown as a GET of it answers, its due auto moves played first, for at
+    most 10 games a page: a page holding more ends before the next one, with fewer items
+    than `limit` and a `next_cursor` that resumes there.
+
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
         status (GetV1BantingGamesStatus | Unset):  Example: playing.
@@ -138,6 +142,10 @@ def sync(
 ) -> GameList | Problem | None:
     """List this client's games (their states), newest first, by status and table, in pages.
 
+     Each game is shown as a GET of it answers, its due auto moves played first, for at
+    most 10 games a page: a page holding more ends before the next one, with fewer items
+    than `limit` and a `next_cursor` that resumes there.
+
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
         status (GetV1BantingGamesStatus | Unset):  Example: playing.
@@ -170,6 +178,10 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
 ) -> Response[GameList | Problem]:
     """List this client's games (their states), newest first, by status and table, in pages.
+
+     Each game is shown as a GET of it answers, its due auto moves played first, for at
+    most 10 games a page: a page holding more ends before the next one, with fewer items
+    than `limit` and a `next_cursor` that resumes there.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
@@ -206,6 +218,10 @@ async def asyncio(
     limit: int | Unset = 20,
 ) -> GameList | Problem | None:
     """List this client's games (their states), newest first, by status and table, in pages.
+
+     Each game is shown as a GET of it answers, its due auto moves played first, for at
+    most 10 games a page: a page holding more ends before the next one, with fewer items
+    than `limit` and a `next_cursor` that resumes there.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
