@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 
@@ -64,6 +65,16 @@ class IllegalMove(CapsaError):
 
     problem = "illegal-move"
     title = "Illegal move"
+
+
+def quoted(value: object, limit: int = 100) -> str:
+    """A request value as the JSON the client sent it (`true`, `null`, `{"a": 1}`, not
+    Python's `True`, `None`, `{'a': 1}`), cut at `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not a JSON value (a caller's own object): as Python shows it
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def raise_collected(errors: list[FieldError], cls: type[CapsaError] = CapsaError) -> None:

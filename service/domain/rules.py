@@ -15,7 +15,7 @@ from typing import Any
 
 from .banting import rules as banting
 from .banting.rules import BANTING, BantingParams
-from .errors import FieldError, InvalidParameter, UnknownRules, raise_collected
+from .errors import FieldError, InvalidParameter, UnknownRules, quoted, raise_collected
 from .parameters import _Bad
 from .susun import rules as susun
 from .susun.rules import SUSUN, SusunParams
@@ -176,11 +176,11 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
         version = ref.get("version")
         if "version" in ref and (isinstance(version, bool) or not isinstance(version, int)):
             raise InvalidParameter(
-                f"{version!r} is not an integer (omit it for the latest version)", field=f"{field}.version"
+                f"{quoted(version)} is not an integer (omit it for the latest version)", field=f"{field}.version"
             )
         params = ref.get("params", {})
         if not isinstance(params, Mapping):
-            raise InvalidParameter(f"{params!r} is not an object", field=f"{field}.params")
+            raise InvalidParameter(f"{quoted(params)} is not an object", field=f"{field}.params")
         overrides = params
         field = f"{field}.preset"
     else:
@@ -246,7 +246,7 @@ def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool
         try:
             changes[name] = spec[name](value)
         except _Bad as exc:
-            errors.append(FieldError(f"{field}.{name}", f"{value!r} {exc}"))
+            errors.append(FieldError(f"{field}.{name}", f"{quoted(value)} {exc}"))
     raise_collected(errors, InvalidParameter)
     if not changes:
         return base

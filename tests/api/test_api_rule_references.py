@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from service.domain.errors import quoted
+
 SUSUN_PRESET, BANTING_PRESET = "capsa-susun-id", "capsa-banting-id"
 
 # (where in the reference, the values of another JSON type)
@@ -89,7 +91,7 @@ def failures_over(app: Any, http: Any, tenant: Any, cases: list[tuple[str, list[
                 body["rules"] = reference(path, where, value)
                 response = http.post(path, json=body, headers=tenant.headers)
                 problem = response.get_json(silent=True) or {}
-                errors = [(e["field"], repr(value) in e["message"]) for e in problem.get("errors", [])]
+                errors = [(e["field"], quoted(value) in e["message"]) for e in problem.get("errors", [])]
                 if (
                     response.status_code != 422
                     or response.headers["Content-Type"] != "application/problem+json"

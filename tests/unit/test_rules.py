@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from service.domain.errors import InvalidParameter, UnknownRules
+from service.domain.errors import InvalidParameter, UnknownRules, quoted
 from service.domain.rules import RuleSet, every_preset, list_presets, resolve_rules
 
 ID_BONUS = {"front.three_of_a_kind": 5, "middle.full_house": 3, "middle.four_of_a_kind": 14,
@@ -250,7 +250,7 @@ def test_every_parameter_of_every_preset_refuses_each_json_value_of_the_wrong_ty
     with pytest.raises(InvalidParameter) as exc:
         resolve_rules({"preset": preset, "version": version, "params": {name: wrong}}, None)
     assert [e.field for e in exc.value.errors] == [f"rules.params.{name}"]
-    assert exc.value.errors[0].message.startswith(repr(wrong))
+    assert exc.value.errors[0].message.startswith(quoted(wrong))  # as JSON: true, null, {...}
 
 
 @pytest.mark.parametrize("version", [{}, [], [1], 1.0, 2.0, "1", True, False, None])
@@ -258,7 +258,7 @@ def test_a_version_that_is_no_json_integer_is_an_invalid_parameter_naming_rules_
     with pytest.raises(InvalidParameter) as exc:
         resolve_rules({"preset": "capsa-susun-id", "version": version}, "susun")
     assert [(e.field, e.message) for e in exc.value.errors] == [
-        ("rules.version", f"{version!r} is not an integer (omit it for the latest version)")
+        ("rules.version", f"{quoted(version)} is not an integer (omit it for the latest version)")
     ]
 
 
@@ -274,7 +274,7 @@ def test_an_unknown_version_is_named_at_rules_version_not_under_the_preset():
 def test_params_that_are_no_object_are_an_invalid_parameter_naming_rules_params(params):
     with pytest.raises(InvalidParameter) as exc:
         resolve_rules({"preset": "capsa-banting-id", "params": params}, "banting")
-    assert [(e.field, e.message) for e in exc.value.errors] == [("rules.params", f"{params!r} is not an object")]
+    assert [(e.field, e.message) for e in exc.value.errors] == [("rules.params", f"{quoted(params)} is not an object")]
 
 
 @pytest.mark.parametrize("preset", [None, 1, True, [], {}, ["capsa-susun-id"]])
@@ -284,3 +284,23 @@ def test_a_preset_that_is_no_string_is_unknown_rules_naming_rules_preset(preset)
     assert [(e.field, e.message) for e in exc.value.errors] == [
         ("rules.preset", f"a preset name is required, not {preset!r}")
     ]
+
+
+@pytest.mark.parametrize(("rules", "field", "message"), [
+    ({"preset": "capsa-susun-id", "version": None}, "rules.version",
+     "null is not an integer (omit it for the latest version)"),
+    ({"preset": "capsa-susun-id", "version": True}, "rules.version",
+     "true is not an integer (omit it for the latest version)"),
+    ({"preset": "capsa-susun-id", "params": [1]}, "rules.params", "[1] is not an object"),
+    ({"preset": "capsa-susun-id", "params": {"bonus": {"front.three_of_a_kind": True}}}, "rules.params.bonus",
+     '{"front.three_of_a_kind": true} '),
+    ({"preset": "capsa-susun-id", "params": {"tembus_multiplier": "x" * 200}}, "rules.params.tembus_multiplier",
+     '"' + "x" * 98 + "…"),
+])
+def test_a_refused_value_is_quoted_as_the_json_that_was_sent(rules, field, message):
+    """The client sent JSON: its value comes back as JSON (`true`, `null`, double quotes),
+    not as Python writes it (`True`, `None`, single quotes), and a long one is cut."""
+    with pytest.raises(InvalidParameter) as exc:
+        resolve_rules(rules, "susun")
+    (error,) = exc.value.errors
+    assert error.field == field and error.message.startswith(message), error.message
