@@ -58,6 +58,9 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/webhook_queue.py", "Pass.lock_due"):
         "the dispatcher finds (and locks) endpoints behind their client's chain head across clients; under Citus "
         "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",
+    ("service/adapters/webhook_queue.py", "Pass.skipped"):
+        "the dispatcher counts the endpoints behind their client's chain head across clients (locked or not); "
+        "under Citus a multi-shard count joining co-located webhooks and chain_heads on client_id",
     ("service/adapters/webhook_queue.py", "Pass.fingerprint"):
         "the dispatcher's fingerprint sums every chain head's sequence and every enabled endpoint's cursor; "
         "under Citus a multi-shard aggregate (a sum and a count per shard, added by the coordinator)",

@@ -126,6 +126,15 @@ _LOCK_DUE = (
     .with_for_update(skip_locked=True, of=w)
 )
 
+# How many enabled endpoints are behind their head, locked or not: more than `_LOCK_DUE`
+# returned (short of its limit) means it skipped some that a request holds.
+_BEHIND = (
+    select(func.count())
+    .select_from(w)
+    .join(ChainHead, ChainHead.client_id == w.client_id)
+    .where(w.enabled.is_(True), w.cursor < ChainHead.sequence)
+)
+
 # The round's game and the record's time looked up per record (scalar subqueries by key):
 # joined instead, a never-analysed database's planner scanned every round of the client per
 # record and every line 0 of its history per fan-out (624,250 rows filtered for 500 keys).
@@ -455,6 +464,13 @@ class Pass:
         queues the others), the furthest behind first."""
         rows = self.conn.execute(_LOCK_DUE, {"limit": limit})
         return [FanoutTarget(r[0], r[1], int(r[2]), tuple(r[3])) for r in rows]
+
+    def skipped(self, locked: int) -> bool:
+        """Whether `lock_due`, which locked `locked` endpoints (short of its limit), skipped
+        some that another transaction holds (PostgreSQL; SQLite never skips)."""
+        if self.dialect != "postgresql":
+            return False
+        return int(self.conn.execute(_BEHIND).scalar_one()) > locked
 
     def event_keys(self, client_id: str, from_sequence: int, limit: int) -> list[EventKey]:
         """The client's records from `from_sequence` on, oldest first, as event keys: their

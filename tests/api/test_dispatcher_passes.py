@@ -341,6 +341,27 @@ def test_rounds_of_a_client_without_an_enabled_endpoint_move_no_fingerprint_and_
     assert fan_outs == [0, 0, 2] and queued(db, client_id) == {hook["id"]: [1, 2]}
 
 
+def test_a_fan_out_that_skipped_an_endpoint_held_by_a_request_looks_again_at_the_next_pass(db, new, monkeypatch):
+    """PostgreSQL: the fan-out locks the endpoints behind their head with SKIP LOCKED, and a
+    request (PATCH, rotate-secret, redeliver) may hold one. That fan-out is not complete:
+    its fingerprint must not be remembered as quiet, or no fan-out would run again until
+    some other round moved a head, and the event would wait that long."""
+    if db.dialect != "postgresql":
+        pytest.skip("SQLite has no SKIP LOCKED: a request holding the row holds the database")
+    client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    d = new()
+    fan_outs = spy_fan_outs(d, monkeypatch)
+    d.step(Held(pending=4))
+    with db.unit_of_work(write=True) as uow:  # a request holding the endpoint's row
+        uow.webhooks.get(client_id, hook["id"], lock=True)
+        store(db, client_id)
+        d.step(Held(pending=4))
+        assert fan_outs == [0, 0] and queued(db, client_id) == {}  # skipped, not waited for
+    d.step(Held(pending=4))
+    assert fan_outs == [0, 0, 1] and queued(db, client_id) == {hook["id"]: [1]}
+    assert cursors(db, client_id) == {hook["id"]: 1}
+
+
 def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, monkeypatch):
     """`batch` records per client and pass: an endpoint created after some records gets only
     the later ones, each pass reading from the lowest cursor on, until all are queued."""

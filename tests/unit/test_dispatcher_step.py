@@ -44,6 +44,9 @@ class Chain:
         self.fan_outs += 1
         return [FanoutTarget("cl_1", "wh_1", self.cursor, ("*",))] if self.cursor < self.head else []
 
+    def skipped(self, locked: int) -> bool:
+        return False  # one dispatcher, no request holding the endpoint
+
     def event_keys(self, client_id: str, from_sequence: int, limit: int) -> list[EventKey]:
         sequences = range(from_sequence, self.head + 1)[:limit]
         return [EventKey(s, "round", f"rnd_{s:026d}", None, AT) for s in sequences]

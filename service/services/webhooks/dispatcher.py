@@ -653,7 +653,9 @@ class Dispatcher:
         moved = 0
         with self.queue.pass_() as tx:
             due = tx.lock_due(FANOUT_ENDPOINTS)
-            complete = len(due) < FANOUT_ENDPOINTS
+            # Not complete when it reached its limit, or skipped an endpoint a request holds
+            # (then its fingerprint is not remembered as quiet, and the next pass looks again).
+            complete = len(due) < FANOUT_ENDPOINTS and not tx.skipped(len(due))
             by_client: dict[str, list[Any]] = {}
             for target in due:
                 by_client.setdefault(target.client_id, []).append(target)
