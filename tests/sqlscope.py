@@ -58,6 +58,10 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/webhook_queue.py", "Pass.lock_due"):
         "the dispatcher finds (and locks) endpoints behind their client's chain head across clients; under Citus "
         "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",
+    ("service/adapters/webhook_queue.py", "Pass.resume"):
+        "the dispatcher finds the endpoints enabled again (of every client) with deliveries to resume, then "
+        "updates each one's by (client, endpoint); under Citus a multi-shard SELECT on webhooks, each "
+        "endpoint's UPDATE then routed to its shard",
     ("service/adapters/webhook_queue.py", "Pass.skipped"):
         "the dispatcher counts the endpoints behind their client's chain head across clients (locked or not); "
         "under Citus a multi-shard count joining co-located webhooks and chain_heads on client_id",

@@ -507,6 +507,9 @@ class Webhook(Base):
     failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Migration 0022: when it was enabled again; its deliveries queued before this are made
+    # due at once by the dispatcher, a batch a pass, and then it is cleared. Read only there.
+    resume_before: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class WebhookDelivery(Base):

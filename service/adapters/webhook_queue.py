@@ -115,6 +115,40 @@ _FINGERPRINT = select(
     .scalar_subquery(),
     select(func.count()).where(w.enabled.is_(True)).scalar_subquery(),
     select(func.coalesce(func.sum(w.cursor), 0)).where(w.enabled.is_(True)).scalar_subquery(),
+    # and how many endpoints enabled again have deliveries to resume (`Pass.resume`)
+    select(func.count()).where(w.enabled.is_(True), w.resume_before.is_not(None)).scalar_subquery(),
+)
+
+# An endpoint enabled again (migration 0022): its deliveries queued before then, failed for
+# good or waiting for a later step of the schedule, made due now with a fresh schedule, a
+# batch at a time. The waiting ones are a range of the endpoint's due index (after now); the
+# failed ones are read in key order, which is event order (the round ids are time-ordered),
+# so the oldest, the ones that failed for good, come first. A row made due leaves both sets.
+_RESUMING = select(w.client_id, w.id, w.resume_before).where(w.enabled.is_(True), w.resume_before.is_not(None))
+_ENDPOINT_ROWS = (
+    d.client_id == bindparam("_client"), d.webhook_id == bindparam("_webhook"), d.created_at <= bindparam("_before"),
+)
+_TO_RESUME = {
+    "failed": (d.state == FAILED,),
+    "waiting": (d.state == PENDING, d.claim.is_(None), d.next_attempt_at > bindparam("_now")),
+}
+
+
+def _resume(which: str) -> Any:
+    chosen = select(d.event_id).where(*_ENDPOINT_ROWS, *_TO_RESUME[which]).limit(bindparam("_n")).scalar_subquery()
+    return (
+        update(d)
+        .where(*_ENDPOINT_ROWS, *_TO_RESUME[which], d.event_id.in_(chosen))
+        .values(state=PENDING, attempts=0, next_attempt_at=bindparam("_now"), claim=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+_RESUME = {which: _resume(which) for which in _TO_RESUME}
+_RESUMED = (
+    update(w)
+    .where(w.client_id == bindparam("_client"), w.id == bindparam("_webhook"), w.resume_before == bindparam("_before"))
+    .values(resume_before=None)
 )
 
 _LOCK_DUE = (
@@ -450,6 +484,7 @@ class Pass:
     def __init__(self, conn: Connection, dialect: str) -> None:
         self.conn = conn
         self.dialect = dialect
+        self.resuming = 0  # endpoints enabled again with deliveries to resume (read with the fingerprint)
 
     def fingerprint(self) -> tuple[int, int, int]:
         """(sum of the chain heads' sequences of the clients with an enabled endpoint, enabled
@@ -457,7 +492,22 @@ class Pass:
         means no such head moved and no endpoint was enabled, added or moved on since it was
         read. A client without one moves nothing: its rounds cost the dispatcher no fan-out."""
         row = self.conn.execute(_FINGERPRINT).one()
+        self.resuming = int(row[3])
         return int(row[0]), int(row[1]), int(row[2])
+
+    def resume(self, now: datetime, limit: int) -> int:
+        """Of the endpoints enabled again, up to `limit` deliveries queued before that made
+        due now with a fresh schedule; an endpoint with none left is done (its mark
+        cleared, unless it was enabled again meanwhile). How many were made due."""
+        made = 0
+        for client_id, webhook_id, before in self.conn.execute(_RESUMING).all():
+            keys = {"_client": client_id, "_webhook": webhook_id, "_before": before, "_now": now}
+            for which in _TO_RESUME:
+                if made < limit:
+                    made += int(self.conn.execute(_RESUME[which], {**keys, "_n": limit - made}).rowcount)
+            if made < limit:
+                self.conn.execute(_RESUMED, keys)
+        return made
 
     def lock_due(self, limit: int) -> list[FanoutTarget]:
         """Enabled endpoints behind their client's head, locked (SKIP LOCKED: another dispatcher

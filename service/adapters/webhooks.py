@@ -36,6 +36,9 @@ from .records import StoredRecord
 PENDING, DELIVERED, FAILED = DeliveryState.PENDING, DeliveryState.DELIVERED, DeliveryState.FAILED
 
 _WEBHOOKS = Webhook.__table__
+# An endpoint as read: every column but `resume_before`, which only the dispatcher reads (so
+# this version also reads a database not yet at migration 0022).
+_WEBHOOK_COLUMNS = [c for c in _WEBHOOKS.c if c.name != "resume_before"]
 _ATTEMPTS = WebhookAttempt.__table__
 
 
@@ -147,12 +150,12 @@ class WebhookRepository:
         return int(self.session.scalar(select(func.count()).where(Webhook.client_id == client_id)) or 0)
 
     def of_client(self, client_id: str) -> list[WebhookRecord]:
-        q = select(_WEBHOOKS).where(_WEBHOOKS.c.client_id == client_id)
+        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.client_id == client_id)
         return [_webhook(r) for r in self.session.execute(q.order_by(_WEBHOOKS.c.created_at, _WEBHOOKS.c.id)).mappings()]
 
     def get(self, client_id: str, webhook_id: str, lock: bool = False) -> WebhookRecord | None:
         """The endpoint; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
-        q = select(_WEBHOOKS).where(_WEBHOOKS.c.id == webhook_id, _WEBHOOKS.c.client_id == client_id)
+        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.id == webhook_id, _WEBHOOKS.c.client_id == client_id)
         if lock:
             q = q.with_for_update()
         row = self.session.execute(q).mappings().first()
@@ -170,6 +173,13 @@ class WebhookRepository:
             self.session.execute(
                 update(Webhook).where(Webhook.client_id == read.client_id, Webhook.id == read.id).values(**values)
             )
+
+    def resume(self, client_id: str, webhook_id: str, at: datetime) -> None:
+        """Enabled again at `at`: the dispatcher makes its deliveries queued before then due
+        at once, with a fresh retry schedule (`webhook_queue.Pass.resume`)."""
+        self.session.execute(
+            update(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id).values(resume_before=at)
+        )
 
     def targets(self, webhooks: Iterable[tuple[str, str]]) -> dict[str, Target]:
         """Where and how to send deliveries now, by (client, endpoint); an endpoint deleted
@@ -192,7 +202,7 @@ class WebhookRepository:
 
     def subscribers(self, client_id: str) -> list[WebhookRecord]:
         """The client's enabled endpoints, oldest first."""
-        q = select(_WEBHOOKS).where(_WEBHOOKS.c.client_id == client_id, _WEBHOOKS.c.enabled.is_(True))
+        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.client_id == client_id, _WEBHOOKS.c.enabled.is_(True))
         rows = self.session.execute(q.order_by(_WEBHOOKS.c.created_at, _WEBHOOKS.c.id)).mappings()
         return [_webhook(r) for r in rows]
 

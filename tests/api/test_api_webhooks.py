@@ -462,6 +462,35 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     assert len(receiver.requests) == before  # disabled: nothing is sent
 
 
+def test_an_endpoint_enabled_again_is_sent_at_once_everything_it_missed(app, http, tenant, receiver, clock):
+    """Enabling resumes an endpoint "with everything it missed": the deliveries that failed
+    for good while it was failing and those waiting for a late retry are made due at once,
+    with a fresh schedule, besides the events stored while it was disabled."""
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    receiver.fate = lambda _id: "fail"
+    gave_up = [store_round(http, tenant)["id"] for _ in range(2)]
+    dispatch(app, dataclasses.replace(FAST, schedule=(0.0,)))  # two attempts each, then failed for good
+    late = store_round(http, tenant)["id"]
+    dispatch(app, dataclasses.replace(FAST, schedule=(86400.0,)))  # its retry is a day away
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        states = sorted(uow.session.execute(
+            select(WebhookDelivery.state, WebhookDelivery.attempts).where(WebhookDelivery.webhook_id == w["id"])
+        ).all())
+    assert states == [("failed", 2), ("failed", 2), ("pending", 1)]
+    assert http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": False}, headers=tenant.headers).status_code == 200
+    meanwhile = store_round(http, tenant)["id"]
+    receiver.fate = lambda _id: "ok"
+    assert http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": True}, headers=tenant.headers).status_code == 200
+    dispatch(app)
+    wanted = {hooks.event_id(r, hooks.SETTLED) for r in [*gave_up, late, meanwhile]}
+    assert receiver.acknowledged() == wanted
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        left = uow.session.execute(select(WebhookDelivery.event_id).where(WebhookDelivery.webhook_id == w["id"])).all()
+        mark = uow.session.scalar(select(Webhook.resume_before).where(Webhook.id == w["id"]))
+    assert left == [] and mark is None  # all delivered, and the endpoint's resume is done
+
+
 def _running(d: Dispatcher, stop: threading.Event, failures: list[BaseException]) -> Any:
     def run() -> None:
         try:

@@ -44,6 +44,8 @@ class Chain:
         self.fan_outs += 1
         return [FanoutTarget("cl_1", "wh_1", self.cursor, ("*",))] if self.cursor < self.head else []
 
+    resuming = 0  # no endpoint enabled again
+
     def skipped(self, locked: int) -> bool:
         return False  # one dispatcher, no request holding the endpoint
 

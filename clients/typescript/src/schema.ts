@@ -5065,7 +5065,7 @@ export interface components {
              */
             description?: string | null;
             /**
-             * @description false stops deliveries; true resumes them, with what was missed.
+             * @description false stops deliveries; true resumes them, with what was missed: the events stored meanwhile, and the deliveries that had failed for good or wait for a late retry, sent again at once with a fresh schedule.
              * @example true
              */
             enabled?: boolean;

@@ -72,7 +72,7 @@ class WebhookPatchSchema(Strict):
     url = _url()
     events = _events()
     description = _description(allow_none=True)
-    enabled = StrictBoolean(metadata=openapi_meta(True, "false stops deliveries; true resumes them, with what was missed."))
+    enabled = StrictBoolean(metadata=openapi_meta(True, "false stops deliveries; true resumes them, with what was missed: the events stored meanwhile, and the deliveries that had failed for good or wait for a late retry, sent again at once with a fresh schedule."))
 
     @validates_schema
     def _changes_something(self, data: dict[str, Any], **kw: Any) -> None:

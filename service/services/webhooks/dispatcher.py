@@ -97,6 +97,7 @@ DEPTH = 16  # a fast endpoint's claims: its caps times this, queued in its lane
 FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in half of QUEUE_S
 TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
+RESUME_BATCH = 1000  # deliveries of endpoints enabled again made due per pass
 PRUNE_EVERY_S = 600.0  # how often a dispatcher looks for endpoints with attempts past their retention
 PRUNE_BATCH = 1000  # attempts deleted per transaction
 PRUNE_BATCHES = 10  # transactions between two passes at most, until the endpoints found are done
@@ -455,6 +456,8 @@ class Dispatcher:
         self._prune_before = utcnow_ms()  # pragma: no mutate
         # SQLite: the last pass held the lease (only its holder writes)
         self._leased = False  # pragma: no mutate (None reads as False)
+        # the last pass made a full batch of an enabled-again endpoint's deliveries due
+        self._resuming = False
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -562,7 +565,7 @@ class Dispatcher:
             else:
                 self._due, self._seen = self._fanned_at + linger, fingerprint
         self._gauges()
-        return queued > 0 or (free > 0 and len(claimed) == free)
+        return queued > 0 or (free > 0 and len(claimed) == free) or self._resuming
 
     def run_until_idle(self, timeout: float = 30.0) -> None:  # pragma: no mutate (a bound no run reaches: 30 s or 31)
         """Deliver everything due now, then return (tests, `--once`)."""
@@ -588,7 +591,7 @@ class Dispatcher:
         return lanes.close(self.settings.timeout_s + 0.5, then=self.pool.close)
 
     def _pass(self, done: list[Outcome], released: list[Claimed], free: int) -> tuple[list[Claimed], tuple[int, int, int] | None]:
-        """Record, claim and read the fingerprint in one transaction. Outcomes a pass could
+        """Record, read the fingerprint, resume and claim in one transaction. Outcomes a pass could
         not record (a busy or unreachable database) are kept and tried again each pass, so
         an outcome is lost (and its event sent again) only if its claim runs out first."""
         done = self._unrecorded[0] + done
@@ -597,8 +600,11 @@ class Dispatcher:
         try:
             with self.queue.pass_() as tx:
                 disabled = self._write_outcomes(tx, done, released)
-                claimed = self._claim(tx, free) if free > 0 else []
                 fingerprint = tx.fingerprint()
+                # Endpoints enabled again: a batch of what they missed made due now (and
+                # claimed below); a full batch asks for another pass at once.
+                self._resuming = tx.resuming > 0 and tx.resume(utcnow_ms(), RESUME_BATCH) >= RESUME_BATCH
+                claimed = self._claim(tx, free) if free > 0 else []
         except Exception:
             if done or released:
                 log.exception("could not record %d attempts; trying again", len(done))

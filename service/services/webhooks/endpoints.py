@@ -116,7 +116,9 @@ def get(db: Database, client_id: str, webhook_id: str) -> dict[str, Any]:
 
 def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """`PATCH`: url, events, description, enabled. Enabling a disabled endpoint clears its
-    failure record; it then takes the events stored while it was disabled too."""
+    failure record and resumes everything it missed: the events stored while it was
+    disabled, and its deliveries queued before (failed for good, or waiting for a late
+    retry), which the dispatcher makes due at once with a fresh retry schedule."""
     _check(body.get("url"), body.get("events"))
     now = utcnow_ms()
     with db.unit_of_work(write=True) as uow:
@@ -132,6 +134,7 @@ def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) 
             enabled = bool(body["enabled"])
             if enabled and not row.enabled:
                 new = replace(new, enabled=True, failing_since=None, disabled_reason=None)
+                uow.webhooks.resume(client_id, webhook_id, now)
             elif not enabled and row.enabled:
                 new = replace(new, enabled=False, disabled_reason="disabled")
         uow.webhooks.replace(row, new)
