@@ -363,20 +363,22 @@ def test_a_fan_out_that_skipped_an_endpoint_held_by_a_request_looks_again_at_the
 
 
 def test_a_fan_out_short_of_its_batch_leaves_the_rest_to_the_next_pass(db, new, monkeypatch):
-    """`batch` records per client and pass: an endpoint created after some records gets only
-    the later ones, each pass reading from the lowest cursor on, until all are queued."""
+    """`batch` records per read: an endpoint created after some records gets only the later
+    ones. An endpoint more than a batch behind another of its client does not hold that one
+    back (it waited while the first caught up, a batch a pass): the records are read again
+    from the lowest cursor the first read did not reach, until all are queued."""
     client_id, a, b = two_endpoints_two_records_apart(db)
     d = new(replace(PLAIN, batch=2))
     fan_outs = spy_fan_outs(d, monkeypatch)
     assert d.step(Held(pending=4)) is True
-    assert queued(db, client_id) == {a["id"]: [1, 2]}
-    assert cursors(db, client_id) == {a["id"]: 2, b["id"]: 2}
+    assert queued(db, client_id) == {a["id"]: [1, 2], b["id"]: [3, 4]}
+    assert cursors(db, client_id) == {a["id"]: 2, b["id"]: 4}
     assert d.step(Held(pending=4)) is True
     assert queued(db, client_id) == {a["id"]: [1, 2, 3, 4], b["id"]: [3, 4]}
     assert cursors(db, client_id) == {a["id"]: 4, b["id"]: 4}
     assert d.step(Held(pending=4)) is False  # the batch was full: one more look, nothing left
     assert d.step(Held(pending=4)) is False
-    assert fan_outs == [2, 4, 0]
+    assert fan_outs == [4, 2, 0]
 
 
 @pytest.mark.postgres

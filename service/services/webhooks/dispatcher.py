@@ -669,21 +669,29 @@ class Dispatcher:
             cursors: list[tuple[str, str, int]] = []
             now = utcnow_ms()
             for client_id, targets in by_client.items():
-                start = min(t.cursor for t in targets) + 1
-                keys = tx.event_keys(client_id, start, self.settings.batch)
-                complete = complete and len(keys) < self.settings.batch
-                for t in targets:
-                    mine = [k for k in keys if k.sequence > t.cursor]
-                    if not mine:
-                        # the targets come lowest cursor first: the ones after this have none either
-                        continue  # pragma: no mutate
-                    for k in mine:
-                        for type_ in hooks.types_of(k.kind, k.game):
-                            if hooks.subscribed(t.events, type_):
-                                event_id = hooks.event_id(k.round_id, type_)
-                                rows.append(_delivery(t.webhook_id, client_id, event_id, k.sequence, type_, k.at, now))
-                    cursors.append((client_id, t.webhook_id, mine[-1].sequence))
-                    moved += mine[-1].sequence - t.cursor
+                # The records from the lowest cursor on, a batch: the endpoints that batch
+                # reaches take theirs from it. One more than a batch behind the others (an
+                # endpoint enabled again after days) does not hold them back: they are read
+                # again from the lowest cursor of those it did not reach.
+                waiting = sorted(targets, key=lambda t: t.cursor)
+                while waiting:
+                    keys = tx.event_keys(client_id, waiting[0].cursor + 1, self.settings.batch)
+                    full = len(keys) >= self.settings.batch
+                    complete = complete and not full
+                    reached = keys[-1].sequence if keys else waiting[0].cursor
+                    served = [t for t in waiting if not full or t.cursor < reached]
+                    waiting = waiting[len(served):]
+                    for t in served:
+                        mine = [k for k in keys if k.sequence > t.cursor]
+                        if not mine:
+                            continue  # its records are not stored yet (a head read before them)
+                        for k in mine:
+                            for type_ in hooks.types_of(k.kind, k.game):
+                                if hooks.subscribed(t.events, type_):
+                                    event_id = hooks.event_id(k.round_id, type_)
+                                    rows.append(_delivery(t.webhook_id, client_id, event_id, k.sequence, type_, k.at, now))
+                        cursors.append((client_id, t.webhook_id, mine[-1].sequence))
+                        moved += mine[-1].sequence - t.cursor
             tx.queue(rows)
             tx.advance(cursors)
             queued = len(rows)
