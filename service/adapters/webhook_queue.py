@@ -121,9 +121,9 @@ _FINGERPRINT = select(
 
 # An endpoint enabled again (migration 0022): its deliveries queued before then, failed for
 # good or waiting for a later step of the schedule, made due now with a fresh schedule, a
-# batch at a time. The waiting ones are a range of the endpoint's due index (after now); the
-# failed ones are read in key order, which is event order (the round ids are time-ordered),
-# so the oldest, the ones that failed for good, come first. A row made due leaves both sets.
+# batch at a time. The waiting ones are a range of the endpoint's due index (due after now);
+# the failed ones are picked from the endpoint's rows by key. A row made due leaves both
+# sets, so each batch moves on.
 _RESUMING = select(w.client_id, w.id, w.resume_before).where(w.enabled.is_(True), w.resume_before.is_not(None))
 _ENDPOINT_ROWS = (
     d.client_id == bindparam("_client"), d.webhook_id == bindparam("_webhook"), d.created_at <= bindparam("_before"),

@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from service.domain.errors import FieldError
 from service.services.errors import InvalidInput
@@ -27,6 +28,35 @@ _KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
 # What encode_cursor writes (isoformat of a UTC time): fromisoformat alone is lenient and
 # takes, say, a NUL before the offset.
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00")
+
+
+class Keyed(Protocol):
+    """A listed row: its id and creation time (the lists' newest-first position)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+
+Row = TypeVar("Row", bound=Keyed)
+
+
+def page_with_work(
+    rows: Sequence[Row], needs_work: Callable[[Row], bool], most: int, next_after: tuple[datetime, str] | None
+) -> tuple[list[Row], list[str], tuple[datetime, str] | None]:
+    """A page whose rows are brought up to date before they are shown (an overdue game
+    settled, a timed game's due turns played), at most `most` of them: a page holding more
+    ends before the next one, and its next position is then its last row's. The rows, the
+    ids of those to bring up to date, and the next position."""
+    rows = list(rows)
+    due = [r.id for r in rows if needs_work(r)]
+    if len(due) > most:
+        cut = next(i for i, r in enumerate(rows) if r.id == due[most])
+        rows, due = rows[:cut], due[:most]
+        next_after = (rows[-1].created_at, rows[-1].id)
+    return rows, due, next_after
 
 
 def encode_cursor(created_at: datetime, *keys: int | str) -> str:

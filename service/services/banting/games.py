@@ -37,7 +37,7 @@ from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services import deals
 from service.services.banting import store, timers
 from service.services.clock import new_id, utcnow_ms
-from service.services.cursors import decode_cursor, encode_cursor
+from service.services.cursors import decode_cursor, encode_cursor, page_with_work
 from service.services.errors import NotFound
 from service.services.idempotency import StoredResponse, run_once, run_once_after
 from service.services.jsondoc import dump
@@ -236,11 +236,7 @@ def list_(
     with db.unit_of_work() as uow:
         games, next_after = uow.games.page(client_id, wanted, table, limit, after)
     now = utcnow_ms()
-    due = [g.id for g in games if timers.due(g, now)]
-    if len(due) > CATCH_UP_PER_PAGE:
-        cut = next(i for i, g in enumerate(games) if g.id == due[CATCH_UP_PER_PAGE])
-        games, due = games[:cut], due[:CATCH_UP_PER_PAGE]
-        next_after = (games[-1].created_at, games[-1].id)
+    games, due, next_after = page_with_work(games, lambda g: timers.due(g, now), CATCH_UP_PER_PAGE, next_after)
     if due:
         for game_id in due:
             timers.catch_up(db, client_id, game_id)

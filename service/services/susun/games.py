@@ -44,7 +44,7 @@ from service.domain.susun.scoring import amounts_bound
 from service.domain.susun.suggest.search import suggest
 from service.services import deals
 from service.services.clock import new_id, rfc3339, utcnow_ms
-from service.services.cursors import decode_cursor, encode_cursor
+from service.services.cursors import decode_cursor, encode_cursor, page_with_work
 from service.services.errors import Conflict, NotFound
 from service.services.idempotency import StoredResponse, run_once
 from service.services.jsondoc import dump
@@ -222,13 +222,8 @@ def list_(
         after = (when, game_id)
     with db.unit_of_work() as uow:
         found, next_after = uow.susun_games.page(client_id, status=status, table=table, limit=limit, after=after)
-    rows = list(found)
     now = utcnow_ms()
-    due = [r.id for r in rows if is_due(r.status, r.deadline, now)]
-    if len(due) > SETTLE_PER_PAGE:
-        cut = next(i for i, r in enumerate(rows) if r.id == due[SETTLE_PER_PAGE])
-        rows, due = rows[:cut], due[:SETTLE_PER_PAGE]
-        next_after = (rows[-1].created_at, rows[-1].id)
+    rows, due, next_after = page_with_work(found, lambda r: is_due(r.status, r.deadline, now), SETTLE_PER_PAGE, next_after)
     if due:
         for game_id in due:
             _settle_for_read(db, client_id, game_id)
