@@ -306,6 +306,43 @@ def test_a_deleted_round_with_its_chain_record_is_a_gap(app, http):
     assert report["reason"] == "sequence 5 is missing (the head is at 5)"
 
 
+def _stray_lines(app: Any, tenant: Tenant, sequence: int, amount: int) -> None:
+    """Two balanced lines at `sequence`, where no record is (a database writer's own)."""
+    from service.services.clock import utcnow_ms
+
+    at = utcnow_ms()
+    at = at.replace(tzinfo=None) if app.extensions["capsa"].db.dialect == "sqlite" else at
+    # one statement: PostgreSQL checks that a record's lines balance at its end
+    sql(app, "INSERT INTO ledger_lines (client_id, sequence, line_no, player_id, created_at, kind, basis,"
+             " amount, currency, points, winnings) VALUES"
+             " (:c, :s, 0, 'a', :t, 'settlement', 'settlement', :v, 'IDR', 0, 0),"
+             " (:c, :s, 1, NULL, :t, 'settlement', 'settlement', -:v, 'IDR', 0, 0)",
+        c=tenant.id, s=sequence, t=at, v=amount)
+
+
+@pytest.mark.parametrize("where", [0, -1, 10**9])
+def test_ledger_lines_where_no_record_is_are_found_however_far_from_the_chain(app, http, where):
+    """Balances, statements and reports sum every line of a client up to a sequence: lines at
+    a sequence no record holds (before the first, or past the head) would move them with
+    every record and its copies intact. Verify reads the lines outside the chain too."""
+    tenant, _ = _tampered(app, http)
+    _stray_lines(app, tenant, where, 1_000_000)
+    report = _assert_bad_at(app, http, tenant, where)
+    assert report["reason"] == f"ledger lines at sequence {where}, where no record of the chain is"
+
+
+def test_a_record_however_far_past_the_head_is_found(app, http):
+    """A record past the head is read by the round's GET (a void of it, say) though no chain
+    holds it: verify finds it wherever it is, not only within a page past the head."""
+    tenant, docs = _tampered(app, http)
+    body = canonical({"forged": True})
+    sql(app, "INSERT INTO chain_records (client_id, sequence, kind, round_id, previous_hash, hash, canonical)"
+             " VALUES (:c, :s, 'void', :r, :h, :h, :b)", c=tenant.id, s=10**9, r=docs[0]["id"],
+        h=chain_hash("0" * 64, body), b=body)
+    report = _assert_bad_at(app, http, tenant, 10**9)
+    assert report["reason"] == f"sequence {10**9} is past the head"
+
+
 def test_two_swapped_sequences_are_found_at_the_first(app, http):
     tenant, docs = _tampered(app, http)
     c = tenant.id
