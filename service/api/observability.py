@@ -204,8 +204,12 @@ VIEW_PAGES = "/view/rounds/"  # a round page's path: the rest is a bearer token 
 
 def loggable_path(path: str) -> str:
     """The request's path as logged: a view link's token left out (anyone holding the link
-    may open the round's page, so a log reader must not get it)."""
-    return VIEW_PAGES + "-" if path.startswith(VIEW_PAGES) else path
+    may open the round's page, so a log reader must not get it), however many slashes the
+    client put between the path's parts (the router redirects those to the page)."""
+    return VIEW_PAGES + "-" if _SLASHES.sub("/", path).startswith(VIEW_PAGES) else path
+
+
+_SLASHES = re.compile("/{2,}")
 
 
 def install(app: Flask, metrics: Metrics) -> None:

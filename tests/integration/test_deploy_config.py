@@ -49,8 +49,10 @@ def test_the_nginx_conf_buffers_both_ways_and_limits_what_the_app_limits():
     for timeout in ("client_header_timeout", "client_body_timeout", "send_timeout", "keepalive_timeout"):
         assert len(directives(CONF, timeout)) == 1, timeout
     for name in ("pid", "error_log", "access_log", "client_body_temp_path", "proxy_temp_path"):
-        (value,) = directives(CONF, name)
-        assert not value.startswith("/"), f"{name} must lie under the prefix (-p), not {value}"
+        for value in directives(CONF, name):
+            assert not value.startswith("/"), f"{name} must lie under the prefix (-p), not {value}"
+    # the main error log, and the round pages' (critical errors only: a view link is a token)
+    assert directives(CONF, "error_log") == ["error.log warn", "error.log crit"]
     headers = dict(v.split(None, 1) for v in directives(CONF, "proxy_set_header"))
     assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
     assert headers["X-Forwarded-Proto"] == "$scheme"

@@ -668,3 +668,45 @@ def test_nginx_logs_a_round_pages_path_without_its_token(stack):
         time.sleep(0.1)
     (line,) = [line for line in log.splitlines() if "id=view-page-log" in line]
     assert '"GET /view/rounds/- HTTP/1.1" 404' in line and "secret" not in log
+
+
+def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spelt(nginx):
+    """The token is a bearer credential: however a client spells the page's path (a doubled
+    slash from a base URL ending in `/`, a percent-encoded letter, the absolute form), nginx
+    logs it as `/view/rounds/-`; and an upstream failure on such a page (a restart, a
+    timeout) writes no request line with the token to the error log, while one on the API
+    is still logged there."""
+    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-view-"))
+    prefix.chmod(0o755)
+    port = free_port()
+    proc = start_nginx(nginx, prefix, free_port(), port)  # nothing listens upstream: 503
+    spellings = ["/view/rounds/TOKEN-A", "//view/rounds/TOKEN-B", "/view/%72ounds/TOKEN-C",
+                 "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E"]
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline and proc.poll() is None, "nginx did not start"
+                time.sleep(0.1)
+        for target in [*spellings, "/v1/rules"]:
+            with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as s:
+                s.sendall(f"GET {target} HTTP/1.1\r\nHost: capsa\r\nConnection: close\r\n\r\n".encode())
+                answer = http.client.HTTPResponse(s)
+                answer.begin()
+                answer.read()
+                assert answer.status == 503, (target, answer.status)
+        deadline = time.monotonic() + 5
+        while (prefix / "access.log").read_text().count("\n") < len(spellings) + 1:
+            assert time.monotonic() < deadline, "nginx did not log every request"
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    access, errors = (prefix / "access.log").read_text(), (prefix / "error.log").read_text()
+    shutil.rmtree(prefix, ignore_errors=True)
+    assert "TOKEN" not in access and "TOKEN" not in errors, (access, errors)
+    assert access.count('"GET /view/rounds/- HTTP/1.1" 503') == len(spellings)
+    assert 'request: "GET /v1/rules HTTP/1.1"' in errors  # the API's upstream failures are still logged
