@@ -100,7 +100,11 @@ def one_pass(db: Database) -> Pass:
 
 def sweep(args: argparse.Namespace) -> int:
     interval = args.interval if args.interval is not None else interval_from_env()
-    db = open_database(args.database_url)
+    from service.adapters import keyfile
+
+    # The app's keyring: the rounds the sweeper stores are signed as they are stored, as the
+    # app's are (the webhook dispatcher, which holds no key, waits for a receipt a while).
+    db = open_database(args.database_url, keyring=keyfile.load_env())
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -171,3 +171,25 @@ def test_a_failing_susun_pass_still_plays_the_big_two_turns(overdue, monkeypatch
     assert err == "capsa sweep: the Susun games pass failed: RuntimeError: games table unreadable\n"
     assert "settled 0 games, played 3 overdue turns in " in out and len(ran) == 1
     assert [_status(app, tenant, g) for g in past] == ["arranging", "arranging"]
+
+
+def test_the_sweeper_signs_the_rounds_it_stores_with_the_apps_keyring(overdue, monkeypatch, tmp_path):
+    """The sweeper stores rounds (a game settled at its deadline, a Big Two turn played out):
+    with SIGNING_KEY_FILE, as the app has, each has its receipt from the start, so a webhook
+    event of it carries the receipt GET answers (the dispatcher holds no key to make one)."""
+    from sqlalchemy import select
+
+    from service.adapters import keyfile
+    from service.adapters.models import ChainSignature
+    from service.domain.signing import Keyring
+    from service.services.clock import utcnow_ms
+
+    url, app, tenant, past, _ = overdue
+    path = tmp_path / "keys.json"
+    keyfile.save(path, Keyring().rotated(utcnow_ms())[0])
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(path))
+    assert main(["sweep", "--once", "--quiet"]) == 0
+    with app.extensions["capsa"].db.unit_of_work() as uow:
+        signed = uow.session.execute(select(ChainSignature.sequence).where(ChainSignature.client_id == tenant.id)).all()
+    assert len(signed) == len(past)  # each settled game's round, signed as it was stored
