@@ -89,11 +89,10 @@ class SignatureRepository:
         if not missing or keyring is None or not len(keyring):
             return list(records)
         wanted = [(client_id, r.sequence, r.canonical, r.hash) for r in missing]
-        # A read-only database (the reports' standby) never writes, nor does the dispatcher
-        # (`store_receipts`): the receipt is remade in memory, the same bytes the primary
-        # stores on its first read or the worker that signed it stores with its next write.
+        # A read-only database (the reports' standby) never writes: the receipt is remade
+        # in memory, the same bytes the primary stores on its first read.
         db = self.transaction.db
-        made = store(db.engine, keyring, wanted) if db.store_receipts else made_receipts(keyring, wanted)
+        made = made_receipts(keyring, wanted) if db.read_only else store(db.engine, keyring, wanted)
         return [
             r if r is None or r.signature is not None or (client_id, r.sequence) not in made
             else replace(r, kid=made[client_id, r.sequence][0], signature=made[client_id, r.sequence][1])

@@ -39,9 +39,6 @@ class Storage(Protocol):
     def read_only(self) -> bool: ...
 
     @property
-    def store_receipts(self) -> bool: ...
-
-    @property
     def postgres(self) -> PostgresSettings: ...
 
     @property

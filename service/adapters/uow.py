@@ -81,10 +81,8 @@ class Database:
     """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite).
 
     `read_only`: a standby serving reports (`replicas.Replica`); its units of work never
-    write, so a missing receipt is remade in memory only; so does one with `store_receipts`
-    false (the webhook dispatcher: the worker that signed a receipt stores it). `replica`:
-    where the reporting routes read when it is current enough (None: the primary serves
-    them too)."""
+    write, so a missing receipt is remade in memory only. `replica`: where the reporting
+    routes read when it is current enough (None: the primary serves them too)."""
 
     def __init__(
         self,
@@ -92,14 +90,12 @@ class Database:
         keyring: Keyring | None = None,
         postgres: PostgresSettings | None = None,
         read_only: bool = False,
-        store_receipts: bool = True,
         **options: Any,
     ) -> None:
         self.engine: Engine = make_engine(url, postgres=postgres, **options)
         # What every connection's timeouts should be (/readyz compares, through a pooler too).
         self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
         self.read_only = read_only
-        self.store_receipts = store_receipts and not read_only
         self.replica: Standby | None = None
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.

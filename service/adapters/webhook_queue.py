@@ -49,6 +49,7 @@ from .chain import stored_record
 from .models import (
     ChainHead,
     ChainRecord,
+    ChainSignature,
     LedgerLine,
     UTCDateTime,
     Webhook,
@@ -159,6 +160,9 @@ _LOCK_DUE = (
     .limit(bindparam("limit"))
     .with_for_update(skip_locked=True, of=w)
 )
+
+# One receipt of the client, by its key's prefix (none: its records are stored unsigned).
+_SIGNED = select(ChainSignature.sequence).where(ChainSignature.client_id == bindparam("client_id")).limit(1)
 
 # How many enabled endpoints are behind their head, locked or not: more than `_LOCK_DUE`
 # returned (short of its limit) means it skipped some that a request holds.
@@ -692,6 +696,11 @@ class Pass:
         if released:
             self.conn.execute(_RELEASE, [{**_keys(c), "_next": attempted_at} for c in released])
 
+    def defer(self, claims: Sequence[Claimed], until: datetime) -> None:
+        """Claimed deliveries not attempted, due again at `until` (not at once)."""
+        if claims:
+            self.conn.execute(_RELEASE, [{**_keys(c), "_next": until} for c in claims])
+
     def endpoints(
         self, now: datetime, since: datetime, recovered: Sequence[tuple[str, str]], failing: Sequence[tuple[str, str]]
     ) -> list[str]:
@@ -724,6 +733,10 @@ class Reads:
             for row in self.conn.execute(_TARGETS, {"client_id": client_id, "ids": sorted(ids)}):
                 out[row[0]] = Target(*row)
         return out
+
+    def signs(self, client_id: str) -> bool:
+        """Whether a record of the client has a receipt: the service signs its records."""
+        return self.conn.execute(_SIGNED, {"client_id": client_id}).first() is not None
 
     def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
         """The records at these sequences of the client's chain, with their rounds' game."""

@@ -1,7 +1,6 @@
 """`capsa webhooks dispatch`: the webhook dispatcher, a long-running process of its own.
 
-It reads DATABASE_URL, SIGNING_KEY_FILE (the app's keyring: see `dispatcher_database`)
-and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
+It reads DATABASE_URL and the WEBHOOK_* settings (docs/webhooks.md), serves its metrics on
 WEBHOOK_METRICS_BIND (default 127.0.0.1:9101, `off` disables) and stops on SIGTERM or
 SIGINT within its grace (WEBHOOK_TIMEOUT_S + 1 s): the attempts in flight end by their
 deadline and are recorded; any still running then are abandoned (their claims run out and
@@ -29,14 +28,10 @@ DEFAULT_METRICS_BIND = "127.0.0.1:9101"
 
 
 def dispatcher_database(url: str | None, settings: Any) -> Database:
-    """The dispatcher's database: a connection for each delivery thread and the loop's own,
-    and the receipts' keyring (SIGNING_KEY_FILE, as the app reads it). A round's receipt
-    can still wait in the worker that signed it (PostgreSQL: until that worker's next
-    write); an event rendered meanwhile carries the receipt made in memory, the bytes the
-    round's answer carried, and leaves storing it to that worker."""
-    from service.adapters import keyfile
-
-    return open_database(url, pool_size=settings.concurrency + 2, keyring=keyfile.load_env(), store_receipts=False)
+    """The dispatcher's database: a connection for each delivery thread and the loop's own.
+    No signing key: the dispatcher is the one process with a way out, so it never signs
+    (an event whose receipt still waits in its worker waits for it: `RECEIPT_WAIT_S`)."""
+    return open_database(url, pool_size=settings.concurrency + 2)
 
 
 def dispatch(args: argparse.Namespace) -> int:

@@ -355,41 +355,78 @@ def test_a_finished_big_two_game_is_stored_with_its_receipt_in_the_moves_transac
 
 
 def test_a_delivered_event_carries_the_receipt_get_answers_while_its_worker_still_holds_it(
-    signed_app, db_url, client, op, waiting, key_file, monkeypatch
+    signed_app, db_url, client, op, waiting, monkeypatch
 ):
-    """The dispatcher, opened as `capsa webhooks dispatch` opens it, renders a round whose
-    receipt still waits in the worker (PostgreSQL: until that worker's next write) with the
-    receipt the round's answer and GET carry: the same body on every attempt and in the
-    events list. It makes it in memory and stores nothing: the worker that signed it does."""
+    """The dispatcher, opened as `capsa webhooks dispatch` opens it (no signing key: it is
+    the one process with a way out), finds a round whose receipt still waits in the worker
+    (PostgreSQL: until that worker's next write). It does not send the event without it:
+    the delivery is due again shortly, and once the worker has stored the receipt the event
+    carries it, as the round's answer, GET and the events list do."""
     from webhookkit import Receiver
 
     from service.commands.webhooks import dispatcher_database
-    from service.services.webhooks.dispatcher import Dispatcher, Settings
+    from service.services.webhooks.dispatcher import RECEIPT_RETRY_S, Dispatcher, Settings
 
-    monkeypatch.setenv("SIGNING_KEY_FILE", str(key_file))
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
     receiver = Receiver().start()
+    settings = Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
+    db = dispatcher_database(db_url, settings)
     try:
+        assert db.keyring is None
+        _store(client, op)  # a receipt stored before: the service signs
+        waiting.drain()
         hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
         assert hook.status_code == 201, hook.get_json()
         receiver.secrets.append(hook.get_json()["secret"])
         (created,) = _store(client, op)
-        postgres = signed_app.extensions["capsa"].db.dialect == "postgresql"
-        if postgres:
-            assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1
-        settings = Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
-        db = dispatcher_database(db_url, settings)
-        try:
+        if signed_app.extensions["capsa"].db.dialect == "postgresql":
+            assert len(_stored_receipts(signed_app, op.id)) == 1 and len(waiting) == 1  # the first's only
             Dispatcher(db, settings).run_until_idle()
-        finally:
-            db.dispose()
+            assert receiver.requests == []  # it waits for the receipt
+            waiting.drain()  # the worker's next write, or its timer
+            time.sleep(RECEIPT_RETRY_S + 0.05)
+        Dispatcher(db, settings).run_until_idle()
         (got,) = receiver.requests
         assert got.body["data"]["audit"] == created.get_json()["audit"]
         assert got.body["data"]["audit"]["signature"] is not None
-        if postgres:
-            assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1  # still the worker's to store
-        waiting.drain()
         listed = client.get("/v1/events", headers=op.read_headers).get_json()["items"]
-        assert [e["data"] for e in listed] == [got.body["data"]]
+        assert listed[-1]["data"] == got.body["data"]
     finally:
+        db.dispose()
+        receiver.stop()
+
+
+def test_an_event_whose_receipt_was_lost_with_its_worker_goes_without_it_after_the_wait(
+    signed_app, db_url, client, op, waiting, monkeypatch
+):
+    """A receipt lost with its worker (killed before its next write) never comes: past
+    RECEIPT_WAIT_S the event is sent as the record stands, rather than held for ever."""
+    from webhookkit import Receiver
+
+    from service.commands.webhooks import dispatcher_database
+    from service.services.webhooks import dispatcher as dispatching
+
+    if signed_app.extensions["capsa"].db.dialect != "postgresql":
+        pytest.skip("SQLite stores a receipt with its record")
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    monkeypatch.setattr(dispatching, "RECEIPT_WAIT_S", 0.3)
+    receiver = Receiver().start()
+    settings = dispatching.Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
+    db = dispatcher_database(db_url, settings)
+    try:
+        _store(client, op)  # a receipt stored before: the service signs
+        waiting.drain()
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
+        receiver.secrets.append(hook.get_json()["secret"])
+        _store(client, op)
+        assert waiting.discard() == 1  # the worker is gone with it
+        dispatching.Dispatcher(db, settings).run_until_idle()
+        assert receiver.requests == []
+        time.sleep(0.35)
+        dispatching.Dispatcher(db, settings).run_until_idle()
+        (got,) = receiver.requests
+        assert got.body["data"]["audit"]["signature"] is None
+    finally:
+        db.dispose()
         receiver.stop()

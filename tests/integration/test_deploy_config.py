@@ -237,6 +237,8 @@ def test_compose_shares_rate_limits_through_redis_and_signs_with_a_key_in_a_volu
     assert "keys" in COMPOSE["volumes"]
     # A new named volume takes the image directory's owner and mode: the capsa user's alone.
     assert re.search(rf"mkdir -p [^\n]*{folder}", DOCKERFILE) and f"chmod 700 {folder}" in DOCKERFILE
+    sweeper = services["sweeper"]  # it stores rounds too: signed as they are stored
+    assert sweeper["environment"]["SIGNING_KEY_FILE"] == keyfile and f"keys:{folder}:ro" in sweeper["volumes"]
     for name, service in services.items():
-        if name != "keys" and name != "app":
+        if name not in ("keys", "app", "sweeper"):  # the dispatcher, with a way out, never holds it
             assert "SIGNING_KEY_FILE" not in (service.get("environment") or {}), name

@@ -80,12 +80,13 @@ from service.adapters.webhook_queue import (
     DeliveryQueue,
     Finish,
     Pass,
+    Reads,
 )
-from service.adapters.webhooks import Target
+from service.adapters.webhooks import EventRecord, Target
 from service.domain import webhooks as hooks
 from service.services.clock import utcnow_ms
 from service.services.webhooks import events
-from service.services.webhooks.endpoints import _delivery, allow_private, live_secrets
+from service.services.webhooks.endpoints import _delivery, _record_time, allow_private, live_secrets
 
 log = logging.getLogger("capsa.webhooks")
 LEASE = "dispatcher"
@@ -97,6 +98,14 @@ DEPTH = 16  # a fast endpoint's claims: its caps times this, queued in its lane
 FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in half of QUEUE_S
 TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
+# On PostgreSQL a round's receipt is stored by its worker's next write (or within 0.5 s,
+# RECEIPT_FLUSH_MS): an event of a record this young without one, of a client whose chain
+# has receipts (the service signs), waits for it (due again after RECEIPT_RETRY_S), so every attempt carries the
+# receipt GET answers. The dispatcher holds no signing key: it is the one process with a
+# way out. Older, the receipt was lost with its worker: the event goes without it (GET
+# remakes it on the first read).
+RECEIPT_WAIT_S = 2.0
+RECEIPT_RETRY_S = 0.2
 RESUME_BATCH = 1000  # deliveries of endpoints enabled again made due per pass
 PRUNE_EVERY_S = 600.0  # how often a dispatcher looks for endpoints with attempts past their retention
 PRUNE_BATCH = 1000  # attempts deleted per transaction
@@ -415,6 +424,16 @@ class Lanes:
         self._pump()
 
 
+def _receipt_pending(records: list[EventRecord]) -> set[int]:
+    """The sequences of these records that have no receipt yet and are younger than
+    RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them."""
+    unsigned = [f.record for f in records if f.record.signature is None]
+    if not unsigned:
+        return set()
+    since = utcnow_ms() - timedelta(seconds=RECEIPT_WAIT_S)
+    return {r.sequence for r in unsigned if _record_time(r.canonical) > since}
+
+
 def fast(result: delivery.Result) -> bool:
     # latencies are whole milliseconds: < and <=, or 62.5 and 62.56 ms, bound them alike
     return result.outcome == hooks.AttemptOutcome.DELIVERED and result.latency_ms <= FAST_S * 1000  # pragma: no mutate
@@ -458,6 +477,9 @@ class Dispatcher:
         self._leased = False  # pragma: no mutate (None reads as False)
         # the last pass made a full batch of an enabled-again endpoint's deliveries due
         self._resuming = False
+        # claimed deliveries whose record's receipt still waits in its worker: due again soon
+        self._deferred: list[Claimed] = []
+        self._signed: set[str] = set()  # clients a record of which has a receipt (the service signs)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -600,6 +622,7 @@ class Dispatcher:
         try:
             with self.queue.pass_() as tx:
                 disabled = self._write_outcomes(tx, done, released)
+                self._defer(tx)
                 fingerprint = tx.fingerprint()
                 # Endpoints enabled again: a batch of what they missed made due now (and
                 # claimed below); a full batch asks for another pass at once.
@@ -617,15 +640,31 @@ class Dispatcher:
         """Record what finished (and what earlier passes could not), in one transaction."""
         done, released = self._unrecorded[0] + done, self._unrecorded[1] + released
         self._unrecorded = ([], [])
-        if not done and not released:
+        if not done and not released and not self._deferred:
             return
         try:
             with self.queue.pass_() as tx:
                 disabled = self._write_outcomes(tx, done, released)
+                self._defer(tx)
         except Exception:
             log.exception("could not record %d attempts", len(done))
             return
         self._counted(done, disabled)
+
+    def _signs(self, reads: Reads, client_id: str) -> bool:
+        """Whether the service signs this client's records (one has a receipt): once seen,
+        for good. A client's first records, before any receipt is stored, are not waited
+        for."""
+        if client_id not in self._signed and reads.signs(client_id):
+            self._signed.add(client_id)
+        return client_id in self._signed
+
+    def _defer(self, tx: Pass) -> None:
+        """The deliveries waiting for their record's receipt, due again in RECEIPT_RETRY_S
+        (their claims end; if this transaction fails, at the end of their lease)."""
+        if self._deferred:
+            tx.defer(self._deferred, utcnow_ms() + timedelta(seconds=RECEIPT_RETRY_S))
+            self._deferred = []
 
     # -- the SQLite lease ------------------------------------------------------------------
 
@@ -731,15 +770,23 @@ class Dispatcher:
         rendered: dict[tuple[str, str], tuple[events.Event | None, bytes]] = {}
         with self.queue.reads() as reads, self.db.unit_of_work() as uow:
             targets = reads.targets((c.client_id, c.webhook_id) for c in claimed)
+            waiting: set[tuple[str, int]] = set()
             for client_id, by_sequence in wanted.items():
                 found = reads.records_at(client_id, by_sequence)
                 records = [found[s] for s in sorted(by_sequence) if s in found]
+                young = _receipt_pending(records)
+                if young and self._signs(reads, client_id):
+                    waiting.update((client_id, s) for s in young)
+                    records = [f for f in records if f.record.sequence not in young]
                 for e in events.render(
                     self.db, uow, client_id, records, [by_sequence[f.record.sequence] for f in records]
                 ):
                     rendered[client_id, e.id] = (e, e.body())
         out = []
         for c in claimed:
+            if (c.client_id, c.sequence) in waiting:
+                self._deferred.append(c)
+                continue
             event, body = rendered.get((c.client_id, c.event_id), (None, b""))
             out.append(Prepared(c, targets.get(c.webhook_id), event, end_by, start_by, body))
         return out
