@@ -265,6 +265,37 @@ def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
     assert report["reason"] == "the stored ledger_lines[0].winnings no longer matches the hashed record"
 
 
+def test_a_rehashed_void_whose_lines_do_not_reverse_its_round_is_found(app, http):
+    """Someone who can write the database rewrites a void (the newest record) so its lines
+    move money instead of reversing the round's: the bytes, the hash, the head and the live
+    lines all agree with each other. A void's lines must be its round's, negated: verify
+    finds it at the void, as the offline verifier of the whole chain does."""
+    import json
+
+    tenant, docs = _tampered(app, http, 3)
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    record = json.loads(_record_bytes(http, tenant, 4))
+    lines = record["ledger_lines"]
+    last = len(lines) - 1
+    amounts = {}
+    for n, change in ((0, 1_000_000), (last, -1_000_000)):  # still balanced (IDR: whole units)
+        amounts[n] = int(lines[n]["amount"]) + change
+        lines[n]["amount"] = str(amounts[n])
+    # one statement: PostgreSQL checks that a record's lines balance at its end
+    sql(app, "UPDATE ledger_lines SET amount = CASE line_no WHEN 0 THEN :a0 ELSE :a1 END"
+             " WHERE client_id = :c AND sequence = 4 AND line_no IN (0, :last)",
+        a0=amounts[0], a1=amounts[last], last=last, c=tenant.id)
+    forged = canonical(record)
+    previous = str(http.get("/v1/audit/records/4", headers=tenant.read_headers).get_json()["previous_hash"])
+    forged_hash = chain_hash(previous, forged)
+    sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 4",
+        b=forged, h=forged_hash, c=tenant.id)
+    sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+    sql(app, "DELETE FROM chain_signatures WHERE client_id = :c AND sequence = 4", c=tenant.id)
+    report = _assert_bad_at(app, http, tenant, 4)
+    assert report["reason"] == "the void's ledger lines are not its round's, negated"
+
+
 def test_a_void_is_checked_against_its_round_read_in_an_earlier_page(app, http, monkeypatch):
     from service.services.audit import chains as audit
 

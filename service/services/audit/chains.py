@@ -22,7 +22,7 @@ from service.domain.errors import CapsaError
 from service.domain.rescoring import RESCORERS
 from service.domain.signing import b64
 from service.services.audit import receipts
-from service.services.audit.record_checks import copies_match, copy_differences
+from service.services.audit.record_checks import VOID_LINES, copies_match, copy_differences
 from service.services.errors import NotFound
 from service.services.reporting import as_of_json
 from service.services.rounds import store as rounds
@@ -169,6 +169,8 @@ def _differences(
 
 def _reason(difference: dict[str, Any]) -> str:
     field = difference["field"]
+    if field == VOID_LINES:
+        return "the void's ledger lines are not its round's, negated"
     if field == "round":
         return "the round or its ledger lines are missing"
     if field.startswith("ledger_lines") and difference["stored"] is False:
