@@ -12,7 +12,7 @@ link is opened, so links handed out before the rotation keep working for their l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -31,6 +31,14 @@ DEFAULT_TTL = 3600
 def stored_secret(db: Database) -> str:
     """The shared view-link secret from the database (made by the first caller)."""
     return service_secrets.stored(db, SECRET_NAME)
+
+
+def _ms(at: datetime) -> int:
+    """Milliseconds since the epoch, exactly."""
+    return (at - _EPOCH) // timedelta(milliseconds=1)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def previous_secrets(setting: str | None) -> list[str]:
@@ -52,18 +60,27 @@ class ViewLinks:
         self.ttl = ttl
 
     def create(self, db: Database, client_id: str, round_id: str) -> dict[str, Any]:
-        """`POST /v1/rounds/{id}/view-link`: a link to a round of this client (404 otherwise)."""
+        """`POST /v1/rounds/{id}/view-link`: a link to a round of this client (404 otherwise).
+        Its `expires_at` is signed into it (milliseconds since the epoch), so the link stops
+        then, whatever VIEW_LINK_TTL is when it is opened."""
         rounds.get(db, client_id, round_id)
-        token = self._serializer.dumps([client_id, round_id])
-        expires = utcnow_ms().replace(microsecond=0) + timedelta(seconds=self.ttl)
+        expires = utcnow_ms() + timedelta(seconds=self.ttl)
+        token = self._serializer.dumps([client_id, round_id, _ms(expires)])
         return {"url": f"/view/rounds/{token}", "expires_at": rfc3339(expires)}
 
     def open(self, db: Database, token: str) -> dict[str, Any]:
-        """The round document a token names; NotFound when forged, expired or gone."""
+        """The round document a token names; NotFound when forged, expired or gone. A link
+        stops at its signed `expires_at`, and also once older than this node's TTL (a link
+        made before expiries were signed into them has only that)."""
         try:
-            client_id, round_id = self._serializer.loads(token, max_age=self.ttl)
+            payload = self._serializer.loads(token, max_age=self.ttl)
         except (BadSignature, ValueError, TypeError) as exc:
             raise NotFound("this link is not valid or has expired") from exc
+        if not isinstance(payload, list) or len(payload) not in (2, 3):
+            raise NotFound("this link is not valid or has expired")
+        client_id, round_id, *until = payload
         if not isinstance(client_id, str) or not isinstance(round_id, str):
+            raise NotFound("this link is not valid or has expired")
+        if until and (not isinstance(until[0], int) or _ms(utcnow_ms()) >= until[0]):
             raise NotFound("this link is not valid or has expired")
         return rounds.get(db, client_id, round_id)

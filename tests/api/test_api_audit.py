@@ -21,6 +21,7 @@ from service.adapters.models import ChainRecord
 from service.adapters.records import LineRow, NewRecord
 from service.domain.audit import GENESIS_HASH, canonical, chain_hash
 from service.services import view_links as viewlinks
+from service.services.clock import rfc3339, utcnow_ms
 
 
 def post_rounds(http: Any, tenant: Tenant, n: int) -> list[dict[str, Any]]:
@@ -614,6 +615,24 @@ def test_forged_expired_and_foreign_view_links_are_404_pages(app, http, tenant, 
     foreign = signer._serializer.dumps([other_tenant.id, doc["id"]])
     assert http.get(f"/view/rounds/{foreign}").status_code == 404
     assert http.get(url).status_code == 200
+
+
+def test_a_view_link_opens_until_its_expires_at_and_not_after_whatever_the_ttl_then(app, http, tenant, clock):
+    """`expires_at` is when the link stops: a link made while VIEW_LINK_TTL was 2 s does
+    not open again later under a longer TTL (a restart, another node), nor a moment after
+    its `expires_at`."""
+    doc = post_rounds(http, tenant, 1)[0]
+    http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.headers)  # the signer, made on first use
+    signer = app.extensions["capsa_view_links"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(signer, "ttl", 2)
+        link = http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.headers).get_json()
+    assert signer.ttl == 3600
+    clock.advance(seconds=1.999)
+    assert http.get(link["url"]).status_code == 200
+    clock.advance(milliseconds=1)  # exactly its expires_at
+    assert link["expires_at"] == rfc3339(utcnow_ms())
+    assert http.get(link["url"]).status_code == 404
 
 
 def test_view_links_share_one_secret_across_workers(app, db_url):
