@@ -17,7 +17,7 @@ from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.version import ENGINE_VERSION
 from service.services import clients
-from service.services.errors import Unauthorized
+from service.services.errors import Forbidden, Unauthorized
 from service.services.idempotency import Purger
 
 from . import docs_page, heavy_reads, paths, problems, proxies, queryguard, ratelimit, textguard
@@ -169,7 +169,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     install(app, state_of(app).metrics)
     app.before_request(_before_request)
     ratelimit.install(app)  # after authentication (the key is the client), before the body
-    app.before_request(_refuse_unauthenticated)  # after the limiter: key guessing is counted
+    app.before_request(_refuse_counted)  # after the limiter: key guessing and refused calls are counted
     app.before_request(_read_body)
     app.after_request(_purge_after_response)
     app.wsgi_app = proxies.TrustedProxies(  # type: ignore[method-assign]  # Flask's middleware idiom
@@ -203,16 +203,24 @@ def _before_request() -> None:
     if req.routing_exception is not None:
         return  # 404 / 405: answered by the routing error itself
     path = req.path
+    # Refusals before the view are answered once the rate limit has counted them (the
+    # client's, or the address's without a valid key): a missing or bad key (401), a read
+    # key's write (403), an answer type the route cannot give (406, which comes first).
+    unacceptable = None
     if path.startswith("/v1/") or path in ratelimit.PROBES:
         accept = req.headers.get("Accept", "").strip()
         types = _answer_types(path)
         if accept and req.accept_mimetypes.best_match(types) is None:
-            raise Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
+            unacceptable = Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
     if path.startswith("/v1/"):
         try:
             authenticate_request()
-        except Unauthorized as refused:
-            g.unauthorized = refused  # answered once the anonymous rate limit has counted it
+        except (Unauthorized, Forbidden) as refused:
+            g.refused = refused
+    if unacceptable is not None:
+        if not path.startswith("/v1/"):
+            raise unacceptable  # a probe: no limit counts it
+        g.refused = unacceptable
 
 
 def _answer_types(path: str) -> list[str]:
@@ -224,8 +232,8 @@ def _answer_types(path: str) -> list[str]:
     return _JSON_TYPES
 
 
-def _refuse_unauthenticated() -> None:
-    refused = g.pop("unauthorized", None)
+def _refuse_counted() -> None:
+    refused = g.pop("refused", None)
     if refused is not None:
         raise refused
 

@@ -210,3 +210,19 @@ def test_the_statement_timeout_is_configurable_and_off_with_zero(postgres_url):
             assert conn.execute(text("SHOW statement_timeout")).scalar() == "0"
     finally:
         db.dispose()
+
+
+def test_refusals_before_the_view_count_against_the_clients_budget_too(limited_app):
+    """A read key's write (403) and an answer type the route cannot give (406) are refused
+    before the view, but still after the limit has counted them: a client cannot send
+    without limit what costs a key look-up each."""
+    http = limited_app.test_client()
+    reader, picky = make_tenant(limited_app), make_tenant(limited_app)
+    for _ in range(5):
+        problem(http.post("/v1/rounds", json=two_player_round(), headers=reader.read_headers), 403, "forbidden")
+    assert_rate_limited(http.post("/v1/rounds", json=two_player_round(), headers=reader.read_headers))
+    html = {**picky.headers, "Accept": "text/html"}
+    for _ in range(5):
+        problem(http.get("/v1/rules", headers=html), 406, "not-acceptable")
+    assert_rate_limited(http.get("/v1/rules", headers=html))
+    assert_rate_limited(http.get("/v1/rules", headers=picky.headers))  # the same budget
