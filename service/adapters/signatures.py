@@ -4,16 +4,20 @@ The write path signs a record as soon as its hash is known (`sign`) and stores t
 beside it: in the same transaction on SQLite, where the hash is computed in Python. On
 PostgreSQL, whose one-statement write computes the hash in the database, the receipt is
 signed right after that statement and stored by the process's next write statement, or
-by a timer when none comes (`pending_receipts`); inside a larger transaction, in it. A receipt that is missing (records stored before receipts
-existed, or one whose write was lost) is made on first read by `complete`, with the key
-that was active when the record was stored: Ed25519 being deterministic, that is the
-receipt the service answered when it stored the record.
+by a timer when none comes (`pending_receipts`); inside a larger transaction, in it. A
+receipt whose write was lost (its worker killed first) is made on a read by `complete`
+within minutes of the record's storing, with the key that was active when the record was
+stored: Ed25519 being deterministic, that is the receipt the service answered when it
+stored the record. Older records without one (stored before receipts existed, or while
+the service ran without a key) are signed by the operator (`sign_pending`), never on a
+read: a read does not sign what the service did not just store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
@@ -83,9 +87,14 @@ class SignatureRepository:
         return [(r[0], r[1], bytes(r[2]), r[3]) for r in self.session.execute(q)]
 
     def complete(self, client_id: str, records: Sequence[StoredRecord | None]) -> list[StoredRecord | None]:
-        """`records` with every missing receipt made and stored (when a key exists)."""
+        """`records` with every missing receipt made and stored (when a key exists), of the
+        records stored within REMAKE_WINDOW of now (by the time in their own bytes): a
+        receipt lost with its worker. An older record without one is answered without it
+        until the operator signs it (`sign_pending`): a read never signs a record the
+        service did not just store, so one rewritten in the database gets no receipt so."""
         keyring = self.keyring
-        missing = [r for r in records if r is not None and r.signature is None]
+        now = self.transaction.db.clock()
+        missing = [r for r in records if r is not None and r.signature is None and _just_stored(r, now)]
         if not missing or keyring is None or not len(keyring):
             return list(records)
         wanted = [(client_id, r.sequence, r.canonical, r.hash) for r in missing]
@@ -98,6 +107,20 @@ class SignatureRepository:
             else replace(r, kid=made[client_id, r.sequence][0], signature=made[client_id, r.sequence][1])
             for r in records
         ]
+
+
+REMAKE_WINDOW = timedelta(minutes=5)  # a read makes a missing receipt for records this recent
+_SKEW = timedelta(seconds=5)  # and not for one stamped later than now, beyond a clock's drift
+
+
+def _just_stored(record: StoredRecord, now: datetime) -> bool:
+    """Whether the record's own time (in its bytes) lies within REMAKE_WINDOW before now."""
+    try:
+        stamp = orjson.loads(record.canonical).get("created_at")
+        at = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except (orjson.JSONDecodeError, AttributeError, ValueError):
+        return False
+    return at.tzinfo is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
 
 
 def _signed(keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol
 
 from sqlalchemy import Engine
@@ -37,6 +38,9 @@ class Storage(Protocol):
 
     @property
     def read_only(self) -> bool: ...
+
+    @property
+    def clock(self) -> Callable[[], datetime]: ...
 
     @property
     def postgres(self) -> PostgresSettings: ...

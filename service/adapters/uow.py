@@ -21,6 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from functools import cached_property
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -77,6 +78,10 @@ class Standby(Protocol):
     def mark_unavailable(self) -> None: ...
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 class Database:
     """An engine and its session factories (plain reads, IMMEDIATE writes on SQLite).
 
@@ -90,12 +95,15 @@ class Database:
         keyring: Keyring | None = None,
         postgres: PostgresSettings | None = None,
         read_only: bool = False,
+        clock: Callable[[], datetime] | None = None,
         **options: Any,
     ) -> None:
         self.engine: Engine = make_engine(url, postgres=postgres, **options)
         # What every connection's timeouts should be (/readyz compares, through a pooler too).
         self.timeouts_ms = (int(options.get("statement_timeout_ms") or 0), int(options.get("lock_timeout_ms", LOCK_TIMEOUT_MS) or 0))
         self.read_only = read_only
+        # The service's clock (the app passes its own); only a missing receipt's remake reads it.
+        self.clock: Callable[[], datetime] = clock or _utc_now
         self.replica: Standby | None = None
         # The receipts' signing keys (SIGNING_KEY_FILE); None: records are stored unsigned
         # and signed once a key exists.

@@ -17,6 +17,7 @@ from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.version import ENGINE_VERSION
 from service.services import clients
+from service.services.clock import utcnow_ms
 from service.services.errors import Forbidden, Unauthorized
 from service.services.idempotency import Purger
 
@@ -127,6 +128,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         db=Database(
             app.config["DATABASE_URL"],
             keyring=keyfile.load(Path(key_file)) if key_file else None,
+            clock=utcnow_ms,
             **{
                 "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],
                 **app.config["DATABASE_OPTIONS"],
@@ -141,6 +143,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         replica = replicas.Replica(
             app.config["READ_DATABASE_URL"],
             keyring=capsa.db.keyring,
+            clock=utcnow_ms,
             max_lag_s=app.config["READ_MAX_LAG_S"],
             **{
                 "statement_timeout_ms": app.config["DATABASE_STATEMENT_TIMEOUT_MS"],

@@ -430,3 +430,26 @@ def test_an_event_whose_receipt_was_lost_with_its_worker_goes_without_it_after_t
     finally:
         db.dispose()
         receiver.stop()
+
+
+def test_a_read_never_signs_a_record_it_did_not_just_store(signed_app, client, op, waiting, clock):
+    """A missing receipt is remade on a read within minutes of its record's storing (a
+    receipt lost with its worker). Later, a record without one is answered unsigned: else
+    anyone who can write the database could rewrite a round, delete its receipt, and have
+    the service sign the forgery on the next GET."""
+    from service.adapters.signatures import REMAKE_WINDOW
+
+    (created,) = _store(client, op)
+    round_id, sequence = created.get_json()["id"], created.get_json()["audit"]["sequence"]
+    waiting.drain()
+    with signed_app.extensions["capsa"].db.unit_of_work(write=True) as uow:  # the receipt gone
+        uow.session.execute(
+            delete(ChainSignature).where(ChainSignature.client_id == op.id, ChainSignature.sequence == sequence)
+        )
+        uow.commit()
+    clock.advance(seconds=REMAKE_WINDOW.total_seconds() + 1)
+    late = client.get(f"/v1/rounds/{round_id}", headers=op.read_headers).get_json()["audit"]
+    assert (late["kid"], late["signature"]) == (None, None)
+    assert _stored_receipts(signed_app, op.id) == []
+    clock.advance(seconds=-REMAKE_WINDOW.total_seconds())  # within the window again (a drifted clock)
+    assert client.get(f"/v1/rounds/{round_id}", headers=op.read_headers).data == created.data
