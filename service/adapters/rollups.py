@@ -31,6 +31,9 @@ class Grouping(StrEnum):
     ZONE_DAY = "zoneday"  # a kept zone's date: key '<zone> <YYYY-MM-DD>'
 
 
+# The groupings folded from the lines themselves (a kept zone's days are gathered from the
+# quarters): what a check of the rollups recomputes.
+ROLLUP_GROUPINGS = (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY, Grouping.QUARTER)
 TOTALS = tuple(f.name for f in fields(Totals) if f.name != "key")
 _NONE = ""  # the stored key of the house's lines (by player) and of no table: ids are 1-64 characters
 _KEY_BATCH = 500  # keys a statement names at most (SQLite's bound on parameters is far above)
@@ -121,6 +124,12 @@ class RollupRepository:
                 for start, sums in self.ledger.quarters(client_id, currency, None, None, records)
             ]
         return out
+
+    def currencies(self, client_id: str) -> list[str]:
+        """The currencies the client's rollups hold rows of."""
+        return list(self.session.scalars(
+            select(LedgerRollup.currency).where(LedgerRollup.client_id == client_id).distinct()
+        ))
 
     def read(self, client_id: str, currency: str, grouping: Grouping, key: str | None = None) -> list[Totals]:
         """The stored rows of a grouping (or the one `key`), by key; '' keys read as None."""

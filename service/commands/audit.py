@@ -137,6 +137,8 @@ def _head_sequence(db: Database, client_id: str) -> int:
 
 @_database_errors
 def verify(args: argparse.Namespace) -> int:
+    from service.services.audit import chains as audit
+
     db = open_database(args.database_url)
     progress = Progress(args.progress)
     try:
@@ -145,9 +147,16 @@ def verify(args: argparse.Namespace) -> int:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
         report, checked = _check_chain(db, client_id, args.from_sequence, args.limit, progress)
+        # The whole chain verified: the all-time rollups must be the sums of its lines too
+        # (all-time reports start from them).
+        whole = report.ok and args.from_sequence == 1 and args.limit is None
+        rollups = audit.rollups_differ(db, client_id) if whole else None
     finally:
         progress.finish()
         db.dispose()
+    if rollups is not None:
+        print(f"BAD: {rollups} ({checked} records verified)")
+        return ExitCode.FAILED
     if report.ok:
         more = f"; continue from {report.next_from_sequence}" if report.next_from_sequence else ""
         print(f"ok: {checked} records of {args.client} verified{more}")

@@ -375,6 +375,26 @@ def test_a_record_however_far_past_the_head_is_found(app, http):
     assert report["reason"] == f"sequence {10**9} is past the head"
 
 
+@pytest.mark.parametrize("grouping", ["player", "quarter"])
+def test_the_cli_finds_all_time_rollups_that_are_not_the_sums_of_the_lines(app, http, grouping):
+    """All-time reports start from the rollups the sweeper folds from the lines: a rollup
+    changed in the database moves every all-time total with every record intact. The CLI's
+    check of the whole chain sums the lines up to the rollups' cursor and compares."""
+    from service.services.ledger import rollups
+
+    tenant, docs = _tampered(app, http, 3)
+    assert http.post(f"/v1/rounds/{docs[0]['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
+    rollups.fold(app.extensions["capsa"].db, tenant.id)
+    code, out = cli_verify(app, tenant)
+    assert code == 0 and out.startswith("ok: 4 records"), out
+    sql(app, "UPDATE ledger_rollups SET net = net + 1000000 WHERE client_id = :c AND grouping = :g"
+             " AND key = (SELECT max(key) FROM ledger_rollups WHERE client_id = :c AND grouping = :g)",
+        c=tenant.id, g=grouping)
+    code, out = cli_verify(app, tenant)
+    assert code == 1 and out.startswith(f"BAD: the all-time rollup IDR {grouping} "), out
+    assert "is not the sum of its ledger lines through sequence 4 (4 records verified)" in out
+
+
 def test_two_swapped_sequences_are_found_at_the_first(app, http):
     tenant, docs = _tampered(app, http)
     c = tenant.id

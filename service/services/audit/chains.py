@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from service.adapters.replicas import AsOf, report
+from service.adapters.rollups import ROLLUP_GROUPINGS
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
@@ -145,6 +146,32 @@ def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | Non
                   else f"ledger lines at sequence {sequence}, where no record of the chain is")
         return _bad(checked, sequence, reason)
     return ChainReport(True, checked, None, None, None)
+
+
+def rollups_differ(db: Database, client_id: str) -> str | None:
+    """Where the client's all-time rollups (what its all-time reports start from) differ
+    from the sums of its ledger lines up to their cursor, in one snapshot: None when they
+    agree. Reads every line up to the cursor (the CLI's whole-chain check runs it)."""
+    with db.snapshot() as uow:
+        cursor = uow.rollups.cursor(client_id)
+        expected = uow.rollups.deltas(client_id, 0, cursor) if cursor else {}
+        stored = {
+            (currency, grouping): uow.rollups.read(client_id, currency, grouping)
+            for currency in uow.rollups.currencies(client_id)
+            for grouping in ROLLUP_GROUPINGS
+        }
+    for where in sorted(set(expected) | set(stored)):
+        want = {t.key: t for t in expected.get(where, []) if _moves(t)}
+        have = {t.key: t for t in stored.get(where, []) if _moves(t)}
+        if want != have:
+            key = next(k for k in sorted(set(want) | set(have), key=str) if want.get(k) != have.get(k))
+            return (f"the all-time rollup {where[0]} {where[1].value} {key or '(none)'!r} is not the sum of "
+                    f"its ledger lines through sequence {cursor}")
+    return None
+
+
+def _moves(totals: Any) -> bool:
+    return any((totals.rounds, totals.points, totals.result, totals.winnings, totals.fees, totals.net, totals.house))
 
 
 def _differences(
