@@ -111,6 +111,7 @@ def read_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[bytes]:
 _decode_line = msgspec.json.Decoder(_Line).decode
 _decode_place = msgspec.json.Decoder(_Place).decode
 _decode_head = msgspec.json.Decoder(_Head).decode
+_encode_place = msgspec.json.Encoder().encode
 _RECORD = b',"record":'
 _END = b"}\n"
 
@@ -125,10 +126,17 @@ def parse_line(raw: bytes) -> tuple[_Place | _Line, bytes | memoryview]:
     not the JSON the service hashed fails the hash check; the content checks parse it."""
     at = raw.find(_RECORD)
     if at > 0 and raw.endswith(_END):
+        place_bytes = raw[:at] + b"}"
+        place = _decode_place(place_bytes)
+        # The place is compared byte for byte with what the export writes for it (compact,
+        # its keys in order, each once): a byte changed outside the hashed record is found
+        # too, and a reader keeping the first of two keys cannot be shown another line.
+        if _encode_place(place) != place_bytes:
+            raise msgspec.ValidationError("the line is not written as the export writes it (spacing, key order or escapes)")
         # A view, not a copy: hashing and parsing read it where it is.
-        return _decode_place(raw[:at] + b"}"), memoryview(raw)[at + len(_RECORD) : -len(_END)]
-    line = _decode_line(raw)
-    return line, bytes(line.record)
+        return place, memoryview(raw)[at + len(_RECORD) : -len(_END)]
+    line = _decode_line(raw)  # for its error: an export line is never written otherwise
+    raise msgspec.ValidationError(f"the record of sequence {line.sequence} is not last on its line, as the export writes it")
 
 
 class BadRecord(Exception):

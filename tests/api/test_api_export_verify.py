@@ -126,6 +126,26 @@ def test_any_byte_replaced_by_any_other_is_reported_at_its_sequence(made, data):
     assert not report.ok and report.first_bad_sequence == _position_sequences(export)[i], report
 
 
+@pytest.mark.parametrize("edit", [
+    lambda line: line.replace(b'"sequence":', b'"sequence": ', 1),  # a space
+    lambda line: line.replace(b'{"format":', b'{ "format":', 1),
+    lambda line: line.replace(b'"kind":', b'"kind":"void","kind":', 1),  # a key twice
+    lambda line: line[:-1] + b"\r\n",  # CRLF
+    lambda line: line[:-2] + b" }\n",  # a space before the closing brace
+    lambda line: line.replace(b'"client_id":"c', b'"client_id":"\\u0063', 1),  # an escaped letter
+    lambda line: line.replace(b'"sequence":2,"kind":"round",', b'"kind":"round","sequence":2,', 1),  # keys reordered
+], ids=["space", "space-first", "key-twice", "crlf", "space-end", "escape", "reordered"])
+def test_a_byte_changed_outside_the_hashed_record_is_reported_at_its_line(made, edit):
+    """The line's place (sequence, hashes, receipt) is read as JSON, which the same values
+    can take other spellings of: each line must be as the export writes it, byte for byte,
+    so any byte changed anywhere in a line is reported at its sequence."""
+    lines = lines_of(made["export"])
+    changed = edit(lines[1])
+    assert changed != lines[1]
+    report = check(made, b"".join([lines[0], changed, *lines[2:]]), rescore=False)
+    assert not report.ok and report.first_bad_sequence == 2, report
+
+
 def test_a_reordered_line_is_reported_where_the_order_breaks(made):
     lines = lines_of(made["export"])
     report = check(made, [lines[0], lines[2], lines[1], *lines[3:]])
