@@ -264,6 +264,10 @@ def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):
         c=tenant.id)
     report = _assert_bad_at(app, http, tenant, 4)
     assert report["reason"] == "the stored ledger_lines[0].winnings no longer matches the hashed record"
+    # The voided round's own verify checks its void's record and lines too.
+    verdict = http.get(f"/v1/rounds/{docs[0]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["ok"] is False
+    assert [d["field"] for d in verdict["differences"]] == ["void.ledger_lines[0].winnings"]
 
 
 def test_a_rehashed_void_whose_lines_do_not_reverse_its_round_is_found(app, http):

@@ -1648,7 +1648,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Re-score the stored request with today's engine and recompute the record's hash. */
+        /**
+         * Re-score the stored request with today's engine and recompute the record's hash (and its
+         *     void's, for a voided round: fields prefixed `void.`).
+         */
         get: {
             parameters: {
                 query?: never;

@@ -60,7 +60,8 @@ class RoundVerify(MethodView):
     @blp.response(200, RoundVerifySchema)
     @blp.problems(*AUTH, 404)
     def get(self, round_id: str) -> Response:
-        """Re-score the stored request with today's engine and recompute the record's hash."""
+        """Re-score the stored request with today's engine and recompute the record's hash (and its
+        void's, for a voided round: fields prefixed `void.`)."""
         return json_response(audit.verify_round(db(), principal().client_id, round_id))
 
 

@@ -227,8 +227,10 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
     recomputed_hash = chain.chain_hash(record.previous_hash, record.canonical)
     if recomputed_hash != record.hash:
         differences.append({"field": "audit.hash", "stored": record.hash, "recomputed": recomputed_hash})
+    void = stored.void
     with db.unit_of_work() as uow:
         lines = uow.ledger.copies_of(client_id, record.sequence)
+        void_lines = [] if void is None else uow.ledger.copies_of(client_id, void.sequence)
     differences += copy_differences(
         record.canonical,
         sequence=record.sequence,
@@ -237,6 +239,14 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
         round_row=stored.columns,
         lines=lines,
     )
+    if void is not None:  # a voided round: its void's record and lines too (`void.` fields)
+        void_hash = chain.chain_hash(void.previous_hash, void.canonical)
+        found = [] if void_hash == void.hash else [{"field": "audit.hash", "stored": void.hash, "recomputed": void_hash}]
+        found += copy_differences(
+            void.canonical, sequence=void.sequence, kind=void.kind, round_id=void.round_id,
+            round_row=stored.columns, lines=void_lines, original=lines,
+        )
+        differences += [{**d, "field": f"void.{d['field']}"} for d in found]
     return {"ok": not differences, "differences": differences}
 
 

@@ -76,7 +76,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | RoundVerify]:
-    """Re-score the stored request with today's engine and recompute the record's hash.
+    """Re-score the stored request with today's engine and recompute the record's hash (and its
+    void's, for a voided round: fields prefixed `void.`).
 
     Args:
         round_id (str):
@@ -105,7 +106,8 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | RoundVerify | None:
-    """Re-score the stored request with today's engine and recompute the record's hash.
+    """Re-score the stored request with today's engine and recompute the record's hash (and its
+    void's, for a voided round: fields prefixed `void.`).
 
     Args:
         round_id (str):
@@ -129,7 +131,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | RoundVerify]:
-    """Re-score the stored request with today's engine and recompute the record's hash.
+    """Re-score the stored request with today's engine and recompute the record's hash (and its
+    void's, for a voided round: fields prefixed `void.`).
 
     Args:
         round_id (str):
@@ -156,7 +159,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | RoundVerify | None:
-    """Re-score the stored request with today's engine and recompute the record's hash.
+    """Re-score the stored request with today's engine and recompute the record's hash (and its
+    void's, for a voided round: fields prefixed `void.`).
 
     Args:
         round_id (str):
