@@ -70,6 +70,18 @@ def wait_for(port: int, proc: subprocess.Popen[bytes], what: str, log: Path) -> 
     raise AssertionError(f"{what} did not start: {log.read_text(errors='replace')[-2000:]}")
 
 
+def wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    """Until nginx accepts connections on `port` (whatever its upstream answers)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except ConnectionRefusedError:
+            assert time.monotonic() < deadline and proc.poll() is None, "nginx did not start"
+            time.sleep(0.1)
+
+
 def request(port: int, method: str, path: str, headers: dict[str, str] | None = None,
             body: bytes | None = None, timeout: float = DEADLINE) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -620,14 +632,7 @@ def test_exports_in_flight_are_limited_per_address_and_in_all_as_429_problem_jso
 
     exports = ["/v1/audit/export?limit=50000", "/v1/ledger/entries", "/v1/ledger/players/a/statement"]
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except ConnectionRefusedError:
-                assert time.monotonic() < deadline and proc.poll() is None, "nginx did not start"
-                time.sleep(0.1)
+        wait_listening(port, proc)
         for i in range(4):  # four in flight from one address: all forwarded
             held.append(send("127.0.0.1", exports[i % 3]))
         upstream.wait_for(4)
@@ -683,14 +688,7 @@ def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spe
     spellings = ["/view/rounds/TOKEN-A", "//view/rounds/TOKEN-B", "/view/%72ounds/TOKEN-C",
                  "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E"]
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except ConnectionRefusedError:
-                assert time.monotonic() < deadline and proc.poll() is None, "nginx did not start"
-                time.sleep(0.1)
+        wait_listening(port, proc)
         for target in [*spellings, "/v1/rules"]:
             with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as s:
                 s.sendall(f"GET {target} HTTP/1.1\r\nHost: capsa\r\nConnection: close\r\n\r\n".encode())
