@@ -25,6 +25,7 @@ from sqlalchemy import Engine, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from service.domain.audit import record_time
 from service.domain.signing import Keyring, receipt_message
 
 from .models import ChainRecord, ChainSignature
@@ -116,9 +117,8 @@ _SKEW = timedelta(seconds=5)  # and not for one stamped later than now, beyond a
 def _just_stored(record: StoredRecord, now: datetime) -> bool:
     """Whether the record's own time (in its bytes) lies within REMAKE_WINDOW before now."""
     try:
-        stamp = orjson.loads(record.canonical).get("created_at")
-        at = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
-    except (orjson.JSONDecodeError, AttributeError, ValueError):
+        at = record_time(record.canonical)
+    except (KeyError, TypeError, ValueError):
         return False
     return at.tzinfo is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
 

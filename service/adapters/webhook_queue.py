@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
 from sqlalchemy import (
     BigInteger,
     Connection,
@@ -43,6 +42,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
+from service.domain.audit import record_time
 from service.domain.webhooks import AttemptOutcome, DeliveryState
 
 from .chain import stored_record
@@ -539,7 +539,7 @@ class Pass:
             sequence, kind, round_id, game, at = int(row[0]), str(row[1]), str(row[2]), row[3], row[4]
             if at is None:
                 canonical = self.conn.scalar(_CANONICAL, {"client_id": client_id, "sequence": sequence})
-                at = datetime.fromisoformat(str(orjson.loads(bytes(canonical or b"{}"))["created_at"]).replace("Z", "+00:00"))
+                at = record_time(bytes(canonical or b"{}"))
             out.append(EventKey(sequence, kind, round_id, game, at))
         return out
 
@@ -693,11 +693,10 @@ class Pass:
                 }
                 for f in finishes
             ])
-        if released:
-            self.conn.execute(_RELEASE, [{**_keys(c), "_next": attempted_at} for c in released])
+        self.defer(released, attempted_at)
 
     def defer(self, claims: Sequence[Claimed], until: datetime) -> None:
-        """Claimed deliveries not attempted, due again at `until` (not at once)."""
+        """Claimed deliveries not attempted, due again at `until`."""
         if claims:
             self.conn.execute(_RELEASE, [{**_keys(c), "_next": until} for c in claims])
 

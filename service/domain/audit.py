@@ -73,6 +73,12 @@ def timestamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds") + "Z"  # four-digit years, as RFC 3339 wants
 
 
+def record_time(canonical_bytes: bytes) -> datetime:
+    """The time a record's bytes carry (`created_at`, as `timestamp` writes it), aware UTC;
+    KeyError, TypeError or ValueError when they carry none."""
+    return datetime.fromisoformat(str(orjson.loads(canonical_bytes)["created_at"]).replace("Z", "+00:00"))
+
+
 def record(
     *,
     sequence: int | None,

@@ -49,6 +49,14 @@ def use_clock(clock: Clock) -> Clock:
     return previous
 
 
+def epoch_ms(at: datetime) -> int:
+    """Milliseconds since the epoch of an aware moment, exactly (no float)."""
+    return (at - _EPOCH) // timedelta(milliseconds=1)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def ulid(at: datetime) -> str:
     """26 Crockford base32 characters: 48 bits of milliseconds, then 80 random bits."""
     ms = int(at.timestamp() * 1000)

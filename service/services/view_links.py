@@ -12,14 +12,14 @@ link is opened, so links handed out before the rotation keep working for their l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from service.adapters.uow import Database
 from service.services import service_secrets
-from service.services.clock import rfc3339, utcnow_ms
+from service.services.clock import epoch_ms, rfc3339, utcnow_ms
 from service.services.errors import NotFound
 from service.services.rounds import store as rounds
 
@@ -31,14 +31,6 @@ DEFAULT_TTL = 3600
 def stored_secret(db: Database) -> str:
     """The shared view-link secret from the database (made by the first caller)."""
     return service_secrets.stored(db, SECRET_NAME)
-
-
-def _ms(at: datetime) -> int:
-    """Milliseconds since the epoch, exactly."""
-    return (at - _EPOCH) // timedelta(milliseconds=1)
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def previous_secrets(setting: str | None) -> list[str]:
@@ -65,7 +57,7 @@ class ViewLinks:
         then, whatever VIEW_LINK_TTL is when it is opened."""
         rounds.get(db, client_id, round_id)
         expires = utcnow_ms() + timedelta(seconds=self.ttl)
-        token = self._serializer.dumps([client_id, round_id, _ms(expires)])
+        token = self._serializer.dumps([client_id, round_id, epoch_ms(expires)])
         return {"url": f"/view/rounds/{token}", "expires_at": rfc3339(expires)}
 
     def open(self, db: Database, token: str) -> dict[str, Any]:
@@ -81,6 +73,6 @@ class ViewLinks:
         client_id, round_id, *until = payload
         if not isinstance(client_id, str) or not isinstance(round_id, str):
             raise NotFound("this link is not valid or has expired")
-        if until and (not isinstance(until[0], int) or _ms(utcnow_ms()) >= until[0]):
+        if until and (not isinstance(until[0], int) or epoch_ms(utcnow_ms()) >= until[0]):
             raise NotFound("this link is not valid or has expired")
         return rounds.get(db, client_id, round_id)

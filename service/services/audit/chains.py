@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from service.adapters.replicas import AsOf, report
-from service.adapters.rollups import ROLLUP_GROUPINGS
+from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
@@ -171,7 +171,7 @@ def rollups_differ(db: Database, client_id: str) -> str | None:
 
 
 def _moves(totals: Any) -> bool:
-    return any((totals.rounds, totals.points, totals.result, totals.winnings, totals.fees, totals.net, totals.house))
+    return any(getattr(totals, name) for name in TOTALS)
 
 
 def _differences(

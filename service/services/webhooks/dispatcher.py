@@ -70,6 +70,7 @@ from datetime import timedelta
 from typing import Any
 
 from service.adapters import delivery
+from service.adapters.records import StoredRecord
 from service.adapters.uow import Database
 from service.adapters.webhook_queue import (
     DELIVERED,
@@ -82,11 +83,12 @@ from service.adapters.webhook_queue import (
     Pass,
     Reads,
 )
-from service.adapters.webhooks import EventRecord, Target
+from service.adapters.webhooks import Target
 from service.domain import webhooks as hooks
+from service.domain.audit import record_time
 from service.services.clock import utcnow_ms
 from service.services.webhooks import events
-from service.services.webhooks.endpoints import _delivery, _record_time, allow_private, live_secrets
+from service.services.webhooks.endpoints import _delivery, allow_private, live_secrets
 
 log = logging.getLogger("capsa.webhooks")
 LEASE = "dispatcher"
@@ -100,10 +102,10 @@ TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
 # On PostgreSQL a round's receipt is stored by its worker's next write (or within 0.5 s,
 # RECEIPT_FLUSH_MS): an event of a record this young without one, of a client whose chain
-# has receipts (the service signs), waits for it (due again after RECEIPT_RETRY_S), so every attempt carries the
-# receipt GET answers. The dispatcher holds no signing key: it is the one process with a
-# way out. Older, the receipt was lost with its worker: the event goes without it (GET
-# remakes it on the first read).
+# has receipts (the service signs), waits for it (due again after RECEIPT_RETRY_S), so
+# every attempt carries the receipt GET answers. The dispatcher holds no signing key: it is
+# the one process with a way out. Older, the receipt was lost with its worker: the event
+# goes without it (a GET within minutes of the record remakes it).
 RECEIPT_WAIT_S = 2.0
 RECEIPT_RETRY_S = 0.2
 RESUME_BATCH = 1000  # deliveries of endpoints enabled again made due per pass
@@ -424,14 +426,11 @@ class Lanes:
         self._pump()
 
 
-def _receipt_pending(records: list[EventRecord]) -> set[int]:
-    """The sequences of these records that have no receipt yet and are younger than
+def _receipt_pending(unsigned: list[StoredRecord]) -> set[int]:
+    """The sequences of these records without a receipt that are younger than
     RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them."""
-    unsigned = [f.record for f in records if f.record.signature is None]
-    if not unsigned:
-        return set()
     since = utcnow_ms() - timedelta(seconds=RECEIPT_WAIT_S)
-    return {r.sequence for r in unsigned if _record_time(r.canonical) > since}
+    return {r.sequence for r in unsigned if record_time(r.canonical) > since}
 
 
 def fast(result: delivery.Result) -> bool:
@@ -774,8 +773,11 @@ class Dispatcher:
             for client_id, by_sequence in wanted.items():
                 found = reads.records_at(client_id, by_sequence)
                 records = [found[s] for s in sorted(by_sequence) if s in found]
-                young = _receipt_pending(records)
-                if young and self._signs(reads, client_id):
+                # Only where the service signs: an unsigned deployment's records are not
+                # parsed again for their time, and the look-up is cached once it says yes.
+                unsigned = [f.record for f in records if f.record.signature is None]
+                young = _receipt_pending(unsigned) if unsigned and self._signs(reads, client_id) else set()
+                if young:
                     waiting.update((client_id, s) for s in young)
                     records = [f for f in records if f.record.sequence not in young]
                 for e in events.render(

@@ -7,14 +7,13 @@ import os
 import secrets
 import weakref
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
-
-import orjson
 
 from service.adapters.uow import Database, UnitOfWork
 from service.adapters.webhooks import PENDING, Target, WebhookRecord
 from service.domain import webhooks as hooks
+from service.domain.audit import record_time
 from service.domain.errors import FieldError
 from service.services import service_secrets
 from service.services.clock import new_id, rfc3339, utcnow_ms
@@ -246,7 +245,7 @@ def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | Non
             targets = [w for w in uow.webhooks.subscribers(client_id) if hooks.subscribed(w.events, at.type)]
         found = uow.webhooks.event_record(client_id, at.sequence)
         assert found is not None
-        event_at = _record_time(found.record.canonical)
+        event_at = record_time(found.record.canonical)
         queued = []
         for w in targets:
             if not uow.webhooks.requeue(client_id, w.id, event_id, now):
@@ -254,10 +253,6 @@ def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | Non
             queued.append(w.id)
         uow.commit()
     return {"event_id": event_id, "webhooks": queued}
-
-
-def _record_time(canonical: bytes) -> datetime:
-    return datetime.fromisoformat(str(orjson.loads(canonical)["created_at"]).replace("Z", "+00:00"))
 
 
 def _delivery(
