@@ -555,16 +555,20 @@ def test_an_error_out_of_the_loop_still_closes_the_lanes_and_is_raised(app, monk
 
 def test_a_pass_claims_no_more_than_its_free_attempts(app, http, tenant, receiver):
     """Plain claims (no endpoint known fast yet): a pass claims `concurrency` minus what its
-    lanes still hold, so a dispatcher killed mid-flight leaves no more duplicates than that."""
+    lanes still hold, so a dispatcher killed mid-flight leaves no more duplicates than that.
+    A quarter of the slots is kept for clients with none in flight: one client runs 3 of 4,
+    and what waits for the kept slot (up to its size) is not counted, so another client's
+    event would still be claimed: 3 in flight and 2 waiting."""
     add_hook(http, tenant, receiver.url)
     for _ in range(12):
         store_round(http, tenant)
     d = Dispatcher(app.extensions["capsa"].db, dataclasses.replace(FAST, concurrency=4, endpoint_concurrency=50, client_concurrency=50, timeout_s=5.0))
     lanes = Lanes(d.settings, lambda p: asyncio.sleep(3600))  # attempts that never end
     try:
-        for _ in range(3):  # the first pass queues the events; each later one may claim
+        for _ in range(5):  # the first pass queues the events; each later one may claim
             d.step(lanes)
-        assert (sum(d.claims), lanes.pending) == (4, 4)
+            time.sleep(0.1)  # the lanes' thread takes what was claimed
+        assert (sum(d.claims), lanes.pending, lanes.inflight, lanes.reserve_waiting) == (5, 5, 3, 2)
     finally:
         lanes.close(grace=0.1)
         d._release()  # on SQLite its passes took the lease: the next test's dispatcher needs it

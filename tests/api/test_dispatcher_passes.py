@@ -80,6 +80,7 @@ class Held:
 
     def __init__(self, pending: int = 0, done: list[Outcome] | None = None, released: list[Claimed] | None = None):
         self.pending = pending
+        self.reserve_waiting = 0
         self.submitted: list[Prepared] = []
         self.done = done or []
         self.released = released or []

@@ -319,6 +319,59 @@ def test_a_backlog_of_1000_events_on_stalling_endpoints_delays_only_their_own(ur
     run_fairness(url, stalling, backlog=1000)
 
 
+def test_three_tenants_on_stalling_endpoints_leave_a_slot_for_a_fourth(url, stalling):
+    """Three clients' endpoints never answer, each with a backlog: together they could hold
+    every slot (3 + 3 + 2 of 8), and another client's events would wait for one of their
+    attempts to reach its deadline. A quarter of the slots is kept for clients with none in
+    flight: the three hold 6 at most, and the fourth's events arrive at once."""
+    trickle, hang = stalling
+    db = Database(url)
+    fast = Receiver().start()
+    stop = threading.Event()
+    try:
+        for _ in range(3):
+            hostile, _ = client_with_hooks(db, trickle.url, hang.url)
+            for _ in range(10):
+                store(db, hostile)
+        fast_client, (hook,) = client_with_hooks(db, fast.url)
+        fast.secrets = [hook["secret"]]
+        dispatcher = Dispatcher(db, SETTINGS)
+        loop = threading.Thread(target=dispatcher.run, args=(stop,), daemon=True)
+        loop.start()
+        wait_for(lambda: trickle.open_now + hang.open_now >= 6, 30)
+        most = 0
+        sampling = threading.Event()
+
+        def sample() -> None:
+            nonlocal most
+            while not sampling.is_set():
+                most = max(most, trickle.open_now + hang.open_now)
+                time.sleep(0.005)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        latencies = []
+        for _ in range(10):
+            event_id = store(db, fast_client)
+            stored = time.time()
+            wait_for(lambda e=event_id: any(r.id == e for r in fast.requests), 5)
+            latencies.append(next(r.at for r in fast.requests if r.id == event_id) - stored)
+            time.sleep(0.1)
+        sampling.set()
+        sampler.join()
+        stop.set()
+        loop.join(SETTINGS.shutdown_grace_s + 2)
+    finally:
+        stop.set()
+        fast.stop()
+        db.dispose()
+    print(f"\nthree stalling tenants: the fourth's latency max {max(latencies) * 1000:.0f} ms; "
+          f"their attempts in flight at most {most} of {SETTINGS.concurrency}; load {os.getloadavg()[0]:.2f}")
+    assert most == SETTINGS.concurrency - 2  # a quarter kept, and the three still had the rest
+    assert max(latencies) < 0.5, latencies  # their attempts last 1 s: none waited for one
+    assert fast.invalid == 0 and len(fast.requests) == 10
+
+
 # -- SIGTERM -----------------------------------------------------------------------------------
 
 

@@ -191,13 +191,62 @@ def test_a_client_runs_its_cap_at_most_over_its_endpoints() -> None:
         lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("b1", "B"), claim("b2", "B"), claim("c1", "C", "cl_2"),
                       claim("a3", "A")])
         settled(lambda: len(gate.started) == 4)
-        assert gate.started == ["a1", "b1", "c1", "a2"]
+        assert gate.started == ["a1", "c1", "b1", "a2"]  # cl_2, with none in flight, before cl_1's second
         gate.ends["c1"] = OK_FAST  # another client's slot: not cl_1's
         settled(lambda: lanes.inflight == 3)
-        assert gate.started == ["a1", "b1", "c1", "a2"]
+        assert gate.started == ["a1", "c1", "b1", "a2"]
         gate.ends["a1"] = OK_FAST  # one of cl_1's 3 slots free: one more of its 2 waiting starts
         settled(lambda: len(gate.started) == 5)
         assert gate.started[4] == "b2" and lanes.queued == 1
+    finally:
+        lanes.close(grace=0)
+
+
+def test_a_freed_slot_goes_to_the_client_with_fewest_in_flight() -> None:
+    gate = Gate()
+    lanes = lanes_of(gate, concurrency=3, endpoint=3, client=3)
+    try:
+        lanes.submit([claim("a1", "A"), claim("a2", "A"), claim("a3", "A"), claim("a4", "A")])
+        settled(lambda: len(gate.started) == 3)
+        lanes.submit([claim("b1", "B", "cl_2"), claim("b2", "B", "cl_2")])
+        gate.ends["a1"] = OK_FAST
+        settled(lambda: len(gate.started) == 4)
+        assert gate.started[3] == "b1"  # cl_2 (none in flight) before cl_1's a4, queued first
+        gate.ends["a2"] = OK_FAST
+        settled(lambda: len(gate.started) == 5)
+        assert gate.started[4] == "a4"  # 1 in flight each: the lanes take turns, and B's just went
+    finally:
+        lanes.close(grace=0)
+
+
+def test_the_last_quarter_of_the_slots_waits_for_a_client_with_none_in_flight() -> None:
+    """Three tenants whose endpoints never answer hold three quarters of the slots at most:
+    a fourth and a fifth tenant's first attempts start at once, a sixth takes the next slot
+    freed, before any of the three."""
+    gate = Gate()
+    lanes = lanes_of(gate, concurrency=8, endpoint=2, client=3)
+    assert dispatcher.reserve(8) == 2
+    try:
+        hostile = [claim(f"{c}{e}{i}", f"{c}{e}", f"cl_{c}") for c in "xyz" for e in "12" for i in range(3)]
+        lanes.submit(hostile)
+        settled(lambda: len(gate.started) == 6)
+        assert sorted(s[0] for s in gate.started) == ["x", "x", "y", "y", "z", "z"]  # 2 each, not 3 + 3 + 2
+        lanes.submit([claim("p1", "P", "cl_p"), claim("p2", "P", "cl_p"), claim("q1", "Q", "cl_q")])
+        settled(lambda: len(gate.started) == 8)
+        assert gate.started[6:] == ["p1", "q1"]  # one each: p2 waits, cl_p has one in flight
+        lanes.submit([claim("r1", "R", "cl_r")])
+        gate.ends["x10"] = None  # one of the three's slots freed
+        settled(lambda: len(gate.started) == 9)
+        assert gate.started[8] == "r1"  # none in flight: before p2 and the three's
+        gate.ends["p1"] = OK_FAST
+        settled(lambda: len(gate.started) == 10)
+        assert gate.started[9] == "p2"  # cl_p has none in flight again; the three still wait
+        gate.ends["q1"] = OK_FAST
+        settled(lambda: lanes.inflight == 7)
+        assert len(gate.started) == 10  # the last free slot stays free for a newcomer
+        gate.ends["r1"] = gate.ends["p2"] = OK_FAST
+        settled(lambda: len(gate.started) == 11)
+        assert gate.started[10][0] in "xyz" and lanes.inflight == 6  # the three again, up to 3 quarters
     finally:
         lanes.close(grace=0)
 

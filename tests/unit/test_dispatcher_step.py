@@ -68,8 +68,9 @@ class Chain:
 class Held:
     """Lanes holding `pending` deliveries, handing over nothing finished."""
 
-    def __init__(self, pending: int = 0) -> None:
+    def __init__(self, pending: int = 0, reserve_waiting: int = 0) -> None:
         self.pending = pending
+        self.reserve_waiting = reserve_waiting
         self.submitted = 0
 
     def collect(self) -> tuple[list[Outcome], list[Claimed]]:
@@ -106,3 +107,18 @@ def test_a_pass_asks_for_another_only_when_it_queued_or_filled_its_free_threads(
     assert d.step(lanes) is False and lanes.submitted == 1  # the last one: 3 free threads, not all filled
     chain.head = 3
     assert d.step(Held(pending=4)) is True and chain.cursor == 3 and chain.fan_outs == 2
+
+
+def test_what_waits_for_the_reserve_does_not_take_its_slot_from_a_claim() -> None:
+    """Deliveries of clients with attempts in flight, waiting in the lanes only because the
+    free slots are the reserve's, would otherwise leave nothing to claim: another client's
+    events (none in flight) would wait for one of the others' attempts to end."""
+    chain = Chain(head=0)
+    d = dispatcher(chain)  # 4 threads: a reserve of 1
+    chain.due = [Claimed("wh_2", f"evt_{n}", "cl_2", n, "round.settled", 0, "c") for n in range(5)]
+    lanes = Held(pending=4, reserve_waiting=1)  # 3 in flight, 1 waiting for the reserve
+    assert d.step(lanes) is True and lanes.submitted == 1
+    lanes = Held(pending=5, reserve_waiting=3)  # counted up to the reserve's size
+    assert d.step(lanes) is False and lanes.submitted == 0
+    lanes = Held(pending=4, reserve_waiting=0)
+    assert d.step(lanes) is False and lanes.submitted == 0

@@ -24,8 +24,10 @@ The claimed deliveries' records are then read and parsed once each (every endpoi
 of an event, and each of a record's events, from the one read) and the events rendered;
 they wait in lanes, one per endpoint, for `concurrency` threads, each taking the next
 delivery whose endpoint has fewer than `endpoint_concurrency` attempts in flight and whose
-client fewer than `client_concurrency`: a slow endpoint holds its own slots only, and only
-its own events wait. Each attempt ends by its deadline (`timeout_s`, all of it), on a kept-
+client fewer than `client_concurrency`, the client with the fewest in flight first; the last
+quarter of the threads (`reserve`) only for a client with none in flight: a slow endpoint
+holds its own slots only, and however many tenants' endpoints hang, another's first event
+starts at once. Each attempt ends by its deadline (`timeout_s`, all of it), on a kept-
 alive connection of the endpoint's (`delivery.Pool`: resolved and checked once per
 connection).
 
@@ -232,7 +234,8 @@ class Lanes:
     """Claimed deliveries waiting for an attempt, a lane per endpoint, and one event loop (a
     thread of its own, `delivery.Loop`) that runs up to `concurrency` attempts at once, each
     time taking the next delivery whose endpoint and client are under their caps of attempts
-    in flight (lanes served in turn). What finished waits for the loop in `done` (outcomes)
+    in flight (the least busy client's first, lanes of equal ones in turn; see `_next` for
+    the reserve). What finished waits for the loop in `done` (outcomes)
     and `released` (claims sent back unattempted).
 
     The lanes, and the counts of attempts in flight per endpoint and client, belong to the
@@ -253,6 +256,9 @@ class Lanes:
         # shared, under `cv`:
         self.queued = 0
         self.inflight = 0
+        # of `queued`, those that wait only for the reserve (their clients have attempts in
+        # flight): what plain claims need not count as taking a free slot
+        self.reserve_waiting = 0
         self.done: list[Outcome] = []
         self.released: list[Claimed] = []
         # how many finished the database loop waits for (0: it does not wait; 1 or None
@@ -365,16 +371,27 @@ class Lanes:
         await asyncio.sleep(0)
 
     def _next(self) -> Prepared | None:
+        """The next delivery to attempt: from the lane, under its endpoint's and client's
+        caps, whose client has the fewest attempts in flight (lanes of equal ones in turn).
+        The last `reserve` free slots go only to a client with none in flight: however many
+        tenants' endpoints hang, another tenant's first attempt starts at once."""
         s = self.settings
+        reserved = self.running >= s.concurrency - reserve(s.concurrency)
+        best: str | None = None
+        fewest = s.client_concurrency
         for name, lane in self.lanes.items():
-            client = lane[0].claimed.client_id
-            if self.endpoint_busy[name] < s.endpoint_concurrency and self.client_busy[client] < s.client_concurrency:
-                p = lane.popleft()
-                del self.lanes[name]
-                if lane:
-                    self.lanes[name] = lane  # to the back: the lanes take turns
-                return p
-        return None
+            busy = self.client_busy[lane[0].claimed.client_id]
+            if busy < fewest and self.endpoint_busy[name] < s.endpoint_concurrency and not (reserved and busy):
+                best, fewest = name, busy
+                if not busy:
+                    break
+        if best is None:
+            return None
+        lane = self.lanes.pop(best)
+        p = lane.popleft()
+        if lane:
+            self.lanes[best] = lane  # to the back: the lanes take turns
+        return p
 
     def _pump(self) -> None:
         """Start attempts while fewer than `concurrency` run and a lane has one under its caps."""
@@ -388,10 +405,24 @@ class Lanes:
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
             started += 1
-        if started:
+        waiting = self._reserve_waiting()
+        if started or waiting != self.reserve_waiting:
             with self.cv:
                 self.queued -= started
                 self.inflight += started
+                self.reserve_waiting = waiting
+
+    def _reserve_waiting(self) -> int:
+        """What waits in the lanes, after a pump, only because the free slots are the
+        reserve's: deliveries of clients with attempts in flight, under their caps."""
+        s = self.settings
+        if not s.concurrency - reserve(s.concurrency) <= self.running < s.concurrency:
+            return 0
+        return sum(
+            len(lane) for name, lane in self.lanes.items()
+            if self.endpoint_busy[name] < s.endpoint_concurrency
+            and 0 < self.client_busy[lane[0].claimed.client_id] < s.client_concurrency
+        )
 
     async def _run(self, p: Prepared) -> None:
         c = p.claimed
@@ -431,6 +462,11 @@ def _receipt_pending(unsigned: list[StoredRecord]) -> set[int]:
     RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them."""
     since = utcnow_ms() - timedelta(seconds=RECEIPT_WAIT_S)
     return {r.sequence for r in unsigned if record_time(r.canonical) > since}
+
+
+def reserve(concurrency: int) -> int:
+    """A dispatcher's slots kept for clients with no attempt in flight: a quarter."""
+    return concurrency // 4
 
 
 def fast(result: delivery.Result) -> bool:
@@ -571,7 +607,10 @@ class Dispatcher:
         if any(self._fast.values()) and self.settings.depth > 1:
             free = min(self.settings.claim_batch, self.settings.most_held - lanes.pending)
         else:  # plain claims only: no more than free threads, so a kill leaves no more duplicates
-            free = self.settings.concurrency - lanes.pending
+            # (what waits for the reserve does not take a slot a client with none in flight
+            # may use: up to the reserve's size, it is not counted)
+            s = self.settings
+            free = s.concurrency - lanes.pending + min(lanes.reserve_waiting, reserve(s.concurrency))
         claimed_at = time.monotonic()
         claimed, fingerprint = self._pass(done, released, free)
         if claimed:
