@@ -172,7 +172,7 @@ load: $(STAMP)
 	TEST_DATABASE_URL=$(LOAD_DB) $(BIN)/python bench/load.py
 
 # In-process benchmarks; the database ones (bench/http.py, bench/ledger.py, bench/verify.py, bench/load.py)
-# need TEST_DATABASE_URL and are listed in README "Benchmarks".
+# need TEST_DATABASE_URL and are listed in docs/benchmarks.md.
 bench: $(STAMP)
 	$(BIN)/python bench/evaluator.py
 	$(BIN)/python bench/banting.py

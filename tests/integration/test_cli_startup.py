@@ -1,5 +1,5 @@
 """`capsa` starts fast because a command loads only what it uses: `capsa --version` and
-`capsa score` never import SQLAlchemy, Flask or numpy (figures in README "Benchmarks": what
+`capsa score` never import SQLAlchemy, Flask or numpy (figures in docs/benchmarks.md: what
 each costs at start-up). Checked on the real command in a process of its own, by the
 interpreter's own list of what it imported (`python -X importtime`), not by a timer."""
 

@@ -10,7 +10,7 @@ send the request and read the answer. Here 50 sockets trickle their request a li
 - the control, the same slow sockets sent to gunicorn directly (7 s): /healthz fails or
   takes over 2 s, and a slow CSV reader leaves the answer queued on the worker's socket.
 
-The figures are printed for README "Reliability" (`pytest -s`). Debian's nginx
+The figures are printed for docs/benchmarks.md, "Reliability" (`pytest -s`). Debian's nginx
 (/usr/sbin/nginx, `.ci/run` installs it): without it the test is skipped, except under
 CI=true, where that is a failure.
 """
