@@ -399,6 +399,29 @@ def test_the_cli_finds_all_time_rollups_that_are_not_the_sums_of_the_lines(app, 
     assert "is not the sum of its ledger lines through sequence 4 (4 records verified)" in out
 
 
+def test_the_cli_finds_a_kept_zones_day_that_is_not_the_sum_of_the_lines(app, http):
+    """A zone whose days the rollups keep (after an all-time summary by day there) has a row
+    a day, read by that summary instead of the quarter hours: changed, it moves those days'
+    totals. The CLI gathers the lines' quarter hours into the zone's days and compares."""
+    from service.services.ledger import rollups
+
+    tenant, _ = _tampered(app, http, 3)
+    rollups.fold(app.extensions["capsa"].db, tenant.id)
+    answer = http.get("/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Kathmandu", headers=tenant.headers)
+    assert answer.status_code == 200, answer.get_json()
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        kept = conn.execute(text("SELECT count(*) FROM ledger_rollups WHERE client_id = :c AND grouping = 'zoneday'"),
+                            {"c": tenant.id}).scalar_one()
+    assert kept >= 1
+    code, out = cli_verify(app, tenant)
+    assert code == 0 and out.startswith("ok: 3 records"), out
+    sql(app, "UPDATE ledger_rollups SET net = net + 1 WHERE client_id = :c AND grouping = 'zoneday'"
+             " AND key = (SELECT max(key) FROM ledger_rollups WHERE client_id = :c AND grouping = 'zoneday')",
+        c=tenant.id)
+    code, out = cli_verify(app, tenant)
+    assert code == 1 and out.startswith("BAD: the all-time rollup IDR zoneday Asia/Kathmandu '"), out
+
+
 def test_two_swapped_sequences_are_found_at_the_first(app, http):
     tenant, docs = _tampered(app, http)
     c = tenant.id

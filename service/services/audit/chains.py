@@ -12,11 +12,12 @@ from __future__ import annotations
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 
 from service.adapters.replicas import AsOf, report
-from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS
+from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS, Grouping
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
@@ -25,6 +26,7 @@ from service.domain.signing import b64
 from service.services.audit import receipts
 from service.services.audit.record_checks import VOID_LINES, copies_match, copy_differences
 from service.services.errors import NotFound
+from service.services.ledger.rollups import days_in
 from service.services.reporting import as_of_json
 from service.services.rounds import store as rounds
 
@@ -151,21 +153,32 @@ def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | Non
 def rollups_differ(db: Database, client_id: str) -> str | None:
     """Where the client's all-time rollups (what its all-time reports start from) differ
     from the sums of its ledger lines up to their cursor, in one snapshot: None when they
-    agree. Reads every line up to the cursor (the CLI's whole-chain check runs it)."""
+    agree. Reads every line up to the cursor (the CLI's whole-chain check runs it). A kept
+    zone's days are compared with the lines' quarter hours gathered into its days."""
     with db.snapshot() as uow:
         cursor = uow.rollups.cursor(client_id)
-        expected = uow.rollups.deltas(client_id, 0, cursor) if cursor else {}
+        sums = uow.rollups.deltas(client_id, 0, cursor) if cursor else {}
+        expected = {(currency, grouping.value): totals for (currency, grouping), totals in sums.items()}
         stored = {
-            (currency, grouping): uow.rollups.read(client_id, currency, grouping)
+            (currency, grouping.value): uow.rollups.read(client_id, currency, grouping)
             for currency in uow.rollups.currencies(client_id)
             for grouping in ROLLUP_GROUPINGS
         }
+        for currency, names in uow.rollups.zones(client_id).items():
+            for name in names:
+                try:
+                    zone = ZoneInfo(name)
+                except (ZoneInfoNotFoundError, ValueError):
+                    continue  # unknown on this host: the next fold forgets its days
+                where = (currency, f"{Grouping.ZONE_DAY.value} {name}")
+                expected[where] = days_in(sums.get((currency, Grouping.QUARTER), []), zone)
+                stored[where] = uow.rollups.kept_days(client_id, currency, name) or []
     for where in sorted(set(expected) | set(stored)):
         want = {t.key: t for t in expected.get(where, []) if _moves(t)}
         have = {t.key: t for t in stored.get(where, []) if _moves(t)}
         if want != have:
             key = next(k for k in sorted(set(want) | set(have), key=str) if want.get(k) != have.get(k))
-            return (f"the all-time rollup {where[0]} {where[1].value} {key or '(none)'!r} is not the sum of "
+            return (f"the all-time rollup {where[0]} {where[1]} {key or '(none)'!r} is not the sum of "
                     f"its ledger lines through sequence {cursor}")
     return None
 

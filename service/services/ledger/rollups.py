@@ -69,13 +69,13 @@ def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
                     log.warning("client %s: zone %s is unknown here: its kept days are dropped", client_id, name)
                     uow.rollups.forget_zone(client_id, currency, name)
                     continue
-                uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(name, _days(quarters, zone)))
+                uow.rollups.add(client_id, currency, Grouping.ZONE_DAY, _keyed(name, days_in(quarters, zone)))
         uow.rollups.advance(client_id, through)
         uow.commit()
         return through - start
 
 
-def _days(quarters: list[Totals], zone: ZoneInfo) -> list[Totals]:
+def days_in(quarters: list[Totals], zone: ZoneInfo) -> list[Totals]:
     """Quarter-hour totals gathered into `zone`'s days (keys: dates), each quarter by its own
     date there (exact across every transition)."""
     days: dict[str, Totals] = {}
@@ -90,7 +90,7 @@ def _quarter_days(uow: UnitOfWork, client_id: str, currency: str, zone: ZoneInfo
     """The zone's days from the stored quarter hours: gathered by PostgreSQL where it can,
     else here."""
     gathered = uow.rollups.zone_days(client_id, currency, zone)
-    return gathered if gathered is not None else _days(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
+    return gathered if gathered is not None else days_in(uow.rollups.read(client_id, currency, Grouping.QUARTER), zone)
 
 
 def _keyed(zone: str, days: list[Totals]) -> list[Totals]:
