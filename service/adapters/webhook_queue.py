@@ -152,11 +152,15 @@ _RESUMED = (
     .values(resume_before=None)
 )
 
+# In random order: a cursor is a sequence of its own client's chain, so taken lowest first,
+# the endpoints of young chains (while more of them than a fan-out takes were behind) went
+# before an old chain's for ever. At random, each endpoint behind is taken by a pass with a
+# chance of at least the pass's share of them.
 _LOCK_DUE = (
     select(w.client_id, w.id, w.cursor, w.events)
     .join(ChainHead, ChainHead.client_id == w.client_id)
     .where(w.enabled.is_(True), w.cursor < ChainHead.sequence)
-    .order_by(w.cursor)
+    .order_by(func.random())
     .limit(bindparam("limit"))
     .with_for_update(skip_locked=True, of=w)
 )
@@ -515,7 +519,7 @@ class Pass:
 
     def lock_due(self, limit: int) -> list[FanoutTarget]:
         """Enabled endpoints behind their client's head, locked (SKIP LOCKED: another dispatcher
-        queues the others), the furthest behind first."""
+        queues the others), `limit` of them at random."""
         rows = self.conn.execute(_LOCK_DUE, {"limit": limit})
         return [FanoutTarget(r[0], r[1], int(r[2]), tuple(r[3])) for r in rows]
 

@@ -587,6 +587,29 @@ def test_a_fan_out_takes_so_many_endpoints_and_the_next_pass_the_others(db, new,
     assert fan_outs == [2, 1]  # then all were queued: no fan-out until something moves
 
 
+def test_a_client_with_a_long_chain_is_fanned_out_while_more_endpoints_than_a_pass_takes_are_behind(
+    db, new, monkeypatch
+):
+    """Cursors are sequences of each client's own chain: taken lowest first, the endpoints of
+    young chains, while more of them than a fan-out takes stay behind, would go before an
+    old chain's for ever, and its events would never be queued."""
+    monkeypatch.setattr(dispatcher, "FANOUT_ENDPOINTS", 2)
+    old, (old_hook,) = client_with_hooks(db, "http://127.0.0.1:9/old")
+    for _ in range(40):
+        store(db, old)
+    d = new()
+    d.step(Held(pending=4))
+    assert cursors(db, old) == {old_hook["id"]: 40}
+    young = [client_with_hooks(db, f"http://127.0.0.1:9/{n}")[0] for n in "ab"]
+    for _ in range(20):
+        for client_id in (old, *young):
+            store(db, client_id)  # every endpoint behind again: three, and a pass takes two
+        d.step(Held(pending=4))
+        if cursors(db, old)[old_hook["id"]] > 40:
+            break
+    assert cursors(db, old)[old_hook["id"]] > 40, "the old chain's endpoint was never fanned out"
+
+
 def test_fan_out_queues_the_types_an_endpoint_takes_with_the_records_time(db, new, clock):
     client_id, (settled,) = client_with_hooks(db, "http://127.0.0.1:9/settled")
     every = webhooks.create(db, client_id, {"url": "http://127.0.0.1:9/all", "events": ["*"]})
