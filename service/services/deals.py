@@ -164,16 +164,21 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
     """`POST /v1/deals/{id}/reveal`: publish the server seed (revealing twice is harmless);
     409 `deal-in-play` while the game that used the deal is in play."""
     with db.unit_of_work(write=True) as uow:
-        row = _found(uow, client_id, deal_id)
+        # Locked: a game starting on it meanwhile has committed (and is seen in play) or
+        # waits for this reveal (and is refused: revealed).
+        row = _found(uow, client_id, deal_id, lock=True)
         if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
             raise in_play_conflict(deal_id, row.used_by)
-        uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())
+        if not uow.deals.mark_revealed(client_id, deal_id, utcnow_ms()):
+            row = _found(uow, client_id, deal_id, lock=True)  # revealed, or used since it was read
+            if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
+                raise in_play_conflict(deal_id, row.used_by)
         uow.commit()
     return get(db, client_id, deal_id, writer=True)
 
 
-def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> DealRecord:
-    row = uow.deals.get(client_id, deal_id)
+def _found(uow: UnitOfWork, client_id: str, deal_id: str, lock: bool = False) -> DealRecord:
+    row = uow.deals.get(client_id, deal_id, lock=lock)
     if row is None:
         raise NotFound(f"no deal {deal_id!r}")
     return row
@@ -182,12 +187,14 @@ def _found(uow: UnitOfWork, client_id: str, deal_id: str) -> DealRecord:
 # -- using a deal ---------------------------------------------------------------------------
 
 
-def dealt(uow: UnitOfWork, client_id: str, deal_id: str, *, writer: bool = True) -> DealtHands:
+def dealt(uow: UnitOfWork, client_id: str, deal_id: str, *, writer: bool = True, lock: bool = False) -> DealtHands:
     """The deal named in a body (422 on `deal` when this client has none by that id; 409
     `deal-in-play` when a game in play used it, before any card is compared with its hands,
     so no error detail lists them). For a read key (`writer` false: `POST /v1/score`), an
-    error about a deal whose hands it may not see names no card."""
-    row = uow.deals.get(client_id, deal_id)
+    error about a deal whose hands it may not see names no card. `lock`: a game about to
+    use it locks its row first, so requests on one deal take their turns in one order
+    (taken after the game's own rows, two games and a reveal deadlocked)."""
+    row = uow.deals.get(client_id, deal_id, lock=lock)
     if row is None:
         raise InvalidInput(
             f"no deal {deal_id!r} for this client",

@@ -141,7 +141,7 @@ def setup(uow: UnitOfWork, client_id: str, body: Mapping[str, Any]) -> Setup:
         raise_collected(missing, InvalidCard)
         hands = _parse_hands(players)
     else:
-        dealt = deals.dealt(uow, client_id, deal_id)
+        dealt = deals.dealt(uow, client_id, deal_id, lock=True)
         deals.check_players(dealt, ids, ordered=True)
         for i, p in enumerate(players):
             if p.get("hand") is not None:

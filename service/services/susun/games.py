@@ -110,7 +110,7 @@ def create(
             made = deals.insert_new(uow, client_id, ids, str(body.get("client_seed") or game_id))
             deal_id, hands = made.id, made.hands
         else:
-            dealt = deals.dealt(uow, client_id, deal_id)
+            dealt = deals.dealt(uow, client_id, deal_id, lock=True)
             deals.check_players(dealt, ids, ordered=True)
             hands = tuple(tuple(c.text for c in h) for h in dealt.hands)
         game = SusunGameRecord(
