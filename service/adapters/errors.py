@@ -23,7 +23,18 @@ class CommitNotReplicated(DatabaseUnavailable):
 
 
 class LockTimeout(StorageError):
-    """A row lock (or another request's uncommitted Idempotency-Key) was not released in time."""
+    """A row lock (or another request's uncommitted Idempotency-Key) was not released in time.
+    `relation` names the table or index waited on, when the database says."""
+
+    def __init__(self, message: str, relation: str | None = None) -> None:
+        super().__init__(message)
+        self.relation = relation
+
+    @property
+    def on_key(self) -> bool:
+        """The wait may have been for another request's Idempotency-Key (it was, or the
+        database did not say where it waited)."""
+        return self.relation is None or "idempotency" in self.relation
 
 
 class IntegrityViolation(StorageError):

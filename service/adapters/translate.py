@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 
 import psycopg
@@ -45,6 +46,11 @@ _SQLSTATE_CLASSES: dict[str, type[IntegrityViolation]] = {
 }
 
 
+# Where a lock timeout waited, from PostgreSQL's context: 'while locking tuple (0,1) in
+# relation "chain_heads"', 'while inserting index tuple (0,4) in relation "<index>"'.
+_RELATION = re.compile(r'in relation "([^"]+)"')
+
+
 def _driver_error(orig: BaseException) -> StorageError | None:
     """The adapter error for a psycopg or sqlite3 error, or None when it is not one we know."""
     state = getattr(orig, "sqlstate", None)
@@ -63,7 +69,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
         if state == "40001":  # serialization_failure: a standby's recovery conflict
             return SerializationFailure(message)
         if state == "55P03":  # lock_not_available: lock_timeout
-            return LockTimeout(message)
+            waited = _RELATION.search(getattr(diag, "context", None) or "")
+            return LockTimeout(message, None if waited is None else waited.group(1))
         if state.startswith("08") or state in ("57014", "57P01", "57P02", "57P03", "53300", READ_ONLY):
             # connection lost, statement timeout, server shutting down, too many connections,
             # a read-only node (a standby now, or a pooler pointing at one): retry on the primary

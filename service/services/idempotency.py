@@ -179,6 +179,8 @@ def run_once(
             if stored is not None:
                 return stored
         except LockTimeout as exc:
+            if not exc.on_key:
+                raise  # a row the action needs, not the key: 503, the request changed nothing
             raise in_flight() from exc
     raise in_flight()
 
@@ -249,7 +251,7 @@ def run_once_after(
             if stored is not None:
                 return stored
         except LockTimeout as exc:
-            if key is None:
+            if key is None or not exc.on_key:
                 raise
             raise in_flight() from exc
     raise in_flight()

@@ -149,6 +149,30 @@ def test_a_key_whose_request_is_still_running_waits_at_most_two_seconds_then_is_
     assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
 
 
+@pytest.mark.postgres
+def test_a_busy_chain_is_said_to_be_busy_with_a_key_or_without(app, http, tenant, db_url):
+    """Another transaction holding the client's chain head (a stuck writer) is not another
+    request with this key: a fresh key is not told its request is still running."""
+    from sqlalchemy import text
+
+    _pg(db_url)
+    post(http, tenant, two_player_round(), None)  # the chain head exists
+    holder = app.extensions["capsa"].db.engine.connect()
+    try:
+        holder.execute(text("SELECT 1 FROM chain_heads WHERE client_id = :c FOR UPDATE"), {"c": tenant.id})
+        keyed = post(http, tenant, two_player_round(), "never-used")
+        plain = post(http, tenant, two_player_round(), None)
+    finally:
+        holder.rollback()
+        holder.close()
+    for answer in (keyed, plain):
+        assert "chain is busy" in problem(answer, 503, "unavailable")["detail"]
+        assert int(answer.headers["Retry-After"]) >= 1
+    assert count(http, tenant) == 1
+    again = post(http, tenant, two_player_round(), "never-used")  # the key was never taken
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+
+
 def _until(predicate: Any, timeout: float = 10) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():

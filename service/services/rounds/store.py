@@ -109,7 +109,7 @@ def _store(
             raise _reference_conflict(reference) from exc
         raise
     except LockTimeout as exc:
-        if claim is not None:
+        if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc
         raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
     return built.rendered(appended)

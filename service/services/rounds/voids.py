@@ -66,7 +66,7 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
             raise _already_void(round_id) from exc
         raise
     except LockTimeout as exc:
-        if claim is not None:
+        if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc
         raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
     # The void's own place in the chain and receipt (also GET /v1/audit/records/{sequence}).
