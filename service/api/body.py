@@ -11,7 +11,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service import strictjson
-from service.domain.errors import FieldError
+from service.domain.errors import FieldError, quoted
 
 from .context import current_g, current_request, view_method
 from .problems import Problem
@@ -83,7 +83,22 @@ def load_body() -> None:
         return
     mimetype = req.mimetype
     if not req.content_type:
-        raise Problem(415, "unsupported-media-type", "Content-Type must be application/json")
+        raise Problem(
+            415,
+            "unsupported-media-type",
+            "Content-Type must be application/json",
+            [FieldError("header.Content-Type", "missing: a body must be sent as application/json")],
+        )
+    coding = req.headers.get("Content-Encoding", "").strip()
+    if coding and coding.lower() != "identity":
+        # Bodies are read as sent: a compressed one would be refused as not UTF-8, and a
+        # plain one labelled compressed stored as if the label were not there.
+        raise Problem(
+            415,
+            "unsupported-media-type",
+            f"Content-Encoding {quoted(coding)} is not supported; send the body uncompressed",
+            [FieldError("header.Content-Encoding", f"not supported, got {quoted(coding)}: send the body uncompressed")],
+        )
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise Problem(
             415,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.adapters.errors import KeyTaken, LockTimeout
 from service.adapters.records import Claim
-from service.domain.errors import FieldError
+from service.domain.errors import FieldError, quoted
 from service.services.clock import utcnow_ms
 from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
 from service.services.jsondoc import body_hash
@@ -63,18 +63,18 @@ def parse_key(header: str | None) -> str | None:
     if header is None:
         return None
     key = header
-    quoted = len(key) >= 2 and key[0] == key[-1] == '"'
-    if quoted:
+    is_string = len(key) >= 2 and key[0] == key[-1] == '"'
+    if is_string:
         key = key[1:-1]  # a Structured Field string
-    if ('"' in key or "\\" in key) if quoted else ("," in key):
+    if ('"' in key or "\\" in key) if is_string else ("," in key):
         raise InvalidInput(
             "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
-            errors=[_field_error(f"one key expected, got {header!r}")],
+            errors=[_field_error(f"one key expected, got {quoted(header)}")],
         )
     if not _KEY.fullmatch(key):
         raise InvalidInput(
-            "Idempotency-Key must be 1-255 printable ASCII characters",
-            errors=[_field_error("must be 1-255 printable ASCII characters")],
+            f"Idempotency-Key must be 1-255 printable ASCII characters, got {quoted(header)}",
+            errors=[_field_error(f"must be 1-255 printable ASCII characters, got {quoted(header)}")],
         )
     return key
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from service.domain.errors import FieldError
+from service.domain.errors import FieldError, quoted
 from service.services.errors import InvalidInput, PreconditionFailed
 
 _VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
@@ -26,8 +26,8 @@ def parse_if_match(header: str | None) -> frozenset[int] | None:
         match = _VERSION.fullmatch(item.strip())
         if match is None:
             raise InvalidInput(
-                'If-Match must be a game version, such as "7"',
-                errors=[FieldError("header.If-Match", 'must be a game version, such as "7"')],
+                f'If-Match must be a game version, such as "7", got {quoted(header)}',
+                errors=[FieldError("header.If-Match", f'must be a game version, such as "7", got {quoted(item.strip())}')],
             )
         if match.group(1) is None:
             versions.add(int(match.group(3)))

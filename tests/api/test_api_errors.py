@@ -55,9 +55,27 @@ def test_a_non_json_content_type_is_415(http, tenant):
     problem(post_raw(http, tenant, "a=1", "application/x-www-form-urlencoded"), 415,
             "unsupported-media-type")
     response = http.post("/v1/rounds", data=b"{}", headers=tenant.headers)
-    problem(response, 415, "unsupported-media-type")
+    assert fields_of(problem(response, 415, "unsupported-media-type")) == {"header.Content-Type"}  # none sent
     problem(post_raw(http, tenant, "{}", "application/json; charset=latin-1"), 415,
             "unsupported-media-type")
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br", "deflate", "GZIP"])
+def test_a_body_with_a_content_coding_is_415_naming_it_and_nothing_is_stored(http, tenant, coding):
+    """Bodies are read as sent: a compressed one was refused as not UTF-8 (400), and a plain
+    one labelled compressed was stored as if the label were not there."""
+    import gzip
+
+    plain = json.dumps(two_player_round()).encode()
+    for data in (plain, gzip.compress(plain)):
+        answer = http.post("/v1/rounds", data=data, headers={
+            **tenant.headers, "Content-Type": "application/json", "Content-Encoding": coding})
+        body = problem(answer, 415, "unsupported-media-type")
+        assert fields_of(body) == {"header.Content-Encoding"} and f'"{coding}"' in body["detail"]
+    assert http.get("/v1/rounds", headers=tenant.headers).get_json()["items"] == []
+    identity = http.post("/v1/rounds", data=plain, headers={
+        **tenant.headers, "Content-Type": "application/json", "Content-Encoding": "identity"})
+    assert identity.status_code == 201
 
 
 def test_a_body_over_64_kib_is_413(http, tenant):

@@ -8,6 +8,7 @@ purging what the tests before it left in 2001.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -91,15 +92,17 @@ def test_two_keys_in_one_header_are_refused_naming_the_header(header):
         parse_key(header)
     assert caught.value.message == (
         "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key")
-    assert caught.value.errors == [FieldError(KEY_FIELD, f"one key expected, got {header!r}")]
+    assert caught.value.errors == [FieldError(KEY_FIELD, f"one key expected, got {json.dumps(header)}")]
 
 
 @pytest.mark.parametrize("header", ["", '""', "x" * 256, '"' + "x" * 256 + '"', "tab\there", "\x7f", "caf\u00e9"])
 def test_a_key_outside_1_to_255_printable_ascii_is_refused(header):
     with pytest.raises(InvalidInput) as caught:
         parse_key(header)
-    assert caught.value.message == "Idempotency-Key must be 1-255 printable ASCII characters"
-    assert caught.value.errors == [FieldError(KEY_FIELD, "must be 1-255 printable ASCII characters")]
+    shown = json.dumps(header, ensure_ascii=False)
+    shown = shown if len(shown) <= 100 else shown[:99] + "\u2026"
+    assert caught.value.message == f"Idempotency-Key must be 1-255 printable ASCII characters, got {shown}"
+    assert caught.value.errors == [FieldError(KEY_FIELD, f"must be 1-255 printable ASCII characters, got {shown}")]
 
 
 def test_a_request_in_flight_is_asked_to_retry_after_a_second():
