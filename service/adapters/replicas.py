@@ -206,13 +206,25 @@ def report(
     with db.snapshot() as uow:
         as_of = _head(uow, client_id, ReportSource.PRIMARY)
         if pinned is not None:
+            if pinned.sequence > as_of.sequence:
+                raise PinnedPastHead(pinned.sequence, as_of.sequence)
             as_of = AsOf(pinned.sequence, pinned.at, ReportSource.PRIMARY)
         return work(uow, as_of)
+
+
+class PinnedPastHead(Exception):
+    """A cursor pins the answer to a sequence the client's chain has not reached: not a
+    cursor the service gave (it pins heads it read), and no answer could hold what it says."""
+
+    def __init__(self, pinned: int, head: int) -> None:
+        super().__init__(f"the cursor pins sequence {pinned}, past the chain's head {head}")
+        self.pinned, self.head = pinned, head
 
 
 __all__ = [
     "DEFAULT_MAX_LAG_S",
     "AsOf",
+    "PinnedPastHead",
     "Replica",
     "ReplicaState",
     "ReplicaStatus",

@@ -10,6 +10,7 @@ from flask import Flask, Response, g
 from werkzeug.exceptions import HTTPException
 
 from service.adapters.errors import DatabaseUnavailable, LockTimeout, NumericOverflow, UniqueViolation
+from service.adapters.replicas import PinnedPastHead
 from service.domain.errors import CapsaError, FieldError
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
@@ -207,6 +208,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(DatabaseUnavailable)
     def _unavailable(exc: DatabaseUnavailable) -> Response:
         return _retry_later("database_unavailable", exc, "the database is unavailable; retry later", RETRY_AFTER_UNAVAILABLE)
+
+    @app.errorhandler(PinnedPastHead)
+    def _pinned_past_head(exc: PinnedPastHead) -> Response:
+        message = "the cursor is not one this service gave"
+        return problem_response(422, "validation", message, [FieldError("query.cursor", f"not a cursor from this service: {exc}")])
 
     @app.errorhandler(LockTimeout)
     def _lock_timeout(exc: LockTimeout) -> Response:

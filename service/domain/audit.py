@@ -19,6 +19,7 @@ import rfc8785
 from .money import format_money
 
 GENESIS_HASH = "0" * 64
+MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
 SETTLEMENT, FEE, REVERSAL = "settlement", "fee", "reversal"
 HOUSE = "house"
 PLAYER_PREFIX = "player:"

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.adapters.replicas import AsOf, ReportSource
+from service.domain.audit import MAX_SEQUENCE
 from service.services.clock import rfc3339
 from service.services.cursors import bad_cursor, decode_cursor, encode_cursor
 
@@ -47,6 +48,16 @@ def encode_line_cursor(position: tuple[datetime, int, int], as_of: AsOf) -> str:
     return encode_cursor(*position, as_of.sequence, _micros(as_of.at))
 
 
+MAX_LINE_NO = 2**31 - 2  # a line's number is a 32-bit integer; the one after it must be too
+
+
+def _check_position(sequence: int, line_no: int) -> None:
+    """A line's place as the service writes it: numbers the database's columns hold, with
+    room for the next (a hand-made one past them was a 500 from the database)."""
+    if not (0 <= sequence < MAX_SEQUENCE and 0 <= line_no <= MAX_LINE_NO):
+        raise bad_cursor()
+
+
 def decode_line_cursor(cursor: str | None) -> tuple[tuple[datetime, int, int] | None, AsOf | None]:
     """(position, pinned as_of) of a cursor; an old three-item cursor pins nothing."""
     if cursor is None:
@@ -55,8 +66,10 @@ def decode_line_cursor(cursor: str | None) -> tuple[tuple[datetime, int, int] | 
         when, sequence, line_no, through, micros = decode_cursor(cursor, int, int, int, int)
     except Exception:
         when, sequence, line_no = decode_cursor(cursor, int, int)  # made before as_of: 422 if not that either
+        _check_position(sequence, line_no)
         return (when, sequence, line_no), None
-    if through < 0 or micros < _NO_TIME:
+    _check_position(sequence, line_no)
+    if not 0 <= through < MAX_SEQUENCE or micros < _NO_TIME:
         raise bad_cursor()
     try:
         at = None if micros == _NO_TIME else _EPOCH + timedelta(microseconds=micros)

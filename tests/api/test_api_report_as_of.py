@@ -295,3 +295,41 @@ def test_a_standby_route_answer_names_the_replica_as_its_source(
     _post(http, tenant)
     body = http.get("/v1/ledger/summary?currency=IDR", headers=tenant.read_headers).get_json()
     assert body["as_of"]["source"] == "replica" and body["as_of"]["sequence"] == 1
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        [1, 2**31 - 1, 1, 0],  # past a line number's column: its next was a 500
+        [1, 2**63 - 1, 1, 0],
+        [1, -1, 1, 0],
+        [-1, 0, 1, 0],
+        [2**62, 0, 1, 0],
+        [1, 2**31 - 1],  # the form made before as_of
+        [1, 2**31],
+    ],
+)
+@pytest.mark.parametrize("path", ["/v1/ledger/entries", "/v1/ledger/players/a/statement"])
+@pytest.mark.parametrize("accept", ["application/json", "text/csv"])
+def test_a_cursor_past_what_the_columns_hold_is_a_422_on_the_cursor(
+    http: Any, tenant: Tenant, position: list[int], path: str, accept: str
+) -> None:
+    _post(http, tenant)
+    raw = json.dumps(["2026-11-29T10:00:00+00:00", *position]).encode()
+    cursor = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    r = http.get(f"{path}?currency=IDR&cursor={cursor}", headers={**tenant.read_headers, "Accept": accept})
+    assert problem(r, 422, "validation")["errors"][0]["field"] == "query.cursor"
+
+
+@pytest.mark.parametrize("path", ["/v1/ledger/entries", "/v1/ledger/players/a/statement"])
+def test_a_cursor_pinned_past_the_chains_head_is_a_422_not_an_answer_claiming_it(
+    http: Any, tenant: Tenant, path: str
+) -> None:
+    """The service pins a cursor to a head it read; one pinned past the head would answer an
+    `as_of` naming records that do not exist, as if the answer held them."""
+    _post(http, tenant)
+    raw = json.dumps(["2026-11-29T10:00:00+00:00", 1, 0, 10**15, 0]).encode()
+    cursor = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    r = http.get(f"{path}?currency=IDR&cursor={cursor}", headers=tenant.read_headers)
+    body = problem(r, 422, "validation")
+    assert body["errors"][0]["field"] == "query.cursor" and "past the chain's head" in body["errors"][0]["message"]

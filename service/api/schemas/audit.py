@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from service.domain.audit import GENESIS_HASH
+from service.domain.audit import GENESIS_HASH, MAX_SEQUENCE
 from service.domain.signing import ALGORITHM
 from service.services.audit import chains, receipts
 from service.services.rounds.voids import MAX_REASON
@@ -48,7 +48,7 @@ class RoundVerifySchema(Out):
 class ChainVerifyQuerySchema(Query):
     from_sequence = QueryInteger(
         load_default=1,
-        validate=validate.Range(1, chains.MAX_SEQUENCE),
+        validate=validate.Range(1, MAX_SEQUENCE),
         metadata=openapi_meta(1, "First sequence to check (default 1)."),
     )
     limit = QueryInteger(
@@ -157,7 +157,7 @@ class SigningKeysSchema(Out):
 class ExportQuerySchema(Query):
     from_sequence = QueryInteger(
         load_default=1,
-        validate=validate.Range(1, receipts.MAX_SEQUENCE),
+        validate=validate.Range(1, MAX_SEQUENCE),
         metadata=openapi_meta(1, "First sequence to export (default 1)."),
     )
     limit = QueryInteger(

@@ -33,7 +33,7 @@ from service.services.rounds import store as rounds
 PAGE = 2000  # records read past the head when checking to it (a forged record beyond it is found)
 DEFAULT_LIMIT = 10_000  # records a verify request checks unless it asks for fewer or more
 MAX_LIMIT = 100_000  # at most, so a request ends well within a worker's timeout
-MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
+MAX_SEQUENCE = chain.MAX_SEQUENCE
 
 
 @dataclass(frozen=True)

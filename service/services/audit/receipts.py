@@ -21,7 +21,7 @@ from service.adapters import signatures
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.audit import timestamp
+from service.domain.audit import MAX_SEQUENCE, timestamp
 from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
 from service.services.clock import rfc3339, utcnow_ms
@@ -30,7 +30,6 @@ from service.services.errors import NotFound
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
 EXPORT_MAX_LIMIT = 50_000  # at most: a request ends well within a sync worker's 30 s
-MAX_SEQUENCE = 2**62
 
 
 def keys(db: Database) -> dict[str, Any]:
