@@ -46,6 +46,13 @@ class Totals:
     house: int
 
 
+def by_key(totals: Totals) -> tuple[bool, str]:
+    """The order of a summary's rows: NULL (the house, no table) first, then the keys by code
+    point, on every engine and whatever the database's collation (an ICU one put 'a' before
+    'B'; rows summed from the rollups are sorted here, and must come in the same order)."""
+    return (totals.key is not None, str(totals.key or ""))
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     round_id: str
@@ -261,11 +268,10 @@ class LedgerRepository:
             key = LedgerLine.table_ref if group_by == "table" else self._day()
             # Line 0 of a record is its first player's: one count per round (or reversal).
             rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
-        # NULL (no table) first on every engine (PostgreSQL would sort it last).
-        q = select(key, *self._sums(rounds)).group_by(key).order_by(key.asc().nulls_first())
+        q = select(key, *self._sums(rounds)).group_by(key)
         q = _of_records(self._client_period(q, client_id, currency, since, until), records)
         rows = self.session.execute(q).all()
-        return [Totals(_key(r[0]), *self._totals(r[1:])) for r in rows]
+        return sorted((Totals(_key(r[0]), *self._totals(r[1:])) for r in rows), key=by_key)
 
     def _days_in(
         self,

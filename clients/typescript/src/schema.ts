@@ -4668,7 +4668,7 @@ export interface components {
         Summary: {
             /** @example IDR */
             currency: string;
-            /** @description Players' lines per group, ordered by key. */
+            /** @description Players' lines per group, ordered by key (null first, then by Unicode code point, whatever the database's collation). */
             rows: components["schemas"]["SummaryRow"][];
             /**
              * @description Signed decimal string, minor-unit digits.

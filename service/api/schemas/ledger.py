@@ -107,7 +107,7 @@ class SummarySchema(Out):
     rows = fields.List(
         fields.Nested(SummaryRowSchema),
         required=True,
-        metadata={"description": "Players' lines per group, ordered by key."},
+        metadata={"description": "Players' lines per group, ordered by key (null first, then by Unicode code point, whatever the database's collation)."},
     )
     house_fee = SignedMoney("330", required=True)
     as_of = as_of_field()

@@ -23,7 +23,7 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.errors import StorageError
-from service.adapters.ledger import Totals, is_utc
+from service.adapters.ledger import Totals, by_key, is_utc
 from service.adapters.replicas import AsOf, report
 from service.adapters.rollups import TOTALS, Grouping, added, quarter_start
 from service.adapters.uow import Database, UnitOfWork
@@ -167,8 +167,7 @@ def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
     for g in tail:
         before = totals.get(g.key)
         totals[g.key] = g if before is None else added(before, g)
-    # NULL (the house, no table) first, as the full query sorts it.
-    return sorted(totals.values(), key=lambda g: (g.key is not None, g.key or ""))
+    return sorted(totals.values(), key=by_key)
 
 
 def summary(

@@ -18,7 +18,8 @@ class Summary:
     """
     Attributes:
         currency (str):  Example: IDR.
-        rows (list[SummaryRow]): Players' lines per group, ordered by key.
+        rows (list[SummaryRow]): Players' lines per group, ordered by key (null first, then by Unicode code point,
+            whatever the database's collation).
         house_fee (str): Signed decimal string, minor-unit digits. Example: 330.
         as_of (AsOf):
     """
