@@ -46,6 +46,10 @@ EXEMPT: dict[tuple[str, str], str] = {
         "the sweeper finds the clients whose ledger rollups are behind their chain head; under Citus a "
         "multi-shard SELECT joining co-located chain_heads and ledger_rollup_cursors on client_id, each "
         "client then folded by its own cursor",
+    ("service/adapters/chain.py", "ChainRepository.heads"):
+        "the sweeper reads every client's chain head to look for receipts lost with a worker in what each "
+        "client stored since its last pass; under Citus a multi-shard SELECT of chain_heads, each client's "
+        "range then read on its node",
     ("service/adapters/idempotency.py", "IdempotencyRepository.purge"):
         "the purge deletes expired keys of every client; Citus runs the DELETE on each shard in parallel "
         "(a multi-shard DELETE by created_at), or the purger loops over clients",

@@ -83,6 +83,10 @@ class ChainRepository:
         ).first()
         return Head(0, GENESIS_HASH, None) if row is None else Head(row[0], row[1], row[2])
 
+    def heads(self) -> dict[str, int]:
+        """Every client's head sequence."""
+        return {str(c): int(n) for c, n in self.session.execute(select(ChainHead.client_id, ChainHead.sequence))}
+
     def stray(self, client_id: str, head: int) -> tuple[str, int] | None:
         """What lies outside the chain [1, head] of the client, where no record of it should
         be: ("record", sequence) of the first record past the head, else ("lines", sequence)

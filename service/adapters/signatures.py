@@ -87,6 +87,30 @@ class SignatureRepository:
             q = q.where(ChainRecord.client_id == client_id)
         return [(r[0], r[1], bytes(r[2]), r[3]) for r in self.session.execute(q)]
 
+    def remake_lost(self, client_id: str, after: int, through: int, grace: timedelta) -> tuple[int, int]:
+        """Receipts lost with their worker (killed before its next write or its timer stored
+        them): of the client's records after..through without one, those stored more than
+        `grace` and less than REMAKE_WINDOW before now are signed and stored, byte for byte
+        what the first answer carried. Returns (how many were made, the sequence checked
+        through: before the first record too young to tell, else `through`)."""
+        keyring = self.keyring
+        if keyring is None or not len(keyring) or through <= after:
+            return 0, max(after, through)
+        now = self.transaction.db.clock()
+        lost, young = [], None
+        for record in self.unsigned(client_id, (client_id, after), through - after):
+            if record[1] > through:
+                break
+            at = _stored_at(record[2])
+            if at is None or not now - REMAKE_WINDOW <= at <= now + _SKEW:
+                continue  # not one a read would sign either
+            if at <= now - grace:
+                lost.append(record)
+            elif young is None:
+                young = record[1]
+        made = store(self.transaction.db.engine, keyring, lost) if lost else {}
+        return len(made), through if young is None else young - 1
+
     def complete(self, client_id: str, records: Sequence[StoredRecord | None]) -> list[StoredRecord | None]:
         """`records` with every missing receipt made and stored (when a key exists), of the
         records stored within REMAKE_WINDOW of now (by the time in their own bytes): a
@@ -116,11 +140,17 @@ _SKEW = timedelta(seconds=5)  # and not for one stamped later than now, beyond a
 
 def _just_stored(record: StoredRecord, now: datetime) -> bool:
     """Whether the record's own time (in its bytes) lies within REMAKE_WINDOW before now."""
+    at = _stored_at(record.canonical)
+    return at is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
+
+
+def _stored_at(canonical: bytes) -> datetime | None:
+    """The record's own time, from its bytes (None: none that reads as an aware time)."""
     try:
-        at = record_time(record.canonical)
+        at = record_time(canonical)
     except (KeyError, TypeError, ValueError):
-        return False
-    return at.tzinfo is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
+        return None
+    return at if at.tzinfo is not None else None
 
 
 def _signed(keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """`capsa sweep`: settle Capsa Susun games whose arrangement deadline has passed, play
-the overdue turns of timed Big Two games, and fold the records stored since into the
-ledger's all-time rollups (service/services/ledger/rollups.py).
+the overdue turns of timed Big Two games, fold the records stored since into the
+ledger's all-time rollups (service/services/ledger/rollups.py), and, with the signing
+key, remake the receipts lost with a killed worker (service/services/audit/receipts.py).
 
 A game's deadline also takes effect on the first request that touches the game after it;
 the sweeper makes it take effect without one, so a settled round (and its events) does not
@@ -29,6 +30,7 @@ from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer (and the auto-arranger's numpy) load when a pass runs
     from service.adapters.uow import Database
+    from service.services.audit.receipts import LostReceipts
 
 T = TypeVar("T")
 
@@ -73,10 +75,11 @@ class Pass:
         ]
 
 
-def one_pass(db: Database) -> Pass:
+def one_pass(db: Database, lost: LostReceipts | None = None) -> Pass:
     """Each part runs on its own: a failing one (the database away, a bad row) is reported
     on stderr and counts nothing, and the other still runs and counts what it did; the next
-    pass tries both again."""
+    pass tries both again. `lost`: the receipts lost with a worker, remade (it remembers
+    where each client's check got to, pass after pass)."""
     from service.services.banting import timers
     from service.services.ledger import rollups
     from service.services.susun import games as susun_games
@@ -95,6 +98,8 @@ def one_pass(db: Database) -> Pass:
     settled = part("Susun games", susun_games.settle_overdue)  # arrangement deadlines passed
     played = part("Big Two turns", timers.play_overdue)  # turns that ran out: their auto moves
     folded = part("ledger rollups", lambda db: [rollups.sweep(db)])  # after the others: their rounds too
+    if lost is not None:
+        part("lost receipts", lambda db: [lost.sweep(db)])
     return Pass(settled, played, sum(folded), failed)
 
 
@@ -104,7 +109,10 @@ def sweep(args: argparse.Namespace) -> int:
 
     # The app's keyring: the rounds the sweeper stores are signed as they are stored, as the
     # app's are (the webhook dispatcher, which holds no key, waits for a receipt a while).
+    from service.services.audit.receipts import LostReceipts
+
     db = open_database(args.database_url, keyring=keyfile.load_env())
+    lost = LostReceipts()
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -115,7 +123,7 @@ def sweep(args: argparse.Namespace) -> int:
     try:
         while True:
             started = time.monotonic()
-            done = one_pass(db)
+            done = one_pass(db, lost)
             took = (time.monotonic() - started) * 1000
             if done.folded and args.verbose:
                 print(f"folded {done.folded} ledger record{'s' if done.folded != 1 else ''} into the rollups "
@@ -140,7 +148,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Settle every server-run Capsa Susun game whose arrangement deadline has "
         "passed (missing players auto-arranged, the round stored) and play the overdue turns of "
         "timed Big Two games (their auto moves), fold the records stored since into the ledger's "
-        "all-time rollups, then poll again every "
+        "all-time rollups, remake the receipts lost with a killed worker (with SIGNING_KEY_FILE), then poll again every "
         "SWEEP_INTERVAL_S seconds (default 1) until SIGTERM or SIGINT, saying on stderr what each pass "
         "that found work did.",
     )

@@ -453,3 +453,58 @@ def test_a_read_never_signs_a_record_it_did_not_just_store(signed_app, client, o
     assert _stored_receipts(signed_app, op.id) == []
     clock.advance(seconds=-REMAKE_WINDOW.total_seconds())  # within the window again (a drifted clock)
     assert client.get(f"/v1/rounds/{round_id}", headers=op.read_headers).data == created.data
+
+
+def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_byte(
+    signed_app, client, op, waiting, clock
+):
+    """A receipt lost with its worker is remade on a read within 5 minutes only; a replay of
+    the same Idempotency-Key after that answered unsigned what it first answered signed.
+    `capsa sweep` remakes it once it is old enough to be lost (its worker stores it within
+    0.5 s), looking only at the records stored since its last pass."""
+    from service.services.audit.receipts import LOST_AFTER, LostReceipts
+
+    db = signed_app.extensions["capsa"].db
+    lost = LostReceipts()
+    assert lost.sweep(db) == 0  # its first pass: where each client's check starts
+    body = four_player_round()
+    (created,) = _store(client, op, body=body, **{"Idempotency-Key": "lost-then-late"})
+    if db.dialect == "postgresql":
+        assert waiting.discard() == 1  # what a worker killed before its next write loses
+    else:  # stored with its record: lost only with the table's row
+        with db.unit_of_work(write=True) as uow:
+            uow.session.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id))
+            uow.commit()
+    lost.sweep(db)
+    assert _stored_receipts(signed_app, op.id) == []  # too young to tell: its worker may still hold it
+    clock.advance(seconds=LOST_AFTER.total_seconds() + 1)
+    lost.sweep(db)
+    assert _stored_receipts(signed_app, op.id) == [_receipt(created)]
+    assert lost.checked is not None and lost.checked[op.id] == created.get_json()["audit"]["sequence"]
+    clock.advance(minutes=10)
+    again = client.post("/v1/rounds", json=body, headers={**op.headers, "Idempotency-Key": "lost-then-late"})
+    assert again.headers["Idempotent-Replayed"] == "true" and again.data == created.data
+
+
+def test_the_sweeper_leaves_a_receipt_missing_past_the_window_and_the_records_before_it_started(
+    signed_app, client, op, waiting, clock
+):
+    """It signs only what a read would within the window: a record older than that without
+    a receipt (rewritten in the database, say) stays unsigned, and so do the records stored
+    before its first pass (a read within the window remakes those)."""
+    from service.adapters.signatures import REMAKE_WINDOW
+    from service.services.audit.receipts import LostReceipts
+
+    db = signed_app.extensions["capsa"].db
+    (before,) = _store(client, op)
+    lost = LostReceipts()
+    lost.sweep(db)
+    (late,) = _store(client, op)
+    waiting.drain()
+    with db.unit_of_work(write=True) as uow:
+        uow.session.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id))
+        uow.commit()
+    clock.advance(seconds=REMAKE_WINDOW.total_seconds() + 1)
+    lost.sweep(db)
+    assert _stored_receipts(signed_app, op.id) == []
+    assert lost.checked is not None and lost.checked[op.id] == late.get_json()["audit"]["sequence"]

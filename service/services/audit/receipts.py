@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -147,6 +148,40 @@ def sign_pending(db: Database, client_id: str | None = None, progress: Callable[
             progress(done)
 
 
+LOST_AFTER = timedelta(seconds=2)  # a worker stores its receipts within 0.5 s (its timer); missing after this, lost
+
+
+class LostReceipts:
+    """`capsa sweep`'s part that remakes the receipts lost with a worker killed before its
+    next write or its timer stored them: a read makes a missing receipt only within 5
+    minutes of its record, so without this a replay of the same Idempotency-Key after that
+    would answer unsigned what it first answered signed. Each pass looks at the records each
+    client stored since the last one (by sequence: the keys' ranges, no scan), from the
+    heads of its first pass (what was stored before is left to the reads)."""
+
+    def __init__(self) -> None:
+        self.checked: dict[str, int] | None = None
+
+    def sweep(self, db: Database) -> int:
+        """One pass: how many receipts were remade."""
+        if db.keyring is None or not len(db.keyring):
+            return 0
+        with db.unit_of_work() as uow:
+            heads = uow.chain.heads()
+        if self.checked is None:
+            self.checked = heads  # from here on
+            return 0
+        made = 0
+        for client_id, head in heads.items():
+            after = self.checked.get(client_id, 0)  # a client new since the first pass: from its start
+            if head <= after:
+                continue
+            with db.unit_of_work() as uow:
+                n, self.checked[client_id] = uow.signatures.remake_lost(client_id, after, head, LOST_AFTER)
+            made += n
+        return made
+
+
 def check_range(from_sequence: int) -> None:
     if not 1 <= from_sequence <= MAX_SEQUENCE:
         raise NotFound(f"no record {from_sequence} in this client's chain")
@@ -156,6 +191,7 @@ __all__ = [
     "EXPORT_DEFAULT_LIMIT",
     "EXPORT_MAX_LIMIT",
     "Export",
+    "LostReceipts",
     "export_line",
     "export_lines",
     "keys",
