@@ -247,30 +247,24 @@ def test_a_claim_outlives_the_longest_attempt_whatever_the_timeout():
 # -- one tenant cannot stall another ---------------------------------------------------------
 
 
-def run_fairness(url: str, stalling: tuple[Stalling, Stalling], backlog: int) -> None:
+def deliver_ten(db: Database, fast: Receiver, fast_client: str, stalling: tuple[Stalling, Stalling],
+                ready: Callable[[], Any], gap: float) -> tuple[list[float], int]:
+    """A dispatcher running until `ready`, then ten of `fast_client`'s rounds stored `gap` s
+    apart: each event's delivery latency, and the most attempts in flight to the two
+    stalling endpoints meanwhile. The dispatcher is stopped within its grace."""
     trickle, hang = stalling
-    db = Database(url)
-    fast = Receiver().start()
     stop = threading.Event()
+    loop = threading.Thread(target=Dispatcher(db, SETTINGS).run, args=(stop,), daemon=True)
+    loop.start()
     try:
-        slow_client, _ = client_with_hooks(db, trickle.url, hang.url)
-        for _ in range(backlog):
-            store(db, slow_client)
-        fast_client, (hook,) = client_with_hooks(db, fast.url)
-        fast.secrets = [hook["secret"]]
-
-        dispatcher = Dispatcher(db, SETTINGS)
-        loop = threading.Thread(target=dispatcher.run, args=(stop,), daemon=True)
-        loop.start()
-        wait_for(lambda: trickle.attempts and hang.attempts, 30)  # the backlog queued, and claimed
-
-        most_of_a = 0
+        wait_for(ready, 30)
+        most = 0
         sampling = threading.Event()
 
         def sample() -> None:
-            nonlocal most_of_a
+            nonlocal most
             while not sampling.is_set():
-                most_of_a = max(most_of_a, trickle.open_now + hang.open_now)
+                most = max(most, trickle.open_now + hang.open_now)
                 time.sleep(0.005)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -280,16 +274,31 @@ def run_fairness(url: str, stalling: tuple[Stalling, Stalling], backlog: int) ->
             event_id = store(db, fast_client)
             stored = time.time()
             wait_for(lambda e=event_id: any(r.id == e for r in fast.requests), 5)
-            arrived = next(r.at for r in fast.requests if r.id == event_id)
-            latencies.append(arrived - stored)
-            time.sleep(0.2)
+            latencies.append(next(r.at for r in fast.requests if r.id == event_id) - stored)
+            time.sleep(gap)
         sampling.set()
         sampler.join()
-        stop.set()
-        loop.join(SETTINGS.shutdown_grace_s + 2)
-        assert not loop.is_alive()
     finally:
         stop.set()
+        loop.join(SETTINGS.shutdown_grace_s + 2)
+    assert not loop.is_alive()
+    return latencies, most
+
+
+def run_fairness(url: str, stalling: tuple[Stalling, Stalling], backlog: int) -> None:
+    trickle, hang = stalling
+    db = Database(url)
+    fast = Receiver().start()
+    try:
+        slow_client, _ = client_with_hooks(db, trickle.url, hang.url)
+        for _ in range(backlog):
+            store(db, slow_client)
+        fast_client, (hook,) = client_with_hooks(db, fast.url)
+        fast.secrets = [hook["secret"]]
+        latencies, most_of_a = deliver_ten(
+            db, fast, fast_client, stalling, lambda: trickle.attempts and hang.attempts, 0.2  # the backlog claimed
+        )
+    finally:
         fast.stop()
         db.dispose()
     slow_attempts = len(trickle.attempts) + len(hang.attempts)
@@ -327,7 +336,6 @@ def test_three_tenants_on_stalling_endpoints_leave_a_slot_for_a_fourth(url, stal
     trickle, hang = stalling
     db = Database(url)
     fast = Receiver().start()
-    stop = threading.Event()
     try:
         for _ in range(3):
             hostile, _ = client_with_hooks(db, trickle.url, hang.url)
@@ -335,34 +343,10 @@ def test_three_tenants_on_stalling_endpoints_leave_a_slot_for_a_fourth(url, stal
                 store(db, hostile)
         fast_client, (hook,) = client_with_hooks(db, fast.url)
         fast.secrets = [hook["secret"]]
-        dispatcher = Dispatcher(db, SETTINGS)
-        loop = threading.Thread(target=dispatcher.run, args=(stop,), daemon=True)
-        loop.start()
-        wait_for(lambda: trickle.open_now + hang.open_now >= 6, 30)
-        most = 0
-        sampling = threading.Event()
-
-        def sample() -> None:
-            nonlocal most
-            while not sampling.is_set():
-                most = max(most, trickle.open_now + hang.open_now)
-                time.sleep(0.005)
-
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        latencies = []
-        for _ in range(10):
-            event_id = store(db, fast_client)
-            stored = time.time()
-            wait_for(lambda e=event_id: any(r.id == e for r in fast.requests), 5)
-            latencies.append(next(r.at for r in fast.requests if r.id == event_id) - stored)
-            time.sleep(0.1)
-        sampling.set()
-        sampler.join()
-        stop.set()
-        loop.join(SETTINGS.shutdown_grace_s + 2)
+        latencies, most = deliver_ten(
+            db, fast, fast_client, stalling, lambda: trickle.open_now + hang.open_now >= 6, 0.1
+        )
     finally:
-        stop.set()
         fast.stop()
         db.dispose()
     print(f"\nthree stalling tenants: the fourth's latency max {max(latencies) * 1000:.0f} ms; "
