@@ -47,9 +47,16 @@ STATE_TTL_S = 0.5  # a probe's answer is reused this long (one query per worker 
 MIN_SEQUENCE_WAIT_S = 1.0
 MIN_SEQUENCE_POLL_S = 0.05
 
+# Caught up: it has replayed all it received AND it is receiving: a standby cut off from
+# the primary (no WAL receiver: a broken link, a refused login) has replayed all it ever
+# received too, and read as current for ever. Without a streaming receiver its lag is the
+# time since its last replayed transaction, which an idle primary also lets grow: the
+# primary then serves, which is safe. (A role without pg_read_all_stats sees the
+# receiver's row with its status NULL: a running receiver counts as streaming then.)
 _PROBE = text(
     "SELECT pg_is_in_recovery(),"
-    " pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn(),"
+    " pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn()"
+    " AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE coalesce(status, 'streaming') = 'streaming'),"
     " EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())"
 )
 

@@ -217,6 +217,35 @@ def test_a_paused_standby_serves_its_old_as_of_and_anything_newer_goes_to_the_pr
     assert until(lambda: strict_http.get("/readyz").get_json()["replica"]["status"] == "ok")
 
 
+def test_a_standby_cut_off_from_the_primary_is_not_taken_for_a_current_one(pair: Pair, apps: tuple[Any, Any]) -> None:
+    """With no WAL receiver (the replication link broken, its login refused), a standby has
+    replayed all it ever received, as a current one has: it read as lag 0 for ever, and its
+    reports stopped at the cut. Its lag is now the time since its last replayed transaction."""
+    patient, strict = apps
+    tenant = make_tenant(patient)
+    strict_http = strict.test_client()
+    store(patient, tenant, 1)
+    assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 1)
+    standby = pair.standby.url("capsa")
+    (conninfo,) = sql(standby, "SHOW primary_conninfo")
+    sql(standby, "ALTER SYSTEM SET primary_conninfo = ''")
+    sql(standby, "SELECT pg_reload_conf()")
+    try:
+        assert until(lambda: sql(standby, "SELECT count(*) FROM pg_stat_wal_receiver")[0] == 0)
+        store(patient, tenant, 2)
+        time.sleep(1.2)  # past the strict app's READ_MAX_LAG_S
+        replica = strict_http.get("/readyz").get_json()["replica"]
+        assert replica["status"] == "lagging" and replica["lag_seconds"] > 1.0, replica
+        fresh = summary(strict_http, tenant)
+        assert fresh["as_of"]["sequence"] == 2 and fresh["as_of"]["source"] == "primary"
+    finally:
+        escaped = conninfo.replace("'", "''")
+        sql(standby, f"ALTER SYSTEM SET primary_conninfo = '{escaped}'")
+        sql(standby, "SELECT pg_reload_conf()")
+    assert until(lambda: strict_http.get("/readyz").get_json()["replica"]["status"] == "ok")
+    assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 2)
+
+
 def test_a_read_url_that_finds_a_primary_after_a_failover_serves_it_as_current(pair: Pair) -> None:
     # What libpq's target_session_attrs=prefer-standby falls back to when no standby is left.
     primary = pair.primary.url("capsa")
