@@ -237,7 +237,7 @@ class PostgresChain(ChainRepository):
                 raise RuntimeError(f"client {record.client_id!r} has no chain head")
             appended.sequence, appended.hash, appended.previous_hash = row
             appended.done = True
-            kid, signature = signatures.sign(keyring, record.client_id, appended.sequence, appended.hash)
+            kid, signature = signatures.sign(keyring, record.client_id, appended.sequence, appended.hash, record.created_at)
             if kid is not None and signature is not None:
                 appended.kid, appended.signature = kid, signature
                 if alone:
@@ -360,7 +360,7 @@ class SqliteChain(ChainRepository):
                     created_at=record.created_at,
                 )
             )
-        kid, signature = signatures.sign(self.transaction.db.keyring, record.client_id, sequence, hash_)
+        kid, signature = signatures.sign(self.transaction.db.keyring, record.client_id, sequence, hash_, record.created_at)
         if kid is not None:
             conn.execute(
                 insert(ChainSignature).values(

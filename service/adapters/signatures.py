@@ -25,7 +25,7 @@ from sqlalchemy import Engine, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from service.domain.audit import record_time
+from service.domain.audit import record_time, timestamp
 from service.domain.signing import Keyring, receipt_message
 
 from .models import ChainRecord, ChainSignature
@@ -39,11 +39,18 @@ PG_STORE = (
 )
 
 
-def sign(keyring: Keyring | None, client_id: str, sequence: int, hash_: str) -> tuple[str | None, bytes | None]:
-    """(kid, signature) of a new record with the active key; (None, None) without one."""
+def sign(
+    keyring: Keyring | None, client_id: str, sequence: int, hash_: str, at: datetime
+) -> tuple[str | None, bytes | None]:
+    """(kid, signature) of a new record stored at `at`, with the key that signs records of
+    that time (`Keyring.key_at`: the one a lost receipt is remade with, on any node with this
+    keyring, so the answer and every remake are the same bytes, whatever the clocks of the
+    node and of the host that made the key); (None, None) without an active key."""
     if keyring is None or keyring.active is None:
         return None, None
-    return keyring.sign(receipt_message(client_id, sequence, hash_))
+    key = keyring.key_at(timestamp(at))
+    assert key is not None  # pragma: no mutate (an active key can sign)
+    return keyring.sign(receipt_message(client_id, sequence, hash_), key.kid)
 
 
 def store_pg(cursor: Any, client_id: str, sequence: int, kid: str, signature: bytes) -> None:

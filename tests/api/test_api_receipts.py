@@ -508,3 +508,33 @@ def test_the_sweeper_leaves_a_receipt_missing_past_the_window_and_the_records_be
     lost.sweep(db)
     assert _stored_receipts(signed_app, op.id) == []
     assert lost.checked is not None and lost.checked[op.id] == late.get_json()["audit"]["sequence"]
+
+
+def test_a_key_made_on_a_host_ahead_of_the_nodes_signs_from_its_own_time_on_every_path(db_url, tmp_path, clock):
+    """`capsa keys create` stamps the new key with its host's clock. A node whose clock is
+    behind it signed its new records with the new key (the active one) while a lost receipt
+    was remade with the key of the record's time, the old one: the 201 and every later
+    answer differed. Both now take the key of the record's time."""
+    from datetime import timedelta
+
+    rotated = tmp_path / "ahead.json"
+    old, _ = Keyring().rotated(clock.now() - timedelta(hours=1))
+    ring, new = old.rotated(clock.now() + timedelta(seconds=3))  # the keys' host 3 s ahead
+    keyfile.save(rotated, ring)
+    app = make_app(db_url, SIGNING_KEY_FILE=str(rotated))
+    db = app.extensions["capsa"].db
+    try:
+        http, op = app.test_client(), make_tenant(app)
+        (created,) = _store(http, op)
+        assert created.get_json()["audit"]["kid"] == old.active.kid  # the key of its time
+        db.receipts.discard()  # lost with its worker (PostgreSQL); on SQLite, the row:
+        with db.unit_of_work(write=True) as uow:
+            uow.session.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id))
+            uow.commit()
+        got = http.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers)
+        assert got.data == created.data  # remade: the same bytes
+        clock.advance(seconds=4)
+        (later,) = _store(http, op)
+        assert later.get_json()["audit"]["kid"] == new.kid  # from the new key's own time on
+    finally:
+        db.dispose()
