@@ -139,6 +139,9 @@ def parse_line(raw: bytes) -> tuple[_Place | _Line, bytes | memoryview]:
     raise msgspec.ValidationError(f"the record of sequence {line.sequence} is not last on its line, as the export writes it")
 
 
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
 class BadRecord(Exception):
     """The first bad record: its sequence and why."""
 
@@ -196,6 +199,8 @@ def parse_head(raw: bytes, keyring: Keyring, label: str) -> SignedHead:
         raise BadRecord(None, f"head {label}: {exc}") from exc
     if keyring.get(h.kid) is None:
         raise BadRecord(None, f"head {label} is signed with key {h.kid!r}, which is not among the public keys")
+    if not keyring.may_sign(h.kid, h.signed_at):
+        raise BadRecord(None, f"head {label} is signed with key {h.kid!r}, which did not sign at {h.signed_at!r}")
     if not keyring.verify(h.kid, message, signature):
         raise BadRecord(None, f"head {label}: the signature does not verify with key {h.kid!r}")
     return SignedHead(h.client_id, h.sequence, h.hash, h.signed_at, h.kid, signature, label)
@@ -338,8 +343,9 @@ class ExportCheck:
             raise BadRecord(seq, "hash does not match the canonical bytes")
         if self.receipts:
             self._receipt(line)
-        if self.content:
-            self._content(line, body)
+        rec = self._content(line, body) if self.content else None
+        if self.receipts:
+            self._receipt_time(line, rec, body)
         head = self.at_heads.get(seq)
         if head is not None:
             self.head_hashes[seq] = line.hash
@@ -372,6 +378,8 @@ class ExportCheck:
                 f"the export starts at sequence {seq}: records 1-{seq - 1} are not in it, and nothing "
                 f"anchors its first record (the signed head at sequence {seq - 1}, or a partial check)",
             )
+        if not _HASH.fullmatch(previous_hash):
+            raise BadRecord(seq, "previous_hash is not a SHA-256 hash (64 lowercase hex digits)")
         self.previous = previous_hash
         self.report.partial = True
         self.report.notes.append(
@@ -393,7 +401,20 @@ class ExportCheck:
         if not self.keyring.verify(line.kid, message, signature):
             raise BadRecord(line.sequence, f"the receipt's signature does not verify with key {line.kid!r}")
 
-    def _content(self, line: _Place | _Line, body: bytes | memoryview) -> None:
+    def _receipt_time(self, line: _Place | _Line, rec: Mapping[str, Any] | None, body: bytes | memoryview) -> None:
+        """The receipt's key is one the service signed with at the record's time (a retired
+        key, leaked, cannot sign records of a later time)."""
+        assert line.kid is not None  # pragma: no mutate (checked by `_receipt` first)
+        try:
+            moment = rec.get("created_at") if rec is not None else orjson.loads(body).get("created_at")
+        except (orjson.JSONDecodeError, AttributeError):
+            moment = None
+        if not isinstance(moment, str) or not self.keyring.may_sign(line.kid, moment):
+            key = self.keyring.get(line.kid)
+            made = "" if key is None else f" (made {key.created_at}, retired {key.retired_at or 'never'})"
+            raise BadRecord(line.sequence, f"the receipt's key {line.kid!r}{made} does not sign records of {moment!r}")
+
+    def _content(self, line: _Place | _Line, body: bytes | memoryview) -> dict[str, Any]:
         seq = line.sequence
         try:
             rec = orjson.loads(body)
@@ -401,6 +422,12 @@ class ExportCheck:
             raise BadRecord(seq, f"the canonical bytes are not JSON: {exc}") from exc
         if not isinstance(rec, dict):
             raise BadRecord(seq, "the canonical bytes are not a record")
+        # The bytes hashed are the record's RFC 8785 form, byte for byte: whitespace, keys out
+        # of order or given twice (one reader taking the first, another the last) are not.
+        if chain.canonical_record(rec) != body:
+            raise BadRecord(seq, "the record's bytes are not its canonical JSON (RFC 8785)")
+        if type(rec.get("sequence")) is not int:
+            raise BadRecord(seq, f"the record's sequence is {rec.get('sequence')!r}, not an integer")
         for name, want in (("sequence", seq), ("kind", line.kind), ("round", line.round)):
             if rec.get(name) != want:
                 raise BadRecord(seq, f"the record's {name} is {rec.get(name)!r}, the line says {want!r}")
@@ -419,6 +446,7 @@ class ExportCheck:
             self._void(seq, line.round, lines)
         else:
             raise BadRecord(seq, f"unknown record kind {line.kind!r}")
+        return rec
 
     def _round(self, seq: int, round_id: str, rec: Mapping[str, Any], lines: list[Any]) -> None:
         result, request = rec.get("result"), rec.get("request")
@@ -433,6 +461,8 @@ class ExportCheck:
                 recomputed = rescore(request)
             except CapsaError as exc:
                 raise BadRecord(seq, f"the stored request no longer scores: {exc.message}") from exc
+            except Exception as exc:  # a request no version of the service stored: never a traceback
+                raise BadRecord(seq, f"the stored request cannot be scored: {type(exc).__name__}: {exc}") from exc
             # Equal documents compare in C; only a difference is walked, to say where.
             found = [] if _same(result, recomputed) else chain.differences(result, recomputed)
             if found:

@@ -23,7 +23,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -94,6 +94,17 @@ def unb64(text: str) -> bytes:
 def kid_of(public: bytes) -> str:
     """The key id: the first 16 hex digits of SHA-256 over the raw public key."""
     return hashlib.sha256(public).hexdigest()[:16]
+
+
+CLOCK_SKEW = timedelta(seconds=5)  # a node's clock behind the host that made a key
+ROTATION_GRACE = timedelta(minutes=10)  # a retired key still signs until every node restarts onto the new one
+
+
+def _moment(stamp: str) -> datetime:
+    at = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    if at.tzinfo is None:
+        raise ValueError(f"{stamp!r} names no instant")
+    return at
 
 
 @dataclass(frozen=True)
@@ -170,6 +181,23 @@ class Keyring:
             return None
         before = [k for k in able if k.created_at <= moment]
         return before[-1] if before else able[0]
+
+    def may_sign(self, kid: str, moment: str) -> bool:
+        """Whether key `kid` is one the service signs with at `moment` (a record's or a head's
+        RFC 3339 time): made by then (within `CLOCK_SKEW`), or the oldest key (it signs the
+        records older than every key), and not retired before it (but for ROTATION_GRACE,
+        while every node restarts onto the new key). So a retired key, leaked, cannot sign
+        a record or a head of a later time that a verifier accepts."""
+        key = self.get(kid)
+        if key is None:
+            return False
+        try:
+            at = _moment(moment)
+            if at < _moment(key.created_at) - CLOCK_SKEW and key is not self.keys[0]:
+                return False
+            return key.retired_at is None or at < _moment(key.retired_at) + ROTATION_GRACE
+        except ValueError:
+            return False
 
     def verify(self, kid: str, message: bytes, signature: bytes) -> bool:
         verifier = self._verifiers.get(kid)

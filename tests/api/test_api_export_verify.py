@@ -300,3 +300,87 @@ def test_verify_file_runs_offline_and_exits_1_at_the_first_bad_sequence(made, tm
     bad = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert bad.returncode == 1
     assert bad.stdout.strip() == "BAD: first bad sequence 2: sequence 2 is missing (found 3) (1 records verified before it)"
+
+
+# -- a key's time, the record's form, what no version of the service wrote ---------------------
+
+
+def _public(ring: Keyring) -> Keyring:
+    return Keyring.from_json(ring.public_json(), public_only=True)
+
+
+def test_a_key_retired_before_a_record_or_a_head_does_not_sign_it(made):
+    """A retired key, leaked, could sign records and heads dated after its retirement: the
+    verifier took any key of the keyring. A key signs what is dated from its making (the
+    oldest also what is older than every key) until its retirement and a grace of 10
+    minutes while nodes restart onto the new key."""
+    from datetime import timedelta
+
+    from service.domain.signing import ROTATION_GRACE
+
+    old = made["private"]
+    made_at = utcnow_ms()
+    retired_early, _ = old.rotated(made_at - ROTATION_GRACE - timedelta(hours=1))  # K1 retired before every record
+    report = export_check.verify_lines(lines_of(made["export"]), _public(retired_early))
+    assert report.first_bad_sequence == 1 and "does not sign records of" in report.reason
+    with pytest.raises(export_check.BadRecord, match="which did not sign at"):
+        export_check.parse_head(made["head"], _public(retired_early), "#1")
+    within_grace, _ = old.rotated(made_at - ROTATION_GRACE + timedelta(minutes=5))
+    assert export_check.verify_lines(lines_of(made["export"]), _public(within_grace)).ok  # nodes restarting
+    later, new = old.rotated(made_at + timedelta(hours=1))  # K2 made after the records
+    assert export_check.verify_lines(lines_of(made["export"]), _public(later)).ok
+    lines = lines_of(made["export"])
+    forged = _resign(lines[2], later)  # a record re-signed with the key made after it
+    report = export_check.verify_lines([*lines[:2], forged, *lines[3:]], _public(later))
+    assert report.first_bad_sequence == 3 and f"{new.kid!r}" in report.reason and "does not sign" in report.reason
+
+
+def _rechained(made: dict[str, Any], at: int, body_of: Any) -> list[bytes]:
+    """Record `at`'s bytes made by `body_of(record)`, every record from it re-linked,
+    re-hashed and re-signed (a key holder's rewrite)."""
+    out = list(lines_of(made["export"])[: at - 1])
+    previous = json.loads(out[-1])["hash"] if out else "0" * 64
+    for raw in lines_of(made["export"])[at - 1:]:
+        doc = json.loads(raw)
+        record = doc["record"]
+        body = body_of(record) if doc["sequence"] == at else orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+        doc["previous_hash"] = previous
+        doc["hash"] = previous = chain_hash(previous, body)
+        kid, sig = made["private"].sign(receipt_message(doc["client_id"], doc["sequence"], doc["hash"]))
+        doc["kid"], doc["signature"] = kid, b64(sig)
+        out.append(_line(doc, body))
+    return out
+
+
+@pytest.mark.parametrize(("body_of", "reason"), [
+    (lambda r: json.dumps(r, sort_keys=True, indent=1).encode(), "not its canonical JSON"),
+    (lambda r: json.dumps(r).encode(), "not its canonical JSON"),  # keys out of order, spaces
+    (lambda r: orjson.dumps(r, option=orjson.OPT_SORT_KEYS)[:-1] + b',"result":{}}', "not its canonical JSON"),
+    (lambda r: orjson.dumps({**r, "sequence": 2.0}, option=orjson.OPT_SORT_KEYS), "sequence is 2.0, not an integer"),
+])
+def test_record_bytes_that_are_not_what_the_service_writes_are_refused(made, body_of, reason):
+    """Bytes that hash and sign but are not the record's RFC 8785 form: a reader taking the
+    first of two `result` keys sees another round than one taking the last."""
+    report = check(made, _rechained(made, 2, body_of))
+    assert report.first_bad_sequence == 2 and reason in report.reason
+
+
+def test_a_request_no_version_of_the_service_stored_is_a_bad_record_not_a_traceback(made):
+    lines = lines_of(made["export"])
+    game_at = next(json.loads(x)["sequence"] for x in lines if json.loads(x)["record"]["result"].get("game") == "banting")
+
+    def no_moves(record: dict[str, Any]) -> bytes:
+        record["request"]["moves"] = None
+        return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+
+    report = check(made, _rechained(made, game_at, no_moves))
+    assert report.first_bad_sequence == game_at and "cannot be scored: TypeError" in report.reason
+
+
+def test_a_partial_export_whose_first_previous_hash_is_not_a_hash_is_refused(made):
+    lines = lines_of(made["export"])[2:]
+    doc = json.loads(lines[0])
+    doc["previous_hash"] = "é" * 64
+    body = bytes(export_check.parse_line(lines[0])[1])
+    report = export_check.verify_lines([_line(doc, body), *lines[1:]], made["public"], partial=True)
+    assert report.first_bad_sequence == 3 and "not a SHA-256 hash" in report.reason

@@ -375,3 +375,28 @@ def test_the_keyring_file_comes_from_signing_key_file(tmp_path: Path, monkeypatc
 
 def test_base64_of_the_rfc_key_is_what_the_docs_show():
     assert b64(RFC_PUBLIC) == base64.urlsafe_b64encode(RFC_PUBLIC).decode().rstrip("=")
+
+
+def test_a_key_signs_from_its_making_until_its_retirement_and_the_grace():
+    from datetime import timedelta
+
+    from service.domain.audit import timestamp
+    from service.domain.signing import CLOCK_SKEW, ROTATION_GRACE
+
+    t0 = datetime(2026, 12, 1, 10, tzinfo=UTC)
+    ring, k1 = Keyring().rotated(t0)
+    ring, k2 = ring.rotated(t0 + timedelta(hours=1))
+    public = Keyring.from_json(ring.public_json(), public_only=True)
+
+    def may(kid: str, at: datetime) -> bool:
+        return public.may_sign(kid, timestamp(at))
+
+    assert may(k1.kid, t0 - timedelta(days=30))  # the oldest key signs what is older than every key
+    assert may(k1.kid, t0 + timedelta(minutes=59))
+    assert may(k1.kid, t0 + timedelta(hours=1) + ROTATION_GRACE - timedelta(milliseconds=1))  # nodes restarting
+    assert not may(k1.kid, t0 + timedelta(hours=1) + ROTATION_GRACE)  # retired: nothing later
+    assert may(k2.kid, t0 + timedelta(hours=1) - CLOCK_SKEW)  # a node's clock behind the key's host
+    assert not may(k2.kid, t0 + timedelta(hours=1) - CLOCK_SKEW - timedelta(milliseconds=1))
+    assert may(k2.kid, t0 + timedelta(days=400))
+    assert not public.may_sign("0" * 16, timestamp(t0))  # not a key of the ring
+    assert not public.may_sign(k2.kid, "not a time") and not public.may_sign(k2.kid, "2026-12-01T10:00:00")
