@@ -188,11 +188,16 @@ def export(args: argparse.Namespace) -> int:
     if args.head and (keyring is None or keyring.active is None):
         _say(HOW_TO_SIGN)
         return ExitCode.USAGE
+    if args.head == STDIN:
+        _say("--head needs a file name: standard output is not a place to keep a signed head")
+        return ExitCode.USAGE
     db = open_database(args.database_url)
     db.keyring = keyring
     to_stdout = args.file == STDIN
     out = Path(args.file)
     tmp = out.with_name(out.name + ".part")
+    head_out = Path(args.head) if args.head else None
+    head_tmp = None if head_out is None else head_out.with_name(head_out.name + ".part")
     try:
         client_id = _client_id(db, args.client)
         if client_id is None:
@@ -202,6 +207,8 @@ def export(args: argparse.Namespace) -> int:
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
         try:
+            if head_tmp is not None:  # first: a place it cannot be written fails before the export is
+                head_tmp.write_text(json.dumps(head, indent=2) + "\n")
             if to_stdout:
                 for chunk in receipts.export_lines(db, plan):
                     sys.stdout.buffer.write(chunk)
@@ -211,12 +218,14 @@ def export(args: argparse.Namespace) -> int:
                     for chunk in receipts.export_lines(db, plan):
                         f.write(chunk)
                 tmp.replace(out)
-            if args.head:
-                Path(args.head).write_text(json.dumps(head, indent=2) + "\n")
+            if head_tmp is not None and head_out is not None:
+                head_tmp.replace(head_out)
         except BrokenPipeError:
             raise
         except OSError as exc:
             tmp.unlink(missing_ok=True)
+            if head_tmp is not None:
+                head_tmp.unlink(missing_ok=True)
             _say(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
             return ExitCode.UNREADABLE
     finally:

@@ -147,6 +147,25 @@ def test_an_export_into_a_folder_that_does_not_exist_exits_3_and_leaves_nothing(
     assert not (tmp_path / "missing").exists()
 
 
+def test_a_head_that_cannot_be_written_leaves_no_export_and_the_head_is_never_standard_output(
+    signed, capsys, monkeypatch, tmp_path
+):
+    """The export was written in full, then the head failed (exit 3): an export with no head
+    to anchor it, beside an error. And `--head -` wrote a file named `-`."""
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(signed["folder"] / "keys.json"))
+    target, head = tmp_path / "x.ndjson", tmp_path / "missing" / "x.head.json"
+    code, out, err = run(["audit", "export", "--client", signed["op"].name, str(target), "--head", str(head),
+                          "--database-url", signed["url"]], capsys)
+    assert (code, out) == (ExitCode.UNREADABLE, "")
+    assert err == f"capsa audit: cannot write {head}.part: No such file or directory\n"
+    assert not list(tmp_path.iterdir())
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["audit", "export", "--client", signed["op"].name, str(target), "--head", "-",
+                          "--database-url", signed["url"]], capsys)
+    assert (code, out) == (ExitCode.USAGE, "") and "--head needs a file name" in err
+    assert not list(tmp_path.iterdir())
+
+
 def test_an_export_whose_signing_key_file_is_missing_exits_3_in_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "nokeys.json"))
     code, out, err = run(["audit", "export", "--client", "a", str(tmp_path / "x.ndjson"), "--database-url", NOWHERE],
