@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from alembic import command
@@ -34,6 +35,26 @@ def downgrade(url: str, revision: str) -> None:
 def head_revision() -> str | None:
     """The newest migration this release ships."""
     return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+@functools.cache
+def shipped_revisions() -> tuple[str, ...]:
+    """Every migration this release ships, oldest first (read once: the scripts are loaded)."""
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return tuple(reversed([r.revision for r in script.walk_revisions()]))
+
+
+def schema_refusal(engine: Engine) -> str | None:
+    """Why this release cannot serve the database's schema: no capsa tables, or a migration
+    older than its newest; None when it can (at it, or at a newer one, which a release
+    before it meets during a rolling upgrade: migrations only add what old code ignores)."""
+    revision = current_revision(engine)
+    shipped = shipped_revisions()
+    if revision is None:
+        return "the database has no capsa tables: run `capsa db upgrade`"
+    if revision in shipped and revision != shipped[-1]:
+        return f"the database is at migration {revision}, this release needs {shipped[-1]}: run `capsa db upgrade`"
+    return None
 
 
 def current_revision(engine: Engine) -> str | None:

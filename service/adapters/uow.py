@@ -172,6 +172,16 @@ class Database:
             raise DatabaseUnavailable(str(exc.orig)) from exc
         return server_state(tuple(row))
 
+    def schema_refusal(self) -> str | None:
+        """Why this release cannot serve the database's schema (`migrate.schema_refusal`),
+        or None; DatabaseUnavailable unless it answers."""
+        from .migrate import schema_refusal
+
+        try:
+            return schema_refusal(self.engine)
+        except (OperationalError, InterfaceError) as exc:
+            raise DatabaseUnavailable(str(exc.orig)) from exc
+
     def run_alone(self, work: Callable[[Any], None]) -> None:
         """Run `work(cursor)` as a one-statement transaction on a pooled psycopg connection
         in autocommit: one round trip, no BEGIN or COMMIT (PostgreSQL only). Driver errors

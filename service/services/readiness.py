@@ -18,13 +18,15 @@ class Readiness:
 
 
 def check(db: Database) -> Readiness:
-    """One statement: the connection's timeouts (the role's own through pgbouncer, which
-    refuses them as startup parameters), whether the node takes writes, its replication.
-    DatabaseUnavailable when the database does not answer."""
+    """The connection's timeouts (the role's own through pgbouncer, which refuses them as
+    startup parameters), whether the node takes writes, its replication (one statement),
+    and the schema's migration: a database never migrated, or behind this release, is not
+    ready (every request would fail on it). DatabaseUnavailable when it does not answer."""
     state = db.server_state()
+    schema = db.schema_refusal()
     if state is None:
-        return Readiness((), None, None)
-    refusals = []
+        return Readiness(() if schema is None else (schema,), None, None)
+    refusals = [] if schema is None else [schema]
     if state.in_recovery:
         refusals.append("the database is a standby (read-only): the URL or the pooler names the wrong node")
     statement_ms, lock_ms = db.timeouts_ms

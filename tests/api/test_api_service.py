@@ -27,6 +27,31 @@ def test_readyz_answers_when_the_database_does(http, db_url):
         assert answer == {"status": "ok", "database": "ok", "replication": "asynchronous", "standbys": 0}
 
 
+def test_readyz_refuses_a_database_never_migrated_or_behind_this_release(tmp_path):
+    """Every request would fail on such a database (503, or a missing column in the
+    sweeper and the dispatcher) while /readyz said ok: a skipped `capsa db upgrade` was
+    never caught by the deployment's readiness check."""
+    from service.adapters.migrate import shipped_revisions, upgrade
+
+    for name, revision in (("never", None), ("behind", shipped_revisions()[-2]), ("current", "head")):
+        url = f"sqlite:///{tmp_path / name}.db"
+        if revision is not None:
+            upgrade(url, revision)
+        else:
+            (tmp_path / f"{name}.db").touch()
+        app = make_app(url)
+        try:
+            answer = app.test_client().get("/readyz")
+        finally:
+            app.extensions["capsa"].db.dispose()
+        if name == "current":
+            assert answer.status_code == 200, answer.get_json()
+        else:
+            assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+            assert answer.get_json()["detail"].endswith("run `capsa db upgrade`")
+            assert (revision or "no capsa tables") in answer.get_json()["detail"]
+
+
 def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
     # Through pgbouncer the timeouts are the role's: a role without them is not ready.
     from conftest import create_pg_database, drop_pg_database, pg_admin_url
@@ -36,7 +61,10 @@ def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
+    from service.adapters.migrate import upgrade
+
     url, name = create_pg_database(admin)  # the server's defaults: no timeouts
+    upgrade(url)
     app = make_app(url, DATABASE_STATEMENT_TIMEOUT_MS=5000,
                    DATABASE_OPTIONS={"postgres": PostgresSettings(pooler=Pooler.PGBOUNCER)})
     try:
