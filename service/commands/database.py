@@ -24,6 +24,20 @@ def database_url(explicit: str | None = None) -> str:
     return explicit or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
 
 
+def statement_timeout_ms() -> int:
+    """DATABASE_STATEMENT_TIMEOUT_MS (default 5000, 0: none), as the app reads it: for the
+    processes that run beside it (`capsa sweep`, `capsa webhooks dispatch`), whose statements
+    are as short; not for migrations and whole-chain checks, which run longer by design."""
+    text = os.environ.get("DATABASE_STATEMENT_TIMEOUT_MS", "").strip() or "5000"
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise DatabaseProblem(f"DATABASE_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds (0: none), not {text!r}")
+    return value
+
+
 def open_database(explicit: str | None = None, **options: Any) -> Database:
     """The command's database (connections are made on first use)."""
     from service.adapters.uow import Database

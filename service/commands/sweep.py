@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 
-from .database import open_database
+from .database import open_database, statement_timeout_ms
 from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer (and the auto-arranger's numpy) load when a pass runs
@@ -111,7 +111,7 @@ def sweep(args: argparse.Namespace) -> int:
     # app's are (the webhook dispatcher, which holds no key, waits for a receipt a while).
     from service.services.audit.receipts import LostReceipts
 
-    db = open_database(args.database_url, keyring=keyfile.load_env())
+    db = open_database(args.database_url, keyring=keyfile.load_env(), statement_timeout_ms=statement_timeout_ms())
     lost = LostReceipts()
     stop = threading.Event()
 

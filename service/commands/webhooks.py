@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .database import open_database
+from .database import open_database, statement_timeout_ms
 
 if TYPE_CHECKING:
     from service.adapters.uow import Database
@@ -31,7 +31,7 @@ def dispatcher_database(url: str | None, settings: Any) -> Database:
     """The dispatcher's database: a connection for each delivery thread and the loop's own.
     No signing key: the dispatcher is the one process with a way out, so it never signs
     (an event whose receipt still waits in its worker waits for it: `RECEIPT_WAIT_S`)."""
-    return open_database(url, pool_size=settings.concurrency + 2)
+    return open_database(url, pool_size=settings.concurrency + 2, statement_timeout_ms=statement_timeout_ms())
 
 
 def dispatch(args: argparse.Namespace) -> int:
