@@ -28,11 +28,49 @@ def _gunicorn_conf() -> str:
     raise SystemExit(ExitCode.UNREADABLE)
 
 
+def _bind(args: argparse.Namespace) -> str:
+    """--host/--port when given (the other from $HOST/$PORT, else 127.0.0.1:8000), else
+    $BIND as gunicorn.conf.py reads it, else $HOST:$PORT."""
+    if args.host is None and args.port is None and os.environ.get("BIND"):
+        return os.environ["BIND"]
+    host = args.host or os.environ.get("HOST") or "127.0.0.1"
+    port = args.port
+    if port is None:
+        text = os.environ.get("PORT") or "8000"
+        try:
+            port = _port(text)
+        except argparse.ArgumentTypeError as exc:
+            print(f"capsa serve: PORT {exc}", file=sys.stderr)
+            raise SystemExit(ExitCode.USAGE) from exc
+    return f"{host}:{port}"
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, not {text!r}")
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text!r}")
+    return value
+
+
 def serve(args: argparse.Namespace) -> int:
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
+    bind = _bind(args)
     argv = [sys.executable, "-m", "gunicorn", "-c", _gunicorn_conf()]
-    argv += ["--bind", f"{args.host}:{args.port}"]
+    argv += ["--bind", bind]
     if args.workers:
         argv += ["--workers", str(args.workers)]
     argv.append("service.api.wsgi:app")
@@ -89,12 +127,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Serve the HTTP API with gunicorn and the project's gunicorn.conf.py. "
         "Migrate the database first (`capsa db upgrade`).",
     )
-    p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"),
-                   help="the address to listen on (default: $HOST, else 127.0.0.1)")
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")),
-                   help="the port to listen on (default: $PORT, else 8000)")
-    p.add_argument("--workers", type=int, default=0, metavar="N",
-                   help="worker processes (default: gunicorn.conf.py's, 2 x cores + 1)")
+    p.add_argument("--host", default=None,
+                   help="the address to listen on (default: $BIND's when neither --host nor --port is "
+                   "given, else $HOST, else 127.0.0.1)")
+    p.add_argument("--port", type=_port, default=None,
+                   help="the port to listen on (default: $BIND's when neither is given, else $PORT, else 8000)")
+    p.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="worker processes (default: gunicorn.conf.py's: $WEB_CONCURRENCY, else 2 x cores + 1)")
     p.add_argument("--database-url", metavar="URL", help=DB_HELP)
     p.set_defaults(func=serve)
 
