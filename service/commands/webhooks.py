@@ -20,6 +20,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .database import open_database, statement_timeout_ms
+from .exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from service.adapters.uow import Database
@@ -34,12 +35,22 @@ def dispatcher_database(url: str | None, settings: Any) -> Database:
     return open_database(url, pool_size=settings.concurrency + 2, statement_timeout_ms=statement_timeout_ms())
 
 
+def _count(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return int(text)
+
+
 def dispatch(args: argparse.Namespace) -> int:
-    from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
+    from service.services.webhooks.dispatcher import Dispatcher, Metrics, SettingError, Settings
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = Settings.from_env()
-    if args.concurrency:
+    try:
+        settings = Settings.from_env()
+    except SettingError as exc:
+        print(f"capsa webhooks dispatch: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.concurrency is not None:
         settings = Settings(**{**settings.__dict__, "concurrency": args.concurrency})
     metrics = Metrics()
     bind = os.environ.get("WEBHOOK_METRICS_BIND", DEFAULT_METRICS_BIND)
@@ -100,6 +111,6 @@ def register(sub: Any) -> None:
         "WEBHOOK_RETRY_SCHEDULE; metrics on WEBHOOK_METRICS_BIND (default 127.0.0.1:9101).",
     )
     run.add_argument("--database-url", help="the database (default: $DATABASE_URL)")
-    run.add_argument("--concurrency", type=int, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
+    run.add_argument("--concurrency", type=_count, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
     run.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
     run.set_defaults(func=dispatch)

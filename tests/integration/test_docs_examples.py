@@ -252,6 +252,8 @@ def test_every_environment_variable_the_code_reads_is_in_the_operations_table():
         # a mapping of the environment handed in (the dispatcher's `env.get`), and the names kept
         # as constants (`ENV = "SIGNING_KEY_FILE"`, `ALLOW_PRIVATE_ENV = ...`) where they are read
         names |= set(re.findall(r"""\benv\.get\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+        # the dispatcher's checked reads (`read.count("WEBHOOK_CONCURRENCY", ...)`)
+        names |= set(re.findall(r"""\bread\.(?:count|number|schedule|duration)\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
         names |= set(re.findall(r"""^(?:[A-Z_]+_)?ENV\s*=\s*["']([A-Z][A-Z0-9_]+)["']""", text, re.M))
     guide = (ROOT / "docs/operations.md").read_text()
     table = guide.split("## Configuration", 1)[1].split("\n## ", 1)[0]

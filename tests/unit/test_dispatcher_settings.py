@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.domain import webhooks as hooks
-from service.services.webhooks.dispatcher import Settings
+from service.services.webhooks.dispatcher import SettingError, Settings
 
 EVERY_VARIABLE = {
     "WEBHOOK_RETRY_SCHEDULE": "1s,2m",
@@ -48,13 +48,48 @@ def test_the_process_environment_is_read_when_none_is_given(monkeypatch: pytest.
     assert Settings.from_env().concurrency == 9
 
 
-def test_a_bad_schedule_is_refused_naming_the_step() -> None:
-    with pytest.raises(hooks.InvalidWebhook, match="'soon'"):
+def test_a_bad_schedule_is_refused_naming_the_variable_and_the_step() -> None:
+    with pytest.raises(SettingError, match="WEBHOOK_RETRY_SCHEDULE '5s,soon': retry step 'soon'"):
         Settings.from_env({"WEBHOOK_RETRY_SCHEDULE": "5s,soon"})
 
 
 def test_attempts_are_kept_for_ever_only_when_asked_with_off() -> None:
     assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "off"}).attempts_keep_s is None
+    assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "OFF"}).attempts_keep_s is None
     assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": " 12h "}).attempts_keep_s == 43_200.0
-    with pytest.raises(hooks.InvalidWebhook, match="'never'"):
+    with pytest.raises(SettingError, match="WEBHOOK_ATTEMPTS_KEEP 'never'"):
         Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "never"})
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("WEBHOOK_CONCURRENCY", "0"), ("WEBHOOK_CONCURRENCY", "-3"), ("WEBHOOK_CONCURRENCY", "x"),
+    ("WEBHOOK_ENDPOINT_CONCURRENCY", "0"), ("WEBHOOK_CLIENT_CONCURRENCY", "0"), ("WEBHOOK_CLAIM_BATCH", "0"),
+    ("WEBHOOK_DEPTH", "1.5"), ("WEBHOOK_TIMEOUT_S", "0"), ("WEBHOOK_TIMEOUT_S", "-1"), ("WEBHOOK_TIMEOUT_S", "5s"),
+    ("WEBHOOK_POLL_S", "0"), ("WEBHOOK_POLL_S", "nan"), ("WEBHOOK_LINGER_S", "-0.1"), ("WEBHOOK_LEASE_S", "inf"),
+    ("WEBHOOK_DISABLE_AFTER", "3d,5s"), ("WEBHOOK_DISABLE_AFTER", "0"), ("WEBHOOK_ATTEMPTS_KEEP", "0"),
+])
+def test_a_value_that_would_deliver_nothing_or_spin_is_refused_naming_it(name: str, value: str) -> None:
+    """Each made the dispatcher start (and exit 0) delivering nothing, loop without pause,
+    or read one of two durations: counts of 0, a deadline or a poll of 0."""
+    with pytest.raises(SettingError, match=f"^{name} .*{value!r}"):
+        Settings.from_env({name: value})
+
+
+def test_a_bare_number_is_seconds_and_a_unit_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings.from_env({"WEBHOOK_DISABLE_AFTER": "90"}).disable_after_s == 90.0
+    assert Settings.from_env({"WEBHOOK_DISABLE_AFTER": "90m"}).disable_after_s == 5400.0
+
+
+def test_the_command_says_which_setting_in_one_line_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service import cli
+
+    monkeypatch.setenv("WEBHOOK_CONCURRENCY", "0")
+    assert cli.main(["webhooks", "dispatch", "--once", "--database-url", "sqlite://"]) == 2
+    assert capsys.readouterr().err == (
+        "capsa webhooks dispatch: WEBHOOK_CONCURRENCY must be a whole number of 1 or more, not '0'\n")
+    monkeypatch.delenv("WEBHOOK_CONCURRENCY")
+    with pytest.raises(SystemExit) as stopped:  # --concurrency 0 silently meant 16
+        cli.main(["webhooks", "dispatch", "--once", "--concurrency", "0", "--database-url", "sqlite://"])
+    assert stopped.value.code == 2 and "must be a whole number of 1 or more, not '0'" in capsys.readouterr().err

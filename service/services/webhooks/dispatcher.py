@@ -155,30 +155,85 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Any = None) -> Settings:
+        """The WEBHOOK_* variables; SettingError, naming the variable and its value, for one
+        that would make the dispatcher deliver nothing, loop without pause or misread it (a
+        count below 1, a deadline or poll of 0, two durations where one is meant)."""
         env = os.environ if env is None else env
         base = cls()
-        disable = env.get("WEBHOOK_DISABLE_AFTER")
+        read = _Reader(env)
         keep = (env.get("WEBHOOK_ATTEMPTS_KEEP") or "").strip()
         return cls(
-            schedule=hooks.parse_schedule(env.get("WEBHOOK_RETRY_SCHEDULE") or hooks.DEFAULT_SCHEDULE),
-            timeout_s=float(env.get("WEBHOOK_TIMEOUT_S") or base.timeout_s),
+            schedule=read.schedule("WEBHOOK_RETRY_SCHEDULE", hooks.DEFAULT_SCHEDULE),
+            timeout_s=read.number("WEBHOOK_TIMEOUT_S", base.timeout_s, above=0.0),
             allow_private=allow_private(),
-            concurrency=int(env.get("WEBHOOK_CONCURRENCY") or base.concurrency),
-            endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY") or base.endpoint_concurrency),
-            client_concurrency=int(env.get("WEBHOOK_CLIENT_CONCURRENCY") or base.client_concurrency),
-            disable_after_s=hooks.parse_schedule(disable)[0] if disable else base.disable_after_s,
-            poll_s=float(env.get("WEBHOOK_POLL_S") or base.poll_s),
-            linger_s=float(env.get("WEBHOOK_LINGER_S") or base.linger_s),
-            lease_s=float(env.get("WEBHOOK_LEASE_S") or base.lease_s),
-            claim_batch=int(env.get("WEBHOOK_CLAIM_BATCH") or base.claim_batch),
-            depth=int(env.get("WEBHOOK_DEPTH") or base.depth),
-            attempts_keep_s=None if keep == "off" else hooks.parse_schedule(keep)[0] if keep else base.attempts_keep_s,
+            concurrency=read.count("WEBHOOK_CONCURRENCY", base.concurrency),
+            endpoint_concurrency=read.count("WEBHOOK_ENDPOINT_CONCURRENCY", base.endpoint_concurrency),
+            client_concurrency=read.count("WEBHOOK_CLIENT_CONCURRENCY", base.client_concurrency),
+            disable_after_s=read.duration("WEBHOOK_DISABLE_AFTER", base.disable_after_s),
+            poll_s=read.number("WEBHOOK_POLL_S", base.poll_s, above=0.0),
+            linger_s=read.number("WEBHOOK_LINGER_S", base.linger_s, least=0.0),
+            lease_s=read.number("WEBHOOK_LEASE_S", base.lease_s, above=0.0),
+            claim_batch=read.count("WEBHOOK_CLAIM_BATCH", base.claim_batch),
+            depth=read.count("WEBHOOK_DEPTH", base.depth),
+            attempts_keep_s=None if keep.lower() == "off" else read.duration("WEBHOOK_ATTEMPTS_KEEP", base.attempts_keep_s or 0.0),
         )
 
     @property
     def most_held(self) -> int:
         """Deliveries one dispatcher holds at most: in flight, and waiting in its lanes."""
         return max(2 * self.claim_batch, self.concurrency)
+
+
+class SettingError(ValueError):
+    """A WEBHOOK_* variable the dispatcher cannot run with; the message names it and its value."""
+
+
+class _Reader:
+    """The WEBHOOK_* variables, each checked as it is read (an empty one: its default)."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def _text(self, name: str) -> str:
+        return str(self.env.get(name) or "").strip()
+
+    def count(self, name: str, default: int) -> int:
+        text = self._text(name)
+        if not text:
+            return default
+        if not text.isdigit() or int(text) < 1:
+            raise SettingError(f"{name} must be a whole number of 1 or more, not {text!r}")
+        return int(text)
+
+    def number(self, name: str, default: float, *, above: float | None = None, least: float | None = None) -> float:
+        text = self._text(name)
+        if not text:
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or (above is not None and value <= above) or (least is not None and value < least):
+            bound = f"more than {above:g}" if above is not None else f"{least:g} or more"
+            raise SettingError(f"{name} must be a number of seconds, {bound}, not {text!r}")
+        return value
+
+    def schedule(self, name: str, default: str) -> tuple[float, ...]:
+        text = self._text(name) or default
+        try:
+            return hooks.parse_schedule(text)
+        except hooks.InvalidWebhook as exc:
+            raise SettingError(f"{name} {text!r}: {exc.message}") from exc
+
+    def duration(self, name: str, default: float) -> float:
+        """One duration with its unit (`30d`, `12h`; a bare number is seconds), above 0."""
+        text = self._text(name)
+        if not text:
+            return default
+        steps = self.schedule(name, text)
+        if len(steps) != 1 or not steps[0] > 0:
+            raise SettingError(f"{name} must be one duration above 0 (such as 3d or 12h), not {text!r}")
+        return steps[0]
 
 
 class Metrics:
