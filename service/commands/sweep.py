@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 
-from .database import open_database, statement_timeout_ms
+from .database import DatabaseProblem, open_database, statement_timeout_ms
 from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer (and the auto-arranger's numpy) load when a pass runs
@@ -37,19 +37,26 @@ T = TypeVar("T")
 DEFAULT_INTERVAL_S = 1.0
 
 
+def _seconds(text: str) -> float:
+    """An interval of 0.01 to 3600 seconds (0 spun a core, inf was a traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.01 <= value <= 3600:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0.01 to 3600, not {text!r}")
+    return value
+
+
 def interval_from_env() -> float:
     text = os.environ.get("SWEEP_INTERVAL_S", "")
     if not text:
         return DEFAULT_INTERVAL_S
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.01 <= value <= 3600:
-        print(f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds from 0.01 to 3600, not {text!r}",
-              file=sys.stderr)
-        raise SystemExit(ExitCode.USAGE)
-    return value
+        return _seconds(text)
+    except argparse.ArgumentTypeError as exc:
+        print(f"capsa sweep: SWEEP_INTERVAL_S {exc}", file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE) from exc
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,10 @@ def sweep(args: argparse.Namespace) -> int:
     from service.services.audit.receipts import LostReceipts
 
     db = open_database(args.database_url, keyring=keyfile.load_env(), statement_timeout_ms=statement_timeout_ms())
+    refusal = db.schema_refusal()  # one line and exit 3, as every command says it, not a failed pass a second
+    if refusal is not None:
+        db.dispose()
+        raise DatabaseProblem(refusal)
     lost = LostReceipts()
     stop = threading.Event()
 
@@ -153,7 +164,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "that found work did.",
     )
     p.add_argument("--database-url", help=f"the database (default $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
-    p.add_argument("--interval", type=float, help="seconds between passes (overrides SWEEP_INTERVAL_S)")
+    p.add_argument("--interval", type=_seconds, help="seconds between passes, 0.01 to 3600 (overrides SWEEP_INTERVAL_S)")
     p.add_argument("--once", action="store_true",
                    help="run one pass, print each game it settled or played in and a summary, and exit "
                    "(1 when a part of it failed)")

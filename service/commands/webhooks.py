@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .database import open_database, statement_timeout_ms
+from .database import DatabaseProblem, open_database, statement_timeout_ms
 from .exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -60,6 +60,10 @@ def dispatch(args: argparse.Namespace) -> int:
         host, _, port = bind.rpartition(":")
         start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
     db = dispatcher_database(args.database_url, settings)
+    refusal = db.schema_refusal()  # one line and exit 3, not a missing column on every pass
+    if refusal is not None:
+        db.dispose()
+        raise DatabaseProblem(refusal)
     dispatcher = Dispatcher(db, settings, metrics)
     stop = threading.Event()
 

@@ -137,6 +137,31 @@ def test_a_bad_sweep_interval_is_one_clear_line_and_a_usage_error(value, overdue
         f"capsa sweep: SWEEP_INTERVAL_S must be a number of seconds from 0.01 to 3600, not {value!r}\n")
 
 
+@pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", "x"])
+def test_a_bad_interval_option_is_a_usage_error(value, overdue, capsys):
+    """--interval 0 (or -5, nan) spun a core; inf was a traceback: SWEEP_INTERVAL_S was
+    checked, the option not."""
+    with pytest.raises(SystemExit) as stop:
+        main(["sweep", "--interval", value, "--database-url", overdue[0]])
+    assert stop.value.code == 2
+    assert f"must be a number of seconds from 0.01 to 3600, not {value!r}" in capsys.readouterr().err
+
+
+def test_a_database_never_migrated_or_behind_is_one_line_and_exit_3(tmp_path, capsys):
+    """It ran each pass and said each part failed (a missing table or column), exit 1 with
+    a summary on stdout that read as success; every other command says it once, exit 3."""
+    from service.adapters.migrate import shipped_revisions, upgrade
+
+    never = tmp_path / "never.db"
+    never.touch()
+    behind = f"sqlite:///{tmp_path / 'behind.db'}"
+    upgrade(behind, shipped_revisions()[-2])
+    for url, said in ((f"sqlite:///{never}", "no capsa tables"), (behind, f"at migration {shipped_revisions()[-2]}")):
+        assert main(["sweep", "--once", "--database-url", url]) == 3
+        out, err = capsys.readouterr()
+        assert out == "" and said in err and err.count("\n") == 1 and "capsa db upgrade" in err
+
+
 def test_a_failing_big_two_pass_still_settles_and_counts_the_susun_games(overdue, monkeypatch, capsys):
     from service.services.banting import timers
 

@@ -3,6 +3,8 @@ and an absent or empty one leaves that field's default."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from service.domain import webhooks as hooks
@@ -93,3 +95,17 @@ def test_the_command_says_which_setting_in_one_line_and_exits_2(
     with pytest.raises(SystemExit) as stopped:  # --concurrency 0 silently meant 16
         cli.main(["webhooks", "dispatch", "--once", "--concurrency", "0", "--database-url", "sqlite://"])
     assert stopped.value.code == 2 and "must be a whole number of 1 or more, not '0'" in capsys.readouterr().err
+
+
+def test_a_database_never_migrated_is_one_line_and_exit_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    """It started and failed every pass on a missing table (a column, behind), saying
+    'check that its server is running'."""
+    from service import cli
+
+    monkeypatch.setenv("WEBHOOK_METRICS_BIND", "off")
+    (tmp_path / "never.db").touch()
+    assert cli.main(["webhooks", "dispatch", "--once", "--database-url", f"sqlite:///{tmp_path / 'never.db'}"]) == 3
+    err = capsys.readouterr().err
+    assert "no capsa tables: run `capsa db upgrade`" in err and err.count("\n") == 1
