@@ -55,7 +55,12 @@ def create(args: argparse.Namespace) -> int:
         return ExitCode.UNREADABLE
     before = ring.active
     ring, key = ring.rotated(utcnow_ms())
-    keyfile.save(path, ring)
+    try:
+        keyfile.save(path, ring)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+        print(f"capsa keys: cannot write {path}: {exc.strerror or exc}{where}", file=sys.stderr)
+        return ExitCode.UNREADABLE
     retired = f"; {before.kid} retired" if before is not None else ""
     print(f"created key {key.kid} in {path}{retired}")
     if not args.no_sign:

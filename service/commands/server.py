@@ -79,9 +79,13 @@ def serve(args: argparse.Namespace) -> int:
 
 def db_upgrade(args: argparse.Namespace) -> int:
     from service.adapters import keyfile
-    from service.adapters.migrate import upgrade
+    from service.adapters.migrate import shipped_revisions, upgrade
 
     url = _database_url(args)
+    if args.revision not in ("head", "heads") and args.revision not in shipped_revisions():
+        print(f"capsa db upgrade: no migration {args.revision!r} in this release (its newest: "
+              f"{shipped_revisions()[-1]})", file=sys.stderr)
+        return ExitCode.USAGE
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     upgrade(url, args.revision)

@@ -67,3 +67,21 @@ def test_capsa_openapi_writes_the_spec(tmp_path, capsys):
     out = tmp_path / "spec.yaml"
     assert main(["openapi", "-o", str(out)]) == 0
     assert out.read_text().startswith("paths:") or "openapi:" in out.read_text()
+
+
+def test_an_unknown_migration_is_a_usage_error_in_one_line(tmp_path, capsys):
+    """Alembic's CommandError was a traceback, exit 1."""
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["db", "upgrade", "nonexistent", "--database-url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("capsa db upgrade: no migration 'nonexistent' in this release (its newest: ")
+    assert err.count("\n") == 1 and not (tmp_path / "x.db").exists()
+
+
+def test_a_keyring_that_cannot_be_written_is_exit_3_in_one_line(tmp_path, capsys):
+    """Under a path that is a file: a FileExistsError traceback, exit 1."""
+    (tmp_path / "afile").write_text("")
+    target = tmp_path / "afile" / "keys.json"
+    assert main(["keys", "create", "--file", str(target), "--no-sign"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"capsa keys: cannot write {target}: ") and err.count("\n") == 1
