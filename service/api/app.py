@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,7 +17,7 @@ from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain.version import ENGINE_VERSION
-from service.services import clients
+from service.services import clients, view_links
 from service.services.clock import utcnow_ms
 from service.services.errors import Forbidden, Unauthorized
 from service.services.idempotency import Purger
@@ -42,17 +43,37 @@ _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
+class SettingError(ValueError):
+    """An environment setting the app cannot start with; the message names it and its value."""
+
+
+def _number(name: str, default: float, *, whole: bool = False, least: float = 0.0) -> Any:
+    """The variable as a number (a whole one), at least `least`; its default when unset or
+    empty. SettingError, naming it, otherwise (a bare ValueError said neither which nor why)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return int(default) if whole else default
+    try:
+        value: float = int(text) if whole else float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= least):
+        kind = "a whole number" if whole else "a number"
+        raise SettingError(f"{name} must be {kind}, {least:g} or more, not {text!r}")
+    return value
+
+
 def _env_config() -> dict[str, Any]:
     return {
         "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
         # The reporting routes' standby (unset: the primary serves them), and the lag past
         # which the primary serves them anyway.
         "READ_DATABASE_URL": os.environ.get("READ_DATABASE_URL", ""),
-        "READ_MAX_LAG_S": float(os.environ.get("READ_MAX_LAG_S", str(replicas.DEFAULT_MAX_LAG_S))),
+        "READ_MAX_LAG_S": _number("READ_MAX_LAG_S", replicas.DEFAULT_MAX_LAG_S),
         "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
         "DATABASE_OPTIONS": {},
         # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
-        "DATABASE_STATEMENT_TIMEOUT_MS": int(os.environ.get("DATABASE_STATEMENT_TIMEOUT_MS", "5000")),
+        "DATABASE_STATEMENT_TIMEOUT_MS": _number("DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True),
         # Per-client limit on /v1 ("off" disables); counters in memory unless a storage URI.
         "RATE_LIMIT": os.environ.get("RATE_LIMIT", ratelimit.DEFAULT_RATE_LIMIT),
         # Per-address limit on requests without a valid key ("off" disables).
@@ -62,7 +83,10 @@ def _env_config() -> dict[str, Any]:
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", ""),
         "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
         # Per worker: a revoked key is refused by every worker within this many seconds.
-        "API_KEY_CACHE_SECONDS": float(os.environ.get("API_KEY_CACHE_SECONDS", str(clients.CACHE_SECONDS))),
+        "API_KEY_CACHE_SECONDS": _number("API_KEY_CACHE_SECONDS", clients.CACHE_SECONDS),
+        # How long a view link opens (seconds): read here, so a bad value stops the start, not
+        # every link request (a 500 each).
+        "VIEW_LINK_TTL": _number("VIEW_LINK_TTL", view_links.DEFAULT_TTL, whole=True, least=1),
         # The peers whose X-Forwarded-For names the client (gunicorn reads the same variable).
         "FORWARDED_ALLOW_IPS": os.environ.get(
             "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS

@@ -249,3 +249,42 @@ def test_evaluate_with_a_hand_requires_exactly_those_cards(http, tenant):
     other = hand[:-1] + ["As"]
     problem(http.post("/v1/arrangements/evaluate", json={"arrangement": SWEEP_A, "hand": other},
                       headers=tenant.headers), 422, "invalid-cards")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("READ_MAX_LAG_S", "abc"), ("READ_MAX_LAG_S", "-1"), ("DATABASE_STATEMENT_TIMEOUT_MS", "5s"),
+    ("DATABASE_STATEMENT_TIMEOUT_MS", "-5"), ("API_KEY_CACHE_SECONDS", "5s"), ("API_KEY_CACHE_SECONDS", "nan"),
+    ("VIEW_LINK_TTL", "1h"), ("VIEW_LINK_TTL", "0"), ("VIEW_LINK_TTL", "-100"),
+])
+def test_a_setting_the_app_cannot_start_with_names_itself(monkeypatch, name, value):
+    """A bare ValueError ('could not convert string to float') named neither the variable
+    nor why; VIEW_LINK_TTL was read on the first link request: a 500 for every one (1h), or
+    links that never opened (0)."""
+    from service.api.app import SettingError
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingError, match=f"^{name} must be .*not {value!r}$"):
+        make_app("sqlite://")
+
+
+def test_view_link_ttl_is_read_at_start_and_used(monkeypatch, tmp_path):
+    from conftest import make_tenant
+
+    from service.adapters.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'ttl.db'}"
+    upgrade(url)
+    monkeypatch.setenv("VIEW_LINK_TTL", "120")
+    app = make_app(url)
+    try:
+        tenant = make_tenant(app)
+        http = app.test_client()
+        made = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).get_json()
+        link = http.post(f"/v1/rounds/{made['id']}/view-link", headers=tenant.headers).get_json()
+    finally:
+        app.extensions["capsa"].db.dispose()
+    from datetime import datetime
+
+    made_at = datetime.fromisoformat(made["created_at"].replace("Z", "+00:00"))
+    expires = datetime.fromisoformat(link["expires_at"].replace("Z", "+00:00"))
+    assert 119 <= (expires - made_at).total_seconds() <= 125
