@@ -75,11 +75,11 @@ def _env_config() -> dict[str, Any]:
         # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
         "DATABASE_STATEMENT_TIMEOUT_MS": _number("DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True),
         # Per-client limit on /v1 ("off" disables); counters in memory unless a storage URI.
-        "RATE_LIMIT": os.environ.get("RATE_LIMIT", ratelimit.DEFAULT_RATE_LIMIT),
+        # (an empty variable is its default, as an unset one: compose writes `RATE_LIMIT:` so)
+        "RATE_LIMIT": os.environ.get("RATE_LIMIT", "").strip() or ratelimit.DEFAULT_RATE_LIMIT,
         # Per-address limit on requests without a valid key ("off" disables).
-        "RATE_LIMIT_ANONYMOUS": os.environ.get(
-            "RATE_LIMIT_ANONYMOUS", ratelimit.DEFAULT_RATE_LIMIT_ANONYMOUS
-        ),
+        "RATE_LIMIT_ANONYMOUS": os.environ.get("RATE_LIMIT_ANONYMOUS", "").strip()
+        or ratelimit.DEFAULT_RATE_LIMIT_ANONYMOUS,
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", ""),
         "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
         # Per worker: a revoked key is refused by every worker within this many seconds.
@@ -97,7 +97,8 @@ def _env_config() -> dict[str, Any]:
         "SIGNING_KEY_FILE": os.environ.get(keyfile.ENV, ""),
         # Heavy reads (verify, exports, CSV) one client may have in flight on this server
         # ("off": no bound), and the directory of their slots, shared by the server's workers.
-        "HEAVY_READS_PER_CLIENT": os.environ.get("HEAVY_READS_PER_CLIENT", str(heavy_reads.DEFAULT_PER_CLIENT)),
+        "HEAVY_READS_PER_CLIENT": os.environ.get("HEAVY_READS_PER_CLIENT", "").strip()
+        or str(heavy_reads.DEFAULT_PER_CLIENT),
         "HEAVY_READS_DIR": os.environ.get(heavy_reads.ENV_DIR, ""),
     }
 

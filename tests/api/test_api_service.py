@@ -288,3 +288,20 @@ def test_view_link_ttl_is_read_at_start_and_used(monkeypatch, tmp_path):
     made_at = datetime.fromisoformat(made["created_at"].replace("Z", "+00:00"))
     expires = datetime.fromisoformat(link["expires_at"].replace("Z", "+00:00"))
     assert 119 <= (expires - made_at).total_seconds() <= 125
+
+
+@pytest.mark.parametrize("name", ["RATE_LIMIT", "RATE_LIMIT_ANONYMOUS", "HEAVY_READS_PER_CLIENT"])
+def test_an_empty_limit_setting_is_its_default_not_off(monkeypatch, name):
+    """`RATE_LIMIT=` (what compose writes for a variable left blank) switched the limit off:
+    only `off` is documented to."""
+    from service.api import heavy_reads, ratelimit
+
+    monkeypatch.setenv(name, "")
+    app = make_app("sqlite://")
+    try:
+        defaults = {"RATE_LIMIT": ratelimit.DEFAULT_RATE_LIMIT,
+                    "RATE_LIMIT_ANONYMOUS": ratelimit.DEFAULT_RATE_LIMIT_ANONYMOUS,
+                    "HEAVY_READS_PER_CLIENT": str(heavy_reads.DEFAULT_PER_CLIENT)}
+        assert app.config[name] == defaults[name]
+    finally:
+        app.extensions["capsa"].db.dispose()
