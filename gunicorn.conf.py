@@ -10,7 +10,10 @@ import shutil
 import tempfile
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1)))
+_workers = os.environ.get("WEB_CONCURRENCY", "").strip() or str((os.cpu_count() or 1) * 2 + 1)
+if not _workers.isdigit() or int(_workers) < 1:  # 0 listened with no worker: every connection hung
+    raise SystemExit(f"gunicorn.conf.py: WEB_CONCURRENCY must be a whole number of 1 or more, not {_workers!r}")
+workers = int(_workers)
 worker_class = "sync"
 # Timeouts, chosen together with the app's own (DATABASE_STATEMENT_TIMEOUT_MS 5 s, pool wait 5 s,
 # connect 3 s), so a request always ends with an answer (a 503 at worst) before gunicorn acts:

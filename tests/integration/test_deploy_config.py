@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml  # type: ignore[import-untyped]
 from nginxkit import render, require_nginx
 
@@ -242,3 +243,15 @@ def test_compose_shares_rate_limits_through_redis_and_signs_with_a_key_in_a_volu
     for name, service in services.items():
         if name not in ("keys", "app", "sweeper"):  # the dispatcher, with a way out, never holds it
             assert "SIGNING_KEY_FILE" not in (service.get("environment") or {}), name
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "abc", "2.5"])
+def test_a_worker_count_gunicorn_cannot_serve_with_stops_it_in_one_line(monkeypatch, tmp_path, value):
+    """WEB_CONCURRENCY=0 listened and booted no worker: every connection hung, with no
+    error; abc was a ValueError traceback."""
+    import runpy
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.setenv("WEB_CONCURRENCY", value)
+    with pytest.raises(SystemExit, match=f"WEB_CONCURRENCY must be a whole number of 1 or more, not {value!r}"):
+        runpy.run_path(str(ROOT / "gunicorn.conf.py"))
