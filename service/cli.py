@@ -135,6 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if signing is not None and isinstance(exc, signing.KeyringError):
             print(f"capsa: {exc.message}", file=sys.stderr)
             return ExitCode.UNREADABLE
+        errors = sys.modules.get("service.domain.errors")
+        if errors is not None and isinstance(exc, errors.SettingError):  # a setting it cannot run with
+            print(f"capsa: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
         if "sqlalchemy" not in sys.modules:
             raise
         from .commands.database import database_problem

@@ -14,6 +14,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from service.domain.errors import SettingError
+
 from .default_url import (
     DEFAULT_DATABASE_URL as DEFAULT_DATABASE_URL,  # where it has always been imported from
 )
@@ -115,7 +117,7 @@ class PostgresSettings:
             pooler = Pooler(raw)
         except ValueError:
             choices = ", ".join(repr(p.value) for p in Pooler)
-            raise ValueError(f"DATABASE_POOLER {raw!r} is not one of {choices}") from None
+            raise SettingError(f"DATABASE_POOLER {raw!r} is not one of {choices}") from None
         return cls(
             pooler=pooler,
             write_deadline_s=_setting("DATABASE_WRITE_DEADLINE_S", env, float, 5.0),
@@ -152,9 +154,9 @@ def _setting(name: str, env: Mapping[str, str], kind: type[Any], default: Any) -
     try:
         value = kind(raw)
     except ValueError:
-        raise ValueError(f"{name} {raw!r} is not a number") from None
+        raise SettingError(f"{name} {raw!r} is not {'a whole number' if kind is int else 'a number'}") from None
     if value < 0:
-        raise ValueError(f"{name} {raw!r} is negative")
+        raise SettingError(f"{name} {raw!r} is negative")
     return value
 
 

@@ -16,6 +16,7 @@ from flask import Flask, Response, g, send_from_directory
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
+from service.domain.errors import SettingError
 from service.domain.version import ENGINE_VERSION
 from service.services import clients, view_links
 from service.services.clock import utcnow_ms
@@ -41,10 +42,6 @@ log = structlog.get_logger("service.api")
 MAX_BODY = 64 * 1024
 _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-
-
-class SettingError(ValueError):
-    """An environment setting the app cannot start with; the message names it and its value."""
 
 
 def _number(name: str, default: float, *, whole: bool = False, least: float = 0.0) -> Any:

@@ -42,7 +42,8 @@ def _count(text: str) -> int:
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    from service.services.webhooks.dispatcher import Dispatcher, Metrics, SettingError, Settings
+    from service.domain.errors import SettingError
+    from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:

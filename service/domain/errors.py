@@ -67,6 +67,11 @@ class IllegalMove(CapsaError):
     title = "Illegal move"
 
 
+class SettingError(ValueError):
+    """An environment setting a process cannot run with; the message names it and its value
+    (the app and every command stop with it in one line)."""
+
+
 def quoted(value: object, limit: int = 100) -> str:
     """A request value as the JSON the client sent it (`true`, `null`, `{"a": 1}`, not
     Python's `True`, `None`, `{'a': 1}`), cut at `limit` characters."""

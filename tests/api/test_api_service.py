@@ -260,7 +260,7 @@ def test_a_setting_the_app_cannot_start_with_names_itself(monkeypatch, name, val
     """A bare ValueError ('could not convert string to float') named neither the variable
     nor why; VIEW_LINK_TTL was read on the first link request: a 500 for every one (1h), or
     links that never opened (0)."""
-    from service.api.app import SettingError
+    from service.domain.errors import SettingError
 
     monkeypatch.setenv(name, value)
     with pytest.raises(SettingError, match=f"^{name} must be .*not {value!r}$"):

@@ -85,3 +85,16 @@ def test_a_keyring_that_cannot_be_written_is_exit_3_in_one_line(tmp_path, capsys
     assert main(["keys", "create", "--file", str(target), "--no-sign"]) == 3
     err = capsys.readouterr().err
     assert err.startswith(f"capsa keys: cannot write {target}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("name", "value", "said"), [
+    ("DATABASE_POOLER", "pgbounce", "DATABASE_POOLER 'pgbounce' is not one of 'none', 'pgbouncer'"),
+    ("RECEIPT_FLUSH_MS", "0.5", "RECEIPT_FLUSH_MS '0.5' is not a whole number"),
+    ("DATABASE_KEEPALIVES_IDLE_S", "10s", "DATABASE_KEEPALIVES_IDLE_S '10s' is not a whole number"),
+])
+def test_a_database_setting_a_command_cannot_run_with_is_one_line_and_exit_2(monkeypatch, capsys, name, value, said):
+    """A ValueError traceback, exit 1, from every command that opens a PostgreSQL database."""
+    monkeypatch.setenv("DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv(name, value)
+    assert main(["clients", "list"]) == 2
+    assert capsys.readouterr().err == f"capsa: {said}\n"

@@ -28,7 +28,7 @@ def test_receipts_wait_500_ms_for_a_next_write_unless_receipt_flush_ms_says_othe
     ({"DATABASE_POOLER": "pgpool"}, "DATABASE_POOLER 'pgpool' is not one of 'none', 'pgbouncer'"),
     ({"DATABASE_WRITE_DEADLINE_S": "soon"}, "DATABASE_WRITE_DEADLINE_S 'soon' is not a number"),
     ({"DATABASE_KEEPALIVES_COUNT": "-1"}, "DATABASE_KEEPALIVES_COUNT '-1' is negative"),
-    ({"DATABASE_TCP_USER_TIMEOUT_MS": "1.5"}, "DATABASE_TCP_USER_TIMEOUT_MS '1.5' is not a number"),
+    ({"DATABASE_TCP_USER_TIMEOUT_MS": "1.5"}, "DATABASE_TCP_USER_TIMEOUT_MS '1.5' is not a whole number"),
 ])
 def test_a_setting_that_cannot_be_read_stops_the_start_with_its_name_and_value(env, message):
     with pytest.raises(ValueError) as caught:

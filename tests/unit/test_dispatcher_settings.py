@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from service.domain import webhooks as hooks
-from service.services.webhooks.dispatcher import SettingError, Settings
+from service.domain.errors import SettingError
+from service.services.webhooks.dispatcher import Settings
 
 EVERY_VARIABLE = {
     "WEBHOOK_RETRY_SCHEDULE": "1s,2m",

@@ -88,6 +88,7 @@ from service.adapters.webhook_queue import (
 from service.adapters.webhooks import Target
 from service.domain import webhooks as hooks
 from service.domain.audit import record_time
+from service.domain.errors import SettingError
 from service.services.clock import utcnow_ms
 from service.services.webhooks import events
 from service.services.webhooks.endpoints import _delivery, allow_private, live_secrets
@@ -182,10 +183,6 @@ class Settings:
     def most_held(self) -> int:
         """Deliveries one dispatcher holds at most: in flight, and waiting in its lanes."""
         return max(2 * self.claim_batch, self.concurrency)
-
-
-class SettingError(ValueError):
-    """A WEBHOOK_* variable the dispatcher cannot run with; the message names it and its value."""
 
 
 class _Reader:
