@@ -60,6 +60,15 @@ def _number(name: str, default: float, *, whole: bool = False, least: float = 0.
     return value
 
 
+def _without_password(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL at all: nothing to hide in it
+        return url
+
+
 def _env_config() -> dict[str, Any]:
     return {
         "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
@@ -162,6 +171,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     capsa = state_of(app)
     heavy_reads.install(app)
     if app.config["READ_DATABASE_URL"]:
+        if not str(app.config["READ_DATABASE_URL"]).startswith("postgresql"):
+            # SQLite has no standby: another file's empty tables were served as reports.
+            raise SettingError(
+                "READ_DATABASE_URL must name a PostgreSQL standby of DATABASE_URL (postgresql://...), "
+                f"not {_without_password(str(app.config['READ_DATABASE_URL']))!r}"
+            )
         replica = replicas.Replica(
             app.config["READ_DATABASE_URL"],
             keyring=capsa.db.keyring,

@@ -305,3 +305,12 @@ def test_an_empty_limit_setting_is_its_default_not_off(monkeypatch, name):
         assert app.config[name] == defaults[name]
     finally:
         app.extensions["capsa"].db.dispose()
+
+
+def test_a_read_url_that_is_not_postgresql_stops_the_start(tmp_path):
+    """A SQLite READ_DATABASE_URL (another file) was taken for a current standby: its empty
+    tables answered every report (0 rounds, as_of source replica)."""
+    from service.domain.errors import SettingError
+
+    with pytest.raises(SettingError, match="^READ_DATABASE_URL must name a PostgreSQL standby .*not 'sqlite:///"):
+        make_app("sqlite://", READ_DATABASE_URL=f"sqlite:///{tmp_path / 'other.db'}")
