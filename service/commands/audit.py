@@ -38,7 +38,7 @@ from service.strictjson import loads as strict_loads
 
 from .database import database_problem, open_database
 from .exitcodes import ExitCode, KeepTables, table
-from .inputs import STDIN, more_than_one_stdin, open_input, read_input, shown
+from .inputs import STDIN, more_than_one_stdin, open_input, positive, read_input, shown
 
 if TYPE_CHECKING:  # the database layer loads only in the commands that open a database:
     # verify-file checks a file offline and never imports SQLAlchemy
@@ -416,15 +416,6 @@ def verify_restore(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _positive(text: str) -> int:
-    """A whole number >= 1, else argparse's usage error (exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return value
 
 
 _Formatter = KeepTables
@@ -456,9 +447,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "first bad sequence and why (exit 1).",
     )
     v.add_argument("--client", required=True, metavar="NAME", help="the client whose chain to check")
-    v.add_argument("--from-sequence", type=_positive, default=1, metavar="N",
+    v.add_argument("--from-sequence", type=positive, default=1, metavar="N",
                    help="start at this record (default: 1, the first)")
-    v.add_argument("--limit", type=_positive, default=None, metavar="N",
+    v.add_argument("--limit", type=positive, default=None, metavar="N",
                    help="check at most N records (default: all, up to the head)")
     v.add_argument("--database-url", default=None, metavar="URL",
                    help=f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})")
@@ -477,7 +468,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--client", required=True, metavar="NAME", help="the client whose chain to export")
     e.add_argument("file", metavar="FILE",
                    help="the NDJSON file to write (replaced when complete); - writes standard output")
-    e.add_argument("--from-sequence", type=_positive, default=1, metavar="N",
+    e.add_argument("--from-sequence", type=positive, default=1, metavar="N",
                    help="start at this record (default 1); verify-file checks such a file with "
                    "--from-sequence N and the head of the export before (at N - 1)")
     e.add_argument("--head", default=None, metavar="HEAD.json",
@@ -505,7 +496,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f.add_argument("--head", action="append", metavar="HEAD.json",
                    help="a signed head (GET /v1/audit/head) the export must reach; repeat for several; - reads standard input")
     start = f.add_mutually_exclusive_group()
-    start.add_argument("--from-sequence", type=_positive, default=None, metavar="N",
+    start.add_argument("--from-sequence", type=positive, default=None, metavar="N",
                        help="the export starts at record N: its first previous hash must be the hash of "
                        "the signed head at N - 1, given with --head (an auditor's incremental check)")
     start.add_argument("--partial", action="store_true",

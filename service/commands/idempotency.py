@@ -12,6 +12,7 @@ from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.services import idempotency
 
 from .database import open_database
+from .inputs import positive
 
 
 def purge(args: argparse.Namespace) -> int:
@@ -25,11 +26,6 @@ def purge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(each its own short transaction). Prints how many went. Workers do this by themselves "
         "about once a minute.",
     )
-    purge_parser.add_argument("--batch", type=_positive, default=idempotency.PURGE_BATCH, metavar="N",
+    purge_parser.add_argument("--batch", type=positive, default=idempotency.PURGE_BATCH, metavar="N",
                               help=f"records per transaction (default: {idempotency.PURGE_BATCH})")
     purge_parser.add_argument("--database-url", default=None, metavar="URL",
                               help=f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,3 +36,11 @@ def read_input(path: str, cap: int | None = None) -> bytes:
 def more_than_one_stdin(paths: Iterable[str | None]) -> bool:
     """Whether several inputs are `-`: standard input can be read once."""
     return sum(path == STDIN for path in paths) > 1
+
+
+def positive(text: str) -> int:
+    """A whole number of 1 or more, else argparse's usage error (exit 2) naming the value."""
+    value = int(text) if text.strip().isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value

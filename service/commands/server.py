@@ -11,6 +11,7 @@ from service.adapters.default_url import DEFAULT_DATABASE_URL
 
 from .database import database_url
 from .exitcodes import ExitCode
+from .inputs import positive
 
 DB_HELP = f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})"
 
@@ -55,14 +56,6 @@ def _port(text: str) -> int:
     return value
 
 
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text!r}")
-    return value
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -136,7 +129,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "given, else $HOST, else 127.0.0.1)")
     p.add_argument("--port", type=_port, default=None,
                    help="the port to listen on (default: $BIND's when neither is given, else $PORT, else 8000)")
-    p.add_argument("--workers", type=_workers, default=None, metavar="N",
+    p.add_argument("--workers", type=positive, default=None, metavar="N",
                    help="worker processes (default: gunicorn.conf.py's: $WEB_CONCURRENCY, else 2 x cores + 1)")
     p.add_argument("--database-url", metavar="URL", help=DB_HELP)
     p.set_defaults(func=serve)

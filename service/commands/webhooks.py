@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .database import DatabaseProblem, open_database, statement_timeout_ms
 from .exitcodes import ExitCode
+from .inputs import positive
 
 if TYPE_CHECKING:
     from service.adapters.uow import Database
@@ -35,10 +36,6 @@ def dispatcher_database(url: str | None, settings: Any) -> Database:
     return open_database(url, pool_size=settings.concurrency + 2, statement_timeout_ms=statement_timeout_ms())
 
 
-def _count(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
-    return int(text)
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -116,6 +113,6 @@ def register(sub: Any) -> None:
         "WEBHOOK_RETRY_SCHEDULE; metrics on WEBHOOK_METRICS_BIND (default 127.0.0.1:9101).",
     )
     run.add_argument("--database-url", help="the database (default: $DATABASE_URL)")
-    run.add_argument("--concurrency", type=_count, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
+    run.add_argument("--concurrency", type=positive, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
     run.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
     run.set_defaults(func=dispatch)

@@ -230,20 +230,12 @@ def test_two_signed_heads_of_a_forked_chain_are_a_fork(made):
 def _rechain(made: dict[str, Any], lines: list[bytes], at: int, edit: Any) -> list[bytes]:
     """What a service that controls its database and key could write: record `at` edited,
     every later record re-linked, re-hashed and re-signed."""
-    out = list(lines[: at - 1])
-    previous = json.loads(out[-1])["hash"] if out else "0" * 64
-    for raw in lines[at - 1:]:
-        doc = json.loads(raw)
-        record = doc["record"]
-        if doc["sequence"] == at:
-            edit(record)
-        body = orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
-        doc["previous_hash"] = previous
-        doc["hash"] = previous = chain_hash(previous, body)
-        kid, sig = made["private"].sign(receipt_message(doc["client_id"], doc["sequence"], doc["hash"]))
-        doc["kid"], doc["signature"] = kid, b64(sig)
-        out.append(_line(doc, body))
-    return out
+
+    def edited(record: dict[str, Any]) -> bytes:
+        edit(record)
+        return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+
+    return _rechained(made, at, edited, lines)
 
 
 def test_a_consistently_rewritten_result_is_caught_by_re_scoring(made):
@@ -335,12 +327,13 @@ def test_a_key_retired_before_a_record_or_a_head_does_not_sign_it(made):
     assert report.first_bad_sequence == 3 and f"{new.kid!r}" in report.reason and "does not sign" in report.reason
 
 
-def _rechained(made: dict[str, Any], at: int, body_of: Any) -> list[bytes]:
+def _rechained(made: dict[str, Any], at: int, body_of: Any, lines: list[bytes] | None = None) -> list[bytes]:
     """Record `at`'s bytes made by `body_of(record)`, every record from it re-linked,
-    re-hashed and re-signed (a key holder's rewrite)."""
-    out = list(lines_of(made["export"])[: at - 1])
+    re-hashed and re-signed (a key holder's rewrite); of `lines`, else the export."""
+    lines = lines_of(made["export"]) if lines is None else lines
+    out = list(lines[: at - 1])
     previous = json.loads(out[-1])["hash"] if out else "0" * 64
-    for raw in lines_of(made["export"])[at - 1:]:
+    for raw in lines[at - 1:]:
         doc = json.loads(raw)
         record = doc["record"]
         body = body_of(record) if doc["sequence"] == at else orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
