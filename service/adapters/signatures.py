@@ -109,7 +109,7 @@ class SignatureRepository:
             if record[1] > through:
                 break
             at = _stored_at(record[2])
-            if at is None or not now - REMAKE_WINDOW <= at <= now + _SKEW:
+            if at is None or not _remakeable(at, now):
                 continue  # not one a read would sign either
             if at <= now - grace:
                 lost.append(record)
@@ -147,7 +147,11 @@ _SKEW = timedelta(seconds=5)  # and not for one stamped later than now, beyond a
 
 def _just_stored(record: StoredRecord, now: datetime) -> bool:
     """Whether the record's own time (in its bytes) lies within REMAKE_WINDOW before now."""
-    at = _stored_at(record.canonical)
+    return _remakeable(_stored_at(record.canonical), now)
+
+
+def _remakeable(at: datetime | None, now: datetime) -> bool:
+    """A record stored at `at` may have its receipt made now: within REMAKE_WINDOW before it."""
     return at is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
 
 
