@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import math
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,6 +15,7 @@ from flask import Flask, Response, g, send_from_directory
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
+from service.domain import settings
 from service.domain.errors import SettingError
 from service.domain.version import ENGINE_VERSION
 from service.services import clients, view_links
@@ -44,20 +44,9 @@ _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _number(name: str, default: float, *, whole: bool = False, least: float = 0.0) -> Any:
-    """The variable as a number (a whole one), at least `least`; its default when unset or
-    empty. SettingError, naming it, otherwise (a bare ValueError said neither which nor why)."""
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return int(default) if whole else default
-    try:
-        value: float = int(text) if whole else float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= least):
-        kind = "a whole number" if whole else "a number"
-        raise SettingError(f"{name} must be {kind}, {least:g} or more, not {text!r}")
-    return value
+def _number(name: str, default: float, *, whole: bool = False, least: float = 0.0, unit: str = "") -> Any:
+    """The variable as a number (`settings.number`), at least `least`."""
+    return settings.number(os.environ, name, default, whole=whole, least=least, unit=unit)
 
 
 def _without_password(url: str) -> str:
@@ -79,7 +68,7 @@ def _env_config() -> dict[str, Any]:
         "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
         "DATABASE_OPTIONS": {},
         # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
-        "DATABASE_STATEMENT_TIMEOUT_MS": _number("DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True),
+        "DATABASE_STATEMENT_TIMEOUT_MS": _number("DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True, unit="milliseconds"),
         # Per-client limit on /v1 ("off" disables); counters in memory unless a storage URI.
         # (an empty variable is its default, as an unset one: compose writes `RATE_LIMIT:` so)
         "RATE_LIMIT": os.environ.get("RATE_LIMIT", "").strip() or ratelimit.DEFAULT_RATE_LIMIT,

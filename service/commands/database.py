@@ -28,14 +28,14 @@ def statement_timeout_ms() -> int:
     """DATABASE_STATEMENT_TIMEOUT_MS (default 5000, 0: none), as the app reads it: for the
     processes that run beside it (`capsa sweep`, `capsa webhooks dispatch`), whose statements
     are as short; not for migrations and whole-chain checks, which run longer by design."""
-    text = os.environ.get("DATABASE_STATEMENT_TIMEOUT_MS", "").strip() or "5000"
+    from service.domain import settings
+    from service.domain.errors import SettingError
+
     try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise DatabaseProblem(f"DATABASE_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds (0: none), not {text!r}")
-    return value
+        return int(settings.number(os.environ, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True, least=0,
+                                   unit="milliseconds"))
+    except SettingError as exc:
+        raise DatabaseProblem(str(exc)) from exc
 
 
 def open_database(explicit: str | None = None, **options: Any) -> Database:

@@ -86,6 +86,7 @@ from service.adapters.webhook_queue import (
     Reads,
 )
 from service.adapters.webhooks import Target
+from service.domain import settings
 from service.domain import webhooks as hooks
 from service.domain.audit import record_time
 from service.domain.errors import SettingError
@@ -203,17 +204,7 @@ class _Reader:
         return int(text)
 
     def number(self, name: str, default: float, *, above: float | None = None, least: float | None = None) -> float:
-        text = self._text(name)
-        if not text:
-            return default
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or (above is not None and value <= above) or (least is not None and value < least):
-            bound = f"more than {above:g}" if above is not None else f"{least:g} or more"
-            raise SettingError(f"{name} must be a number of seconds, {bound}, not {text!r}")
-        return value
+        return float(settings.number(self.env, name, default, above=above, least=least, unit="seconds"))
 
     def schedule(self, name: str, default: str) -> tuple[float, ...]:
         text = self._text(name) or default

@@ -1,0 +1,31 @@
+"""Numbers read from a process's environment settings, each checked as it is read: one it
+cannot run with stops it with `SettingError`, naming the variable and the value sent."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from service.domain.errors import SettingError
+
+
+def number(
+    env: Mapping[str, str], name: str, default: float, *,
+    whole: bool = False, least: float | None = None, above: float | None = None, unit: str = "",
+) -> Any:
+    """`name` in `env` as a number (an int when `whole`), at least `least` or more than
+    `above`; `default` when it is unset or empty. `unit` names what it counts in the
+    refusal (`a number of seconds, more than 0`)."""
+    text = str(env.get(name) or "").strip()
+    if not text:
+        return int(default) if whole else default
+    try:
+        value: float = int(text) if whole else float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or (least is not None and value < least) or (above is not None and value <= above):
+        kind = ("a whole number" if whole else "a number") + (f" of {unit}" if unit else "")
+        bound = f"more than {above:g}" if above is not None else f"{least:g} or more"
+        raise SettingError(f"{name} must be {kind}, {bound}, not {text!r}")
+    return value
