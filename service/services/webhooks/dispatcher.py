@@ -294,6 +294,7 @@ class Lanes:
         self.endpoint_busy: Counter[str] = Counter()
         self.client_busy: Counter[str] = Counter()
         self.running = 0
+        self.reserved_from = settings.concurrency - reserve(settings.concurrency)  # running: only newcomers start
         self.tasks: set[asyncio.Task[None]] = set()
         self.closing = False  # pragma: no mutate (None reads as False)
         # shared, under `cv`:
@@ -418,13 +419,12 @@ class Lanes:
         caps, whose client has the fewest attempts in flight (lanes of equal ones in turn).
         The last `reserve` free slots go only to a client with none in flight: however many
         tenants' endpoints hang, another tenant's first attempt starts at once."""
-        s = self.settings
-        reserved = self.running >= s.concurrency - reserve(s.concurrency)
+        reserved = self.running >= self.reserved_from
         best: str | None = None
-        fewest = s.client_concurrency
+        fewest = self.settings.client_concurrency
         for name, lane in self.lanes.items():
-            busy = self.client_busy[lane[0].claimed.client_id]
-            if busy < fewest and self.endpoint_busy[name] < s.endpoint_concurrency and not (reserved and busy):
+            busy = self._room(name, lane)
+            if busy is not None and busy < fewest and not (reserved and busy):
                 best, fewest = name, busy
                 if not busy:
                     break
@@ -458,14 +458,16 @@ class Lanes:
     def _reserve_waiting(self) -> int:
         """What waits in the lanes, after a pump, only because the free slots are the
         reserve's: deliveries of clients with attempts in flight, under their caps."""
-        s = self.settings
-        if not s.concurrency - reserve(s.concurrency) <= self.running < s.concurrency:
+        if not self.reserved_from <= self.running < self.settings.concurrency:
             return 0
-        return sum(
-            len(lane) for name, lane in self.lanes.items()
-            if self.endpoint_busy[name] < s.endpoint_concurrency
-            and 0 < self.client_busy[lane[0].claimed.client_id] < s.client_concurrency
-        )
+        return sum(len(lane) for name, lane in self.lanes.items() if self._room(name, lane))
+
+    def _room(self, name: str, lane: deque[Prepared]) -> int | None:
+        """The attempts in flight of the lane's client when its endpoint and its client are
+        both under their caps (its next delivery may start), else None."""
+        s = self.settings
+        busy = self.client_busy[lane[0].claimed.client_id]
+        return busy if busy < s.client_concurrency and self.endpoint_busy[name] < s.endpoint_concurrency else None
 
     async def _run(self, p: Prepared) -> None:
         c = p.claimed
