@@ -38,6 +38,17 @@ def statement_timeout_ms() -> int:
         raise DatabaseProblem(str(exc)) from exc
 
 
+def with_schema(db: Database) -> Database:
+    """`db`, once its schema is one this release runs on; else it is let go and
+    DatabaseProblem says why (one line, exit 3), for the processes that would otherwise
+    fail on a missing table or column at every pass (`capsa sweep`, the dispatcher)."""
+    refusal = db.schema_refusal()
+    if refusal is not None:
+        db.dispose()
+        raise DatabaseProblem(refusal)
+    return db
+
+
 def open_database(explicit: str | None = None, **options: Any) -> Database:
     """The command's database (connections are made on first use)."""
     from service.adapters.uow import Database

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 
-from .database import DatabaseProblem, open_database, statement_timeout_ms
+from .database import open_database, statement_timeout_ms, with_schema
 from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer (and the auto-arranger's numpy) load when a pass runs
@@ -118,11 +118,7 @@ def sweep(args: argparse.Namespace) -> int:
     # app's are (the webhook dispatcher, which holds no key, waits for a receipt a while).
     from service.services.audit.receipts import LostReceipts
 
-    db = open_database(args.database_url, keyring=keyfile.load_env(), statement_timeout_ms=statement_timeout_ms())
-    refusal = db.schema_refusal()  # one line and exit 3, as every command says it, not a failed pass a second
-    if refusal is not None:
-        db.dispose()
-        raise DatabaseProblem(refusal)
+    db = with_schema(open_database(args.database_url, keyring=keyfile.load_env(), statement_timeout_ms=statement_timeout_ms()))
     lost = LostReceipts()
     stop = threading.Event()
 

@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .database import DatabaseProblem, open_database, statement_timeout_ms
+from .database import open_database, statement_timeout_ms, with_schema
 from .exitcodes import ExitCode
 from .inputs import positive
 
@@ -57,11 +57,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         host, _, port = bind.rpartition(":")
         start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
-    db = dispatcher_database(args.database_url, settings)
-    refusal = db.schema_refusal()  # one line and exit 3, not a missing column on every pass
-    if refusal is not None:
-        db.dispose()
-        raise DatabaseProblem(refusal)
+    db = with_schema(dispatcher_database(args.database_url, settings))
     dispatcher = Dispatcher(db, settings, metrics)
     stop = threading.Event()
 
