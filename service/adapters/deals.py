@@ -171,13 +171,12 @@ class DealRepository:
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def mark_revealed(self, client_id: str, deal_id: str, at: datetime) -> bool:
-        """Publish the seed from `at`: False when its time was set already (revealed, or
-        used by a game, whose end shows it)."""
-        result = self.session.execute(
+    def mark_revealed(self, client_id: str, deal_id: str, at: datetime) -> None:
+        """Publish the seed from `at`, unless its time was set already (revealed, or used by
+        a game, whose end shows it)."""
+        self.session.execute(
             update(Deal)
             .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.revealed_at.is_(None))
             .values(revealed_at=at)
             .execution_options(synchronize_session=False)
         )
-        return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -169,10 +169,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
         row = _found(uow, client_id, deal_id, lock=True)
         if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
             raise in_play_conflict(deal_id, row.used_by)
-        if not uow.deals.mark_revealed(client_id, deal_id, utcnow_ms()):
-            row = _found(uow, client_id, deal_id, lock=True)  # revealed, or used since it was read
-            if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
-                raise in_play_conflict(deal_id, row.used_by)
+        uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())  # the row is held: as read above
         uow.commit()
     return get(db, client_id, deal_id, writer=True)
 
