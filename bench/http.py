@@ -11,7 +11,7 @@ Measured in one run, against a reference measured in the same run:
       hash chain; goal >= 0.8 x (a));
       for each: per stored round, the gunicorn workers' CPU and the PostgreSQL backends'
       CPU (utime + stime from /proc, over the phase, divided by the rounds stored; goals
-      <= 1.8 ms and <= 0.8 ms) and the WAL written (pg_current_wal_lsn() before and after;
+      <= 1.4 ms and <= 0.6 ms) and the WAL written (pg_current_wal_lsn() before and after;
       goal <= 8 KiB);
 (d)   200 req/s spread over 4 API clients for 30 s, measured from each request's scheduled
       send time (so a stall is not hidden by the client waiting): p50 / p99 (goal < 50 ms),
@@ -396,7 +396,7 @@ def main() -> int:
         print(_row(f"POST /v1/rounds, {args.senders} clients, no key", unkeyed, echo.rate))
         print(_row("POST /v1/rounds, 1 client, Idempotency-Key", one_client, echo.rate))
         print(f"    one client / {args.senders} clients (keyed): {one_client.rate / keyed.rate:.3f} (goal >= 0.8); "
-              "goals: ratio >= 0.18 (0.25), workers <= 1.8 ms, PostgreSQL <= 0.8 ms, WAL <= 8 KiB")
+              "goals: ratio >= 0.18 (0.25), workers <= 1.4 ms, PostgreSQL <= 0.6 ms, WAL <= 8 KiB")
         print(
             f"fixed {args.rate:.0f} req/s over {args.fixed_clients} API clients for {args.fixed_seconds:.0f} s, "
             f"keyed: achieved {achieved:.1f} req/s, {errors} errors, load {load:.2f} at start"
