@@ -35,6 +35,7 @@ from sqlalchemy import (
     case,
     cast,
     delete,
+    exists,
     func,
     select,
     text,
@@ -393,6 +394,18 @@ _FAILING = update(w).where(_endpoint, w.failing_since.is_(None)).values(failing_
 _DISABLE = (
     update(w)
     .where(_endpoint, w.enabled.is_(True), w.failing_since <= bindparam("_since"))
+    .values(enabled=False, disabled_reason="failing", updated_at=bindparam("_now"))
+    .returning(w.id)
+)
+# Every endpoint failing since `_since` or before with no retry left to come: one with a
+# delivery pending is disabled by that attempt's failure (or recovers by its success).
+_DISABLE_OVERDUE = (
+    update(w)
+    .where(
+        w.enabled.is_(True),
+        w.failing_since <= bindparam("_since"),
+        ~exists().where(d.client_id == w.client_id, d.webhook_id == w.id, d.state == PENDING),
+    )
     .values(enabled=False, disabled_reason="failing", updated_at=bindparam("_now"))
     .returning(w.id)
 )
@@ -785,6 +798,11 @@ class DeliveryQueue:
                 **keys, "events": text_array(wanted) if self.dialect == "postgresql" else wanted,
             }).rowcount if events else 0
         return len(events), int(failed)
+
+    def disable_overdue(self, now: datetime, since: datetime) -> list[str]:
+        """Disable every endpoint failing since `since` or before: their ids."""
+        with translated(), self.engine.begin() as conn:
+            return [str(i) for i in conn.scalars(_DISABLE_OVERDUE, {"_now": now, "_since": since})]
 
     @contextlib.contextmanager
     def pass_(self) -> Iterator[Pass]:

@@ -462,6 +462,32 @@ def test_an_endpoint_failing_for_the_disable_period_is_disabled(app, http, tenan
     assert len(receiver.requests) == before  # disabled: nothing is sent
 
 
+def test_an_endpoint_whose_retries_ran_out_is_disabled_once_failing_for_the_period(app, http, tenant, receiver, clock):
+    """The retries (2.8 days by default, +-20%) can run out before the disable period (3
+    days): no attempt follows to disable the endpoint, so the dispatcher looks for overdue
+    ones itself; enabling it again then sends what failed for good."""
+    w = add_hook(http, tenant, receiver.url)
+    receiver.secrets = [w["secret"]]
+    receiver.fate = lambda _id: "fail"
+    settings = dataclasses.replace(FAST, schedule=(0.0,), disable_after_s=3 * 86400)
+    gave_up = store_round(http, tenant)["id"]
+    dispatch(app, settings)  # two attempts, then failed for good
+    clock.advance(days=2)
+    metrics = Metrics()
+    Dispatcher(app.extensions["capsa"].db, settings, metrics).run_until_idle()
+    doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
+    assert (doc["enabled"], doc["failing_since"]) == (True, "2026-11-29T10:00:00.000Z")  # not yet the period
+    clock.advance(days=1)
+    Dispatcher(app.extensions["capsa"].db, settings, metrics).run_until_idle()
+    doc = http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers).get_json()
+    assert (doc["enabled"], doc["disabled_reason"]) == (False, "failing")
+    assert metrics.registry.get_sample_value("capsa_webhook_endpoints_disabled_total") == 1
+    receiver.fate = lambda _id: "ok"
+    assert http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": True}, headers=tenant.headers).status_code == 200
+    dispatch(app, settings)
+    assert receiver.acknowledged() == {hooks.event_id(gave_up, hooks.SETTLED)}
+
+
 def test_an_endpoint_enabled_again_is_sent_at_once_everything_it_missed(app, http, tenant, receiver, clock):
     """Enabling resumes an endpoint "with everything it missed": the deliveries that failed
     for good while it was failing and those waiting for a late retry are made due at once,
