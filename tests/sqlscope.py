@@ -80,6 +80,10 @@ EXEMPT: dict[tuple[str, str], str] = {
         "the dispatcher finds the endpoints whose oldest attempt is past the retention, one index probe per "
         "endpoint; under Citus a multi-shard SELECT over co-located webhooks and webhook_attempts (each shard "
         "locally), each endpoint's attempts then deleted by (client, endpoint)",
+    ("service/adapters/webhook_queue.py", "DeliveryQueue.disable_overdue"):
+        "the dispatcher disables, once a minute, the endpoints of every client failing for the whole period "
+        "with no delivery pending; under Citus a multi-shard UPDATE of co-located webhooks and "
+        "webhook_deliveries on (client_id, webhook id), each shard locally",
     ("service/adapters/webhooks.py", "WebhookRepository.waiting"):
         "the dispatcher's backlog gauge counts pending deliveries of every client; under Citus a "
         "multi-shard aggregate (count and min per shard, combined by the coordinator)",

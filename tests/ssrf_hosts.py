@@ -31,6 +31,11 @@ REFUSED = [
     ("\uff11\uff12\uff17.\uff10.\uff10.\uff11", "127.0.0.1"),  # fullwidth
     ("127\u30020\u30020\u30021", "127.0.0.1"),  # ideographic full stop
     ("\uff10\uff58\uff17\uff46.\uff11", "127.0.0.1"),  # fullwidth hex
+    # characters IDNA's nameprep maps to nothing (soft hyphen, zero-width space, joiners)
+    ("12\u00ad7.0.0.1", "127.0.0.1"),
+    ("127.0.0.1\u200b", "127.0.0.1"),
+    ("1\u200c27.0.0.1", "127.0.0.1"),
+    ("\ufeff10.0.0.1", "10.0.0.1"),
     # IPv6: loopback, unique local, link-local, site-local (fec0::/10), and IPv4 inside IPv6
     ("[::1]", "::1"),
     ("[fd00::1]", "fd00::1"),
@@ -56,6 +61,8 @@ REFUSED = [
     ("LOCALHOST.", None),
     ("api.localhost", None),
     ("\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54", None),  # fullwidth
+    ("loca\u00adlhost", None),
+    ("localhost\u200d", None),
 ]
 
 # Public addresses in odd forms: accepted at creation, connected to at delivery.

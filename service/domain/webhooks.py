@@ -15,6 +15,7 @@ import hmac
 import ipaddress
 import random
 import re
+import stringprep
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -210,14 +211,18 @@ _REFUSED_V6 = (
 
 
 def folded_host(host: str) -> str:
-    """`host` as the resolver reads it: compatibility forms folded (NFKC, as IDNA's nameprep
-    does: fullwidth digits, `①`), IDNA's other full stops as `.`, every decimal digit of any
-    script as its ASCII digit, lower case.
+    """`host` as the resolver reads it: what IDNA's nameprep maps to nothing dropped (soft
+    hyphen, zero-width space and joiners: RFC 3454's table B.1), compatibility forms folded
+    (NFKC, as nameprep does: fullwidth digits, `①`), IDNA's other full stops as `.`, every
+    decimal digit of any script as its ASCII digit, lower case.
 
     >>> folded_host("\uff11\uff12\uff17\u3002\u0660.\u0660.\u0661")
     '127.0.0.1'
+    >>> folded_host("12\u00ad7.0.0.1\u200b")
+    '127.0.0.1'
     """
-    text = unicodedata.normalize("NFKC", host).translate(_DOTS)
+    text = "".join(c for c in host if c.isascii() or not stringprep.in_table_b1(c))
+    text = unicodedata.normalize("NFKC", text).translate(_DOTS)
     return "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in text).lower()
 
 
