@@ -181,7 +181,14 @@ def target(url: str) -> Target:
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if _BAD_PATH.search(path):
         raise ValueError(f"URL can't contain control characters. {path!r}")
-    shown = f"[{host}]" if ":" in host else host
+    if not host.isascii():  # Host is ASCII: an internationalised name as IDNA (the resolver's) spells it
+        try:
+            ascii_host = host.encode("idna").decode("ascii")
+        except UnicodeError as exc:
+            raise ValueError(f"the host {host!r} is not a name IDNA can encode") from exc
+    else:
+        ascii_host = host
+    shown = f"[{ascii_host}]" if ":" in ascii_host else ascii_host
     host_header = shown if port == (443 if tls else 80) else f"{shown}:{port}"
     found = Target(parts.scheme, host, port, path, host_header)
     if len(_TARGETS) > 10_000:

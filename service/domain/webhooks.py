@@ -187,6 +187,11 @@ def check_url(url: str, allow_private: bool) -> SplitResult:
         raise InvalidWebhook(f"url {url!r} must not have a fragment", field="url")
     if port == 0:
         raise InvalidWebhook(f"url {url!r} has port 0", field="url")
+    if not parts.hostname.isascii():  # the resolver and the Host header take the name as IDNA spells it
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError as exc:
+            raise InvalidWebhook(f"url {url!r} has a host IDNA cannot encode ({exc.__cause__ or exc})", field="url") from exc
     # A name that passes is resolved at each delivery, and every address it resolves to checked.
     reason = None if allow_private else refused_host(parts.hostname)
     if reason is not None:

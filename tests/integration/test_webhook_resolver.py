@@ -6,6 +6,7 @@ where they say."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 from urllib.parse import urlsplit
 
 import pytest
@@ -42,3 +43,40 @@ def test_a_post_to_an_odd_form_of_loopback_is_refused_and_never_connects():
     result = delivery.post("http://0x7f.1:9/h", b"{}", {}, timeout=1.0, allow_private=False)
     assert (result.outcome, result.status_code) == ("refused", None)
     assert result.error == "0x7f.1 is 127.0.0.1, a loopback, private, link-local or reserved address"
+
+
+def test_a_post_to_an_internationalised_name_sends_its_ascii_form_in_host(monkeypatch):
+    """The name is resolved as IDNA reads it, and `Host` carries its ASCII (punycode) form:
+    a header is ASCII, and the name itself could not be encoded into the request."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    hosts: list[str | None] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def log_message(self, *a: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            hosts.append(self.headers["Host"])
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(204)
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> object:
+        return real("127.0.0.1" if host == "\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444" else host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.server_address[1]
+    try:
+        result = delivery.post(f"http://\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444:{port}/h", b"{}", {},
+                               timeout=2.0, allow_private=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (result.outcome, result.status_code, result.error) == ("delivered", 204, None)
+    assert hosts == [f"xn--e1afmkfd.xn--p1ai:{port}"]

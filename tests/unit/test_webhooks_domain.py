@@ -126,7 +126,8 @@ LONG_URL = "https://a.example/" + "x" * (hooks.MAX_URL - len("https://a.example/
      ("https://u@a.example/", "must not carry credentials"), ("https://:p@a.example/", "must not carry credentials"),
      ("https://a.example/#x", "must not have a fragment"), ("https://a.example:0/", "has port 0"),
      ("https://a.example:99999/", "is not a URL: Port out of range 0-65535"),
-     ("http://[::1/", "is not a URL: Invalid IPv6 URL")],
+     ("http://[::1/", "is not a URL: Invalid IPv6 URL"),
+     ("https://\u00e9" + "x" * 63 + ".example/", "has a host IDNA cannot encode (label empty or too long)")],
 )
 def test_a_url_that_is_not_a_plain_http_endpoint_is_refused_naming_url_and_why(url, why):
     with pytest.raises(hooks.InvalidWebhook) as raised:
