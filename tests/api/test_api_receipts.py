@@ -261,6 +261,30 @@ def test_records_stored_without_a_key_are_signed_on_first_read_with_the_oldest_k
         signed_app.extensions["capsa"].db.dispose()
 
 
+def test_an_event_read_before_its_receipt_and_after_differs_only_in_the_receipt(db_url, key_file):
+    """docs/webhooks.md: an event first sent without its round's receipt (stored before the
+    service had a key) carries it later; every other byte is the same."""
+    unsigned_app = make_app(db_url)
+    try:
+        op = make_tenant(unsigned_app)
+        (created,) = _store(unsigned_app.test_client(), op)
+        event = f"/v1/events/evt_{created.get_json()['id'].removeprefix('rnd_')}_settled"
+        before = unsigned_app.test_client().get(event, headers=op.read_headers).get_json()
+    finally:
+        unsigned_app.extensions["capsa"].db.dispose()
+    signed = make_app(db_url, SIGNING_KEY_FILE=str(key_file))
+    try:
+        after = signed.test_client().get(event, headers=op.read_headers).get_json()
+    finally:
+        signed.extensions["capsa"].db.dispose()
+    assert (before["data"]["audit"]["kid"], before["data"]["audit"]["signature"]) == (None, None)
+    assert after["data"]["audit"]["kid"] == keyfile.load(key_file).keys[0].kid
+    for doc in (before, after):
+        doc["data"]["audit"].pop("kid")
+        doc["data"]["audit"].pop("signature")
+    assert before == after
+
+
 def test_a_receipt_whose_write_was_lost_is_remade_byte_for_byte(signed_app, client, op):
     (created,) = _store(client, op)
     audit = created.get_json()["audit"]
