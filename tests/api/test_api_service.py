@@ -27,6 +27,19 @@ def test_readyz_answers_when_the_database_does(http, db_url):
         assert answer == {"status": "ok", "database": "ok", "replication": "asynchronous", "standbys": 0}
 
 
+def test_readyz_replication_values_are_the_ones_the_spec_lists(http):
+    """The spec listed the enum's names (SYNCHRONOUS, ...), not the values sent: the
+    generated clients refused every PostgreSQL /readyz."""
+    import yaml
+
+    from service.adapters.db import Replication
+
+    spec = yaml.safe_load(http.get("/openapi.yaml").get_data(as_text=True))
+    listed = spec["components"]["schemas"]["Ready"]["properties"]["replication"]["enum"]
+    assert listed == [r.value for r in Replication]
+    assert {"synchronous", "waiting", "asynchronous", "unknown"} == set(listed)
+
+
 def test_readyz_refuses_a_database_never_migrated_or_behind_this_release(tmp_path):
     """Every request would fail on such a database (503, or a missing column in the
     sweeper and the dispatcher) while /readyz said ok: a skipped `capsa db upgrade` was

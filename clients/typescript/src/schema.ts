@@ -3150,9 +3150,9 @@ export interface components {
             /**
              * @description PostgreSQL only: `synchronous` (a standby acknowledges every commit), `waiting` (a synchronous standby is named but not streaming: writes answer 503 at the write deadline), `asynchronous` (degraded: one node, e.g. pg_auto_failover's wait_primary) or `unknown` (the role cannot read pg_stat_replication: grant it pg_monitor).
              * @example synchronous
-             * @enum {string}
+             * @enum {unknown}
              */
-            replication?: "SYNCHRONOUS" | "WAITING" | "ASYNCHRONOUS" | "UNKNOWN";
+            replication?: "synchronous" | "waiting" | "asynchronous" | "unknown";
             /**
              * @description PostgreSQL only: streaming standbys of this primary.
              * @example 1

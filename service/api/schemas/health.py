@@ -35,6 +35,7 @@ class ReadySchema(Out):
     database = fields.String(required=True, metadata=openapi_meta("ok"))
     replication = fields.Enum(
         Replication,
+        by_value=True,
         metadata=openapi_meta(
             "synchronous",
             "PostgreSQL only: `synchronous` (a standby acknowledges every commit), `waiting` (a "

@@ -1,12 +1,12 @@
 from typing import Literal
 
-ReadyReplication = Literal["ASYNCHRONOUS", "SYNCHRONOUS", "UNKNOWN", "WAITING"]
+ReadyReplication = Literal["asynchronous", "synchronous", "unknown", "waiting"]
 
 READY_REPLICATION_VALUES: set[ReadyReplication] = {
-    "ASYNCHRONOUS",
-    "SYNCHRONOUS",
-    "UNKNOWN",
-    "WAITING",
+    "asynchronous",
+    "synchronous",
+    "unknown",
+    "waiting",
 }
 
 
