@@ -122,11 +122,12 @@ def uses(uow: UnitOfWork, client_id: str, rows: Sequence[DealRecord]) -> list[De
     ]
 
 
-def in_play_conflict(deal_id: str, used_by: str | None) -> DealInPlay:
+def in_play_conflict(deal_id: str, used_by: str | None, field: str = "deal") -> DealInPlay:
+    """409 `deal-in-play`, on `field`: the body's `deal`, or the path's `deal_id` (reveal)."""
     return DealInPlay(
         f"deal {deal_id!r} is used by game {used_by!r}, still in play: "
         "its seed and hands are shown once the game has ended",
-        errors=[FieldError("deal", "used by a game in play")],
+        errors=[FieldError(field, "used by a game in play")],
     )
 
 
@@ -168,7 +169,7 @@ def reveal(db: Database, client_id: str, deal_id: str) -> dict[str, Any]:
         # waits for this reveal (and is refused: revealed).
         row = _found(uow, client_id, deal_id, lock=True)
         if uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
-            raise in_play_conflict(deal_id, row.used_by)
+            raise in_play_conflict(deal_id, row.used_by, "path.deal_id")
         uow.deals.mark_revealed(client_id, deal_id, utcnow_ms())  # the row is held: as read above
         uow.commit()
     return get(db, client_id, deal_id, writer=True)

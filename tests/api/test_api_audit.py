@@ -462,7 +462,8 @@ def test_a_void_is_chained_reverses_the_lines_and_keeps_the_round_readable(http,
 def test_voiding_twice_is_409_and_books_nothing(http, tenant):
     doc = post_rounds(http, tenant, 1)[0]
     assert http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "x"}, headers=tenant.headers).status_code == 200
-    problem(http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "y"}, headers=tenant.headers), 409, "conflict")
+    again = problem(http.post(f"/v1/rounds/{doc['id']}/void", json={"reason": "y"}, headers=tenant.headers), 409, "conflict")
+    assert [e["field"] for e in again["errors"]] == ["path.round_id"]  # the route's {round_id}
     assert http.get("/v1/audit/head", headers=tenant.headers).get_json()["sequence"] == 2
 
 

@@ -66,7 +66,7 @@ def test_a_match_ties_games_together_with_standings_after_each_and_ends_at_the_t
     assert second.status_code == 201, second.get_data(as_text=True)
     assert (second.get_json()["turn"], second.get_json()["leader"]) == ("a", "a")
     busy = next_game(http, tenant, m["id"], TWO)
-    assert fields_of(problem(busy, 409, "conflict")) == {"match"}
+    assert fields_of(problem(busy, 409, "conflict")) == {"path.match_id"}
     game2 = play(http, tenant, second.get_json()["id"], SECOND_SCRIPT)
     after2 = match(http, tenant, m["id"])
     # a is left with 12 cards: x2 = 24; totals a 24, b 39, below the target of 50.
@@ -85,7 +85,7 @@ def test_a_match_ends_once_a_total_reaches_the_target_and_the_lowest_total_wins(
     done = match(http, tenant, m["id"])
     assert (done["status"], done["winners"], done["next_leader"]) == ("finished", ["a"], None)
     assert done["games"][0]["round"] == game["round"]
-    assert fields_of(problem(next_game(http, tenant, m["id"], TWO), 409, "conflict")) == {"match"}
+    assert fields_of(problem(next_game(http, tenant, m["id"], TWO), 409, "conflict")) == {"path.match_id"}
 
 
 def test_lowest_card_leads_every_game_without_previous_winner(http, tenant):

@@ -111,7 +111,7 @@ def test_auto_moves_stand_when_the_move_is_refused_in_the_same_transaction(app, 
     assert late["detail"].startswith("turn timed out")
     clock.advance(hours=1)
     finished = problem(send(http, tenant, game["id"], "c: 7h"), 409, "conflict")
-    assert fields_of(finished) == {"player"}
+    assert fields_of(finished) == {"path.game_id"}
     after = stored_moves(app, tenant, game["id"])
     assert len(after) > 2 and all(auto for _, auto, _ in after[1:])
     assert state(http, tenant, game["id"])["status"] == "finished"

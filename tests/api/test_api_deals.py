@@ -446,6 +446,7 @@ def test_a_reveal_racing_a_games_start_either_reveals_or_says_in_play(app, http,
             assert reveal.get_json()["server_seed"] and "revealed" in game.get_json()["detail"]
         else:
             assert reveal.get_json()["type"].endswith("/deal-in-play")
+            assert fields_of(reveal.get_json()) == {"path.deal_id"}  # the route's {deal_id}, not a body field
 
 
 def test_two_games_and_a_reveal_on_one_deal_take_turns_without_a_deadlock(app, http, tenant):

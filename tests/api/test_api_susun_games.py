@@ -193,10 +193,24 @@ def test_all_four_submit_before_the_deadline_and_the_last_one_settles_at_once(ht
     assert all(same_rows({r: p["rows"][r]["cards"] for r in ROWS}, rows[p["id"]]) for p in rnd["players"])
     assert http.get(f"/v1/rounds/{rnd['id']}/verify", headers=tenant.headers).get_json()["ok"] is True
     late = put(http, tenant, game, "a", {"arrangement": rows["a"]})
-    assert fields_of(problem(late, 409, "conflict")) == {"status"}
+    assert fields_of(problem(late, 409, "conflict")) == {"path.game_id"}
+    assert "is settled" in late.get_json()["detail"]
     clock.advance(seconds=120)  # the deadline of a settled game changes nothing
     susun_games.sweep_once(http.application.extensions["capsa"].db)
     assert fetch(http, tenant, game)["version"] == 5
+
+
+def test_a_submission_past_the_deadline_with_the_version_the_client_read_is_409_not_412(http, tenant, clock):
+    """The late PUT settles the game (a new version) before it is refused: with the If-Match
+    the client holds it was a 412 telling it to decide again, where docs/susun-games.md says
+    a submission after the deadline is 409 (as without If-Match)."""
+    game = start(http, tenant)
+    version = fetch(http, tenant, game)["version"]
+    rows = suggested(http, tenant, hand_of(http, tenant, game, "a"))
+    clock.advance(seconds=61)
+    late = put(http, tenant, game, "a", {"arrangement": rows}, **{"If-Match": f'"{version}"'})
+    assert fields_of(problem(late, 409, "conflict")) == {"path.game_id"}
+    assert fetch(http, tenant, game)["status"] == "settled"
 
 
 def test_a_surrender_under_chinese_poker_2_4_pays_each_opponent_three(http, tenant, clock):

@@ -101,12 +101,12 @@ def start_game(
         if match.status != GameStatus.PLAYING:
             raise Conflict(
                 f"match {match_id!r} has finished; no more games",
-                errors=[FieldError("match", "the match has finished")],
+                errors=[FieldError("path.match_id", "the match has finished")],
             )
         if match.current_game is not None:
             raise Conflict(
                 f"game {match.current_game!r} of this match is still being played",
-                errors=[FieldError("match", f"finish game {match.current_game!r} first")],
+                errors=[FieldError("path.match_id", f"finish game {match.current_game!r} first")],
             )
         ids = [str(p["id"]) for p in body["players"]]
         if ids != list(match.players):

@@ -70,7 +70,7 @@ def state_of(game: GameRecord) -> GameState:
 def finished_conflict(game_id: str) -> Conflict:
     return Conflict(
         f"game {game_id!r} has finished; no more moves",
-        errors=[FieldError("player", "the game has finished")],
+        errors=[FieldError("path.game_id", "the game has finished")],
     )
 
 

@@ -88,7 +88,7 @@ def _voided(client_id: str) -> idempotency.Renderer:
 def _already_void(round_id: str) -> Conflict:
     return Conflict(
         f"round {round_id!r} is already void",
-        errors=[FieldError("id", "already void; a round is voided once")],
+        errors=[FieldError("path.round_id", "already void; a round is voided once")],
     )
 
 

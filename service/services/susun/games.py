@@ -299,10 +299,12 @@ def submit(
     def action(uow: UnitOfWork) -> StoredResponse:
         row = _found(uow, client_id, game_id, lock=True)
         seat = _seat(row, player)
-        refuse_stale(expected_versions, row.version, "game")
         now = utcnow_ms()
+        # Closed first: a deadline this request settled moved the version, and a 412 would
+        # tell a client holding the version it read to decide again.
         if not takes_submissions(row.status, row.deadline, now):
             raise _closed(row)
+        refuse_stale(expected_versions, row.version, "game")
         rules = RuleSet.from_json(rules_document("susun", row.rules_json))  # in the documented order
         submission, evaluation = _submission(body, rules, row.hands[seat], now)
         new = replace(row, submissions={**row.submissions, player: submission.to_json()}, updated_at=now)
@@ -348,9 +350,14 @@ def _submission(
 
 
 def _closed(row: SusunGameRecord) -> Conflict:
+    if row.settled_at is None:  # its deadline passed; the game settles on its next read
+        return Conflict(
+            f"game {row.id!r} is past its deadline; arrangements are closed",
+            errors=[FieldError("path.game_id", f"the deadline passed at {rfc3339(row.deadline)}")],
+        )
     return Conflict(
         f"game {row.id!r} is settled; arrangements are closed",
-        errors=[FieldError("status", f"settled at {rfc3339(row.settled_at or row.deadline)}")],
+        errors=[FieldError("path.game_id", f"settled at {rfc3339(row.settled_at)}")],
     )
 
 
