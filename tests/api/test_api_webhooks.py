@@ -830,4 +830,5 @@ def test_attempt_ids_tell_a_client_nothing_of_other_clients_attempts(app, http, 
     rest = http.get(f"{path}?limit=1&cursor={first['next_cursor']}", headers=tenant.headers).get_json()
     assert [i["id"] for i in rest["items"]] == [older] and rest["next_cursor"] is None
     # a cursor no page gave (past the shown ids' 52 bits) names the field
-    problem(http.get(f"{path}?cursor={2**52}", headers=tenant.headers), 422, "validation")
+    forged = problem(http.get(f"{path}?cursor={2**52}", headers=tenant.headers), 422, "validation")
+    assert [e["field"] for e in forged["errors"]] == ["query.cursor"]

@@ -201,7 +201,7 @@ def attempts(
             after = ids.stored(cursor)
         except ValueError:
             raise InvalidInput(
-                f"cursor {cursor} is not a next_cursor of this list", errors=[FieldError("cursor", "not a next_cursor")]
+                f"cursor {cursor} is not a next_cursor of this list", errors=[FieldError("query.cursor", "not a next_cursor")]
             ) from None
     with db.unit_of_work() as uow:
         _found(uow, client_id, webhook_id)
