@@ -230,7 +230,14 @@ def _before_request() -> None:
     init_request()
     req = current_request()
     if req.routing_exception is not None:
-        return  # 404 / 405: answered by the routing error itself
+        # 404 / 405: answered by the routing error itself, counted by the client's limit
+        # with a valid key, else by the address's (a scan of made-up paths is no free ride)
+        if req.path.startswith("/v1/"):
+            try:
+                authenticate_request()
+            except (Unauthorized, Forbidden):
+                pass
+        return
     path = req.path
     # Refusals before the view are answered once the rate limit has counted them (the
     # client's, or the address's without a valid key): a missing or bad key (401), a read

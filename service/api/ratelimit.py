@@ -106,6 +106,15 @@ def _rate_limit_headers(response: Response) -> Response:
     return response
 
 
+UNROUTED = "unrouted"
+
+
+def _request_name() -> str:
+    """What Flask-Limiter calls the request: its endpoint, or UNROUTED for a path no route
+    takes (404) or a method it does not (405), which it would otherwise leave uncounted."""
+    return request.endpoint or UNROUTED
+
+
 def enabled(value: str | None) -> bool:
     return (value or "").strip().lower() not in _OFF
 
@@ -143,6 +152,7 @@ def install(app: Flask) -> Limiter | None:
         options = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
     limiter = Limiter(
         key_func=_client_key,
+        request_identifier=_request_name,
         application_limits=limits,
         storage_uri=storage,
         storage_options=options,

@@ -23,6 +23,10 @@ ANONYMOUS_ROUTES = [
     ("/v1/rules", {}, 401),
     ("/v1/rules", {"Authorization": "Bearer capsa_00000000_guessedguessedguessedguessedguessedguess"}, 401),
     ("/v1/rules", {"Authorization": "Basic Zm9vOmJhcg=="}, 401),
+    # no route: a scan of made-up paths is counted like any other request
+    ("/v1/nope", {}, 404),
+    ("/v1/audit/records/abc", {}, 404),
+    ("/wp-login.php", {}, 404),
 ]
 
 
@@ -60,6 +64,24 @@ def test_one_budget_per_address_over_all_routes_and_guessed_keys(app):
     # Key guessing is answered 429 once the address is over its budget, not 401.
     assert_anonymous_limited(get(http, "/v1/rules", peer, {"Authorization": "Bearer capsa_deadbeef_nope2"}))
     assert_anonymous_limited(get(http, SPEC, peer))
+
+
+def test_a_method_a_route_does_not_take_is_counted_and_says_its_limit(app):
+    http, peer = app.test_client(), next(_addresses)
+    for left in (2, 1, 0):
+        answer = http.put("/v1/rounds", environ_base={"REMOTE_ADDR": peer})
+        assert answer.status_code == 405
+        assert answer.headers["RateLimit-Policy"] == '"anonymous";q=3;w=60'
+        assert answer.headers["RateLimit"].startswith(f'"anonymous";r={left};')
+    assert_anonymous_limited(http.put("/v1/rounds", environ_base={"REMOTE_ADDR": peer}))
+
+
+def test_a_clients_request_for_no_route_counts_against_the_client(app):
+    http, peer, tenant = app.test_client(), next(_addresses), make_tenant(app)
+    answer = get(http, "/v1/nope", peer, tenant.headers)
+    assert answer.status_code == 404 and answer.headers["RateLimit-Policy"] == '"client";q=100;w=60'
+    for _ in range(3):  # not the address's budget
+        assert get(http, "/v1/nope", peer, tenant.headers).status_code == 404
 
 
 def test_an_authenticated_client_is_never_counted_as_anonymous(app):
