@@ -91,8 +91,14 @@ class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
                 "schema": self.ERROR_SCHEMA,
                 "example": _problem_example(int(status), problem),
             }
-            if status in (409, 429, 503):
+            if status in (429, 503):
                 response["headers"] = _RETRY_AFTER
+            if status == 409:  # only the in-flight retry is told to wait; a conflict is final
+                response["headers"] = {"Retry-After": {
+                    **_RETRY_AFTER["Retry-After"],
+                    "description": "With `idempotency-in-flight` only: seconds to wait before retrying with the "
+                    "same Idempotency-Key. Other 409s carry none: do not retry them unchanged.",
+                }}
             if status == 401:
                 response["headers"] = {
                     "WWW-Authenticate": {

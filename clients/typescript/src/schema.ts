@@ -30,6 +30,8 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
@@ -73,6 +75,8 @@ export interface paths {
                         "application/json": components["schemas"]["Ready"];
                     };
                 };
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
             };
@@ -113,6 +117,7 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -603,6 +608,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -773,6 +779,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -829,6 +836,7 @@ export interface paths {
                 409: components["responses"]["CONFLICT"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1097,6 +1105,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1151,6 +1160,7 @@ export interface paths {
                 403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1369,6 +1379,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1613,6 +1624,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` on a replay of a stored answer. */
+                        "Idempotent-Replayed"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1675,6 +1688,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1770,6 +1784,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1816,6 +1831,7 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1857,6 +1873,7 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -1901,6 +1918,14 @@ export interface paths {
                 /** @description One record a line (docs/audit.md, "The export"). `Capsa-Next-From-Sequence` (and a `Link` with `rel="next"`) is set when the chain goes on past this answer; `Capsa-Head-Sequence` is the head the answer was cut at; `Capsa-As-Of` (`sequence=N; at=...; source=replica|primary`) says how far the snapshot reached. */
                 200: {
                     headers: {
+                        /** @description The chain head the answer was cut at. */
+                        "Capsa-Head-Sequence"?: number;
+                        /** @description When the chain goes on past this answer: `from_sequence` of the next one. */
+                        "Capsa-Next-From-Sequence"?: number;
+                        /** @description With Capsa-Next-From-Sequence: `</v1/audit/export?...>; rel="next"`. */
+                        Link?: string;
+                        /** @description How far the snapshot reached: `sequence=N; at=<RFC 3339>; source=replica|primary`. */
+                        "Capsa-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2266,6 +2291,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2437,6 +2463,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2490,6 +2517,7 @@ export interface paths {
                 403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2637,6 +2665,7 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2730,6 +2759,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2760,6 +2790,7 @@ export interface paths {
                 403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -2851,6 +2882,7 @@ export interface paths {
                 406: components["responses"]["NOT_ACCEPTABLE"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -3000,6 +3032,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
                 default: components["responses"]["DEFAULT_ERROR"];
@@ -5160,6 +5193,42 @@ export interface components {
         };
     };
     responses: {
+        /** @description Not Acceptable: problem `/problems/not-acceptable`. */
+        NOT_ACCEPTABLE: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-acceptable",
+                 *       "title": "Not acceptable",
+                 *       "status": 406,
+                 *       "detail": "The Accept header allows neither application/json nor application/problem+json.",
+                 *       "errors": []
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Valid JSON that cannot be processed: schema violations (`validation`), and bodies that fit the schema but break the game rules: `invalid-cards`, `unknown-rules`, bad money, `idempotency-key-reused`. */
+        UNPROCESSABLE_ENTITY: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/validation",
+                 *       "title": "Validation failed",
+                 *       "status": 422,
+                 *       "detail": "The body, a query parameter or a header does not fit the schema, or breaks a game-independent bound (player count, money, ids).",
+                 *       "errors": []
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Any other error, as a problem. */
         DEFAULT_ERROR: {
             headers: {
@@ -5218,24 +5287,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Not Acceptable: problem `/problems/not-acceptable`. */
-        NOT_ACCEPTABLE: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-acceptable",
-                 *       "title": "Not acceptable",
-                 *       "status": 406,
-                 *       "detail": "The Accept header allows neither application/json nor application/problem+json.",
-                 *       "errors": []
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description Too Many Requests: problem `/problems/rate-limited`. */
         TOO_MANY_REQUESTS: {
             headers: {
@@ -5250,24 +5301,6 @@ export interface components {
                  *       "title": "Too many requests",
                  *       "status": 429,
                  *       "detail": "Too many requests; retry after Retry-After seconds.",
-                 *       "errors": []
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Valid JSON that cannot be processed: schema violations (`validation`), and bodies that fit the schema but break the game rules: `invalid-cards`, `unknown-rules`, bad money, `idempotency-key-reused`. */
-        UNPROCESSABLE_ENTITY: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/validation",
-                 *       "title": "Validation failed",
-                 *       "status": 422,
-                 *       "detail": "The body, a query parameter or a header does not fit the schema, or breaks a game-independent bound (player count, money, ids).",
                  *       "errors": []
                  *     }
                  */
@@ -5349,7 +5382,7 @@ export interface components {
         /** @description Conflict: problem `/problems/conflict`. */
         CONFLICT: {
             headers: {
-                /** @description Seconds to wait before retrying. */
+                /** @description With `idempotency-in-flight` only: seconds to wait before retrying with the same Idempotency-Key. Other 409s carry none: do not retry them unchanged. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };

@@ -55,7 +55,9 @@ class Blueprint(_Blueprint):  # type: ignore[misc]  # flask-smorest ships no typ
             doc = fn.__dict__.setdefault("_apidoc", {})
             responses = doc.setdefault("response", {}).setdefault("responses", {})
             for status in statuses:
-                responses.setdefault(status, []).append(http.HTTPStatus(status).name)
+                names = responses.setdefault(status, [])
+                if http.HTTPStatus(status).name not in names:
+                    names.append(http.HTTPStatus(status).name)
             return fn
 
         return decorate
@@ -128,5 +130,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
-AUTH = (401, 406, 429, 503)
-BODY = (400, 401, 403, 406, 413, 415, 429, 503)
+# Every /v1 operation: 422 too, for a query parameter it does not take (queryguard).
+AUTH = (401, 406, 422, 429, 503)
+BODY = (400, 401, 403, 406, 413, 415, 422, 429, 503)

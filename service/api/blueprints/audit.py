@@ -29,7 +29,7 @@ from ..schemas.audit import (
 )
 from ..schemas.rounds import RoundDocumentSchema
 from ..state import db, principal
-from . import AUTH, BODY, Blueprint, json_response, send_stored
+from . import AUTH, BODY, STATE_HEADERS, Blueprint, json_response, send_stored
 from .rounds import IDEMPOTENCY_KEY
 
 blp = Blueprint(
@@ -45,7 +45,7 @@ class RoundVoid(MethodView):
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @allow_read  # the scope is checked once the round is found (require_write)
     @blp.arguments(VoidRequestSchema, example={"reason": "dealer error"})
-    @blp.response(200, RoundDocumentSchema)
+    @blp.response(200, RoundDocumentSchema, headers={"Idempotent-Replayed": STATE_HEADERS["Idempotent-Replayed"]})
     @blp.problems(*BODY, 404, 409, 422)
     def post(self, body: dict[str, Any], round_id: str) -> Response:
         """Void a round: a new chained record with reversing lines; voiding twice is 409."""
@@ -124,6 +124,19 @@ EXPORT_EXAMPLE = (
 )
 
 
+_INTEGER = {"type": "integer"}
+EXPORT_HEADERS = {
+    "Capsa-Head-Sequence": {"description": "The chain head the answer was cut at.", "schema": _INTEGER},
+    "Capsa-Next-From-Sequence": {
+        "description": "When the chain goes on past this answer: `from_sequence` of the next one.", "schema": _INTEGER,
+    },
+    "Link": {"description": 'With Capsa-Next-From-Sequence: `</v1/audit/export?...>; rel="next"`.',
+             "schema": {"type": "string"}},
+    "Capsa-As-Of": {"description": "How far the snapshot reached: `sequence=N; at=<RFC 3339>; source=replica|primary`.",
+                    "schema": {"type": "string"}},
+}
+
+
 @blp.route("/audit/export")
 class ChainExport(MethodView):
     @blp.arguments(ExportQuerySchema, location="query")
@@ -135,6 +148,7 @@ class ChainExport(MethodView):
         "`Capsa-Head-Sequence` is the head the answer was cut at; `Capsa-As-Of` "
         "(`sequence=N; at=...; source=replica|primary`) says how far the snapshot reached.",
         example=EXPORT_EXAMPLE,
+        headers=EXPORT_HEADERS,
     )
     @blp.problems(*AUTH, 422)
     @heavy

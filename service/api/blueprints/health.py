@@ -24,6 +24,7 @@ NO_AUTH: list[dict[str, list[str]]] = []
 class Health(MethodView):
     @blp.doc(security=NO_AUTH)
     @blp.response(200, HealthSchema)
+    @blp.problems(406, 422)  # an Accept it cannot answer; a query parameter it does not take
     def get(self) -> Response:
         """Liveness: answers without touching the database."""
         return json_response({"status": "ok"})
@@ -33,7 +34,7 @@ class Health(MethodView):
 class Ready(MethodView):
     @blp.doc(security=NO_AUTH)
     @blp.response(200, ReadySchema)
-    @blp.problems(503)
+    @blp.problems(406, 422, 503)
     def get(self) -> Response:
         """Readiness: 200 when the database takes writes with the expected timeouts, 503
         otherwise; on PostgreSQL, also what a commit waits for (`replication`).
