@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, and_, func, insert, or_, select, union_all, update
+from sqlalchemy import ColumnElement, Select, and_, insert, or_, select, union_all, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
@@ -166,14 +166,14 @@ class DealRepository:
         result = self.session.execute(
             update(Deal)
             .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.used_at.is_(None), Deal.revealed_at.is_(None))
-            .values(used_at=at, used_by=used_by, revealed_at=func.coalesce(Deal.revealed_at, at))
+            .values(used_at=at, used_by=used_by)
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def mark_revealed(self, client_id: str, deal_id: str, at: datetime) -> None:
         """Publish the seed from `at`, unless its time was set already (revealed, or used by
-        a game, whose end shows it)."""
+        a round or by a game that has ended: the game's end publishes it, `at` then)."""
         self.session.execute(
             update(Deal)
             .where(Deal.client_id == client_id, Deal.id == deal_id, Deal.revealed_at.is_(None))

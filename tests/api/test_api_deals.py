@@ -122,7 +122,9 @@ def test_scoring_against_an_unused_deal_tells_a_read_key_no_card_of_its_hands(ht
     assert f"not dealt {guess[0]}; dealt but missing {hand[12]}" in write.get_data(as_text=True)
 
 
-def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gives_the_hands(http, tenant):
+def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gives_the_hands(http, tenant, clock):
+    """And `revealed_at` says when the seed was published: the game's end, not its start
+    (an auditor reading the start would take every hand for public during play)."""
     made = make_deal(http, tenant)
     response = http.post(
         "/v1/banting/games",
@@ -133,8 +135,10 @@ def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gi
     assert response.status_code == 201, response.get_data(as_text=True)
     game = response.get_json()
     doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
-    assert doc["used_by"] == game["id"] and doc["used_at"] and doc["revealed_at"]
+    assert doc["used_by"] == game["id"] and doc["used_at"] == "2026-11-29T10:00:00.000Z"
+    assert doc["revealed_at"] is None and doc["status"] == "used"
     assert "server_seed" not in doc and "hands" not in doc  # the game is in play
+    clock.advance(seconds=90)
     while game["status"] == "playing":
         hint = http.post(f"/v1/banting/games/{game['id']}/hint", json={"player": game["turn"]},
                          headers=tenant.headers).get_json()
@@ -142,6 +146,8 @@ def test_a_game_hides_its_deals_seed_and_hands_until_it_ends_then_recomputing_gi
                          headers=tenant.headers).get_json()
     doc = http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()
     assert doc["hands"] == made["hands"]
+    assert doc["revealed_at"] == "2026-11-29T10:01:30.000Z"  # the game's end, its round's time
+    assert http.get(f"/v1/rounds/{game['round']}", headers=tenant.headers).get_json()["created_at"] == doc["revealed_at"]
     seed = bytes.fromhex(doc["server_seed"])
     assert hashlib.sha256(seed).hexdigest() == made["commitment"]
     recomputed = deal(seed, made["client_seed"], made["nonce"], 4)

@@ -369,11 +369,14 @@ def test_without_a_deal_the_game_makes_one_as_post_deals_does(http, tenant, cloc
     deal = http.get(f"/v1/deals/{game['deal']}", headers=tenant.headers).get_json()
     assert deal["client_seed"] == "my-seed" and deal["used_by"] == game["id"] and deal["nonce"] == 0
     assert "hands" not in deal and "server_seed" not in deal  # until the game has settled
+    assert deal["revealed_at"] is None  # nor is the seed published
     hands = {p: hand_of(http, tenant, game, p) for p in "ab"}
     clock.advance(seconds=game["arrange_seconds"])
-    assert http.get(f"/v1/susun/games/{game['id']}", headers=tenant.headers).get_json()["status"] == "settled"
+    settled = http.get(f"/v1/susun/games/{game['id']}", headers=tenant.headers).get_json()
+    assert settled["status"] == "settled"
     deal = http.get(f"/v1/deals/{game['deal']}", headers=tenant.headers).get_json()
     assert deal["hands"] == hands and deal["server_seed"] == SEED.hex()
+    assert deal["revealed_at"] == settled["settled_at"] == "2026-11-29T10:01:00.000Z"
     from service.domain.deals import deal as shuffle
 
     assert [[c.text for c in h] for h in shuffle(SEED, "my-seed", 0, 2)] == [deal["hands"]["a"], deal["hands"]["b"]]

@@ -85,6 +85,8 @@ def save(
         saved = replace(
             saved, winner=state.player_ids[state.winner], round_id=recording.record(uow, client_id, game, moves)
         )
+        if game.deal_id is not None:  # its seed is published with the game's end
+            uow.deals.mark_revealed(client_id, game.deal_id, now)
         for listener in _listeners:
             listener(uow, FinishedGame(client_id, saved, state))
     written = uow.games.record_moves(
