@@ -119,6 +119,11 @@ def test_the_request_id_is_echoed_or_made(http):
         "X-Request-ID"] == "abc-123"
     made = http.get("/healthz", headers={"X-Request-ID": "bad id"}).headers["X-Request-ID"]
     assert re.fullmatch(r"[0-9a-f]{32}", made)
+    # as docs/api.md says: 1-128 characters of A-Z a-z 0-9 . _ : -
+    longest = "a.b_c:d-" * 16
+    assert http.get("/healthz", headers={"X-Request-ID": longest}).headers["X-Request-ID"] == longest
+    made = http.get("/healthz", headers={"X-Request-ID": longest + "x"}).headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", made)
 
 
 def test_served_openapi_is_the_committed_file(http):
