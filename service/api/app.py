@@ -44,9 +44,11 @@ _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _number(name: str, default: float, *, whole: bool = False, least: float = 0.0, unit: str = "") -> Any:
-    """The variable as a number (`settings.number`), at least `least`."""
-    return settings.number(os.environ, name, default, whole=whole, least=least, unit=unit)
+def _number(
+    name: str, default: float, *, whole: bool = False, least: float = 0.0, unit: str = "", most: float | None = None
+) -> Any:
+    """The variable as a number (`settings.number`), at least `least` (and at most `most`)."""
+    return settings.number(os.environ, name, default, whole=whole, least=least, unit=unit, most=most)
 
 
 def _without_password(url: str) -> str:
@@ -81,7 +83,8 @@ def _env_config() -> dict[str, Any]:
         "API_KEY_CACHE_SECONDS": _number("API_KEY_CACHE_SECONDS", clients.CACHE_SECONDS),
         # How long a view link opens (seconds): read here, so a bad value stops the start, not
         # every link request (a 500 each).
-        "VIEW_LINK_TTL": _number("VIEW_LINK_TTL", view_links.DEFAULT_TTL, whole=True, least=1),
+        "VIEW_LINK_TTL": _number("VIEW_LINK_TTL", view_links.DEFAULT_TTL, whole=True, least=1,
+                                 most=settings.MAX_DURATION_S),
         # The peers whose X-Forwarded-For names the client (gunicorn reads the same variable).
         "FORWARDED_ALLOW_IPS": os.environ.get(
             "FORWARDED_ALLOW_IPS", proxies.DEFAULT_FORWARDED_ALLOW_IPS

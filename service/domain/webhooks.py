@@ -23,6 +23,7 @@ from enum import StrEnum
 from urllib.parse import SplitResult, urlsplit
 
 from .errors import CapsaError
+from .settings import MAX_DURATION_S
 
 
 class EventType(StrEnum):
@@ -149,7 +150,10 @@ def parse_schedule(text: str) -> tuple[float, ...]:
         m = _STEP.fullmatch(part.strip())
         if m is None:
             raise InvalidWebhook(f"retry step {part!r} is not a number with an optional unit (ms, s, m, h, d)")
-        steps.append(float(m.group(1)) * _UNITS[m.group(2) or "s"])
+        step = float(m.group(1)) * _UNITS[m.group(2) or "s"]
+        if step > MAX_DURATION_S:
+            raise InvalidWebhook(f"retry step {part!r} is longer than ten years")
+        steps.append(step)
     return tuple(steps)  # never empty: split gives a part even of "", and "" is refused above
 
 

@@ -294,6 +294,8 @@ def test_evaluate_with_a_hand_requires_exactly_those_cards(http, tenant):
     ("READ_MAX_LAG_S", "abc"), ("READ_MAX_LAG_S", "-1"), ("DATABASE_STATEMENT_TIMEOUT_MS", "5s"),
     ("DATABASE_STATEMENT_TIMEOUT_MS", "-5"), ("API_KEY_CACHE_SECONDS", "5s"), ("API_KEY_CACHE_SECONDS", "nan"),
     ("VIEW_LINK_TTL", "1h"), ("VIEW_LINK_TTL", "0"), ("VIEW_LINK_TTL", "-100"),
+    # past any date a link could end at: every link request was a 500 (OverflowError)
+    ("VIEW_LINK_TTL", "300000000000"), ("VIEW_LINK_TTL", "315360001"),
 ])
 def test_a_setting_the_app_cannot_start_with_names_itself(monkeypatch, name, value):
     """A bare ValueError ('could not convert string to float') named neither the variable

@@ -205,7 +205,9 @@ class _Reader:
         return int(text)
 
     def number(self, name: str, default: float, *, above: float | None = None, least: float | None = None) -> float:
-        return float(settings.number(self.env, name, default, above=above, least=least, unit="seconds"))
+        return float(settings.number(
+            self.env, name, default, above=above, least=least, unit="seconds", most=settings.MAX_DURATION_S
+        ))
 
     def schedule(self, name: str, default: str) -> tuple[float, ...]:
         text = self._text(name) or default
