@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 import swagger_ui_bundle
 from flask import Flask, Response, g, send_from_directory
+from werkzeug.exceptions import NotFound
 
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL
@@ -42,6 +43,10 @@ log = structlog.get_logger("service.api")
 MAX_BODY = 64 * 1024
 _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+# The files of the Swagger UI bundle the /docs page loads (templates/swagger_ui.html).
+DOCS_ASSETS = frozenset({"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"})
 
 
 def _number(
@@ -215,7 +220,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.get("/docs/assets/<path:filename>")
     def docs_assets(filename: str) -> Response:
-        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
+        # Only what /docs loads: the bundle's own pages (index.html, oauth2-redirect.html) are
+        # another Swagger UI, without this service's security headers.
+        if filename not in DOCS_ASSETS:
+            raise NotFound()
+        response = send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     return app
 

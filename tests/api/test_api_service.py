@@ -164,8 +164,12 @@ def test_docs_are_served_without_a_cdn(http):
     assert scripts and all(s.startswith("/docs/assets/") for s in scripts), scripts
     for asset in scripts:
         with http.get(asset) as answer:  # a streamed file: closing the answer closes it
-            assert answer.status_code == 200
+            assert answer.status_code == 200 and answer.headers["X-Content-Type-Options"] == "nosniff"
     assert http.get("/openapi.json").status_code == 200
+    # The bundle's own pages are not served: its index.html was a second Swagger UI with no
+    # security headers, which fetched a third party's example spec onto this origin.
+    for page in ("index.html", "oauth2-redirect.html", "swagger-initializer.js", "index.j2"):
+        assert http.get(f"/docs/assets/{page}").status_code == 404
 
 
 def test_the_docs_page_runs_only_its_own_scripts_and_its_nonced_one_and_is_never_framed(http):
