@@ -74,6 +74,12 @@ def test_the_page_its_404s_and_its_stylesheet_carry_the_security_headers(http, t
     not_found = http.get(url + "x")
     assert not_found.mimetype == "text/html" and "<style" not in not_found.get_data(as_text=True)
     assert not_found.headers["Cache-Control"] == "private, no-store"
+    # A doubled slash is redirected to the page: the token is in Location, and a 308 is
+    # cacheable by default, so it must say no-store too.
+    moved = http.get(url.replace("/view/rounds/", "/view//rounds/"))
+    assert moved.status_code == 308 and moved.headers["Location"].endswith(url)
+    assert moved.headers["Cache-Control"] == "private, no-store"
+    assert_secured(moved)
 
 
 def test_the_api_gets_no_page_policy_and_the_docs_their_own(http, tenant):

@@ -240,6 +240,8 @@ def _security_headers(response: Response) -> Response:
     if request.path.startswith("/view/"):
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
+        if "/rounds/" in request.path:  # a link's token is in it (a redirect's Location too): kept by no cache
+            response.headers.setdefault("Cache-Control", "private, no-store")
     return response
 
 
