@@ -708,3 +708,38 @@ def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spe
     assert "TOKEN" not in access and "TOKEN" not in errors, (access, errors)
     assert access.count('"GET /view/rounds/- HTTP/1.1" 503') == len(spellings)
     assert 'request: "GET /v1/rules HTTP/1.1"' in errors  # the API's upstream failures are still logged
+
+
+def test_nginx_keeps_the_token_out_of_its_log_when_it_refuses_a_page_request_itself(nginx):
+    """A request nginx answers itself (a header line too long: 431; a URI too long: 414) is
+    routed to a page of its own, so $uri no longer names the round page: the raw request line
+    is matched then, and it must be in any spelling, percent-escaped letters and slashes
+    included."""
+    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-refused-"))
+    prefix.chmod(0o755)
+    port = free_port()
+    proc = start_nginx(nginx, prefix, free_port(), port)
+    spellings = ["/view/rounds/TOKEN-A", "/view/%72ounds/TOKEN-B", "/%76iew/rounds/TOKEN-C",
+                 "/view%2Frounds/TOKEN-D", "/VIEW/%52OUNDS/TOKEN-E", "/view/%72%6F%75%6E%64%73/TOKEN-F"]
+    requests = [(target, {"X-Big": "x" * 9000}, 431) for target in spellings]
+    requests += [(target + "x" * 9000, {}, 414) for target in spellings[:2]]
+    try:
+        wait_listening(port, proc)
+        for target, headers, status in requests:
+            with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as s:
+                head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+                s.sendall(f"GET {target} HTTP/1.1\r\nHost: capsa\r\n{head}Connection: close\r\n\r\n".encode())
+                answer = http.client.HTTPResponse(s)
+                answer.begin()
+                answer.read()
+                assert answer.status == status, (target[:40], answer.status)
+        deadline = time.monotonic() + 5
+        while (prefix / "access.log").read_text().count("\n") < len(requests):
+            assert time.monotonic() < deadline, "nginx did not log every request"
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    access, errors = (prefix / "access.log").read_text(), (prefix / "error.log").read_text()
+    shutil.rmtree(prefix, ignore_errors=True)
+    assert "TOKEN" not in access and "TOKEN" not in errors, (access[:2000], errors[:2000])
