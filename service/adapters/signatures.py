@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from service.domain.audit import record_time, timestamp
 from service.domain.signing import Keyring, receipt_message
 
-from .models import ChainRecord, ChainSignature
+from .models import ChainRecord, ChainSignature, Round
 from .records import StoredRecord
 from .transactions import Transaction
 
@@ -93,6 +93,19 @@ class SignatureRepository:
         if client_id is not None:
             q = q.where(ChainRecord.client_id == client_id)
         return [(r[0], r[1], bytes(r[2]), r[3]) for r in self.session.execute(q)]
+
+    def window_start(self, client_id: str) -> int:
+        """Where a sweeper that has just started looks for lost receipts from: the sequence of
+        the client's newest round stored before REMAKE_WINDOW (and a clock's drift) ago, by
+        its time index; 0 when there is none. What lies before it is past the window."""
+        since = self.transaction.db.clock() - REMAKE_WINDOW - _SKEW
+        found = self.session.scalar(
+            select(Round.sequence)
+            .where(Round.client_id == client_id, Round.created_at < since)
+            .order_by(Round.created_at.desc(), Round.id.desc())
+            .limit(1)
+        )
+        return int(found or 0)
 
     def remake_lost(self, client_id: str, after: int, through: int, grace: timedelta) -> tuple[int, int]:
         """Receipts lost with their worker (killed before its next write or its timer stored

@@ -510,12 +510,37 @@ def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_b
     assert again.headers["Idempotent-Replayed"] == "true" and again.data == created.data
 
 
+def test_a_sweeper_started_after_the_loss_remakes_what_the_window_still_allows(signed_app, client, op, waiting, clock):
+    """A host that crashes takes its workers' unstored receipts and its sweeper at once: the
+    sweeper started again took the chain heads of its first pass as checked, and never
+    looked at the records lost just before; after the read window a replay of the same
+    Idempotency-Key answered unsigned. Its first pass now looks back over the window."""
+    from service.services.audit.receipts import LOST_AFTER, LostReceipts
+
+    db = signed_app.extensions["capsa"].db
+    body = four_player_round()
+    (created,) = _store(client, op, body=body, **{"Idempotency-Key": "lost-in-a-crash"})
+    if db.dialect == "postgresql":
+        assert waiting.discard() == 1  # the worker killed with its host
+    else:
+        with db.unit_of_work(write=True) as uow:
+            uow.session.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id))
+            uow.commit()
+    clock.advance(seconds=LOST_AFTER.total_seconds() + 60)  # the host is back a minute later
+    restarted = LostReceipts()
+    assert restarted.sweep(db) == 1
+    assert _stored_receipts(signed_app, op.id) == [_receipt(created)]
+    clock.advance(minutes=10)
+    again = client.post("/v1/rounds", json=body, headers={**op.headers, "Idempotency-Key": "lost-in-a-crash"})
+    assert again.headers["Idempotent-Replayed"] == "true" and again.data == created.data
+
+
 def test_the_sweeper_leaves_a_receipt_missing_past_the_window_and_the_records_before_it_started(
     signed_app, client, op, waiting, clock
 ):
     """It signs only what a read would within the window: a record older than that without
-    a receipt (rewritten in the database, say) stays unsigned, and so do the records stored
-    before its first pass (a read within the window remakes those)."""
+    a receipt (rewritten in the database, say) stays unsigned, whether it was stored before
+    the sweeper's first pass or after."""
     from service.adapters.signatures import REMAKE_WINDOW
     from service.services.audit.receipts import LostReceipts
 

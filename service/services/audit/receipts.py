@@ -156,8 +156,9 @@ class LostReceipts:
     next write or its timer stored them: a read makes a missing receipt only within 5
     minutes of its record, so without this a replay of the same Idempotency-Key after that
     would answer unsigned what it first answered signed. Each pass looks at the records each
-    client stored since the last one (by sequence: the keys' ranges, no scan), from the
-    heads of its first pass (what was stored before is left to the reads)."""
+    client stored since the last one (by sequence: the keys' ranges, no scan); the first
+    looks back over the read window, since a crashed host loses its workers' unstored
+    receipts and its sweeper at once."""
 
     def __init__(self) -> None:
         self.checked: dict[str, int] | None = None
@@ -168,9 +169,8 @@ class LostReceipts:
             return 0
         with db.unit_of_work() as uow:
             heads = uow.chain.heads()
-        if self.checked is None:
-            self.checked = heads  # from here on
-            return 0
+            if self.checked is None:  # from the start of the window on
+                self.checked = {c: min(head, uow.signatures.window_start(c)) for c, head in heads.items()}
         made = 0
         for client_id, head in heads.items():
             after = self.checked.get(client_id, 0)  # a client new since the first pass: from its start
