@@ -240,6 +240,16 @@ def test_the_python_client_scores_stores_replays_and_voids_a_round(service):
         assert twice.status_code == 409 and isinstance(twice.parsed, Problem)
         assert twice.parsed.type_ == "/problems/conflict" and twice.parsed.status == 409
 
+        # The export's NDJSON is handed over as a File (sync() gave None), its headers declared.
+        from capsa_client.api.audit import get_v1_audit_export
+        from capsa_client.types import File
+
+        export = get_v1_audit_export.sync_detailed(client=client)
+        assert export.status_code == 200 and isinstance(export.parsed, File)
+        records = [json.loads(line) for line in export.parsed.payload.read().decode().splitlines()]
+        assert [(r["round"], r["kind"]) for r in records][-2:] == [(stored.id, "round"), (stored.id, "void")]
+        assert int(export.headers["Capsa-Head-Sequence"]) == records[-1]["sequence"]
+
 
 def test_the_python_readme_round_trip_runs_against_the_service(service, tmp_path):
     script = tmp_path / "readme_round_trip.py"

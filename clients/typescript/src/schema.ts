@@ -1930,7 +1930,7 @@ export interface paths {
                     };
                     content: {
                         /** @example {"format":"capsa-export-v1","client_id":"cl_01JDQ8V6R3X5M2N7P9K4T1W0YZ","sequence":1,"kind":"round","round":"rnd_x","previous_hash":"0000000000000000000000000000000000000000000000000000000000000000","hash":"394bfd0230762dbdc4b71f53874e03eea5b500f98ce3232ee15a531a5c5f1d0c","kid":"21fe31dfa154a261","signature":"JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw","record":{"created_at":"2026-11-29T10:00:00.000Z","kind":"round","round":"rnd_x","sequence":1}} */
-                        "application/x-ndjson": unknown;
+                        "application/x-ndjson": string;
                     };
                 };
                 401: components["responses"]["UNAUTHORIZED"];

@@ -142,6 +142,7 @@ class ChainExport(MethodView):
     @blp.arguments(ExportQuerySchema, location="query")
     @blp.response(
         200,
+        {"type": "string", "format": "binary"},  # NDJSON bytes: the Python client hands over a File
         content_type=NDJSON,
         description="One record a line (docs/audit.md, \"The export\"). `Capsa-Next-From-Sequence` "
         "(and a `Link` with `rel=\"next\"`) is set when the chain goes on past this answer; "

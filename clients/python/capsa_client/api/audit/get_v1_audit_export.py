@@ -1,11 +1,12 @@
 from http import HTTPStatus
-from typing import Any, cast
+from io import BytesIO
+from typing import Any
 
 import httpx
 
 from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
-from ...types import UNSET, Response, Unset
+from ...types import UNSET, File, Response, Unset
 
 
 def _get_kwargs(
@@ -34,9 +35,10 @@ def _get_kwargs(
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> File | Problem:
     if response.status_code == 200:
-        response_200 = cast(Any, None)
+        response_200 = File(payload=BytesIO(response.content))
+
         return response_200
 
     if response.status_code == 401:
@@ -69,7 +71,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
     return response_default
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[File | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -84,7 +86,7 @@ def sync_detailed(
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
     min_sequence: int | Unset = UNSET,
-) -> Response[Any | Problem]:
+) -> Response[File | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
      At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
@@ -100,7 +102,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[File | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -122,7 +124,7 @@ def sync(
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
     min_sequence: int | Unset = UNSET,
-) -> Any | Problem | None:
+) -> File | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
      At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
@@ -138,7 +140,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        File | Problem
     """
 
     return sync_detailed(
@@ -155,7 +157,7 @@ async def asyncio_detailed(
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
     min_sequence: int | Unset = UNSET,
-) -> Response[Any | Problem]:
+) -> Response[File | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
      At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
@@ -171,7 +173,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[File | Problem]
     """
 
     kwargs = _get_kwargs(
@@ -191,7 +193,7 @@ async def asyncio(
     from_sequence: int | Unset = 1,
     limit: int | Unset = 10000,
     min_sequence: int | Unset = UNSET,
-) -> Any | Problem | None:
+) -> File | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
      At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
@@ -207,7 +209,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        File | Problem
     """
 
     return (
