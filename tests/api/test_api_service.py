@@ -53,6 +53,18 @@ def test_every_operation_lists_the_422_an_unknown_query_parameter_gets(http):
     assert http.get("/healthz?verbose=1").status_code == 422
 
 
+def test_every_time_in_an_answer_is_declared_a_date_time():
+    """Webhook, attempt, event and statement times were plain strings in the generated
+    clients, where round, deal and game times were datetimes."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    times = re.compile(r".*_at|.*_since|timestamp|since|until|deadline|settled_at")
+    plain = [f"{name}.{prop}" for name, schema in spec["components"]["schemas"].items()
+             for prop, field in schema.get("properties", {}).items()
+             if times.fullmatch(prop) and field.get("type") in ("string", ["string", "null"])
+             and field.get("format") != "date-time"]
+    assert plain == []
+
+
 def test_the_spec_gives_retry_after_on_409_only_for_an_idempotency_key_in_flight(http):
     import yaml
 

@@ -4642,11 +4642,13 @@ export interface components {
              */
             tz: string;
             /**
+             * Format: date-time
              * @description The period's start in UTC.
              * @example 2026-11-28T17:00:00.000Z
              */
             since: string | null;
             /**
+             * Format: date-time
              * @description The period's end in UTC.
              * @example 2026-11-29T17:00:00.000Z
              */
@@ -5001,18 +5003,26 @@ export interface components {
              */
             disabled_reason: string | null;
             /**
+             * Format: date-time
              * @description The first failure since the last success.
              * @example null
              */
             failing_since: string | null;
             /**
+             * Format: date-time
              * @description After a rotation: until when the previous secret signs too.
              * @example null
              */
             previous_secret_expires_at: string | null;
-            /** @example 2026-11-29T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-11-29T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
             updated_at: string;
         };
         WebhookList: {
@@ -5062,18 +5072,26 @@ export interface components {
              */
             disabled_reason: string | null;
             /**
+             * Format: date-time
              * @description The first failure since the last success.
              * @example null
              */
             failing_since: string | null;
             /**
+             * Format: date-time
              * @description After a rotation: until when the previous secret signs too.
              * @example null
              */
             previous_secret_expires_at: string | null;
-            /** @example 2026-11-29T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
             created_at: string;
-            /** @example 2026-11-29T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
             updated_at: string;
             /**
              * @description The signing secret: `whsec_` + base64 of 32 random bytes. Shown once.
@@ -5114,7 +5132,10 @@ export interface components {
             id: number;
             /** @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled */
             event_id: string;
-            /** @example 2026-11-29T10:00:00.250Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.250Z
+             */
             attempted_at: string;
             /**
              * @description 2xx: delivered; `refused`: the SSRF guard refused the address.
@@ -5149,6 +5170,7 @@ export interface components {
              */
             type: "round.settled" | "round.voided" | "banting.game.finished";
             /**
+             * Format: date-time
              * @description When it happened.
              * @example 2026-11-29T10:00:00.000Z
              */

@@ -93,14 +93,14 @@ class WebhookSchema(Out):
         metadata=openapi_meta(None, "`disabled` (PATCH) or `failing` (failed for 3 days)."),
     )
     failing_since = fields.String(
-        required=True, allow_none=True, metadata=openapi_meta(None, "The first failure since the last success.")
+        required=True, allow_none=True, metadata=openapi_meta(None, "The first failure since the last success.", format="date-time")
     )
     previous_secret_expires_at = fields.String(
         required=True, allow_none=True,
-        metadata=openapi_meta(None, "After a rotation: until when the previous secret signs too."),
+        metadata=openapi_meta(None, "After a rotation: until when the previous secret signs too.", format="date-time"),
     )
-    created_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z"))
-    updated_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z"))
+    created_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    updated_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", format="date-time"))
 
 
 class WebhookCreatedSchema(WebhookSchema):
@@ -125,7 +125,7 @@ class AttemptSchema(Out):
         ),
     )
     event_id = fields.String(required=True, metadata=openapi_meta(EVENT_ID))
-    attempted_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.250Z"))
+    attempted_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.250Z", format="date-time"))
     outcome = fields.String(
         required=True,
         validate=validate.OneOf(ATTEMPT_OUTCOMES),
@@ -162,7 +162,7 @@ class AttemptQuerySchema(Schema):
 class EventSchema(Out):
     id = fields.String(required=True, metadata=openapi_meta(EVENT_ID, "The `webhook-id` of its deliveries."))
     type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES), metadata=openapi_meta("round.settled"))
-    timestamp = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", "When it happened."))
+    timestamp = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", "When it happened.", format="date-time"))
     data = fields.Dict(
         required=True,
         metadata={

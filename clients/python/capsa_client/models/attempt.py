@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar, cast
 
@@ -17,7 +18,7 @@ class Attempt:
         id (int): The attempt's id: stable, below 2^52, and opaque (it says nothing of order or of other clients).
             Example: 1234567890123.
         event_id (str):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
-        attempted_at (str):  Example: 2026-11-29T10:00:00.250Z.
+        attempted_at (datetime.datetime):  Example: 2026-11-29T10:00:00.250Z.
         outcome (AttemptOutcome): 2xx: delivered; `refused`: the SSRF guard refused the address. Example: delivered.
         status_code (int | None):  Example: 200.
         latency_ms (int):  Example: 12.
@@ -26,7 +27,7 @@ class Attempt:
 
     id: int
     event_id: str
-    attempted_at: str
+    attempted_at: datetime.datetime
     outcome: AttemptOutcome
     status_code: int | None
     latency_ms: int
@@ -37,7 +38,7 @@ class Attempt:
 
         event_id = self.event_id
 
-        attempted_at = self.attempted_at
+        attempted_at = self.attempted_at.isoformat()
 
         outcome: str = self.outcome
 
@@ -72,7 +73,7 @@ class Attempt:
 
         event_id = d.pop("event_id")
 
-        attempted_at = d.pop("attempted_at")
+        attempted_at = datetime.datetime.fromisoformat(d.pop("attempted_at"))
 
         outcome = check_attempt_outcome(d.pop("outcome"))
 

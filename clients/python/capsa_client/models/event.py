@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -20,7 +21,7 @@ class Event:
     Attributes:
         id (str): The `webhook-id` of its deliveries. Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
         type_ (EventType):  Example: round.settled.
-        timestamp (str): When it happened. Example: 2026-11-29T10:00:00.000Z.
+        timestamp (datetime.datetime): When it happened. Example: 2026-11-29T10:00:00.000Z.
         data (EventData): The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled;
             `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers
             it. Example: {'id': 'rnd_01JDX8Q4N6V2C3M5B7Z9K1T3W5', 'game': 'susun', 'status': 'settled'}.
@@ -28,7 +29,7 @@ class Event:
 
     id: str
     type_: EventType
-    timestamp: str
+    timestamp: datetime.datetime
     data: EventData
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,7 +37,7 @@ class Event:
 
         type_: str = self.type_
 
-        timestamp = self.timestamp
+        timestamp = self.timestamp.isoformat()
 
         data = self.data.to_dict()
 
@@ -62,7 +63,7 @@ class Event:
 
         type_ = check_event_type(d.pop("type"))
 
-        timestamp = d.pop("timestamp")
+        timestamp = datetime.datetime.fromisoformat(d.pop("timestamp"))
 
         data = EventData.from_dict(d.pop("data"))
 

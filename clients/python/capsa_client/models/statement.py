@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
@@ -21,8 +22,8 @@ class Statement:
         account (str):  Example: player:a.
         currency (str):  Example: IDR.
         tz (str): The zone dates were read in. Example: Asia/Jakarta.
-        since (None | str): The period's start in UTC. Example: 2026-11-28T17:00:00.000Z.
-        until (None | str): The period's end in UTC. Example: 2026-11-29T17:00:00.000Z.
+        since (datetime.datetime | None): The period's start in UTC. Example: 2026-11-28T17:00:00.000Z.
+        until (datetime.datetime | None): The period's end in UTC. Example: 2026-11-29T17:00:00.000Z.
         opening_balance (str): The sum of every line of the account dated before `since`. Example: 10000.
         closing_balance (str): The opening balance plus every line of the period. Example: 21000.
         lines (list[StatementLine]): The period's lines, oldest first.
@@ -34,8 +35,8 @@ class Statement:
     account: str
     currency: str
     tz: str
-    since: None | str
-    until: None | str
+    since: datetime.datetime | None
+    until: datetime.datetime | None
     opening_balance: str
     closing_balance: str
     lines: list[StatementLine]
@@ -52,10 +53,16 @@ class Statement:
         tz = self.tz
 
         since: None | str
-        since = self.since
+        if isinstance(self.since, datetime.datetime):
+            since = self.since.isoformat()
+        else:
+            since = self.since
 
         until: None | str
-        until = self.until
+        if isinstance(self.until, datetime.datetime):
+            until = self.until.isoformat()
+        else:
+            until = self.until
 
         opening_balance = self.opening_balance
 
@@ -105,17 +112,33 @@ class Statement:
 
         tz = d.pop("tz")
 
-        def _parse_since(data: object) -> None | str:
+        def _parse_since(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                since_type_0 = datetime.datetime.fromisoformat(data)
+
+                return since_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
 
         since = _parse_since(d.pop("since"))
 
-        def _parse_until(data: object) -> None | str:
+        def _parse_until(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                until_type_0 = datetime.datetime.fromisoformat(data)
+
+                return until_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
 
         until = _parse_until(d.pop("until"))
 

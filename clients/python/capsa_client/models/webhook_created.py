@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar, cast
 
@@ -23,10 +24,11 @@ class WebhookCreated:
         description (None | str):  Example: wallet credits.
         enabled (bool): false: no deliveries (see disabled_reason). Example: True.
         disabled_reason (None | str): `disabled` (PATCH) or `failing` (failed for 3 days).
-        failing_since (None | str): The first failure since the last success.
-        previous_secret_expires_at (None | str): After a rotation: until when the previous secret signs too.
-        created_at (str):  Example: 2026-11-29T10:00:00.000Z.
-        updated_at (str):  Example: 2026-11-29T10:00:00.000Z.
+        failing_since (datetime.datetime | None): The first failure since the last success.
+        previous_secret_expires_at (datetime.datetime | None): After a rotation: until when the previous secret signs
+            too.
+        created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
+        updated_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
         secret (str): The signing secret: `whsec_` + base64 of 32 random bytes. Shown once. Example:
             whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1lRzBJ6Gx3Q=.
     """
@@ -37,10 +39,10 @@ class WebhookCreated:
     description: None | str
     enabled: bool
     disabled_reason: None | str
-    failing_since: None | str
-    previous_secret_expires_at: None | str
-    created_at: str
-    updated_at: str
+    failing_since: datetime.datetime | None
+    previous_secret_expires_at: datetime.datetime | None
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
     secret: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,14 +64,20 @@ class WebhookCreated:
         disabled_reason = self.disabled_reason
 
         failing_since: None | str
-        failing_since = self.failing_since
+        if isinstance(self.failing_since, datetime.datetime):
+            failing_since = self.failing_since.isoformat()
+        else:
+            failing_since = self.failing_since
 
         previous_secret_expires_at: None | str
-        previous_secret_expires_at = self.previous_secret_expires_at
+        if isinstance(self.previous_secret_expires_at, datetime.datetime):
+            previous_secret_expires_at = self.previous_secret_expires_at.isoformat()
+        else:
+            previous_secret_expires_at = self.previous_secret_expires_at
 
-        created_at = self.created_at
+        created_at = self.created_at.isoformat()
 
-        updated_at = self.updated_at
+        updated_at = self.updated_at.isoformat()
 
         secret = self.secret
 
@@ -123,23 +131,39 @@ class WebhookCreated:
 
         disabled_reason = _parse_disabled_reason(d.pop("disabled_reason"))
 
-        def _parse_failing_since(data: object) -> None | str:
+        def _parse_failing_since(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                failing_since_type_0 = datetime.datetime.fromisoformat(data)
+
+                return failing_since_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
 
         failing_since = _parse_failing_since(d.pop("failing_since"))
 
-        def _parse_previous_secret_expires_at(data: object) -> None | str:
+        def _parse_previous_secret_expires_at(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                previous_secret_expires_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return previous_secret_expires_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
 
         previous_secret_expires_at = _parse_previous_secret_expires_at(d.pop("previous_secret_expires_at"))
 
-        created_at = d.pop("created_at")
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
-        updated_at = d.pop("updated_at")
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
         secret = d.pop("secret")
 
