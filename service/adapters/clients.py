@@ -61,6 +61,12 @@ class ClientRepository:
                 )
             )
 
+    def lock(self, client_id: str) -> None:
+        """Hold the client's row to commit (FOR NO KEY UPDATE: rows referring to it may still
+        be written), so that a check across the client's rows and the write it allows take
+        their turns with the client's other such requests."""
+        self.session.execute(select(Client.id).where(Client.id == client_id).with_for_update(key_share=True))
+
     def id_by_name(self, name: str) -> str | None:
         found = self.session.scalar(select(Client.id).where(Client.name == name))
         return None if found is None else str(found)

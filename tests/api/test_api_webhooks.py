@@ -832,3 +832,25 @@ def test_attempt_ids_tell_a_client_nothing_of_other_clients_attempts(app, http, 
     # a cursor no page gave (past the shown ids' 52 bits) names the field
     forged = problem(http.get(f"{path}?cursor={2**52}", headers=tenant.headers), 422, "validation")
     assert [e["field"] for e in forged["errors"]] == ["query.cursor"]
+
+
+def test_a_client_has_at_most_max_endpoints_even_made_all_at_once(app, tenant):
+    """The count and the insert were not serialised per client: 32 creates at once stored
+    25-31 endpoints on PostgreSQL, past the limit of 20."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from service.services.webhooks.endpoints import MAX_PER_CLIENT
+
+    barrier = threading.Barrier(32)
+
+    def make(i: int) -> int:
+        http = app.test_client()
+        barrier.wait()
+        body = {"url": f"https://wallet-{i}.example.com/hook", "events": ["*"]}
+        return int(http.post("/v1/webhooks", json=body, headers=tenant.headers).status_code)
+
+    with ThreadPoolExecutor(32) as pool:
+        statuses = sorted(pool.map(make, range(32)))
+    assert statuses == [201] * MAX_PER_CLIENT + [409] * (32 - MAX_PER_CLIENT)
+    listed = app.test_client().get("/v1/webhooks", headers=tenant.headers).get_json()["items"]
+    assert len(listed) == MAX_PER_CLIENT

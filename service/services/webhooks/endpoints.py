@@ -68,6 +68,7 @@ def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]
     now = utcnow_ms()
     secret = hooks.new_secret(secrets.token_bytes(hooks.SECRET_BYTES))
     with db.unit_of_work(write=True) as uow:
+        uow.clients.lock(client_id)  # the count and the insert, one create of the client at a time
         if uow.webhooks.count(client_id) >= MAX_PER_CLIENT:
             raise Conflict(
                 f"a client has at most {MAX_PER_CLIENT} webhooks",
