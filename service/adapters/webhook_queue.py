@@ -671,8 +671,15 @@ class Pass:
         self, attempted_at: datetime, attempts: Sequence[AttemptRow], finishes: Sequence[Finish],
         released: Sequence[Claimed],
     ) -> None:
-        """Each attempt, each delivery's new state (if its claim still holds it), and each
-        claimed delivery never attempted, due again at `attempted_at`."""
+        """Each attempt (of an endpoint not deleted meanwhile: it took its attempts with it),
+        each delivery's new state (if its claim still holds it), and each claimed delivery
+        never attempted, due again at `attempted_at`."""
+        if attempts:  # of the endpoints still there (one deleted meanwhile took its attempts)
+            endpoints = {(a.claimed.client_id, a.claimed.webhook_id) for a in attempts}
+            alive = {(str(r[0]), str(r[1])) for r in self.conn.execute(select(w.client_id, w.id).where(
+                w.client_id.in_(sorted({c for c, _ in endpoints})), w.id.in_(sorted({e for _, e in endpoints})),
+            ))}
+            attempts = [a for a in attempts if (a.claimed.client_id, a.claimed.webhook_id) in alive]
         if attempts and self.dialect == "postgresql":
             self.conn.execute(_ATTEMPTS_PG, {
                 "at": attempted_at,

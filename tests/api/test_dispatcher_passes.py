@@ -712,6 +712,31 @@ def test_two_outcomes_of_a_kind_count_two_and_a_disabled_endpoint_is_logged(db, 
     assert endpoint is not None and (endpoint.enabled, endpoint.disabled_reason) == (False, "failing")
 
 
+def test_a_pass_takes_the_endpoints_rows_before_their_deliveries_and_drops_a_deleted_ones_attempts(db, new):
+    """Deleting an endpoint locks its row, then deletes its deliveries; a pass recording a
+    failure updated the deliveries, then the endpoint's row: the two deadlocked (14-15 times
+    in 20 s of endpoint changes racing two dispatchers). The pass now takes the rows in the
+    same order. And an attempt that was in flight when its endpoint was deleted is not
+    recorded: the endpoint took its attempts with it."""
+    from service.services.webhooks import endpoints
+
+    d = new(PLAIN)
+    client_id, hook, (a, b, c, _) = claimed_four(db, d)
+    failed = result(AttemptOutcome.HTTP_ERROR, 500, 7, "HTTP 500")
+    with statements(db) as seen:
+        d.step(Held(pending=4, done=[Outcome(a, failed, False)]))
+    writes = [s.split()[0:3] for s in seen if s.lstrip().upper().startswith(("UPDATE", "DELETE", "INSERT"))]
+    touched = [" ".join(w) for w in writes if any(t in " ".join(w) for t in ("webhooks", "webhook_deliveries"))]
+    first_endpoint = next(i for i, w in enumerate(touched) if w.startswith("UPDATE webhooks"))
+    first_delivery = next(i for i, w in enumerate(touched) if "webhook_deliveries" in w)
+    assert first_endpoint < first_delivery, touched
+    assert [e for e, *_ in attempts(db, client_id)] == [a.event_id]
+    endpoints.delete(db, client_id, hook)  # its attempts go with it; b and c were in flight
+    assert attempts(db, client_id) == []
+    d.step(Held(pending=2, done=[Outcome(b, result(), True), Outcome(c, failed, True)]))
+    assert attempts(db, client_id) == []
+
+
 class Unreachable(Exception):
     pass
 

@@ -937,6 +937,10 @@ class Dispatcher:
                 at = now if delay is None else now + timedelta(seconds=delay)
                 failing.add(endpoint)
             finishes.append(Finish(c, state, at, result.status_code, result.error))
+        # The endpoints' rows first, then their deliveries': the order in which deleting an
+        # endpoint takes them (the other order deadlocked with it).
+        since = now - timedelta(seconds=self.settings.disable_after_s)
+        disabled = tx.endpoints(now, since, sorted(recovered - failing), sorted(failing))
         tx.record(
             now,
             [AttemptRow(o.claimed, o.result.outcome, o.result.status_code, o.result.latency_ms, o.result.error)
@@ -944,8 +948,7 @@ class Dispatcher:
             finishes,
             released,
         )
-        since = now - timedelta(seconds=self.settings.disable_after_s)
-        return tx.endpoints(now, since, sorted(recovered - failing), sorted(failing))
+        return disabled
 
     def _disable_overdue(self) -> None:
         """Every OVERDUE_EVERY_S, disable the endpoints failing for `disable_after_s` with no
