@@ -126,7 +126,13 @@ _FINGERPRINT = select(
 # batch at a time. The waiting ones are a range of the endpoint's due index (due after now);
 # the failed ones are picked from the endpoint's rows by key. A row made due leaves both
 # sets, so each batch moves on.
-_RESUMING = select(w.client_id, w.id, w.resume_before).where(w.enabled.is_(True), w.resume_before.is_not(None))
+# Locked first (a request holding one is left to the next pass), then their deliveries: the
+# order in which deleting an endpoint takes them.
+_RESUMING = (
+    select(w.client_id, w.id, w.resume_before)
+    .where(w.enabled.is_(True), w.resume_before.is_not(None))
+    .with_for_update(skip_locked=True)
+)
 _ENDPOINT_ROWS = (
     d.client_id == bindparam("_client"), d.webhook_id == bindparam("_webhook"), d.created_at <= bindparam("_before"),
 )
