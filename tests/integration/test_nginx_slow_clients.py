@@ -675,54 +675,14 @@ def test_nginx_logs_a_round_pages_path_without_its_token(stack):
     assert '"GET /view/rounds/- HTTP/1.1" 404' in line and "secret" not in log
 
 
-def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spelt(nginx):
-    """The token is a bearer credential: however a client spells the page's path (a doubled
-    slash from a base URL ending in `/`, a percent-encoded letter, the absolute form), nginx
-    logs it as `/view/rounds/-`; and an upstream failure on such a page (a restart, a
-    timeout) writes no request line with the token to the error log, while one on the API
-    is still logged there."""
-    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-view-"))
-    prefix.chmod(0o755)
-    port = free_port()
-    proc = start_nginx(nginx, prefix, free_port(), port)  # nothing listens upstream: 503
-    spellings = ["/view/rounds/TOKEN-A", "//view/rounds/TOKEN-B", "/view/%72ounds/TOKEN-C",
-                 "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E"]
-    try:
-        wait_listening(port, proc)
-        for target in [*spellings, "/v1/rules"]:
-            with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as s:
-                s.sendall(f"GET {target} HTTP/1.1\r\nHost: capsa\r\nConnection: close\r\n\r\n".encode())
-                answer = http.client.HTTPResponse(s)
-                answer.begin()
-                answer.read()
-                assert answer.status == 503, (target, answer.status)
-        deadline = time.monotonic() + 5
-        while (prefix / "access.log").read_text().count("\n") < len(spellings) + 1:
-            assert time.monotonic() < deadline, "nginx did not log every request"
-            time.sleep(0.1)
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    access, errors = (prefix / "access.log").read_text(), (prefix / "error.log").read_text()
-    shutil.rmtree(prefix, ignore_errors=True)
-    assert "TOKEN" not in access and "TOKEN" not in errors, (access, errors)
-    assert access.count('"GET /view/rounds/- HTTP/1.1" 503') == len(spellings)
-    assert 'request: "GET /v1/rules HTTP/1.1"' in errors  # the API's upstream failures are still logged
-
-
-def test_nginx_keeps_the_token_out_of_its_log_when_it_refuses_a_page_request_itself(nginx):
-    """A request nginx answers itself (a header line too long: 431; a URI too long: 414) is
-    routed to a page of its own, so $uri no longer names the round page: the raw request line
-    is matched then, and it must be in any spelling, percent-escaped letters and slashes
-    included."""
-    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-refused-"))
+def nginx_logs(nginx: str, requests: list[tuple[str, dict[str, str], int]]) -> tuple[str, str]:
+    """Each (target, headers, status) sent to deploy/nginx.conf.template's nginx, with nothing
+    listening upstream (a proxied request is a 503), in a request of its own; its access and
+    error logs once it has logged them all."""
+    prefix = Path(tempfile.mkdtemp(prefix="capsa-nginx-log-"))
     prefix.chmod(0o755)
     port = free_port()
     proc = start_nginx(nginx, prefix, free_port(), port)
-    spellings = ["/view/rounds/TOKEN-A", "/view/%72ounds/TOKEN-B", "/%76iew/rounds/TOKEN-C",
-                 "/view%2Frounds/TOKEN-D", "/VIEW/%52OUNDS/TOKEN-E", "/view/%72%6F%75%6E%64%73/TOKEN-F"]
-    requests = [(target, {"X-Big": "x" * 9000}, 431) for target in spellings]
-    requests += [(target + "x" * 9000, {}, 414) for target in spellings[:2]]
     try:
         wait_listening(port, proc)
         for target, headers, status in requests:
@@ -740,6 +700,33 @@ def test_nginx_keeps_the_token_out_of_its_log_when_it_refuses_a_page_request_its
     finally:
         proc.terminate()
         proc.wait(10)
-    access, errors = (prefix / "access.log").read_text(), (prefix / "error.log").read_text()
+    logs = (prefix / "access.log").read_text(), (prefix / "error.log").read_text()
     shutil.rmtree(prefix, ignore_errors=True)
+    return logs
+
+
+def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spelt(nginx):
+    """The token is a bearer credential: however a client spells the page's path (a doubled
+    slash from a base URL ending in `/`, a percent-encoded letter, the absolute form), nginx
+    logs it as `/view/rounds/-`; and an upstream failure on such a page (a restart, a
+    timeout) writes no request line with the token to the error log, while one on the API
+    is still logged there."""
+    spellings = ["/view/rounds/TOKEN-A", "//view/rounds/TOKEN-B", "/view/%72ounds/TOKEN-C",
+                 "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E"]
+    access, errors = nginx_logs(nginx, [(target, {}, 503) for target in [*spellings, "/v1/rules"]])
+    assert "TOKEN" not in access and "TOKEN" not in errors, (access, errors)
+    assert access.count('"GET /view/rounds/- HTTP/1.1" 503') == len(spellings)
+    assert 'request: "GET /v1/rules HTTP/1.1"' in errors  # the API's upstream failures are still logged
+
+
+def test_nginx_keeps_the_token_out_of_its_log_when_it_refuses_a_page_request_itself(nginx):
+    """A request nginx answers itself (a header line too long: 431; a URI too long: 414) is
+    routed to a page of its own, so $uri no longer names the round page: the raw request line
+    is matched then, and it must be in any spelling, percent-escaped letters and slashes
+    included."""
+    spellings = ["/view/rounds/TOKEN-A", "/view/%72ounds/TOKEN-B", "/%76iew/rounds/TOKEN-C",
+                 "/view%2Frounds/TOKEN-D", "/VIEW/%52OUNDS/TOKEN-E", "/view/%72%6F%75%6E%64%73/TOKEN-F"]
+    requests = [(target, {"X-Big": "x" * 9000}, 431) for target in spellings]
+    requests += [(target + "x" * 9000, {}, 414) for target in spellings[:2]]
+    access, errors = nginx_logs(nginx, requests)
     assert "TOKEN" not in access and "TOKEN" not in errors, (access[:2000], errors[:2000])
