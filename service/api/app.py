@@ -243,21 +243,16 @@ def state_of(app: Flask) -> Capsa:
 def _before_request() -> None:
     init_request()
     req = current_request()
-    if req.routing_exception is not None:
-        # 404 / 405: answered by the routing error itself, counted by the client's limit
-        # with a valid key, else by the address's (a scan of made-up paths is no free ride)
-        if req.path.startswith("/v1/"):
-            try:
-                authenticate_request()
-            except (Unauthorized, Forbidden):
-                pass
-        return
     path = req.path
+    # A path no route takes (404) or a method it does not (405) is answered by its routing
+    # error, counted like any other request: by the client's limit with a valid key, else
+    # by the address's (a scan of made-up paths is no free ride).
+    routed = req.routing_exception is None
     # Refusals before the view are answered once the rate limit has counted them (the
     # client's, or the address's without a valid key): a missing or bad key (401), a read
     # key's write (403), an answer type the route cannot give (406, which comes first).
     unacceptable = None
-    if path.startswith("/v1/") or path in ratelimit.PROBES:
+    if routed and (path.startswith("/v1/") or path in ratelimit.PROBES):
         accept = req.headers.get("Accept", "").strip()
         types = _answer_types(path)
         if accept and req.accept_mimetypes.best_match(types) is None:
@@ -266,7 +261,8 @@ def _before_request() -> None:
         try:
             authenticate_request()
         except (Unauthorized, Forbidden) as refused:
-            g.refused = refused
+            if routed:
+                g.refused = refused
     if unacceptable is not None:
         if not path.startswith("/v1/"):
             raise unacceptable  # a probe: no limit counts it
