@@ -1924,7 +1924,7 @@ export interface paths {
                         "Capsa-Next-From-Sequence"?: number;
                         /** @description With Capsa-Next-From-Sequence: `</v1/audit/export?...>; rel="next"`. */
                         Link?: string;
-                        /** @description How far the snapshot reached: `sequence=N; at=<RFC 3339>; source=replica|primary`. */
+                        /** @description How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, the client's chain head in the report's snapshot (`at` absent for an empty chain). */
                         "Capsa-As-Of"?: string;
                         [name: string]: unknown;
                     };

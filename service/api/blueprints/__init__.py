@@ -102,6 +102,12 @@ IF_MATCH = {
     "schema": {"type": "string", "maxLength": 40},
     "example": '"1"',
 }
+# The Capsa-As-Of header of a report or an export (`reporting.as_of_header`).
+AS_OF = {
+    "description": "How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, "
+    "the client's chain head in the report's snapshot (`at` absent for an empty chain).",
+    "schema": {"type": "string"},
+}
 STATE_HEADERS = {
     "ETag": {"description": 'The game version, `"7"`.', "schema": {"type": "string"}},
     "Idempotent-Replayed": {

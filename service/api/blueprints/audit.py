@@ -29,7 +29,7 @@ from ..schemas.audit import (
 )
 from ..schemas.rounds import RoundDocumentSchema
 from ..state import db, principal
-from . import AUTH, BODY, STATE_HEADERS, Blueprint, json_response, send_stored
+from . import AS_OF, AUTH, BODY, STATE_HEADERS, Blueprint, json_response, send_stored
 from .rounds import IDEMPOTENCY_KEY
 
 blp = Blueprint(
@@ -132,8 +132,7 @@ EXPORT_HEADERS = {
     },
     "Link": {"description": 'With Capsa-Next-From-Sequence: `</v1/audit/export?...>; rel="next"`.',
              "schema": {"type": "string"}},
-    "Capsa-As-Of": {"description": "How far the snapshot reached: `sequence=N; at=<RFC 3339>; source=replica|primary`.",
-                    "schema": {"type": "string"}},
+    "Capsa-As-Of": AS_OF,
 }
 
 

@@ -26,15 +26,9 @@ from ..schemas.ledger import (
     SummarySchema,
 )
 from ..state import db, principal
-from . import AUTH, Blueprint, json_response
+from . import AS_OF, AUTH, Blueprint, json_response
 
 blp = Blueprint("ledger", __name__, url_prefix="/v1/ledger", description="Ledger reports.\n\n" + COUNTING)
-
-AS_OF = {
-    "description": "How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, "
-    "the client's chain head in the report's snapshot (`at` absent for an empty chain).",
-    "schema": {"type": "string"},
-}
 
 CSV_LINK = {
     "description": "CSV only, when more than 100,000 lines match: "
