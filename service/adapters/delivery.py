@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from service.domain.webhooks import AttemptOutcome, refused_address, refused_host
+from service.domain.webhooks import AttemptOutcome, ascii_host, refused_address, refused_host
 
 MAX_ERROR = 255
 _READ = 4096  # of the answer's body, at most: receivers answer fast and short
@@ -181,14 +181,11 @@ def target(url: str) -> Target:
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if _BAD_PATH.search(path):
         raise ValueError(f"URL can't contain control characters. {path!r}")
-    if not host.isascii():  # Host is ASCII: an internationalised name as IDNA (the resolver's) spells it
-        try:
-            ascii_host = host.encode("idna").decode("ascii")
-        except UnicodeError as exc:
-            raise ValueError(f"the host {host!r} is not a name IDNA can encode") from exc
-    else:
-        ascii_host = host
-    shown = f"[{ascii_host}]" if ":" in ascii_host else ascii_host
+    try:
+        named = ascii_host(host)  # Host is ASCII: an internationalised name as IDNA spells it
+    except UnicodeError as exc:
+        raise ValueError(f"the host {host!r} is not a name IDNA can encode") from exc
+    shown = f"[{named}]" if ":" in named else named
     host_header = shown if port == (443 if tls else 80) else f"{shown}:{port}"
     found = Target(parts.scheme, host, port, path, host_header)
     if len(_TARGETS) > 10_000:

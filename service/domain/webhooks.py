@@ -191,11 +191,10 @@ def check_url(url: str, allow_private: bool) -> SplitResult:
         raise InvalidWebhook(f"url {url!r} must not have a fragment", field="url")
     if port == 0:
         raise InvalidWebhook(f"url {url!r} has port 0", field="url")
-    if not parts.hostname.isascii():  # the resolver and the Host header take the name as IDNA spells it
-        try:
-            parts.hostname.encode("idna")
-        except UnicodeError as exc:
-            raise InvalidWebhook(f"url {url!r} has a host IDNA cannot encode ({exc.__cause__ or exc})", field="url") from exc
+    try:
+        ascii_host(parts.hostname)
+    except UnicodeError as exc:
+        raise InvalidWebhook(f"url {url!r} has a host IDNA cannot encode ({exc.__cause__ or exc})", field="url") from exc
     # A name that passes is resolved at each delivery, and every address it resolves to checked.
     reason = None if allow_private else refused_host(parts.hostname)
     if reason is not None:
@@ -217,6 +216,17 @@ _REFUSED_V6 = (
     ipaddress.IPv6Network("64:ff9b:1::/48"),  # local-use translation (RFC 8215): the site decides the rest
     ipaddress.IPv6Network("fec0::/10"),  # site-local (deprecated by RFC 3879), is_global in Python 3.11
 )
+
+
+def ascii_host(host: str) -> str:
+    """`host` as the resolver and the `Host` header take it: an internationalised name as
+    IDNA spells it (`xn--...`), an ASCII one as it is. UnicodeError for a name IDNA cannot
+    encode (a label empty or over 63 characters).
+
+    >>> ascii_host("\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444")
+    'xn--e1afmkfd.xn--p1ai'
+    """
+    return host if host.isascii() else host.encode("idna").decode("ascii")
 
 
 def folded_host(host: str) -> str:
