@@ -227,6 +227,13 @@ def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
         raise used_conflict(deal_id)
 
 
+def ended(uow: UnitOfWork, client_id: str, deal_id: str | None, at: datetime) -> None:
+    """The game that used this deal (if it used one) has ended at `at`: the deal's seed is
+    published from then (`revealed_at`), as its answers show it from then."""
+    if deal_id is not None:
+        uow.deals.mark_revealed(client_id, deal_id, at)
+
+
 def _revealed_conflict(deal_id: str, revealed_at: datetime) -> Conflict:
     return Conflict(
         f"deal {deal_id!r} was revealed at {rfc3339(revealed_at)}: its hands are public",

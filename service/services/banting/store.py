@@ -20,6 +20,7 @@ from service.domain.banting.moves import MadeMove, replay_made
 from service.domain.banting.timers import turn_deadline
 from service.domain.errors import FieldError
 from service.domain.rules import RuleSet, banting_params
+from service.services import deals
 from service.services.banting import recording
 from service.services.errors import Conflict, NotFound
 
@@ -85,8 +86,7 @@ def save(
         saved = replace(
             saved, winner=state.player_ids[state.winner], round_id=recording.record(uow, client_id, game, moves)
         )
-        if game.deal_id is not None:  # its seed is published with the game's end
-            uow.deals.mark_revealed(client_id, game.deal_id, now)
+        deals.ended(uow, client_id, game.deal_id, now)
         for listener in _listeners:
             listener(uow, FinishedGame(client_id, saved, state))
     written = uow.games.record_moves(

@@ -460,7 +460,6 @@ def _settle(uow: UnitOfWork, client_id: str, row: SusunGameRecord, now: datetime
             f"game {row.id!r} cannot settle: a round took its reference {row.reference!r} meanwhile",
             errors=[FieldError("reference", "used by another round since the game started")],
         ) from exc
-    if row.deal_id is not None:  # its seed is published with the settlement
-        uow.deals.mark_revealed(client_id, row.deal_id, now)
+    deals.ended(uow, client_id, row.deal_id, now)
     return replace(row, submissions=submissions, status=GameStatus.SETTLED, round_id=round_id, settled_at=now)
 
