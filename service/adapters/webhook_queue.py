@@ -397,23 +397,18 @@ SELECT a.client_id, a.webhook_id, a.event_id, :at, a.outcome, a.status_code, a.l
 _endpoint = and_(w.client_id == bindparam("_client"), w.id == bindparam("_webhook"))
 _RECOVERED = update(w).where(_endpoint, w.failing_since.is_not(None)).values(failing_since=None)
 _FAILING = update(w).where(_endpoint, w.failing_since.is_(None)).values(failing_since=bindparam("_now"))
-_DISABLE = (
+# Disabled when failing since `_since` or before: the endpoint an attempt just failed for,
+# or (_DISABLE_OVERDUE) every one with no retry left to come; one with a delivery pending
+# is disabled by that attempt's failure (or recovers by its success).
+_DISABLE_FAILING = (
     update(w)
-    .where(_endpoint, w.enabled.is_(True), w.failing_since <= bindparam("_since"))
+    .where(w.enabled.is_(True), w.failing_since <= bindparam("_since"))
     .values(enabled=False, disabled_reason="failing", updated_at=bindparam("_now"))
     .returning(w.id)
 )
-# Every endpoint failing since `_since` or before with no retry left to come: one with a
-# delivery pending is disabled by that attempt's failure (or recovers by its success).
-_DISABLE_OVERDUE = (
-    update(w)
-    .where(
-        w.enabled.is_(True),
-        w.failing_since <= bindparam("_since"),
-        ~exists().where(d.client_id == w.client_id, d.webhook_id == w.id, d.state == PENDING),
-    )
-    .values(enabled=False, disabled_reason="failing", updated_at=bindparam("_now"))
-    .returning(w.id)
+_DISABLE = _DISABLE_FAILING.where(_endpoint)
+_DISABLE_OVERDUE = _DISABLE_FAILING.where(
+    ~exists().where(d.client_id == w.client_id, d.webhook_id == w.id, d.state == PENDING)
 )
 
 
