@@ -240,7 +240,7 @@ def _security_headers(response: Response) -> Response:
     if request.path.startswith("/view/"):
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
-        if "/rounds/" in request.path:  # a link's token is in it (a redirect's Location too): kept by no cache
+        if "/rounds/" in request.path:  # a link's token is in it (the page, its 404, a redirect's Location): kept by no cache
             response.headers.setdefault("Cache-Control", "private, no-store")
     return response
 
@@ -251,9 +251,7 @@ def round_page(token: str) -> Response:
         doc = links().open(db(), token)
     except NotFound:
         html = render_template("round_not_found.html")
-        response = Response(html, status=404, content_type="text/html; charset=utf-8")
-        response.headers["Cache-Control"] = "private, no-store"
-        return response
+        return Response(html, status=404, content_type="text/html; charset=utf-8")  # no-store: the hook above
     ledger = _ledger(doc)
     html = render_template(
         "round.html",
@@ -274,6 +272,4 @@ def round_page(token: str) -> Response:
         tricks=tricks(doc),
         foul_reasons=foul_reasons(doc),
     )
-    response = Response(html, content_type="text/html; charset=utf-8")
-    response.headers["Cache-Control"] = "private, no-store"
-    return response
+    return Response(html, content_type="text/html; charset=utf-8")  # no-store: the hook above
