@@ -30,8 +30,6 @@ def test_readyz_answers_when_the_database_does(http, db_url):
 def test_readyz_replication_values_are_the_ones_the_spec_lists(http):
     """The spec listed the enum's names (SYNCHRONOUS, ...), not the values sent: the
     generated clients refused every PostgreSQL /readyz."""
-    import yaml
-
     from service.adapters.db import Replication
 
     spec = yaml.safe_load(http.get("/openapi.yaml").get_data(as_text=True))
@@ -43,8 +41,6 @@ def test_readyz_replication_values_are_the_ones_the_spec_lists(http):
 def test_every_operation_lists_the_422_an_unknown_query_parameter_gets(http):
     """Every route refuses a query parameter it does not take (422 on query.<name>): 19
     operations did not list 422, so clients generated from the spec had no type for it."""
-    import yaml
-
     spec = yaml.safe_load(http.get("/openapi.yaml").get_data(as_text=True))
     methods = {"get", "post", "put", "patch", "delete"}
     missing = [f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m, op in ops.items()
@@ -66,8 +62,6 @@ def test_every_time_in_an_answer_is_declared_a_date_time():
 
 
 def test_the_spec_gives_retry_after_on_409_only_for_an_idempotency_key_in_flight(http):
-    import yaml
-
     spec = yaml.safe_load(http.get("/openapi.yaml").get_data(as_text=True))
     said = spec["components"]["responses"]["CONFLICT"]["headers"]["Retry-After"]["description"]
     assert said.startswith("With `idempotency-in-flight` only")
