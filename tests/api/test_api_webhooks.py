@@ -145,7 +145,9 @@ def test_patch_changes_url_events_and_enabled_and_delete_removes_it(http, tenant
     doc = http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": True}, headers=tenant.headers).get_json()
     assert (doc["enabled"], doc["disabled_reason"]) == (True, None)
     problem(http.patch(f"/v1/webhooks/{w['id']}", json={"enabled": 1}, headers=tenant.headers), 422, "validation")
-    assert http.delete(f"/v1/webhooks/{w['id']}", headers=tenant.headers).status_code == 204
+    gone = http.delete(f"/v1/webhooks/{w['id']}", headers=tenant.headers)
+    assert gone.status_code == 204
+    assert (gone.data, "Content-Type" in gone.headers) == (b"", False)  # no content, so no type
     problem(http.get(f"/v1/webhooks/{w['id']}", headers=tenant.headers), 404, "not-found")
 
 

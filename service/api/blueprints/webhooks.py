@@ -101,7 +101,9 @@ class WebhookById(MethodView):
         """Delete the endpoint with its deliveries and attempts."""
         _owned(webhook_id)
         webhooks.delete(db(), principal().client_id, webhook_id)
-        return Response(status=204)
+        gone = Response(status=204)
+        del gone.headers["Content-Type"]  # no content: Werkzeug's default text/html would describe none
+        return gone
 
 
 @blp.route("/<string:webhook_id>/rotate-secret")
