@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import re
 import sys
 import threading
@@ -205,8 +206,20 @@ VIEW_PAGES = "/view/rounds/"  # a round page's path: the rest is a bearer token 
 def loggable_path(path: str) -> str:
     """The request's path as logged: a view link's token left out (anyone holding the link
     may open the round's page, so a log reader must not get it), however many slashes the
-    client put between the path's parts (the router redirects those to the page)."""
-    return VIEW_PAGES + "-" if _SLASHES.sub("/", path).startswith(VIEW_PAGES) else path
+    client put between the path's parts (the router redirects those to the page), and, as
+    nginx's log has it, in any case and with dot segments (`/VIEW/rounds/...`,
+    `/x/../view/rounds/...`: not the page, a 404, but the token all the same).
+
+    >>> loggable_path("/View/./rounds/t0ken"), loggable_path("/v1/rounds")
+    ('/view/rounds/-', '/v1/rounds')
+    """
+    collapsed = _SLASHES.sub("/", path)
+    if collapsed.startswith(VIEW_PAGES):
+        return VIEW_PAGES + "-"
+    folded = collapsed.lower()
+    if "view" in folded and posixpath.normpath(folded).startswith(VIEW_PAGES):
+        return VIEW_PAGES + "-"
+    return path
 
 
 _SLASHES = re.compile("/{2,}")
