@@ -154,9 +154,8 @@ def test_rows_must_use_exactly_the_dealt_hand():
             "players": [player("a", S), player("b", W, hand=hand_w[:12] + ["2s"])]}
     with pytest.raises(InvalidCard) as exc:
         score_round_request(body)
-    assert [(e.field, e.message) for e in exc.value.errors] == [(
-        "players[1].arrangement",
-        "the rows must use exactly the dealt hand: not in the hand ['9c'], unused ['2s']")]
+    assert [(e.field, e.message) for e in exc.value.errors] == [(  # the row and the card
+        "players[1].arrangement.back[4]", "'9c' is not in the dealt hand (unused: ['2s'])")]
 
 
 def test_wrong_counts_and_bad_cards_are_reported_with_paths():

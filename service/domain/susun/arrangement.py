@@ -197,11 +197,17 @@ def parse_arrangement(
     raise_collected(errors, InvalidArrangement)
     arrangement = Arrangement(*(tuple(rows[n]) for n in ROWS))
     if hand is not None and set(seen) != {c.index for c in hand}:
+        # 13 distinct cards in rows of the right sizes: a card not dealt stands in for one
+        # unused, and each is named at its row.
         dealt = {c.index for c in hand}
         missing = [c.text for c in hand if c.index not in seen]
-        extra = [c.text for c in arrangement.cards if c.index not in dealt]
-        raise InvalidArrangement(
-            f"the rows must use exactly the dealt hand: not in the hand {extra}, unused {missing}",
-            field=field,
+        raise_collected(
+            [
+                FieldError(f"{field}.{name}[{i}]", f"{card.text!r} is not in the dealt hand (unused: {missing})")
+                for name in ROWS
+                for i, card in enumerate(rows[name])
+                if card.index not in dealt
+            ],
+            InvalidArrangement,
         )
     return arrangement
