@@ -270,6 +270,23 @@ def test_six_pairs_with_trips_is_no_natural_for_suggest_without_counts_trips() -
     assert suggest(hand, rules("chinese-poker-royalties"), limit=1).natural is None
 
 
+def test_a_natural_set_by_the_rows_is_suggested_only_when_worth_more_than_the_rows() -> None:
+    """docs/susun-games.md#settling: an absent player's hand keeps a natural read from its
+    cards in any setting; three flushes is a setting, which the first suggestion takes only
+    where its value beats the best other setting's expected points."""
+    hand = cards("4s 6h 8h 8s 5h Ad Js Kd Qd Jh Kh Qs 5s")  # three flushes: Ad Kd Qd / spades / hearts
+    royalties = rules("chinese-poker-royalties")
+    found = suggest(hand, royalties, limit=2)
+    assert found.natural == "three_flushes"
+    best = found.suggestions[0]
+    assert best.evaluation.natural is None and best.score > susun(royalties).natural_values["three_flushes"]
+    assert suggest(hand, rules("chinese-poker-royalties", natural_values={"three_flushes": 20}),
+                   limit=1).suggestions[0].evaluation.natural == "three_flushes"
+    dragon = cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    for preset in PRESETS + NEW_PRESETS:
+        assert suggest(dragon, rules(preset), limit=1).suggestions[0].evaluation.natural == "dragon"
+
+
 def test_the_row_score_is_the_expected_3_1_points_over_independent_rows() -> None:
     """The closed form against all 27 row outcomes scored by docs/rules.md#scoring-formula (bonus_paid winner)."""
     for preset in PRESETS:
