@@ -109,7 +109,9 @@ class FakeChain:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
 
-    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+    def append(
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+    ) -> Appended:
         db = self.uow.db
         reference = None if record.round is None else record.round.reference
         if reference is not None and (record.client_id, reference) in db.references:

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import and_, delete, exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.domain.audit import GENESIS_HASH, chain_hash, seal
 
 from . import chain_pg, signatures
-from .errors import CheckViolation, DealUsed, KeyTaken
+from .errors import CheckViolation, DealUsed, KeyTaken, ReferenceHeld
 from .models import (
     ChainHead,
     ChainRecord,
@@ -30,6 +30,7 @@ from .models import (
     IdempotencyRecord,
     LedgerLine,
     Round,
+    SusunGame,
     is_void,
 )
 from .pending_receipts import Receipt
@@ -61,14 +62,17 @@ class ChainRepository:
             )
         )
 
-    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+    def append(
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+    ) -> Appended:
         """Place `record` at the client's head; with `claim`, the Idempotency-Key is taken in
-        the same transaction, and with `deal`, the deal is used (once).
+        the same transaction, and with `deal`, the deal is used (once); with `games`, a round
+        whose reference a Capsa Susun game holds is refused (a game's own round is not).
 
         The returned `Appended` is filled when the statement has run: at once inside a
         transaction the unit of work already holds, else at commit (on PostgreSQL the
         statement is then the whole transaction). Raises, at the latest at commit:
-        KeyTaken, DealUsed, UniqueViolation (a used reference, a second void),
+        KeyTaken, DealUsed, ReferenceHeld, UniqueViolation (a used reference, a second void),
         CheckViolation (lines that do not sum to zero), LockTimeout.
         """
         raise NotImplementedError
@@ -215,7 +219,9 @@ def stored_record(row: Any) -> StoredRecord:
 
 
 class PostgresChain(ChainRepository):
-    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+    def append(
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+    ) -> Appended:
         appended = Appended()
         db = self.transaction.db
         keyring = db.keyring
@@ -227,7 +233,7 @@ class PostgresChain(ChainRepository):
             # once it has run, they are committed with it (alone only: inside a larger
             # transaction, success now is not commit).
             riding = db.receipts.take() if alone else []
-            sql, params = chain_pg.parameters(record, claim, deal, riding)
+            sql, params = chain_pg.parameters(record, claim, deal, riding, games)
             try:
                 row = cursor.execute(sql, params, prepare=prepare).fetchone()
             except BaseException:
@@ -257,12 +263,19 @@ class PostgresChain(ChainRepository):
 
 
 class SqliteChain(ChainRepository):
-    def append(self, record: NewRecord, claim: Claim | None = None, deal: str | None = None) -> Appended:
+    def append(
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+    ) -> Appended:
         with translated():
-            return self._append(record, claim, deal)
+            return self._append(record, claim, deal, games)
 
-    def _append(self, record: NewRecord, claim: Claim | None, deal: str | None) -> Appended:
+    def _append(self, record: NewRecord, claim: Claim | None, deal: str | None, games: bool) -> Appended:
         conn = self.session.connection()  # BEGIN IMMEDIATE: this transaction is the only writer
+        reference = None if record.round is None else record.round.reference
+        if games and reference is not None:
+            held = exists().where(SusunGame.client_id == record.client_id, SusunGame.reference == reference)
+            if conn.execute(select(held)).scalar():
+                raise ReferenceHeld(reference)
         if claim is not None:
             same_key = (
                 (IdempotencyRecord.client_id == record.client_id)

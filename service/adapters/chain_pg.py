@@ -34,6 +34,7 @@ from .records import Claim, NewRecord
 # Custom SQLSTATEs raised by capsa_refuse() (migration 0005).
 KEY_TAKEN = "CP001"
 DEAL_USED = "CP002"
+REFERENCE_HELD = "CP003"
 
 _CLAIM = """
 claim AS (
@@ -99,14 +100,20 @@ round AS (
 ),"""
 
 
-def _statement(claim: bool, deal: bool, round_: bool, receipts: bool) -> str:
+_GAMES_REFERENCE = """EXISTS (SELECT FROM susun_games
+                WHERE client_id = %(client)s AND reference = %(reference)s)"""
+
+
+def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: bool = False) -> str:
     gate = ""
-    if claim or deal:
+    if claim or deal or games:
         checks = []
         if claim:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM claim) THEN capsa_refuse('{KEY_TAKEN}')")
         if deal:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM deal) THEN capsa_refuse('{DEAL_USED}')")
+        if games:
+            checks.append(f"WHEN {_GAMES_REFERENCE} THEN capsa_refuse('{REFERENCE_HELD}')")
         gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok),"
     head = _HEAD.format(
         gate_from="FROM gate" if gate else "",
@@ -117,20 +124,26 @@ def _statement(claim: bool, deal: bool, round_: bool, receipts: bool) -> str:
 
 
 STATEMENTS = {
-    (claim, deal, round_, receipts): _statement(claim, deal, round_, receipts)
+    (claim, deal, round_, receipts, games): _statement(claim, deal, round_, receipts, games)
     for claim in (False, True)
     for deal in (False, True)
     for round_ in (False, True)
     for receipts in (False, True)
+    for games in ((False, True) if round_ else (False,))
 }
 
 
 def parameters(
-    record: NewRecord, claim: Claim | None, deal: str | None, receipts: list[Receipt] | None = None
+    record: NewRecord,
+    claim: Claim | None,
+    deal: str | None,
+    receipts: list[Receipt] | None = None,
+    games: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The statement for this record and its parameters, with `receipts` (of records stored
     before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
-    each, which costs a fraction of adapting a Python list."""
+    each, which costs a fraction of adapting a Python list. With `games`, a round whose
+    reference a Capsa Susun game holds is refused (REFERENCE_HELD)."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -147,6 +160,7 @@ def parameters(
         "points": int_array([line.points for line in lines]),
         "winnings": int_array([line.winnings for line in lines]),
     }
+    games = games and record.round is not None and record.round.reference is not None
     if record.round is not None:
         r = record.round
         params.update(game=r.game, preset=r.preset, reference=r.reference)
@@ -164,7 +178,8 @@ def parameters(
         params["deal"] = deal
     if receipts:
         params.update(receipt_parameters(receipts))
-    return STATEMENTS[(claim is not None, deal is not None, record.round is not None, bool(receipts))], params
+    key = (claim is not None, deal is not None, record.round is not None, bool(receipts), games)
+    return STATEMENTS[key], params
 
 
-__all__ = ["DEAL_USED", "KEY_TAKEN", "STATEMENTS", "parameters"]
+__all__ = ["DEAL_USED", "KEY_TAKEN", "REFERENCE_HELD", "STATEMENTS", "parameters"]

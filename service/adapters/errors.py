@@ -80,4 +80,8 @@ class DealUsed(StorageError):
     """The deal was used before (by a round or a game); it is used at most once."""
 
 
+class ReferenceHeld(StorageError):
+    """A Capsa Susun game holds the new round's reference (its own round will take it)."""
+
+
 BALANCED = "ledger_lines_balanced"

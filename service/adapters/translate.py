@@ -22,6 +22,7 @@ from .errors import (
     LockTimeout,
     NotNullViolation,
     NumericOverflow,
+    ReferenceHeld,
     SerializationFailure,
     StorageError,
     UniqueViolation,
@@ -64,6 +65,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return KeyTaken(message)
         if state == chain_pg.DEAL_USED:
             return DealUsed(message)
+        if state == chain_pg.REFERENCE_HELD:
+            return ReferenceHeld(message)
         if state == "22003":  # numeric_value_out_of_range
             return NumericOverflow(message)
         if state == "40001":  # serialization_failure: a standby's recovery conflict

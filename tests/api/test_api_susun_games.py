@@ -390,6 +390,23 @@ def test_a_reference_is_unique_across_rounds_and_games(http, tenant, clock):
                              "conflict")) == {"reference"}
 
 
+def test_a_round_cannot_take_the_reference_of_a_game(http, tenant, clock):
+    """A game's reference becomes its round's at settlement: a round posted meanwhile with
+    it is 409, not stored (it would leave the game unable to settle, for good)."""
+    from httpkit import two_player_round
+
+    reference = f"g-{tenant.id}"
+    game = start(http, tenant, players=["a", "b"], reference=reference)
+    refused = problem(http.post("/v1/rounds", json=two_player_round(reference=reference), headers=tenant.headers),
+                      409, "conflict")
+    assert fields_of(refused) == {"reference"} and reference in refused["detail"]
+    assert _rounds_of(http, tenant) == []
+    clock.advance(seconds=60)
+    settled = fetch(http, tenant, game)
+    assert settled["status"] == "settled"
+    assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
+
+
 def test_a_round_body_with_game_fields_is_refused_by_post_rounds(http, tenant):
     from httpkit import two_player_round
 
@@ -533,12 +550,24 @@ def test_settling_a_parsed_stored_request_is_what_rescoring_reproduces(http, ten
         "game_id", "players[0].auto_arranged", "players[1].auto_arranged"}
 
 
-def test_a_round_that_took_the_games_reference_meanwhile_blocks_settling_without_a_500(http, tenant, clock):
+def _racing_round_and_game(http, tenant, monkeypatch, reference, **game):
+    """A round and a game made at the same moment with one reference: each checked the
+    other's table before the other wrote (made here by skipping the game's check)."""
     from httpkit import two_player_round
 
-    reference = f"taken-{tenant.id}"
-    game = start(http, tenant, players=["a", "b"], reference=reference)
+    from service.services.susun import games as susun_game_service
+
     assert http.post("/v1/rounds", json=two_player_round(reference=reference), headers=tenant.headers).status_code == 201
+    with monkeypatch.context() as patched:
+        patched.setattr(susun_game_service, "_check_reference_free", lambda *_: None)
+        return start(http, tenant, players=["a", "b"], reference=reference, **game)
+
+
+def test_a_round_that_took_the_games_reference_meanwhile_blocks_settling_without_a_500(
+    http, tenant, clock, monkeypatch
+):
+    reference = f"taken-{tenant.id}"
+    game = _racing_round_and_game(http, tenant, monkeypatch, reference)
     clock.advance(seconds=60)
     assert fetch(http, tenant, game)["status"] == "arranging"  # shown as it is
     susun_games.sweep_once(http.application.extensions["capsa"].db)
@@ -549,12 +578,9 @@ def test_a_round_that_took_the_games_reference_meanwhile_blocks_settling_without
     assert len(_rounds_of(http, tenant)) == 1
 
 
-def test_a_game_that_cannot_settle_does_not_hold_up_the_games_behind_it(http, tenant, clock):
-    from httpkit import two_player_round
-
+def test_a_game_that_cannot_settle_does_not_hold_up_the_games_behind_it(http, tenant, clock, monkeypatch):
     reference = f"stuck-{tenant.id}"
-    stuck = start(http, tenant, players=["a", "b"], reference=reference, arrange_seconds=10)
-    assert http.post("/v1/rounds", json=two_player_round(reference=reference), headers=tenant.headers).status_code == 201
+    stuck = _racing_round_and_game(http, tenant, monkeypatch, reference, arrange_seconds=10)
     later = start(http, tenant, players=["a", "b"], arrange_seconds=20)
     clock.advance(seconds=20)
     db = http.application.extensions["capsa"].db

@@ -3509,7 +3509,7 @@ export interface components {
              */
             table?: string | null;
             /**
-             * @description The operator's own id of the round, unique per client.
+             * @description The operator's own id of the round, unique per client among rounds and Capsa Susun games.
              * @example client-round-9912
              */
             reference?: string | null;

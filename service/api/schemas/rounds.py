@@ -65,7 +65,7 @@ class RoundRequestSchema(Strict):
     table = Id("table-7", "The operator's table.", allow_none=True)
     reference = Id(
         "client-round-9912",
-        "The operator's own id of the round, unique per client.",
+        "The operator's own id of the round, unique per client among rounds and Capsa Susun games.",
         allow_none=True,
     )
     currency = currency_code()

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, UniqueViolation
+from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, ReferenceHeld, UniqueViolation
 from service.adapters.idempotency import KeyRecord
 from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
@@ -100,10 +100,12 @@ def _store(
 ) -> dict[str, Any]:
     try:
         with db.unit_of_work(write=True) as uow:
-            appended = uow.chain.append(built.new, claim=claim, deal=deal_id)
+            appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
             uow.commit()
     except DealUsed as exc:
         raise deals.used_conflict(str(deal_id)) from exc
+    except ReferenceHeld as exc:
+        raise _reference_conflict(str(reference), by_game=True) from exc
     except UniqueViolation as exc:
         if reference is not None and exc.constraint == "uq_rounds_client_reference":
             raise _reference_conflict(reference) from exc
@@ -128,7 +130,12 @@ def _as_created(client_id: str) -> idempotency.Renderer:
     return render_created
 
 
-def _reference_conflict(reference: str) -> Conflict:
+def _reference_conflict(reference: str, by_game: bool = False) -> Conflict:
+    if by_game:  # its round takes the reference when it settles
+        return Conflict(
+            f"reference {reference!r} is held by a Capsa Susun game of this client",
+            errors=[FieldError("reference", "held by a game, whose round takes it when the game settles")],
+        )
     return Conflict(
         f"reference {reference!r} is already used by another round of this client",
         errors=[FieldError("reference", "already used; find it with GET /v1/rounds?reference=")],

@@ -26,8 +26,8 @@ class RoundRequest:
         rules (RoundRequestRulesType1 | str | Unset): Rule set: a preset name, or a preset with parameter overrides.
             Omitted: capsa-susun-id. Example: capsa-susun-id.
         table (None | str | Unset): The operator's table. Example: table-7.
-        reference (None | str | Unset): The operator's own id of the round, unique per client. Example: client-
-            round-9912.
+        reference (None | str | Unset): The operator's own id of the round, unique per client among rounds and Capsa
+            Susun games. Example: client-round-9912.
         pair_stakes (list[PairStake] | Unset): Per-pair stakes. Example: [{'players': ['a', 'b'], 'stake': '5000'}].
         deal (None | str | Unset): A deal id (provably fair dealing), or null.
     """
