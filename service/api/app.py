@@ -209,6 +209,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(_refuse_counted)  # after the limiter: key guessing and refused calls are counted
     app.before_request(_read_body)
     app.after_request(_purge_after_response)
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/v1/"):
+            # An empty segment names nothing: `/v1/ledger/players//statement` is a 404, not
+            # Werkzeug's redirect to the totals of a player named `statement` (the pages,
+            # a round's among them, keep the redirect).
+            rule.merge_slashes = False
     app.wsgi_app = proxies.TrustedProxies(  # type: ignore[method-assign]  # Flask's middleware idiom
         app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"]
     )
@@ -311,8 +317,8 @@ def _read_body() -> None:
     if path in ratelimit.PROBES:
         queryguard.check_query_names()
     if path.startswith("/v1/"):
+        paths.check_path_ids()  # a player's id quoted at path.player, NUL too
         textguard.check_request_line()
-        paths.check_path_ids()
         queryguard.check_query_names()
         if req.method in _BODY_METHODS:
             load_body()

@@ -6,7 +6,8 @@ the database from a path id, a query value or a free-text body field, and answer
 never name anything and are never a legitimate value, so they are refused here for every
 route at once:
 
-- in the path: 404 `not-found` (no resource has such an id);
+- in the path: 404 `not-found` (no resource has such an id), but for a player's id, which
+  `paths.check_path_ids` has answered first with 422 on `path.<name>` quoting it;
 - in a query value: 422 `validation` on `query.<name>`;
 - in any key or string of a JSON body: 422 `validation` at its path (`players[0].id`).
 """

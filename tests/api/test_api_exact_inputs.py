@@ -93,7 +93,7 @@ PLAYER_ROUTES = [
     ("PUT", "/v1/susun/games/sg_nothing/arrangements/{}"),
 ]
 # Each would be a player no body can name: the body's pattern is ^[A-Za-z0-9._:-]{1,64}$.
-BAD_PLAYERS = ["a\n", "a ", " a", "a b", "\u00e9", "\u0661", "a" * 65, "a+b", "a%b", "a\t"]
+BAD_PLAYERS = ["a\n", "a ", " a", "a b", "\u00e9", "\u0661", "a" * 65, "a+b", "a%b", "a\t", "\x00", "a\x00b"]
 
 
 def test_the_routes_with_a_player_in_the_path_are_the_ones_checked_below(app):

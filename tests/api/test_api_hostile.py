@@ -285,6 +285,19 @@ def test_hostile_ids_in_paths_are_404(http, tenant, path):
 
 
 @pytest.mark.parametrize(
+    "path",
+    ["/v1/ledger/players//statement?currency=IDR", "/v1/ledger/players/%2F/statement?currency=IDR",
+     "/v1//rules", "/v1/rounds//verify", "//v1/rules"],
+)
+def test_a_doubled_slash_in_an_api_path_is_a_404_not_a_redirect_to_another_resource(http, tenant, path):
+    """`/v1/ledger/players//statement` was redirected (an HTML 308) to the totals of a player
+    named `statement`; an empty segment names nothing."""
+    response = http.get(path, headers=tenant.headers)
+    assert_problem(response, 404, "not-found")
+    assert "Location" not in response.headers
+
+
+@pytest.mark.parametrize(
     "query",
     ["limit=abc", "limit=0", "limit=501", "limit=-1", "limit=1e400", "limit=1.0", "limit=%00",
      "cursor=%00", "cursor=" + "A" * 600, "cursor=eyJ9", "since=yesterday", "until=2026-13-01T00:00:00Z",
@@ -365,7 +378,10 @@ def test_nul_in_path_ids_and_query_values_of_every_route(app, http):
         if "<" in rule:
             url = _PARAM_RE.sub("%00", rule)
             response = http.open(url, method=method, json=body, headers=owner.tenant.headers)
-            if (response.status_code, response.get_json()["type"]) != (404, "/problems/not-found"):
+            # a player's id is checked against the body's pattern (422 quoting it), a
+            # resource's id is a 404 like any id that names nothing
+            expected = (422, "/problems/validation") if "<id:" in rule else (404, "/problems/not-found")
+            if (response.status_code, response.get_json()["type"]) != expected:
                 failures.append(f"{method} {url}: {response.status_code}")
         url, _ = concrete_path(rule, owner)
         response = http.open(url + "?currency=%00&player=a%00", method=method, json=body,
