@@ -49,6 +49,19 @@ def test_every_operation_lists_the_422_an_unknown_query_parameter_gets(http):
     assert http.get("/healthz?verbose=1").status_code == 422
 
 
+def test_every_operation_that_reads_a_body_lists_what_a_bad_body_gets(app, http, tenant):
+    """Every POST, PUT and PATCH reads its body (malformed JSON 400, too large 413, another
+    type 415): POST /v1/rounds/{id}/view-link answered them without listing them."""
+    spec = yaml.safe_load(http.get("/openapi.yaml").get_data(as_text=True))
+    missing = [f"{m.upper()} {p}: {code}" for p, ops in spec["paths"].items() for m, op in ops.items()
+               if m in ("post", "put", "patch") for code in ("400", "413", "415") if code not in op["responses"]]
+    assert missing == []
+    round_id = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).get_json()["id"]
+    answer = http.post(f"/v1/rounds/{round_id}/view-link", data="{", headers={
+        **tenant.headers, "Content-Type": "application/json"})
+    problem(answer, 400, "malformed-json")
+
+
 def test_every_time_in_an_answer_is_declared_a_date_time():
     """Webhook, attempt, event and statement times were plain strings in the generated
     clients, where round, deal and game times were datetimes."""

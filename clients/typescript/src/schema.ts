@@ -2288,9 +2288,13 @@ export interface paths {
                         "application/json": components["schemas"]["ViewLink"];
                     };
                 };
+                400: components["responses"]["BAD_REQUEST"];
                 401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];

@@ -36,7 +36,7 @@ from ..auth import allow_read
 from ..body import optional_body
 from ..schemas.view_links import ViewLinkSchema
 from ..state import db, principal
-from . import AUTH, SECURITY_HEADERS, Blueprint, json_response
+from . import AUTH, BODY, SECURITY_HEADERS, Blueprint, json_response
 from .round_page_rules import foul_reasons, tricks
 
 blp = Blueprint("view-links", __name__, url_prefix="/v1", description="Links to a round's HTML view.")
@@ -104,7 +104,7 @@ class ViewLink(MethodView):
     @allow_read
     @optional_body
     @blp.response(201, ViewLinkSchema)
-    @blp.problems(*AUTH, 404)
+    @blp.problems(*BODY, 404)
     def post(self, round_id: str) -> Response:
         """A link to an HTML view of the round: HMAC-signed, expires (default 1 hour)."""
         return json_response(links().create(db(), principal().client_id, round_id), status=201)
