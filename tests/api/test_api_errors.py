@@ -58,6 +58,8 @@ def test_a_non_json_content_type_is_415(http, tenant):
     assert fields_of(problem(response, 415, "unsupported-media-type")) == {"header.Content-Type"}  # none sent
     problem(post_raw(http, tenant, "{}", "application/json; charset=latin-1"), 415,
             "unsupported-media-type")
+    # docs/api.md: a `+json` type (RFC 6839) is read as the same JSON
+    assert post_raw(http, tenant, json.dumps(two_player_round()), "application/vnd.example+json").status_code == 201
 
 
 @pytest.mark.parametrize("coding", ["gzip", "br", "deflate", "GZIP"])
