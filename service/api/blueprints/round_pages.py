@@ -36,7 +36,7 @@ from ..auth import allow_read
 from ..body import optional_body
 from ..schemas.view_links import ViewLinkSchema
 from ..state import db, principal
-from . import AUTH, BODY, SECURITY_HEADERS, Blueprint, json_response
+from . import BODY, SECURITY_HEADERS, Blueprint, json_response
 from .round_page_rules import foul_reasons, tricks
 
 blp = Blueprint("view-links", __name__, url_prefix="/v1", description="Links to a round's HTML view.")
