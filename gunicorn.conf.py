@@ -98,6 +98,13 @@ def post_fork(server, worker):
     dispose_all()
     if _metrics is not None:
         _metrics.close_in_child()
+    # The signing keys as the file holds them now: a HUP after `capsa keys create` forks
+    # workers from the app the master loaded at start, with the keyring of that time.
+    from service.api.app import reload_signing_keys
+
+    problem = reload_signing_keys(server.app.wsgi())
+    if problem is not None:
+        server.log.error("signing keys not reloaded, the ones read at start stay: %s", problem)
 
 
 def child_exit(server, worker):

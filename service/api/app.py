@@ -18,6 +18,7 @@ from service.adapters.db import DEFAULT_DATABASE_URL
 from service.adapters.uow import Database
 from service.domain import settings
 from service.domain.errors import SettingError
+from service.domain.signing import KeyringError
 from service.domain.version import ENGINE_VERSION
 from service.services import clients, view_links
 from service.services.clock import utcnow_ms
@@ -244,6 +245,25 @@ def _openapi_attributes(self: Any, field: Any, **_: Any) -> dict[str, Any]:
 def state_of(app: Flask) -> Capsa:
     capsa: Capsa = app.extensions["capsa"]
     return capsa
+
+
+def reload_signing_keys(app: Flask) -> str | None:
+    """Read SIGNING_KEY_FILE again (gunicorn's post_fork, in each new worker): the master
+    loads the app, and its keyring, once at start, so without this the workers a HUP forks
+    after `capsa keys create` would sign with the retired key. A file that no longer reads
+    leaves the keyring the app started with; the reason is returned for the log."""
+    key_file = app.config.get("SIGNING_KEY_FILE") or ""
+    if not key_file:
+        return None
+    try:
+        keyring = keyfile.load(Path(key_file))
+    except KeyringError as exc:
+        return str(exc)
+    db = state_of(app).db
+    db.keyring = keyring
+    if db.replica is not None:
+        db.replica.db.keyring = keyring
+    return None
 
 
 def _before_request() -> None:

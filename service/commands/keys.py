@@ -1,8 +1,8 @@
 """`capsa keys create|list|sign`: the receipts' signing keyring (SIGNING_KEY_FILE).
 
 `create` makes the first key, or rotates: a new active key, the one before retired (its
-signatures keep verifying, it signs nothing new). Restart or HUP the service afterwards so
-every worker signs with the new key. With a database at hand, `create` then signs every
+signatures keep verifying, it signs nothing new). Restart or HUP the service, and restart the
+sweeper, afterwards so every process signs with the new key. With a database at hand, `create` then signs every
 record that has no receipt yet (records stored before the first key existed); `sign` does
 only that step.
 """

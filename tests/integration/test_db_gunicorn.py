@@ -184,3 +184,55 @@ def test_a_chunked_body_over_64_kib_is_413_under_gunicorn_not_cut_to_a_valid_pre
     assert json.loads(body)["type"] == "/problems/payload-too-large"
     status, body = _chunked_post(port, "/v1/score", headers, BODY + b" " * 1000)  # under the limit
     assert status == 200 and json.loads(body)["house_fee"] == "1860"
+
+
+def test_a_hup_after_a_key_rotation_signs_with_the_new_key(sqlite_url, tmp_path):
+    """docs/audit.md: after `capsa keys create`, a HUP to gunicorn makes every worker sign
+    with the new key. The master loads the app (and its keyring) once; the workers forked
+    from it after the HUP kept signing with the retired key."""
+    import signal
+
+    from service.adapters import keyfile
+    from service.domain.signing import Keyring
+    from service.services.clock import utcnow_ms
+
+    keys = tmp_path / "signing-keys.json"
+    first = Keyring().rotated(utcnow_ms())[0]
+    keyfile.save(keys, first)
+    tenant = make_tenant(make_app(sqlite_url))
+    headers = {**tenant.headers, "Content-Type": "application/json"}
+    proc, port = start(sqlite_url, tmp_path, "off", SIGNING_KEY_FILE=str(keys))
+    try:
+        wait_healthy(proc, port)
+
+        def signed_by(n: int) -> set[str]:
+            kids = set()
+            for i in range(n):
+                status, body, _ = call(port, "POST", "/v1/rounds", headers,
+                                       BODY.replace(b"example-1", f"hup-{len(kids)}-{i}-{time.monotonic_ns()}".encode()))
+                assert status == 201, body
+                kids.add(json.loads(body)["audit"]["kid"])
+            return kids
+
+        assert signed_by(4) == {first.active.kid}
+        second = first.rotated(utcnow_ms())[0]
+        keyfile.save(keys, second)
+        assert second.active.kid != first.active.kid
+        pids = set(_worker_pids(proc.pid))
+        proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while set(_worker_pids(proc.pid)) & pids or len(_worker_pids(proc.pid)) < 2:
+            assert time.monotonic() < deadline, "the workers were not replaced"
+            time.sleep(0.2)
+        wait_healthy(proc, port)
+        assert signed_by(6) == {second.active.kid}
+        status, body, _ = call(port, "GET", "/v1/audit/keys", tenant.headers)
+        assert [k["kid"] for k in json.loads(body)["keys"]] == [first.active.kid, second.active.kid]
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def _worker_pids(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children")
+    return [int(p) for p in children.read_text().split()] if children.exists() else []
