@@ -214,6 +214,7 @@ class ServerState:
     in_recovery: bool
     replication: Replication
     standbys: int  # streaming standbys (any sync state)
+    read_only: bool = False  # default_transaction_read_only: a primary fenced for writes
 
 
 class ReplicaStatus(StrEnum):
@@ -242,13 +243,14 @@ SELECT (SELECT setting::int FROM pg_settings WHERE name = 'statement_timeout'),
        current_setting('synchronous_standby_names'),
        count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')),
        count(*) FILTER (WHERE sync_state IS NULL),
-       count(*)
+       count(*),
+       current_setting('default_transaction_read_only')::bool
   FROM pg_stat_replication
 """
 
 
 def server_state(row: tuple[Any, ...]) -> ServerState:
-    statement, lock, in_recovery, names, sync, hidden, standbys = row
+    statement, lock, in_recovery, names, sync, hidden, standbys, read_only = row
     if not str(names).strip():
         replication = Replication.ASYNCHRONOUS
     elif sync:
@@ -257,7 +259,7 @@ def server_state(row: tuple[Any, ...]) -> ServerState:
         replication = Replication.UNKNOWN
     else:
         replication = Replication.WAITING
-    return ServerState(int(statement), int(lock), bool(in_recovery), replication, int(standbys))
+    return ServerState(int(statement), int(lock), bool(in_recovery), replication, int(standbys), bool(read_only))
 
 
 def make_engine(

@@ -29,6 +29,8 @@ def check(db: Database) -> Readiness:
     refusals = [] if schema is None else [schema]
     if state.in_recovery:
         refusals.append("the database is a standby (read-only): the URL or the pooler names the wrong node")
+    elif state.read_only:
+        refusals.append("the database refuses writes (default_transaction_read_only is on)")
     statement_ms, lock_ms = db.timeouts_ms
     pooled = db.postgres.pooler is Pooler.PGBOUNCER
     how = "ALTER ROLE ... SET {name} = {want} (DATABASE_POOLER=pgbouncer)" if pooled else "the connection's options"

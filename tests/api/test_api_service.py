@@ -133,6 +133,35 @@ def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
     )
 
 
+def test_readyz_refuses_a_primary_that_refuses_writes():
+    """A database set read-only (`default_transaction_read_only`, as an operator fences a
+    node) answered every write 503 while /readyz said 200 ok."""
+    from conftest import create_pg_database, drop_pg_database, pg_admin_url
+    from sqlalchemy import create_engine, text
+
+    from service.adapters.migrate import upgrade
+
+    admin = pg_admin_url()
+    if admin is None:
+        pytest.skip("TEST_DATABASE_URL is not set")
+    url, name = create_pg_database(admin)
+    upgrade(url)
+    app = make_app(url)
+    try:
+        assert app.test_client().get("/readyz").status_code == 200
+        engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.execute(text(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on'))
+        engine.dispose()
+        app.extensions["capsa"].db.dispose()  # new sessions take the database's setting
+        answer = app.test_client().get("/readyz")
+    finally:
+        app.extensions["capsa"].db.dispose()
+        drop_pg_database(admin, name)
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert answer.get_json()["detail"] == "the database refuses writes (default_transaction_read_only is on)"
+
+
 def test_the_request_id_is_echoed_or_made(http):
     assert http.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers[
         "X-Request-ID"] == "abc-123"
