@@ -222,6 +222,8 @@ def test_a_changed_ledger_amount_is_found_at_its_sequence(app, http):
         ("UPDATE rounds SET reference = 'forged-ref' WHERE id = :r", "round.reference"),
         ("UPDATE rounds SET currency = 'USD' WHERE id = :r", "round.currency"),
         ("UPDATE rounds SET preset = 'chinese-poker-2-4' WHERE id = :r", "round.preset"),
+        # the round is re-scored by the game its hashed record names, not the live column's
+        ("UPDATE rounds SET game = 'banting' WHERE id = :r", "round.game"),
         (f"UPDATE ledger_lines SET table_ref = 'table-x' WHERE {LINES_OF_ROUND} AND line_no = 1", "ledger_lines[1].table"),
         (f"UPDATE ledger_lines SET player_id = 'zz' WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].player"),
         (f"UPDATE ledger_lines SET points = points + 1 WHERE {LINES_OF_ROUND} AND line_no = 0", "ledger_lines[0].points"),
@@ -254,6 +256,10 @@ def test_a_round_pointed_at_another_record_is_found_at_its_own_and_is_not_served
     # The round's record must name the round: another round's record is never served as it.
     assert http.get(f"/v1/rounds/{docs[1]['id']}", headers=tenant.read_headers).status_code == 404
     assert http.get(f"/v1/rounds/{docs[2]['id']}", headers=tenant.read_headers).get_json() == docs[2]
+    # its own verify says so, where it answered 404 for a round whose row is there
+    verdict = http.get(f"/v1/rounds/{docs[1]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict == {"ok": False, "differences": [
+        {"field": "round.sequence", "stored": 3, "recomputed": None}]}
 
 
 def test_a_changed_reversal_line_is_found_at_the_voids_sequence(app, http):

@@ -223,11 +223,24 @@ def _reason(difference: dict[str, Any]) -> str:
 def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
     """Re-score the stored request with today's engine, recompute the record's hash, and
     check the round's stored columns and ledger lines against the record."""
-    stored = rounds.get_stored(db, client_id, round_id)
+    try:
+        stored = rounds.get_stored(db, client_id, round_id)
+    except NotFound:
+        # A round is read with the record at its sequence that names it: a row whose
+        # sequence was changed names none, which is a difference to report, not a 404.
+        with db.unit_of_work() as uow:
+            copies = uow.rounds.copies_of(client_id, round_id)
+        if copies is None:
+            raise
+        return {"ok": False, "differences": [{"field": "round.sequence", "stored": copies.sequence, "recomputed": None}]}
     record = stored.record
     parsed = orjson.loads(record.canonical)
     differences: list[dict[str, Any]] = []
-    rescore = RESCORERS.get(stored.game)
+    # Re-scored by the game its hashed record names (a changed `rounds.game` is one of the
+    # copies' differences below, not a reason to score a Capsa Susun round as Big Two).
+    result = parsed.get("result") if isinstance(parsed, dict) else None
+    game = result.get("game") if isinstance(result, dict) else None
+    rescore = RESCORERS.get(game) if isinstance(game, str) else None
     if rescore is None:
         differences.append({"field": "game", "stored": stored.game, "recomputed": None})
     else:
