@@ -38,7 +38,8 @@ MEANING: dict[ExitCode, tuple[str, str]] = {
         "usage: the command line is wrong (an unknown option, a bad number, a missing --head, a round "
         "given to evaluate), or a setting it needs is missing (audit export --head without "
         "SIGNING_KEY_FILE, keys without --file or SIGNING_KEY_FILE) or one it reads is wrong "
-        "(DATABASE_POOLER=pgbounce with a PostgreSQL DATABASE_URL, WEBHOOK_CONCURRENCY=0: named in one line)",
+        "(DATABASE_POOLER=pgbounce with a PostgreSQL DATABASE_URL, WEBHOOK_CONCURRENCY=0, a "
+        "WEBHOOK_METRICS_BIND another process holds: named in one line)",
     ),
     ExitCode.UNREADABLE: (
         "all",

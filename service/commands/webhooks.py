@@ -52,11 +52,20 @@ def dispatch(args: argparse.Namespace) -> int:
         settings = Settings(**{**settings.__dict__, "concurrency": args.concurrency})
     metrics = Metrics()
     bind = os.environ.get("WEBHOOK_METRICS_BIND", DEFAULT_METRICS_BIND)
-    if bind.lower() != "off":
+    if bind.strip().lower() != "off":
         from prometheus_client import start_http_server
 
-        host, _, port = bind.rpartition(":")
-        start_http_server(int(port), addr=host or "0.0.0.0", registry=metrics.registry)
+        host, sep, port = bind.strip().rpartition(":")
+        if not sep or not port.isdigit():
+            raise SettingError(f"WEBHOOK_METRICS_BIND must be host:port or off, not {bind!r}")
+        try:
+            start_http_server(int(port), addr=host.removeprefix("[").removesuffix("]") or "0.0.0.0",
+                              registry=metrics.registry)
+        except OSError as exc:  # another dispatcher on this host: give each its own address
+            raise SettingError(
+                f"WEBHOOK_METRICS_BIND {bind!r}: {exc.strerror or exc} (a dispatcher on this host "
+                "already serves it? give each its own address, or off)"
+            ) from exc
     db = with_schema(dispatcher_database(args.database_url, settings))
     dispatcher = Dispatcher(db, settings, metrics)
     stop = threading.Event()

@@ -417,3 +417,19 @@ def test_dev_zero_and_a_gigabyte_without_a_newline_are_refused_at_the_cap_in_bou
                        "not an export line (0 records verified before it)\n")
         # The line cap is 1 MiB: a few of it (the read, its copy, the search) over the reference.
         assert peak - reference < 16 * 1024, (path, peak, reference)
+
+
+@pytest.mark.parametrize("bind", ["taken", "9101", "127.0.0.1:x"])
+def test_a_dispatcher_whose_metrics_bind_is_taken_or_wrong_says_so_in_one_line(bind, monkeypatch, capsys):
+    """A second dispatcher on a host (the same default WEBHOOK_METRICS_BIND) ended in a
+    traceback and exit 1, which README's table does not list for it."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        value = f"127.0.0.1:{busy.getsockname()[1]}" if bind == "taken" else bind
+        monkeypatch.setenv("WEBHOOK_METRICS_BIND", value)
+        code, _, err = run(["webhooks", "dispatch", "--database-url", NOWHERE], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("capsa: WEBHOOK_METRICS_BIND") and repr(value) in err, err
