@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import time
+from collections.abc import Iterator
 
 from alembic import context
+from sqlalchemy.engine import make_url
 
 from service.adapters.db import DEFAULT_DATABASE_URL, is_sqlite, make_engine, normalise_url
 from service.adapters.models import Base
@@ -42,11 +47,49 @@ def run_migrations_online() -> None:
     try:
         with engine.connect() as connection:
             if is_sqlite(url):
-                _run_sqlite(connection, url)
+                with _sqlite_lock(url):
+                    _run_sqlite(connection, url)
             else:
+                _lock_postgres(connection)
                 _run(connection, url)
     finally:
-        engine.dispose()
+        engine.dispose()  # its connection's session lock goes with it
+
+
+# One upgrade at a time (two nodes starting a release at once): the second waits for the
+# first, then finds nothing left to do. Without it the two raced on alembic_version and on
+# each other's DDL, and could both fail, leaving the schema between two migrations.
+_UPGRADE_LOCK = 0x63617073615F6462  # "capsa_db": pg_advisory_lock's key
+
+
+def _lock_postgres(connection: object) -> None:
+    """A session lock, held across the migrations' own transactions until the connection
+    closes. Tried, not waited for: a transaction waiting on it would be one that the first
+    upgrade's `CREATE INDEX CONCURRENTLY` waits for in turn (a deadlock); between tries this
+    connection holds no transaction."""
+    conn = connection  # a SQLAlchemy Connection
+    while True:
+        taken = conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({_UPGRADE_LOCK})").scalar()  # type: ignore[attr-defined]
+        conn.commit()  # type: ignore[attr-defined]  # a session lock: it stays
+        if taken:
+            return
+        time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def _sqlite_lock(url: str) -> Iterator[None]:
+    """The same on SQLite: a file lock beside the database (its own write lock is let go
+    between migrations, and a waiting upgrade gave up after the busy timeout)."""
+    database = make_url(url).database
+    if not database or database == ":memory:":
+        yield
+        return
+    with open(f"{database}.upgrade-lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _run_sqlite(connection: object, url: str) -> None:

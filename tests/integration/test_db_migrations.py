@@ -165,3 +165,27 @@ def test_0006_starts_each_clients_deal_counter_after_its_highest_nonce(empty_db)
         assert "deals_made" not in {c["name"] for c in inspect(engine).get_columns("clients")}
     finally:
         engine.dispose()
+
+
+def test_two_upgrades_at_once_both_succeed_and_leave_the_newest_migration(empty_db):
+    """Two `capsa db upgrade` at once (two nodes starting a release) raced on PostgreSQL:
+    one failed on alembic_version or a deadlock, sometimes both, leaving the schema behind."""
+    import os
+    import subprocess
+    import sys
+
+    from service.adapters.migrate import current_revision, head_revision
+
+    env = {**os.environ, "DATABASE_URL": empty_db}
+    for _ in range(2):
+        runs = [subprocess.Popen([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        errors = [run.communicate(timeout=300)[1] for run in runs]
+        outcomes = [(run.returncode, err) for run, err in zip(runs, errors, strict=True)]
+        assert [code for code, _ in outcomes] == [0, 0], outcomes
+        engine = make_engine(empty_db)
+        try:
+            assert current_revision(engine) == head_revision()
+        finally:
+            engine.dispose()
+        downgrade(empty_db, "0014")  # and again from an older schema, with tables to change
