@@ -169,6 +169,9 @@ class Pgbouncer:
             "pool_mode = transaction\n"
             f"default_pool_size = {pool_size}\nmax_client_conn = 500\n"
             "server_reset_query =\nignore_startup_parameters = extra_float_digits\n"
+            # as docs/operations.md asks: a client waits at most 5 s for a server (a PAUSE,
+            # an unreachable PostgreSQL), well inside gunicorn's worker timeout
+            "query_wait_timeout = 5\nadmin_users = postgres\n"
             f"logfile = {self.dir / 'log'}\npidfile = {self.dir / 'pid'}\n"
         )
         if os.geteuid() == 0:
@@ -188,6 +191,12 @@ class Pgbouncer:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"pgbouncer did not start: {self.log()}") from None
                 time.sleep(0.05)
+
+    def console(self, command: str) -> None:
+        """A command of pgbouncer's admin console (`PAUSE db`, `RESUME db`), through psql
+        (the console speaks only the simple query protocol)."""
+        subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", "pgbouncer",
+                        "-Atc", command], check=True, capture_output=True, timeout=30)
 
     def route(self, url: str) -> str:
         """`url` (a database of the server behind) through this pgbouncer."""

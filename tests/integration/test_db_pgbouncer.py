@@ -122,3 +122,37 @@ def test_without_database_pooler_pgbouncer_refuses_the_timeouts_startup_paramete
     assert ready.status_code == 503 and ready.headers["Retry-After"] == "5"
     assert write.status_code == 503 and write.headers["Retry-After"] == str(RETRY_AFTER_UNAVAILABLE)
     assert "unsupported startup parameter: options" in bouncer.log()
+
+
+def test_a_paused_pgbouncer_is_a_503_within_its_query_wait_timeout_not_a_killed_worker(bounced) -> None:
+    """With pgbouncer's PAUSE (a switchover, a maintenance) a query waits in pgbouncer, where
+    no statement_timeout runs and a cancel does nothing: with its default query_wait_timeout
+    (120 s) every request hung until gunicorn killed its worker (30 s). docs/operations.md
+    sets 5 s: the app then answers 503, and serves again after RESUME."""
+    import time
+
+    from service.services import clients
+
+    bouncer, url, name = bounced
+    app = app_on(url, "pgbouncer")
+    http = app.test_client()
+    try:
+        _, key = clients.create_client(app.extensions["capsa"].db, f"pgb-{secrets.token_hex(4)}")
+        headers = {"Authorization": f"Bearer {key}"}
+        assert http.get("/readyz").status_code == 200
+        bouncer.console(f"PAUSE {name}")
+        try:
+            started = time.monotonic()
+            ready = http.get("/readyz")
+            write = http.post("/v1/rounds", json=dict(EXAMPLE, reference="pgb-paused"), headers=headers)
+            waited = time.monotonic() - started
+        finally:
+            bouncer.console(f"RESUME {name}")
+        assert (ready.status_code, write.status_code) == (503, 503)
+        assert write.headers["Retry-After"] == str(RETRY_AFTER_UNAVAILABLE)
+        assert waited < 15, waited  # two requests, each within about 5 s
+        codes = [http.post("/v1/rounds", json=dict(EXAMPLE, reference="pgb-resumed"), headers=headers).status_code
+                 for _ in range(2)]
+        assert 201 in codes, codes  # a connection pgbouncer closed may cost the first one
+    finally:
+        app.extensions["capsa"].db.dispose()
