@@ -54,6 +54,7 @@ def open_database(explicit: str | None = None, **options: Any) -> Database:
     from service.adapters.uow import Database
 
     url = database_url(explicit)
+    _refuse_a_missing_sqlite_file(url)
     try:
         return Database(url, **options)
     except ImportError as exc:  # the URL names a driver that is not installed
@@ -61,6 +62,30 @@ def open_database(explicit: str | None = None, **options: Any) -> Database:
             f"DATABASE_URL {_shown(url)!r} needs the Python module {exc.name!r}, which is not installed; "
             "capsa supports sqlite:///PATH and postgresql://USER:PASSWORD@HOST/DATABASE"
         ) from exc
+
+
+def _refuse_a_missing_sqlite_file(url: str) -> None:
+    """SQLite makes a missing file on first use: a mistyped path would leave an empty one
+    behind. Only `capsa db upgrade` (which does not come here) makes a database."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # not a URL: Database says so
+    path = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if path and path != ":memory:" and not path.startswith("file:") and not Path(path).exists():
+        folder = Path(path).parent
+        if not folder.is_dir():  # the default file, run outside the project
+            raise DatabaseProblem(
+                f"cannot open the database {_shown(url)}: there is no folder {folder}/ in {Path.cwd()}; "
+                f"run capsa from the project directory, or {HOW_TO_SET}"
+            )
+        raise DatabaseProblem(
+            f"the database {_shown(url)} does not exist (no file {path}): check DATABASE_URL, or make it "
+            "with `capsa db upgrade`"
+        )
 
 
 def _shown(url: str) -> str:

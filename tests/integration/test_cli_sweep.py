@@ -218,3 +218,17 @@ def test_the_sweeper_signs_the_rounds_it_stores_with_the_apps_keyring(overdue, m
     with app.extensions["capsa"].db.unit_of_work() as uow:
         signed = uow.session.execute(select(ChainSignature.sequence).where(ChainSignature.client_id == tenant.id)).all()
     assert len(signed) == len(past)  # each settled game's round, signed as it was stored
+
+
+def test_a_command_on_a_sqlite_file_that_does_not_exist_says_so_and_makes_no_file(tmp_path, capsys):
+    """`capsa clients list` with a mistyped path made an empty database file there, then
+    said it had no capsa tables; only `capsa db upgrade` makes a database."""
+    from service import cli
+
+    missing = tmp_path / "typo.db"
+    for argv in (["clients", "list"], ["sweep", "--once"], ["idempotency", "purge"]):
+        assert cli.main([*argv[:1], "--database-url", f"sqlite:///{missing}", *argv[1:]]
+                        if argv[0] == "clients" else [*argv, "--database-url", f"sqlite:///{missing}"]) == 3
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "does not exist" in err and "capsa db upgrade" in err, err
+        assert not missing.exists()
