@@ -93,11 +93,24 @@ class FakeSusunGames:
         self.uow.stage(lambda: self.rows.__setitem__((new.client_id, new.id), replace(new, version=read.version + 1)))
         return True
 
+    def overdue_clients(self, now: datetime, status: str) -> list[str]:
+        oldest: dict[str, datetime] = {}
+        for g in self.rows.values():
+            if g.status == status and g.deadline <= now:
+                oldest[g.client_id] = min(oldest.get(g.client_id, g.deadline), g.deadline)
+        return sorted(oldest, key=lambda c: (oldest[c], c))
+
     def overdue(
-        self, now: datetime, status: str, limit: int, after: tuple[datetime, str] | None = None
+        self,
+        now: datetime,
+        status: str,
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+        client_id: str | None = None,
     ) -> list[tuple[str, str, datetime]]:
         due = sorted(
-            (g.deadline, g.id, g.client_id) for g in self.rows.values() if g.status == status and g.deadline <= now
+            (g.deadline, g.id, g.client_id) for g in self.rows.values()
+            if g.status == status and g.deadline <= now and client_id in (None, g.client_id)
         )
         return [(c, g, d) for d, g, c in due if after is None or (d, g) > after][:limit]
 

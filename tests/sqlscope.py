@@ -53,6 +53,9 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/idempotency.py", "IdempotencyRepository.purge"):
         "the purge deletes expired keys of every client; Citus runs the DELETE on each shard in parallel "
         "(a multi-shard DELETE by created_at), or the purger loops over clients",
+    ("service/adapters/susun_games.py", "SusunGameRepository.overdue_clients"):
+        "the Susun sweeper's turns: the clients with overdue games, on ix_susun_games_status_deadline; "
+        "Citus fans the SELECT out to every shard and merges the groups",
     ("service/adapters/susun_games.py", "SusunGameRepository.overdue"):
         "the Susun sweeper finds overdue games of every client on ix_susun_games_status_deadline; "
         "Citus fans the SELECT out to every shard, each answering from its local index, then settles per client",

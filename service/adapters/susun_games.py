@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, insert, or_, select, update
+from sqlalchemy import and_, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import SusunGame
@@ -140,15 +140,34 @@ class SusunGameRepository:
         rows = rows[:limit]
         return rows, (rows[-1].created_at, rows[-1].id) if more and rows else None
 
+    def overdue_clients(self, now: datetime, status: str) -> list[str]:
+        """The clients with games still in `status` whose deadline is at or before `now`,
+        the one whose oldest deadline is oldest first (the sweeper's turns)."""
+        oldest = func.min(SusunGame.deadline)
+        q = (
+            select(SusunGame.client_id)
+            .where(SusunGame.status == status, SusunGame.deadline <= now)
+            .group_by(SusunGame.client_id)
+            .order_by(oldest, SusunGame.client_id)
+        )
+        return [str(c) for c in self.session.scalars(q)]
+
     def overdue(
-        self, now: datetime, status: str, limit: int, after: tuple[datetime, str] | None = None
+        self,
+        now: datetime,
+        status: str,
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+        client_id: str | None = None,
     ) -> list[tuple[str, str, datetime]]:
         """(client_id, game_id, deadline) of games still in `status` whose deadline is at or
-        before `now`, by (deadline, id), after `after` (the sweeper's query, on
-        ix_susun_games_status_deadline)."""
+        before `now`, by (deadline, id), after `after`, of `client_id` when given (the
+        sweeper's query, on ix_susun_games_status_deadline)."""
         q = select(SusunGame.client_id, SusunGame.id, SusunGame.deadline).where(
             SusunGame.status == status, SusunGame.deadline <= now
         )
+        if client_id is not None:
+            q = q.where(SusunGame.client_id == client_id)
         if after is not None:
             q = q.where(
                 or_(SusunGame.deadline > after[0], and_(SusunGame.deadline == after[0], SusunGame.id > after[1]))

@@ -53,7 +53,7 @@ from service.services.rounds.documents import rules_document
 from service.services.rounds.records import scored_round_record
 
 GAMES_PATH = "/v1/susun/games"
-SWEEP_BATCH = 100
+SWEEP_BATCH = 10  # a client's games per turn of the sweeper's pass
 # Overdue games one list page settles at most (each is a suggestion search, a scoring and a
 # write: about 9 ms); a page holding more ends before the next one, and its cursor resumes
 # there, so every game listed is shown settled and no page's work grows with the backlog.
@@ -389,23 +389,32 @@ def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
 
 def settle_overdue(db: Database, batch: int = SWEEP_BATCH) -> list[tuple[str, str]]:
     """Settle every game whose deadline has passed: (client id, game id) of each this pass
-    settled. Each overdue game is tried once per pass, in deadline order, `batch` at a time;
-    one that cannot settle is logged and left for the next pass."""
+    settled. Each overdue game is tried once per pass; one that cannot settle is logged and
+    left for the next pass. The clients take turns, `batch` games each (each client's in
+    deadline order), so that a client with a thousand games overdue (each one a suggestion
+    per absent player, under rules that may make it slow) delays another client's game by
+    one turn of its own, not by all of them."""
     settled = []
     now = utcnow_ms()
-    after: tuple[datetime, str] | None = None
-    while True:
-        with db.unit_of_work() as uow:
-            due = uow.susun_games.overdue(now, GameStatus.ARRANGING, batch, after)
-        for client_id, game_id, _deadline in due:
-            try:
-                if settle_if_due(db, client_id, game_id):
-                    settled.append((client_id, game_id))
-            except Exception:  # one game that cannot settle must not stop the others
-                log.exception("could not settle game %s", game_id)
-        if len(due) < batch:
-            return settled
-        after = (due[-1][2], due[-1][1])
+    with db.unit_of_work() as uow:
+        turns: dict[str, tuple[datetime, str] | None] = dict.fromkeys(
+            uow.susun_games.overdue_clients(now, GameStatus.ARRANGING)
+        )
+    while turns:
+        for client_id, after in list(turns.items()):
+            with db.unit_of_work() as uow:
+                due = uow.susun_games.overdue(now, GameStatus.ARRANGING, batch, after, client_id=client_id)
+            for _client, game_id, _deadline in due:
+                try:
+                    if settle_if_due(db, client_id, game_id):
+                        settled.append((client_id, game_id))
+                except Exception:  # one game that cannot settle must not stop the others
+                    log.exception("could not settle game %s", game_id)
+            if len(due) < batch:
+                del turns[client_id]
+            else:
+                turns[client_id] = (due[-1][2], due[-1][1])
+    return settled
 
 
 def auto_arrangement(hand_texts: Sequence[str], rules: RuleSet) -> dict[str, list[str]]:
