@@ -2,7 +2,8 @@
 
 A verify of up to 100,000 records, an audit export, a ledger CSV or statement, and a
 summary or a player's totals over a period (its lines summed in full) each hold a sync
-worker for seconds. Without a bound one client asking for several at once held every worker of a
+worker for seconds; so can a suggestion (`POST /v1/arrangements/suggest`) under rules whose
+many distinct bonuses with `max_one_royalty` make its search slow (0.3 s, measured). Without a bound one client asking for several at once held every worker of a
 server, and every other client's requests (writes included) waited behind them. A heavy read
 takes one of its client's `HEAVY_READS_PER_CLIENT` slots (2 by default) for as long as its
 answer is being produced and sent, or is refused: 429 `rate-limited` with `Retry-After: 1`.
@@ -122,7 +123,8 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
         raise Problem(
             429,
             "rate-limited",
-            f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period) in flight "
+            f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period, "
+            "suggestions) in flight "
             "on this server; retry after Retry-After seconds",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )

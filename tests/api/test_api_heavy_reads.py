@@ -76,7 +76,8 @@ def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_els
             body = refused.get_json()
             assert body["type"].endswith("/rate-limited")
             assert body["detail"].startswith(
-                "this client already has 2 heavy reads (verify, exports, CSV, reports over a period) in flight")
+                "this client already has 2 heavy reads (verify, exports, CSV, reports over a period, suggestions) "
+                "in flight")
             assert get(http, path, {**other.headers, **headers}).status_code == 200, path
         # The light reads are not bounded: a JSON page of lines, the chain's head, all-time totals.
         for light in ("/v1/ledger/entries?currency=IDR", "/v1/audit/head", "/v1/ledger/summary?currency=IDR",
@@ -169,3 +170,23 @@ def test_a_slot_dropped_without_being_let_go_goes_free(reads):
     assert held is not None and reads.take("cl_dropped") is not None  # the second, dropped at once
     del held
     assert_both_free(reads, "cl_dropped")
+
+
+def test_a_suggestion_takes_a_slot_so_costly_rules_cannot_take_every_worker(app, http, reads):
+    """Legal custom rules (max_one_royalty with hundreds of distinct bonuses) make one
+    suggestion cost ~0.3 s of a worker; at the rate limit one client held every worker for
+    20-34 s of another's latency. A suggestion is a heavy request now: two in flight."""
+    tenant, other = make_tenant(app), make_tenant(app)
+    body = {"hand": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac".split(), "limit": 1}
+    held = [reads.take(tenant.id), reads.take(tenant.id)]
+    try:
+        refused = http.post("/v1/arrangements/suggest", json=body, headers=tenant.headers)
+        assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+        assert "suggestions" in refused.get_json()["detail"]
+        assert http.post("/v1/arrangements/suggest", json=body, headers=other.headers).status_code == 200
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    assert http.post("/v1/arrangements/suggest", json=body, headers=tenant.headers).status_code == 200
+    assert_both_free(reads, tenant.id)

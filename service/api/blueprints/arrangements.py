@@ -10,6 +10,7 @@ from flask.views import MethodView
 from service.services.susun import arranging
 
 from ..auth import allow_read
+from ..heavy_reads import heavy
 from ..schemas.arrangements import (
     EvaluateRequestSchema,
     EvaluationSchema,
@@ -57,6 +58,7 @@ class Suggest(MethodView):
     @blp.arguments(SuggestRequestSchema, example=SUGGEST_EXAMPLE)
     @blp.response(200, SuggestResultSchema)
     @blp.problems(*BODY)
+    @heavy  # custom rules can make one suggestion cost 0.3 s: two in flight per client
     def post(self, body: dict[str, Any]) -> Response:
         """Suggest the best legal arrangements of a 13-card hand, best first.
 
