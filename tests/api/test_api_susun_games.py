@@ -665,3 +665,22 @@ def test_a_stake_at_which_some_round_could_pass_the_amount_limit_is_refused_at_c
     clock.advance(seconds=60)
     settled = fetch(http, tenant, game)
     assert settled["status"] == "settled" and settled["round"]
+
+
+def test_a_game_under_rules_whose_suggestion_would_be_slow_is_refused_at_creation(http, tenant):
+    """Its absent players get a suggestion each at the deadline (in the sweeper, or in the
+    request that touches it): 0.3 s each under rules with hundreds of distinct bonuses and
+    max_one_royalty. Such rules are a 422 when the game is made, as for a suggestion."""
+    by_rank = {f"{row}.{category}": {r: 1 + i + 13 * k for i, r in enumerate("23456789TJQKA")}
+               for k, (row, category) in enumerate([("front", "pair"), ("front", "three_of_a_kind"),
+                                                    ("middle", "full_house"), ("middle", "four_of_a_kind"),
+                                                    ("back", "four_of_a_kind")])}
+    rules = {"preset": "chinese-poker-1-6", "params": {"max_one_royalty": True, "bonus_by_rank": by_rank}}
+    body = {"rules": rules, "players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 30}
+    refused = problem(http.post("/v1/susun/games", json=body, headers=tenant.headers), 422, "validation")
+    assert fields_of(refused) == {"rules.params.max_one_royalty"}
+    suggestion = http.post("/v1/arrangements/suggest", json={"rules": rules, "hand": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac".split()},
+                           headers=tenant.headers)
+    assert fields_of(problem(suggestion, 422, "validation")) == {"rules.params.max_one_royalty"}
+    del rules["params"]["max_one_royalty"]
+    assert http.post("/v1/susun/games", json=body, headers=tenant.headers).status_code == 201

@@ -531,3 +531,30 @@ def test_capsa_arrange_names_a_bad_card_and_exits_1(capsys: pytest.CaptureFixtur
 
     assert main(["arrange", *HAND[:12], "Xx"]) == 1
     assert "hand[12]: unknown card 'Xx'" in capsys.readouterr().err
+
+
+def _many_bonuses() -> dict[str, Any]:
+    """`max_one_royalty` with 65 distinct bonus values (pairs, threes, full houses, fours by rank)."""
+    ranks = "23456789TJQKA"
+    by_rank = {f"{row}.{category}": {r: 1 + i + 13 * k for i, r in enumerate(ranks)}
+               for k, (row, category) in enumerate([("front", "pair"), ("front", "three_of_a_kind"),
+                                                    ("middle", "full_house"), ("middle", "four_of_a_kind"),
+                                                    ("back", "four_of_a_kind")])}
+    return {"max_one_royalty": True, "bonus_by_rank": by_rank}
+
+
+def test_a_suggestion_refuses_rules_whose_search_would_be_slow() -> None:
+    """max_one_royalty's term walks every distinct bonus value over all settings: 237 of them
+    took 0.3 s a search (a preset has at most 25). More than MAX_ONE_BONUS_VALUES is a 422."""
+    from service.domain.susun.suggest.search import MAX_ONE_BONUS_VALUES
+
+    hand = cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    slow = rules("chinese-poker-1-6", **_many_bonuses())
+    assert len(model_for(susun(slow)).thresholds) > MAX_ONE_BONUS_VALUES == 64
+    with pytest.raises(InvalidParameter) as refused:
+        suggest(hand, slow, limit=1)
+    assert [e.field for e in refused.value.errors] == ["rules.params.max_one_royalty"]
+    assert "distinct bonus values" in refused.value.errors[0].message
+    # without max_one_royalty the same bonuses cost nothing more: no refusal
+    fine = rules("chinese-poker-1-6", bonus_by_rank=_many_bonuses()["bonus_by_rank"])
+    assert suggest(hand, fine, limit=1).suggestions

@@ -41,7 +41,7 @@ from service.domain.susun.game import (
 from service.domain.susun.round import check_identifier, evaluate_arrangement_request, score_round_request
 from service.domain.susun.rules import SUSUN, SusunParams
 from service.domain.susun.scoring import amounts_bound
-from service.domain.susun.suggest.search import suggest
+from service.domain.susun.suggest.search import refuse_slow_rules, suggest
 from service.services import deals
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.cursors import decode_cursor, encode_cursor, page_with_work
@@ -88,6 +88,7 @@ def create(
     if (why := arrange_seconds_problem(seconds)) is not None:
         errors.append(FieldError("arrange_seconds", why))
     raise_collected(errors, InvalidRound)
+    refuse_slow_rules(rules)  # its absent players get a suggestion each at the deadline
     # The round is scored only at the deadline, from arrangements not made yet: a stake at
     # which some round under these rules could book past the amount limit is refused now,
     # not found at settlement, when the game could never be stored (nor stop being tried).

@@ -220,6 +220,25 @@ def _best_natural(names: Sequence[str], params: SusunParams) -> str | None:
     )
 
 
+# `max_one_royalty`'s term walks every distinct bonus value over all the settings: about
+# 1.1 ms each (237 of them made a search 0.3 s, against 18 ms under a preset, whose rules
+# have at most 25). Rules with more are refused where a suggestion is asked for, and where
+# a game is made that will ask for them (docs/limits.md).
+MAX_ONE_BONUS_VALUES = 64
+
+
+def refuse_slow_rules(rules: RuleSet) -> None:
+    """InvalidParameter on `rules.params.max_one_royalty` when a suggestion under `rules`
+    would walk more than MAX_ONE_BONUS_VALUES bonus values."""
+    model = model_for(_susun(rules))
+    if model.max_one and len(model.thresholds) > MAX_ONE_BONUS_VALUES:
+        raise InvalidParameter(
+            f"max_one_royalty with {len(model.thresholds)} distinct bonus values (bonus and bonus_by_rank): "
+            f"a suggestion walks each of them, at most {MAX_ONE_BONUS_VALUES}",
+            field="rules.params.max_one_royalty",
+        )
+
+
 def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) -> SuggestResult:
     """The natural the hand can hold and the `limit` best legal settings, best first.
 
@@ -232,6 +251,7 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
     params = _susun(rules)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidParameter(f"limit must be a positive integer, got {limit!r}", field="limit")
+    refuse_slow_rules(rules)
     model = model_for(params)
     shape = _shape()
     indices = _sorted_indices(hand)
