@@ -88,7 +88,9 @@ def waiting(signed_app: Any) -> Iterator[Any]:
     before, pending.flush_after_s = pending.flush_after_s, 3600.0
     yield pending
     pending.flush_after_s = before
-    pending.drain()
+    # Its timer may be asleep for the hour set above (a timed wait is not woken by a new
+    # receipt): stopped, the next receipt starts one with the setting restored.
+    pending.close()
 
 
 def test_every_stored_round_carries_a_receipt_that_verifies_over_the_documented_message(
@@ -490,7 +492,7 @@ def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_b
 
     db = signed_app.extensions["capsa"].db
     lost = LostReceipts()
-    assert lost.sweep(db) == 0  # its first pass: where each client's check starts
+    lost.sweep(db)  # its first pass: where each client's check starts (other tests' clients are signed too)
     body = four_player_round()
     (created,) = _store(client, op, body=body, **{"Idempotency-Key": "lost-then-late"})
     if db.dialect == "postgresql":
@@ -528,7 +530,9 @@ def test_a_sweeper_started_after_the_loss_remakes_what_the_window_still_allows(s
             uow.commit()
     clock.advance(seconds=LOST_AFTER.total_seconds() + 60)  # the host is back a minute later
     restarted = LostReceipts()
-    assert restarted.sweep(db) == 1
+    # at least this one: the session's database holds other tests' clients, whose records
+    # stored without a key in the window are signed too; this client's is the one asked for
+    assert restarted.sweep(db) >= 1
     assert _stored_receipts(signed_app, op.id) == [_receipt(created)]
     clock.advance(minutes=10)
     again = client.post("/v1/rounds", json=body, headers={**op.headers, "Idempotency-Key": "lost-in-a-crash"})
