@@ -137,6 +137,25 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
     return response
 
 
+def in_slot(work: Callable[[], object]) -> bool:
+    """Run `work` in one of the client's slots, let go when it returns; False, without
+    running it, when none is free (the bound off: it just runs). For work a request may
+    leave to another process: settling an overdue Capsa Susun game, which the sweeper
+    does too."""
+    reads: HeavyReads | None = current_app.extensions[EXTENSION]
+    if reads is None:
+        work()
+        return True
+    slot = reads.take(principal().client_id)
+    if slot is None:
+        return False
+    try:
+        work()
+    finally:
+        slot.release()
+    return True
+
+
 def heavy(view: F) -> F:
     """A view whose answer may hold its worker for seconds (`answer_heavy`)."""
 
@@ -159,4 +178,6 @@ def of(app: Flask) -> HeavyReads | None:
     return found
 
 
-__all__ = ["DEFAULT_PER_CLIENT", "ENV_DIR", "HeavyReads", "Slot", "answer_heavy", "heavy", "install", "of", "per_client"]
+__all__ = [
+    "DEFAULT_PER_CLIENT", "ENV_DIR", "HeavyReads", "Slot", "answer_heavy", "heavy", "in_slot", "install", "of", "per_client",
+]

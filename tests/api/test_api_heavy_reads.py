@@ -190,3 +190,26 @@ def test_a_suggestion_takes_a_slot_so_costly_rules_cannot_take_every_worker(app,
             slot.release()
     assert http.post("/v1/arrangements/suggest", json=body, headers=tenant.headers).status_code == 200
     assert_both_free(reads, tenant.id)
+
+
+def test_a_read_settles_an_overdue_game_in_a_slot_and_leaves_it_to_the_sweeper_without_one(app, http, reads, clock):
+    """Settling an overdue Capsa Susun game in the request that reads it costs a suggestion
+    per absent player (up to 0.2 s each under some rules): a client reading its games at its
+    rate limit could take every worker with them. It takes one of the client's slots; with
+    none free the game reads as it is, and the sweeper (or a later read) settles it."""
+    tenant = make_tenant(app)
+    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 1}
+    game = http.post("/v1/susun/games", json=body, headers=tenant.headers).get_json()
+    clock.advance(seconds=2)
+    held = [reads.take(tenant.id), reads.take(tenant.id)]
+    try:
+        for path in (f"/v1/susun/games/{game['id']}", f"/v1/susun/games/{game['id']}/hands/a", "/v1/susun/games"):
+            answer = get(http, path, tenant.headers)
+            assert answer.status_code == 200, (path, answer.get_data(as_text=True))
+        assert get(http, f"/v1/susun/games/{game['id']}", tenant.headers).get_json()["status"] == "arranging"
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    assert get(http, f"/v1/susun/games/{game['id']}", tenant.headers).get_json()["status"] == "settled"
+    assert_both_free(reads, tenant.id)

@@ -12,6 +12,7 @@ from service.services.preconditions import parse_if_match
 from service.services.susun import games as susun_games
 
 from ..auth import allow_read, require_write
+from ..heavy_reads import in_slot
 from ..schemas.susun_games import (
     SubmissionRequestSchema,
     SubmissionSchema,
@@ -60,7 +61,7 @@ class Games(MethodView):
         Overdue games on a page settle first, at most 10 a page: a page holding more ends
         before the next one, with fewer items than `limit` and a `next_cursor` that resumes
         there."""
-        return json_response(susun_games.list_(db(), principal().client_id, **query))
+        return json_response(susun_games.list_(db(), principal().client_id, **query, guard=in_slot))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(SusunGameRequestSchema, example=GAME_EXAMPLE)
@@ -88,7 +89,7 @@ class GameById(MethodView):
 
         A game whose deadline has passed settles on this read, before it is answered.
         """
-        document = susun_games.get(db(), principal().client_id, game_id)
+        document = susun_games.get(db(), principal().client_id, game_id, guard=in_slot)
         return json_response(document, headers={"ETag": f'"{document["version"]}"'})
 
 
@@ -105,7 +106,7 @@ class Hand(MethodView):
         client_id = principal().client_id
         susun_games.require(db(), client_id, game_id)  # another client's game is 404, whatever the key
         require_write()
-        return json_response(susun_games.hand(db(), client_id, game_id, player))
+        return json_response(susun_games.hand(db(), client_id, game_id, player, guard=in_slot))
 
 
 @blp.route("/games/<string:game_id>/arrangements/<id:player>")
@@ -131,4 +132,6 @@ class Arrangement(MethodView):
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
         version = parse_if_match(request.headers.get("If-Match"))
-        return send_versioned(susun_games.submit(db(), client_id, game_id, player, body, version, key, due=due))
+        return send_versioned(
+            susun_games.submit(db(), client_id, game_id, player, body, version, key, due=due, guard=in_slot)
+        )

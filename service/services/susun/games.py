@@ -16,7 +16,7 @@ transaction that marks the game settled. The stored request is that round body p
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -162,19 +162,20 @@ def _reference_conflict(reference: str) -> Conflict:
 # -- reading --------------------------------------------------------------------------------
 
 
-def _settle_for_read(db: Database, client_id: str, game_id: str) -> None:
-    """A read settles an overdue game first; one that cannot settle is shown as it is: its
-    reference taken meanwhile (Conflict), or its round's amounts past the limit of 10^18
-    minor units (InvalidMoney: the stake and the rules allow more than a round can book)."""
+def _settle_for_read(db: Database, client_id: str, game_id: str, guard: Guard | None = None) -> None:
+    """A read settles an overdue game first (if `guard` lets it); one that cannot settle is
+    shown as it is: its reference taken meanwhile (Conflict), or its round's amounts past
+    the limit of 10^18 minor units (InvalidMoney: the stake and the rules allow more than a
+    round can book)."""
     try:
-        settle_if_due(db, client_id, game_id)
+        settle_if_due(db, client_id, game_id, guard)
     except (Conflict, InvalidMoney):
         log.warning("game %s is past its deadline but cannot settle", game_id, exc_info=True)
 
 
-def get(db: Database, client_id: str, game_id: str) -> dict[str, Any]:
+def get(db: Database, client_id: str, game_id: str, guard: Guard | None = None) -> dict[str, Any]:
     """`GET /v1/susun/games/{id}`: who has submitted; cards only once settled."""
-    _settle_for_read(db, client_id, game_id)
+    _settle_for_read(db, client_id, game_id, guard)
     with db.unit_of_work() as uow:
         return _document(_found(uow, client_id, game_id))
 
@@ -190,9 +191,9 @@ def require(db: Database, client_id: str, game_id: str) -> bool:
     return is_due(status, deadline, utcnow_ms())
 
 
-def hand(db: Database, client_id: str, game_id: str, player: str) -> dict[str, Any]:
+def hand(db: Database, client_id: str, game_id: str, player: str, guard: Guard | None = None) -> dict[str, Any]:
     """`GET /v1/susun/games/{id}/hands/{player}`: the 13 cards dealt to one player."""
-    _settle_for_read(db, client_id, game_id)
+    _settle_for_read(db, client_id, game_id, guard)
     with db.unit_of_work() as uow:
         row = _found(uow, client_id, game_id)
         seat = _seat(row, player)
@@ -213,6 +214,7 @@ def list_(
     table: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
+    guard: Guard | None = None,
 ) -> dict[str, Any]:
     """A page of the client's games, newest first; overdue games on it settle first, at most
     `SETTLE_PER_PAGE`: a page holding more ends before the next one (fewer items than
@@ -227,7 +229,7 @@ def list_(
     rows, due, next_after = page_with_work(found, lambda r: is_due(r.status, r.deadline, now), SETTLE_PER_PAGE, next_after)
     if due:
         for game_id in due:
-            _settle_for_read(db, client_id, game_id)
+            _settle_for_read(db, client_id, game_id, guard)
         with db.unit_of_work() as uow:
             fresh = {g: r for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
         rows = [fresh.get(r.id, r) for r in rows]
@@ -289,12 +291,13 @@ def submit(
     expected_versions: frozenset[int] | None,
     idempotency_key: str | None,
     due: bool | None = None,
+    guard: Guard | None = None,
 ) -> StoredResponse:
     """`PUT /v1/susun/games/{id}/arrangements/{player}`: set (or replace) a player's rows, or
     surrender; the answer is the evaluation. The last player's submission settles the game.
     `due`: what `require` found (None: look again)."""
     if due is None or due:  # a deadline that passed settles before anything else
-        settle_if_due(db, client_id, game_id)
+        settle_if_due(db, client_id, game_id, guard)
     path = f"{GAMES_PATH}/{game_id}/arrangements/{player}"
 
     def action(uow: UnitOfWork) -> StoredResponse:
@@ -365,22 +368,36 @@ def _closed(row: SusunGameRecord) -> Conflict:
 # -- settling -------------------------------------------------------------------------------
 
 
-def settle_if_due(db: Database, client_id: str, game_id: str) -> bool:
+# Runs the work it is given, or not (False): a request's client may have no slot left for
+# it (`api.heavy_reads.in_slot`); the sweeper settles the game then.
+Guard = Callable[[Callable[[], object]], bool]
+
+
+def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | None = None) -> bool:
     """Settle the game if its deadline has passed and it is still arranging: True when this
-    call settled it. Cheap when there is nothing to do (one read, no write transaction)."""
+    call settled it. Cheap when there is nothing to do (one read, no write transaction).
+    With `guard`, the settling (a suggestion per absent player, under some rules 0.2 s
+    each) runs only if the guard lets it."""
     now = utcnow_ms()
     with db.unit_of_work() as uow:
         found = uow.susun_games.state(client_id, game_id)
     if found is None or not is_due(found[0], found[1], now):
         return False
-    with db.unit_of_work(write=True) as uow:
-        row = _found(uow, client_id, game_id, lock=True)
-        if not is_due(row.status, row.deadline, now):
-            return False  # another request settled it first
-        if not uow.susun_games.replace_if_version(row, _settle(uow, client_id, replace(row, updated_at=now), now)):
-            return False
-        uow.commit()
-    return True
+
+    def settle() -> bool:
+        with db.unit_of_work(write=True) as uow:
+            row = _found(uow, client_id, game_id, lock=True)
+            if not is_due(row.status, row.deadline, now):
+                return False  # another request settled it first
+            if not uow.susun_games.replace_if_version(row, _settle(uow, client_id, replace(row, updated_at=now), now)):
+                return False
+            uow.commit()
+        return True
+
+    if guard is None:
+        return settle()
+    settled: list[bool] = []
+    return guard(lambda: settled.append(settle())) and settled[0]
 
 
 def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
