@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, insert, select, update
+from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from service.domain.audit import GENESIS_HASH, chain_hash, seal
@@ -30,12 +30,12 @@ from .models import (
     IdempotencyRecord,
     LedgerLine,
     Round,
-    SusunGame,
     is_void,
 )
 from .pending_receipts import Receipt
 from .records import Appended, Claim, Head, NewRecord, StoredRecord
 from .signatures import SignatureRepository
+from .susun_games import SusunGameRepository
 from .transactions import Transaction
 from .translate import translated
 
@@ -272,10 +272,10 @@ class SqliteChain(ChainRepository):
     def _append(self, record: NewRecord, claim: Claim | None, deal: str | None, games: bool) -> Appended:
         conn = self.session.connection()  # BEGIN IMMEDIATE: this transaction is the only writer
         reference = None if record.round is None else record.round.reference
-        if games and reference is not None:
-            held = exists().where(SusunGame.client_id == record.client_id, SusunGame.reference == reference)
-            if conn.execute(select(held)).scalar():
-                raise ReferenceHeld(reference)
+        if games and reference is not None and SusunGameRepository(self.session).reference_taken(
+            record.client_id, reference
+        ):
+            raise ReferenceHeld(reference)
         if claim is not None:
             same_key = (
                 (IdempotencyRecord.client_id == record.client_id)

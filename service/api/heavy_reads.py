@@ -3,8 +3,9 @@
 A verify of up to 100,000 records, an audit export, a ledger CSV or statement, and a
 summary or a player's totals over a period (its lines summed in full) each hold a sync
 worker for seconds; so can a suggestion (`POST /v1/arrangements/suggest`) under rules whose
-many distinct bonuses with `max_one_royalty` make its search slow (0.3 s, measured). Without a bound one client asking for several at once held every worker of a
-server, and every other client's requests (writes included) waited behind them. A heavy read
+many distinct bonuses with `max_one_royalty` make its search slow (0.3 s, measured).
+Without a bound one client asking for several at once held every worker of a server, and
+every other client's requests (writes included) waited behind them. A heavy read
 takes one of its client's `HEAVY_READS_PER_CLIENT` slots (2 by default) for as long as its
 answer is being produced and sent, or is refused: 429 `rate-limited` with `Retry-After: 1`.
 
@@ -38,6 +39,7 @@ RETRY_AFTER_S = 1
 _OFF = frozenset({"", "0", "off", "none", "false", "disabled"})
 
 F = TypeVar("F", bound=Callable[..., Response])
+T = TypeVar("T")
 
 
 def per_client(setting: str) -> int | None:
@@ -137,23 +139,21 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
     return response
 
 
-def in_slot(work: Callable[[], object]) -> bool:
-    """Run `work` in one of the client's slots, let go when it returns; False, without
+def in_slot(work: Callable[[], T]) -> T | None:
+    """`work()` run in one of the client's slots, let go when it returns; None, without
     running it, when none is free (the bound off: it just runs). For work a request may
     leave to another process: settling an overdue Capsa Susun game, which the sweeper
     does too."""
     reads: HeavyReads | None = current_app.extensions[EXTENSION]
     if reads is None:
-        work()
-        return True
+        return work()
     slot = reads.take(principal().client_id)
     if slot is None:
-        return False
+        return None
     try:
-        work()
+        return work()
     finally:
         slot.release()
-    return True
 
 
 def heavy(view: F) -> F:

@@ -78,10 +78,7 @@ def _refuse_a_missing_sqlite_file(url: str) -> None:
     if path and path != ":memory:" and not path.startswith("file:") and not Path(path).exists():
         folder = Path(path).parent
         if not folder.is_dir():  # the default file, run outside the project
-            raise DatabaseProblem(
-                f"cannot open the database {_shown(url)}: there is no folder {folder}/ in {Path.cwd()}; "
-                f"run capsa from the project directory, or {HOW_TO_SET}"
-            )
+            raise DatabaseProblem(_no_folder(url, folder))
         raise DatabaseProblem(
             f"the database {_shown(url)} does not exist (no file {path}): check DATABASE_URL, or make it "
             "with `capsa db upgrade`"
@@ -100,6 +97,13 @@ def _shown(url: str) -> str:
 def _reason(exc: BaseException) -> str:
     text = str(getattr(exc, "orig", None) or exc).strip()
     return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+def _no_folder(url: str, folder: Path) -> str:
+    return (
+        f"cannot open the database {_shown(url)}: there is no folder {folder}/ in {Path.cwd()}; "
+        f"run capsa from the project directory, or {HOW_TO_SET}"
+    )
 
 
 def _missing_folder(url: str) -> Path | None:
@@ -137,8 +141,5 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
         return f"the database {shown} has no capsa tables yet: run `capsa db upgrade` with the same DATABASE_URL first"
     folder = _missing_folder(url)
     if folder is not None:
-        return (
-            f"cannot open the database {shown}: there is no folder {folder}/ in {Path.cwd()}; "
-            f"run capsa from the project directory, or {HOW_TO_SET}"
-        )
+        return _no_folder(url, folder)
     return f"cannot use the database {shown} ({reason}); {HOW_TO_SET} and check that its server is running"

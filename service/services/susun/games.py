@@ -368,9 +368,9 @@ def _closed(row: SusunGameRecord) -> Conflict:
 # -- settling -------------------------------------------------------------------------------
 
 
-# Runs the work it is given, or not (False): a request's client may have no slot left for
-# it (`api.heavy_reads.in_slot`); the sweeper settles the game then.
-Guard = Callable[[Callable[[], object]], bool]
+# The work it is given, run (its result), or not (None): a request's client may have no slot
+# left for it (`api.heavy_reads.in_slot`); the sweeper settles the game then.
+Guard = Callable[[Callable[[], bool]], bool | None]
 
 
 def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | None = None) -> bool:
@@ -394,10 +394,7 @@ def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | Non
             uow.commit()
         return True
 
-    if guard is None:
-        return settle()
-    settled: list[bool] = []
-    return guard(lambda: settled.append(settle())) and settled[0]
+    return settle() if guard is None else guard(settle) is True
 
 
 def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:

@@ -230,7 +230,10 @@ MAX_ONE_BONUS_VALUES = 64
 def refuse_slow_rules(rules: RuleSet) -> None:
     """InvalidParameter on `rules.params.max_one_royalty` when a suggestion under `rules`
     would walk more than MAX_ONE_BONUS_VALUES bonus values."""
-    model = model_for(_susun(rules))
+    _refuse_slow(model_for(_susun(rules)))
+
+
+def _refuse_slow(model: Model) -> None:
     if model.max_one and len(model.thresholds) > MAX_ONE_BONUS_VALUES:
         raise InvalidParameter(
             f"max_one_royalty with {len(model.thresholds)} distinct bonus values (bonus and bonus_by_rank): "
@@ -251,8 +254,8 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
     params = _susun(rules)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidParameter(f"limit must be a positive integer, got {limit!r}", field="limit")
-    refuse_slow_rules(rules)
     model = model_for(params)
+    _refuse_slow(model)
     shape = _shape()
     indices = _sorted_indices(hand)
     cards5 = indices[shape.fives]
