@@ -257,6 +257,19 @@ def test_metrics_count_rounds_per_preset_and_latency_per_endpoint(db_url, tenant
     assert "capsa_rounds_scored_total" in make_app(db_url).extensions["capsa"].metrics.exposition().get_data(as_text=True)
 
 
+def test_a_method_no_route_has_is_one_label_value_however_many_are_sent(db_url):
+    # Anyone, without a key, can send any method token: each one a label value of its own
+    # would grow the metrics (and every scrape) without bound.
+    app = make_app(db_url)
+    http = app.test_client()
+    for method in ("XAAQ", "XABQ", "XACQ", "PROPFIND"):
+        assert http.open("/v1/rounds", method=method).status_code == 405
+    http.open("/healthz", method="BREW")
+    text = app.extensions["capsa"].metrics.exposition().get_data(as_text=True)
+    methods = set(re.findall(r'capsa_http_request_duration_seconds_count\{[^}]*method="([^"]*)"', text))
+    assert methods == {"other"}
+
+
 def test_every_request_is_logged_with_id_client_status_and_duration(http, tenant):
     import logging
 
