@@ -6,8 +6,8 @@ connection, and no keep-alive connection pins a client to one worker (PITFALLS.m
 
 import gc
 import os
-import shutil
 import tempfile
+from pathlib import Path
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 _workers = os.environ.get("WEB_CONCURRENCY", "").strip() or str((os.cpu_count() or 1) * 2 + 1)
@@ -64,10 +64,12 @@ if not os.environ.get("HEAVY_READS_DIR"):
 
 
 def on_starting(server):
-    # Values of a previous run would be summed into this one's.
-    path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path, exist_ok=True)
+    # Values of a previous run would be summed into this one's: its files go (only those: the
+    # operator may have named a directory that holds other things too).
+    path = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink(missing_ok=True)
 
 
 def when_ready(server):

@@ -95,6 +95,21 @@ def test_gunicorn_names_one_directory_of_heavy_read_slots_for_all_its_workers(mo
     assert os.environ["HEAVY_READS_DIR"] == str(tmp_path / "mine")
 
 
+def test_gunicorn_clears_only_the_metrics_files_of_the_directory_an_operator_names(monkeypatch, tmp_path):
+    import runpy
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    (tmp_path / "counter_123.db").write_bytes(b"x")  # a previous run's values: summed otherwise
+    (tmp_path / "histogram_456.db").write_bytes(b"x")
+    (tmp_path / "notes.txt").write_text("the operator's")
+    (tmp_path / "sub").mkdir()
+    runpy.run_path(str(ROOT / "gunicorn.conf.py"))["on_starting"](None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "sub"]
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "new"))  # made when missing
+    runpy.run_path(str(ROOT / "gunicorn.conf.py"))["on_starting"](None)
+    assert (tmp_path / "new").is_dir()
+
+
 def test_exports_are_limited_in_flight_per_address_and_in_all_with_bounded_temp_files():
     assert directives(CONF, "limit_conn_zone") == [
         "$binary_remote_addr zone=capsa_exports_per_address:10m",
