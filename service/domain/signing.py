@@ -263,7 +263,7 @@ def _key(entry: Any, public_only: bool) -> SigningKey:
         raise ValueError("created_at and retired_at are RFC 3339 strings")
     private = None
     if not public_only and entry.get("private_key") is not None:
-        private = unb64(entry["private_key"])
+        private = _secret(entry["private_key"])
         if len(private) != 32:
             raise ValueError("private_key is not 32 bytes")
         derived = Ed25519PrivateKey.from_private_bytes(private).public_key().public_bytes(
@@ -272,6 +272,17 @@ def _key(entry: Any, public_only: bool) -> SigningKey:
         if derived != public:
             raise ValueError(f"private_key does not belong to key {kid!r}")
     return SigningKey(kid, public, created, retired, private)
+
+
+def _secret(text: Any) -> bytes:
+    """A private key's bytes; a ValueError that holds none of its text (messages reach logs:
+    a pasted key with a newline or a "+" must not be written there)."""
+    try:
+        return unb64(text)
+    except ValueError:
+        pass  # raised below, outside the handler: a traceback would print the chained error
+    size = f" ({len(text)} characters)" if isinstance(text, str) else ""
+    raise ValueError(f"private_key is not base64url{size}")
 
 
 __all__ = [

@@ -280,6 +280,20 @@ def test_a_keyring_entry_that_does_not_hold_together_is_refused_naming_it(change
         assert str(caught.value) == f"keys[1]: {message}"
 
 
+@pytest.mark.parametrize("spoilt", [b64(RFC_SECRET) + "\n", b64(RFC_SECRET).replace("_", "/") + "+", b64(RFC_SECRET)[:-1] + "B"])
+def test_a_private_key_that_does_not_decode_is_refused_without_a_character_of_it(spoilt):
+    # The message goes to logs (the start's traceback, a HUP's error line): a pasted key
+    # with a newline or a base64 "+" must not be written there.
+    import traceback
+
+    doc = {"keys": [_entry(rfc_key(), private_key=spoilt)]}
+    with pytest.raises(KeyringError) as caught:
+        Keyring.from_json(doc)
+    assert str(caught.value) == f"keys[0]: private_key is not base64url ({len(spoilt)} characters)"
+    printed = "".join(traceback.format_exception(caught.value))  # with every exception it chains
+    assert all(spoilt[i : i + 6] not in printed for i in range(len(spoilt) - 5))
+
+
 def test_a_kid_checked_against_the_public_key_when_only_public_keys_are_read():
     doc = {"keys": [{**rfc_key().public_json(), "kid": OTHER.kid}]}
     with pytest.raises(KeyringError, match=r"keys\[0\]: kid .* is not the public key's"):
