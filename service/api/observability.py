@@ -52,12 +52,29 @@ def configure_logging(level: str = "INFO") -> None:
     global _configured
     if _configured:
         return
-    logging.basicConfig(format="%(message)s", stream=sys.stdout, level=level.upper())
+    stamp = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    # The standard library's records (the libraries', and this service's own modules that
+    # log through `logging`) as the same JSON lines, with their logger's name, their
+    # traceback as text and the request's id: the log store reads one format.
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*stamp, structlog.stdlib.add_logger_name, structlog.stdlib.ExtraAdder()],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(serializer=_json_line),
+            ],
+        )
+    )
+    logging.basicConfig(handlers=[handler], level=level.upper())
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *stamp,
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(serializer=_json_line),
         ],

@@ -296,6 +296,29 @@ def test_logs_are_json_lines():
     assert isinstance(processors[-1], structlog.processors.JSONRenderer)
 
 
+def test_the_standard_librarys_log_records_are_json_lines_too():
+    # Libraries (alembic, Flask-Limiter) and some of this service's modules log through
+    # `logging`: their lines, tracebacks included, are JSON like the rest.
+    import subprocess
+    import sys
+
+    script = """
+import logging
+from service.api.observability import configure_logging
+configure_logging("INFO")
+logging.getLogger("some.library").warning("storage %s unreachable", "redis")
+try:
+    1 / 0
+except ZeroDivisionError:
+    logging.getLogger("service.services.rollups").exception("fold failed")
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["event"] == "storage redis unreachable" and first["level"] == "warning"
+    assert first["logger"] == "some.library" and first["timestamp"].endswith("Z")
+    assert second["level"] == "error" and "ZeroDivisionError" in second["exception"]
+
+
 def test_rules_lists_every_version_of_every_preset_with_every_parameter_and_its_source(http, tenant):
     items = http.get("/v1/rules", headers=tenant.headers).get_json()["items"]
     assert [(i["preset"], i["version"], i["latest"]) for i in items if i["game"] == "susun"] == [
