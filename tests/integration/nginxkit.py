@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,15 @@ def render(template: str, **values: str) -> str:
         template = template.replace("${" + name + "}", value)
     assert "${" not in template, "a template variable was left unset"
     return template
+
+
+def start_nginx(nginx: str, prefix: Path, upstream: int, listen: int) -> subprocess.Popen[bytes]:
+    """deploy/nginx.conf.template for these ports, run in the foreground with its own prefix
+    (readable by nobody, whom nginx's workers run as under root)."""
+    conf = prefix / "nginx.conf"
+    conf.write_text(render(TEMPLATE.read_text(), UPSTREAM=f"127.0.0.1:{upstream}", LISTEN=f"127.0.0.1:{listen}"))
+    with (prefix / "nginx.stderr").open("wb") as log:
+        return subprocess.Popen(
+            [nginx, "-p", f"{prefix}/", "-c", str(conf), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL, stderr=log,
+        )

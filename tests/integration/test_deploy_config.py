@@ -54,7 +54,10 @@ def test_the_nginx_conf_buffers_both_ways_and_limits_what_the_app_limits():
             assert not value.startswith("/"), f"{name} must lie under the prefix (-p), not {value}"
     # the main error log, and the round pages' (critical errors only: a view link is a token)
     assert directives(CONF, "error_log") == ["error.log warn", "error.log crit"]
+    # HTTP/1.1 upstream: a body cut short comes to the client cut (test_nginx_cut_answers.py)
+    assert directives(CONF, "proxy_http_version") == ["1.1"]
     headers = dict(v.split(None, 1) for v in directives(CONF, "proxy_set_header"))
+    assert headers["Connection"] == '""'  # not the client's: gunicorn's sync workers close anyway
     assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
     assert headers["X-Forwarded-Proto"] == "$scheme"
     assert "X-Request-Id" in headers

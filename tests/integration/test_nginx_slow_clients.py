@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from nginxkit import TEMPLATE, render, require_nginx
+from nginxkit import require_nginx, start_nginx
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
@@ -174,17 +174,6 @@ def stack(nginx: str, sqlite_url: str) -> Iterator[Stack]:
                 proc.kill()
                 proc.wait(5)
         shutil.rmtree(prefix, ignore_errors=True)
-
-
-def start_nginx(nginx: str, prefix: Path, upstream: int, listen: int) -> subprocess.Popen[bytes]:
-    """deploy/nginx.conf.template for these ports, run in the foreground with its own prefix."""
-    conf = prefix / "nginx.conf"
-    conf.write_text(render(TEMPLATE.read_text(), UPSTREAM=f"127.0.0.1:{upstream}", LISTEN=f"127.0.0.1:{listen}"))
-    with (prefix / "nginx.stderr").open("wb") as log:
-        return subprocess.Popen(
-            [nginx, "-p", f"{prefix}/", "-c", str(conf), "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL, stderr=log,
-        )
 
 
 class SlowSockets:
