@@ -128,6 +128,21 @@ class ChainRepository:
         found = self.signatures.complete(client_id, [stored_record(r) for r in rows])
         return [r for r in found if r is not None]
 
+    def byte_stop(self, client_id: str, start: int, stop: int, budget: int, per_record: int) -> int:
+        """Where records [start, stop) must stop for their bytes (each its canonical bytes plus
+        `per_record`) to stay within `budget`: the first sequence past it, at least start + 1
+        (one record goes whatever its size), or `stop` when they all fit."""
+        total = func.sum(func.length(ChainRecord.canonical) + per_record).over(order_by=ChainRecord.sequence)
+        running = (
+            select(ChainRecord.sequence, total.label("total"))
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence >= start, ChainRecord.sequence < stop)
+            .subquery()
+        )
+        first = self.session.scalar(
+            select(running.c.sequence).where(running.c.total > budget).order_by(running.c.sequence).limit(1)
+        )
+        return stop if first is None else max(int(first), start + 1)
+
     def of_round(self, client_id: str, round_id: str, kind: str) -> StoredRecord | None:
         """The record of a round (kind `round`, at the round's sequence) or of its void."""
         q = with_receipt(

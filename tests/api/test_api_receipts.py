@@ -324,6 +324,44 @@ def test_the_export_streams_one_record_a_line_and_says_where_to_continue(client,
     assert report.ok and report.records == 5 and report.rescored == 5 and report.heads_checked == 1
 
 
+def test_an_export_answer_stops_at_its_byte_budget_and_says_where_to_continue(client, op, monkeypatch):
+    # Records are up to a request's size each: 50,000 of them could be gigabytes, past the
+    # temp file nginx buffers an answer in, and then the answer goes at a slow reader's pace
+    # until the worker is stopped mid-answer. An answer stops at its bytes as at its limit.
+    from service.services.audit import receipts
+
+    _store(client, op, 5)
+    whole = client.get("/v1/audit/export", headers=op.read_headers).data.splitlines(keepends=True)
+    sizes = [len(x) for x in whole]
+    assert max(sizes) - min(sizes) < 100  # five records alike: the budget below takes one a time
+    monkeypatch.setattr(receipts, "EXPORT_MAX_BYTES", 2 * min(sizes) - 1)
+    got, start, answers = [], 1, []
+    while True:
+        answer = client.get(f"/v1/audit/export?from_sequence={start}&limit=10", headers=op.read_headers)
+        assert answer.status_code == 200 and len(answer.data) <= receipts.EXPORT_MAX_BYTES
+        got += answer.data.splitlines(keepends=True)
+        answers.append(answer.headers.get("Capsa-Next-From-Sequence"))
+        if "Capsa-Next-From-Sequence" not in answer.headers:
+            break
+        assert answer.headers["Link"] == f'</v1/audit/export?from_sequence={answer.headers["Capsa-Next-From-Sequence"]}&limit=10>; rel="next"'
+        start = int(answer.headers["Capsa-Next-From-Sequence"])
+    assert got == whole and answers == ["2", "3", "4", "5", None]
+    monkeypatch.setattr(receipts, "EXPORT_MAX_BYTES", 1)  # a line over the budget still goes, alone
+    assert client.get("/v1/audit/export?from_sequence=3", headers=op.read_headers).data == whole[2]
+
+
+def test_an_export_lines_bytes_past_its_record_are_within_the_bound_the_budget_counts():
+    from service.adapters.records import StoredRecord
+    from service.services.audit import receipts
+
+    longest = StoredRecord(
+        sequence=2**63 - 1, kind="void", round_id="rnd_" + "Z" * 26, previous_hash="f" * 64, hash="f" * 64,
+        canonical=b"{}", kid="f" * 16, signature=b"\xff" * 64,
+    )
+    line = receipts.export_line("cl_" + "Z" * 26, longest)
+    assert len(line) - len(b"{}") <= receipts.EXPORT_LINE_MAX_EXTRA
+
+
 def test_an_export_past_the_head_is_empty_and_another_clients_records_never_appear(client, op, signed_app):
     _store(client, op, 1)
     other = make_tenant(signed_app)

@@ -85,6 +85,7 @@ def test_the_export_line_example_is_what_the_export_writes():
         ("`limit` records, 1 to 100,000", audit.MAX_LIMIT),
         ("1 to **50,000**, **10,000 by default**", (receipts.EXPORT_MAX_LIMIT, receipts.EXPORT_DEFAULT_LIMIT)),
         ("1,000 records at a time", receipts.EXPORT_PAGE),
+        ("and at most **256 MiB**", receipts.EXPORT_MAX_BYTES // 2**20),
     ],
 )
 def test_the_documented_limits_are_the_codes(text, value):

@@ -1896,8 +1896,9 @@ export interface paths {
         };
         /**
          * The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
-         * @description At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-         *     bounded and a request ends well within a worker's timeout.
+         * @description At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+         *     memory stays bounded, a request ends well within a worker's timeout and the answer
+         *     fits whole in the buffer nginx keeps for a slow reader.
          */
         get: {
             parameters: {

@@ -155,11 +155,13 @@ class ChainExport(MethodView):
     def get(self, query: dict[str, Any]) -> Response:
         """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
-        At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-        bounded and a request ends well within a worker's timeout."""
+        At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+        memory stays bounded, a request ends well within a worker's timeout and the answer
+        fits whole in the buffer nginx keeps for a slow reader."""
         client_id = principal().client_id
         plan = receipts.plan_export(
-            db(), client_id, query["from_sequence"], query["limit"], query.get("min_sequence")
+            db(), client_id, query["from_sequence"], query["limit"], query.get("min_sequence"),
+            max_bytes=receipts.EXPORT_MAX_BYTES,
         )
         response = Response(receipts.export_lines(db(), plan), content_type=NDJSON)
         response.headers["Capsa-Head-Sequence"] = str(plan.head)

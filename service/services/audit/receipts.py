@@ -31,6 +31,11 @@ from service.services.errors import NotFound
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
 EXPORT_MAX_LIMIT = 50_000  # at most: a request ends well within a sync worker's 30 s
+# An answer's bytes, at most (a line over it goes alone): it fits whole in the temp file nginx
+# buffers an export in (320 MiB), so a slow reader never holds a worker, whose timeout would
+# cut the answer short. A record is up to a request's size: 50,000 could be gigabytes.
+EXPORT_MAX_BYTES = 256 * 1024 * 1024
+EXPORT_LINE_MAX_EXTRA = 512  # a line's bytes besides its record's, at most (a test holds it)
 
 
 def keys(db: Database) -> dict[str, Any]:
@@ -103,13 +108,21 @@ def plan_export(
     from_sequence: int = 1,
     limit: int | None = EXPORT_DEFAULT_LIMIT,
     min_sequence: int | None = None,
+    max_bytes: int | None = None,
 ) -> Export:
     """Records [from, from + limit) up to the head as it is now (on the reports' standby
-    when it is current enough: `replicas.report`); `next_from_sequence` says where the
-    next request continues while the chain goes on past them."""
-    as_of = report(db, client_id, lambda uow, as_of: as_of, min_sequence=min_sequence)
+    when it is current enough: `replicas.report`), and within `max_bytes` of NDJSON when
+    given; `next_from_sequence` says where the next request continues while the chain goes
+    on past them."""
+
+    def plan(uow: UnitOfWork, as_of: AsOf) -> tuple[AsOf, int]:
+        stop = as_of.sequence + 1 if limit is None else min(from_sequence + limit, as_of.sequence + 1)
+        if max_bytes is not None and stop > from_sequence:
+            stop = uow.chain.byte_stop(client_id, from_sequence, stop, max_bytes, EXPORT_LINE_MAX_EXTRA)
+        return as_of, stop
+
+    as_of, stop = report(db, client_id, plan, min_sequence=min_sequence)
     head = as_of.sequence
-    stop = head + 1 if limit is None else min(from_sequence + limit, head + 1)
     nxt = stop if stop <= head else None
     return Export(client_id, from_sequence, max(stop, from_sequence), head, nxt, as_of)
 

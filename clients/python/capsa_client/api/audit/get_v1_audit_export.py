@@ -89,8 +89,9 @@ def sync_detailed(
 ) -> Response[File | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
-     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-    bounded and a request ends well within a worker's timeout.
+     At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+    memory stays bounded, a request ends well within a worker's timeout and the answer
+    fits whole in the buffer nginx keeps for a slow reader.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
@@ -127,8 +128,9 @@ def sync(
 ) -> File | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
-     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-    bounded and a request ends well within a worker's timeout.
+     At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+    memory stays bounded, a request ends well within a worker's timeout and the answer
+    fits whole in the buffer nginx keeps for a slow reader.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
@@ -160,8 +162,9 @@ async def asyncio_detailed(
 ) -> Response[File | Problem]:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
-     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-    bounded and a request ends well within a worker's timeout.
+     At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+    memory stays bounded, a request ends well within a worker's timeout and the answer
+    fits whole in the buffer nginx keeps for a slow reader.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
@@ -196,8 +199,9 @@ async def asyncio(
 ) -> File | Problem | None:
     """The chain's records as NDJSON, streamed: hashed bytes, hashes, receipts.
 
-     At most `limit` records (50,000) an answer, read in pages of 1,000, so memory stays
-    bounded and a request ends well within a worker's timeout.
+     At most `limit` records (50,000) and 256 MiB an answer, read in pages of 1,000, so
+    memory stays bounded, a request ends well within a worker's timeout and the answer
+    fits whole in the buffer nginx keeps for a slow reader.
 
     Args:
         from_sequence (int | Unset):  Default: 1. Example: 1.
