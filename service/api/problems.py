@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
@@ -93,6 +94,18 @@ class Problem(Exception):
         self.headers = dict(headers or {})
 
 
+# What a problem quotes of a request, at most: its messages quote the caller's values and
+# keys, and a 64 KiB body echoed whole came back two to four times its size. The service's
+# own texts are far shorter (350 characters at most, 27 errors for the worst legal round).
+MAX_TEXT = 512  # characters of `detail` and of each error's `message`
+MAX_FIELD = 256  # characters of each error's `field`
+MAX_ERRORS = 50  # errors listed; `detail` says how many there were
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def problem_response(
     status: int,
     problem: str,
@@ -105,8 +118,11 @@ def problem_response(
         "type": f"/problems/{problem}",
         "title": title or TITLES.get(problem, problem.replace("-", " ").capitalize()),
         "status": status,
-        "detail": detail,
-        "errors": [{"field": e.field, "message": e.message} for e in errors],
+        "detail": _cut(detail, MAX_TEXT),
+        "errors": [
+            {"field": _cut(e.field, MAX_FIELD), "message": _cut(e.message, MAX_TEXT)}
+            for e in itertools.islice(errors, MAX_ERRORS)
+        ],
     }
     response = Response(dump(body), status=status, content_type=PROBLEM_CONTENT_TYPE)
     if status == 401:

@@ -85,6 +85,24 @@ def test_a_body_over_64_kib_is_413(http, tenant):
     problem(post_raw(http, tenant, big), 413, "payload-too-large")
 
 
+def test_a_problem_quotes_at_most_so_much_of_what_the_caller_sent(http, tenant):
+    # A 64 KiB value, key or list of keys echoed whole came back two to four times its size.
+    long_preset = two_player_round(rules={"preset": "X" * 60_000})
+    long_key = {**two_player_round(), "Y" * 60_000: 1}
+    many_keys = {**two_player_round(), **{f"k{i:05d}": 1 for i in range(3_000)}}
+    for body, kind in ((long_preset, "unknown-rules"), (long_key, "validation"), (many_keys, "validation")):
+        answer = http.post("/v1/score", json=body, headers=tenant.headers)
+        doc = problem(answer, 422, kind)
+        assert len(answer.data) < 40_000
+        assert len(doc["detail"]) <= 512 and len(doc["errors"]) <= 50
+        assert all(len(e["field"]) <= 256 and len(e["message"]) <= 512 for e in doc["errors"])
+    doc = problem(http.post("/v1/score", json=long_preset, headers=tenant.headers), 422, "unknown-rules")
+    assert doc["detail"].startswith("unknown preset 'XXX") and doc["detail"].endswith("…")
+    doc = problem(http.post("/v1/score", json=many_keys, headers=tenant.headers), 422, "validation")
+    assert doc["detail"] == "3000 problems in the request body"  # the count is the whole one
+    assert [e["field"] for e in doc["errors"]] == [f"k{i:05d}" for i in range(50)]
+
+
 def test_money_as_a_json_number_is_422_on_its_field(http, tenant):
     body = problem(http.post("/v1/rounds", json=two_player_round(stake=1000),
                              headers=tenant.headers), 422, "validation")
