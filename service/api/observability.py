@@ -52,7 +52,7 @@ def configure_logging(level: str = "INFO") -> None:
     global _configured
     if _configured:
         return
-    stamp = [
+    stamp: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
