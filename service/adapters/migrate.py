@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 from .db import normalise_url
 
@@ -24,8 +24,30 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+class UpgradeLockUnavailable(Exception):
+    """The file lock that keeps two SQLite upgrades apart cannot be opened beside the
+    database; the message says which and why."""
+
+
 def upgrade(url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(url), revision)
+
+
+def revision_at(url: str) -> str | None:
+    """The migration the database at `url` is at (None: none, or a SQLite file that does not
+    exist yet, which is left unmade)."""
+    from .db import make_engine
+
+    database = make_url(normalise_url(url))
+    if database.get_backend_name() == "sqlite" and (
+        not database.database or database.database == ":memory:" or not Path(database.database).exists()
+    ):
+        return None
+    engine = make_engine(normalise_url(url))
+    try:
+        return current_revision(engine)
+    finally:
+        engine.dispose()
 
 
 def downgrade(url: str, revision: str) -> None:

@@ -348,13 +348,16 @@ def verify_file(args: argparse.Namespace) -> int:
 def _migration_problem(db: Database) -> str | None:
     """Why this database is not one the check can read (never migrated, or at another
     release's migration), else None."""
-    from service.adapters.migrate import current_revision, head_revision
+    from service.adapters.migrate import current_revision, head_revision, shipped_revisions
 
     at, want = current_revision(db.engine), head_revision()
     shown = db.engine.url.render_as_string(hide_password=True)
     if at is None:
         return (f"the database {shown} has no capsa tables (it was never migrated, or the restore did not run): "
                 "restore the backup into it, then run `capsa db upgrade` with the same DATABASE_URL")
+    if at not in shipped_revisions():
+        return (f"the database {shown} is at migration {at}, newer than this release's newest ({want}): "
+                "check it with the release that migrated it")
     if at != want:
         return (f"the database {shown} is at migration {at}, this release's is {want}: "
                 "run `capsa db upgrade` with the same DATABASE_URL first")

@@ -142,4 +142,7 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
     folder = _missing_folder(url)
     if folder is not None:
         return _no_folder(url, folder)
+    if url.startswith("sqlite:"):  # a file, no server: its folder must let it be written
+        return (f"cannot use the database {shown} ({reason}); {HOW_TO_SET} and check that the file and "
+                "its folder can be read and written")
     return f"cannot use the database {shown} ({reason}); {HOW_TO_SET} and check that its server is running"

@@ -72,16 +72,27 @@ def serve(args: argparse.Namespace) -> int:
 
 def db_upgrade(args: argparse.Namespace) -> int:
     from service.adapters import keyfile
-    from service.adapters.migrate import shipped_revisions, upgrade
+    from service.adapters.migrate import UpgradeLockUnavailable, revision_at, shipped_revisions, upgrade
 
     url = _database_url(args)
     if args.revision not in ("head", "heads") and args.revision not in shipped_revisions():
         print(f"capsa db upgrade: no migration {args.revision!r} in this release (its newest: "
               f"{shipped_revisions()[-1]})", file=sys.stderr)
         return ExitCode.USAGE
+    at = revision_at(url)
+    if at is not None and at not in shipped_revisions():
+        # A later release's migration: this one serves the database as it is (migrations
+        # only add what older code ignores), and has nothing to undo it with.
+        print(f"the database is at migration {at}, newer than this release's newest ({shipped_revisions()[-1]}): "
+              "nothing to upgrade (this release serves it: migrations only add what it ignores)")
+        return 0
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    upgrade(url, args.revision)
+    try:
+        upgrade(url, args.revision)
+    except UpgradeLockUnavailable as exc:
+        print(f"capsa: {exc}", file=sys.stderr)
+        return ExitCode.UNREADABLE
     print(f"database upgraded to {args.revision}")
     path = keyfile.path_from_env()
     keyring = keyfile.load(path) if path is not None and path.exists() else None

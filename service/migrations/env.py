@@ -12,6 +12,7 @@ from alembic import context
 from sqlalchemy.engine import make_url
 
 from service.adapters.db import DEFAULT_DATABASE_URL, is_sqlite, make_engine, normalise_url
+from service.adapters.migrate import UpgradeLockUnavailable
 from service.adapters.models import Base
 
 config = context.config
@@ -84,7 +85,15 @@ def _sqlite_lock(url: str) -> Iterator[None]:
     if not database or database == ":memory:":
         yield
         return
-    with open(f"{database}.upgrade-lock", "a+b") as lock:
+    path = f"{database}.upgrade-lock"
+    try:
+        lock = open(path, "a+b")  # noqa: SIM115  # closed by the with below
+    except OSError as exc:
+        raise UpgradeLockUnavailable(
+            f"cannot open {path} ({exc.strerror or exc}), the lock that keeps two upgrades apart: "
+            "the database's folder must be writable"
+        ) from exc
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

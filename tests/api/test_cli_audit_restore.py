@@ -208,6 +208,20 @@ def test_a_database_at_an_older_migration_exits_3(restored, capsys, tmp_path):
     assert err.startswith(f"capsa audit: the database {old} is at migration 0001, this release's is ")
 
 
+def test_a_database_at_a_later_releases_migration_is_sent_to_that_release(restored, capsys, tmp_path):
+    import sqlite3
+
+    newer = tmp_path / "newer.db"
+    upgrade(f"sqlite:///{newer}")
+    with sqlite3.connect(newer) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    code, out, err = verify_restore(restored, capsys, url=f"sqlite:///{newer}")
+    assert (code, out) == (ExitCode.UNREADABLE, "")
+    assert err.startswith(f"capsa audit: the database sqlite:///{newer} is at migration 9999, newer than this "
+                          "release's newest (")
+    assert err.endswith("): check it with the release that migrated it\n") and "db upgrade" not in err
+
+
 def test_missing_public_keys_exit_3(restored, capsys, tmp_path):
     code, out, err = run(["audit", "verify-restore", "--public-keys", str(tmp_path / "none.json"),
                           "--database-url", restored["url"]], capsys)

@@ -78,6 +78,60 @@ def test_an_unknown_migration_is_a_usage_error_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and not (tmp_path / "x.db").exists()
 
 
+def test_a_database_a_later_release_migrated_is_left_as_it_is_in_one_line(cli_db, capsys):
+    """A release before the database's (a node restarted mid-release, a rollback's image)
+    serves it, as `/readyz` says; its upgrade was Alembic's "Can't locate revision"
+    traceback, exit 1."""
+    import sqlite3
+
+    from service.adapters.migrate import shipped_revisions
+
+    with sqlite3.connect(cli_db.removeprefix("sqlite:///")) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    capsys.readouterr()
+    assert main(["db", "upgrade"]) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        f"the database is at migration 9999, newer than this release's newest ({shipped_revisions()[-1]}): "
+        "nothing to upgrade (this release serves it: migrations only add what it ignores)\n"
+    )
+    with sqlite3.connect(cli_db.removeprefix("sqlite:///")) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]
+
+
+def test_a_sqlite_folder_that_cannot_be_written_is_exit_3_in_one_line(cli_db, capsys, monkeypatch):
+    """The upgrade's lock file beside the database: an OSError traceback, exit 1 (a folder
+    made read-only, a lock file left by another user)."""
+    import builtins
+
+    real_open = builtins.open
+
+    def refused(file, mode="r", *args, **kwargs):  # what a read-only folder answers
+        if str(file).endswith(".upgrade-lock"):
+            raise OSError(30, "Read-only file system", str(file))
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", refused)
+    capsys.readouterr()
+    assert main(["db", "upgrade"]) == 3
+    err = capsys.readouterr().err
+    lock = cli_db.removeprefix("sqlite:///") + ".upgrade-lock"
+    assert err == (
+        f"capsa: cannot open {lock} (Read-only file system), the lock that keeps two upgrades apart: "
+        "the database's folder must be writable\n"
+    )
+
+
+def test_a_sqlite_file_that_cannot_be_opened_names_the_file_not_a_server(tmp_path, capsys):
+    (tmp_path / "a.db").mkdir()  # a folder where the file should be: SQLite cannot open it
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    assert main(["clients", "--database-url", url, "list"]) == 3
+    err = capsys.readouterr().err
+    assert err == (f"capsa: cannot use the database {url} (unable to open database file); set DATABASE_URL "
+                   "(or --database-url) to your database and check that the file and its folder can be read and "
+                   "written\n")
+
+
 def test_a_keyring_that_cannot_be_written_is_exit_3_in_one_line(tmp_path, capsys):
     """Under a path that is a file: a FileExistsError traceback, exit 1."""
     (tmp_path / "afile").write_text("")
