@@ -445,6 +445,31 @@ def test_the_list_filters_by_status_and_table_pages_and_settles_overdue_games(ht
     problem(http.get("/v1/susun/games?cursor=nonsense", headers=h), 422, "validation")
 
 
+def test_another_clients_write_goes_on_while_an_absent_players_rows_are_searched(
+        http, tenant, other_tenant, clock, monkeypatch):
+    # A search per absent player (under some rules 0.2 s each) ran inside the settling's write
+    # transaction: on SQLite that holds the whole database, and every client's writes waited
+    # (the busy timeout, then 503). The searches now come before it, on both engines.
+    from httpkit import two_player_round
+
+    game = start(http, tenant, players=["a", "b"], arrange_seconds=10)
+    clock.advance(seconds=10)
+    search = susun_games.auto_arrangement
+    meanwhile: list[int] = []
+
+    def searching(hand: Any, rules: Any) -> Any:
+        if not meanwhile:
+            body = two_player_round(reference=f"meanwhile-{game['id']}")
+            meanwhile.append(http.post("/v1/rounds", json=body, headers=other_tenant.headers).status_code)
+        return search(hand, rules)
+
+    monkeypatch.setattr(susun_games, "auto_arrangement", searching)
+    db = http.application.extensions["capsa"].db
+    assert susun_games.settle_if_due(db, tenant.id, game["id"]) is True
+    assert meanwhile == [201]
+    assert fetch(http, tenant, game)["status"] == "settled"
+
+
 # -- concurrency -------------------------------------------------------------------------------
 
 
