@@ -13,6 +13,7 @@ receipt is stored by this process's next write statement (`pending_receipts`).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, select, update
@@ -86,6 +87,29 @@ class ChainRepository:
             )
         ).first()
         return Head(0, GENESIS_HASH, None) if row is None else Head(row[0], row[1], row[2])
+
+    def vouch(self, client_id: str, sequence: int) -> tuple[str | None, int, datetime | None]:
+        """What a standby's head at `sequence` is checked against, in one statement: this
+        database's hash of the client's record there (the genesis hash at 0; None when it has
+        none), its head's sequence, and the time of the record after `sequence` (its line 0's;
+        None when it has none)."""
+        at = (
+            select(ChainRecord.hash)
+            .where(ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
+            .scalar_subquery()
+        )
+        head = select(ChainHead.sequence).where(ChainHead.client_id == client_id).scalar_subquery()
+        after = (
+            select(LedgerLine.created_at)
+            .where(LedgerLine.client_id == client_id, LedgerLine.sequence == sequence + 1, LedgerLine.line_no == 0)
+            .scalar_subquery()
+        )
+        row = self.session.execute(select(at, head, after)).one()
+        found = GENESIS_HASH if sequence == 0 else row[0]
+        when = row[2]
+        if when is not None and when.tzinfo is None:  # SQLite keeps naive UTC
+            when = when.replace(tzinfo=UTC)
+        return found, int(row[1] or 0), when
 
     def heads(self) -> dict[str, int]:
         """Every client's head sequence."""

@@ -26,17 +26,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ProgrammingError
 
 from service.domain.signing import Keyring
 
 from .db import Pooler, PostgresSettings, ReplicaState, ReplicaStatus, normalise_url
 from .errors import DatabaseUnavailable, SerializationFailure
+from .records import Head
 from .uow import Database, Standby, UnitOfWork
 
 T = TypeVar("T")
@@ -144,6 +146,14 @@ def _head(uow: UnitOfWork, client_id: str, source: ReportSource) -> AsOf:
     return AsOf(head.sequence, head.created_at, source)
 
 
+class Vouched(StrEnum):
+    """What the primary says of the standby's head for one client."""
+
+    YES = "yes"
+    STALE = "stale"  # the primary holds a newer record, written more than max_lag_s ago
+    DIVERGED = "diverged"  # the primary holds another record there, or none: not its standby
+
+
 def _on_replica(
     replica: Standby,
     client_id: str,
@@ -151,17 +161,28 @@ def _on_replica(
     pinned: AsOf | None,
     work: Callable[[UnitOfWork, AsOf], T],
     primary_head: Callable[[], int],
+    vouch: Callable[[Head], Vouched],
 ) -> list[T]:
     """[work's result] when the standby served; [] when it stayed behind `need`, or at
     once when the primary's head (`primary_head`, asked once the standby is found behind)
     is behind it too: no standby reaches a sequence the client has not stored, and a wait
-    for one would hold the worker for nothing."""
+    for one would hold the worker for nothing. Before it serves, the primary vouches for the
+    head it reached (`vouch`): [] when it does not."""
     deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S
     first = True
     while True:
         with replica.db.snapshot() as uow:
-            as_of = _head(uow, client_id, ReportSource.REPLICA)
+            head = uow.chain.head(client_id)
+            as_of = AsOf(head.sequence, head.created_at, ReportSource.REPLICA)
             if as_of.sequence >= need:
+                said = vouch(head)
+                if said is Vouched.DIVERGED:
+                    log.warning("reports' standby is not the primary's: client %s's record %d differs or is "
+                                "not on the primary; the primary serves", client_id, head.sequence)
+                    replica.mark_unavailable()
+                    return []
+                if said is Vouched.STALE and pinned is None:
+                    return []
                 if pinned is not None:
                     as_of = AsOf(pinned.sequence, pinned.at, ReportSource.REPLICA)
                 return [work(uow, as_of)]
@@ -196,15 +217,39 @@ def report(
         except DatabaseUnavailable:
             return need
 
+    def vouch(head: Head) -> Vouched:
+        """Whether the primary vouches for the standby's head of this client: it holds the
+        same record at that sequence (not a fork, another cluster's or a promoted standby's
+        own), and nothing newer written more than max_lag_s ago (the standby's own lag
+        figures miss a WAL receiver that has stalled, or a standby no longer streaming). A
+        primary that cannot be asked vouches, as before: the standby's answer is the best."""
+        try:
+            with db.snapshot() as uow:
+                there, primary_at, next_at = uow.chain.vouch(client_id, head.sequence)
+        except DatabaseUnavailable:
+            return Vouched.YES
+        if there != head.hash or primary_at < head.sequence:
+            return Vouched.DIVERGED
+        if primary_at > head.sequence and (
+            next_at is None or datetime.now(UTC) - next_at > timedelta(seconds=replica_lag_s)
+        ):
+            return Vouched.STALE
+        return Vouched.YES
+
+    replica_lag_s = replica.max_lag_s if replica is not None else DEFAULT_MAX_LAG_S
     if replica is not None and replica.state().serves:
         for attempt in range(2):
             try:
-                served = _on_replica(replica, client_id, need, pinned, work, primary_head)
+                served = _on_replica(replica, client_id, need, pinned, work, primary_head, vouch)
             except SerializationFailure:
                 if attempt == 0:
                     continue
                 break
             except DatabaseUnavailable:
+                replica.mark_unavailable()
+                break
+            except ProgrammingError as exc:  # a standby on another migration: a table or column missing
+                log.warning("reports' standby cannot run the report (%s); the primary serves", exc.orig)
                 replica.mark_unavailable()
                 break
             if served:

@@ -246,6 +246,31 @@ def test_a_standby_cut_off_from_the_primary_is_not_taken_for_a_current_one(pair:
     assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 2)
 
 
+def test_a_standby_whose_wal_receiver_stalls_is_not_taken_for_a_current_one(pair: Pair, apps: tuple[Any, Any]) -> None:
+    """A partition that drops packets leaves the receiver waiting (here: stopped): the
+    standby has replayed all it received and its receiver reads as streaming, so its own
+    figures said lag 0 for as long as it lasted (wal_receiver_timeout, 60 s; for ever with
+    a frozen receiver). The primary now says how long ago it wrote what the standby has not."""
+    import signal
+
+    patient, strict = apps
+    tenant = make_tenant(patient)
+    strict_http = strict.test_client()
+    store(patient, tenant, 1)
+    assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 1)
+    standby = pair.standby.url("capsa")
+    (receiver,) = sql(standby, "SELECT pid FROM pg_stat_wal_receiver")
+    os.kill(receiver, signal.SIGSTOP)
+    try:
+        store(patient, tenant, 2)
+        time.sleep(1.2)  # past the strict app's READ_MAX_LAG_S
+        fresh = summary(strict_http, tenant)
+        assert fresh["as_of"]["sequence"] == 2 and fresh["as_of"]["source"] == "primary"
+    finally:
+        os.kill(receiver, signal.SIGCONT)
+    assert until(lambda: summary(strict_http, tenant)["as_of"] == {**fresh["as_of"], "source": "replica"})
+
+
 def test_a_read_url_that_finds_a_primary_after_a_failover_serves_it_as_current(pair: Pair) -> None:
     # What libpq's target_session_attrs=prefer-standby falls back to when no standby is left.
     primary = pair.primary.url("capsa")

@@ -333,3 +333,110 @@ def test_a_cursor_pinned_past_the_chains_head_is_a_422_not_an_answer_claiming_it
     r = http.get(f"{path}?currency=IDR&cursor={cursor}", headers=tenant.read_headers)
     body = problem(r, 422, "validation")
     assert body["errors"][0]["field"] == "query.cursor" and "past the chain's head" in body["errors"][0]["message"]
+
+
+@pytest.fixture
+def copied(tmp_path: Path) -> Iterator[tuple[Any, Tenant, Path]]:
+    """A SQLite primary with one round, and a copy of it taken then: a 'standby' that stopped
+    there (its own lag figures say nothing: a file)."""
+    import sqlite3
+
+    from service.adapters.migrate import upgrade
+
+    primary = tmp_path / "primary.db"
+    upgrade(f"sqlite:///{primary}")
+    app = make_app(f"sqlite:///{primary}", IDEMPOTENCY_PURGE=False, RATE_LIMIT="off")
+    tenant = make_tenant(app)
+    _post(app.test_client(), tenant, reference="copied-1")
+    with sqlite3.connect(primary) as source, sqlite3.connect(tmp_path / "standby.db") as copy:
+        source.backup(copy)  # what the WAL holds too
+    try:
+        yield app, tenant, tmp_path / "standby.db"
+    finally:
+        db = app.extensions["capsa"].db
+        if db.replica is not None:
+            db.replica.db.dispose()
+        db.dispose()
+
+
+def _standby(app: Any, path: Path, max_lag_s: float) -> None:
+    db = app.extensions["capsa"].db
+    db.replica = replicas.Replica(f"sqlite:///{path}", keyring=db.keyring, max_lag_s=max_lag_s)
+
+
+def _as_of(app: Any, tenant: Tenant) -> tuple[int, str]:
+    body = app.test_client().get("/v1/ledger/summary?currency=IDR", headers=tenant.read_headers).get_json()
+    return body["as_of"]["sequence"], body["as_of"]["source"]
+
+
+def test_a_standby_that_stopped_past_the_lag_allowed_leaves_the_report_to_the_primary(copied) -> None:
+    # A WAL receiver that stalls (a partition that drops packets) left the standby's own
+    # figures at "replayed all it received, lag 0": its reports stayed at the cut for good.
+    # The primary now says how long ago it wrote the record the standby has not.
+    app, tenant, standby = copied
+    _post(app.test_client(), tenant, reference="copied-2")
+    _standby(app, standby, max_lag_s=60)
+    assert _as_of(app, tenant) == (1, "replica")  # behind, within the lag allowed: says so
+    _standby(app, standby, max_lag_s=0.001)
+    assert _as_of(app, tenant) == (2, "primary")
+
+
+def test_a_standby_whose_chain_is_not_the_primarys_never_answers(copied) -> None:
+    # Another cluster's standby, or one promoted and written to: its head was served as
+    # current, and with min_sequence it vouched for rounds the primary never stored.
+    import sqlite3
+
+    app, tenant, standby = copied
+    with sqlite3.connect(standby) as conn:
+        conn.execute("UPDATE chain_records SET hash = ? WHERE client_id = ? AND sequence = 1", ("ab" * 32, tenant.id))
+        conn.execute("UPDATE chain_heads SET hash = ? WHERE client_id = ?", ("ab" * 32, tenant.id))
+    _standby(app, standby, max_lag_s=60)
+    assert _as_of(app, tenant) == (1, "primary")
+    assert app.extensions["capsa"].db.replica.state().status == replicas.ReplicaStatus.UNAVAILABLE
+    # ahead of the primary: a record the primary does not hold
+    _post(app.test_client(), tenant, reference="copied-2")
+    with sqlite3.connect(standby) as conn:
+        conn.execute("UPDATE chain_heads SET sequence = 5, hash = ? WHERE client_id = ?", ("cd" * 32, tenant.id))
+    _standby(app, standby, max_lag_s=60)
+    on = replicas.report(app.extensions["capsa"].db, tenant.id, lambda uow, as_of: as_of, min_sequence=5)
+    assert (on.sequence, on.source) == (2, replicas.ReportSource.PRIMARY)
+
+
+def test_a_standby_on_another_migration_leaves_the_report_to_the_primary(copied) -> None:
+    # A missing table on the standby (an older schema) was a 500.
+    import sqlite3
+
+    app, tenant, standby = copied
+    with sqlite3.connect(standby) as conn:
+        conn.execute("DROP TABLE ledger_rollup_cursors")
+    _standby(app, standby, max_lag_s=60)
+    assert _as_of(app, tenant) == (1, "primary")
+    assert app.extensions["capsa"].db.replica.state().status == replicas.ReplicaStatus.UNAVAILABLE
+
+
+def test_a_postgresql_standby_on_an_older_migration_leaves_the_report_to_the_primary(
+    app: Any, db_url: str, tenant: Tenant
+) -> None:
+    # PostgreSQL names a missing table SQLSTATE 42P01, which no handler took: a 500 for the
+    # all-time reports (SQLite's "no such table" already sent them to the primary).
+    import os
+
+    from service.adapters.db import create_database, drop_database, normalise_url
+    from service.adapters.migrate import upgrade
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the SQLite case: test_a_standby_on_another_migration_leaves_the_report_to_the_primary")
+    admin = normalise_url(os.environ["TEST_DATABASE_URL"])
+    url, name = create_database(admin, "capsa_old_standby")
+    db = app.extensions["capsa"].db
+    try:
+        upgrade(url, "0012")
+        _post(app.test_client(), tenant)
+        db.replica = replicas.Replica(url, keyring=db.keyring, max_lag_s=60)
+        assert _as_of(app, tenant) == (1, "primary")
+        assert db.replica.state().status == replicas.ReplicaStatus.UNAVAILABLE
+    finally:
+        if db.replica is not None:
+            db.replica.db.dispose()
+        db.replica = None
+        drop_database(admin, name)
