@@ -20,6 +20,7 @@ snapshot reaches: the client's chain head as that snapshot sees it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -30,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
 
+import psycopg
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ProgrammingError
@@ -47,6 +49,13 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_LAG_S = 5.0
 STATE_TTL_S = 0.5  # a probe's answer is reused this long (one query per worker and interval)
 MIN_SEQUENCE_WAIT_S = 1.0
+# How long a standby may take over a report, and over a probe of its state, before its
+# connection is cut off and the primary answers: a frozen standby (a stopped process, a hung
+# disk, its host's kernel still acknowledging) answers no statement_timeout or cancel, and
+# held the worker until gunicorn killed it (30 s), /readyz too. Above what a report takes
+# on a live standby (its statements each end within statement_timeout, 5 s by default).
+READ_DEADLINE_S = 10.0
+PROBE_DEADLINE_S = 3.0
 MIN_SEQUENCE_POLL_S = 0.05
 
 # Caught up: it has replayed all it received AND it is receiving: a standby cut off from
@@ -122,7 +131,7 @@ class Replica:
         if self.db.dialect != "postgresql":
             return ReplicaState(ReplicaStatus.OK, 0.0)  # a file copy: nothing to measure
         try:
-            with self.db.engine.connect() as conn:
+            with self.db.engine.connect() as conn, _cut_off_after(self.db, conn, PROBE_DEADLINE_S):
                 in_recovery, caught_up, behind = conn.execute(_PROBE).one()
         except Exception as exc:  # any failure to answer is the same: the primary serves
             log.warning("reports' standby does not answer: %s", exc)
@@ -134,6 +143,14 @@ class Replica:
         lag = None if behind is None else max(0.0, float(str(behind)))
         current = lag is not None and lag <= self.max_lag_s
         return ReplicaState(ReplicaStatus.OK if current else ReplicaStatus.LAGGING, lag)
+
+
+def _cut_off_after(db: Database, conn: Any, seconds: float) -> contextlib.AbstractContextManager[None]:
+    """`db.read_deadline` on the psycopg connection under a SQLAlchemy one (or a session's)."""
+    driver = conn.connection.driver_connection
+    if not isinstance(driver, psycopg.Connection):  # SQLite: a file, nothing to wait on
+        return contextlib.nullcontext()
+    return db.read_deadline(driver, seconds)
 
 
 def lag_gauge_value(state: ReplicaState) -> float:
@@ -171,7 +188,7 @@ def _on_replica(
     deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S
     first = True
     while True:
-        with replica.db.snapshot() as uow:
+        with replica.db.snapshot() as uow, _cut_off_after(replica.db, uow.session.connection(), READ_DEADLINE_S):
             head = uow.chain.head(client_id)
             as_of = AsOf(head.sequence, head.created_at, ReportSource.REPLICA)
             if as_of.sequence >= need:

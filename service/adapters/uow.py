@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -228,6 +229,13 @@ class Database:
         for the standby turns into the warning `replicated` refuses."""
         return _DEADLINES.armed(conn, self.postgres.write_deadline_s)
 
+    def read_deadline(self, conn: psycopg.Connection[Any], seconds: float) -> contextlib.AbstractContextManager[None]:
+        """Cut `conn` off once `seconds` have passed: what it waits for then fails as a lost
+        connection. For a standby's reads, whose server may be frozen (a stopped process, a
+        hung disk) while its host's kernel still acknowledges: no statement_timeout, cancel or
+        TCP timeout reaches a reader waiting on it, and the primary can answer instead."""
+        return _DEADLINES.armed(conn, seconds, sever=True)
+
     def dispose(self) -> None:
         self.receipts.close()
         self.engine.dispose()
@@ -396,7 +404,7 @@ class _Deadlines:
     def __init__(self) -> None:
         self._pid = -1
         self._cond = threading.Condition()
-        self._armed: dict[int, tuple[float, psycopg.Connection[Any]]] = {}
+        self._armed: dict[int, tuple[float, psycopg.Connection[Any], bool]] = {}
         self._next = 0
         # When the watchdog wakes next on its own (None: it sleeps until notified). A write
         # whose deadline comes later needs no wake-up: deadlines are armed in time order, so
@@ -405,11 +413,13 @@ class _Deadlines:
         self._wake: float | None = None
 
     @contextlib.contextmanager
-    def armed(self, conn: psycopg.Connection[Any], seconds: float) -> Iterator[None]:
+    def armed(self, conn: psycopg.Connection[Any], seconds: float, sever: bool = False) -> Iterator[None]:
+        """Past `seconds`, cancel what `conn` runs (the server stops it), or with `sever`
+        shut its socket (for a server that may not answer a cancel)."""
         if seconds <= 0:
             yield
             return
-        token = self._arm(conn, seconds)
+        token = self._arm(conn, seconds, sever)
         try:
             yield
         finally:
@@ -418,7 +428,7 @@ class _Deadlines:
             with self._cond:
                 self._armed.pop(token, None)
 
-    def _arm(self, conn: psycopg.Connection[Any], seconds: float) -> int:
+    def _arm(self, conn: psycopg.Connection[Any], seconds: float, sever: bool) -> int:
         if self._pid != os.getpid():  # first use in this (forked) process
             self._pid = os.getpid()
             self._cond = threading.Condition()
@@ -428,7 +438,7 @@ class _Deadlines:
         with self._cond:
             self._next += 1
             at = time.monotonic() + seconds
-            self._armed[self._next] = (at, conn)
+            self._armed[self._next] = (at, conn, sever)
             if self._wake is None or at < self._wake:
                 self._wake = at  # what the watchdog will wait for: later arms need not wake it
                 self._cond.notify()
@@ -438,13 +448,26 @@ class _Deadlines:
         with cond:
             while cond is self._cond:
                 now = time.monotonic()
-                for token in [t for t, (at, _) in self._armed.items() if at <= now]:
-                    _, conn = self._armed.pop(token)
-                    with contextlib.suppress(Exception):  # the write's own error tells the story
-                        conn.cancel_safe(timeout=3)
-                wake = min((at for at, _ in self._armed.values()), default=None)
+                for token in [t for t, (at, _, _) in self._armed.items() if at <= now]:
+                    _, conn, sever = self._armed.pop(token)
+                    with contextlib.suppress(Exception):  # the statement's own error tells the story
+                        if sever:
+                            _shut(conn)
+                        else:
+                            conn.cancel_safe(timeout=3)
+                wake = min((at for at, _, _ in self._armed.values()), default=None)
                 self._wake = wake
                 cond.wait(None if wake is None else max(wake - now, 0.001))
+
+
+def _shut(conn: psycopg.Connection[Any]) -> None:
+    """Shut the connection's socket both ways (through a duplicate of its descriptor, which
+    alone is closed here): a read waiting on it returns at once, as from a lost server."""
+    duplicate = socket.socket(fileno=os.dup(conn.pgconn.socket))
+    try:
+        duplicate.shutdown(socket.SHUT_RDWR)
+    finally:
+        duplicate.close()
 
 
 _DEADLINES = _Deadlines()

@@ -271,6 +271,50 @@ def test_a_standby_whose_wal_receiver_stalls_is_not_taken_for_a_current_one(pair
     assert until(lambda: summary(strict_http, tenant)["as_of"] == {**fresh["as_of"], "source": "replica"})
 
 
+def test_a_frozen_standby_is_cut_off_and_the_primary_answers(pair: Pair, apps: tuple[Any, Any], monkeypatch) -> None:
+    """Its processes stopped while its host's kernel still acknowledges (a hung disk, a
+    stopped process): no statement_timeout, cancel or TCP timeout reached a report or
+    /readyz waiting on it, and gunicorn killed the worker after 30 s."""
+    import signal
+
+    from service.adapters import replicas
+
+    monkeypatch.setattr(replicas, "READ_DEADLINE_S", 2.0, raising=False)  # (before it: none)
+    monkeypatch.setattr(replicas, "PROBE_DEADLINE_S", 1.0, raising=False)
+    patient, strict = apps
+    tenant = make_tenant(patient)
+    strict_http = strict.test_client()
+    store(patient, tenant, 1)
+    assert until(lambda: summary(strict_http, tenant)["as_of"]["source"] == "replica")  # its connections pooled
+    postmaster = int((pair.standby.data / "postmaster.pid").read_text().split()[0])
+    frozen = [postmaster] + [
+        int(entry) for entry in os.listdir("/proc")
+        if entry.isdigit() and _parent(entry) == postmaster
+    ]
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        answer = summary(strict_http, tenant)
+        assert answer["as_of"]["source"] == "primary" and answer["as_of"]["sequence"] == 1
+        assert time.monotonic() - started < 8
+        started = time.monotonic()
+        ready = strict_http.get("/readyz")
+        assert ready.status_code == 200 and ready.get_json()["replica"]["status"] == "unavailable"
+        assert time.monotonic() - started < 5
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    assert until(lambda: summary(strict_http, tenant)["as_of"]["source"] == "replica")
+
+
+def _parent(pid: str) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def test_a_read_url_that_finds_a_primary_after_a_failover_serves_it_as_current(pair: Pair) -> None:
     # What libpq's target_session_attrs=prefer-standby falls back to when no standby is left.
     primary = pair.primary.url("capsa")
