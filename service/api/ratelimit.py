@@ -21,7 +21,9 @@ Every `/v1` answer that a limit counted carries the IETF httpapi RateLimit heade
 (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "client";q=1200;w=60` (the
 quota and its window in seconds; the policy is `"anonymous"` for a request without a valid
 key) and `RateLimit: "client";r=1187;t=42` (what is left of the quota and the seconds until
-the window resets). A 429 has `r=0` and `t` equal to its Retry-After.
+the window resets). A 429 of the rate limit has `r=0` and `t` equal to its Retry-After (a
+heavy read's 429, for want of a slot, carries the quota's fields as they stand and its own
+`Retry-After: 1`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import structlog
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import parse_many
+from limits.storage import MemoryStorage
 
 from .problems import problem_response
 
@@ -69,13 +72,30 @@ def _not_anonymous() -> bool:
     return _authenticated() or request.path in PROBES
 
 
+def make_url_safe(url: str) -> str:
+    """The storage URL without its password."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{host}" if ":" in credentials else url
+
+
 def _seconds_left(limit: RequestLimit) -> int:
-    """Whole seconds until the limit's window resets: at least 1, at most the window."""
-    return min(limit.limit.get_expiry(), max(1, math.ceil(limit.window[0] - time.time())))
+    """Whole seconds until the limit's window resets: at least 1, at most the window. A
+    shared store's reset is its key's TTL, which Redis gives in whole seconds, rounded to the
+    nearest: a second more, so that a client that waits that long is not refused again."""
+    rounding = 0 if isinstance(limit.limiter.storage, MemoryStorage) else 1
+    left = max(1, math.ceil(limit.window[0] - time.time()) + rounding)
+    return min(limit.limit.get_expiry() + rounding, left)
 
 
 def _breached(limit: RequestLimit) -> Response:
-    retry_after = _seconds_left(limit)
+    try:
+        retry_after = _seconds_left(limit)
+    except Exception:  # the store stopped answering since it counted: the whole window
+        retry_after = limit.limit.get_expiry()
     who = "this client" if _authenticated() else "requests without an API key from this address"
     return problem_response(
         429,
@@ -147,9 +167,14 @@ def install(app: Flask) -> Limiter | None:
         return None
     storage = app.config.get("RATELIMIT_STORAGE_URI") or "memory://"
     options: dict[str, Any] = {}
-    if storage.startswith(("redis://", "rediss://")):
-        # A Redis that hangs must not hang requests: short timeouts, then memory fallback.
-        options = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+    if storage.startswith(("redis://", "rediss://", "redis+unix://", "redis+sentinel://", "redis+cluster://")):
+        # A Redis that hangs must not hang requests: short timeouts, then memory fallback;
+        # for every scheme (without them a stopped Redis behind a unix socket or a Sentinel
+        # held each request until gunicorn killed its worker), and for the Sentinels too.
+        timeouts = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+        options = dict(timeouts)
+        if storage.startswith("redis+sentinel://"):
+            options["sentinel_kwargs"] = dict(timeouts)
     limiter = Limiter(
         key_func=_client_key,
         request_identifier=_request_name,
@@ -164,6 +189,14 @@ def install(app: Flask) -> Limiter | None:
         on_breach=_breached,
     )
     limiter.init_app(app)
+    if storage != "memory://" and not limiter.storage.check():
+        # Requests still count, each worker in memory until the store answers: a mistyped
+        # host or password would otherwise show as one vague fallback warning per worker.
+        shown = make_url_safe(storage)
+        structlog.get_logger("service.ratelimit").error(
+            "rate_limit_storage_unreachable", storage=shown,
+            consequence="each worker counts in memory until it answers: the limit is then per worker",
+        )
     _only_where_a_limit_applies(app, limiter, enabled(per_client), enabled(anonymous))
     app.extensions["capsa_limiter"] = limiter
     app.after_request(_rate_limit_headers)

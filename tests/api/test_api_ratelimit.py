@@ -136,6 +136,26 @@ def test_redis_counters_are_shared_by_every_worker(sqlite_url, redis_url):
     assert stored and all(tenant.id.encode() in key for key in stored)
 
 
+def test_a_redis_retry_after_is_never_shorter_than_what_the_counter_has_left(sqlite_url, redis_url):
+    # Redis gives a key's TTL in whole seconds, rounded to the nearest: Retry-After could be
+    # half a second short, and a client that waited that long was refused again (2 in 8).
+    import redis
+
+    url, prefix = redis_url
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute", RATELIMIT_STORAGE_URI=url, RATELIMIT_KEY_PREFIX=prefix)
+    http, tenant = app.test_client(), make_tenant(app)
+    import time
+
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    time.sleep(0.7)  # the counter's TTL is then about 59.3 s, which Redis says is 59
+    refused = http.get("/v1/rules", headers=tenant.headers)
+    retry_after = assert_rate_limited(refused)
+    (key,) = redis.Redis.from_url(url).scan_iter(match=f"*{prefix}*")
+    left_ms = redis.Redis.from_url(url).pttl(key)
+    assert retry_after * 1000 >= left_ms and retry_after <= 61
+    assert f"t={retry_after}" in refused.headers["RateLimit"]
+
+
 def test_concurrent_requests_never_exceed_the_redis_limit(sqlite_url, redis_url):
     url, prefix = redis_url
     app = make_app(sqlite_url, RATE_LIMIT="20/minute", RATELIMIT_STORAGE_URI=url,
@@ -160,6 +180,20 @@ def test_concurrent_requests_never_exceed_the_redis_limit(sqlite_url, redis_url)
     assert statuses.count(200) == 20 and statuses.count(429) == 30
 
 
+def test_an_unreachable_rate_limit_store_is_logged_at_start_without_its_password(sqlite_url):
+    # A mistyped host or password showed only as one vague fallback warning per worker.
+    from structlog.testing import capture_logs
+
+    from service.api.observability import configure_logging
+
+    configure_logging("WARNING")  # once per process: not inside the capture, which it would undo
+    with capture_logs() as logs:
+        make_app(sqlite_url, RATE_LIMIT="3/minute", RATELIMIT_STORAGE_URI="redis://:s3cret@127.0.0.1:1/0")
+    (said,) = [e for e in logs if e["event"] == "rate_limit_storage_unreachable"]
+    assert said["log_level"] == "error" and said["storage"] == "redis://:***@127.0.0.1:1/0"
+    assert "s3cret" not in str(logs)
+
+
 def test_an_unreachable_rate_limit_store_falls_back_and_never_answers_500(sqlite_url):
     app = make_app(sqlite_url, RATE_LIMIT="3/minute", RATELIMIT_STORAGE_URI="redis://127.0.0.1:1/0",
                    RATELIMIT_KEY_PREFIX=f"capsa-test-{secrets.token_hex(4)}")
@@ -167,6 +201,59 @@ def test_an_unreachable_rate_limit_store_falls_back_and_never_answers_500(sqlite
     statuses = [http.get("/v1/rules", headers=tenant.headers).status_code for _ in range(5)]
     assert 500 not in statuses and statuses[0] == 200
     assert set(statuses) <= {200, 429}
+
+
+@pytest.mark.parametrize("scheme", ["redis+unix", "redis"])
+def test_a_stopped_redis_delays_a_request_half_a_second_whatever_the_url_scheme(sqlite_url, tmp_path, scheme):
+    """The short socket timeouts were given to redis:// and rediss:// only: with a
+    redis+unix:// (or redis+sentinel://) store, a Redis stopped mid-run (a hung host, a
+    stopped process) held every request until gunicorn killed its worker, then a 500."""
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed")
+    sock = tmp_path / "redis.sock"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    redis = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--unixsocket", str(sock), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not sock.exists():
+            assert time.monotonic() < deadline and redis.poll() is None, "redis-server did not start"
+            time.sleep(0.05)
+        url = f"redis+unix://{sock}" if scheme == "redis+unix" else f"redis://127.0.0.1:{port}/0"
+        app = make_app(sqlite_url, RATE_LIMIT="100/minute", RATELIMIT_STORAGE_URI=url,
+                       RATELIMIT_KEY_PREFIX=f"capsa-test-{secrets.token_hex(4)}")
+        http, tenant = app.test_client(), make_tenant(app)
+        assert http.get("/v1/rules", headers=tenant.headers).status_code == 200  # connected
+        redis.send_signal(signal.SIGSTOP)
+        try:
+            answers: list[tuple[int, float]] = []
+
+            def ask() -> None:
+                started = time.monotonic()
+                answers.append((http.get("/v1/rules", headers=tenant.headers).status_code, time.monotonic() - started))
+
+            asking = threading.Thread(target=ask, daemon=True)
+            asking.start()
+            asking.join(10)
+            assert not asking.is_alive(), "the request waited on the stopped Redis"
+            ((status, took),) = answers
+            assert status == 200 and took < 3
+        finally:
+            redis.send_signal(signal.SIGCONT)
+    finally:
+        redis.terminate()
+        redis.wait(10)
 
 
 # --- PostgreSQL statement timeout -----------------------------------------------------------
