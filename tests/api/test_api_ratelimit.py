@@ -313,3 +313,20 @@ def test_refusals_before_the_view_count_against_the_clients_budget_too(limited_a
         problem(http.get("/v1/rules", headers=html), 406, "not-acceptable")
     assert_rate_limited(http.get("/v1/rules", headers=html))
     assert_rate_limited(http.get("/v1/rules", headers=picky.headers))  # the same budget
+
+
+def test_a_store_that_fails_after_counting_still_gives_the_429_its_retry_after(sqlite_url, monkeypatch):
+    # Reading the counter's TTL failed (the store went away between the two): the error was
+    # swallowed and Flask-Limiter's own 429 went out, without Retry-After.
+    from service.api import ratelimit
+
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute")
+    http, tenant = app.test_client(), make_tenant(app)
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+
+    def gone(limit: Any) -> int:
+        raise ConnectionError("the store went away")
+
+    monkeypatch.setattr(ratelimit, "_seconds_left", gone)
+    refused = http.get("/v1/rules", headers=tenant.headers)
+    assert assert_rate_limited(refused) == 60
