@@ -56,6 +56,9 @@ MIN_SEQUENCE_WAIT_S = 1.0
 # on a live standby (its statements each end within statement_timeout, 5 s by default).
 READ_DEADLINE_S = 10.0
 PROBE_DEADLINE_S = 3.0
+# The primary's check of the standby's head, within the standby's deadline: past it the
+# primary counts as one that cannot be asked, and the standby answers.
+VOUCH_DEADLINE_S = 1.0
 MIN_SEQUENCE_POLL_S = 0.05
 
 # Caught up: it has replayed all it received AND it is receiving: a standby cut off from
@@ -168,6 +171,7 @@ class Vouched(StrEnum):
 
     YES = "yes"
     STALE = "stale"  # the primary holds a newer record, written more than max_lag_s ago
+    AHEAD = "ahead"  # the primary's snapshot does not reach the standby's head (yet)
     DIVERGED = "diverged"  # the primary holds another record there, or none: not its standby
 
 
@@ -198,7 +202,7 @@ def _on_replica(
                                 "not on the primary; the primary serves", client_id, head.sequence)
                     replica.mark_unavailable()
                     return []
-                if said is Vouched.STALE and pinned is None:
+                if said is Vouched.AHEAD or (said is Vouched.STALE and pinned is None):
                     return []
                 if pinned is not None:
                     as_of = AsOf(pinned.sequence, pinned.at, ReportSource.REPLICA)
@@ -241,11 +245,15 @@ def report(
         figures miss a WAL receiver that has stalled, or a standby no longer streaming). A
         primary that cannot be asked vouches, as before: the standby's answer is the best."""
         try:
-            with db.snapshot() as uow:
+            with db.snapshot() as uow, _cut_off_after(db, uow.session.connection(), VOUCH_DEADLINE_S):
                 there, primary_at, next_at = uow.chain.vouch(client_id, head.sequence)
         except DatabaseUnavailable:
             return Vouched.YES
-        if there != head.hash or primary_at < head.sequence:
+        if primary_at < head.sequence:
+            # A commit the standby shows first: a synchronous standby acknowledges it before
+            # the primary makes it visible (or a fork ahead of it: never served either way).
+            return Vouched.AHEAD
+        if there != head.hash:
             return Vouched.DIVERGED
         if primary_at > head.sequence and (
             next_at is None or datetime.now(UTC) - next_at > timedelta(seconds=replica_lag_s)

@@ -406,10 +406,10 @@ class _Deadlines:
         self._cond = threading.Condition()
         self._armed: dict[int, tuple[float, psycopg.Connection[Any], bool]] = {}
         self._next = 0
-        # When the watchdog wakes next on its own (None: it sleeps until notified). A write
-        # whose deadline comes later needs no wake-up: deadlines are armed in time order, so
-        # the watchdog, once asleep until the first, is woken about once per deadline period
-        # rather than once per write (a thread switch each).
+        # When the watchdog wakes next on its own (None: it sleeps until notified). A deadline
+        # later than that needs no wake-up (writes', all of one length, come in time order),
+        # so the watchdog, once asleep until the first, is woken about once per deadline
+        # period rather than once per write (a thread switch each); an earlier one wakes it.
         self._wake: float | None = None
 
     @contextlib.contextmanager
@@ -463,7 +463,12 @@ class _Deadlines:
 def _shut(conn: psycopg.Connection[Any]) -> None:
     """Shut the connection's socket both ways (through a duplicate of its descriptor, which
     alone is closed here): a read waiting on it returns at once, as from a lost server."""
-    duplicate = socket.socket(fileno=os.dup(conn.pgconn.socket))
+    descriptor = os.dup(conn.pgconn.socket)
+    try:
+        duplicate = socket.socket(fileno=descriptor)
+    except OSError:
+        os.close(descriptor)
+        raise
     try:
         duplicate.shutdown(socket.SHUT_RDWR)
     finally:

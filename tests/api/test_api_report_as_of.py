@@ -17,7 +17,7 @@ import orjson
 import pytest
 from conftest import Tenant, make_app, make_tenant
 from httpkit import four_player_round, problem
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 
 from service.adapters import keyfile, replicas
 from service.adapters.errors import SerializationFailure
@@ -440,3 +440,55 @@ def test_a_postgresql_standby_on_an_older_migration_leaves_the_report_to_the_pri
             db.replica.db.dispose()
         db.replica = None
         drop_database(admin, name)
+
+
+def test_a_standby_ahead_of_the_primarys_snapshot_is_not_set_aside(copied) -> None:
+    # With a synchronous standby, a commit can be visible there before it is on the primary
+    # (the primary shows it once the standby has acknowledged): a head the primary does not
+    # show yet is a commit in flight, not another chain. The primary answers this report,
+    # and the standby stays in use.
+    import sqlite3
+
+    app, tenant, standby = copied
+    primary = standby.with_name("primary.db")
+    with sqlite3.connect(primary) as conn:  # the primary's snapshot without record 1 yet
+        conn.execute("UPDATE chain_heads SET sequence = 0 WHERE client_id = ?", (tenant.id,))
+        conn.execute("UPDATE chain_records SET sequence = sequence + 100 WHERE client_id = ?", (tenant.id,))
+    try:
+        _standby(app, standby, max_lag_s=60)
+        assert _as_of(app, tenant) == (0, "primary")
+        assert app.extensions["capsa"].db.replica.state().status == replicas.ReplicaStatus.OK
+    finally:
+        with sqlite3.connect(primary) as conn:
+            conn.execute("UPDATE chain_records SET sequence = sequence - 100 WHERE client_id = ?", (tenant.id,))
+            conn.execute("UPDATE chain_heads SET sequence = 1 WHERE client_id = ?", (tenant.id,))
+
+
+def test_a_primary_slow_to_vouch_leaves_the_standby_answering(standing_in: Database, http: Any, tenant: Tenant,
+                                                             db_url: str, monkeypatch: Any) -> None:
+    # The primary's check ran without a deadline of its own, inside the standby's: a primary
+    # slow to answer (a partition) had the standby cut off, and the report waited on the
+    # primary instead. Past its own deadline the check counts as a primary that cannot be
+    # asked, and the standby answers.
+    import time
+
+    from service.adapters.chain import ChainRepository
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("a deadline cuts a PostgreSQL connection; SQLite has none to wait on")
+    monkeypatch.setattr(replicas, "READ_DEADLINE_S", 3.0)
+    monkeypatch.setattr(replicas, "VOUCH_DEADLINE_S", 0.5, raising=False)  # (before it: none)
+    _post(http, tenant)
+    primary = standing_in.engine
+    asked = ChainRepository.vouch
+
+    def slow(self: Any, client_id: str, sequence: int) -> Any:
+        if self.session.get_bind().pool is primary.pool:  # the primary's, not the standby's
+            self.session.execute(text("SELECT pg_sleep(5)"))
+        return asked(self, client_id, sequence)
+
+    monkeypatch.setattr(ChainRepository, "vouch", slow)
+    started = time.monotonic()
+    on = replicas.report(standing_in, tenant.id, lambda uow, as_of: as_of)
+    assert (on.sequence, on.source) == (1, replicas.ReportSource.REPLICA)
+    assert time.monotonic() - started < 2.5
