@@ -29,6 +29,7 @@ heavy read's 429, for want of a slot, carries the quota's fields as they stand a
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from functools import partial
@@ -73,7 +74,8 @@ def _not_anonymous() -> bool:
 
 
 def make_url_safe(url: str) -> str:
-    """The storage URL without its password."""
+    """The storage URL without its password (in its credentials or as a query parameter)."""
+    url = re.sub(r"([?&]password=)[^&]*", r"\1***", url)
     scheme, sep, rest = url.partition("://")
     credentials, at, host = rest.rpartition("@")
     if not at:
