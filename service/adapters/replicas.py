@@ -134,7 +134,8 @@ class Replica:
         if self.db.dialect != "postgresql":
             return ReplicaState(ReplicaStatus.OK, 0.0)  # a file copy: nothing to measure
         try:
-            with self.db.engine.connect() as conn, _cut_off_after(self.db, conn, PROBE_DEADLINE_S):
+            with contextlib.ExitStack() as armed, self.db.engine.connect() as conn:
+                armed.enter_context(_cut_off_after(self.db, conn, PROBE_DEADLINE_S))  # until returned
                 in_recovery, caught_up, behind = conn.execute(_PROBE).one()
         except Exception as exc:  # any failure to answer is the same: the primary serves
             log.warning("reports' standby does not answer: %s", exc)
@@ -192,7 +193,10 @@ def _on_replica(
     deadline = time.monotonic() + MIN_SEQUENCE_WAIT_S
     first = True
     while True:
-        with replica.db.snapshot() as uow, _cut_off_after(replica.db, uow.session.connection(), READ_DEADLINE_S):
+        # Armed until the snapshot has ended: its ROLLBACK and the pool's reset wait on the
+        # standby too.
+        with contextlib.ExitStack() as armed, replica.db.snapshot() as uow:
+            armed.enter_context(_cut_off_after(replica.db, uow.session.connection(), READ_DEADLINE_S))
             head = uow.chain.head(client_id)
             as_of = AsOf(head.sequence, head.created_at, ReportSource.REPLICA)
             if as_of.sequence >= need:
@@ -245,7 +249,8 @@ def report(
         figures miss a WAL receiver that has stalled, or a standby no longer streaming). A
         primary that cannot be asked vouches, as before: the standby's answer is the best."""
         try:
-            with db.snapshot() as uow, _cut_off_after(db, uow.session.connection(), VOUCH_DEADLINE_S):
+            with contextlib.ExitStack() as armed, db.snapshot() as uow:
+                armed.enter_context(_cut_off_after(db, uow.session.connection(), VOUCH_DEADLINE_S))
                 there, primary_at, next_at = uow.chain.vouch(client_id, head.sequence)
         except DatabaseUnavailable:
             return Vouched.YES

@@ -153,7 +153,6 @@ def test_a_redis_retry_after_is_never_shorter_than_what_the_counter_has_left(sql
     (key,) = redis.Redis.from_url(url).scan_iter(match=f"*{prefix}*")
     left_ms = redis.Redis.from_url(url).pttl(key)
     assert retry_after * 1000 >= left_ms and retry_after <= 61
-    assert f"t={retry_after}" in refused.headers["RateLimit"]
 
 
 def test_concurrent_requests_never_exceed_the_redis_limit(sqlite_url, redis_url):
