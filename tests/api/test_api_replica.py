@@ -217,15 +217,22 @@ def test_a_paused_standby_serves_its_old_as_of_and_anything_newer_goes_to_the_pr
     assert until(lambda: strict_http.get("/readyz").get_json()["replica"]["status"] == "ok")
 
 
-def test_a_standby_cut_off_from_the_primary_is_not_taken_for_a_current_one(pair: Pair, apps: tuple[Any, Any]) -> None:
-    """With no WAL receiver (the replication link broken, its login refused), a standby has
-    replayed all it ever received, as a current one has: it read as lag 0 for ever, and its
-    reports stopped at the cut. Its lag is now the time since its last replayed transaction."""
+def one_round_on_both(apps: tuple[Any, Any]) -> tuple[Any, Tenant, Any]:
+    """(the patient app, a new tenant, the strict app's client) once the tenant's first
+    round is on the standby and the strict app's report shows it."""
     patient, strict = apps
     tenant = make_tenant(patient)
     strict_http = strict.test_client()
     store(patient, tenant, 1)
     assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 1)
+    return patient, tenant, strict_http
+
+
+def test_a_standby_cut_off_from_the_primary_is_not_taken_for_a_current_one(pair: Pair, apps: tuple[Any, Any]) -> None:
+    """With no WAL receiver (the replication link broken, its login refused), a standby has
+    replayed all it ever received, as a current one has: it read as lag 0 for ever, and its
+    reports stopped at the cut. Its lag is now the time since its last replayed transaction."""
+    patient, tenant, strict_http = one_round_on_both(apps)
     standby = pair.standby.url("capsa")
     (conninfo,) = sql(standby, "SHOW primary_conninfo")
     sql(standby, "ALTER SYSTEM SET primary_conninfo = ''")
@@ -253,11 +260,7 @@ def test_a_standby_whose_wal_receiver_stalls_is_not_taken_for_a_current_one(pair
     a frozen receiver). The primary now says how long ago it wrote what the standby has not."""
     import signal
 
-    patient, strict = apps
-    tenant = make_tenant(patient)
-    strict_http = strict.test_client()
-    store(patient, tenant, 1)
-    assert until(lambda: summary(strict_http, tenant)["as_of"]["sequence"] == 1)
+    patient, tenant, strict_http = one_round_on_both(apps)
     standby = pair.standby.url("capsa")
     (receiver,) = sql(standby, "SELECT pid FROM pg_stat_wal_receiver")
     os.kill(receiver, signal.SIGSTOP)
