@@ -3883,7 +3883,7 @@ export interface components {
              */
             used_at: string | null;
             /**
-             * @description The round (rnd_) or game (gm_) that used it.
+             * @description The round (rnd_), Big Two game (gm_) or Capsa Susun game (sg_) that used it.
              * @example null
              */
             used_by: string | null;

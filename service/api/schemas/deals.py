@@ -69,7 +69,7 @@ class DealSchema(Out):
         required=True, allow_none=True, metadata=openapi_meta(None, "When a round or game used it.", format="date-time")
     )
     used_by = fields.String(
-        required=True, allow_none=True, metadata=openapi_meta(None, "The round (rnd_) or game (gm_) that used it.")
+        required=True, allow_none=True, metadata=openapi_meta(None, "The round (rnd_), Big Two game (gm_) or Capsa Susun game (sg_) that used it.")
     )
     revealed_at = fields.String(
         required=True, allow_none=True, metadata=openapi_meta(None, "When the server seed was published.", format="date-time")

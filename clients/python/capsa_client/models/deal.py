@@ -29,7 +29,7 @@ class Deal:
         players (list[str]): In deal order. Example: ['a', 'b', 'c', 'd'].
         created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
         used_at (datetime.datetime | None): When a round or game used it.
-        used_by (None | str): The round (rnd_) or game (gm_) that used it.
+        used_by (None | str): The round (rnd_), Big Two game (gm_) or Capsa Susun game (sg_) that used it.
         revealed_at (datetime.datetime | None): When the server seed was published.
         hands (DealHands | Unset): Each player's 13 cards, in dealt order; left out while the game that used the deal is
             in play (a Capsa Susun game arranging, a Big Two game playing), whatever the key, and for a read key while the
