@@ -149,6 +149,13 @@ class Replica:
         return ReplicaState(ReplicaStatus.OK if current else ReplicaStatus.LAGGING, lag)
 
 
+def read_deadline_s(db: Database) -> float:
+    """How long a report may read the standby `db`: READ_DEADLINE_S, or twice its statement
+    timeout where that is longer (a report's statements each end within it on a live one)."""
+    statement_s = db.timeouts_ms[0] / 1000
+    return max(READ_DEADLINE_S, 2 * statement_s)
+
+
 def _cut_off_after(db: Database, conn: Any, seconds: float) -> contextlib.AbstractContextManager[None]:
     """`db.read_deadline` on the psycopg connection under a SQLAlchemy one (or a session's)."""
     driver = conn.connection.driver_connection
@@ -196,7 +203,7 @@ def _on_replica(
         # Armed until the snapshot has ended: its ROLLBACK and the pool's reset wait on the
         # standby too.
         with contextlib.ExitStack() as armed, replica.db.snapshot() as uow:
-            armed.enter_context(_cut_off_after(replica.db, uow.session.connection(), READ_DEADLINE_S))
+            armed.enter_context(_cut_off_after(replica.db, uow.session.connection(), read_deadline_s(replica.db)))
             head = uow.chain.head(client_id)
             as_of = AsOf(head.sequence, head.created_at, ReportSource.REPLICA)
             if as_of.sequence >= need:

@@ -282,7 +282,7 @@ def test_a_frozen_standby_is_cut_off_and_the_primary_answers(pair: Pair, apps: t
 
     from service.adapters import replicas
 
-    monkeypatch.setattr(replicas, "READ_DEADLINE_S", 2.0, raising=False)  # (before it: none)
+    monkeypatch.setattr(replicas, "read_deadline_s", lambda db: 2.0, raising=False)  # (before it: none)
     monkeypatch.setattr(replicas, "PROBE_DEADLINE_S", 1.0, raising=False)
     patient, strict = apps
     tenant = make_tenant(patient)

@@ -476,7 +476,7 @@ def test_a_primary_slow_to_vouch_leaves_the_standby_answering(standing_in: Datab
 
     if not db_url.startswith("postgresql"):
         pytest.skip("a deadline cuts a PostgreSQL connection; SQLite has none to wait on")
-    monkeypatch.setattr(replicas, "READ_DEADLINE_S", 3.0)
+    monkeypatch.setattr(replicas, "read_deadline_s", lambda db: 3.0)
     monkeypatch.setattr(replicas, "VOUCH_DEADLINE_S", 0.5, raising=False)  # (before it: none)
     _post(http, tenant)
     primary = standing_in.engine
@@ -492,3 +492,16 @@ def test_a_primary_slow_to_vouch_leaves_the_standby_answering(standing_in: Datab
     on = replicas.report(standing_in, tenant.id, lambda uow, as_of: as_of)
     assert (on.sequence, on.source) == (1, replicas.ReportSource.REPLICA)
     assert time.monotonic() - started < 2.5
+
+
+def test_a_standby_read_may_take_twice_a_longer_statement_timeout() -> None:
+    # A fixed 10 s cut off a live standby's long report where the operator allows 10 s and
+    # more a statement: the report was then done again on the primary.
+    ten = Database("sqlite://", statement_timeout_ms=0)
+    long = Database("sqlite://", statement_timeout_ms=8000)
+    try:
+        assert replicas.read_deadline_s(ten) == replicas.READ_DEADLINE_S == 10.0
+        assert replicas.read_deadline_s(long) == 16.0
+    finally:
+        ten.dispose()
+        long.dispose()
