@@ -7,6 +7,15 @@ snapshot reaches: the client's chain head as that snapshot sees it.
 - Lag: on the standby, 0 while everything received is replayed, else
   `now() - pg_last_xact_replay_timestamp()` (that alone grows while the primary is idle, so
   it is only read when WAL waits to be replayed). Beyond `max_lag_s` the primary serves.
+- The primary vouches for the head the standby reached, per report, in one indexed read
+  (`vouch`, with VOUCH_DEADLINE_S): the same record there (else the standby is set aside:
+  a fork, another cluster, a promoted standby written to), and no newer record of the
+  client older than `max_lag_s` (else the primary serves: the standby's own figures miss a
+  WAL receiver that stalled). A head past the primary's snapshot is a commit the standby
+  shows first: the primary serves that report.
+- A standby that answers nothing (a stopped process; no statement_timeout or cancel reaches
+  it) is cut off after `read_deadline_s` (a probe after PROBE_DEADLINE_S): its socket is
+  shut, the read fails as a lost connection, and the primary serves.
 - `min_sequence` (a reader that just stored a round) or a cursor's pinned as_of: the
   standby's snapshot must reach it; it is polled for up to MIN_SEQUENCE_WAIT_S, then the
   primary serves.
