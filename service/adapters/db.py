@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,16 @@ def normalise_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def without_password(url: str) -> str:
+    """`url` as it may be shown (messages, logs): its password, in its credentials or as a
+    `password=` query parameter, replaced by `***`; a text that is no URL as it is."""
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL at all: nothing to hide in it
+        shown = url
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", shown)
 
 
 def json_text(value: Any) -> str:

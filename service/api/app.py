@@ -14,7 +14,7 @@ from flask import Flask, Response, g, send_from_directory
 from werkzeug.exceptions import NotFound
 
 from service.adapters import keyfile, replicas
-from service.adapters.db import DEFAULT_DATABASE_URL
+from service.adapters.db import DEFAULT_DATABASE_URL, without_password
 from service.adapters.uow import Database
 from service.domain import settings
 from service.domain.errors import SettingError
@@ -55,15 +55,6 @@ def _number(
 ) -> Any:
     """The variable as a number (`settings.number`), at least `least` (and at most `most`)."""
     return settings.number(os.environ, name, default, whole=whole, least=least, unit=unit, most=most)
-
-
-def _without_password(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL at all: nothing to hide in it
-        return url
 
 
 def _env_config() -> dict[str, Any]:
@@ -173,7 +164,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             # SQLite has no standby: another file's empty tables were served as reports.
             raise SettingError(
                 "READ_DATABASE_URL must name a PostgreSQL standby of DATABASE_URL (postgresql://...), "
-                f"not {_without_password(str(app.config['READ_DATABASE_URL']))!r}"
+                f"not {without_password(str(app.config['READ_DATABASE_URL']))!r}"
             )
         replica = replicas.Replica(
             app.config["READ_DATABASE_URL"],

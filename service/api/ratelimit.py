@@ -29,7 +29,6 @@ heavy read's 429, for want of a slot, carries the quota's fields as they stand a
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable
 from functools import partial
@@ -40,6 +39,8 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import parse_many
 from limits.storage import MemoryStorage
+
+from service.adapters.db import without_password
 
 from .problems import problem_response
 
@@ -71,17 +72,6 @@ def _authenticated() -> bool:
 def _not_anonymous() -> bool:
     """Left out of the anonymous limit: a client with a valid key, or a probe."""
     return _authenticated() or request.path in PROBES
-
-
-def make_url_safe(url: str) -> str:
-    """The storage URL without its password (in its credentials or as a query parameter)."""
-    url = re.sub(r"([?&]password=)[^&]*", r"\1***", url)
-    scheme, sep, rest = url.partition("://")
-    credentials, at, host = rest.rpartition("@")
-    if not at:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}{sep}{user}:***@{host}" if ":" in credentials else url
 
 
 def _seconds_left(limit: RequestLimit) -> int:
@@ -194,9 +184,8 @@ def install(app: Flask) -> Limiter | None:
     if storage != "memory://" and not limiter.storage.check():
         # Requests still count, each worker in memory until the store answers: a mistyped
         # host or password would otherwise show as one vague fallback warning per worker.
-        shown = make_url_safe(storage)
         structlog.get_logger("service.ratelimit").error(
-            "rate_limit_storage_unreachable", storage=shown,
+            "rate_limit_storage_unreachable", storage=without_password(storage),
             consequence="each worker counts in memory until it answers: the limit is then per worker",
         )
     _only_where_a_limit_applies(app, limiter, enabled(per_client), enabled(anonymous))

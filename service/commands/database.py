@@ -86,12 +86,9 @@ def _refuse_a_missing_sqlite_file(url: str) -> None:
 
 
 def _shown(url: str) -> str:
-    from sqlalchemy.engine import make_url
+    from service.adapters.db import without_password  # SQLAlchemy: only once a database is used
 
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL at all: nothing to hide in it
-        return url
+    return without_password(url)
 
 
 def _reason(exc: BaseException) -> str:

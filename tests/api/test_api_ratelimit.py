@@ -191,9 +191,9 @@ def test_an_unreachable_rate_limit_store_is_logged_at_start_without_its_password
     (said,) = [e for e in logs if e["event"] == "rate_limit_storage_unreachable"]
     assert said["log_level"] == "error" and said["storage"] == "redis://:***@127.0.0.1:1/0"
     assert "s3cret" not in str(logs)
-    from service.api.ratelimit import make_url_safe
+    from service.adapters.db import without_password
 
-    assert make_url_safe("redis+unix:///run/r.sock?db=0&password=s3cret") == "redis+unix:///run/r.sock?db=0&password=***"
+    assert without_password("redis+unix:///run/r.sock?db=0&password=s3cret") == "redis+unix:///run/r.sock?db=0&password=***"
 
 
 def test_an_unreachable_rate_limit_store_falls_back_and_never_answers_500(sqlite_url):
