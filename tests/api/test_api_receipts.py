@@ -263,6 +263,26 @@ def test_records_stored_without_a_key_are_signed_on_first_read_with_the_oldest_k
         signed_app.extensions["capsa"].db.dispose()
 
 
+def test_a_service_without_a_key_does_not_parse_its_records_for_their_time(db_url, monkeypatch):
+    # The webhook dispatcher renders every event through this path: a keyless deployment
+    # parsed each record a second time (about 40 us a 4-player round) to look for receipts
+    # it could never make.
+    from service.adapters import signatures
+
+    unsigned_app = make_app(db_url)
+    try:
+        op = make_tenant(unsigned_app)
+        client = unsigned_app.test_client()
+        (created,) = _store(client, op)
+        read = []
+        monkeypatch.setattr(signatures, "record_time", lambda canonical: read.append(canonical) or utcnow_ms())
+        again = client.get(f"/v1/rounds/{created.get_json()['id']}", headers=op.read_headers)
+        assert again.status_code == 200 and again.get_json()["audit"]["signature"] is None
+        assert read == []
+    finally:
+        unsigned_app.extensions["capsa"].db.dispose()
+
+
 def test_an_event_read_before_its_receipt_and_after_differs_only_in_the_receipt(db_url, key_file):
     """docs/webhooks.md: an event first sent without its round's receipt (stored before the
     service had a key) carries it later; every other byte is the same."""
