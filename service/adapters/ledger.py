@@ -257,8 +257,9 @@ class LedgerRepository:
 
         By day in a `zone` other than UTC, the lines are summed per UTC quarter hour in SQL
         and the quarters gathered into the zone's days here: every offset in force since
-        1972 is a whole number of quarter hours, so a quarter lies in one local day, and
-        both engines cut days with Python's own time-zone database."""
+        October 1979 (Kiritimati's UTC-10:40 ended then) is a whole number of quarter hours,
+        so a quarter of a round the service stamped lies in one local day, and both engines
+        cut days with Python's own time-zone database."""
         if group_by == "day" and zone is not None and not is_utc(zone):
             return self._days_in(client_id, currency, since, until, zone, records)
         if group_by == "player":

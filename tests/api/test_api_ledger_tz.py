@@ -94,6 +94,14 @@ def test_a_date_is_read_as_midnight_in_the_zone(http, tenant, placed):
         ("tz=Nowhere/Atlantis", "query.tz"),
         ("tz=../../etc/passwd", "query.tz"),
         ("tz=%20UTC", "query.tz"),
+        # Files of the zone folder that are not zones of their own: the host's zone (one
+        # node's days would differ from another's), a template, a placeholder, and copies
+        # of real zones under other names (each would take one of the zones kept).
+        ("tz=localtime", "query.tz"),
+        ("tz=posixrules", "query.tz"),
+        ("tz=Factory", "query.tz"),
+        ("tz=posix/Asia/Jakarta", "query.tz"),
+        ("tz=right/UTC", "query.tz"),
         ("tz=Asia/Jakarta&since=0001-01-01", "query.since"),
         ("tz=Asia/Jakarta&until=0001-01-01", "query.until"),
         ("since=2026-02-30", "since"),

@@ -1987,7 +1987,7 @@ export interface paths {
                     since?: string;
                     /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
-                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. Not `localtime` (the host's zone), `posixrules`, `Factory`, or the copies under `posix/` and `right/`. */
                     tz?: string;
                     /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
                     min_sequence?: number;
@@ -2053,7 +2053,7 @@ export interface paths {
                     since?: string;
                     /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
-                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. Not `localtime` (the host's zone), `posixrules`, `Factory`, or the copies under `posix/` and `right/`. */
                     tz?: string;
                     /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
                     min_sequence?: number;
@@ -2142,7 +2142,7 @@ export interface paths {
                     since?: string;
                     /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
-                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. Not `localtime` (the host's zone), `posixrules`, `Factory`, or the copies under `posix/` and `right/`. */
                     tz?: string;
                     /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
                     min_sequence?: number;
@@ -2204,7 +2204,7 @@ export interface paths {
                     since?: string;
                     /** @description Exclusive; accepted: an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" (write + as %2B in a URL) or "2026-12-01T00:00:00.250Z", or a date such as "2026-12-01" (its 00:00 in `tz`, default UTC). */
                     until?: string;
-                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. */
+                    /** @description IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for `group_by=day`, days are cut; default UTC. Not `localtime` (the host's zone), `posixrules`, `Factory`, or the copies under `posix/` and `right/`. */
                     tz?: string;
                     /** @description The chain sequence the answer must reach (a reader that just stored a round): a standby behind it is waited for briefly (up to 1 s), then the primary answers. */
                     min_sequence?: number;

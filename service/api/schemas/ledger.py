@@ -43,7 +43,8 @@ def _tz() -> fields.String:
         metadata=openapi_meta(
             "Asia/Jakarta",
             "IANA time zone (zoneinfo) in which date-only `since`/`until` are read and, for "
-            "`group_by=day`, days are cut; default UTC.",
+            "`group_by=day`, days are cut; default UTC. Not `localtime` (the host's zone), "
+            "`posixrules`, `Factory`, or the copies under `posix/` and `right/`.",
         ),
     )
 
