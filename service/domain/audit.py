@@ -240,12 +240,18 @@ class LinkChecker:
 
 
 def differences(stored: Any, recomputed: Any, path: str = "") -> list[dict[str, Any]]:
-    """Every leaf where two JSON documents differ, as `{"field", "stored", "recomputed"}`."""
+    """Every leaf where two JSON documents differ, as `{"field", "stored", "recomputed"}`;
+    a key one side lacks is a difference whatever the other holds (null included), with
+    `"absent"` naming the side that lacks it (`stored` or `recomputed`; its value is null)."""
     if isinstance(stored, Mapping) and isinstance(recomputed, Mapping):
         out: list[dict[str, Any]] = []
         for key in list(stored) + [k for k in recomputed if k not in stored]:
             sub = f"{path}.{key}" if path else str(key)
-            out += differences(stored.get(key), recomputed.get(key), sub)
+            if key not in recomputed or key not in stored:
+                absent = "recomputed" if key not in recomputed else "stored"
+                out.append({"field": sub, "stored": stored.get(key), "recomputed": recomputed.get(key), "absent": absent})
+                continue
+            out += differences(stored[key], recomputed[key], sub)
         return out
     if isinstance(stored, list) and isinstance(recomputed, list) and len(stored) == len(recomputed):
         out = []

@@ -229,6 +229,19 @@ def _expected_lines(result: Mapping[str, Any]) -> tuple[chain.LedgerLine, ...]:
     return chain.round_lines(players, minor_units(str(result.get("house_fee", "0"))))
 
 
+def _differing(d: Mapping[str, Any]) -> str:
+    field = f"result.{d['field']}"
+    if d.get("absent") == "stored":
+        return f"re-scored, {field} is {_shown(d['recomputed'])}, the record has no such key"
+    if d.get("absent") == "recomputed":
+        return f"re-scored, {field} is not there, the record says {_shown(d['stored'])}"
+    return f"re-scored, {field} is {d['recomputed']!r}, the record says {d['stored']!r}"
+
+
+def _shown(value: Any) -> str:
+    return "null" if value is None else repr(value)
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal as JSON values (`differences` also tells 1 from 1.0 and True, so must this)."""
     return bool(a == b) and orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)
@@ -464,12 +477,11 @@ class ExportCheck:
             except Exception as exc:  # a request no version of the service stored: never a traceback
                 raise BadRecord(seq, f"the stored request cannot be scored: {type(exc).__name__}: {exc}") from exc
             # Equal documents compare in C; only a difference is walked, to say where.
-            found = [] if _same(result, recomputed) else chain.differences(result, recomputed)
-            if found:
-                d = found[0]
-                raise BadRecord(
-                    seq, f"re-scored, result.{d['field']} is {d['recomputed']!r}, the record says {d['stored']!r}"
-                )
+            if not _same(result, recomputed):
+                found = chain.differences(result, recomputed)
+                if not found:  # equal leaves, unequal documents: never passed as equal
+                    raise BadRecord(seq, "re-scored, the result differs from the record's")
+                raise BadRecord(seq, _differing(found[0]))
             self.report.rescored += 1
         try:
             expected = _expected_lines(result)

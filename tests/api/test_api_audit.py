@@ -307,6 +307,41 @@ def test_a_rehashed_void_whose_lines_do_not_reverse_its_round_is_found(app, http
     assert report["reason"] == "the void's ledger lines are not its round's, negated"
 
 
+def test_a_result_rewritten_with_a_null_key_dropped_or_added_fails_its_re_score(app, http):
+    """Someone who can write the database rewrites the newest round's result so that a key
+    holding null is gone and a new key holds null, and re-hashes it (the head too). No
+    number changed, but the result is no longer what the engine answers: the round's own
+    verify and the offline verifier of the export both re-score it and must say so (a
+    missing key read as null passed both)."""
+    import json
+
+    from service.domain import export_check
+    from service.domain.signing import Keyring
+
+    tenant, docs = _tampered(app, http, 3)
+    record = json.loads(_record_bytes(http, tenant, 3))
+    first, second = record["result"]["players"][:2]
+    dropped = next(k for k, v in first.items() if v is None)
+    del first[dropped]
+    second["paid_outside_ledger"] = None
+    forged = canonical(record)
+    previous = str(http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()["previous_hash"])
+    forged_hash = chain_hash(previous, forged)
+    sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 3",
+        b=forged, h=forged_hash, c=tenant.id)
+    sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+    verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["ok"] is False
+    assert verdict["differences"] == [
+        {"field": f"players[0].{dropped}", "stored": None, "recomputed": None, "absent": "stored"},
+        {"field": "players[1].paid_outside_ledger", "stored": None, "recomputed": None, "absent": "recomputed"},
+    ]
+    lines = http.get("/v1/audit/export", headers=tenant.read_headers).data.splitlines(keepends=True)
+    report = export_check.verify_lines(lines, Keyring(), receipts=False)
+    assert not report.ok and report.first_bad_sequence == 3, report
+    assert report.reason == f"re-scored, result.players[0].{dropped} is null, the record has no such key"
+
+
 def test_a_void_is_checked_against_its_round_read_in_an_earlier_page(app, http, monkeypatch):
     from service.services.audit import chains as audit
 

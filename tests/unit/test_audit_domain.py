@@ -124,6 +124,16 @@ def test_differences_name_each_changed_leaf():
     assert differences(stored, now) == [{"field": "players[0].points", "stored": 11, "recomputed": 12}]
 
 
+def test_differences_tell_a_missing_key_from_one_holding_null():
+    assert differences({"a": None, "b": 1}, {"b": 1}) == [
+        {"field": "a", "stored": None, "recomputed": None, "absent": "recomputed"}
+    ]
+    assert differences({"b": [{}]}, {"b": [{"c": None}]}) == [
+        {"field": "b[0].c", "stored": None, "recomputed": None, "absent": "stored"}
+    ]
+    assert differences({"a": None}, {"a": None}) == []
+
+
 # -- the fast canonical encoder gives RFC 8785's bytes -------------------------------------
 
 import pytest  # noqa: E402
@@ -258,7 +268,7 @@ def test_a_record_holds_exactly_the_hashed_fields():
         ({"x": [1, 2]}, {"x": [1, 2, 3]}, [{"field": "x", "stored": [1, 2], "recomputed": [1, 2, 3]}]),
         ({"x": [1, {"y": 2}]}, {"x": [1, {"y": 3}]}, [{"field": "x[1].y", "stored": 2, "recomputed": 3}]),
         ({"x": 1}, {"x": True}, [{"field": "x", "stored": 1, "recomputed": True}]),  # 1 == True, not the same
-        ({"x": 1}, {"x": 1, "z": 0}, [{"field": "z", "stored": None, "recomputed": 0}]),
+        ({"x": 1}, {"x": 1, "z": 0}, [{"field": "z", "stored": None, "recomputed": 0, "absent": "stored"}]),
         ({"x": [1]}, {"x": [1]}, []),
     ],
 )

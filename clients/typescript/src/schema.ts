@@ -4424,6 +4424,12 @@ export interface components {
              * @example 12
              */
             recomputed: unknown;
+            /**
+             * @description Only where one side lacks the key `field` names: that side (`stored` or `recomputed`), whose value is then given as null.
+             * @example recomputed
+             * @enum {string}
+             */
+            absent?: "stored" | "recomputed";
         };
         RoundVerify: {
             /**

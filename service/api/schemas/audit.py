@@ -34,6 +34,14 @@ class DifferenceSchema(Out):
     recomputed = fields.Raw(
         required=True, allow_none=True, metadata=openapi_meta(12, "What today's engine / the live rows give.")
     )
+    absent = fields.String(
+        validate=validate.OneOf(["stored", "recomputed"]),
+        metadata=openapi_meta(
+            "recomputed",
+            "Only where one side lacks the key `field` names: that side (`stored` or `recomputed`), "
+            "whose value is then given as null.",
+        ),
+    )
 
 
 class RoundVerifySchema(Out):

@@ -19,6 +19,7 @@ from .deal_list import DealList
 from .deal_request import DealRequest
 from .deal_status import DealStatus
 from .difference import Difference
+from .difference_absent import DifferenceAbsent
 from .entry import Entry
 from .entry_kind import EntryKind
 from .entry_list import EntryList
@@ -183,6 +184,7 @@ __all__ = (
     "DealRequest",
     "DealStatus",
     "Difference",
+    "DifferenceAbsent",
     "Entry",
     "EntryKind",
     "EntryList",

@@ -5,6 +5,9 @@ from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
+from ..models.difference_absent import DifferenceAbsent, check_difference_absent
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Difference")
 
 
@@ -15,11 +18,14 @@ class Difference:
         field (str): Path into the round document, or `audit.hash`. Example: players[0].points.
         stored (Any): What is stored. Example: 11.
         recomputed (Any): What today's engine / the live rows give. Example: 12.
+        absent (DifferenceAbsent | Unset): Only where one side lacks the key `field` names: that side (`stored` or
+            `recomputed`), whose value is then given as null. Example: recomputed.
     """
 
     field: str
     stored: Any
     recomputed: Any
+    absent: DifferenceAbsent | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         field = self.field
@@ -27,6 +33,10 @@ class Difference:
         stored = self.stored
 
         recomputed = self.recomputed
+
+        absent: str | Unset = UNSET
+        if not isinstance(self.absent, Unset):
+            absent = self.absent
 
         field_dict: dict[str, Any] = {}
 
@@ -37,6 +47,8 @@ class Difference:
                 "recomputed": recomputed,
             }
         )
+        if absent is not UNSET:
+            field_dict["absent"] = absent
 
         return field_dict
 
@@ -49,10 +61,18 @@ class Difference:
 
         recomputed = d.pop("recomputed")
 
+        _absent = d.pop("absent", UNSET)
+        absent: DifferenceAbsent | Unset
+        if isinstance(_absent, Unset):
+            absent = UNSET
+        else:
+            absent = check_difference_absent(_absent)
+
         difference = cls(
             field=field,
             stored=stored,
             recomputed=recomputed,
+            absent=absent,
         )
 
         return difference
