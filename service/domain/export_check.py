@@ -47,7 +47,7 @@ import orjson
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
 from service.domain.money import minor_units
-from service.domain.rescoring import RESCORERS
+from service.domain.rescoring import RESCORERS, as_stored_version
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
 
 
@@ -466,6 +466,12 @@ class ExportCheck:
         if not isinstance(result, dict) or not isinstance(request, dict):
             raise BadRecord(seq, "the round record has no request or result")
         currency = str(request.get("currency"))
+        if rec.get("engine_version") != result.get("engine_version"):  # both stamped at once
+            raise BadRecord(
+                seq,
+                f"the record's engine_version {rec.get('engine_version')!r} is not its result's "
+                f"{result.get('engine_version')!r}",
+            )
         if self.rescore:
             rescore = RESCORERS.get(str(result.get("game")))
             if rescore is None:
@@ -477,6 +483,7 @@ class ExportCheck:
             except Exception as exc:  # a request no version of the service stored: never a traceback
                 raise BadRecord(seq, f"the stored request cannot be scored: {type(exc).__name__}: {exc}") from exc
             # Equal documents compare in C; only a difference is walked, to say where.
+            recomputed = as_stored_version(recomputed, result)
             if not _same(result, recomputed):
                 found = chain.differences(result, recomputed)
                 if not found:  # equal leaves, unequal documents: never passed as equal

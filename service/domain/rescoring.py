@@ -12,6 +12,15 @@ from typing import Any
 
 from service.domain.banting.round import rescore as rescore_banting
 from service.domain.susun.round import score_round_request
+from service.domain.version import ENGINE_VERSION
+
+# The engine versions whose rounds this release re-scores exactly as they were scored. The
+# engine stamps its own version on what it scores, so a re-score is compared under the
+# version the stored round names when that version is here. A release that changes how any
+# round scores gives the engine a new version, and keeps the older versions here only while
+# it scores their rounds as they were; a version left out is then the difference reported,
+# not numbers that differ unexplained.
+RESCORES: frozenset[str] = frozenset({"1.0.0", ENGINE_VERSION})
 
 # game -> function(normalised request) -> the POST /v1/score document of that game.
 RESCORERS: dict[str, Callable[[dict[str, Any]], Mapping[str, Any]]] = {
@@ -20,3 +29,12 @@ RESCORERS: dict[str, Callable[[dict[str, Any]], Mapping[str, Any]]] = {
     "susun": lambda req: score_round_request(req, game_round="game_id" in req, stored=True).document,
     "banting": rescore_banting,
 }
+
+
+def as_stored_version(recomputed: Mapping[str, Any], stored: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The re-score with the stored result's `engine_version` when this release re-scores
+    that version's rounds as they were (`RESCORES`); else as it is, so the version differs."""
+    version = stored.get("engine_version")
+    if isinstance(version, str) and version in RESCORES and recomputed.get("engine_version") != version:
+        return {**recomputed, "engine_version": version}
+    return recomputed

@@ -342,6 +342,57 @@ def test_a_result_rewritten_with_a_null_key_dropped_or_added_fails_its_re_score(
     assert report.reason == f"re-scored, result.players[0].{dropped} is null, the record has no such key"
 
 
+def test_a_release_with_a_new_engine_version_still_verifies_the_rounds_stored_before(app, http, monkeypatch):
+    """The next release's engine stamps its own version on what it scores. Rounds stored
+    under a version it re-scores as they were scored must still verify, by their own
+    verify and offline; a stored version it does not know, or a record whose own
+    `engine_version` is not its result's, must not."""
+    import json
+
+    from service.domain import export_check, rescoring
+    from service.domain.banting import round as banting_round
+    from service.domain.signing import Keyring
+    from service.domain.susun import round as susun_round
+
+    tenant, docs = _tampered(app, http, 3)
+    monkeypatch.setattr(susun_round, "ENGINE_VERSION", "1.0.1")
+    monkeypatch.setattr(banting_round, "ENGINE_VERSION", "1.0.1")
+    monkeypatch.setattr(rescoring, "RESCORES", frozenset({"1.0.0", "1.0.1"}))
+
+    def offline() -> Any:
+        lines = http.get("/v1/audit/export", headers=tenant.read_headers).data.splitlines(keepends=True)
+        return export_check.verify_lines(lines, Keyring(), receipts=False)
+
+    for doc in docs:
+        verdict = http.get(f"/v1/rounds/{doc['id']}/verify", headers=tenant.read_headers).get_json()
+        assert verdict == {"ok": True, "differences": []}
+    assert offline().ok
+
+    def rewrite(change: Any) -> None:
+        record = json.loads(_record_bytes(http, tenant, 3))
+        change(record)
+        forged = canonical(record)
+        previous = str(http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()["previous_hash"])
+        forged_hash = chain_hash(previous, forged)
+        sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 3",
+            b=forged, h=forged_hash, c=tenant.id)
+        sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+
+    rewrite(lambda r: r.update(engine_version="9.9.9"))
+    verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["differences"] == [{"field": "record.engine_version", "stored": "9.9.9", "recomputed": "1.0.0"}]
+    report = offline()
+    assert not report.ok and report.first_bad_sequence == 3
+    assert report.reason == "the record's engine_version '9.9.9' is not its result's '1.0.0'"
+
+    rewrite(lambda r: (r.update(engine_version="0.9.0"), r["result"].update(engine_version="0.9.0")))
+    verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert verdict["differences"] == [{"field": "engine_version", "stored": "0.9.0", "recomputed": "1.0.1"}]
+    report = offline()
+    assert not report.ok and report.first_bad_sequence == 3
+    assert report.reason == "re-scored, result.engine_version is '1.0.1', the record says '0.9.0'"
+
+
 def test_a_void_is_checked_against_its_round_read_in_an_earlier_page(app, http, monkeypatch):
     from service.services.audit import chains as audit
 
