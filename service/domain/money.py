@@ -1,4 +1,4 @@
-"""Money (docs/rules.md#money): minor units from CLDR, stake parsing, pair amounts to fees and nets.
+"""Money (docs/rules.md#money): minor units (CLDR's, frozen), stake parsing, pair amounts to fees and nets.
 
 Amounts are integers of the currency's minor unit everywhere inside the service; only
 the edges parse and format decimal strings, so no float ever touches money.
@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
-from babel.numbers import get_currency_precision, list_currencies
-
+from .currencies import MINOR_DIGITS
 from .errors import CapsaError, FieldError, InvalidMoney
 
 MAX_MINOR = 10**15
@@ -22,7 +21,7 @@ MAX_MINOR = 10**15
 # this bound leaves the headroom for a few rounds' sums and is a round figure to document.
 MAX_AMOUNT = 10**18
 _MONEY = re.compile(r"(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?")
-_CURRENCIES = frozenset(list_currencies())
+_CURRENCIES = frozenset(MINOR_DIGITS)
 
 
 def check_currency(code: object, field: str = "currency") -> str:
@@ -33,14 +32,15 @@ def check_currency(code: object, field: str = "currency") -> str:
 
 
 def minor_digits(currency: str) -> int:
-    """Digits of the currency's minor unit (IDR 0, JPY 0, USD 2), from CLDR via Babel."""
-    return int(get_currency_precision(currency))
+    """Digits of the currency's minor unit (IDR 0, JPY 0, USD 2), as CLDR gave them when
+    the table was taken (`currencies`); 2 for a code it does not hold, as CLDR does."""
+    return MINOR_DIGITS.get(currency, 2)
 
 
 @lru_cache(maxsize=1)
 def currencies_by_digits() -> Mapping[int, tuple[str, ...]]:
     """Every known currency grouped by its minor digits, `{0: ("ADP", ...), 2: ..., 3: ..., 4: ...}`
-    (for money formatted where Babel is not: the verifier's SQL)."""
+    (for money formatted in SQL: the verifier's)."""
     groups: dict[int, list[str]] = {}
     for code in sorted(_CURRENCIES):
         groups.setdefault(minor_digits(code), []).append(code)
@@ -96,7 +96,7 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
     return currency, stake
 
 
-_digits = lru_cache(maxsize=None)(minor_digits)  # CLDR's answer once per currency
+_digits = minor_digits
 
 
 def minor_units(text: str) -> int:

@@ -52,3 +52,29 @@ def test_a_stake_reads_its_minor_units_whatever_trailing_zeros_it_has(minor, cur
     if zeros:
         text += ("" if digits else ".") + "0" * zeros
     assert parse_stake(text, currency, "stake") == minor
+
+
+def test_a_currencys_minor_digits_do_not_follow_the_installed_locale_data(monkeypatch):
+    """A round's amounts mean what its currency's digits said when it was stored: newer
+    CLDR data in a later Babel (which has changed digits before) must not re-read them."""
+    import babel.numbers
+
+    from service.domain import money
+
+    monkeypatch.setattr(babel.numbers, "get_currency_precision", lambda code: 9)
+    monkeypatch.setattr(money, "get_currency_precision", lambda code: 9, raising=False)
+    assert money.parse_stake("10.50", "USD", "stake") == 1050
+    assert money.parse_stake("1000", "IDR", "stake") == 1000
+    assert money.format_money(-5, "KWD") == "-0.005"
+
+
+def test_the_frozen_currency_table_is_what_cldr_said_when_it_was_taken():
+    """Today's Babel agrees with the table (a Babel whose CLDR disagrees fails here, and the
+    table stays as it is: see service/domain/currencies.py)."""
+    from babel.numbers import get_currency_precision, list_currencies
+
+    from service.domain.currencies import MINOR_DIGITS
+
+    assert set(MINOR_DIGITS) == set(list_currencies())
+    assert {code: get_currency_precision(code) for code in MINOR_DIGITS} == dict(MINOR_DIGITS)
+    assert (MINOR_DIGITS["IDR"], MINOR_DIGITS["JPY"], MINOR_DIGITS["USD"], MINOR_DIGITS["KWD"]) == (0, 0, 2, 3)
