@@ -16,7 +16,7 @@ from service.adapters.deals import DealRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.deals import DealStatus, DealUse, commitment, deal, discloses_hands, status_of
-from service.domain.errors import FieldError, InvalidCard, InvalidRound, raise_collected
+from service.domain.errors import CapsaError, FieldError, InvalidCard, InvalidRound, raise_collected
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.cursors import decode_cursor, encode_cursor
 from service.services.errors import Conflict, DealInPlay, InvalidInput, NotFound
@@ -300,3 +300,34 @@ def _mismatch(dealt_hands: DealtHands, player: str, texts: Sequence[str], where:
 
 def _order(card: Card) -> int:
     return card.index
+
+
+def round_differences(uow: UnitOfWork, client_id: str, round_id: str, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What a stored round's verify finds wrong with the deal its request names (none when it
+    names none), as `{"field", "stored", "recomputed"}`: the deal must exist, its seed hash
+    to its commitment, the seeds shuffle to its hands, it be used by this round (or by the
+    game the round settled), and the round's cards be its hands."""
+    deal_id = request.get("deal")
+    if deal_id is None:
+        return []
+    row = uow.deals.get(client_id, str(deal_id))
+    if row is None:
+        return [{"field": "request.deal", "stored": deal_id, "recomputed": None}]
+    out: list[dict[str, Any]] = []
+    made = commitment(row.server_seed)
+    if made != row.commitment:
+        out.append({"field": "deal.commitment", "stored": row.commitment, "recomputed": made})
+    shuffled = [[str(c) for c in hand] for hand in deal(row.server_seed, row.client_seed, row.nonce, len(row.players))]
+    if shuffled != [list(hand) for hand in row.hands]:
+        out.append({"field": "deal.hands", "stored": [list(hand) for hand in row.hands], "recomputed": shuffled})
+    # A round of a server-run game used its game's deal: Capsa Susun's names it `game_id`,
+    # Big Two's `game`.
+    user = request.get("game_id") or request.get("game") or round_id
+    if row.used_by != user:
+        out.append({"field": "deal.used_by", "stored": row.used_by, "recomputed": user})
+    try:
+        hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
+        check_round_cards(DealtHands(row.id, row.players, hands), request)
+    except CapsaError as exc:
+        out.append({"field": "deal", "stored": deal_id, "recomputed": f"the round's cards are not the deal's hands: {exc.message}"})
+    return out

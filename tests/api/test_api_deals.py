@@ -234,6 +234,45 @@ def test_a_susun_round_with_the_dealt_hands_uses_the_deal_once(http, tenant):
     problem(game, 409, "conflict")
 
 
+def test_a_rounds_verify_recomputes_its_deal_and_finds_a_changed_deal_row(app, http, tenant):
+    """A round that names a deal is verified against it: the deal's seed must hash to its
+    commitment, the seeds must shuffle to its hands, the deal must be used by this round,
+    and the round's cards must be its hands."""
+    import json
+
+    from conftest import TAMPERED
+    from sqlalchemy import text
+
+    TAMPERED.add(tenant.id)  # its deal row is changed below: the suite's last verify skips it
+    made = make_deal(http, tenant)
+    stored = http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers).get_json()
+
+    def verify() -> Any:
+        return http.get(f"/v1/rounds/{stored['id']}/verify", headers=tenant.read_headers).get_json()
+
+    def change(sql: str, **params: Any) -> None:
+        with app.extensions["capsa"].db.engine.begin() as conn:
+            conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": made["id"], **params})
+
+    assert verify() == {"ok": True, "differences": []}
+    hands = [made["hands"][p] for p in "abcd"]
+    swapped = [hands[1], hands[0], *hands[2:]]
+    change("UPDATE deals SET hands = :h", h=json.dumps(swapped))
+    assert [d["field"] for d in verify()["differences"]] == ["deal.hands", "deal"]
+    assert verify()["differences"][0] == {"field": "deal.hands", "stored": swapped, "recomputed": hands}
+    change("UPDATE deals SET hands = :h", h=json.dumps(hands))
+    assert verify()["ok"] is True
+    change("UPDATE deals SET used_by = :u", u="rnd_someone_else")
+    assert verify()["differences"] == [{"field": "deal.used_by", "stored": "rnd_someone_else", "recomputed": stored["id"]}]
+    change("UPDATE deals SET used_by = :u", u=stored["id"])
+    seed = bytes.fromhex(http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()["server_seed"])
+    change("UPDATE deals SET server_seed = :s", s=bytes(32))
+    assert [d["field"] for d in verify()["differences"]] == ["deal.commitment", "deal.hands"]
+    change("UPDATE deals SET server_seed = :s", s=seed)
+    change("DELETE FROM deals")
+    assert verify()["differences"] == [{"field": "request.deal", "stored": made["id"], "recomputed": None}]
+
+
 def test_a_susun_round_whose_cards_differ_from_the_deal_is_422_naming_the_player(http, tenant):
     made = make_deal(http, tenant, "a b")
     body = susun_round(made)

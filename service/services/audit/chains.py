@@ -23,6 +23,7 @@ from service.domain import audit as chain
 from service.domain.errors import CapsaError
 from service.domain.rescoring import RESCORERS, as_stored_version
 from service.domain.signing import b64
+from service.services import deals
 from service.services.audit import receipts
 from service.services.audit.record_checks import VOID_LINES, copies_match, copy_differences
 from service.services.errors import NotFound
@@ -264,6 +265,8 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
         differences.append({"field": "audit.hash", "stored": record.hash, "recomputed": recomputed_hash})
     void = stored.void
     with db.unit_of_work() as uow:
+        if isinstance(parsed, dict) and isinstance(parsed.get("request"), dict):
+            differences += deals.round_differences(uow, client_id, round_id, parsed["request"])
         lines = uow.ledger.copies_of(client_id, record.sequence)
         void_lines = [] if void is None else uow.ledger.copies_of(client_id, void.sequence)
     differences += copy_differences(
