@@ -323,7 +323,7 @@ def test_a_hint_needs_a_write_key_and_the_players_turn(http, tenant, other_tenan
     problem(hint(http, other_tenant, game["id"], "a"), 404, "not-found")
     problem(hint(http, tenant, "gm_nope", "a"), 404, "not-found")
     turn = problem(hint(http, tenant, game["id"], "b"), 422, "illegal-move")
-    assert turn["detail"] == "not your turn: it is 'a''s turn" and fields_of(turn) == {"player"}
+    assert turn["detail"] == "not your turn: it is the turn of 'a'" and fields_of(turn) == {"player"}
     stranger = problem(hint(http, tenant, game["id"], "z"), 422, "illegal-move")
     assert stranger["detail"].startswith("not your turn: 'z' is not in this game")
     missing = http.post(f"/v1/banting/games/{game['id']}/hint", json={}, headers=tenant.headers)

@@ -187,7 +187,7 @@ def test_the_hint_reads_no_other_players_cards():
 
 def test_a_hint_for_a_player_not_in_turn_or_a_finished_game_is_refused():
     state = four()
-    with pytest.raises(IllegalMove, match=r"^not your turn: it is 'a''s turn"):
+    with pytest.raises(IllegalMove, match=r"^not your turn: it is the turn of 'a'"):
         hint(state, "b")
     with pytest.raises(IllegalMove, match=r"^not your turn: 'z' is not in this game"):
         hint(state, "z")

@@ -469,3 +469,15 @@ def test_a_bombed_player_alone_scores_match_points() -> None:
 
     state = run(rules(), ["a: 3d", "b: pass", "c: 7h", "d: 2h", "a: 5c 5d 5h 5s 9d"])
     assert match.game_points(state) == {"a": 0, "b": 0, "c": 0, "d": 24}
+
+
+def test_a_contradiction_of_straights_names_the_value_not_the_enum() -> None:
+    from service.domain.errors import CapsaError
+
+    with pytest.raises(CapsaError) as refused:
+        resolve_rules(
+            {"preset": "capsa-banting-id", "version": 2, "params": {"straights_with_two": True, "straights": "standard"}},
+            "banting",
+        )
+    messages = [e.message for e in refused.value.errors]
+    assert messages[0] == "true contradicts straights 'standard': straights_with_two true means straights 'with_two'"

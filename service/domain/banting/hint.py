@@ -109,7 +109,7 @@ def _seat_in_turn(state: GameState, player: str) -> int:
         raise IllegalMove(f"{NOT_YOUR_TURN}: {player!r} is not in this game", field="player")
     if seat != state.turn:
         assert state.turn is not None
-        raise IllegalMove(f"{NOT_YOUR_TURN}: it is {state.player_ids[state.turn]!r}'s turn", field="player")
+        raise IllegalMove(f"{NOT_YOUR_TURN}: it is the turn of {state.player_ids[state.turn]!r}", field="player")
     return seat
 
 

@@ -194,7 +194,7 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
         if "straights" in given and params.straights != implied and not stored:
             errors += _contradiction(
                 field, "straights_with_two", params.straights_with_two, "straights", params.straights,
-                f"straights_with_two {str(params.straights_with_two).lower()} means straights {implied!r}",
+                f"straights_with_two {str(params.straights_with_two).lower()} means straights {implied.value!r}",
             )
         straights = params.straights if "straights" in given else implied
         params = replace(params, straights=straights, straights_with_two=None)
