@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import structlog
-from flask import Flask, Response, g
+from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from service.adapters.errors import DatabaseUnavailable, LockTimeout, NumericOverflow, UniqueViolation
@@ -132,37 +132,75 @@ def problem_response(
     return response
 
 
-def flatten_messages(messages: Any, prefix: str = "") -> list[FieldError]:
-    """marshmallow's nested messages as `players[1].arrangement.front[2]` paths."""
+_ABSENT = object()
+SHOWN_VALUE = 80  # characters of a refused value quoted after a schema's message
+
+
+def flatten_messages(messages: Any, prefix: str = "", sent: Any = _ABSENT) -> list[FieldError]:
+    """marshmallow's nested messages as `players[1].arrangement.front[2]` paths. With `sent`
+    (what the caller sent there), a message that does not quote the value it refuses gets
+    it, as JSON: `Not a valid string: got 5` (marshmallow's own messages name none)."""
     out: list[FieldError] = []
 
-    def walk(node: Any, path: str) -> None:
+    def walk(node: Any, path: str, value: Any) -> None:
         if isinstance(node, Mapping):
-            for key, value in node.items():
+            for key, inner in node.items():
                 if key == "_schema":
-                    walk(value, path)
+                    walk(inner, path, value)
                 elif isinstance(key, int):
-                    walk(value, f"{path}[{key}]")
+                    walk(inner, f"{path}[{key}]", _item(value, key))
                 else:
-                    walk(value, f"{path}.{key}" if path else str(key))
+                    walk(inner, f"{path}.{key}" if path else str(key), _item(value, key))
         elif isinstance(node, list | tuple):
             for item in node:
-                walk(item, path)
+                walk(item, path, value)
         else:
-            out.append(FieldError(path or "body", str(node)))
+            out.append(FieldError(path or "body", _with_value(str(node), value)))
 
-    walk(messages, prefix)
+    walk(messages, prefix, sent)
     return out
 
 
+def _item(container: Any, key: Any) -> Any:
+    if isinstance(container, Mapping) and isinstance(key, str) and key in container:
+        return container[key]
+    if isinstance(container, list) and isinstance(key, int) and 0 <= key < len(container):
+        return container[key]
+    return _ABSENT
+
+
+def _with_value(message: str, value: Any) -> str:
+    if value is _ABSENT or isinstance(value, Mapping | list):  # a missing field; a whole object
+        return message
+    try:
+        shown = _cut(dump(value).decode(), SHOWN_VALUE)
+    except (TypeError, ValueError):
+        return message
+    if shown in message or repr(value) in message:
+        return message
+    return f"{message.rstrip('.')}: got {shown}"
+
+
 _LOCATIONS = {"json": "", "query": "query", "headers": "header", "view_args": "path"}
+
+
+def _sent(location: str) -> Any:
+    """What the request carried at `location`, to quote in its refusals (never its headers:
+    they hold the key)."""
+    if location == "json":
+        return g.get("body", _ABSENT)
+    if location == "query":
+        return request.args.to_dict(flat=True)
+    if location == "view_args":
+        return dict(request.view_args or {})
+    return _ABSENT
 
 
 def _webargs_errors(data: Mapping[str, Any]) -> list[FieldError]:
     messages = data.get("messages") or {}
     errors: list[FieldError] = []
     for location, nested in messages.items():
-        errors += flatten_messages(nested, _LOCATIONS.get(location, str(location)))
+        errors += flatten_messages(nested, _LOCATIONS.get(location, str(location)), _sent(str(location)))
     return errors
 
 

@@ -204,6 +204,34 @@ def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate,
     assert field in fields_of(answer)
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field", "message"),
+    [
+        ("/v1/arrangements/evaluate",
+         {"rules": "capsa-susun-id", "arrangement": {"front": ["2c", "2d", 5], "middle": ["3s", "4d", "5c", "6h", "7d"],
+                                                    "back": ["8h", "Th", "Qh", "Kh", "4h"]}},
+         "arrangement.front[2]", "Not a valid string: got 5"),
+        ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": ["2c", 7]}, "hand[1]",
+         "Not a valid string: got 7"),
+        ("/v1/deals", {"players": "a", "client_seed": "s"}, "players", 'Not a valid list: got "a"'),
+        ("/v1/webhooks", {"url": 5, "events": ["*"]}, "url", "Not a valid string: got 5"),
+        ("/v1/banting/games", {"currency": "IDR", "stake": "1000", "players": [{"id": True}] * 4},
+         "players[0].id", "Not a valid string: got true"),
+    ],
+    ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id"],
+)
+def test_a_schema_refusal_names_the_value_it_refuses(http, tenant, path, body, field, message):
+    answer = problem(http.post(path, json=body, headers=tenant.headers), 422, "validation")
+    assert {"field": field, "message": message} in answer["errors"], answer
+
+
+def test_a_refused_query_value_is_named_too_and_a_header_never_is(http, tenant):
+    answer = problem(http.get("/v1/rounds?limit=lots", headers=tenant.read_headers), 422, "validation")
+    assert any(e["field"] == "query.limit" and "lots" in e["message"] for e in answer["errors"]), answer
+    refused = http.get("/v1/rounds", headers={**tenant.read_headers, "Idempotency-Key": "a,b"})
+    assert tenant.key not in refused.get_data(as_text=True)
+
+
 def test_duplicate_player_ids_are_422(http, tenant):
     body = two_player_round()
     body["players"][1]["id"] = "a"
