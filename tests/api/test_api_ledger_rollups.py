@@ -517,3 +517,28 @@ def test_a_kept_zone_gone_from_the_zone_database_is_forgotten_not_left_stale(app
         assert uow.rollups.kept_days(tenant.id, "IDR", "Nowhere/Atlantis") is None
         assert uow.rollups.read(tenant.id, "IDR", Grouping.ZONE_DAY, "Nowhere/Atlantis 2026-10-30") == []
     assert get(http, tenant, path) == get(http, tenant, f"{path}&{EVER}")
+
+
+@pytest.mark.parametrize("name", ["localtime", "posix/Asia/Jakarta"])
+def test_a_zone_kept_before_its_name_was_refused_is_forgotten_and_not_checked(app, http, tenant, clock, name):
+    """`tz=localtime` and the copies under `posix/` were once kept like any zone. They load
+    on every host, so the fold went on cutting days by each node's own zone (and the audit's
+    rollup check compared those cuts): the next fold forgets them."""
+    from zoneinfo import ZoneInfo
+
+    from service.adapters.rollups import Grouping
+    from service.services.audit import chains
+
+    clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
+    store(http, tenant, four_player_round())
+    assert fold_all(app, tenant) == 1
+    db = app.extensions["capsa"].db
+    assert rollups.keep_zone(db, tenant.id, "IDR", ZoneInfo(name))  # as a read before the refusal kept it
+    get(http, tenant, "/v1/ledger/summary?currency=IDR&group_by=day&tz=Asia/Jakarta")  # keeps Jakarta
+    store(http, tenant, two_player_round())
+    assert fold_all(app, tenant) == 1
+    with db.snapshot() as uow:
+        assert uow.rollups.zones(tenant.id) == {"IDR": ["Asia/Jakarta"]}
+        assert uow.rollups.kept_days(tenant.id, "IDR", name) is None
+        assert uow.rollups.read(tenant.id, "IDR", Grouping.ZONE_DAY, f"{name} 2026-10-30") == []
+    assert chains.rollups_differ(db, tenant.id) is None

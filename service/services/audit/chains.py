@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfoNotFoundError
 
 import orjson
 
@@ -27,7 +27,7 @@ from service.services import deals
 from service.services.audit import receipts
 from service.services.audit.record_checks import VOID_LINES, copies_match, copy_differences
 from service.services.errors import NotFound
-from service.services.ledger.rollups import days_in
+from service.services.ledger.rollups import days_in, ledger_zone
 from service.services.reporting import as_of_json
 from service.services.rounds import store as rounds
 
@@ -168,9 +168,9 @@ def rollups_differ(db: Database, client_id: str) -> str | None:
         for currency, names in uow.rollups.zones(client_id).items():
             for name in names:
                 try:
-                    zone = ZoneInfo(name)
+                    zone = ledger_zone(name)
                 except (ZoneInfoNotFoundError, ValueError):
-                    continue  # unknown on this host: the next fold forgets its days
+                    continue  # unknown on this host, or refused: the next fold forgets its days
                 where = (currency, f"{Grouping.ZONE_DAY.value} {name}")
                 expected[where] = days_in(sums.get((currency, Grouping.QUARTER), []), zone)
                 stored[where] = uow.rollups.kept_days(client_id, currency, name) or []

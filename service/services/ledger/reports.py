@@ -41,14 +41,6 @@ def _currency(code: str) -> str:
         raise InvalidInput(exc.message, errors=exc.errors) from exc
 
 
-# Files of the zone folder that are not zones of their own: `localtime` is the host's zone
-# (two nodes could cut one client's days differently, and keep them so), `posixrules` a
-# template, `Factory` a placeholder, and `posix/` and `right/` hold copies of the zones
-# under other names (each copy would take one of the zones a client's rollups keep).
-_NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
-_NOT_ZONE_FOLDERS = ("posix/", "right/")
-
-
 def zone_of(name: str) -> ZoneInfo:
     """The IANA time zone `name` (zoneinfo); 422 naming `query.tz` when there is none."""
     try:
@@ -56,9 +48,7 @@ def zone_of(name: str) -> ZoneInfo:
         # its folders or an absolute one: ValueError): checked here first all the same.
         if name != name.strip() or ".." in name or name.startswith("/"):  # pragma: no mutate (ZoneInfo refuses them too)
             raise ValueError(name)  # pragma: no mutate (caught below, its argument never read)
-        if name in _NOT_ZONES or name.startswith(_NOT_ZONE_FOLDERS):
-            raise ValueError(name)  # pragma: no mutate (caught below, its argument never read)
-        return ZoneInfo(name)
+        return rollups.ledger_zone(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
         raise InvalidInput(
             f"unknown time zone {name!r}",

@@ -62,10 +62,11 @@ def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
             quarters = deltas.get((currency, Grouping.QUARTER), [])
             for name in zones:
                 try:
-                    zone = ZoneInfo(name)
+                    zone = ledger_zone(name)
                 except (ZoneInfoNotFoundError, ValueError):
                     # gone from this host's zone database (a link moved out of the default
-                    # package): forgotten, not left stale; a read there keeps it again
+                    # package), or a name refused since it was kept: forgotten, not left
+                    # stale; a read there keeps it again (where it may)
                     log.warning("client %s: zone %s is unknown here: its kept days are dropped", client_id, name)
                     uow.rollups.forget_zone(client_id, currency, name)
                     continue
@@ -73,6 +74,23 @@ def fold(db: Database, client_id: str, limit: int = SWEEP_BATCH) -> int:
         uow.rollups.advance(client_id, through)
         uow.commit()
         return through - start
+
+
+# Files of the zone folder that are not zones of their own: `localtime` is the host's zone
+# (two nodes could cut one client's days differently, and keep them so), `posixrules` a
+# template, `Factory` a placeholder, and `posix/` and `right/` hold copies of the zones
+# under other names (each copy would take one of the zones a client's rollups keep).
+NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
+NOT_ZONE_FOLDERS = ("posix/", "right/")
+
+
+def ledger_zone(name: str) -> ZoneInfo:
+    """The zone `name` as reports and kept days read it: ZoneInfoNotFoundError or ValueError
+    for a name that is none, or one of the zone folder's files that is not a zone of its own
+    (kept before they were refused, such a zone is forgotten by the next fold)."""
+    if name in NOT_ZONES or name.startswith(NOT_ZONE_FOLDERS):
+        raise ValueError(name)  # pragma: no mutate (caught by every caller, its argument never read)
+    return ZoneInfo(name)
 
 
 def days_in(quarters: list[Totals], zone: ZoneInfo) -> list[Totals]:
