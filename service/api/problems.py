@@ -176,7 +176,9 @@ def _with_value(message: str, value: Any) -> str:
         shown = _cut(dump(value).decode(), SHOWN_VALUE)
     except (TypeError, ValueError):
         return message
-    if shown in message or repr(value) in message:
+    # Already named: null by "may not be null", a string by its quoted form. A number or a
+    # boolean is always added ("Must be greater than or equal to 1" holds a 1 of its own).
+    if (value is None and "null" in message) or (isinstance(value, str) and (shown in message or repr(value) in message)):
         return message
     return f"{message.rstrip('.')}: got {shown}"
 

@@ -217,8 +217,11 @@ def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate,
         ("/v1/webhooks", {"url": 5, "events": ["*"]}, "url", "Not a valid string: got 5"),
         ("/v1/banting/games", {"currency": "IDR", "stake": "1000", "players": [{"id": True}] * 4},
          "players[0].id", "Not a valid string: got true"),
+        # a number is quoted even where the message holds its digits ("... 20.")
+        ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": ["2c"] * 13, "limit": 0}, "limit",
+         "Must be greater than or equal to 1 and less than or equal to 20: got 0"),
     ],
-    ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id"],
+    ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id", "suggest-limit"],
 )
 def test_a_schema_refusal_names_the_value_it_refuses(http, tenant, path, body, field, message):
     answer = problem(http.post(path, json=body, headers=tenant.headers), 422, "validation")
