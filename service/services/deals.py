@@ -317,7 +317,12 @@ def round_differences(uow: UnitOfWork, client_id: str, round_id: str, request: M
     made = commitment(row.server_seed)
     if made != row.commitment:
         out.append({"field": "deal.commitment", "stored": row.commitment, "recomputed": made})
-    shuffled = [[str(c) for c in hand] for hand in deal(row.server_seed, row.client_seed, row.nonce, len(row.players))]
+    try:
+        shuffled: list[list[str]] | str = [
+            [str(c) for c in hand] for hand in deal(row.server_seed, row.client_seed, row.nonce, len(row.players))
+        ]
+    except CapsaError as exc:  # a row no deal was made with (its players changed): a difference
+        shuffled = exc.message
     if shuffled != [list(hand) for hand in row.hands]:
         out.append({"field": "deal.hands", "stored": [list(hand) for hand in row.hands], "recomputed": shuffled})
     # A round of a server-run game used its game's deal: Capsa Susun's names it `game_id`,

@@ -269,6 +269,9 @@ def test_a_rounds_verify_recomputes_its_deal_and_finds_a_changed_deal_row(app, h
     change("UPDATE deals SET server_seed = :s", s=bytes(32))
     assert [d["field"] for d in verify()["differences"]] == ["deal.commitment", "deal.hands"]
     change("UPDATE deals SET server_seed = :s", s=seed)
+    change("UPDATE deals SET players = :p", p=json.dumps(list("abcde")))  # no deal has 5 players
+    found = http.get(f"/v1/rounds/{stored['id']}/verify", headers=tenant.read_headers)
+    assert found.status_code == 200 and "deal.hands" in [d["field"] for d in found.get_json()["differences"]]
     change("DELETE FROM deals")
     assert verify()["differences"] == [{"field": "request.deal", "stored": made["id"], "recomputed": None}]
 
