@@ -4410,7 +4410,7 @@ export interface components {
         };
         Difference: {
             /**
-             * @description Path into the round document, or `audit.hash`.
+             * @description Path into the round's result, or what else differs: `audit.hash`, `record.engine_version`, `round.` and `ledger_lines[n].` (the live rows), `request.deal` and `deal.` (its deal), and for a voided round its void's own, prefixed `void.`.
              * @example players[0].points
              */
             field: string;

@@ -28,7 +28,12 @@ class VoidRequestSchema(Strict):
 
 class DifferenceSchema(Out):
     field = fields.String(
-        required=True, metadata=openapi_meta("players[0].points", "Path into the round document, or `audit.hash`.")
+        required=True, metadata=openapi_meta(
+            "players[0].points",
+            "Path into the round's result, or what else differs: `audit.hash`, `record.engine_version`, "
+            "`round.` and `ledger_lines[n].` (the live rows), `request.deal` and `deal.` (its deal), "
+            "and for a voided round its void's own, prefixed `void.`.",
+        )
     )
     stored = fields.Raw(required=True, allow_none=True, metadata=openapi_meta(11, "What is stored."))
     recomputed = fields.Raw(

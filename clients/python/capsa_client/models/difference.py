@@ -15,7 +15,9 @@ T = TypeVar("T", bound="Difference")
 class Difference:
     """
     Attributes:
-        field (str): Path into the round document, or `audit.hash`. Example: players[0].points.
+        field (str): Path into the round's result, or what else differs: `audit.hash`, `record.engine_version`, `round.`
+            and `ledger_lines[n].` (the live rows), `request.deal` and `deal.` (its deal), and for a voided round its void's
+            own, prefixed `void.`. Example: players[0].points.
         stored (Any): What is stored. Example: 11.
         recomputed (Any): What today's engine / the live rows give. Example: 12.
         absent (DifferenceAbsent | Unset): Only where one side lacks the key `field` names: that side (`stored` or
