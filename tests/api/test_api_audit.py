@@ -159,6 +159,17 @@ def _record_bytes(http: Any, tenant: Tenant, sequence: int) -> bytes:
     return str(http.get(f"/v1/audit/records/{sequence}", headers=tenant.read_headers).get_json()["canonical"]).encode()
 
 
+def _rehash_newest(app: Any, http: Any, tenant: Tenant, sequence: int, record: dict[str, Any]) -> None:
+    """Store `record` as the client's newest record `sequence`, re-hashed, the head with it:
+    what someone who can write the database (not the key) can do without breaking a link."""
+    forged = canonical(record)
+    previous = str(http.get(f"/v1/audit/records/{sequence}", headers=tenant.read_headers).get_json()["previous_hash"])
+    forged_hash = chain_hash(previous, forged)
+    sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = :s",
+        b=forged, h=forged_hash, c=tenant.id, s=sequence)
+    sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+
+
 def test_changed_record_bytes_are_found_at_their_sequence_and_by_the_rounds_own_verify(app, http):
     tenant, docs = _tampered(app, http)
     victim = docs[2]
@@ -296,12 +307,7 @@ def test_a_rehashed_void_whose_lines_do_not_reverse_its_round_is_found(app, http
     sql(app, "UPDATE ledger_lines SET amount = CASE line_no WHEN 0 THEN :a0 ELSE :a1 END"
              " WHERE client_id = :c AND sequence = 4 AND line_no IN (0, :last)",
         a0=amounts[0], a1=amounts[last], last=last, c=tenant.id)
-    forged = canonical(record)
-    previous = str(http.get("/v1/audit/records/4", headers=tenant.read_headers).get_json()["previous_hash"])
-    forged_hash = chain_hash(previous, forged)
-    sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 4",
-        b=forged, h=forged_hash, c=tenant.id)
-    sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+    _rehash_newest(app, http, tenant, 4, record)
     sql(app, "DELETE FROM chain_signatures WHERE client_id = :c AND sequence = 4", c=tenant.id)
     report = _assert_bad_at(app, http, tenant, 4)
     assert report["reason"] == "the void's ledger lines are not its round's, negated"
@@ -324,12 +330,7 @@ def test_a_result_rewritten_with_a_null_key_dropped_or_added_fails_its_re_score(
     dropped = next(k for k, v in first.items() if v is None)
     del first[dropped]
     second["paid_outside_ledger"] = None
-    forged = canonical(record)
-    previous = str(http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()["previous_hash"])
-    forged_hash = chain_hash(previous, forged)
-    sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 3",
-        b=forged, h=forged_hash, c=tenant.id)
-    sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+    _rehash_newest(app, http, tenant, 3, record)
     verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
     assert verdict["ok"] is False
     assert verdict["differences"] == [
@@ -371,12 +372,7 @@ def test_a_release_with_a_new_engine_version_still_verifies_the_rounds_stored_be
     def rewrite(change: Any) -> None:
         record = json.loads(_record_bytes(http, tenant, 3))
         change(record)
-        forged = canonical(record)
-        previous = str(http.get("/v1/audit/records/3", headers=tenant.read_headers).get_json()["previous_hash"])
-        forged_hash = chain_hash(previous, forged)
-        sql(app, "UPDATE chain_records SET canonical = :b, hash = :h WHERE client_id = :c AND sequence = 3",
-            b=forged, h=forged_hash, c=tenant.id)
-        sql(app, "UPDATE chain_heads SET hash = :h WHERE client_id = :c", h=forged_hash, c=tenant.id)
+        _rehash_newest(app, http, tenant, 3, record)
 
     rewrite(lambda r: r.update(engine_version="9.9.9"))
     verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
