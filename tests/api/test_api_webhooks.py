@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from conftest import Tenant
-from httpkit import problem, two_player_round
+from httpkit import fields_of, problem, two_player_round
 from sqlalchemy import select
 from sqlalchemy import update as sa_update
 from ssrf_hosts import ALLOWED, REFUSED
@@ -82,6 +82,25 @@ def test_a_new_endpoint_answers_its_secret_once_and_lists_without_it(http, tenan
     assert "secret" not in listed[0] and listed[0]["events"] == ["round.settled"]
     one = http.get(f"/v1/webhooks/{created['id']}", headers=tenant.read_headers).get_json()
     assert one["description"] == "wallet" and "secret" not in one
+
+
+def test_a_retried_create_with_its_idempotency_key_adds_no_second_endpoint(http, tenant):
+    """A game server that lost the answer retries: without the key that was a second
+    endpoint at the same URL, every event delivered twice."""
+    body = {"url": "https://wallet.example.com/hook", "events": ["*"]}
+    headers = {**tenant.headers, "Idempotency-Key": "hook-1"}
+    first = http.post("/v1/webhooks", json=body, headers=headers)
+    again = http.post("/v1/webhooks", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.get_data() == first.get_data() and again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["Location"] == first.headers["Location"] == f"/v1/webhooks/{first.get_json()['id']}"
+    assert "Idempotent-Replayed" not in first.headers
+    assert len(http.get("/v1/webhooks", headers=tenant.read_headers).get_json()["items"]) == 1
+    other = problem(http.post("/v1/webhooks", json={**body, "events": ["round.settled"]}, headers=headers), 422,
+                    "idempotency-key-reused")
+    assert fields_of(other) == {"header.Idempotency-Key"}
+    fresh = http.post("/v1/webhooks", json=body, headers=tenant.headers)  # no key: a new endpoint
+    assert fresh.status_code == 201 and fresh.get_json()["id"] != first.get_json()["id"]
 
 
 @pytest.mark.parametrize(

@@ -2677,11 +2677,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an endpoint; it takes the events stored from now on. The secret is shown once. */
+        /**
+         * Add an endpoint; it takes the events stored from now on. The secret is shown once
+         *     (and to a retry with the same Idempotency-Key and body, which adds no second endpoint).
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description 1-255 printable ASCII characters (a quoted string is accepted), scoped to this path, kept 24 hours. The same key with the same body replays the first answer byte for byte with `Idempotent-Replayed: true`; with another body: 422; while the first runs: 409.
+                     * @example 9f1c7a4e-3b8d-4c55-a0a3-2b7f1d9e6c10
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, request
 from flask.views import MethodView
 from marshmallow import RAISE
 
+from service.services.idempotency import parse_key
 from service.services.webhooks import endpoints as webhooks
 from service.services.webhooks import events
 
@@ -28,7 +29,7 @@ from ..schemas.webhooks import (
     WebhookSchema,
 )
 from ..state import db, principal
-from . import AUTH, BODY, Blueprint, json_response
+from . import AUTH, BODY, IDEMPOTENCY_KEY, Blueprint, json_response, send_stored
 
 FORMAT = """\
 Deliveries follow Standard Webhooks (standardwebhooks.com): `POST` of
@@ -65,6 +66,7 @@ class Webhooks(MethodView):
         """This client's webhook endpoints (secrets are never shown again)."""
         return json_response(webhooks.list_(db(), principal().client_id))
 
+    @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(WebhookRequestSchema, example=EXAMPLE)
     @blp.response(
         201, WebhookCreatedSchema,
@@ -72,9 +74,10 @@ class Webhooks(MethodView):
     )
     @blp.problems(*BODY, 409)
     def post(self, body: dict[str, Any]) -> Response:
-        """Add an endpoint; it takes the events stored from now on. The secret is shown once."""
-        created = webhooks.create(db(), principal().client_id, body)
-        return json_response(created, 201, {"Location": f"/v1/webhooks/{created['id']}"})
+        """Add an endpoint; it takes the events stored from now on. The secret is shown once
+        (and to a retry with the same Idempotency-Key and body, which adds no second endpoint)."""
+        key = parse_key(request.headers.get("Idempotency-Key"))
+        return send_stored(webhooks.create_once(db(), principal().client_id, body, key))
 
 
 @blp.route("/<string:webhook_id>")

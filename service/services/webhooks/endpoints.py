@@ -18,8 +18,11 @@ from service.domain.errors import FieldError
 from service.services import service_secrets
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.errors import Conflict, InvalidInput, NotFound
+from service.services.idempotency import StoredResponse, run_once
+from service.services.jsondoc import dump
 from service.services.webhooks import events
 
+PATH = "/v1/webhooks"
 MAX_PER_CLIENT = 20
 ROTATION_OVERLAP = timedelta(hours=24)  # the old secret keeps signing this long
 ALLOW_PRIVATE_ENV = "WEBHOOK_ALLOW_PRIVATE"
@@ -63,37 +66,54 @@ def document(row: WebhookRecord, now: Any = None) -> dict[str, Any]:
 
 
 def create(db: Database, client_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """`POST /v1/webhooks`: the endpoint takes the events stored from now on."""
+    """`POST /v1/webhooks` without a key: the new endpoint, its secret included."""
     _check(body["url"], body["events"])
+    with db.unit_of_work(write=True) as uow:
+        created = _insert(uow, client_id, body)
+        uow.commit()
+    return created
+
+
+def create_once(db: Database, client_id: str, body: dict[str, Any], idempotency_key: str | None) -> StoredResponse:
+    """`POST /v1/webhooks`: the endpoint takes the events stored from now on. With an
+    Idempotency-Key, a retry of the same body answers the first answer (the same endpoint
+    and secret) instead of adding a second endpoint that would get every event again."""
+    _check(body["url"], body["events"])
+
+    def action(uow: UnitOfWork) -> StoredResponse:
+        created = _insert(uow, client_id, body)
+        return StoredResponse(201, dump(created), location=f"{PATH}/{created['id']}")
+
+    return run_once(db, client_id, "POST", PATH, idempotency_key, body, action)
+
+
+def _insert(uow: UnitOfWork, client_id: str, body: dict[str, Any]) -> dict[str, Any]:
     now = utcnow_ms()
     secret = hooks.new_secret(secrets.token_bytes(hooks.SECRET_BYTES))
-    with db.unit_of_work(write=True) as uow:
-        uow.clients.lock(client_id)  # the count and the insert, one create of the client at a time
-        if uow.webhooks.count(client_id) >= MAX_PER_CLIENT:
-            raise Conflict(
-                f"a client has at most {MAX_PER_CLIENT} webhooks",
-                errors=[FieldError("url", f"delete one first (at most {MAX_PER_CLIENT})")],
-            )
-        row = WebhookRecord(
-            id=new_id("whk", now),
-            client_id=client_id,
-            url=body["url"],
-            events=tuple(body["events"]),
-            description=body.get("description"),
-            enabled=True,
-            disabled_reason=None,
-            secret=secret,
-            previous_secret=None,
-            previous_secret_until=None,
-            cursor=uow.chain.head(client_id).sequence,
-            failing_since=None,
-            created_at=now,
-            updated_at=now,
+    uow.clients.lock(client_id)  # the count and the insert, one create of the client at a time
+    if uow.webhooks.count(client_id) >= MAX_PER_CLIENT:
+        raise Conflict(
+            f"a client has at most {MAX_PER_CLIENT} webhooks",
+            errors=[FieldError("url", f"delete one first (at most {MAX_PER_CLIENT})")],
         )
-        uow.webhooks.add(row)
-        doc = document(row, now)
-        uow.commit()
-    return {**doc, "secret": secret}
+    row = WebhookRecord(
+        id=new_id("whk", now),
+        client_id=client_id,
+        url=body["url"],
+        events=tuple(body["events"]),
+        description=body.get("description"),
+        enabled=True,
+        disabled_reason=None,
+        secret=secret,
+        previous_secret=None,
+        previous_secret_until=None,
+        cursor=uow.chain.head(client_id).sequence,
+        failing_since=None,
+        created_at=now,
+        updated_at=now,
+    )
+    uow.webhooks.add(row)
+    return {**document(row, now), "secret": secret}
 
 
 def list_(db: Database, client_id: str) -> dict[str, Any]:

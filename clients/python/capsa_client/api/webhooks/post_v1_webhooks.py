@@ -7,14 +7,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.webhook_created import WebhookCreated
 from ...models.webhook_request import WebhookRequest
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: WebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -105,10 +108,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: WebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookCreated]:
-    """Add an endpoint; it takes the events stored from now on. The secret is shown once.
+    """Add an endpoint; it takes the events stored from now on. The secret is shown once
+    (and to a retry with the same Idempotency-Key and body, which adds no second endpoint).
 
     Args:
+        idempotency_key (str | Unset):
         body (WebhookRequest):
 
     Raises:
@@ -121,6 +127,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -134,10 +141,13 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: WebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookCreated | None:
-    """Add an endpoint; it takes the events stored from now on. The secret is shown once.
+    """Add an endpoint; it takes the events stored from now on. The secret is shown once
+    (and to a retry with the same Idempotency-Key and body, which adds no second endpoint).
 
     Args:
+        idempotency_key (str | Unset):
         body (WebhookRequest):
 
     Raises:
@@ -151,6 +161,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -158,10 +169,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: WebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookCreated]:
-    """Add an endpoint; it takes the events stored from now on. The secret is shown once.
+    """Add an endpoint; it takes the events stored from now on. The secret is shown once
+    (and to a retry with the same Idempotency-Key and body, which adds no second endpoint).
 
     Args:
+        idempotency_key (str | Unset):
         body (WebhookRequest):
 
     Raises:
@@ -174,6 +188,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -185,10 +200,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: WebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookCreated | None:
-    """Add an endpoint; it takes the events stored from now on. The secret is shown once.
+    """Add an endpoint; it takes the events stored from now on. The secret is shown once
+    (and to a retry with the same Idempotency-Key and body, which adds no second endpoint).
 
     Args:
+        idempotency_key (str | Unset):
         body (WebhookRequest):
 
     Raises:
@@ -203,5 +221,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed
