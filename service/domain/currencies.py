@@ -3,9 +3,10 @@
 How much a stake of "1000" is, and how every amount of a round is written, follow from its
 currency's minor digits, so they are part of what every stored round means: re-scoring a
 round, or formatting its ledger lines, years later must find the digits it was stored with.
-They were taken once from CLDR as Babel 2.19.0 ships it and do not follow later CLDR data,
-which has changed currencies' digits before. Adding a currency is a change of this table;
-changing a currency's digits would change the rounds stored in it, and is not done.
+They were taken once from CLDR as Babel 2.19.0 ships it and do not follow later CLDR data:
+digits are data a CLDR release may change (CLDR's already differ from ISO 4217's for some
+currencies: IQD 0 against 3). Adding a currency is a change of this table; changing a
+currency's digits would change the rounds stored in it, and is not done.
 """
 
 from __future__ import annotations
