@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
@@ -176,9 +177,16 @@ def _with_value(message: str, value: Any) -> str:
         shown = _cut(dump(value).decode(), SHOWN_VALUE)
     except (TypeError, ValueError):
         return message
-    # Already named: null by "may not be null", a string by its quoted form. A number or a
-    # boolean is always added ("Must be greater than or equal to 1" holds a 1 of its own).
-    if (value is None and "null" in message) or (isinstance(value, str) and (shown in message or repr(value) in message)):
+    # Already named: null by "may not be null", a string by its quoted form, a number or a
+    # boolean as "value 1000" or "got 1000" (not by its digits alone: "Must be greater than or
+    # equal to 1 and less than or equal to 20" holds a 0 and a 1 of its own).
+    if value is None:
+        named = "null" in message
+    elif isinstance(value, str):
+        named = shown in message or repr(value) in message
+    else:
+        named = re.search(rf"\b(?:value|got) {re.escape(shown)}(?![\w.])", message) is not None
+    if named:
         return message
     return f"{message.rstrip('.')}: got {shown}"
 
