@@ -47,7 +47,7 @@ import orjson
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
 from service.domain.money import minor_units
-from service.domain.rescoring import RESCORERS, as_stored_version
+from service.domain.rescoring import RESCORERS, as_stored_version, record_version_difference
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
 
 
@@ -466,11 +466,10 @@ class ExportCheck:
         if not isinstance(result, dict) or not isinstance(request, dict):
             raise BadRecord(seq, "the round record has no request or result")
         currency = str(request.get("currency"))
-        if rec.get("engine_version") != result.get("engine_version"):  # both stamped at once
+        version = record_version_difference(rec)
+        if version is not None:
             raise BadRecord(
-                seq,
-                f"the record's engine_version {rec.get('engine_version')!r} is not its result's "
-                f"{result.get('engine_version')!r}",
+                seq, f"the record's engine_version {version['stored']!r} is not its result's {version['recomputed']!r}"
             )
         if self.rescore:
             rescore = RESCORERS.get(str(result.get("game")))

@@ -96,9 +96,6 @@ def parse_currency_and_stake(body: Mapping[str, object], errors: list[FieldError
     return currency, stake
 
 
-_digits = minor_digits
-
-
 def minor_units(text: str) -> int:
     """The minor units of a money string a document carries (exactly the currency's minor
     digits, as `format_money` writes them): "-12.50" is -1250.
@@ -117,7 +114,7 @@ def format_money(minor: int, currency: str) -> str:
     >>> format_money(1250, "USD"), format_money(-5, "USD"), format_money(-11000, "IDR")
     ('12.50', '-0.05', '-11000')
     """
-    digits = _digits(currency)
+    digits = minor_digits(currency)
     if digits == 0:
         return str(minor)
     sign = "-" if minor < 0 else ""

@@ -38,3 +38,16 @@ def as_stored_version(recomputed: Mapping[str, Any], stored: Mapping[str, Any]) 
     if isinstance(version, str) and version in RESCORES and recomputed.get("engine_version") != version:
         return {**recomputed, "engine_version": version}
     return recomputed
+
+
+def record_version_difference(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A round record's own `engine_version` where it is not its result's (both are stamped
+    at once), as a verify difference; None when they agree."""
+    result = record.get("result")
+    if isinstance(result, Mapping) and record.get("engine_version") != result.get("engine_version"):
+        return {
+            "field": "record.engine_version",
+            "stored": record.get("engine_version"),
+            "recomputed": result.get("engine_version"),
+        }
+    return None

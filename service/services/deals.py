@@ -201,8 +201,11 @@ def dealt(uow: UnitOfWork, client_id: str, deal_id: str, *, writer: bool = True,
     use = uses(uow, client_id, [row])[0]
     if use is DealUse.IN_PLAY:
         raise in_play_conflict(deal_id, row.used_by)
-    hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
-    return DealtHands(row.id, row.players, hands, discloses_hands(use, public=row.revealed_at is not None, writer=writer))
+    return _dealt_hands(row, discloses_hands(use, public=row.revealed_at is not None, writer=writer))
+
+
+def _dealt_hands(row: DealRecord, shown: bool = True) -> DealtHands:
+    return DealtHands(row.id, row.players, tuple(tuple(parse_cards(h, "hands")) for h in row.hands), shown)
 
 
 def used_conflict(deal_id: str) -> Conflict:
@@ -323,16 +326,16 @@ def round_differences(uow: UnitOfWork, client_id: str, round_id: str, request: M
         ]
     except CapsaError as exc:  # a row no deal was made with (its players changed): a difference
         shuffled = exc.message
-    if shuffled != [list(hand) for hand in row.hands]:
-        out.append({"field": "deal.hands", "stored": [list(hand) for hand in row.hands], "recomputed": shuffled})
+    stored_hands = [list(hand) for hand in row.hands]
+    if shuffled != stored_hands:
+        out.append({"field": "deal.hands", "stored": stored_hands, "recomputed": shuffled})
     # A round of a server-run game used its game's deal: Capsa Susun's names it `game_id`,
     # Big Two's `game`.
     user = request.get("game_id") or request.get("game") or round_id
     if row.used_by != user:
         out.append({"field": "deal.used_by", "stored": row.used_by, "recomputed": user})
     try:
-        hands = tuple(tuple(parse_cards(h, "hands")) for h in row.hands)
-        check_round_cards(DealtHands(row.id, row.players, hands), request)
+        check_round_cards(_dealt_hands(row), request)
     except CapsaError as exc:
         out.append({"field": "deal", "stored": deal_id, "recomputed": f"the round's cards are not the deal's hands: {exc.message}"})
     return out

@@ -21,7 +21,7 @@ from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS, Grouping
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.errors import CapsaError
-from service.domain.rescoring import RESCORERS, as_stored_version
+from service.domain.rescoring import RESCORERS, as_stored_version, record_version_difference
 from service.domain.signing import b64
 from service.services import deals
 from service.services.audit import receipts
@@ -251,15 +251,9 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
             differences.append({"field": "request", "stored": parsed["request"], "recomputed": exc.message})
         else:
             differences += chain.differences(parsed["result"], as_stored_version(recomputed, parsed["result"]))
-        # The record's own engine_version is the one its result names (both stamped at once).
-        if isinstance(result, dict) and parsed.get("engine_version") != result.get("engine_version"):
-            differences.append(
-                {
-                    "field": "record.engine_version",
-                    "stored": parsed.get("engine_version"),
-                    "recomputed": result.get("engine_version"),
-                }
-            )
+        version = record_version_difference(parsed)
+        if version is not None:
+            differences.append(version)
     recomputed_hash = chain.chain_hash(record.previous_hash, record.canonical)
     if recomputed_hash != record.hash:
         differences.append({"field": "audit.hash", "stored": record.hash, "recomputed": recomputed_hash})
