@@ -306,7 +306,11 @@ def _same_event(receiver: Receiver) -> None:
 
 def test_two_dispatchers_deliver_each_event_exactly_once_without_faults(pg_url, tmp_path):
     db = Database(pg_url)
-    receiver = Receiver().start()
+    # Each answer takes 50 ms, so the slots bind: one dispatcher alone delivers at most
+    # WEBHOOK_CONCURRENCY / 0.05 s = 160 events a second, and the 300 take it about 2 s, 40 of
+    # the other's polls. An instant receiver let whichever dispatcher claimed first deliver
+    # all 300 in about 0.15 s, before a loaded machine had run the other's next poll.
+    receiver = Receiver(delay_s=0.05).start()
     procs = Dispatchers(pg_url, tmp_path, SETTINGS)
     try:
         # The endpoints are enabled once both dispatchers serve their metrics (are running):
