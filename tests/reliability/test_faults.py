@@ -207,13 +207,19 @@ def test_worker_kills_and_a_database_restart_lose_nothing_and_duplicate_nothing(
         done = {ref: rid for c in clients for ref, rid in c.done.items()}
         rows = sql(url, "SELECT reference, id FROM rounds WHERE client_id = :c", c=client_id)
         assert len(rows) == len(done) and dict(rows) == done
-        parts = sql(url, """SELECT r.id,
-                              (SELECT count(*) FROM ledger_lines l JOIN chain_records c ON c.client_id = l.client_id
-                                 AND c.sequence = l.sequence WHERE c.round_id = r.id AND l.kind = 'settlement'),
-                              (SELECT count(*) FROM chain_records c WHERE c.round_id = r.id AND c.kind = 'round'),
-                              (SELECT coalesce(sum(l.amount), 0) FROM ledger_lines l JOIN chain_records c
-                                 ON c.client_id = l.client_id AND c.sequence = l.sequence WHERE c.round_id = r.id)
-                            FROM rounds r WHERE r.client_id = :c""", c=client_id)
+        # Grouped once, not a look-up per round: chain_records has no index by round (a round
+        # finds its record by its sequence), so per-round subqueries scanned the table for
+        # each of the ~30,000 rounds (7.7 s for 200 of 30,000 here; this, 0.2 s for all).
+        parts = sql(url, """SELECT r.id, coalesce(s.players, 0), coalesce(k.records, 0), coalesce(s.total, 0)
+                              FROM rounds r
+                              LEFT JOIN (SELECT round_id, count(*) AS records FROM chain_records
+                                          WHERE kind = 'round' GROUP BY round_id) k ON k.round_id = r.id
+                              LEFT JOIN (SELECT c.round_id, count(*) FILTER (WHERE l.kind = 'settlement') AS players,
+                                                sum(l.amount) AS total
+                                           FROM ledger_lines l JOIN chain_records c
+                                             ON c.client_id = l.client_id AND c.sequence = l.sequence
+                                          GROUP BY c.round_id) s ON s.round_id = r.id
+                             WHERE r.client_id = :c""", c=client_id)
         assert all(players == 4 and records == 1 and total == 0 for _, players, records, total in parts), parts[:5]
         lines = dict((r[0], (r[1], r[2])) for r in sql(
             url, "SELECT c.round_id, count(*), sum(l.amount) FROM ledger_lines l"
