@@ -282,6 +282,21 @@ class MatchRepository:
         values = {"games": [dict(e) for e in games], "status": status.value, "current_game": None, "updated_at": at}
         return self._update(client_id, match_id, version, values)
 
+    def restate(
+        self,
+        client_id: str,
+        match_id: str,
+        version: int,
+        games: Sequence[Mapping[str, Any]],
+        status: GameStatus,
+        at: datetime,
+    ) -> bool:
+        """Store the standings and status taken again after a game's round was voided (the
+        game in play, if any, stays so), bumping the version, only if it is still `version`;
+        False otherwise."""
+        values = {"games": [dict(e) for e in games], "status": status.value, "updated_at": at}
+        return self._update(client_id, match_id, version, values)
+
     def _update(self, client_id: str, match_id: str, version: int, values: dict[str, Any]) -> bool:
         result = self.session.execute(
             update(Match)

@@ -58,7 +58,7 @@ def test_a_match_ties_games_together_with_standings_after_each_and_ends_at_the_t
     assert [(p["id"], p["points"], p["result"], p["fee"]) for p in rnd["players"]] == [
         ("a", 39, "39000", "0"), ("b", -39, "-39000", "0")]
     after1 = match(http, tenant, m["id"])
-    assert after1["games"] == [{"n": 1, "game": game1["id"], "round": game1["round"], "winner": "a",
+    assert after1["games"] == [{"n": 1, "game": game1["id"], "round": game1["round"], "winner": "a", "void": False,
                                 "points": {"a": 0, "b": 39}, "totals": {"a": 0, "b": 39}}]
     assert (after1["status"], after1["next_leader"], after1["current_game"]) == ("playing", "a", None)
     # Game 2: a won game 1 and leads, though b holds the 3d.
@@ -188,3 +188,52 @@ def test_the_rules_listing_names_every_big_two_preset_with_every_parameter_and_i
         assert set(items[name]["sources"]) == set(items[name]["params"]) and items[name]["source"], name
     assert "yawnoc/big-two-scorer" in items["big-two-yawnoc"]["source"]
     assert "AdoryVo/big-two" in items["pusoy-dos"]["sources"]["bombs"]
+
+
+def void(http: Any, tenant: Any, round_id: str, **headers: str) -> Any:
+    return http.post(f"/v1/rounds/{round_id}/void", json={"reason": "misdeal"}, headers={**tenant.headers, **headers})
+
+
+def test_a_voided_game_no_longer_counts_and_the_match_it_finished_plays_on(http, tenant):
+    m = new_match(http, tenant, target_points=39, rules="big-two-hk")
+    game = play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    done = match(http, tenant, m["id"])
+    assert (done["status"], done["winners"], done["players"]) == (
+        "finished", ["a"], [{"id": "a", "points": 0}, {"id": "b", "points": 39}])
+    assert void(http, tenant, game["round"], **{"Idempotency-Key": "v-1"}).status_code == 200
+    after = match(http, tenant, m["id"])
+    # The game stays listed, marked void; its points count in no total, and the target is
+    # no longer reached: the match plays on, and nobody has won it.
+    assert after["games"] == [{"n": 1, "game": game["id"], "round": game["round"], "winner": "a", "void": True,
+                               "points": {"a": 0, "b": 39}, "totals": {"a": 0, "b": 0}}]
+    assert (after["status"], after["winners"], after["next_leader"], after["current_game"]) == (
+        "playing", [], None, None)
+    assert after["players"] == [{"id": "a", "points": 0}, {"id": "b", "points": 0}]
+    assert after["version"] == done["version"] + 1
+    # A retried void is answered again and changes the match no further.
+    assert void(http, tenant, game["round"], **{"Idempotency-Key": "v-1"}).status_code == 200
+    assert match(http, tenant, m["id"]) == after
+    replay = next_game(http, tenant, m["id"], TWO, **{"If-Match": f'"{after["version"]}"'})
+    assert replay.status_code == 201, replay.get_data(as_text=True)
+    play(http, tenant, replay.get_json()["id"], TWO_SCRIPT)
+    again = match(http, tenant, m["id"])
+    assert [(g["n"], g["void"], g["totals"]) for g in again["games"]] == [
+        (1, True, {"a": 0, "b": 0}), (2, False, {"a": 0, "b": 39})]
+    assert (again["status"], again["winners"]) == ("finished", ["a"])
+
+
+def test_after_a_void_the_winner_of_the_last_game_that_counts_leads_the_next(http, tenant):
+    m = new_match(http, tenant)
+    game1 = play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    game2 = play(http, tenant, next_game(http, tenant, m["id"], SWAPPED).get_json()["id"], SECOND_SCRIPT)
+    assert match(http, tenant, m["id"])["next_leader"] == "b"
+    assert void(http, tenant, game2["round"]).status_code == 200
+    after = match(http, tenant, m["id"])
+    assert [(g["void"], g["totals"]) for g in after["games"]] == [
+        (False, {"a": 0, "b": 39}), (True, {"a": 0, "b": 39})]
+    assert (after["players"], after["next_leader"]) == ([{"id": "a", "points": 0}, {"id": "b", "points": 39}], "a")
+    # With no game left that counts, the lowest card leads again: b holds the 3d here.
+    assert void(http, tenant, game1["round"]).status_code == 200
+    assert match(http, tenant, m["id"])["next_leader"] is None
+    third = next_game(http, tenant, m["id"], SWAPPED).get_json()
+    assert third["turn"] == "b"

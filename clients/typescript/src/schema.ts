@@ -4269,7 +4269,7 @@ export interface components {
             /** @example a */
             id: string;
             /**
-             * @description Total over the finished games.
+             * @description Total over the finished games that count (not voided).
              * @example 12
              */
             points: number;
@@ -4287,7 +4287,12 @@ export interface components {
             /** @example a */
             winner: string;
             /**
-             * @description Each player's points from this game: cards left x multiplier.
+             * @description The game's round was voided: its points count in no total, and a match it had finished plays on when no total reaches the target without it.
+             * @example false
+             */
+            void: boolean;
+            /**
+             * @description Each player's points from this game: its real loss (cards left x multiplier, after a bomb or a taker of all losses as the rules say; 0 for the winner).
              * @example {
              *       "a": 0,
              *       "b": 8
@@ -4297,7 +4302,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description The standings after this game.
+             * @description The standings after this game, over the games that count.
              * @example {
              *       "a": 0,
              *       "b": 8
@@ -4316,7 +4321,7 @@ export interface components {
              */
             status: "playing" | "finished";
             /**
-             * @description Bumped by every game started or finished.
+             * @description Bumped by every game started or finished, and by a void of one of its games.
              * @example 1
              */
             version: number;
@@ -4333,7 +4338,7 @@ export interface components {
             /** @example 101 */
             target_points: number;
             players: components["schemas"]["MatchPlayer"][];
-            /** @description Finished games. */
+            /** @description Finished games, voided ones too. */
             games: components["schemas"]["MatchGame"][];
             /**
              * @description The game being played, if any.

@@ -50,7 +50,7 @@ class MatchGameRequestSchema(Strict):
 
 class MatchPlayerSchema(Out):
     id = Id("a", required=True)
-    points = fields.Integer(required=True, metadata=openapi_meta(12, "Total over the finished games."))
+    points = fields.Integer(required=True, metadata=openapi_meta(12, "Total over the finished games that count (not voided)."))
 
 
 class MatchGameSchema(Out):
@@ -58,27 +58,41 @@ class MatchGameSchema(Out):
     game = fields.String(required=True, metadata=openapi_meta("gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
     round = fields.String(required=True, metadata=openapi_meta("rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
     winner = Id("a", required=True)
+    void = fields.Boolean(
+        required=True,
+        metadata=openapi_meta(
+            False,
+            "The game's round was voided: its points count in no total, and a match it had finished plays on "
+            "when no total reaches the target without it.",
+        ),
+    )
     points = fields.Dict(
         keys=fields.String(), values=fields.Integer(), required=True,
-        metadata=openapi_meta({"a": 0, "b": 8}, "Each player's points from this game: cards left x multiplier."),
+        metadata=openapi_meta(
+            {"a": 0, "b": 8},
+            "Each player's points from this game: its real loss (cards left x multiplier, after a bomb or a "
+            "taker of all losses as the rules say; 0 for the winner).",
+        ),
     )
     totals = fields.Dict(
         keys=fields.String(), values=fields.Integer(), required=True,
-        metadata=openapi_meta({"a": 0, "b": 8}, "The standings after this game."),
+        metadata=openapi_meta({"a": 0, "b": 8}, "The standings after this game, over the games that count."),
     )
 
 
 class MatchSchema(Out):
     id = fields.String(required=True, metadata=openapi_meta("mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
     status = fields.String(required=True, validate=validate.OneOf(GAME_STATUSES), metadata=openapi_meta(GameStatus.PLAYING.value))
-    version = fields.Integer(required=True, metadata=openapi_meta(1, "Bumped by every game started or finished."))
+    version = fields.Integer(required=True, metadata=openapi_meta(1, "Bumped by every game started or finished, and by a void of one of its games."))
     rules = fields.Nested(RulesEchoSchema, required=True)
     currency = fields.String(required=True, metadata=openapi_meta("IDR"))
     stake = Money("1000", required=True)
     table = Id("table-7", required=True, allow_none=True)
     target_points = fields.Integer(required=True, metadata=openapi_meta(101))
     players = fields.List(fields.Nested(MatchPlayerSchema), required=True)
-    games = fields.List(fields.Nested(MatchGameSchema), required=True, metadata={"description": "Finished games."})
+    games = fields.List(
+        fields.Nested(MatchGameSchema), required=True, metadata={"description": "Finished games, voided ones too."}
+    )
     current_game = fields.String(
         required=True, allow_none=True, metadata=openapi_meta(None, "The game being played, if any.")
     )

@@ -4,6 +4,10 @@ Each finished game adds every player's real loss (cards left x multiplier, the s
 `real_loss`, after `game_losses` charges a taker of all losses; 0 for the winner) to its total. Once a total reaches `target_points` the match
 ends and the players with the lowest total win it. Every game is still settled and stored
 on its own; the match only keeps the standings.
+
+A game whose round is voided stays in the standings, marked `void`, and counts no more: its
+points are in no total, so a match it had finished plays on when no total reaches the target
+without it, and under `previous_winner` the winner of the last game that counts leads.
 """
 
 from __future__ import annotations
@@ -25,9 +29,19 @@ def game_points(state: GameState) -> dict[str, int]:
     return {pid: losses[seat][1] for seat, pid in enumerate(state.player_ids)}
 
 
+def counts(entry: Mapping[str, Any]) -> bool:
+    """Whether a game's entry counts: its round was not voided (entries stored before voids
+    were marked have no `void`)."""
+    return not entry.get("void", False)
+
+
 def totals(players: Sequence[str], entries: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """The players' totals over the finished games' entries."""
-    return {pid: sum(int(e["points"][pid]) for e in entries) for pid in players}
+    """The players' totals over the finished games' entries that count."""
+    return {pid: sum(int(e["points"][pid]) for e in entries if counts(e)) for pid in players}
+
+
+def _status(players: Sequence[str], entries: Sequence[Mapping[str, Any]], target: int) -> GameStatus:
+    return GameStatus.FINISHED if max(totals(players, entries).values()) >= target else GameStatus.PLAYING
 
 
 def add_game(
@@ -46,12 +60,30 @@ def add_game(
         "game": game,
         "round": round_id,
         "winner": winner,
+        "void": False,
         "points": {pid: int(points[pid]) for pid in players},
     }
     after = [*(dict(e) for e in entries), entry]
     entry["totals"] = totals(players, after)
-    status = GameStatus.FINISHED if max(entry["totals"].values()) >= target else GameStatus.PLAYING
-    return after, status
+    return after, _status(players, after, target)
+
+
+def void_game(
+    players: Sequence[str], entries: Sequence[Mapping[str, Any]], target: int, round_id: str
+) -> tuple[list[dict[str, Any]], GameStatus] | None:
+    """The entries with the game of `round_id` marked void and the standings after each game
+    taken again without it, and the match's status after that; None when no entry that
+    counts holds that round. A void only takes points away, so a finished match may play on;
+    one in play stays in play."""
+    if not any(e["round"] == round_id and counts(e) for e in entries):
+        return None
+    after: list[dict[str, Any]] = []
+    for e in entries:
+        entry = dict(e)
+        entry["void"] = not counts(e) or e["round"] == round_id
+        after.append(entry)
+        entry["totals"] = totals(players, after)
+    return after, _status(players, after, target)
 
 
 def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status: GameStatus) -> list[str]:
@@ -64,8 +96,9 @@ def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status
 
 
 def next_leader(entries: Sequence[Mapping[str, Any]], lead_rule: str) -> str | None:
-    """Who leads the next game: the previous game's winner under `previous_winner`, else None
-    (the holder of the lowest card)."""
-    if lead_rule != FirstLead.PREVIOUS_WINNER or not entries:
+    """Who leads the next game: under `previous_winner` the winner of the last game that
+    counts, else (or before any game counts) None: the holder of the lowest card."""
+    counted = [e for e in entries if counts(e)]
+    if lead_rule != FirstLead.PREVIOUS_WINNER or not counted:
         return None
-    return str(entries[-1]["winner"])
+    return str(counted[-1]["winner"])

@@ -11,11 +11,13 @@
 
 A match hears that one of its games has finished through `store.on_finished`, subscribed
 here, so the game modules never import the matches (whichever path ends the game: a move,
-a catch-up, the sweeper).
+a catch-up, the sweeper); and that a game's round was voided through `voids.on_voided`.
 """
 
 from __future__ import annotations
 
 from service.services.banting import matches, store
+from service.services.rounds import voids
 
 store.on_finished(matches.game_finished)
+voids.on_voided(matches.game_voided)

@@ -5,7 +5,8 @@ the next game (the match's players, their hands given or from a deal) once the p
 has finished; the move that finishes a game adds its standings to the match in the move's own
 transaction (`game_finished`, a listener of finished games: store.on_finished), and the match
 ends once a player's total reaches `target_points`. Every game is still settled and stored as
-its own round.
+its own round; voiding that round takes the game out of the standings in the void's
+transaction (`game_voided`, a listener of voids: voids.on_voided).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from service.services.errors import Conflict, NotFound
 from service.services.idempotency import StoredResponse, run_once
 from service.services.jsondoc import dump
 from service.services.preconditions import refuse_stale
+from service.services.rounds.voids import VoidedRound
 
 MATCHES_PATH = "/v1/banting/matches"
 
@@ -150,6 +152,24 @@ def game_finished(uow: UnitOfWork, finished: FinishedGame) -> None:
         raise Conflict("the match changed while this move was applied; fetch it and retry")
 
 
+def game_voided(uow: UnitOfWork, voided: VoidedRound) -> None:
+    """Take a voided round's game out of its match's standings (if it is a match's game), in
+    the void's transaction: the entry stays, marked void; the totals after each game, the
+    status and the next leader are taken again without it."""
+    if voided.round.game != BANTING:
+        return
+    match_id = voided.request().get("match")
+    if match_id is None:
+        return
+    match = _found(uow, voided.client_id, str(match_id), lock=True)
+    changed = domain.void_game(match.players, match.games, match.target_points, voided.round.id)
+    if changed is None:
+        return
+    entries, status = changed
+    if not uow.matches.restate(match.client_id, match.id, match.version, entries, status, utcnow_ms()):
+        raise Conflict("the match changed while this round was voided; retry")
+
+
 def _game_terms(match: MatchRecord) -> dict[str, Any]:
     return {
         "rules": match.rules_json,
@@ -183,7 +203,7 @@ def _document(match: MatchRecord) -> dict[str, Any]:
         "table": match.table_ref,
         "target_points": match.target_points,
         "players": [{"id": pid, "points": total[pid]} for pid in players],
-        "games": [dict(e) for e in entries],
+        "games": [{**e, "void": not domain.counts(e)} for e in entries],
         "current_game": match.current_game,
         "next_leader": None if status != GameStatus.PLAYING else domain.next_leader(entries, _params(match).lead_rule),
         "winners": domain.winners(players, entries, status),

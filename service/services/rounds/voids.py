@@ -1,11 +1,21 @@
-"""Voiding a stored round: a new chained record with reversing ledger lines, once."""
+"""Voiding a stored round: a new chained record with reversing ledger lines, once.
+
+Whatever keeps standings from rounds hears of a void in the void's own transaction
+(`on_voided`: a Big Two match, subscribed by `service.services.banting`), so the round
+modules never import what listens.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
-from service.adapters.uow import Database
+from service.adapters.rounds import StoredRound
+from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
 from service.domain.version import ENGINE_VERSION
 from service.services import idempotency
@@ -18,6 +28,29 @@ from service.services.rounds.documents import audit_of_record, void_info
 from service.services.rounds.records import void_record
 
 MAX_REASON = 500  # characters of a void's reason
+
+
+@dataclass(frozen=True)
+class VoidedRound:
+    """A round being voided, in the void's transaction: its client and the round as stored."""
+
+    client_id: str
+    round: StoredRound
+
+    def request(self) -> Mapping[str, Any]:
+        """The round's request, as its record holds it."""
+        request: Mapping[str, Any] = orjson.loads(self.round.record.canonical)["request"]
+        return request
+
+
+VoidListener = Callable[[UnitOfWork, VoidedRound], None]
+_listeners: list[VoidListener] = []
+
+
+def on_voided(listener: VoidListener) -> None:
+    """Call `listener(uow, voided)` in the transaction of every void, after its record."""
+    if listener not in _listeners:
+        _listeners.append(listener)
 
 
 def void_path(round_id: str) -> str:
@@ -52,6 +85,8 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
     try:
         with db.unit_of_work(write=True) as uow:
             appended = uow.chain.append(built.new, claim=claim)
+            for listener in _listeners:
+                listener(uow, VoidedRound(client_id, stored))
             uow.commit()
     except KeyTaken:
         assert claim is not None and idempotency_key is not None
@@ -92,4 +127,4 @@ def _already_void(round_id: str) -> Conflict:
     )
 
 
-__all__ = ["MAX_REASON", "void", "void_path"]
+__all__ = ["MAX_REASON", "VoidedRound", "on_voided", "void", "void_path"]

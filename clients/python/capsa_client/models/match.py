@@ -22,7 +22,7 @@ class Match:
     Attributes:
         id (str):  Example: mt_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         status (MatchStatus):  Example: playing.
-        version (int): Bumped by every game started or finished. Example: 1.
+        version (int): Bumped by every game started or finished, and by a void of one of its games. Example: 1.
         rules (RulesEcho):
         currency (str):  Example: IDR.
         stake (str): Decimal string in plain notation with the currency's minor-unit digits (never a JSON number).
@@ -30,7 +30,7 @@ class Match:
         table (None | str):  Example: table-7.
         target_points (int):  Example: 101.
         players (list[MatchPlayer]):
-        games (list[MatchGame]): Finished games.
+        games (list[MatchGame]): Finished games, voided ones too.
         current_game (None | str): The game being played, if any.
         next_leader (None | str): Who leads the next game (first_lead previous_winner); null: the lowest card. Example:
             a.

@@ -21,15 +21,18 @@ class MatchGame:
         game (str):  Example: gm_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         round_ (str):  Example: rnd_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         winner (str):  Example: a.
-        points (MatchGamePoints): Each player's points from this game: cards left x multiplier. Example: {'a': 0, 'b':
-            8}.
-        totals (MatchGameTotals): The standings after this game. Example: {'a': 0, 'b': 8}.
+        void (bool): The game's round was voided: its points count in no total, and a match it had finished plays on
+            when no total reaches the target without it. Example: False.
+        points (MatchGamePoints): Each player's points from this game: its real loss (cards left x multiplier, after a
+            bomb or a taker of all losses as the rules say; 0 for the winner). Example: {'a': 0, 'b': 8}.
+        totals (MatchGameTotals): The standings after this game, over the games that count. Example: {'a': 0, 'b': 8}.
     """
 
     n: int
     game: str
     round_: str
     winner: str
+    void: bool
     points: MatchGamePoints
     totals: MatchGameTotals
 
@@ -41,6 +44,8 @@ class MatchGame:
         round_ = self.round_
 
         winner = self.winner
+
+        void = self.void
 
         points = self.points.to_dict()
 
@@ -54,6 +59,7 @@ class MatchGame:
                 "game": game,
                 "round": round_,
                 "winner": winner,
+                "void": void,
                 "points": points,
                 "totals": totals,
             }
@@ -75,6 +81,8 @@ class MatchGame:
 
         winner = d.pop("winner")
 
+        void = d.pop("void")
+
         points = MatchGamePoints.from_dict(d.pop("points"))
 
         totals = MatchGameTotals.from_dict(d.pop("totals"))
@@ -84,6 +92,7 @@ class MatchGame:
             game=game,
             round_=round_,
             winner=winner,
+            void=void,
             points=points,
             totals=totals,
         )

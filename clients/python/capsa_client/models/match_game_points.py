@@ -11,10 +11,11 @@ T = TypeVar("T", bound="MatchGamePoints")
 
 @_attrs_define
 class MatchGamePoints:
-    """Each player's points from this game: cards left x multiplier.
+    """Each player's points from this game: its real loss (cards left x multiplier, after a bomb or a taker of all losses
+    as the rules say; 0 for the winner).
 
-    Example:
-        {'a': 0, 'b': 8}
+        Example:
+            {'a': 0, 'b': 8}
 
     """
 

@@ -11,7 +11,7 @@ T = TypeVar("T", bound="MatchGameTotals")
 
 @_attrs_define
 class MatchGameTotals:
-    """The standings after this game.
+    """The standings after this game, over the games that count.
 
     Example:
         {'a': 0, 'b': 8}

@@ -13,7 +13,7 @@ class MatchPlayer:
     """
     Attributes:
         id (str):  Example: a.
-        points (int): Total over the finished games. Example: 12.
+        points (int): Total over the finished games that count (not voided). Example: 12.
     """
 
     id: str
