@@ -14,11 +14,12 @@ from service.services.errors import InvalidInput, PreconditionFailed
 _VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
 
 
-def parse_if_match(header: str | None) -> frozenset[int] | None:
+def parse_if_match(header: str | None, what: str = "game") -> frozenset[int] | None:
     """The versions an `If-Match` header names (`"7"`, `7` or a list); None without it or `*`.
+    A header that names none is 422, saying it must be a version of `what` (game or match).
 
     RFC 9110 13.1.1 compares If-Match strongly: a weak tag (`W/"7"`) matches no version, so a
-    header of weak tags alone is an empty set, which every game version fails (412)."""
+    header of weak tags alone is an empty set, which every version fails (412)."""
     if header is None or header.strip() == "*":
         return None
     versions: set[int] = set()
@@ -26,8 +27,8 @@ def parse_if_match(header: str | None) -> frozenset[int] | None:
         match = _VERSION.fullmatch(item.strip())
         if match is None:
             raise InvalidInput(
-                f'If-Match must be a game version, such as "7", got {quoted(header)}',
-                errors=[FieldError("header.If-Match", f'must be a game version, such as "7", got {quoted(item.strip())}')],
+                f'If-Match must be a {what} version, such as "7", got {quoted(header)}',
+                errors=[FieldError("header.If-Match", f'must be a {what} version, such as "7", got {quoted(item.strip())}')],
             )
         if match.group(1) is None:
             versions.add(int(match.group(3)))

@@ -237,3 +237,10 @@ def test_after_a_void_the_winner_of_the_last_game_that_counts_leads_the_next(htt
     assert match(http, tenant, m["id"])["next_leader"] is None
     third = next_game(http, tenant, m["id"], SWAPPED).get_json()
     assert third["turn"] == "b"
+
+
+def test_an_if_match_that_names_no_version_is_422_saying_a_match_version(http, tenant):
+    m = new_match(http, tenant)
+    bad = problem(next_game(http, tenant, m["id"], TWO, **{"If-Match": "garbage"}), 422, "validation")
+    assert bad["errors"] == [{"field": "header.If-Match", "message": 'must be a match version, such as "7", got "garbage"'}]
+    assert match(http, tenant, m["id"])["current_game"] is None

@@ -1275,8 +1275,10 @@ export interface paths {
         /**
          * Start a match: games of these players under one rule set until one reaches `target_points`.
          * @description Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-         *     with the moves endpoint and stored as its own round; its points (cards left x
-         *     multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+         *     with the moves endpoint and stored as its own round; its points (each player's real
+         *     loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+         *     0 for the winner) add to the players' totals, unless its round is voided. Lowest
+         *     total wins.
          */
         post: {
             parameters: {

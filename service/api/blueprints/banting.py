@@ -167,8 +167,10 @@ class Matches(MethodView):
         """Start a match: games of these players under one rule set until one reaches `target_points`.
 
         Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-        with the moves endpoint and stored as its own round; its points (cards left x
-        multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+        with the moves endpoint and stored as its own round; its points (each player's real
+        loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+        0 for the winner) add to the players' totals, unless its round is voided. Lowest
+        total wins.
         """
         key = parse_key(request.headers.get("Idempotency-Key"))
         return send_versioned(matches.create(db(), principal().client_id, body, key))
@@ -203,7 +205,7 @@ class MatchGames(MethodView):
         matches.require(db(), client_id, match_id)  # another client's match is 404, whatever the key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))
-        version = parse_if_match(request.headers.get("If-Match"))
+        version = parse_if_match(request.headers.get("If-Match"), "match")
         return send_versioned(matches.start_game(db(), client_id, match_id, body, version, key))
 @blp.route("/games/<string:game_id>/hint")
 class Hint(MethodView):

@@ -111,8 +111,10 @@ def sync_detailed(
     """Start a match: games of these players under one rule set until one reaches `target_points`.
 
      Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-    with the moves endpoint and stored as its own round; its points (cards left x
-    multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+    with the moves endpoint and stored as its own round; its points (each player's real
+    loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+    0 for the winner) add to the players' totals, unless its round is voided. Lowest
+    total wins.
 
     Args:
         idempotency_key (str | Unset):
@@ -147,8 +149,10 @@ def sync(
     """Start a match: games of these players under one rule set until one reaches `target_points`.
 
      Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-    with the moves endpoint and stored as its own round; its points (cards left x
-    multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+    with the moves endpoint and stored as its own round; its points (each player's real
+    loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+    0 for the winner) add to the players' totals, unless its round is voided. Lowest
+    total wins.
 
     Args:
         idempotency_key (str | Unset):
@@ -178,8 +182,10 @@ async def asyncio_detailed(
     """Start a match: games of these players under one rule set until one reaches `target_points`.
 
      Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-    with the moves endpoint and stored as its own round; its points (cards left x
-    multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+    with the moves endpoint and stored as its own round; its points (each player's real
+    loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+    0 for the winner) add to the players' totals, unless its round is voided. Lowest
+    total wins.
 
     Args:
         idempotency_key (str | Unset):
@@ -212,8 +218,10 @@ async def asyncio(
     """Start a match: games of these players under one rule set until one reaches `target_points`.
 
      Each game of the match is started with `POST /v1/banting/matches/{id}/games`, played
-    with the moves endpoint and stored as its own round; its points (cards left x
-    multiplier, 0 for the winner) add to the players' totals. Lowest total wins.
+    with the moves endpoint and stored as its own round; its points (each player's real
+    loss: cards left x multiplier, after a bomb or a taker of all losses as the rules say;
+    0 for the winner) add to the players' totals, unless its round is voided. Lowest
+    total wins.
 
     Args:
         idempotency_key (str | Unset):
