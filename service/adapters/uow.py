@@ -262,6 +262,13 @@ class UnitOfWork:
         """Whether this unit of work's session holds a transaction (it may have none yet)."""
         return self.transaction.in_transaction()
 
+    def begin(self) -> None:
+        """Open the transaction now, so a chain append runs at once inside it (taking the
+        client's chain head then) rather than alone at commit: for a write that locks other
+        rows after its record, in the order a Big Two game's last move takes them."""
+        with translated():
+            self.session.connection()
+
     @cached_property
     def clients(self) -> ClientRepository:
         return ClientRepository(self.session)

@@ -4,11 +4,15 @@ the rules listing with sources."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from httpkit import fields_of, problem
-from test_api_banting import TWO, TWO_SCRIPT, move_body, play, state
+from test_api_banting import TWO, TWO_SCRIPT, move_body, play, send, state
+
+from service.adapters.banting import MatchRepository
 
 # Game 2 deals TWO the other way round: b holds 3d, so only previous_winner lets a lead.
 SWAPPED = {"a": TWO["b"], "b": TWO["a"]}
@@ -244,3 +248,49 @@ def test_an_if_match_that_names_no_version_is_422_saying_a_match_version(http, t
     bad = problem(next_game(http, tenant, m["id"], TWO, **{"If-Match": "garbage"}), 422, "validation")
     assert bad["errors"] == [{"field": "header.If-Match", "message": 'must be a match version, such as "7", got "garbage"'}]
     assert match(http, tenant, m["id"])["current_game"] is None
+
+
+@pytest.mark.postgres
+def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_order(app, http, tenant, monkeypatch):
+    """The last move of a game locks the client's chain (its round) before its match; a void
+    of an earlier game of that match takes them in the same order. Taken the other way round
+    (the match while the void's record waited for its commit), the two deadlocked: held here
+    at the point between them, PostgreSQL cancelled one of them."""
+    if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers with BEGIN IMMEDIATE; the race is PostgreSQL's")
+    m = new_match(http, tenant)
+    game1 = play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    game2 = next_game(http, tenant, m["id"], SWAPPED).get_json()["id"]
+    play(http, tenant, game2, SECOND_SCRIPT[:-1])
+    held, release = threading.Event(), threading.Event()
+    restate = MatchRepository.restate
+
+    def holding(self: MatchRepository, *args: Any, **kwargs: Any) -> bool:
+        done = restate(self, *args, **kwargs)
+        held.set()
+        release.wait(10)
+        return done
+
+    monkeypatch.setattr(MatchRepository, "restate", holding)
+    answers: dict[str, Any] = {}
+
+    def void_first() -> None:
+        answers["void"] = void(app.test_client(), tenant, game1["round"])
+
+    def last_move() -> None:
+        answers["move"] = send(app.test_client(), tenant, game2, SECOND_SCRIPT[-1])
+
+    voiding = threading.Thread(target=void_first)
+    voiding.start()
+    assert held.wait(10)
+    moving = threading.Thread(target=last_move)
+    moving.start()
+    moving.join(1.5)  # it waits for the void's lock, or deadlocks against it
+    release.set()
+    voiding.join(10)
+    moving.join(10)
+    assert answers["void"].status_code == 200, answers["void"].get_data(as_text=True)
+    assert answers["move"].status_code == 200, answers["move"].get_data(as_text=True)
+    after = match(http, tenant, m["id"])
+    assert [(g["void"], g["totals"]) for g in after["games"]] == [
+        (True, {"a": 0, "b": 0}), (False, {"a": 24, "b": 0})]

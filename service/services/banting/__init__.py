@@ -20,4 +20,4 @@ from service.services.banting import matches, store
 from service.services.rounds import voids
 
 store.on_finished(matches.game_finished)
-voids.on_voided(matches.game_voided)
+voids.on_voided(matches.of_a_match, matches.game_voided)

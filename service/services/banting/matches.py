@@ -152,16 +152,16 @@ def game_finished(uow: UnitOfWork, finished: FinishedGame) -> None:
         raise Conflict("the match changed while this move was applied; fetch it and retry")
 
 
+def of_a_match(voided: VoidedRound) -> bool:
+    """Whether a voided round is a game of a match (its request names the match)."""
+    return voided.round.game == BANTING and voided.request.get("match") is not None
+
+
 def game_voided(uow: UnitOfWork, voided: VoidedRound) -> None:
-    """Take a voided round's game out of its match's standings (if it is a match's game), in
-    the void's transaction: the entry stays, marked void; the totals after each game, the
-    status and the next leader are taken again without it."""
-    if voided.round.game != BANTING:
-        return
-    match_id = voided.request().get("match")
-    if match_id is None:
-        return
-    match = _found(uow, voided.client_id, str(match_id), lock=True)
+    """Take a voided round's game out of its match's standings, in the void's transaction:
+    the entry stays, marked void; the totals after each game, the status and the next
+    leader are taken again without it."""
+    match = _found(uow, voided.client_id, str(voided.request["match"]), lock=True)
     changed = domain.void_game(match.players, match.games, match.target_points, voided.round.id)
     if changed is None:
         return

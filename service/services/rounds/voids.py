@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -37,18 +38,28 @@ class VoidedRound:
     client_id: str
     round: StoredRound
 
+    @cached_property
     def request(self) -> Mapping[str, Any]:
         """The round's request, as its record holds it."""
         request: Mapping[str, Any] = orjson.loads(self.round.record.canonical)["request"]
         return request
 
 
-VoidListener = Callable[[UnitOfWork, VoidedRound], None]
+@dataclass(frozen=True)
+class VoidListener:
+    """What hears of voids: `concerns(voided)` says whether `act(uow, voided)` is called."""
+
+    concerns: Callable[[VoidedRound], bool]
+    act: Callable[[UnitOfWork, VoidedRound], None]
+
+
 _listeners: list[VoidListener] = []
 
 
-def on_voided(listener: VoidListener) -> None:
-    """Call `listener(uow, voided)` in the transaction of every void, after its record."""
+def on_voided(concerns: Callable[[VoidedRound], bool], act: Callable[[UnitOfWork, VoidedRound], None]) -> None:
+    """Call `act(uow, voided)` in the transaction of every void that `concerns`, after the
+    void's record has taken the client's chain head."""
+    listener = VoidListener(concerns, act)
     if listener not in _listeners:
         _listeners.append(listener)
 
@@ -82,11 +93,18 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
         table=stored.table,
         engine_version=ENGINE_VERSION,
     )
+    voided = VoidedRound(client_id, stored)
+    acting = [listener.act for listener in _listeners if listener.concerns(voided)]
     try:
         with db.unit_of_work(write=True) as uow:
+            if acting:
+                # The record first, at once (the chain head), then what the listeners lock:
+                # the order of a Big Two game's last move, which records its round before
+                # its match hears of it. The other way round, the two deadlocked.
+                uow.begin()
             appended = uow.chain.append(built.new, claim=claim)
-            for listener in _listeners:
-                listener(uow, VoidedRound(client_id, stored))
+            for act in acting:
+                act(uow, voided)
             uow.commit()
     except KeyTaken:
         assert claim is not None and idempotency_key is not None
