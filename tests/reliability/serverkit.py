@@ -147,6 +147,9 @@ class Gunicorn:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        # The log stays on disk (a failure names it); its handle goes with the server, or the
+        # suite's ResourceWarning-as-error turns any failed test into a crash at exit.
+        self.log.close()
 
     def workers(self) -> list[int]:
         """The pids of the master's live worker processes."""
