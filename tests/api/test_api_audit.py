@@ -582,6 +582,11 @@ def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant
     problem(http.post(url, json={}, headers=tenant.headers), 422, "validation")
     problem(http.post(url, json={"reason": ""}, headers=tenant.headers), 422, "validation")
     problem(http.post(url, json={"reason": "x" * 501}, headers=tenant.headers), 422, "validation")
+    for blank in ("   ", "\t\n", "\u3000"):  # spaces, a tab and a newline, an ideographic space: no reason
+        refused = problem(http.post(url, json={"reason": blank}, headers=tenant.headers), 422, "validation")
+        assert [e["field"] for e in refused["errors"]] == ["reason"]
+        assert "not only whitespace" in refused["errors"][0]["message"]
+    assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
     problem(http.post("/v1/rounds/rnd_nope/void", json={"reason": "x"}, headers=tenant.headers), 404, "not-found")
     problem(http.get(f"/v1/rounds/{doc['id']}/verify", headers=other_tenant.headers), 404, "not-found")
 

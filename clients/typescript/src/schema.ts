@@ -4419,7 +4419,7 @@ export interface components {
         };
         VoidRequest: {
             /**
-             * @description Why the round is void (1-500 characters).
+             * @description Why the round is void (1-500 characters, not only whitespace).
              * @example dealer error
              */
             reason: string;

@@ -3,7 +3,7 @@ keys, the export."""
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from marshmallow import ValidationError, fields, validate
 
 from service.domain.audit import GENESIS_HASH, MAX_SEQUENCE
 from service.domain.signing import ALGORITHM
@@ -18,11 +18,21 @@ KID = "21fe31dfa154a261"  # the examples' key: RFC 8032's first test vector (doc
 SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw"
 
 
+def _says_why(reason: str) -> None:
+    if reason.isspace():
+        raise ValidationError("must say why: not only whitespace")
+
+
 class VoidRequestSchema(Strict):
     reason = fields.String(
         required=True,
-        validate=validate.Length(1, MAX_REASON),
-        metadata=openapi_meta("dealer error", f"Why the round is void (1-{MAX_REASON} characters)."),
+        validate=[
+            validate.Length(1, MAX_REASON),
+            _says_why,
+        ],
+        metadata=openapi_meta(
+            "dealer error", f"Why the round is void (1-{MAX_REASON} characters, not only whitespace)."
+        ),
     )
 
 

@@ -143,7 +143,7 @@ def round_document(
     in_order: bool = False,
 ) -> dict[str, Any]:
     """The API document of a stored round from its parsed record: the score document
-    (`result`) plus id, time, status, void and audit. `void` is `{"at", "reason"}`.
+    (`result`) plus id, time, status, void and audit. `void` is `{"at", "reason", "audit"}`.
 
     A record read back has its keys sorted (canonical JSON), so its players, pairs and rules
     are put in the documented order. `in_order`: the record was just built from the
