@@ -13,6 +13,7 @@ from httpkit import fields_of, problem
 from test_api_banting import TWO, TWO_SCRIPT, move_body, play, send, state
 
 from service.adapters.banting import MatchRepository
+from service.services.banting import matches as match_service
 
 # Game 2 deals TWO the other way round: b holds 3d, so only previous_winner lets a lead.
 SWAPPED = {"a": TWO["b"], "b": TWO["a"]}
@@ -253,9 +254,10 @@ def test_an_if_match_that_names_no_version_is_422_saying_a_match_version(http, t
 @pytest.mark.postgres
 def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_order(app, http, tenant, monkeypatch):
     """The last move of a game locks the client's chain (its round) before its match; a void
-    of an earlier game of that match takes them in the same order. Taken the other way round
-    (the match while the void's record waited for its commit), the two deadlocked: held here
-    at the point between them, PostgreSQL cancelled one of them."""
+    of an earlier game of that match takes them in the same order. Here the void is held once
+    it has updated the match while the move comes in: the move waits for the chain, then
+    goes on. Taken the other way round (the match while the void's record waited for its
+    commit), the two deadlocked and the void was answered 503."""
     if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
         pytest.skip("SQLite serialises writers with BEGIN IMMEDIATE; the race is PostgreSQL's")
     m = new_match(http, tenant)
@@ -285,7 +287,7 @@ def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_ord
     assert held.wait(10)
     moving = threading.Thread(target=last_move)
     moving.start()
-    moving.join(1.5)  # it waits for the void's lock, or deadlocks against it
+    moving.join(0.5)  # it waits for the chain (well within the 2 s lock timeout), or deadlocks
     release.set()
     voiding.join(10)
     moving.join(10)
@@ -294,3 +296,55 @@ def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_ord
     after = match(http, tenant, m["id"])
     assert [(g["void"], g["totals"]) for g in after["games"]] == [
         (True, {"a": 0, "b": 0}), (False, {"a": 24, "b": 0})]
+
+
+@pytest.mark.postgres
+def test_a_void_a_match_game_on_a_deal_and_a_round_on_that_deal_at_once_deadlock_nothing(app, http, tenant, monkeypatch):
+    """Writers lock a deal before the chain (a round that names it), the chain before a match
+    (a void of a match's game, a game's last move), so a match's next game takes its deal
+    before its match. The other way round (the match, then the deal), these three at once
+    made a cycle, and PostgreSQL cancelled one: here the next game is held between its locks
+    while the void and the round come in."""
+    if app.extensions["capsa"].db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers with BEGIN IMMEDIATE; the race is PostgreSQL's")
+    from test_api_deals import make_deal, susun_round
+
+    m = new_match(http, tenant)
+    game1 = play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    made = make_deal(http, tenant, "a b")
+    held, release = threading.Event(), threading.Event()
+    setup = match_service.games.setup
+
+    def holding(*args: Any, **kwargs: Any) -> Any:
+        held.set()
+        release.wait(10)
+        return setup(*args, **kwargs)
+
+    monkeypatch.setattr(match_service.games, "setup", holding)
+    answers: dict[str, Any] = {}
+
+    def start() -> None:
+        body = {"players": [{"id": "a"}, {"id": "b"}], "deal": made["id"]}
+        answers["game"] = app.test_client().post(f"/v1/banting/matches/{m['id']}/games", json=body,
+                                                 headers=tenant.headers)
+
+    def void_first() -> None:
+        answers["void"] = void(app.test_client(), tenant, game1["round"])
+
+    def round_on_the_deal() -> None:
+        answers["round"] = app.test_client().post("/v1/rounds", json=susun_round(made), headers=tenant.headers)
+
+    threads = [threading.Thread(target=start)]
+    threads[0].start()
+    assert held.wait(10)
+    for target in (void_first, round_on_the_deal):
+        threads.append(threading.Thread(target=target))
+        threads[-1].start()
+        threads[-1].join(0.4)  # each waits for a lock another holds
+    release.set()
+    for t in threads:
+        t.join(15)
+    assert answers["game"].status_code == 201, answers["game"].get_data(as_text=True)
+    assert answers["void"].status_code == 200, answers["void"].get_data(as_text=True)
+    # The round waited for the deal, which the game had used by then.
+    assert fields_of(problem(answers["round"], 409, "conflict")) == {"deal"}

@@ -98,6 +98,12 @@ def start_game(
     path = f"{MATCHES_PATH}/{match_id}/games"
 
     def action(uow: UnitOfWork) -> StoredResponse:
+        deal_id = body.get("deal")
+        if deal_id is not None:
+            # Its deal before the match: every writer locks a deal before the chain (a round
+            # that names it) and the chain before a match (a game's last move, a void), so a
+            # deal locked after the match closed a cycle with those two.
+            uow.deals.get(client_id, str(deal_id), lock=True)
         match = _found(uow, client_id, match_id, lock=True)
         refuse_stale(expected_versions, match.version, "match")
         if match.status != GameStatus.PLAYING:
