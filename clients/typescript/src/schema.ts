@@ -1409,7 +1409,8 @@ export interface paths {
         /**
          * Start the match's next game with the match's players, in its order.
          * @description 409 while the previous game is being played or once the match has finished. Under
-         *     `first_lead` `previous_winner` the winner of the previous game leads with any play.
+         *     `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+         *     leads with any play.
          */
         post: {
             parameters: {
@@ -1596,7 +1597,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Void a round: a new chained record with reversing lines; voiding twice is 409. */
+        /**
+         * Void a round: a new chained record with reversing lines; voiding twice is 409.
+         * @description The void of a Big Two match's game also takes that game out of the match's standings
+         *     (its entry marked `void`, the match's version bumped), in the same transaction.
+         */
         post: {
             parameters: {
                 query?: never;

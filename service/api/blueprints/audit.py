@@ -48,7 +48,10 @@ class RoundVoid(MethodView):
     @blp.response(200, RoundDocumentSchema, headers={"Idempotent-Replayed": STATE_HEADERS["Idempotent-Replayed"]})
     @blp.problems(*BODY, 404, 409, 422)
     def post(self, body: dict[str, Any], round_id: str) -> Response:
-        """Void a round: a new chained record with reversing lines; voiding twice is 409."""
+        """Void a round: a new chained record with reversing lines; voiding twice is 409.
+
+        The void of a Big Two match's game also takes that game out of the match's standings
+        (its entry marked `void`, the match's version bumped), in the same transaction."""
         rounds.get_stored(db(), principal().client_id, round_id)  # another client's round: 404, any key
         require_write()
         key = parse_key(request.headers.get("Idempotency-Key"))

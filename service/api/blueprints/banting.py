@@ -199,7 +199,8 @@ class MatchGames(MethodView):
         """Start the match's next game with the match's players, in its order.
 
         409 while the previous game is being played or once the match has finished. Under
-        `first_lead` `previous_winner` the winner of the previous game leads with any play.
+        `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+        leads with any play.
         """
         client_id = principal().client_id
         matches.require(db(), client_id, match_id)  # another client's match is 404, whatever the key

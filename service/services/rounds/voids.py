@@ -121,7 +121,8 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
     except LockTimeout as exc:
         if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc
-        raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
+        busy = "the client's chain" + (", or what the void updates with it (a match's standings)," if acting else "")
+        raise Unavailable(f"{busy} is busy; retry", retry_after=1) from exc
     # The void's own place in the chain and receipt (also GET /v1/audit/records/{sequence}).
     void = void_info(built.document, audit_of_record(appended))
     document = rounds.render(stored, void=void)

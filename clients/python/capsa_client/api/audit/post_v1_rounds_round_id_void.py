@@ -122,6 +122,9 @@ def sync_detailed(
 ) -> Response[Problem | RoundDocument]:
     """Void a round: a new chained record with reversing lines; voiding twice is 409.
 
+     The void of a Big Two match's game also takes that game out of the match's standings
+    (its entry marked `void`, the match's version bumped), in the same transaction.
+
     Args:
         round_id (str):
         idempotency_key (str | Unset):
@@ -157,6 +160,9 @@ def sync(
 ) -> Problem | RoundDocument | None:
     """Void a round: a new chained record with reversing lines; voiding twice is 409.
 
+     The void of a Big Two match's game also takes that game out of the match's standings
+    (its entry marked `void`, the match's version bumped), in the same transaction.
+
     Args:
         round_id (str):
         idempotency_key (str | Unset):
@@ -186,6 +192,9 @@ async def asyncio_detailed(
     idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | RoundDocument]:
     """Void a round: a new chained record with reversing lines; voiding twice is 409.
+
+     The void of a Big Two match's game also takes that game out of the match's standings
+    (its entry marked `void`, the match's version bumped), in the same transaction.
 
     Args:
         round_id (str):
@@ -219,6 +228,9 @@ async def asyncio(
     idempotency_key: str | Unset = UNSET,
 ) -> Problem | RoundDocument | None:
     """Void a round: a new chained record with reversing lines; voiding twice is 409.
+
+     The void of a Big Two match's game also takes that game out of the match's standings
+    (its entry marked `void`, the match's version bumped), in the same transaction.
 
     Args:
         round_id (str):

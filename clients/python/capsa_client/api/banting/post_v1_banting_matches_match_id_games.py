@@ -131,7 +131,8 @@ def sync_detailed(
     """Start the match's next game with the match's players, in its order.
 
      409 while the previous game is being played or once the match has finished. Under
-    `first_lead` `previous_winner` the winner of the previous game leads with any play.
+    `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+    leads with any play.
 
     Args:
         match_id (str):
@@ -172,7 +173,8 @@ def sync(
     """Start the match's next game with the match's players, in its order.
 
      409 while the previous game is being played or once the match has finished. Under
-    `first_lead` `previous_winner` the winner of the previous game leads with any play.
+    `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+    leads with any play.
 
     Args:
         match_id (str):
@@ -208,7 +210,8 @@ async def asyncio_detailed(
     """Start the match's next game with the match's players, in its order.
 
      409 while the previous game is being played or once the match has finished. Under
-    `first_lead` `previous_winner` the winner of the previous game leads with any play.
+    `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+    leads with any play.
 
     Args:
         match_id (str):
@@ -247,7 +250,8 @@ async def asyncio(
     """Start the match's next game with the match's players, in its order.
 
      409 while the previous game is being played or once the match has finished. Under
-    `first_lead` `previous_winner` the winner of the previous game leads with any play.
+    `first_lead` `previous_winner` the winner of the last game that counts (not voided)
+    leads with any play.
 
     Args:
         match_id (str):
