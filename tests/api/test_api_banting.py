@@ -267,6 +267,16 @@ def test_a_move_after_the_end_is_409_and_changes_nothing(http, tenant):
     assert state(http, tenant, game["id"]) == final
 
 
+
+def test_a_void_of_a_games_round_shows_on_the_round_and_the_game_stays_finished(http, tenant):
+    game = start(http, tenant, FOUR)
+    final = play(http, tenant, game["id"], BOMB_SCRIPT)
+    voided = http.post(f"/v1/rounds/{final['round']}/void", json={"reason": "misdeal"}, headers=tenant.headers)
+    assert voided.status_code == 200, voided.get_data(as_text=True)
+    assert voided.get_json()["status"] == "void"
+    assert state(http, tenant, game["id"]) == final
+    problem(send(http, tenant, game["id"], "b: pass"), 409, "conflict")
+
 # -- illegal moves, If-Match, idempotency ---------------------------------------------------
 
 

@@ -200,6 +200,19 @@ def test_all_four_submit_before_the_deadline_and_the_last_one_settles_at_once(ht
     assert fetch(http, tenant, game)["version"] == 5
 
 
+def test_a_void_of_a_games_round_shows_on_the_round_and_the_game_stays_settled(http, tenant, clock):
+    game = start(http, tenant)
+    for p in "abcd":
+        last = submitted(http, tenant, game, p, {"arrangement": suggested(http, tenant, hand_of(http, tenant, game, p))})
+    before = fetch(http, tenant, game)
+    voided = http.post(f"/v1/rounds/{last['round']}/void", json={"reason": "dealer error"}, headers=tenant.headers)
+    assert voided.status_code == 200, voided.get_data(as_text=True)
+    assert round_of(http, tenant, last["round"])["status"] == "void"
+    assert fetch(http, tenant, game) == before  # the game is the game that settled; the void is the round's
+    again = put(http, tenant, game, "a", {"arrangement": suggested(http, tenant, hand_of(http, tenant, game, "a"))})
+    assert fields_of(problem(again, 409, "conflict")) == {"path.game_id"}
+
+
 def test_a_submission_past_the_deadline_with_the_version_the_client_read_is_409_not_412(http, tenant, clock):
     """The late PUT settles the game (a new version) before it is refused: with the If-Match
     the client holds it was a 412 telling it to decide again, where docs/susun-games.md says
