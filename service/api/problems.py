@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from service.adapters.errors import DatabaseUnavailable, LockTimeout, NumericOverflow, UniqueViolation
 from service.adapters.replicas import PinnedPastHead
-from service.domain.errors import CapsaError, FieldError
+from service.domain.errors import CapsaError, FieldError, quoted
 from service.services.errors import ServiceError
 from service.services.jsondoc import dump
 
@@ -170,13 +170,17 @@ def _item(container: Any, key: Any) -> Any:
     return _ABSENT
 
 
+# marshmallow's refusals of a value's type ("Not a valid list.", "Invalid input type."): the
+# one kind of message about an object or a list as a whole, which is then quoted too.
+_TYPE_REFUSAL = re.compile(r"(?:Not a valid|Invalid input type|Invalid type)\b")
+
+
 def _with_value(message: str, value: Any) -> str:
-    if value is _ABSENT or isinstance(value, Mapping | list):  # a missing field; a whole object
+    if value is _ABSENT:  # a missing field
         return message
-    try:
-        shown = _cut(dump(value).decode(), SHOWN_VALUE)
-    except (TypeError, ValueError):
-        return message
+    if isinstance(value, Mapping | list) and not _TYPE_REFUSAL.match(message):
+        return message  # about what the object holds, which its own fields' messages name
+    shown = quoted(value, SHOWN_VALUE)
     # Already named: null by "may not be null", a string by its quoted form, a number or a
     # boolean as "value 1000" or "got 1000" (not by its digits alone: "Must be greater than or
     # equal to 1 and less than or equal to 20" holds a 0 and a 1 of its own).

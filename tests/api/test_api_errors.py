@@ -220,8 +220,19 @@ def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate,
         # a number is quoted even where the message holds its digits ("... 20.")
         ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": ["2c"] * 13, "limit": 0}, "limit",
          "Must be greater than or equal to 1 and less than or equal to 20: got 0"),
+        # past 64 bits, and a list or an object where another type belongs, are quoted too
+        ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": ["2c"] * 13, "limit": 10**20}, "limit",
+         "Must be greater than or equal to 1 and less than or equal to 20: got 100000000000000000000"),
+        ("/v1/arrangements/evaluate", {"rules": "capsa-susun-id", "arrangement": []}, "arrangement",
+         "Invalid input type: got []"),
+        ("/v1/arrangements/evaluate",
+         {"rules": "capsa-susun-id", "arrangement": {"front": ["2c", "2d", ["7c"]], "middle": ["3s", "4d", "5c", "6h", "7d"],
+                                                    "back": ["8h", "Th", "Qh", "Kh", "4h"]}},
+         "arrangement.front[2]", 'Not a valid string: got ["7c"]'),
+        ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": {}}, "hand", "Not a valid list: got {}"),
     ],
-    ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id", "suggest-limit"],
+    ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id", "suggest-limit",
+         "limit-past-64-bits", "object-as-list", "list-as-card", "object-as-hand"],
 )
 def test_a_schema_refusal_names_the_value_it_refuses(http, tenant, path, body, field, message):
     answer = problem(http.post(path, json=body, headers=tenant.headers), 422, "validation")
