@@ -188,11 +188,16 @@ class GameRepository:
         table: str | None,
         limit: int,
         after: Position | None,
+        or_due_by: datetime | None = None,
     ) -> tuple[list[GameRecord], Position | None]:
-        """The client's games, newest first, of this status and table."""
+        """The client's games, newest first, of this status and table; with `or_due_by`, the
+        timed games in play whose turn ran out by then too (a read plays their due turns)."""
         q = select(*_GAME_COLUMNS).where(_GAMES.c.client_id == client_id)
         if status is not None:
-            q = q.where(_GAMES.c.status == status.value)
+            wanted = _GAMES.c.status == status.value
+            if or_due_by is not None:
+                wanted = or_(wanted, _GAMES.c.deadline <= or_due_by)
+            q = q.where(wanted)
         if table is not None:
             q = q.where(_GAMES.c.table_ref == table)
         paged = newest_first(q, _GAMES.c.created_at, _GAMES.c.id, limit, after)

@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import and_, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from service.domain.susun.game import GameStatus
+
 from .models import SusunGame
 from .translate import translated
 
@@ -122,11 +124,17 @@ class SusunGameRepository:
         table: str | None,
         limit: int,
         after: tuple[datetime, str] | None,
+        or_due_by: datetime | None = None,
     ) -> tuple[Sequence[SusunGameRecord], tuple[datetime, str] | None]:
-        """A page of the client's games, newest first by (created_at, id), and where the next starts."""
+        """A page of the client's games, newest first by (created_at, id), and where the next
+        starts; of `status`, or (with `or_due_by`) still arranging with a deadline at or
+        before it: the games a read settles."""
         q = select(SusunGame).where(SusunGame.client_id == client_id)
         if status is not None:
-            q = q.where(SusunGame.status == status)
+            wanted = SusunGame.status == status
+            if or_due_by is not None:
+                wanted = or_(wanted, and_(SusunGame.status == GameStatus.ARRANGING, SusunGame.deadline <= or_due_by))
+            q = q.where(wanted)
         if table is not None:
             q = q.where(SusunGame.table_ref == table)
         if after is not None:

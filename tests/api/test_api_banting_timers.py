@@ -271,6 +271,17 @@ def test_a_game_nobody_plays_finishes_on_one_read_and_settles(http, tenant, cloc
     assert verdict["ok"]
 
 
+
+def test_the_finished_filter_lists_a_game_its_overdue_auto_moves_finish(http, tenant, clock):
+    game = timed(http, tenant, 10)
+    other = timed(http, tenant, 86400)
+    clock.advance(hours=1)  # the first game's auto moves finish it; nothing has read it yet
+    finished = http.get("/v1/banting/games?status=finished", headers=tenant.headers).get_json()
+    assert [(g["id"], g["status"]) for g in finished["items"]] == [(game["id"], "finished")]
+    assert finished["items"][0]["round"] is not None
+    playing = http.get("/v1/banting/games?status=playing", headers=tenant.headers).get_json()
+    assert [g["id"] for g in playing["items"]] == [other["id"]]
+
 # -- hints ----------------------------------------------------------------------------------
 
 

@@ -458,6 +458,16 @@ def test_the_list_filters_by_status_and_table_pages_and_settles_overdue_games(ht
     problem(http.get("/v1/susun/games?cursor=nonsense", headers=h), 422, "validation")
 
 
+def test_the_settled_filter_lists_games_past_their_deadline_that_nothing_has_read_yet(http, tenant, clock):
+    games = [start(http, tenant, players=["a", "b"], arrange_seconds=30) for _ in range(3)]
+    clock.advance(seconds=120)  # every deadline passed; no sweep, no read of any game
+    h = tenant.headers
+    settled = http.get("/v1/susun/games?status=settled", headers=h).get_json()
+    assert {g["id"] for g in settled["items"]} == {g["id"] for g in games} and settled["next_cursor"] is None
+    assert all(g["status"] == "settled" and g["round"] for g in settled["items"])
+    assert http.get("/v1/susun/games?status=arranging", headers=h).get_json()["items"] == []
+
+
 def test_another_clients_write_goes_on_while_an_absent_players_rows_are_searched(
         http, tenant, other_tenant, clock, monkeypatch):
     # A search per absent player (under some rules 0.2 s each) ran inside the settling's write

@@ -233,9 +233,11 @@ def list_(
     `limit`, its cursor resuming there)."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
     wanted = None if status is None else GameStatus(status)
-    with db.unit_of_work() as uow:
-        games, next_after = uow.games.page(client_id, wanted, table, limit, after)
     now = utcnow_ms()
+    # Finished games include those that their due auto moves finish: a read plays them first.
+    due_by = now if wanted is GameStatus.FINISHED else None
+    with db.unit_of_work() as uow:
+        games, next_after = uow.games.page(client_id, wanted, table, limit, after, or_due_by=due_by)
     games, due, next_after = page_with_work(games, lambda g: timers.due(g, now), CATCH_UP_PER_PAGE, next_after)
     if due:
         for game_id in due:

@@ -223,9 +223,13 @@ def list_(
     if cursor is not None:
         when, game_id = decode_cursor(cursor, str)
         after = (when, game_id)
-    with db.unit_of_work() as uow:
-        found, next_after = uow.susun_games.page(client_id, status=status, table=table, limit=limit, after=after)
     now = utcnow_ms()
+    # Settled games include those past their deadline that no read or sweep has settled yet.
+    due_by = now if status == GameStatus.SETTLED else None
+    with db.unit_of_work() as uow:
+        found, next_after = uow.susun_games.page(
+            client_id, status=status, table=table, limit=limit, after=after, or_due_by=due_by
+        )
     rows, due, next_after = page_with_work(found, lambda r: is_due(r.status, r.deadline, now), SETTLE_PER_PAGE, next_after)
     if due:
         for game_id in due:
