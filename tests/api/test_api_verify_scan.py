@@ -185,6 +185,22 @@ def test_a_scan_over_many_statements_checks_every_record_and_finds_a_gap_at_a_st
     assert report["reason"] == "sequence 3 is missing (found 4)"
 
 
+def test_a_limit_far_past_the_head_reads_no_statement_past_a_page_beyond_it(app, http, monkeypatch):
+    # `capsa audit verify --limit` takes any size: the scan ran a statement per 5,000
+    # sequences up to from + limit on PostgreSQL, minutes for a limit of 10**8.
+    statements = []
+    pg_statement = chain_scan._pg_statement
+    monkeypatch.setattr(chain_scan, "_pg_statement", lambda *a: statements.append(a) or pg_statement(*a))
+    sqlite_page = chain_scan._page
+    monkeypatch.setattr(chain_scan, "_page", lambda *a: statements.append(a) or sqlite_page(*a))
+    tenant = make_tenant(app)
+    for _ in range(3):
+        assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    report = audit.verify_chain(app.extensions["capsa"].db, tenant.id, limit=40 * chain_scan.SCAN_STATEMENT)
+    assert (report.ok, report.records_checked, report.next_from_sequence) == (True, 3, None)
+    assert len(statements) <= 2
+
+
 @pytest.mark.parametrize("route", ["api", "cli"])
 def test_a_round_stored_after_the_head_was_read_is_not_seen_by_that_check(app, http, monkeypatch, route):
     """The head and the records are read in one snapshot: a round stored between the two

@@ -97,8 +97,9 @@ def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | Non
         return ChainReport(True, 0, None, None, None)  # nothing there yet
     if previous is None:
         return _bad(0, from_sequence - 1, f"sequence {from_sequence - 1} is missing")
-    # Without a limit, read a page past the head too: a forged extra record is found.
-    stop = head.sequence + 1 + PAGE if limit is None else from_sequence + limit
+    # Read a page past the head too (a forged extra record is found), and no further
+    # whatever the limit: the rest past the head is the stray check's, below.
+    stop = head.sequence + 1 + PAGE if limit is None else min(from_sequence + limit, head.sequence + 1 + PAGE)
     links = chain.LinkChecker(from_sequence, previous)
     checked = 0
     # Records whose copies the fast path could not match (voids, copies that differ), read
