@@ -7,8 +7,12 @@ service reads the same file.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from service.domain.signing import Keyring, KeyringError
@@ -39,15 +43,33 @@ def load_env() -> Keyring | None:
     return None if path is None else load(path)
 
 
-def save(path: Path, keyring: Keyring) -> None:
-    """Write the keyring atomically, mode 0600 (a rename over the old file)."""
+@contextmanager
+def changing(path: Path) -> Iterator[None]:
+    """Hold the keyring's lock (`<file>.lock`, made 0600 beside it) while it is read,
+    changed and saved: two rotations at once would each save the keyring it read, and
+    the key one of them printed would be lost."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
-    with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
-        json.dump(keyring.private_json(), out, indent=2)
-        out.write("\n")
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # and the lock with it
+
+
+def save(path: Path, keyring: Keyring) -> None:
+    """Write the keyring atomically, mode 0600 (a rename over the old file, from a file of
+    this writer's own)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")  # 0600
+    try:
+        # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
+        with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
+            json.dump(keyring.private_json(), out, indent=2)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

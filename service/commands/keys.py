@@ -13,14 +13,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.adapters import keyfile
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.domain.signing import Keyring, KeyringError
 from service.services.clock import utcnow_ms
 
-from .database import database_url
+from .database import open_database, with_schema
 from .exitcodes import ExitCode
+
+if TYPE_CHECKING:  # the database layer loads when a command uses it, not for --help
+    from service.adapters.uow import Database
 
 
 def _path(args: argparse.Namespace) -> Path | None:
@@ -32,40 +36,45 @@ def _no_path() -> int:
     return ExitCode.USAGE
 
 
-def _sign_pending(keyring: Keyring, url: str) -> int:
-    from service.adapters.uow import Database
+def _database(args: argparse.Namespace) -> Database:
+    """The database whose records get receipts, checked before the keyring changes: one
+    that cannot be used stops the command with nothing rotated (exit 3)."""
+    return with_schema(open_database(args.database_url))
+
+
+def _sign_pending(db: Database, keyring: Keyring) -> int:
     from service.services.audit import receipts
 
-    db = Database(url, keyring=keyring)
-    try:
-        signed = receipts.sign_pending(db)
-    finally:
-        db.dispose()
-    return signed
+    db.keyring = keyring
+    return receipts.sign_pending(db)
 
 
 def create(args: argparse.Namespace) -> int:
     path = _path(args)
     if path is None:
         return _no_path()
+    db = None if args.no_sign else _database(args)
     try:
-        ring = keyfile.load(path) if path.exists() else Keyring()
-    except KeyringError as exc:
-        print(f"capsa keys: {exc.message}", file=sys.stderr)
-        return ExitCode.UNREADABLE
-    before = ring.active
-    ring, key = ring.rotated(utcnow_ms())
-    try:
-        keyfile.save(path, ring)
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
-        print(f"capsa keys: cannot write {path}: {exc.strerror or exc}{where}", file=sys.stderr)
-        return ExitCode.UNREADABLE
-    retired = f"; {before.kid} retired" if before is not None else ""
-    print(f"created key {key.kid} in {path}{retired}")
-    if not args.no_sign:
-        signed = _sign_pending(ring, database_url(args.database_url))
-        print(f"signed {signed} records that had no receipt")
+        try:
+            with keyfile.changing(path):
+                ring = keyfile.load(path) if path.exists() else Keyring()
+                before = ring.active
+                ring, key = ring.rotated(utcnow_ms())
+                keyfile.save(path, ring)
+        except KeyringError as exc:
+            print(f"capsa keys: {exc.message}", file=sys.stderr)
+            return ExitCode.UNREADABLE
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+            print(f"capsa keys: cannot write {path}: {exc.strerror or exc}{where}", file=sys.stderr)
+            return ExitCode.UNREADABLE
+        retired = f"; {before.kid} retired" if before is not None else ""
+        print(f"created key {key.kid} in {path}{retired}")
+        if db is not None:
+            print(f"signed {_sign_pending(db, ring)} records that had no receipt")
+    finally:
+        if db is not None:
+            db.dispose()
     print(key.kid)
     return 0
 
@@ -96,7 +105,11 @@ def sign(args: argparse.Namespace) -> int:
     if path is None:
         return _no_path()
     ring = keyfile.load(path)
-    print(f"signed {_sign_pending(ring, database_url(args.database_url))} records that had no receipt")
+    db = _database(args)
+    try:
+        print(f"signed {_sign_pending(db, ring)} records that had no receipt")
+    finally:
+        db.dispose()
     return 0
 
 
