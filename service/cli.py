@@ -41,6 +41,7 @@ EPILOG = (
     "input. Run `capsa COMMAND --help` for a command's options.\n\n" + table()
 )
 PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13)
+INTERRUPTED = 130  # and by SIGINT (128 + 2)
 
 
 def version_text() -> str:
@@ -128,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `capsa ... | head`: the reader has what it wanted
         _quiet_stdout()
         return PIPE_CLOSED
+    except KeyboardInterrupt:  # Ctrl-C: what was under way is rolled back or cleaned up by now
+        print("capsa: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except Exception as exc:
         # Input the command cannot read (exit 3): a keyring file that is missing or wrong, a
         # database that cannot be used. Only modules the command has loaded are looked at.

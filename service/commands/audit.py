@@ -191,10 +191,14 @@ def export(args: argparse.Namespace) -> int:
     if args.head == STDIN:
         _say("--head needs a file name: standard output is not a place to keep a signed head")
         return ExitCode.USAGE
-    db = open_database(args.database_url)
-    db.keyring = keyring
     to_stdout = args.file == STDIN
     out = Path(args.file)
+    for named, path in ((not to_stdout, args.file), (bool(args.head), args.head)):
+        if named and (not Path(path).name or Path(path).is_dir()):
+            _say(f"cannot write {path}: it is a folder; name the file to write")
+            return ExitCode.UNREADABLE
+    db = open_database(args.database_url)
+    db.keyring = keyring
     tmp = out.with_name(out.name + ".part")
     head_out = Path(args.head) if args.head else None
     head_tmp = None if head_out is None else head_out.with_name(head_out.name + ".part")
@@ -220,12 +224,12 @@ def export(args: argparse.Namespace) -> int:
                 tmp.replace(out)
             if head_tmp is not None and head_out is not None:
                 head_tmp.replace(head_out)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
+        except BaseException as exc:  # a part written is no export: Ctrl-C, a full disk, a closed pipe
             tmp.unlink(missing_ok=True)
             if head_tmp is not None:
                 head_tmp.unlink(missing_ok=True)
+            if isinstance(exc, BrokenPipeError) or not isinstance(exc, OSError):
+                raise
             _say(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
             return ExitCode.UNREADABLE
     finally:

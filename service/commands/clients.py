@@ -44,15 +44,39 @@ def _guarded(work: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
     return run
 
 
+class _NotShown(Exception):
+    """The new key could not be written out: its transaction rolls back."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _shown(lines: list[str]) -> None:
+    """Write a new key's lines to standard output before its commit: a key nobody saw is not made."""
+    try:
+        sys.stdout.write("".join(f"{line}\n" for line in lines))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader left: no message (capsa's 141)
+    except OSError as exc:
+        print(f"capsa clients: cannot write the key to standard output ({exc.strerror or exc}); nothing was made",
+              file=sys.stderr)
+        raise _NotShown(ExitCode.UNREADABLE) from exc
+
+
 @_guarded
 def create(args: argparse.Namespace) -> int:
     from service.services import clients
 
-    with _db(args) as db:
-        client_id, key = clients.create_client(db, args.name)
-    print(f"client {args.name} created: {client_id}")
-    print("its write key, shown once (store it now):")
-    print(key)
+    def show(client_id: str, key: str) -> None:
+        _shown([f"client {args.name} created: {client_id}", "its write key, shown once (store it now):", key])
+
+    try:
+        with _db(args) as db:
+            clients.create_client(db, args.name, hand_over=show)
+    except _NotShown as exc:
+        return exc.code
     return 0
 
 
@@ -61,10 +85,14 @@ def key(args: argparse.Namespace) -> int:
     from service.services import clients
 
     scope = clients.READ if args.read_only else clients.WRITE
-    with _db(args) as db:
-        plain = clients.add_key(db, args.name, scope)
-    print(f"new {scope} key for {args.name}, shown once (store it now):")
-    print(plain)
+    def show(plain: str) -> None:
+        _shown([f"new {scope} key for {args.name}, shown once (store it now):", plain])
+
+    try:
+        with _db(args) as db:
+            clients.add_key(db, args.name, scope, hand_over=show)
+    except _NotShown as exc:
+        return exc.code
     return 0
 
 

@@ -45,7 +45,8 @@ MEANING: dict[ExitCode, tuple[str, str]] = {
         "all",
         "unreadable input: a file (or standard input, `-`) is missing, a directory, unreadable, over its "
         "size cap or not JSON, a keyring file cannot be read, the database cannot be used (no capsa "
-        "tables; verify-restore: at another migration), or FILE cannot be written",
+        "tables; verify-restore: at another migration), or FILE cannot be written (clients create and key: "
+        "standard output, and then no client or key is made)",
     ),
     ExitCode.UNKNOWN_CLIENT: (
         "audit verify, export, verify-restore; clients key, revoke",

@@ -59,8 +59,10 @@ def _new_key() -> NewKey:
     return NewKey(prefix, hash_key(plain), plain)
 
 
-def create_client(db: Database, name: str) -> tuple[str, str]:
-    """A new client and its first `write` key: `(client id, the key in clear)`."""
+def create_client(db: Database, name: str, hand_over: Callable[[str, str], None] | None = None) -> tuple[str, str]:
+    """A new client and its first `write` key: `(client id, the key in clear)`. The key is
+    seen once: `hand_over(client id, key)` shows it before the commit, and if it cannot
+    (it raises), nothing is made."""
     if not _NAME.fullmatch(name):
         raise InvalidInput(f"client name {name!r} must match ^[A-Za-z0-9._:-]{{1,64}}$")
     now = utcnow_ms()
@@ -73,12 +75,15 @@ def create_client(db: Database, name: str) -> tuple[str, str]:
             raise InvalidInput(f"a client named {name!r} already exists") from exc
         uow.chain.create_head(client_id)
         uow.clients.add_key(client_id, key.prefix, key.key_hash, WRITE, now)
+        if hand_over is not None:
+            hand_over(client_id, key.plain)
         uow.commit()
     return client_id, key.plain
 
 
-def add_key(db: Database, name: str, scope: str = WRITE) -> str:
-    """Another key for the client `name`; returns it in clear (the only time it is seen)."""
+def add_key(db: Database, name: str, scope: str = WRITE, hand_over: Callable[[str], None] | None = None) -> str:
+    """Another key for the client `name`; returns it in clear (the only time it is seen),
+    shown first by `hand_over(key)` before the commit, as `create_client` does."""
     if scope not in (READ, WRITE):
         raise InvalidInput(f"scope {scope!r} must be read or write")
     key = _new_key()
@@ -87,6 +92,8 @@ def add_key(db: Database, name: str, scope: str = WRITE) -> str:
         if client_id is None:
             raise NotFound(f"no client named {name!r}")
         uow.clients.add_key(client_id, key.prefix, key.key_hash, scope, utcnow_ms())
+        if hand_over is not None:
+            hand_over(key.plain)
         uow.commit()
     return key.plain
 

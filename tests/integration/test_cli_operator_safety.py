@@ -4,9 +4,12 @@ Each ends in one clear line and its exit code, with nothing half-done."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
@@ -68,3 +71,54 @@ def test_four_rotations_at_once_keep_every_key_they_print(tmp_path):
     assert [k.retired_at is None for k in keyfile.load(ring).keys].count(True) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keys.json", "keys.json.lock"]  # no temp file left
     assert oct(ring.stat().st_mode & 0o777) == "0o600"
+
+
+def _migrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = f"sqlite:///{tmp_path / 'capsa.db'}"
+    upgrade(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
+
+
+@pytest.mark.parametrize("argv", [["clients", "create", "x"], ["clients", "key", "demo"]])
+def test_a_key_that_cannot_be_written_out_is_not_made(tmp_path, monkeypatch, argv):
+    url = _migrated(tmp_path, monkeypatch)
+    assert main(["clients", "create", "demo"]) == 0
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([CAPSA, *argv], stdout=full, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "DATABASE_URL": url}, timeout=60)
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == ("capsa clients: cannot write the key to standard output (No space left on device); "
+                           "nothing was made\n")
+    listed = subprocess.run([CAPSA, "clients", "list"], capture_output=True, text=True,
+                            env={**os.environ, "DATABASE_URL": url}, timeout=60).stdout
+    assert "x cl_" not in listed and listed.count("capsa_") == 1  # demo's first key only
+
+
+def test_ctrl_c_in_an_export_is_one_line_exit_130_and_leaves_no_part_file(tmp_path, monkeypatch, capsys):
+    from service.services.audit import receipts
+
+    _migrated(tmp_path, monkeypatch)
+    assert main(["clients", "create", "demo"]) == 0
+    ring = tmp_path / "keys.json"
+    assert main(["keys", "create", "--file", str(ring)]) == 0
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(ring))
+    capsys.readouterr()
+
+    def interrupted(*_: object) -> object:
+        yield b"{}\n"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(receipts, "export_lines", interrupted)
+    out, head = tmp_path / "chain.ndjson", tmp_path / "head.json"
+    assert main(["audit", "export", "--client", "demo", str(out), "--head", str(head)]) == 130
+    assert capsys.readouterr().err == "capsa: interrupted\n"
+    assert not [p.name for p in tmp_path.iterdir() if "chain" in p.name or "head" in p.name]
+
+
+@pytest.mark.parametrize("target", [".", "/", "{tmp}"])
+def test_an_export_into_a_folder_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys, target):
+    _migrated(tmp_path, monkeypatch)
+    target = target.format(tmp=tmp_path)
+    assert main(["audit", "export", "--client", "demo", target]) == 3
+    assert capsys.readouterr().err == f"capsa audit: cannot write {target}: it is a folder; name the file to write\n"
