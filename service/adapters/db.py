@@ -38,8 +38,8 @@ def without_password(url: str) -> str:
     `password=` query parameter, replaced by `***`; a text that is no URL as it is."""
     try:
         shown = make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL at all: nothing to hide in it
-        shown = url
+    except Exception:  # not a URL SQLAlchemy reads (a port that is no number): hide what looks like one
+        shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", shown)
 
 

@@ -25,15 +25,16 @@ def path_from_env() -> Path | None:
     return Path(value) if value else None
 
 
-def load(path: Path) -> Keyring:
-    """The keyring at `path`; KeyringError saying what is wrong with it."""
+def load(path: Path, named_by: str = ENV) -> Keyring:
+    """The keyring at `path`; KeyringError saying what is wrong with it, the path named as
+    given (`named_by`: the setting, or a command's --file)."""
     try:
         # The file is ASCII (json.dump escapes the rest): any ASCII-based codec reads it alike.
         doc = json.loads(path.read_text(encoding="utf-8"))  # pragma: no mutate
     except FileNotFoundError as exc:
-        raise KeyringError(f"{ENV} {str(path)!r} does not exist; create it with `capsa keys create`") from exc
+        raise KeyringError(f"{named_by} {str(path)!r} does not exist; create it with `capsa keys create`") from exc
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise KeyringError(f"{ENV} {str(path)!r} cannot be read as a keyring: {exc}") from exc
+        raise KeyringError(f"{named_by} {str(path)!r} cannot be read as a keyring: {exc}") from exc
     return Keyring.from_json(doc)
 
 

@@ -36,7 +36,7 @@ from service.domain.signing import Keyring, KeyringError
 from service.strictjson import MalformedJSON
 from service.strictjson import loads as strict_loads
 
-from .database import database_problem, open_database
+from .database import database_problem, open_database, with_schema
 from .exitcodes import ExitCode, KeepTables, table
 from .inputs import STDIN, more_than_one_stdin, open_input, positive, read_input, shown
 
@@ -139,7 +139,7 @@ def _head_sequence(db: Database, client_id: str) -> int:
 def verify(args: argparse.Namespace) -> int:
     from service.services.audit import chains as audit
 
-    db = open_database(args.database_url)
+    db = with_schema(open_database(args.database_url))
     progress = Progress(args.progress)
     try:
         client_id = _client_id(db, args.client)
@@ -197,7 +197,7 @@ def export(args: argparse.Namespace) -> int:
         if named and (not Path(path).name or Path(path).is_dir()):
             _say(f"cannot write {path}: it is a folder; name the file to write")
             return ExitCode.UNREADABLE
-    db = open_database(args.database_url)
+    db = with_schema(open_database(args.database_url))
     db.keyring = keyring
     tmp = out.with_name(out.name + ".part")
     head_out = Path(args.head) if args.head else None

@@ -138,7 +138,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Create a client and print its first write key on the last line: store it now, "
         "it is not shown again.",
     )
-    c.add_argument("name", help="the client's name: letters, digits, '-' and '_'")
+    c.add_argument("name", help="the client's name: 1 to 64 letters, digits and . _ : -")
     c.set_defaults(func=create)
     c = csub.add_parser(
         "key", help="add a key to a client and print it",

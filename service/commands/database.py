@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +57,15 @@ def open_database(explicit: str | None = None, **options: Any) -> Database:
 
     url = database_url(explicit)
     _refuse_a_missing_sqlite_file(url)
-    try:
+    with driver_needed(url):
         return Database(url, **options)
+
+
+@contextmanager
+def driver_needed(url: str) -> Iterator[None]:
+    """Around the first use of `url`: a driver that is not installed is one clear line."""
+    try:
+        yield
     except ImportError as exc:  # the URL names a driver that is not installed
         raise DatabaseProblem(
             f"DATABASE_URL {_shown(url)!r} needs the Python module {exc.name!r}, which is not installed; "
@@ -64,16 +73,27 @@ def open_database(explicit: str | None = None, **options: Any) -> Database:
         ) from exc
 
 
-def _refuse_a_missing_sqlite_file(url: str) -> None:
-    """SQLite makes a missing file on first use: a mistyped path would leave an empty one
-    behind. Only `capsa db upgrade` (which does not come here) makes a database."""
+def readable_url(url: str) -> None:
+    """DatabaseProblem unless `url` parses as a database URL (a port that is no number)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return  # not a URL: Database says so
+        make_url(url)
+    except (ArgumentError, ValueError) as exc:
+        raise DatabaseProblem(
+            f"DATABASE_URL {_shown(url)!r} is not a database URL capsa can use ({_reason(exc)}); "
+            "set it to sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE"
+        ) from exc
+
+
+def _refuse_a_missing_sqlite_file(url: str) -> None:
+    """SQLite makes a missing file on first use: a mistyped path would leave an empty one
+    behind. Only `capsa db upgrade` (which does not come here) makes a database."""
+    from sqlalchemy.engine import make_url
+
+    readable_url(url)
+    parsed = make_url(url)
     path = parsed.database if parsed.get_backend_name() == "sqlite" else None
     if path and path != ":memory:" and not path.startswith("file:") and not Path(path).exists():
         folder = Path(path).parent
@@ -89,6 +109,16 @@ def _shown(url: str) -> str:
     from service.adapters.db import without_password  # SQLAlchemy: only once a database is used
 
     return without_password(url)
+
+
+def _revision_at(url: str) -> str | None:
+    """The database's migration, when it can be read (None: none, or it cannot be read)."""
+    from service.adapters.migrate import revision_at
+
+    try:
+        return revision_at(url)
+    except Exception:  # an error's message is being written: the first error is the one to say
+        return None
 
 
 def _reason(exc: BaseException) -> str:
@@ -135,6 +165,10 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
         return None
     reason = _reason(exc)
     if undefined_table or reason.startswith("no such table"):
+        at = _revision_at(url)
+        if at is not None:  # some tables, not this release's
+            return (f"the database {shown} is at migration {at}, older than this release needs: run "
+                    "`capsa db upgrade` with the same DATABASE_URL first")
         return f"the database {shown} has no capsa tables yet: run `capsa db upgrade` with the same DATABASE_URL first"
     folder = _missing_folder(url)
     if folder is not None:

@@ -31,6 +31,10 @@ def _path(args: argparse.Namespace) -> Path | None:
     return Path(args.file) if args.file else keyfile.path_from_env()
 
 
+def _named_by(args: argparse.Namespace) -> str:
+    return "--file" if args.file else keyfile.ENV
+
+
 def _no_path() -> int:
     print(f"capsa keys: name the keyring with --file or {keyfile.ENV}", file=sys.stderr)
     return ExitCode.USAGE
@@ -57,7 +61,7 @@ def create(args: argparse.Namespace) -> int:
     try:
         try:
             with keyfile.changing(path):
-                ring = keyfile.load(path) if path.exists() else Keyring()
+                ring = keyfile.load(path, _named_by(args)) if path.exists() else Keyring()
                 before = ring.active
                 ring, key = ring.rotated(utcnow_ms())
                 keyfile.save(path, ring)
@@ -84,7 +88,7 @@ def list_(args: argparse.Namespace) -> int:
     if path is None:
         return _no_path()
     try:
-        ring = keyfile.load(path)
+        ring = keyfile.load(path, _named_by(args))
     except KeyringError as exc:
         print(f"capsa keys: {exc.message}", file=sys.stderr)
         return ExitCode.UNREADABLE
@@ -104,7 +108,7 @@ def sign(args: argparse.Namespace) -> int:
     path = _path(args)
     if path is None:
         return _no_path()
-    ring = keyfile.load(path)
+    ring = keyfile.load(path, _named_by(args))
     db = _database(args)
     try:
         print(f"signed {_sign_pending(db, ring)} records that had no receipt")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 
-from .database import database_url
+from .database import database_url, driver_needed, readable_url
 from .exitcodes import ExitCode
 from .inputs import positive
 
@@ -75,16 +75,23 @@ def db_upgrade(args: argparse.Namespace) -> int:
     from service.adapters.migrate import UpgradeLockUnavailable, revision_at, shipped_revisions, upgrade
 
     url = _database_url(args)
-    if args.revision not in ("head", "heads") and args.revision not in shipped_revisions():
+    shipped = shipped_revisions()
+    if args.revision not in ("head", "heads") and args.revision not in shipped:
         print(f"capsa db upgrade: no migration {args.revision!r} in this release (its newest: "
-              f"{shipped_revisions()[-1]})", file=sys.stderr)
+              f"{shipped[-1]})", file=sys.stderr)
         return ExitCode.USAGE
-    at = revision_at(url)
+    readable_url(url)
+    with driver_needed(url):
+        at = revision_at(url)
     if at is not None and at not in shipped_revisions():
         # A later release's migration: this one serves the database as it is (migrations
         # only add what older code ignores), and has nothing to undo it with.
         print(f"the database is at migration {at}, newer than this release's newest ({shipped_revisions()[-1]}): "
               "nothing to upgrade (this release serves it: migrations only add what it ignores)")
+        return 0
+    if at is not None and args.revision in shipped and shipped.index(at) > shipped.index(args.revision):
+        print(f"the database is at migration {at}, past {args.revision}: nothing to upgrade (upgrade never "
+              "goes down)")
         return 0
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +100,7 @@ def db_upgrade(args: argparse.Namespace) -> int:
     except UpgradeLockUnavailable as exc:
         print(f"capsa: {exc}", file=sys.stderr)
         return ExitCode.UNREADABLE
-    print(f"database upgraded to {args.revision}")
+    print(f"database upgraded to {revision_at(url)}")
     path = keyfile.path_from_env()
     keyring = keyfile.load(path) if path is not None and path.exists() else None
     if keyring is not None and len(keyring):
@@ -152,8 +159,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     dbsub = p.add_subparsers(dest="db_command", required=True, metavar="ACTION", title="actions")
     up = dbsub.add_parser(
         "upgrade", help="create the tables, or bring an existing database up to date",
-        description="Apply the migrations the database has not seen yet (a new SQLite file and its "
-        "folder are created).",
+        description="Apply the migrations the database has not seen yet (a new SQLite file is created, "
+        "and its folder too when the path is relative). It never goes down: a database past REVISION "
+        "stays as it is.",
     )
     up.add_argument("revision", nargs="?", default="head",
                     help="the migration to stop at (default: head, the latest)")

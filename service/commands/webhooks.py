@@ -43,6 +43,7 @@ def dispatch(args: argparse.Namespace) -> int:
     from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # the schema check's own chatter, before any refusal
     try:
         settings = Settings.from_env()
     except SettingError as exc:
@@ -61,6 +62,8 @@ def dispatch(args: argparse.Namespace) -> int:
         try:
             start_http_server(int(port), addr=host.removeprefix("[").removesuffix("]") or "0.0.0.0",
                               registry=metrics.registry)
+        except OverflowError as exc:  # a port past 65535
+            raise SettingError(f"WEBHOOK_METRICS_BIND {bind!r}: the port must be 0 to 65535") from exc
         except OSError as exc:  # another dispatcher on this host: give each its own address
             raise SettingError(
                 f"WEBHOOK_METRICS_BIND {bind!r}: {exc.strerror or exc} (a dispatcher on this host "

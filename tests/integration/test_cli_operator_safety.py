@@ -122,3 +122,90 @@ def test_an_export_into_a_folder_is_one_line_and_exit_3(tmp_path, monkeypatch, c
     target = target.format(tmp=tmp_path)
     assert main(["audit", "export", "--client", "demo", target]) == 3
     assert capsys.readouterr().err == f"capsa audit: cannot write {target}: it is a folder; name the file to write\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "verify", "--client", "demo", "--from-sequence", "99999999999999999999"],
+    ["idempotency", "purge", "--batch", "9223372036854775808"],
+])
+def test_a_whole_number_past_64_bits_is_a_usage_error(tmp_path, monkeypatch, capsys, argv):
+    _migrated(tmp_path, monkeypatch)
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert "must be a whole number from 1 to 9223372036854775807" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["clients", "list"], ["db", "upgrade"]])
+def test_a_url_whose_port_is_no_number_is_one_line_without_its_password(monkeypatch, capsys, argv):
+    monkeypatch.setenv("DATABASE_URL", "postgresql://capsa:s3cret@127.0.0.1:notaport/capsa")
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a database URL" in err and "s3cret" not in err, err
+
+
+def test_db_upgrade_with_a_driver_that_is_not_installed_is_one_line(monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", "mysql://capsa:s3cret@127.0.0.1/capsa")
+    assert main(["db", "upgrade"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not installed" in err and "s3cret" not in err, err
+
+
+def test_upgrade_to_a_revision_the_database_is_past_says_so_and_changes_nothing(tmp_path, monkeypatch, capsys):
+    from service.adapters.migrate import revision_at, shipped_revisions
+
+    url = _migrated(tmp_path, monkeypatch)
+    capsys.readouterr()
+    newest = shipped_revisions()[-1]
+    assert main(["db", "upgrade", "0011"]) == 0
+    assert capsys.readouterr().out == f"the database is at migration {newest}, past 0011: nothing to upgrade (upgrade never goes down)\n"
+    assert revision_at(url) == newest
+
+
+def test_verify_on_a_database_at_an_older_migration_names_its_migration(tmp_path, monkeypatch, capsys):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0011")
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["audit", "verify", "--client", "demo"]) == 3
+    err = capsys.readouterr().err
+    assert "is at migration 0011, this release needs" in err and err.count("\n") == 1, err
+    assert main(["audit", "export", "--client", "demo", str(tmp_path / "x.ndjson")]) == 3
+    assert "is at migration 0011, this release needs" in capsys.readouterr().err
+
+
+def test_a_keyring_named_by_file_is_named_so_in_its_refusal(tmp_path, capsys):
+    missing = tmp_path / "none.json"
+    assert main(["keys", "list", "--file", str(missing)]) == 3
+    assert capsys.readouterr().err == (
+        f"capsa keys: --file '{missing}' does not exist; create it with `capsa keys create`\n")
+
+
+def test_the_dispatcher_refusing_an_unmigrated_database_says_one_line(tmp_path, monkeypatch):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    done = subprocess.run([CAPSA, "webhooks", "dispatch"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "DATABASE_URL": f"sqlite:///{empty}", "WEBHOOK_METRICS_BIND": "off"})
+    assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_metrics_port_past_65535_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    _migrated(tmp_path, monkeypatch)
+    monkeypatch.setenv("WEBHOOK_METRICS_BIND", "127.0.0.1:99999")
+    assert main(["webhooks", "dispatch"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "capsa: WEBHOOK_METRICS_BIND '127.0.0.1:99999': the port must be 0 to 65535")
+
+
+def test_a_missing_table_of_a_database_at_an_older_migration_is_said_so(tmp_path):
+    from sqlalchemy.exc import OperationalError
+
+    from service.commands.database import database_problem
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0011")
+    said = database_problem(OperationalError("SELECT", {}, Exception("no such table: ledger_rollups")), url)
+    assert said == (f"the database {url} is at migration 0011, older than this release needs: run `capsa db "
+                    "upgrade` with the same DATABASE_URL first")
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    said = database_problem(OperationalError("SELECT", {}, Exception("no such table: clients")), fresh)
+    assert said is not None and "has no capsa tables yet" in said
