@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -42,6 +43,7 @@ EPILOG = (
 )
 PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13)
 INTERRUPTED = 130  # and by SIGINT (128 + 2)
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # a write that failed for want of room
 
 
 def version_text() -> str:
@@ -143,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if errors is not None and isinstance(exc, errors.SettingError):  # a setting it cannot run with
             print(f"capsa: {exc}", file=sys.stderr)
             return ExitCode.USAGE
+        if isinstance(exc, OSError) and exc.errno in _FULL:  # `capsa ... > /dev/full`: output it cannot write
+            _quiet_stdout()
+            print(f"capsa: cannot write the output: {exc.strerror}", file=sys.stderr)
+            return ExitCode.UNREADABLE
         if "sqlalchemy" not in sys.modules:
             raise
         from .commands.database import database_problem

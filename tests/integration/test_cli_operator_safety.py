@@ -209,3 +209,13 @@ def test_a_missing_table_of_a_database_at_an_older_migration_is_said_so(tmp_path
     fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
     said = database_problem(OperationalError("SELECT", {}, Exception("no such table: clients")), fresh)
     assert said is not None and "has no capsa tables yet" in said
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", str(Path(__file__).resolve().parents[2] / "service/examples/round-4p-capsa-susun-id.json")],
+    ["openapi", "-o", "-"],
+])
+def test_output_that_cannot_be_written_is_one_line_and_exit_3(argv):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([CAPSA, *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (3, "capsa: cannot write the output: No space left on device\n")
