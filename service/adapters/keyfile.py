@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,18 +58,17 @@ def changing(path: Path) -> Iterator[None]:
 
 
 def save(path: Path, keyring: Keyring) -> None:
-    """Write the keyring atomically, mode 0600 (a rename over the old file, from a file of
-    this writer's own)."""
+    """Write the keyring atomically, mode 0600: through `<file>.tmp`, renamed over the old
+    file. The temporary file has one name, so a write killed before its rename leaves no
+    copy of the private keys that the next write does not take over; writers take turns
+    (`changing`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")  # 0600
-    try:
-        # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
-        with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
-            json.dump(keyring.private_json(), out, indent=2)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
+    with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
+        json.dump(keyring.private_json(), out, indent=2)
+        out.write("\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)

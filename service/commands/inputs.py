@@ -44,6 +44,8 @@ LARGEST = 2**63 - 1  # a sequence, a count or a batch the database can hold (big
 def positive(text: str) -> int:
     """A whole number of 1 or more, else argparse's usage error (exit 2) naming the value."""
     value = int(text) if text.strip().isdigit() else 0
-    if not 1 <= value <= LARGEST:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {LARGEST}, not {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    if value > LARGEST:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at most {LARGEST}, not {text!r}")
     return value

@@ -80,6 +80,10 @@ def _migrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return url
 
 
+NO_DEV_FULL = pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+
+
+@NO_DEV_FULL
 @pytest.mark.parametrize("argv", [["clients", "create", "x"], ["clients", "key", "demo"]])
 def test_a_key_that_cannot_be_written_out_is_not_made(tmp_path, monkeypatch, argv):
     url = _migrated(tmp_path, monkeypatch)
@@ -133,7 +137,7 @@ def test_a_whole_number_past_64_bits_is_a_usage_error(tmp_path, monkeypatch, cap
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2
-    assert "must be a whole number from 1 to 9223372036854775807" in capsys.readouterr().err
+    assert "must be a whole number of at most 9223372036854775807, not " in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["clients", "list"], ["db", "upgrade"]])
@@ -211,6 +215,7 @@ def test_a_missing_table_of_a_database_at_an_older_migration_is_said_so(tmp_path
     assert said is not None and "has no capsa tables yet" in said
 
 
+@NO_DEV_FULL
 @pytest.mark.parametrize("argv", [
     ["score", str(Path(__file__).resolve().parents[2] / "service/examples/round-4p-capsa-susun-id.json")],
     ["openapi", "-o", "-"],
@@ -219,3 +224,37 @@ def test_output_that_cannot_be_written_is_one_line_and_exit_3(argv):
     with open("/dev/full", "w") as full:
         done = subprocess.run([CAPSA, *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (3, "capsa: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("the disk went away"), KeyboardInterrupt()])
+def test_a_key_shown_whose_commit_then_fails_is_said_not_saved(tmp_path, monkeypatch, capsys, failure):
+    from service.adapters.uow import UnitOfWork
+
+    _migrated(tmp_path, monkeypatch)
+
+    def fails(self: object) -> None:
+        raise failure
+
+    with monkeypatch.context() as patched:
+        patched.setattr(UnitOfWork, "commit", fails)
+        code = main(["clients", "create", "demo"])
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1].startswith("capsa_")  # shown, then the commit failed
+    why = "interrupted" if isinstance(failure, KeyboardInterrupt) else "RuntimeError('the disk went away')"
+    assert (code, captured.err) == (
+        130 if isinstance(failure, KeyboardInterrupt) else 3,
+        f"capsa clients: the key shown above was NOT saved, nothing was made: {why}\n")
+    assert main(["clients", "list"]) == 0 and capsys.readouterr().out == ""
+
+
+def test_a_table_missing_from_a_database_at_the_newest_migration_is_not_called_an_old_schema(tmp_path):
+    from sqlalchemy.exc import OperationalError
+
+    from service.adapters.migrate import shipped_revisions
+    from service.commands.database import database_problem
+
+    url = f"sqlite:///{tmp_path / 'capsa.db'}"
+    upgrade(url)
+    said = database_problem(OperationalError("SELECT", {}, Exception("no such table: api_keys")), url)
+    assert said == (f"the database {url} is at migration {shipped_revisions()[-1]}, yet a table is missing "
+                    "(no such table: api_keys): its schema was changed outside capsa; restore it from a backup")
