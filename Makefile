@@ -52,9 +52,9 @@ run: $(STAMP)
 	@mkdir -p var
 	DATABASE_URL=$(DEMO_DB) $(BIN)/capsa db upgrade
 	@umask 077; if ! DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients list | grep -q '^demo '; then \
-	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients create demo | tail -n 1 > var/demo.key; \
+	  made=$$(DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients create demo) && echo "$$made" | tail -n 1 > var/demo.key; \
 	elif [ ! -s var/demo.key ]; then \
-	  DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo | tail -n 1 > var/demo.key; \
+	  made=$$(DATABASE_URL=$(DEMO_DB) $(BIN)/capsa clients key demo) && echo "$$made" | tail -n 1 > var/demo.key; \
 	fi; chmod 600 var/demo.key
 	@echo "Demo API key (client demo): $$(cat var/demo.key)"
 	@# The receipts' signing key: made once (it also signs the records stored before it).

@@ -44,8 +44,8 @@ def _guarded(work: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
     return run
 
 
-class _NotShown(Exception):
-    """The new key could not be written out: its transaction rolls back."""
+class _Refused(Exception):
+    """The new key's command ends with `code`, its refusal said; its transaction rolled back."""
 
     def __init__(self, code: int) -> None:
         super().__init__(code)
@@ -62,22 +62,44 @@ def _shown(lines: list[str]) -> None:
     except OSError as exc:
         print(f"capsa clients: cannot write the key to standard output ({exc.strerror or exc}); nothing was made",
               file=sys.stderr)
-        raise _NotShown(ExitCode.UNREADABLE) from exc
+        raise _Refused(ExitCode.UNREADABLE) from exc
+
+
+def _saved(work: Callable[[], None], shown: list[bool], args: argparse.Namespace) -> int:
+    """Run a new key's transaction; when it fails after the key was shown, one line says
+    that key was NOT saved (exit 3, or 130 for Ctrl-C), so nobody keeps a key that is not
+    there. Before it was shown, failures are the command's usual ones."""
+    from .database import database_problem
+
+    try:
+        work()
+    except _Refused as exc:
+        return exc.code
+    except (Exception, KeyboardInterrupt) as exc:
+        if not shown or isinstance(exc, (ServiceError, BrokenPipeError)):
+            raise
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        why = "interrupted" if interrupted else (database_problem(exc, args.database_url) or repr(exc))
+        print(f"capsa clients: the key shown above was NOT saved, nothing was made: {why}", file=sys.stderr)
+        return 130 if interrupted else ExitCode.UNREADABLE
+    return 0
 
 
 @_guarded
 def create(args: argparse.Namespace) -> int:
     from service.services import clients
 
+    shown: list[bool] = []
+
     def show(client_id: str, key: str) -> None:
         _shown([f"client {args.name} created: {client_id}", "its write key, shown once (store it now):", key])
+        shown.append(True)
 
-    try:
+    def work() -> None:
         with _db(args) as db:
             clients.create_client(db, args.name, hand_over=show)
-    except _NotShown as exc:
-        return exc.code
-    return 0
+
+    return _saved(work, shown, args)
 
 
 @_guarded
@@ -85,15 +107,17 @@ def key(args: argparse.Namespace) -> int:
     from service.services import clients
 
     scope = clients.READ if args.read_only else clients.WRITE
+    shown: list[bool] = []
+
     def show(plain: str) -> None:
         _shown([f"new {scope} key for {args.name}, shown once (store it now):", plain])
+        shown.append(True)
 
-    try:
+    def work() -> None:
         with _db(args) as db:
             clients.add_key(db, args.name, scope, hand_over=show)
-    except _NotShown as exc:
-        return exc.code
-    return 0
+
+    return _saved(work, shown, args)
 
 
 @_guarded
