@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from banting_scripts import FOUR
 from httpkit import fields_of, problem
+from test_api_audit import sql
 from test_api_banting import game_body, send, start, state
 
 from service.services.banting import timers
@@ -281,6 +282,15 @@ def test_the_finished_filter_lists_a_game_its_overdue_auto_moves_finish(http, te
     assert finished["items"][0]["round"] is not None
     playing = http.get("/v1/banting/games?status=playing", headers=tenant.headers).get_json()
     assert [g["id"] for g in playing["items"]] == [other["id"]]
+
+
+def test_the_finished_filter_never_shows_a_game_in_play_whose_stored_deadline_is_stale(app, http, tenant, clock):
+    # A game moved by a server before migration 0021 keeps a deadline column that is not its
+    # turn's: it matches the filter's look-up but is not due, and is still in play.
+    game = timed(http, tenant, 86400)
+    sql(app, "UPDATE games SET deadline = :at WHERE id = :g", at=START - timedelta(days=1), g=game["id"])
+    finished = http.get("/v1/banting/games?status=finished", headers=tenant.headers).get_json()
+    assert finished["items"] == []
 
 # -- hints ----------------------------------------------------------------------------------
 

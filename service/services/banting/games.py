@@ -245,8 +245,8 @@ def list_(
         with db.unit_of_work() as uow:
             fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
         games = [fresh.get(g.id, g) for g in games]
-        if wanted is not None:  # finished by its auto moves: no longer what the filter asked for
-            games = [g for g in games if g.status == wanted]
+    if wanted is not None:  # finished by its auto moves, or in play past a deadline kept stale: not asked for
+        games = [g for g in games if g.status == wanted]
     items = [game_document(g, store.state_of(g)) for g in games]
     return {"items": items, "next_cursor": None if next_after is None else encode_cursor(*next_after)}
 

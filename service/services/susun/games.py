@@ -237,8 +237,8 @@ def list_(
         with db.unit_of_work() as uow:
             fresh = {g: r for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
         rows = [fresh.get(r.id, r) for r in rows]
-        if status is not None:  # settled on this read: no longer what the filter asked for
-            rows = [r for r in rows if r.status == status]
+    if status is not None:  # settled on this read (or not settled, though due): as the filter asks
+        rows = [r for r in rows if r.status == status]
     return {
         "items": [_document(r) for r in rows],
         "next_cursor": None if next_after is None else encode_cursor(next_after[0], next_after[1]),
