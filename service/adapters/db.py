@@ -39,7 +39,7 @@ def without_password(url: str) -> str:
     try:
         shown = make_url(url).render_as_string(hide_password=True)
     except Exception:  # not a URL SQLAlchemy reads (a port that is no number): hide what looks like one
-        shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+        shown = re.sub(r"(://[^:/@]*:)[^/]*@", r"\1***@", url)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", shown)
 
 

@@ -44,7 +44,11 @@ def with_schema(db: Database) -> Database:
     """`db`, once its schema is one this release runs on; else it is let go and
     DatabaseProblem says why (one line, exit 3), for the processes that would otherwise
     fail on a missing table or column at every pass (`capsa sweep`, the dispatcher)."""
-    refusal = db.schema_refusal()
+    try:
+        refusal = db.schema_refusal()
+    except BaseException:
+        db.dispose()
+        raise
     if refusal is not None:
         db.dispose()
         raise DatabaseProblem(refusal)
@@ -165,10 +169,15 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
         return None
     reason = _reason(exc)
     if undefined_table or reason.startswith("no such table"):
-        at = _revision_at(url)
-        if at is not None:  # some tables, not this release's
+        from service.adapters.migrate import shipped_revisions
+
+        at, shipped = _revision_at(url), shipped_revisions()
+        if at in shipped[:-1]:  # a command without with_schema on an older schema
             return (f"the database {shown} is at migration {at}, older than this release needs: run "
                     "`capsa db upgrade` with the same DATABASE_URL first")
+        if at is not None:
+            return (f"the database {shown} is at migration {at}, yet a table is missing ({reason}): its "
+                    "schema was changed outside capsa; restore it from a backup")
         return f"the database {shown} has no capsa tables yet: run `capsa db upgrade` with the same DATABASE_URL first"
     folder = _missing_folder(url)
     if folder is not None:
