@@ -201,6 +201,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(_refuse_counted)  # after the limiter: key guessing and refused calls are counted
     app.before_request(_read_body)
     app.after_request(_purge_after_response)
+    app.after_request(_never_cached)
     for rule in app.url_map.iter_rules():
         if rule.rule.startswith("/v1/"):
             # An empty segment names nothing: `/v1/ledger/players//statement` is a 404, not
@@ -299,6 +300,18 @@ def _refuse_counted() -> None:
     refused = g.pop("refused", None)
     if refused is not None:
         raise refused
+
+
+def _never_cached(response: Response) -> Response:
+    """No cache may keep an answer of the API: a hand, a deal, a secret, a view link's token or
+    a ledger is one client's, and one key's view of a resource is not another's (RFC 9111
+    5.2.2.5, 4.1). An answer chosen by Accept (JSON or CSV) varies by it too."""
+    if current_request().path.startswith("/v1/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.vary.add("Authorization")
+        if current_g().get("negotiated"):
+            response.vary.add("Accept")
+    return response
 
 
 def _purge_after_response(response: Response) -> Response:

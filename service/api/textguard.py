@@ -29,7 +29,7 @@ _MESSAGE = "must not contain NUL characters or unpaired surrogates"
 
 def check_request_line() -> None:
     """The path and the query string (call before routing-dependent work)."""
-    if _BAD.search(request.path):
+    if _BAD.search(request.path) or _encoded_slash(request.environ):
         raise Problem(404, "not-found", "no such resource")
     errors = [
         FieldError(f"query.{name}", _MESSAGE)
@@ -38,6 +38,13 @@ def check_request_line() -> None:
     ]
     if errors:
         raise Problem(422, "validation", f"{errors[0].field}: {_MESSAGE}", errors)
+
+
+def _encoded_slash(environ: dict[str, Any]) -> bool:
+    """Whether the path as sent holds `%2F`: the server decodes it before routing, so
+    `/players/a%2Fstatement` would reach a's statement. No id holds a slash: 404."""
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or ""
+    return "%2f" in raw.partition("?")[0].lower()
 
 
 def check_body(value: Any, raw: bytes | None = None) -> None:

@@ -13,6 +13,7 @@ from service.adapters.replicas import AsOf
 from service.services.ledger import reports as ledger
 from service.services.reporting import AS_OF_HEADER, as_of_header
 
+from ..context import current_g
 from ..heavy_reads import answer_heavy
 from ..schemas.ledger import (
     COUNTING,
@@ -170,5 +171,7 @@ def csv_response(chunks: Iterator[str], next_cursor: str | None, as_of: AsOf) ->
 
 
 def wants_csv() -> bool:
+    """Whether Accept chooses CSV over JSON (the answer then varies by Accept)."""
+    current_g().negotiated = True
     best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
     return best == "text/csv"
