@@ -12,6 +12,8 @@ from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.adapters.errors import DatabaseUnavailable
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
+
     from service.adapters.uow import Database
 
 HOW_TO_SET = "set DATABASE_URL (or --database-url) to your database"
@@ -77,13 +79,13 @@ def driver_needed(url: str) -> Iterator[None]:
         ) from exc
 
 
-def readable_url(url: str) -> None:
-    """DatabaseProblem unless `url` parses as a database URL (a port that is no number)."""
+def readable_url(url: str) -> URL:
+    """`url` parsed; DatabaseProblem unless it is a database URL (a port that is no number)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
-        make_url(url)
+        return make_url(url)
     except (ArgumentError, ValueError) as exc:
         raise DatabaseProblem(
             f"DATABASE_URL {_shown(url)!r} is not a database URL capsa can use ({_reason(exc)}); "
@@ -94,10 +96,7 @@ def readable_url(url: str) -> None:
 def _refuse_a_missing_sqlite_file(url: str) -> None:
     """SQLite makes a missing file on first use: a mistyped path would leave an empty one
     behind. Only `capsa db upgrade` (which does not come here) makes a database."""
-    from sqlalchemy.engine import make_url
-
-    readable_url(url)
-    parsed = make_url(url)
+    parsed = readable_url(url)
     path = parsed.database if parsed.get_backend_name() == "sqlite" else None
     if path and path != ":memory:" and not path.startswith("file:") and not Path(path).exists():
         folder = Path(path).parent

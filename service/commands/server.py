@@ -83,10 +83,10 @@ def db_upgrade(args: argparse.Namespace) -> int:
     readable_url(url)
     with driver_needed(url):
         at = revision_at(url)
-    if at is not None and at not in shipped_revisions():
+    if at is not None and at not in shipped:
         # A later release's migration: this one serves the database as it is (migrations
         # only add what older code ignores), and has nothing to undo it with.
-        print(f"the database is at migration {at}, newer than this release's newest ({shipped_revisions()[-1]}): "
+        print(f"the database is at migration {at}, newer than this release's newest ({shipped[-1]}): "
               "nothing to upgrade (this release serves it: migrations only add what it ignores)")
         return 0
     if at is not None and args.revision in shipped and shipped.index(at) > shipped.index(args.revision):
