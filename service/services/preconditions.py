@@ -1,7 +1,9 @@
-"""Versioned resources (Big Two games and matches, Susun games): `If-Match` and its 412.
+"""Versioned resources (Big Two games and matches, Susun games): `If-Match` and its 412,
+`If-None-Match` and its 304.
 
 A game or match carries a version that every change raises; its answers send it as a strong
-`ETag` (`"7"`), and a change may name the version it was decided on in `If-Match`.
+`ETag` (`"7"`), a change may name the version it was decided on in `If-Match`, and a read
+may say which version it holds already in `If-None-Match`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,26 @@ def parse_if_match(header: str | None, what: str = "game") -> frozenset[int] | N
         if match.group(1) is None:
             versions.add(int(match.group(3)))
     return frozenset(versions)
+
+
+def not_modified(header: str | None, current: int) -> bool:
+    """Whether `If-None-Match` names the `current` version (or is `*`): a GET answers 304.
+    RFC 9110 13.1.2 compares it weakly, so `W/"7"` names version 7 too. A header that names
+    no version is 422, as `If-Match`'s is."""
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    versions = set()
+    for item in header.split(","):
+        match = _VERSION.fullmatch(item.strip())
+        if match is None:
+            raise InvalidInput(
+                f'If-None-Match must name versions, such as "7", got {quoted(header)}',
+                errors=[FieldError("header.If-None-Match", f'must be a version, such as "7", got {quoted(item.strip())}')],
+            )
+        versions.add(int(match.group(3)))
+    return current in versions
 
 
 def refuse_stale(expected_versions: frozenset[int] | None, current: int, what: str) -> None:

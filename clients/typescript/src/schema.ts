@@ -1083,7 +1083,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Answer only at this version, `"7"` or `7` (or a list): at another the answer is 412 `precondition-failed`. Compared strongly, as on a write.
+                     * @example "1"
+                     */
+                    "If-Match"?: string;
+                    /**
+                     * @description The version you hold already, `"7"` (or a list, or `*`): while it is the current one the answer is 304 without a body. Compared weakly (RFC 9110): `W/"7"` names version 7 too.
+                     * @example "1"
+                     */
+                    "If-None-Match"?: string;
+                };
                 path: {
                     game_id: string;
                 };
@@ -1102,9 +1113,19 @@ export interface paths {
                         "application/json": components["schemas"]["GameState"];
                     };
                 };
+                /** @description Not Modified: `If-None-Match` names the current version. No body; the ETag, as a 200 would send it. */
+                304: {
+                    headers: {
+                        /** @description The version, `"7"`. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                412: components["responses"]["PRECONDITION_FAILED"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
@@ -1359,7 +1380,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Answer only at this version, `"7"` or `7` (or a list): at another the answer is 412 `precondition-failed`. Compared strongly, as on a write.
+                     * @example "1"
+                     */
+                    "If-Match"?: string;
+                    /**
+                     * @description The version you hold already, `"7"` (or a list, or `*`): while it is the current one the answer is 304 without a body. Compared weakly (RFC 9110): `W/"7"` names version 7 too.
+                     * @example "1"
+                     */
+                    "If-None-Match"?: string;
+                };
                 path: {
                     match_id: string;
                 };
@@ -1378,9 +1410,19 @@ export interface paths {
                         "application/json": components["schemas"]["Match"];
                     };
                 };
+                /** @description Not Modified: `If-None-Match` names the current version. No body; the ETag, as a 200 would send it. */
+                304: {
+                    headers: {
+                        /** @description The version, `"7"`. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                412: components["responses"]["PRECONDITION_FAILED"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
@@ -2453,7 +2495,18 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Answer only at this version, `"7"` or `7` (or a list): at another the answer is 412 `precondition-failed`. Compared strongly, as on a write.
+                     * @example "1"
+                     */
+                    "If-Match"?: string;
+                    /**
+                     * @description The version you hold already, `"7"` (or a list, or `*`): while it is the current one the answer is 304 without a body. Compared weakly (RFC 9110): `W/"7"` names version 7 too.
+                     * @example "1"
+                     */
+                    "If-None-Match"?: string;
+                };
                 path: {
                     game_id: string;
                 };
@@ -2472,9 +2525,19 @@ export interface paths {
                         "application/json": components["schemas"]["SusunGame"];
                     };
                 };
+                /** @description Not Modified: `If-None-Match` names the current version. No body; the ETag, as a 200 would send it. */
+                304: {
+                    headers: {
+                        /** @description The version, `"7"`. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 401: components["responses"]["UNAUTHORIZED"];
                 404: components["responses"]["NOT_FOUND"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                412: components["responses"]["PRECONDITION_FAILED"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];

@@ -14,8 +14,10 @@ from flask_smorest import Blueprint as _Blueprint
 
 from service.services.idempotency import StoredResponse
 from service.services.jsondoc import dump
+from service.services.preconditions import not_modified, parse_if_match, refuse_stale
 
 from ..body import parser
+from ..context import current_request
 
 
 class Blueprint(_Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
@@ -102,6 +104,34 @@ IF_MATCH = {
     "schema": {"type": "string", "maxLength": 40},
     "example": '"1"',
 }
+# A GET of a versioned resource (`send_state`): its preconditions and its 304.
+READ_PRECONDITIONS = [
+    {
+        "in": "header",
+        "name": "If-Match",
+        "required": False,
+        "description": 'Answer only at this version, `"7"` or `7` (or a list): at another the answer is '
+        "412 `precondition-failed`. Compared strongly, as on a write.",
+        "schema": {"type": "string", "maxLength": 40},
+        "example": '"1"',
+    },
+    {
+        "in": "header",
+        "name": "If-None-Match",
+        "required": False,
+        "description": 'The version you hold already, `"7"` (or a list, or `*`): while it is the current '
+        'one the answer is 304 without a body. Compared weakly (RFC 9110): `W/"7"` names version 7 too.',
+        "schema": {"type": "string", "maxLength": 40},
+        "example": '"1"',
+    },
+]
+NOT_MODIFIED = {
+    "304": {
+        "description": "Not Modified: `If-None-Match` names the current version. No body; the ETag, "
+        "as a 200 would send it.",
+        "headers": {"ETag": {"description": 'The version, `"7"`.', "schema": {"type": "string"}}},
+    }
+}
 # The Capsa-As-Of header of a report or an export (`reporting.as_of_header`).
 AS_OF = {
     "description": "How far the answer reaches: `sequence=N; at=<RFC 3339>; source=replica|primary`, "
@@ -115,6 +145,20 @@ STATE_HEADERS = {
         "schema": {"type": "string", "example": "true"},
     },
 }
+
+
+def send_state(document: dict[str, Any], what: str = "game") -> Response:
+    """A versioned resource's state for a GET, its version as a strong ETag, under RFC 9110's
+    preconditions: an `If-Match` that names another version is 412 (as a write's is), and an
+    `If-None-Match` that names this one is 304 without a body (a client polling for the next
+    move pays no body until there is one)."""
+    version = document["version"]
+    headers = current_request().headers
+    refuse_stale(parse_if_match(headers.get("If-Match"), what), version, what)
+    etag = f'"{version}"'
+    if not_modified(headers.get("If-None-Match"), version):
+        return Response(status=304, headers={"ETag": etag})
+    return json_response(document, headers={"ETag": etag})
 
 
 def send_versioned(stored: StoredResponse) -> Response:

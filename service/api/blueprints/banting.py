@@ -26,7 +26,19 @@ from ..schemas.banting import (
 )
 from ..schemas.matches import MatchGameRequestSchema, MatchRequestSchema, MatchSchema
 from ..state import db, principal
-from . import AUTH, BODY, IDEMPOTENCY_KEY, IF_MATCH, STATE_HEADERS, Blueprint, json_response, send_versioned
+from . import (
+    AUTH,
+    BODY,
+    IDEMPOTENCY_KEY,
+    IF_MATCH,
+    NOT_MODIFIED,
+    READ_PRECONDITIONS,
+    STATE_HEADERS,
+    Blueprint,
+    json_response,
+    send_state,
+    send_versioned,
+)
 
 blp = Blueprint(
     "banting", __name__, url_prefix="/v1/banting", description="Capsa Banting (Big Two) games."
@@ -86,15 +98,15 @@ class Games(MethodView):
 
 @blp.route("/games/<string:game_id>")
 class GameById(MethodView):
+    @blp.doc(parameters=READ_PRECONDITIONS, responses=NOT_MODIFIED)
     @blp.response(200, GameStateSchema, headers={"ETag": STATE_HEADERS["ETag"]})
-    @blp.problems(*AUTH, 404)
+    @blp.problems(*AUTH, 404, 412)
     def get(self, game_id: str) -> Response:
         """The game's state (no player's cards), after the auto moves that were due.
 
         A read key may fetch it: the auto moves it may store follow from the clock alone.
         """
-        document = games.get(db(), principal().client_id, game_id)
-        return json_response(document, headers={"ETag": f'"{document["version"]}"'})
+        return send_state(games.get(db(), principal().client_id, game_id))
 
 
 @blp.route("/games/<string:game_id>/hands/<id:player>")
@@ -180,11 +192,11 @@ class Matches(MethodView):
 class MatchById(MethodView):
     @blp.response(200, MatchSchema, headers={"ETag": {
         "description": 'The match version, `"3"`.', "schema": {"type": "string"}}})
-    @blp.problems(*AUTH, 404)
+    @blp.doc(parameters=READ_PRECONDITIONS, responses=NOT_MODIFIED)
+    @blp.problems(*AUTH, 404, 412)
     def get(self, match_id: str) -> Response:
         """The match: its players' totals and the standings after every finished game."""
-        document = matches.get(db(), principal().client_id, match_id)
-        return json_response(document, headers={"ETag": f'"{document["version"]}"'})
+        return send_state(matches.get(db(), principal().client_id, match_id), "match")
 
 
 @blp.route("/matches/<string:match_id>/games")

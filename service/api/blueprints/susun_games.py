@@ -23,7 +23,18 @@ from ..schemas.susun_games import (
     SusunHandSchema,
 )
 from ..state import db, principal
-from . import AUTH, BODY, IDEMPOTENCY_KEY, STATE_HEADERS, Blueprint, json_response, send_versioned
+from . import (
+    AUTH,
+    BODY,
+    IDEMPOTENCY_KEY,
+    NOT_MODIFIED,
+    READ_PRECONDITIONS,
+    STATE_HEADERS,
+    Blueprint,
+    json_response,
+    send_state,
+    send_versioned,
+)
 
 blp = Blueprint(
     "susun_games", __name__, url_prefix="/v1/susun", description="Server-run Capsa Susun games."
@@ -82,15 +93,15 @@ class Games(MethodView):
 
 @blp.route("/games/<string:game_id>")
 class GameById(MethodView):
+    @blp.doc(parameters=READ_PRECONDITIONS, responses=NOT_MODIFIED)
     @blp.response(200, SusunGameSchema, headers=ETAG)
-    @blp.problems(*AUTH, 404)
+    @blp.problems(*AUTH, 404, 412)
     def get(self, game_id: str) -> Response:
         """The game: who has submitted (no player's cards until it is settled).
 
         A game whose deadline has passed settles on this read, before it is answered.
         """
-        document = susun_games.get(db(), principal().client_id, game_id, guard=in_slot)
-        return json_response(document, headers={"ETag": f'"{document["version"]}"'})
+        return send_state(susun_games.get(db(), principal().client_id, game_id, guard=in_slot))
 
 
 @blp.route("/games/<string:game_id>/hands/<id:player>")

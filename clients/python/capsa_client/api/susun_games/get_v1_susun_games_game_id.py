@@ -1,5 +1,5 @@
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -7,12 +7,21 @@ import httpx
 from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.susun_game import SusunGame
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     game_id: str,
+    *,
+    if_match: str | Unset = UNSET,
+    if_none_match: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
+
+    if not isinstance(if_none_match, Unset):
+        headers["If-None-Match"] = if_none_match
 
     _kwargs: dict[str, Any] = {
         "method": "get",
@@ -21,14 +30,19 @@ def _get_kwargs(
         ),
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SusunGame:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | SusunGame:
     if response.status_code == 200:
         response_200 = SusunGame.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 304:
+        response_304 = cast(Any, None)
+        return response_304
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -44,6 +58,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         response_406 = Problem.from_dict(response.json())
 
         return response_406
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
 
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
@@ -65,7 +84,9 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
     return response_default
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | SusunGame]:
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Any | Problem | SusunGame]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -78,24 +99,30 @@ def sync_detailed(
     game_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Problem | SusunGame]:
+    if_match: str | Unset = UNSET,
+    if_none_match: str | Unset = UNSET,
+) -> Response[Any | Problem | SusunGame]:
     """The game: who has submitted (no player's cards until it is settled).
 
      A game whose deadline has passed settles on this read, before it is answered.
 
     Args:
         game_id (str):
+        if_match (str | Unset):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | SusunGame]
+        Response[Any | Problem | SusunGame]
     """
 
     kwargs = _get_kwargs(
         game_id=game_id,
+        if_match=if_match,
+        if_none_match=if_none_match,
     )
 
     response = client.get_httpx_client().request(
@@ -109,25 +136,31 @@ def sync(
     game_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Problem | SusunGame | None:
+    if_match: str | Unset = UNSET,
+    if_none_match: str | Unset = UNSET,
+) -> Any | Problem | SusunGame | None:
     """The game: who has submitted (no player's cards until it is settled).
 
      A game whose deadline has passed settles on this read, before it is answered.
 
     Args:
         game_id (str):
+        if_match (str | Unset):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | SusunGame
+        Any | Problem | SusunGame
     """
 
     return sync_detailed(
         game_id=game_id,
         client=client,
+        if_match=if_match,
+        if_none_match=if_none_match,
     ).parsed
 
 
@@ -135,24 +168,30 @@ async def asyncio_detailed(
     game_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Problem | SusunGame]:
+    if_match: str | Unset = UNSET,
+    if_none_match: str | Unset = UNSET,
+) -> Response[Any | Problem | SusunGame]:
     """The game: who has submitted (no player's cards until it is settled).
 
      A game whose deadline has passed settles on this read, before it is answered.
 
     Args:
         game_id (str):
+        if_match (str | Unset):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | SusunGame]
+        Response[Any | Problem | SusunGame]
     """
 
     kwargs = _get_kwargs(
         game_id=game_id,
+        if_match=if_match,
+        if_none_match=if_none_match,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -164,25 +203,31 @@ async def asyncio(
     game_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Problem | SusunGame | None:
+    if_match: str | Unset = UNSET,
+    if_none_match: str | Unset = UNSET,
+) -> Any | Problem | SusunGame | None:
     """The game: who has submitted (no player's cards until it is settled).
 
      A game whose deadline has passed settles on this read, before it is answered.
 
     Args:
         game_id (str):
+        if_match (str | Unset):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | SusunGame
+        Any | Problem | SusunGame
     """
 
     return (
         await asyncio_detailed(
             game_id=game_id,
             client=client,
+            if_match=if_match,
+            if_none_match=if_none_match,
         )
     ).parsed
