@@ -696,12 +696,14 @@ def nginx_logs(nginx: str, requests: list[tuple[str, dict[str, str], int]]) -> t
 
 def test_nginx_keeps_a_view_links_token_out_of_both_logs_however_its_path_is_spelt(nginx):
     """The token is a bearer credential: however a client spells the page's path (a doubled
-    slash from a base URL ending in `/`, a percent-encoded letter, the absolute form), nginx
+    slash from a base URL ending in `/`, a percent-encoded letter, the absolute form, another
+    letter case, dot segments), nginx
     logs it as `/view/rounds/-`; and an upstream failure on such a page (a restart, a
     timeout) writes no request line with the token to the error log, while one on the API
     is still logged there."""
     spellings = ["/view/rounds/TOKEN-A", "//view/rounds/TOKEN-B", "/view/%72ounds/TOKEN-C",
-                 "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E"]
+                 "http://capsa/view/rounds/TOKEN-D", "/view//rounds/TOKEN-E", "/VIEW/./rounds/TOKEN-F",
+                 "/View/x/../rounds/TOKEN-G", "/view/./rounds/TOKEN-H"]
     access, errors = nginx_logs(nginx, [(target, {}, 503) for target in [*spellings, "/v1/rules"]])
     assert "TOKEN" not in access and "TOKEN" not in errors, (access, errors)
     assert access.count('"GET /view/rounds/- HTTP/1.1" 503') == len(spellings)
@@ -714,7 +716,9 @@ def test_nginx_keeps_the_token_out_of_its_log_when_it_refuses_a_page_request_its
     is matched then, and it must be in any spelling, percent-escaped letters and slashes
     included."""
     spellings = ["/view/rounds/TOKEN-A", "/view/%72ounds/TOKEN-B", "/%76iew/rounds/TOKEN-C",
-                 "/view%2Frounds/TOKEN-D", "/VIEW/%52OUNDS/TOKEN-E", "/view/%72%6F%75%6E%64%73/TOKEN-F"]
+                 "/view%2Frounds/TOKEN-D", "/VIEW/%52OUNDS/TOKEN-E", "/view/%72%6F%75%6E%64%73/TOKEN-F",
+                 "/VIEW/./rounds/TOKEN-G", "/view/x/../rounds/TOKEN-H", "/view/%2e/rounds/TOKEN-I",
+                 "/view/a/b/../../rounds/TOKEN-J"]
     requests = [(target, {"X-Big": "x" * 9000}, 431) for target in spellings]
     requests += [(target + "x" * 9000, {}, 414) for target in spellings[:2]]
     access, errors = nginx_logs(nginx, requests)
