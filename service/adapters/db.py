@@ -33,14 +33,18 @@ def normalise_url(url: str) -> str:
     return url
 
 
+_SECRET_PARAMETER = re.compile(r"([?&][^=&#]*(?:password|secret)[^=&#]*=)[^&#]*", re.IGNORECASE)
+
+
 def without_password(url: str) -> str:
-    """`url` as it may be shown (messages, logs): its password, in its credentials or as a
-    `password=` query parameter, replaced by `***`; a text that is no URL as it is."""
+    """`url` as it may be shown (messages, logs): its password, in its credentials or in any
+    query parameter whose name holds `password` or `secret` (`sslpassword`, libpq's key file
+    passphrase; `sentinel_password`), replaced by `***`; a text that is no URL as it is."""
     try:
         shown = make_url(url).render_as_string(hide_password=True)
     except Exception:  # not a URL SQLAlchemy reads (a port that is no number): hide what looks like one
         shown = re.sub(r"(://[^:/@]*:)[^/]*@", r"\1***@", url)
-    return re.sub(r"([?&]password=)[^&]*", r"\1***", shown)
+    return _SECRET_PARAMETER.sub(r"\1***", shown)
 
 
 def json_text(value: Any) -> str:
