@@ -299,6 +299,9 @@ def make_engine(
     """
     url = normalise_url(url)
     options.setdefault("json_serializer", json_text)
+    # A failed statement's error (a traceback in the log) names the statement, never its
+    # parameters: webhook and view-link secrets are written as parameters.
+    options.setdefault("hide_parameters", True)
     if is_sqlite(url):
         engine = create_engine(url, **options)
         _configure_sqlite(engine)
