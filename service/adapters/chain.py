@@ -117,18 +117,20 @@ class ChainRepository:
 
     def stray(self, client_id: str, head: int) -> tuple[str, int] | None:
         """What lies outside the chain [1, head] of the client, where no record of it should
-        be: ("record", sequence) of the first record past the head, else ("lines", sequence)
-        of the nearest ledger lines before the first record or past the head; None when
-        nothing does. Three probes of the keys' ends."""
-        past = self.session.scalar(
-            select(func.min(ChainRecord.sequence)).where(ChainRecord.client_id == client_id, ChainRecord.sequence > head)
-        )
+        be: ("record", sequence) of the nearest record before the first or past the head, else
+        ("lines", sequence) of the nearest ledger lines before the first record or past the
+        head; None when nothing does. Four probes of the keys' ends."""
+        records = ChainRecord.client_id == client_id
+        before = self.session.scalar(select(func.max(ChainRecord.sequence)).where(records, ChainRecord.sequence < 1))
+        if before is not None:
+            return "record", int(before)
+        past = self.session.scalar(select(func.min(ChainRecord.sequence)).where(records, ChainRecord.sequence > head))
         if past is not None:
             return "record", int(past)
         lines = LedgerLine.client_id == client_id
-        before = self.session.scalar(select(func.max(LedgerLine.sequence)).where(lines, LedgerLine.sequence < 1))
-        if before is not None:
-            return "lines", int(before)
+        below = self.session.scalar(select(func.max(LedgerLine.sequence)).where(lines, LedgerLine.sequence < 1))
+        if below is not None:
+            return "lines", int(below)
         after = self.session.scalar(select(func.min(LedgerLine.sequence)).where(lines, LedgerLine.sequence > head))
         return None if after is None else ("lines", int(after))
 

@@ -455,16 +455,20 @@ def test_ledger_lines_where_no_record_is_are_found_however_far_from_the_chain(ap
     assert report["reason"] == f"ledger lines at sequence {where}, where no record of the chain is"
 
 
-def test_a_record_however_far_past_the_head_is_found(app, http):
-    """A record past the head is read by the round's GET (a void of it, say) though no chain
-    holds it: verify finds it wherever it is, not only within a page past the head."""
+@pytest.mark.parametrize("where", [10**9, 0, -1])
+def test_a_record_outside_the_chain_however_far_is_found(app, http, where):
+    """A record past the head, or before the first, is read by the round's GET (a void of
+    it, say: the round then shows as void) though no chain holds it: verify finds it wherever
+    it is, not only within a page past the head."""
     tenant, docs = _tampered(app, http)
     body = canonical({"forged": True})
     sql(app, "INSERT INTO chain_records (client_id, sequence, kind, round_id, previous_hash, hash, canonical)"
-             " VALUES (:c, :s, 'void', :r, :h, :h, :b)", c=tenant.id, s=10**9, r=docs[0]["id"],
+             " VALUES (:c, :s, 'void', :r, :h, :h, :b)", c=tenant.id, s=where, r=docs[0]["id"],
         h=chain_hash("0" * 64, body), b=body)
-    report = _assert_bad_at(app, http, tenant, 10**9)
-    assert report["reason"] == f"sequence {10**9} is past the head"
+    report = _assert_bad_at(app, http, tenant, where)
+    assert report["reason"] == (
+        f"sequence {where} is past the head" if where > 0 else f"sequence {where} is before the chain's first record (1)"
+    )
 
 
 @pytest.mark.parametrize("grouping", ["player", "quarter"])

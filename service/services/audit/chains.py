@@ -141,13 +141,17 @@ def _check(uow: UnitOfWork, client_id: str, from_sequence: int, limit: int | Non
     if checked and last == head.sequence and links.previous_hash != head.hash:
         return _bad(checked, last, "the chain head's hash is not this record's")
     # Reaching the head: nothing may lie outside the chain, however far (a page past the
-    # head was read above): a record past it (a round's GET would read a void there), or
-    # ledger lines no record holds (balances and reports sum every line up to a sequence).
+    # head was read above): a record past it or before the first (a round's GET would read a
+    # void there), or ledger lines no record holds (balances and reports sum every line up
+    # to a sequence).
     stray = uow.chain.stray(client_id, head.sequence)
     if stray is not None:
         what, sequence = stray
-        reason = (f"sequence {sequence} is past the head" if what == "record"
-                  else f"ledger lines at sequence {sequence}, where no record of the chain is")
+        if what == "record":
+            reason = (f"sequence {sequence} is past the head" if sequence > 0
+                      else f"sequence {sequence} is before the chain's first record (1)")
+        else:
+            reason = f"ledger lines at sequence {sequence}, where no record of the chain is"
         return _bad(checked, sequence, reason)
     return ChainReport(True, checked, None, None, None)
 
