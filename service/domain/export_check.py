@@ -193,7 +193,7 @@ def parse_head(raw: bytes, keyring: Keyring, label: str) -> SignedHead:
     if h.kid is None or h.signature is None:
         raise BadRecord(None, f"head {label} is not signed")
     try:
-        signature = unb64(h.signature)
+        signature = unb64(h.signature, padded=False)
         message = head_message(h.client_id, h.sequence, h.hash, h.signed_at)
     except ValueError as exc:
         raise BadRecord(None, f"head {label}: {exc}") from exc
@@ -407,7 +407,7 @@ class ExportCheck:
         if self.keyring.get(line.kid) is None:
             raise BadRecord(line.sequence, f"the receipt's key {line.kid!r} is not among the public keys")
         try:
-            signature = unb64(line.signature)
+            signature = unb64(line.signature, padded=False)
             message = receipt_message(line.client_id, line.sequence, line.hash)
         except ValueError as exc:
             raise BadRecord(line.sequence, f"the receipt cannot be read: {exc}") from exc

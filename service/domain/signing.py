@@ -76,10 +76,12 @@ def b64(data: bytes) -> str:
     return digits.decode("ascii")  # pragma: no mutate (codec names ignore case: "ASCII" is this codec)
 
 
-def unb64(text: str) -> bytes:
-    """The bytes of unpadded (or padded) base64url; ValueError when it is not."""
-    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}", text):
-        raise ValueError(f"not base64url: {text!r}")
+def unb64(text: str, *, padded: bool = True) -> bytes:
+    """The bytes of unpadded (or, with `padded`, padded) base64url; ValueError when it is
+    not. A signature in an export line or a signed head is read with `padded=False`: the
+    service writes it unpadded, and the same bytes padded would be another document."""
+    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}" if padded else r"[A-Za-z0-9_-]*", text):
+        raise ValueError(f"not {'' if padded else 'unpadded '}base64url: {text!r}")
     try:
         # The decoder ignores "=" beyond what it needs, so +len(text) % 4 (three where one is due)
         # decodes alike; padding made up to another multiple is tested (a ten-digit text).

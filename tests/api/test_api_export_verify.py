@@ -7,6 +7,7 @@ test damages a copy and checks the verifier names the first bad sequence and why
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,7 +135,8 @@ def test_any_byte_replaced_by_any_other_is_reported_at_its_sequence(made, data):
     lambda line: line[:-2] + b" }\n",  # a space before the closing brace
     lambda line: line.replace(b'"client_id":"c', b'"client_id":"\\u0063', 1),  # an escaped letter
     lambda line: line.replace(b'"sequence":2,"kind":"round",', b'"kind":"round","sequence":2,', 1),  # keys reordered
-], ids=["space", "space-first", "key-twice", "crlf", "space-end", "escape", "reordered"])
+    lambda line: re.sub(rb'("signature":"[^"]+)"', rb'\1=="', line),  # the signature padded
+], ids=["space", "space-first", "key-twice", "crlf", "space-end", "escape", "reordered", "padded"])
 def test_a_byte_changed_outside_the_hashed_record_is_reported_at_its_line(made, edit):
     """The line's place (sequence, hashes, receipt) is read as JSON, which the same values
     can take other spellings of: each line must be as the export writes it, byte for byte,
@@ -144,6 +146,14 @@ def test_a_byte_changed_outside_the_hashed_record_is_reported_at_its_line(made, 
     assert changed != lines[1]
     report = check(made, b"".join([lines[0], changed, *lines[2:]]), rescore=False)
     assert not report.ok and report.first_bad_sequence == 2, report
+
+
+def test_a_signed_head_with_a_padded_signature_is_refused(made):
+    """Signatures are unpadded base64url: the same bytes padded are another head document."""
+    padded = re.sub(rb'("signature":"[^"]+)"', rb'\1=="', made["head"])
+    assert padded != made["head"]
+    with pytest.raises(export_check.BadRecord, match="not unpadded base64url"):
+        export_check.parse_head(padded, made["public"], "#1")
 
 
 def test_a_reordered_line_is_reported_where_the_order_breaks(made):
