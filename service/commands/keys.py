@@ -25,6 +25,7 @@ from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer loads when a command uses it, not for --help
     from service.adapters.uow import Database
+    from service.services.audit.receipts import PendingSigned
 
 
 def _path(args: argparse.Namespace) -> Path | None:
@@ -46,7 +47,7 @@ def _database(args: argparse.Namespace) -> Database:
     return with_schema(open_database(args.database_url))
 
 
-def _sign_pending(db: Database, keyring: Keyring) -> int:
+def _sign_pending(db: Database, keyring: Keyring) -> PendingSigned:
     from service.services.audit import receipts
 
     db.keyring = keyring
@@ -75,7 +76,7 @@ def create(args: argparse.Namespace) -> int:
         retired = f"; {before.kid} retired" if before is not None else ""
         print(f"created key {key.kid} in {path}{retired}")
         if db is not None:
-            print(f"signed {_sign_pending(db, ring)} records that had no receipt")
+            print(_sign_pending(db, ring))
     finally:
         if db is not None:
             db.dispose()
@@ -111,7 +112,7 @@ def sign(args: argparse.Namespace) -> int:
     ring = keyfile.load(path, _named_by(args))
     db = _database(args)
     try:
-        print(f"signed {_sign_pending(db, ring)} records that had no receipt")
+        print(_sign_pending(db, ring))
     finally:
         db.dispose()
     return 0

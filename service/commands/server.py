@@ -113,8 +113,8 @@ def db_upgrade(args: argparse.Namespace) -> int:
             signed = sign_pending(db)
         finally:
             db.dispose()
-        if signed:
-            print(f"signed {signed} records that had no receipt")
+        if signed.signed or signed.young or signed.unsignable:
+            print(signed)
     return 0
 
 

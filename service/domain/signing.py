@@ -175,14 +175,19 @@ class Keyring:
 
     def key_at(self, moment: str) -> SigningKey | None:
         """The key that signed new records at `moment` (an RFC 3339 UTC stamp): the newest
-        key with a private part made at or before it, else the oldest with one (a record
-        older than every key). Re-signing a record whose stored signature was lost thus
-        gives the bytes the service answered when it was stored."""
-        able = [k for k in self.keys if k.private is not None]
-        if not able:
+        key made at or before it, else the oldest key (a record older than every key).
+        Re-signing a record whose stored signature was lost thus gives the bytes the service
+        answered when it was stored. Where that key is kept public only, the newest key with
+        a private part that `may_sign` at `moment` stands in (one not yet retired then), else
+        None: no key here makes a receipt a verifier would accept."""
+        if not self.keys:
             return None
-        before = [k for k in able if k.created_at <= moment]
-        return before[-1] if before else able[0]
+        before = [k for k in self.keys if k.created_at <= moment]
+        own = before[-1] if before else self.keys[0]
+        if own.private is not None:
+            return own
+        able = [k for k in reversed(self.keys) if k.private is not None and self.may_sign(k.kid, moment)]
+        return able[0] if able else None
 
     def may_sign(self, kid: str, moment: str) -> bool:
         """Whether key `kid` is one the service signs with at `moment` (a record's or a head's

@@ -539,6 +539,38 @@ def test_a_read_never_signs_a_record_it_did_not_just_store(signed_app, client, o
     assert client.get(f"/v1/rounds/{round_id}", headers=op.read_headers).data == created.data
 
 
+def test_signing_pending_records_leaves_a_young_record_to_the_worker_that_holds_its_receipt(
+    signed_app, client, op, waiting, clock, db_url
+):
+    """`capsa keys create` rotates the keyring while the workers run on the old one, then
+    signs the records without a receipt. A record stored a moment ago has its receipt in
+    its worker, signed with the key the worker holds; signed here with the new keyring's key
+    of its time, the stored receipt was another than the one answered (the worker's was
+    then dropped as a conflict). Records younger than LOST_AFTER are left to their workers
+    (or, lost, to the sweeper); they are counted apart."""
+    from service.adapters.uow import Database
+    from service.services.audit.receipts import LOST_AFTER, PendingSigned, sign_pending
+
+    app_db = signed_app.extensions["capsa"].db
+    assert app_db.keyring is not None
+    rotated, new = app_db.keyring.rotated(clock.now())  # `capsa keys create` on another host
+    clock.advance(seconds=1)
+    (created,) = _store(client, op)  # signed by the worker with the key it holds: the old one
+    assert created.get_json()["audit"]["kid"] != new.kid
+    command = Database(db_url, keyring=rotated, clock=clock.now)
+    try:
+        pending = 1 if app_db.dialect == "postgresql" else 0  # SQLite stores it with its record
+        assert sign_pending(command, op.id) == PendingSigned(signed=0, young=pending, unsignable=0)
+        _store(client, op)  # the worker's next write stores the receipt it answered
+        assert _stored_receipts(signed_app, op.id)[0] == _receipt(created)
+        clock.advance(seconds=LOST_AFTER.total_seconds() + 1)
+        waiting.discard()  # the second round's receipt, lost with its worker: old enough now
+        done = sign_pending(command, op.id)
+        assert done == PendingSigned(signed=pending, young=0, unsignable=0)
+    finally:
+        command.dispose()
+
+
 def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_byte(
     signed_app, client, op, waiting, clock
 ):

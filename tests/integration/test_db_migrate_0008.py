@@ -44,8 +44,8 @@ def test_migration_0008_keeps_every_record_and_the_first_key_signs_them_once(old
     try:
         with db.unit_of_work() as uow:
             assert uow.session.scalar(select(func.count()).select_from(ChainSignature)) == 0
-        assert receipts.sign_pending(db) == len(before)
-        assert receipts.sign_pending(db) == 0  # once
+        assert receipts.sign_pending(db) == receipts.PendingSigned(signed=len(before), young=0, unsignable=0)
+        assert receipts.sign_pending(db) == receipts.PendingSigned(0, 0, 0)  # once
         for client_id, sequence, _kind, _round, previous, hash_, canonical in [r[:7] for r in before]:
             assert chain_hash(previous, bytes(canonical)) == hash_
             with db.unit_of_work() as uow:

@@ -192,6 +192,20 @@ def test_a_lost_receipt_is_remade_with_the_key_active_when_its_record_was_stored
     assert ring.key_at(_stamp(8)) == k9
 
 
+def test_a_record_whose_key_kept_only_its_public_half_is_signed_by_no_other_key():
+    """An operator may keep a retired key public only. Its records' lost receipts cannot be
+    remade: the newer key did not sign records of their time, and a verifier refuses a
+    receipt it made for them, so none is made (before, the newest key with a private part
+    signed them)."""
+    k9, k10 = new_key(_at(9)), new_key(_at(10))
+    retired = SigningKey(k9.kid, k9.public, k9.created_at, _stamp(10))
+    ring = Keyring([retired, k10])
+    assert not ring.may_sign(k10.kid, _stamp(9, 30))
+    assert ring.key_at(_stamp(9, 30)) is None
+    assert ring.key_at(_stamp(8)) is None  # older than every key: the oldest key's, public only
+    assert ring.key_at(_stamp(10, 30)) == k10
+
+
 def test_the_key_that_remakes_a_receipt_is_never_one_without_a_private_part():
     k9, k10 = new_key(_at(9)), new_key(_at(10))
     only_public = SigningKey(k10.kid, k10.public, k10.created_at)
@@ -200,8 +214,10 @@ def test_the_key_that_remakes_a_receipt_is_never_one_without_a_private_part():
     assert ring.key_at(_stamp(8)) == k9
     assert Keyring([only_public]).key_at(_stamp(10, 30)) is None
     assert Keyring([]).key_at(_stamp(10)) is None
-    # the oldest able key, not the oldest key, serves a record older than all
-    assert Keyring([SigningKey(k9.kid, k9.public, k9.created_at), k10]).key_at(_stamp(8)) == k10
+    # A record older than all is the oldest key's: kept public only, no other key makes a
+    # receipt for it that a verifier accepts (`may_sign`), so none is made.
+    older = Keyring([SigningKey(k9.kid, k9.public, k9.created_at), k10])
+    assert older.key_at(_stamp(8)) is None and not older.may_sign(k10.kid, _stamp(8))
 
 
 def test_a_remade_receipt_is_the_same_bytes_as_the_first():

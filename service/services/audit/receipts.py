@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -22,7 +22,7 @@ from service.adapters import signatures
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.audit import MAX_SEQUENCE, timestamp
+from service.domain.audit import MAX_SEQUENCE, record_time, timestamp
 from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
 from service.services.clock import rfc3339, utcnow_ms
@@ -140,28 +140,70 @@ def _records(client_id: str, start: int, stop: int, uow: UnitOfWork, _: AsOf) ->
     return uow.chain.records(client_id, start, stop)
 
 
-def sign_pending(db: Database, client_id: str | None = None, progress: Callable[[int], None] | None = None) -> int:
-    """Give every record without a receipt its receipt (all clients, or one); returns how
-    many were signed. Each record gets the key active when it was stored, else the oldest
-    key (records stored before any key existed): what the service answers on first read."""
+LOST_AFTER = timedelta(seconds=2)  # a worker stores its receipts within 0.5 s (its timer); missing after this, lost
+
+
+@dataclass(frozen=True)
+class PendingSigned:
+    """What `sign_pending` did with the records it found without a receipt."""
+
+    signed: int  # receipts made and stored
+    young: int  # stored within LOST_AFTER: their workers may hold their receipts still
+    unsignable: int  # no private key of their time here (`Keyring.key_at`): left unsigned
+
+    def __str__(self) -> str:
+        said = f"signed {self.signed} records that had no receipt"
+        if self.young:
+            said += f"; {self.young} stored in the last {LOST_AFTER.seconds} s left to their workers"
+        if self.unsignable:
+            said += f"; {self.unsignable} left unsigned: no private key here signs records of their time"
+        return said
+
+
+def sign_pending(
+    db: Database, client_id: str | None = None, progress: Callable[[int], None] | None = None
+) -> PendingSigned:
+    """Give every record without a receipt its receipt (all clients, or one). Each record gets
+    the key that signed records of its time (`Keyring.key_at`): what the service answers on
+    first read. A record stored within LOST_AFTER of now is left alone: its worker may hold
+    its receipt, made with the key that worker holds (a rotation does not reach a running
+    worker), and stores it in a moment; one lost is the sweeper's."""
     keyring = db.keyring
     if keyring is None or not len(keyring):
-        return 0
-    done = 0
+        return PendingSigned(0, 0, 0)
+    signed = young = unsignable = 0
+    since = db.clock() - LOST_AFTER
     after = ("", 0)
     while True:
         with db.unit_of_work() as uow:
             batch = uow.signatures.unsigned(client_id, after, EXPORT_PAGE)
         if not batch:
-            return done
-        signatures.store(db.engine, keyring, batch)
-        done += len(batch)
+            return PendingSigned(signed, young, unsignable)
         after = (batch[-1][0], batch[-1][1])
+        old = [r for r in batch if not _stored_since(r[2], since)]
+        young += len(batch) - len(old)
+        able = [r for r in old if keyring.key_at(_stamp_of(r[2])) is not None]
+        unsignable += len(old) - len(able)
+        if able:
+            signed += len(signatures.store(db.engine, keyring, able))
         if progress is not None:
-            progress(done)
+            progress(signed)
 
 
-LOST_AFTER = timedelta(seconds=2)  # a worker stores its receipts within 0.5 s (its timer); missing after this, lost
+def _stamp_of(canonical: bytes) -> str:
+    """The record's `created_at` text, as `Keyring.key_at` takes it ("" when it has none)."""
+    try:
+        return str(orjson.loads(canonical).get("created_at", ""))
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+
+
+def _stored_since(canonical: bytes, since: datetime) -> bool:
+    """Whether the record's own time is `since` or later (a record without one is not)."""
+    try:
+        return record_time(canonical) >= since
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 class LostReceipts:
