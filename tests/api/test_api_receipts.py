@@ -571,6 +571,35 @@ def test_signing_pending_records_leaves_a_young_record_to_the_worker_that_holds_
         command.dispose()
 
 
+def test_an_export_without_a_key_waits_for_a_receipt_its_worker_still_holds(
+    signed_app, client, op, waiting, clock, db_url, monkeypatch
+):
+    """`capsa audit export` without SIGNING_KEY_FILE cannot make a missing receipt: a record
+    stored a moment ago, whose worker still held its receipt, was exported with `"kid":
+    null` (and failed offline), and a later export of the range differed. The page is read
+    again once the record is LOST_AFTER old; the worker has stored it by then."""
+    from service.adapters.uow import Database
+    from service.services.audit import receipts
+
+    (created,) = _store(client, op)
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # meanwhile the worker stores what it holds
+        waits.append(seconds)
+        waiting.drain()
+
+    monkeypatch.setattr(receipts.time, "sleep", sleep)
+    command = Database(db_url, clock=clock.now)  # no keyring: the CLI's without SIGNING_KEY_FILE
+    try:
+        plan = receipts.plan_export(command, op.id, 1, None)
+        (line,) = b"".join(receipts.export_lines(command, plan)).splitlines()
+    finally:
+        command.dispose()
+    assert json.loads(line)["kid"] == created.get_json()["audit"]["kid"]
+    held = signed_app.extensions["capsa"].db.dialect == "postgresql"  # SQLite stores it with its record
+    assert waits == ([receipts.LOST_AFTER.total_seconds()] if held else [])
+
+
 def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_byte(
     signed_app, client, op, waiting, clock
 ):
