@@ -178,11 +178,6 @@ class RulesRef(fields.Field[Any]):
         raise ValidationError("must be a preset name or an object")
 
 
-def openapi_attributes(converter: Any, field: fields.Field[Any], **_: Any) -> dict[str, Any]:
-    """apispec attribute function: custom fields describe themselves with `openapi`."""
-    return dict(getattr(field, "openapi", {}))
-
-
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FORMS = (
     'an RFC 3339 time with its offset, such as "2026-12-01T00:00:00Z", "2026-12-01T07:00:00+07:00" '

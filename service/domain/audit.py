@@ -199,16 +199,6 @@ def chain_hash(previous_hash: str, canonical_bytes: bytes) -> str:
     return hashlib.sha256(previous_hash.encode() + canonical_bytes).hexdigest()  # hex: ASCII is UTF-8
 
 
-@dataclass(frozen=True, slots=True)
-class ChainCheck:
-    """The result of checking a run of records: the first bad sequence and why."""
-
-    ok: bool
-    records_checked: int
-    first_bad_sequence: int | None
-    reason: str | None
-
-
 class LinkChecker:
     """Checks records one by one, in order: gap-free sequences, each previous hash, each hash.
 

@@ -26,10 +26,6 @@ class Rank(IntEnum):
     KING = 13
     ACE = 14
 
-    @property
-    def char(self) -> str:
-        return RANK_CHARS[self - 2]
-
 
 class Suit(Enum):
     """Card suit; the value is its canonical letter."""
@@ -85,10 +81,6 @@ class Card:
         if card is None:
             raise InvalidCard(unknown_card(text))
         return card
-
-    @classmethod
-    def from_index(cls, index: int) -> Card:
-        return DECK[index]
 
     def __str__(self) -> str:
         return self.text

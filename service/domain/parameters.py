@@ -35,15 +35,6 @@ def _int(lo: int) -> Callable[[Any], int]:
     return check
 
 
-def _choice(*options: str) -> Callable[[Any], str]:
-    def check(v: Any) -> str:
-        if v not in options:
-            raise _Bad("must be one of " + ", ".join(repr(o) for o in options))
-        return str(v)
-
-    return check
-
-
 Option = TypeVar("Option", bound=StrEnum)
 
 

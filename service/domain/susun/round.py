@@ -42,7 +42,6 @@ CLIENT_ID = re.compile(ID_PATTERN)
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 MAX_PAIR_STAKES = MAX_PLAYERS * (MAX_PLAYERS - 1) // 2  # one per pair: 6
 CURRENCY_MAX = 8  # characters of a currency code (ISO 4217 has 3; CLDR must know it)
-_ROUND_KEYS = {"rules", "table", "reference", "currency", "stake", "pair_stakes", "deal", "players"}
 _PLAYER_KEYS = frozenset({"id", "hand", "arrangement", "surrender"})
 _GAME_PLAYER_KEYS = _PLAYER_KEYS | {"auto_arranged"}
 

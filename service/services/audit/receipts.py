@@ -23,11 +23,10 @@ from service.adapters import signatures
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.audit import MAX_SEQUENCE, record_time, timestamp
+from service.domain.audit import record_time, timestamp
 from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
 from service.services.clock import rfc3339, utcnow_ms
-from service.services.errors import NotFound
 
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
@@ -260,11 +259,6 @@ class LostReceipts:
                 n, self.checked[client_id] = uow.signatures.remake_lost(client_id, after, head, LOST_AFTER)
             made += n
         return made
-
-
-def check_range(from_sequence: int) -> None:
-    if not 1 <= from_sequence <= MAX_SEQUENCE:
-        raise NotFound(f"no record {from_sequence} in this client's chain")
 
 
 __all__ = [

@@ -55,12 +55,6 @@ class Position:
     round_id: str
 
 
-def expand(found: EventRecord) -> list[tuple[str, str]]:
-    """(event id, type) of each event of a record, in order."""
-    r = found.record
-    return [(hooks.event_id(r.round_id, t), t) for t in hooks.types_of(r.kind, found.game)]
-
-
 def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecord], types: Sequence[Sequence[str]]) -> list[Event]:
     """The events of these records (for each record, the types asked for)."""
     parsed = [orjson.loads(f.record.canonical) for f in found]
