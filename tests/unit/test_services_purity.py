@@ -11,7 +11,7 @@ from test_domain_purity import ROOT, imports_of, within
 
 SERVICES = ROOT / "service" / "services"
 MODULES = sorted(SERVICES.rglob("*.py"))
-FORBIDDEN = ("sqlalchemy", "service.adapters.models")
+FORBIDDEN = ("sqlalchemy", "psycopg", "psycopg2", "service.adapters.models")
 
 
 def service_id(path: pathlib.Path) -> str:
