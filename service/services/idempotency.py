@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,9 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.adapters.errors import KeyTaken, LockTimeout
 from service.adapters.records import Claim
-from service.domain.errors import FieldError, quoted
+from service.domain.errors import FieldError
 from service.services.clock import utcnow_ms
-from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
+from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused
 from service.services.jsondoc import body_hash
 
 if TYPE_CHECKING:  # named in annotations only: `capsa idempotency --help` loads no SQLAlchemy
@@ -39,7 +38,6 @@ RETRY_AFTER = 1
 PURGE_EVERY = timedelta(seconds=60)
 PURGE_BATCH = 1000
 PURGE_BATCHES = 20  # per automatic purge: 20,000 records a minute per worker at most
-_KEY = re.compile(r"[\x20-\x7e]{1,255}")
 T = TypeVar("T")
 
 
@@ -52,31 +50,6 @@ class StoredResponse:
     content_type: str = "application/json"
     location: str | None = None
     replayed: bool = False
-
-
-def parse_key(header: str | None) -> str | None:
-    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None.
-
-    The header is one Structured Field string. Servers join repeated headers with a comma
-    (gunicorn does), so a comma outside quotes, or a quote inside them, means two keys: 422,
-    never the joined `"k1,k2"` as a key of its own."""
-    if header is None:
-        return None
-    key = header
-    is_string = len(key) >= 2 and key[0] == key[-1] == '"'
-    if is_string:
-        key = key[1:-1]  # a Structured Field string
-    if ('"' in key or "\\" in key) if is_string else ("," in key):
-        raise InvalidInput(
-            "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
-            errors=[_field_error(f"one key expected, got {quoted(header)}")],
-        )
-    if not _KEY.fullmatch(key):
-        raise InvalidInput(
-            f"Idempotency-Key must be 1-255 printable ASCII characters, got {quoted(header)}",
-            errors=[_field_error(f"must be 1-255 printable ASCII characters, got {quoted(header)}")],
-        )
-    return key
 
 
 def _field_error(message: str) -> FieldError:

@@ -663,8 +663,8 @@ def test_two_idempotency_key_headers_are_422_on_the_header(http, tenant, unchang
 
 @pytest.mark.parametrize("joined", ["k1,k2", "k1, k2", '"k1","k2"', '"a\\"b"'])
 def test_a_joined_or_broken_idempotency_key_is_refused_as_gunicorn_joins_them(joined):
+    from service.api.headers import parse_key
     from service.services.errors import InvalidInput
-    from service.services.idempotency import parse_key
 
     with pytest.raises(InvalidInput) as refused:
         parse_key(joined)

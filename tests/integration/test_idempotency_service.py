@@ -16,6 +16,7 @@ import pytest
 from conftest import idempotency_rows as rows
 from conftest import make_tenant
 
+from service.api.headers import parse_key
 from service.domain.errors import FieldError
 from service.services import idempotency
 from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
@@ -23,7 +24,6 @@ from service.services.idempotency import (
     KEEP,
     Purger,
     StoredResponse,
-    parse_key,
     purge_expired,
     replay,
     run_once,

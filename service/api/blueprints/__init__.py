@@ -14,10 +14,11 @@ from flask_smorest import Blueprint as _Blueprint
 
 from service.services.idempotency import StoredResponse
 from service.services.jsondoc import dump
-from service.services.preconditions import not_modified, parse_if_match, refuse_stale
+from service.services.preconditions import refuse_stale
 
 from ..body import parser
 from ..context import current_request
+from ..headers import not_modified, parse_if_match
 
 
 class Blueprint(_Blueprint):  # type: ignore[misc]  # flask-smorest ships no types

@@ -10,12 +10,12 @@ from flask.views import MethodView
 
 from service.services.audit import chains as audit
 from service.services.audit import receipts
-from service.services.idempotency import parse_key
 from service.services.reporting import AS_OF_HEADER, as_of_header
 from service.services.rounds import store as rounds
 from service.services.rounds import voids
 
 from ..auth import allow_read, require_write
+from ..headers import parse_key
 from ..heavy_reads import heavy
 from ..schemas.audit import (
     AuditHeadSchema,

@@ -8,10 +8,9 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.services.banting import games, matches
-from service.services.idempotency import parse_key
-from service.services.preconditions import parse_if_match
 
 from ..auth import allow_read, require_write
+from ..headers import parse_if_match, parse_key
 from ..schemas.banting import (
     BantingHandSchema,
     GameListSchema,

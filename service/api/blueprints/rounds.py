@@ -7,10 +7,10 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services.idempotency import parse_key
 from service.services.rounds import store as rounds
 
 from ..auth import allow_read, holds_write
+from ..headers import parse_key
 from ..schemas.rounds import (
     RoundDocumentSchema,
     RoundListSchema,

@@ -7,11 +7,10 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service.services.idempotency import parse_key
-from service.services.preconditions import parse_if_match
 from service.services.susun import games as susun_games
 
 from ..auth import allow_read, require_write
+from ..headers import parse_if_match, parse_key
 from ..heavy_reads import in_slot
 from ..schemas.susun_games import (
     SubmissionRequestSchema,

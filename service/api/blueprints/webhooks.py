@@ -8,12 +8,12 @@ from flask import Response, request
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from service.services.idempotency import parse_key
 from service.services.webhooks import endpoints as webhooks
 from service.services.webhooks import events
 
 from ..auth import allow_read, require_write
 from ..body import optional_body
+from ..headers import parse_key
 from ..schemas.webhooks import (
     AttemptListSchema,
     AttemptQuerySchema,

@@ -1,0 +1,83 @@
+"""The request headers the API reads into values for the services: `Idempotency-Key` (the
+key), `If-Match` (the versions a change was decided on) and `If-None-Match` (the versions a
+read holds already). A header that names nothing of the kind is 422, naming it."""
+
+from __future__ import annotations
+
+import re
+
+from service.domain.errors import FieldError, quoted
+from service.services.errors import InvalidInput
+
+_KEY = re.compile(r"[\x20-\x7e]{1,255}")
+_VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
+
+
+def parse_key(header: str | None) -> str | None:
+    """The key of an `Idempotency-Key` header (a quoted string is accepted), or None.
+
+    The header is one Structured Field string. Servers join repeated headers with a comma
+    (gunicorn does), so a comma outside quotes, or a quote inside them, means two keys: 422,
+    never the joined `"k1,k2"` as a key of its own."""
+    if header is None:
+        return None
+    key = header
+    is_string = len(key) >= 2 and key[0] == key[-1] == '"'
+    if is_string:
+        key = key[1:-1]  # a Structured Field string
+    if ('"' in key or "\\" in key) if is_string else ("," in key):
+        raise InvalidInput(
+            "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
+            errors=[_field_error(f"one key expected, got {quoted(header)}")],
+        )
+    if not _KEY.fullmatch(key):
+        raise InvalidInput(
+            f"Idempotency-Key must be 1-255 printable ASCII characters, got {quoted(header)}",
+            errors=[_field_error(f"must be 1-255 printable ASCII characters, got {quoted(header)}")],
+        )
+    return key
+
+
+def _field_error(message: str) -> FieldError:
+    return FieldError("header.Idempotency-Key", message)
+
+
+def parse_if_match(header: str | None, what: str = "game") -> frozenset[int] | None:
+    """The versions an `If-Match` header names (`"7"`, `7` or a list); None without it or `*`.
+    A header that names none is 422, saying it must be a version of `what` (game or match).
+
+    RFC 9110 13.1.1 compares If-Match strongly: a weak tag (`W/"7"`) matches no version, so a
+    header of weak tags alone is an empty set, which every version fails (412)."""
+    if header is None or header.strip() == "*":
+        return None
+    versions: set[int] = set()
+    for item in header.split(","):
+        match = _VERSION.fullmatch(item.strip())
+        if match is None:
+            raise InvalidInput(
+                f'If-Match must be a {what} version, such as "7", got {quoted(header)}',
+                errors=[FieldError("header.If-Match", f'must be a {what} version, such as "7", got {quoted(item.strip())}')],
+            )
+        if match.group(1) is None:
+            versions.add(int(match.group(3)))
+    return frozenset(versions)
+
+
+def not_modified(header: str | None, current: int) -> bool:
+    """Whether `If-None-Match` names the `current` version (or is `*`): a GET answers 304.
+    RFC 9110 13.1.2 compares it weakly, so `W/"7"` names version 7 too. A header that names
+    no version is 422, as `If-Match`'s is."""
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    versions = set()
+    for item in header.split(","):
+        match = _VERSION.fullmatch(item.strip())
+        if match is None:
+            raise InvalidInput(
+                f'If-None-Match must name versions, such as "7", got {quoted(header)}',
+                errors=[FieldError("header.If-None-Match", f'must be a version, such as "7", got {quoted(item.strip())}')],
+            )
+        versions.add(int(match.group(3)))
+    return current in versions
