@@ -30,8 +30,7 @@ from prometheus_client import (
     start_http_server,
 )
 
-from service.adapters.db import Replication
-from service.adapters.replicas import ReplicaState, lag_gauge_value
+from service.services.readiness import ReplicaState, Replication, lag_gauge_value
 
 from .context import current_g, current_request
 

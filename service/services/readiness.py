@@ -5,7 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.adapters.db import Pooler, Replication
+from service.adapters.errors import DatabaseUnavailable
+from service.adapters.replicas import ReplicaState, ReplicaStatus, lag_gauge_value
 from service.adapters.uow import Database
+
+# What the API names of the database's state comes from here, not from the adapters.
+__all__ = [
+    "DatabaseUnavailable",
+    "Readiness",
+    "ReplicaState",
+    "ReplicaStatus",
+    "Replication",
+    "check",
+    "lag_gauge_value",
+    "replica_now",
+]
 
 
 @dataclass(frozen=True)
@@ -41,3 +55,9 @@ def check(db: Database) -> Readiness:
         if have != want:
             refusals.append(f"{name} is {have} ms, expected {want} ms: set it with " + how.format(name=name, want=want))
     return Readiness(tuple(refusals), state.replication, state.standbys)
+
+
+def replica_now(db: Database) -> ReplicaState | None:
+    """The reports' standby as probed now (None without READ_DATABASE_URL): whether it
+    serves and how far behind it is. Its state never decides readiness."""
+    return None if db.replica is None else db.replica.state(fresh=True)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.adapters.replicas import AsOf, ReportSource
+from service.adapters.replicas import AsOf as AsOf  # the API names these through this module
+from service.adapters.replicas import ReportSource as ReportSource
 from service.domain.audit import MAX_SEQUENCE
 from service.services.clock import rfc3339
 from service.services.cursors import bad_cursor, decode_cursor, encode_cursor

@@ -7,7 +7,6 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.adapters.errors import DatabaseUnavailable
 from service.services import readiness
 
 from ..problems import problem_response
@@ -44,7 +43,7 @@ class Ready(MethodView):
         primary, which then serves the reports."""
         try:
             found = readiness.check(db())
-        except DatabaseUnavailable:
+        except readiness.DatabaseUnavailable:
             return problem_response(
                 503, "unavailable", "the database does not answer", headers={"Retry-After": "5"}
             )
@@ -55,8 +54,7 @@ class Ready(MethodView):
         answer: dict[str, Any] = {"status": "ok", "database": "ok"}
         if found.replication is not None:
             answer.update(replication=str(found.replication), standbys=found.standbys)
-        replica = db().replica
+        replica = readiness.replica_now(db())
         if replica is not None:
-            now = replica.state(fresh=True)
-            answer["replica"] = {"status": now.status.value, "lag_seconds": now.lag_seconds}
+            answer["replica"] = {"status": replica.status.value, "lag_seconds": replica.lag_seconds}
         return json_response(answer)

@@ -9,9 +9,8 @@ from urllib.parse import urlencode
 from flask import Response, request
 from flask.views import MethodView
 
-from service.adapters.replicas import AsOf
 from service.services.ledger import reports as ledger
-from service.services.reporting import AS_OF_HEADER, as_of_header
+from service.services.reporting import AS_OF_HEADER, AsOf, as_of_header
 
 from ..context import current_g
 from ..heavy_reads import answer_heavy

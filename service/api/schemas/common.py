@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from service.adapters.replicas import ReportSource
 from service.domain.audit import MAX_SEQUENCE
 from service.domain.susun.round import CURRENCY_MAX
+from service.services.reporting import ReportSource
 
 from ..fields import QueryInteger, openapi_meta
 

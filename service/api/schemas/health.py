@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from service.adapters.db import Replication
-from service.adapters.replicas import ReplicaStatus
+from service.services.readiness import ReplicaStatus, Replication
 
 from ..fields import openapi_meta
 from .common import Out
