@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import TracebackType
 
-from service.adapters.errors import UniqueViolation
+from service.adapters.errors import ReferenceUsed
 from service.adapters.records import Appended, Claim, NewRecord
 from service.adapters.susun_games import SusunGameRecord
 
@@ -128,7 +128,7 @@ class FakeChain:
         db = self.uow.db
         reference = None if record.round is None else record.round.reference
         if reference is not None and (record.client_id, reference) in db.references:
-            raise UniqueViolation("uq_rounds_client_reference", f"reference {reference!r} is taken")
+            raise ReferenceUsed("uq_rounds_client_reference", f"reference {reference!r} is taken")
 
         def apply() -> None:
             db.appended.append(record)

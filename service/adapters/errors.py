@@ -49,6 +49,14 @@ class UniqueViolation(IntegrityViolation):
     """A unique constraint refused a row (a used reference, a second void, a taken nonce)."""
 
 
+class ReferenceUsed(UniqueViolation):
+    """Another round of the client holds the new round's reference."""
+
+
+class SecondVoid(UniqueViolation):
+    """The round is voided already: a round has at most one void record."""
+
+
 class ForeignKeyViolation(IntegrityViolation):
     """A row names a parent row that does not exist."""
 

@@ -23,6 +23,8 @@ from .errors import (
     NotNullViolation,
     NumericOverflow,
     ReferenceHeld,
+    ReferenceUsed,
+    SecondVoid,
     SerializationFailure,
     StorageError,
     UniqueViolation,
@@ -38,6 +40,11 @@ _SQLITE_CONSTRAINTS = {
     "ledger_lines.client_id, ledger_lines.sequence": "pk_ledger_lines",
     "rounds.id": "pk_rounds",
     "clients.name": "uq_clients_name",
+}
+# The unique constraints whose refusal the services answer as what it means.
+_UNIQUE_CLASSES: dict[str | None, type[UniqueViolation]] = {
+    "uq_rounds_client_reference": ReferenceUsed,
+    "uq_chain_records_void": SecondVoid,
 }
 _SQLSTATE_CLASSES: dict[str, type[IntegrityViolation]] = {
     "23505": UniqueViolation,
@@ -59,6 +66,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
         diag = getattr(orig, "diag", None)
         constraint = getattr(diag, "constraint_name", None)
         message = str(orig).strip()
+        if state == "23505":
+            return _UNIQUE_CLASSES.get(constraint, UniqueViolation)(constraint, message)
         if state in _SQLSTATE_CLASSES:
             return _SQLSTATE_CLASSES[state](constraint, message)
         if state == chain_pg.KEY_TAKEN:
@@ -83,7 +92,7 @@ def _driver_error(orig: BaseException) -> StorageError | None:
     if type(orig).__name__ == "IntegrityError":  # sqlite3
         if message.startswith("UNIQUE constraint failed"):
             name = next((c for needle, c in _SQLITE_CONSTRAINTS.items() if needle in message), None)
-            return UniqueViolation(name, message)
+            return _UNIQUE_CLASSES.get(name, UniqueViolation)(name, message)
         if "FOREIGN KEY" in message:
             return ForeignKeyViolation(None, message)
         if "NOT NULL" in message:

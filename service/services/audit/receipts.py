@@ -19,7 +19,6 @@ from typing import Any
 
 import orjson
 
-from service.adapters import signatures
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
@@ -203,7 +202,7 @@ def sign_pending(
         able = [r for r in old if keyring.key_at(_stamp_of(r[2])) is not None]
         unsignable += len(old) - len(able)
         if able:
-            signed += len(signatures.store(db.engine, keyring, able))
+            signed += db.sign_records(keyring, able)
         if progress is not None:
             progress(signed)
 

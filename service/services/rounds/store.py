@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, ReferenceHeld, UniqueViolation
+from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, ReferenceHeld, ReferenceUsed
 from service.adapters.idempotency import KeyRecord
 from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
@@ -106,10 +106,10 @@ def _store(
         raise deals.used_conflict(str(deal_id)) from exc
     except ReferenceHeld as exc:
         raise _reference_conflict(str(reference), by_game=True) from exc
-    except UniqueViolation as exc:
-        if reference is not None and exc.constraint == "uq_rounds_client_reference":
-            raise _reference_conflict(reference) from exc
-        raise
+    except ReferenceUsed as exc:
+        if reference is None:
+            raise
+        raise _reference_conflict(reference) from exc
     except LockTimeout as exc:
         if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import KeyTaken, LockTimeout, UniqueViolation
+from service.adapters.errors import KeyTaken, LockTimeout, SecondVoid
 from service.adapters.rounds import StoredRound
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
@@ -114,10 +114,8 @@ def void(db: Database, client_id: str, round_id: str, reason: str, idempotency_k
         if replayed is not None:
             return replayed
         raise _already_void(round_id) from None
-    except UniqueViolation as exc:
-        if exc.constraint == "uq_chain_records_void":
-            raise _already_void(round_id) from exc
-        raise
+    except SecondVoid as exc:
+        raise _already_void(round_id) from exc
     except LockTimeout as exc:
         if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc

@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from service.adapters.errors import UniqueViolation
+from service.adapters.errors import ReferenceUsed, UniqueViolation
 from service.adapters.rounds import RoundFilter
 from service.adapters.susun_games import SusunGameRecord
 from service.adapters.uow import Database, UnitOfWork
@@ -498,9 +498,7 @@ def _settle(uow: UnitOfWork, client_id: str, row: SusunGameRecord, now: datetime
     round_id = built.new.round_id
     try:
         uow.chain.append(built.new)
-    except UniqueViolation as exc:
-        if exc.constraint != "uq_rounds_client_reference":
-            raise
+    except ReferenceUsed as exc:
         raise Conflict(
             f"game {row.id!r} cannot settle: a round took its reference {row.reference!r} meanwhile",
             errors=[FieldError("reference", "used by another round since the game started")],
