@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from service.domain.audit import GENESIS_HASH, chain_hash, seal
+from service.domain.audit import GENESIS_HASH, RecordKind, chain_hash, seal
 
 from . import chain_pg, signatures
 from .errors import CheckViolation, DealUsed, KeyTaken, ReferenceHeld
@@ -183,14 +183,14 @@ class ChainRepository:
                 ChainSignature.signature,
             )
         )
-        if kind == "round":
+        if kind == RecordKind.ROUND:
             q = q.join(
                 Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence)
             ).where(
                 Round.id == round_id,
                 Round.client_id == client_id,
                 ChainRecord.round_id == round_id,
-                ChainRecord.kind == "round",
+                ChainRecord.kind == RecordKind.ROUND,
             )
         else:
             q = q.where(ChainRecord.round_id == round_id, is_void(), ChainRecord.client_id == client_id)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, or_, select, text
 from sqlalchemy.orm import Session, aliased
 
-from service.domain.audit import SETTLEMENT
+from service.domain.audit import SETTLEMENT, RecordKind
 
 from .models import ChainRecord, ChainSignature, LedgerLine, Round, is_void, within
 from .records import StoredRecord
@@ -105,7 +105,7 @@ def _select() -> Any:
                 _R.client_id == Round.client_id,
                 _R.sequence == Round.sequence,
                 _R.round_id == Round.id,
-                _R.kind == "round",
+                _R.kind == RecordKind.ROUND,
             ),
         )
         .outerjoin(_RS, and_(_RS.client_id == _R.client_id, _RS.sequence == _R.sequence))

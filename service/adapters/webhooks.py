@@ -18,6 +18,7 @@ from sqlalchemy import and_, bindparam, delete, func, insert, literal_column, or
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
+from service.domain.audit import RecordKind
 from service.domain.banting.rules import BANTING
 from service.domain.webhooks import DeliveryState
 
@@ -124,7 +125,7 @@ class Target:
 
 def _round_of_record() -> Any:
     """A round record's round row (of the same client)."""
-    return and_(Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == "round")
+    return and_(Round.client_id == ChainRecord.client_id, Round.id == ChainRecord.round_id, ChainRecord.kind == RecordKind.ROUND)
 
 
 # A record's round's game looked up by key, per record. With the receipt's columns
@@ -215,7 +216,7 @@ class WebhookRepository:
         if game == BANTING:
             return self._big_two_events(client_id, from_sequence, limit)
         q = select(*RECORDS_BY_KEY).where(ChainRecord.client_id == client_id, ChainRecord.sequence >= from_sequence)
-        if kind == "void":
+        if kind == RecordKind.VOID:
             q = q.where(is_void())  # by the voids' own index: a page of them reads a page
         elif kind is not None:
             q = q.where(ChainRecord.kind == kind)
@@ -244,7 +245,7 @@ class WebhookRepository:
         q = select(*RECORDS_BY_KEY).where(
             ChainRecord.client_id == client_id,
             ChainRecord.sequence.in_(list(sequences)),
-            ChainRecord.kind == "round",
+            ChainRecord.kind == RecordKind.ROUND,
             GAME_BY_KEY == BANTING,
         )
         found = [EventRecord(stored_record(row), row[8]) for row in self.session.execute(q)]
@@ -264,7 +265,7 @@ class WebhookRepository:
     def void_sequence(self, client_id: str, round_id: str) -> int | None:
         return self.session.scalar(
             select(ChainRecord.sequence).where(
-                ChainRecord.round_id == round_id, ChainRecord.kind == "void", ChainRecord.client_id == client_id
+                ChainRecord.round_id == round_id, ChainRecord.kind == RecordKind.VOID, ChainRecord.client_id == client_id
             )
         )
 
@@ -276,7 +277,7 @@ class WebhookRepository:
         q = (
             with_receipt(select(*RECORD_COLUMNS).select_from(ChainRecord))
             .join(Round, and_(Round.client_id == ChainRecord.client_id, Round.sequence == ChainRecord.sequence))
-            .where(Round.id.in_(ids), Round.client_id == client_id, ChainRecord.kind == "round")
+            .where(Round.id.in_(ids), Round.client_id == client_id, ChainRecord.kind == RecordKind.ROUND)
         )
         return {row[2]: stored_record(row) for row in self.session.execute(q)}
 

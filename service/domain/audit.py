@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -21,6 +22,15 @@ from .money import format_money
 GENESIS_HASH = "0" * 64
 MAX_SEQUENCE = 2**62  # beyond any chain, and within every engine's integer
 SETTLEMENT, FEE, REVERSAL = "settlement", "fee", "reversal"
+
+
+class RecordKind(StrEnum):
+    """What a chain record holds: a scored round, or the void of one (its reversal)."""
+
+    ROUND = "round"
+    VOID = "void"
+
+
 HOUSE = "house"
 PLAYER_PREFIX = "player:"
 

@@ -45,6 +45,7 @@ import msgspec
 import orjson
 
 from service.domain import audit as chain
+from service.domain.audit import RecordKind
 from service.domain.errors import CapsaError
 from service.domain.money import minor_units
 from service.domain.rescoring import RESCORERS, as_stored_version, record_version_difference
@@ -453,9 +454,9 @@ class ExportCheck:
             raise BadRecord(seq, f"a ledger line cannot be read: {exc!r}") from exc
         if total != 0:
             raise BadRecord(seq, f"the ledger lines sum to {total} minor units, not 0")
-        if line.kind == "round":
+        if line.kind == RecordKind.ROUND:
             self._round(seq, line.round, rec, lines)
-        elif line.kind == "void":
+        elif line.kind == RecordKind.VOID:
             self._void(seq, line.round, lines)
         else:
             raise BadRecord(seq, f"unknown record kind {line.kind!r}")

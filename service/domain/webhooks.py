@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import SplitResult, urlsplit
 
+from service.domain.audit import RecordKind
+
 from .errors import CapsaError
 from .settings import MAX_DURATION_S
 
@@ -80,7 +82,7 @@ class EventRef:
 
 def types_of(kind: str, game: str | None) -> tuple[EventType, ...]:
     """The event types of a chain record (`kind` round or void; `game` of a round)."""
-    if kind == "void":
+    if kind == RecordKind.VOID:
         return (VOIDED,)
     return (SETTLED, FINISHED) if game == "banting" else (SETTLED,)
 

@@ -20,6 +20,7 @@ from service.adapters.replicas import AsOf, report
 from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS, Grouping
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
+from service.domain.audit import RecordKind
 from service.domain.errors import CapsaError
 from service.domain.rescoring import RESCORERS, as_stored_version, record_version_difference
 from service.domain.signing import b64
@@ -200,7 +201,7 @@ def _differences(
     row (for a void, the voided round's, with that round's lines) and its lines."""
     found = uow.rounds.copies_of(client_id, round_id)
     lines = uow.ledger.copies_of(client_id, sequence)
-    original = None if kind != "void" or found is None else uow.ledger.copies_of(client_id, found.sequence)
+    original = None if kind != RecordKind.VOID or found is None else uow.ledger.copies_of(client_id, found.sequence)
     return copy_differences(
         body,
         sequence=sequence,

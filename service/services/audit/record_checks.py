@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from service.adapters.chain_scan import QUOTES_PER_LINE
-from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, timestamp
+from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, RecordKind, timestamp
 from service.domain.money import minor_units
 
 
@@ -141,7 +141,7 @@ def copies_match(scanned: tuple[Any, ...]) -> bool:
     in (a record whose players' ids repeat is not one it writes)."""
     (sequence, kind, round_id, _, _, body, game, preset, table, reference, currency, time, round_sequence,
      line_nos, lines, players) = scanned
-    if kind != "round" or lines is None or round_sequence != sequence:
+    if kind != RecordKind.ROUND or lines is None or round_sequence != sequence:
         return False
     count = line_nos.count(",") + 1
     numbers = _LINE_NUMBERS[count] if count < len(_LINE_NUMBERS) else _line_numbers(count)
@@ -201,7 +201,7 @@ def copy_differences(
     lines = [(*line[:2], _stamp(line[2]), *line[3:]) for line in lines]
     original = None if original is None else [(*line[:2], _stamp(line[2]), *line[3:]) for line in original]
     game, preset, table, reference, currency, round_created = round_row
-    if rec.kind == "round":
+    if rec.kind == RecordKind.ROUND:
         if round_sequence is not None and round_sequence != rec.sequence:
             out.append(_diff("round.sequence", round_sequence, rec.sequence))
         request, result = rec.request or _Request(), rec.result or _Result()

@@ -17,6 +17,7 @@ from typing import Any
 from service.adapters.ledger import BookedLine
 from service.adapters.records import Appended, LineRow, NewRecord, RoundColumns
 from service.domain import audit as chain
+from service.domain.audit import RecordKind
 from service.domain.money import PlayerLine
 from service.domain.susun.round import ScoredRound
 from service.services.rounds.documents import audit_of_record, round_document
@@ -75,7 +76,7 @@ def round_record(
         )
     doc = chain.record(
         sequence=None,
-        kind="round",
+        kind=RecordKind.ROUND,
         round_id=round_id,
         request=request,
         result=document,
@@ -86,7 +87,7 @@ def round_record(
     )
     new = NewRecord(
         client_id=client_id,
-        kind="round",
+        kind=RecordKind.ROUND,
         round_id=round_id,
         created_at=created_at,
         unsealed=chain.unsealed(doc),
@@ -139,7 +140,7 @@ def void_record(
     request = {"reason": reason}
     doc = chain.record(
         sequence=None,
-        kind="void",
+        kind=RecordKind.VOID,
         round_id=round_id,
         request=request,
         result=request,
@@ -150,7 +151,7 @@ def void_record(
     )
     new = NewRecord(
         client_id=client_id,
-        kind="void",
+        kind=RecordKind.VOID,
         round_id=round_id,
         created_at=created_at,
         unsealed=chain.unsealed(doc),

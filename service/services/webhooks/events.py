@@ -19,6 +19,8 @@ import orjson
 from service.adapters.uow import Database, UnitOfWork
 from service.adapters.webhooks import EventRecord
 from service.domain import webhooks as hooks
+from service.domain.audit import RecordKind
+from service.domain.banting.rules import BANTING
 from service.domain.errors import FieldError
 from service.services.banting import games
 from service.services.errors import InvalidInput, NotFound
@@ -58,7 +60,7 @@ class Position:
 def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecord], types: Sequence[Sequence[str]]) -> list[Event]:
     """The events of these records (for each record, the types asked for)."""
     parsed = [orjson.loads(f.record.canonical) for f in found]
-    voided = [f.record.round_id for f in found if f.record.kind == "void"]
+    voided = [f.record.round_id for f in found if f.record.kind == RecordKind.VOID]
     rounds_of = uow.webhooks.round_records(client_id, voided)
     # The receipts as GET answers them: a record stored before its key is signed now.
     records = uow.signatures.complete(client_id, [f.record for f in found])
@@ -85,7 +87,11 @@ def render(db: Database, uow: UnitOfWork, client_id: str, found: list[EventRecor
     return out
 
 
-_KIND: dict[str, tuple[str, str | None]] = {hooks.SETTLED: ("round", None), hooks.FINISHED: ("round", "banting"), hooks.VOIDED: ("void", None)}
+_KIND: dict[str, tuple[RecordKind, str | None]] = {
+    hooks.SETTLED: (RecordKind.ROUND, None),
+    hooks.FINISHED: (RecordKind.ROUND, BANTING),
+    hooks.VOIDED: (RecordKind.VOID, None),
+}
 
 
 def position(uow: UnitOfWork, client_id: str, event_id: str, field: str) -> Position:
@@ -98,7 +104,7 @@ def position(uow: UnitOfWork, client_id: str, event_id: str, field: str) -> Posi
             sequence = uow.webhooks.void_sequence(client_id, ref.round_id)
         else:
             found = uow.webhooks.round_sequence(client_id, ref.round_id)
-            if found is not None and (ref.type == hooks.SETTLED or found[1] == "banting"):
+            if found is not None and (ref.type == hooks.SETTLED or found[1] == BANTING):
                 sequence = found[0]
     if ref is None or sequence is None:
         if field.startswith("query."):
