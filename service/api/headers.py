@@ -50,17 +50,8 @@ def parse_if_match(header: str | None, what: str = "game") -> frozenset[int] | N
     header of weak tags alone is an empty set, which every version fails (412)."""
     if header is None or header.strip() == "*":
         return None
-    versions: set[int] = set()
-    for item in header.split(","):
-        match = _VERSION.fullmatch(item.strip())
-        if match is None:
-            raise InvalidInput(
-                f'If-Match must be a {what} version, such as "7", got {quoted(header)}',
-                errors=[FieldError("header.If-Match", f'must be a {what} version, such as "7", got {quoted(item.strip())}')],
-            )
-        if match.group(1) is None:
-            versions.add(int(match.group(3)))
-    return frozenset(versions)
+    message = f'If-Match must be a {what} version, such as "7", got {quoted(header)}'
+    return frozenset(_versions(header, "If-Match", message, f'must be a {what} version, such as "7"', weak=False))
 
 
 def not_modified(header: str | None, current: int) -> bool:
@@ -71,13 +62,22 @@ def not_modified(header: str | None, current: int) -> bool:
         return False
     if header.strip() == "*":
         return True
+    message = f'If-None-Match must name versions, such as "7", got {quoted(header)}'
+    return current in _versions(header, "If-None-Match", message, 'must be a version, such as "7"', weak=True)
+
+
+def _versions(header: str, name: str, message: str, each: str, *, weak: bool) -> set[int]:
+    """The versions a list of tags names: empty items skipped (RFC 9110 5.6.1.2), a weak tag
+    only when compared weakly, and a tag compared as text (8.8.3.2), so `"07"` names none."""
     versions = set()
     for item in header.split(","):
-        match = _VERSION.fullmatch(item.strip())
+        tag = item.strip()
+        if not tag:
+            continue
+        match = _VERSION.fullmatch(tag)
         if match is None:
-            raise InvalidInput(
-                f'If-None-Match must name versions, such as "7", got {quoted(header)}',
-                errors=[FieldError("header.If-None-Match", f'must be a version, such as "7", got {quoted(item.strip())}')],
-            )
-        versions.add(int(match.group(3)))
-    return current in versions
+            raise InvalidInput(message, errors=[FieldError(f"header.{name}", f"{each}, got {quoted(tag)}")])
+        digits = match.group(3)
+        if (weak or match.group(1) is None) and (digits == "0" or not digits.startswith("0")):
+            versions.add(int(digits))
+    return versions

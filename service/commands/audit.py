@@ -214,12 +214,12 @@ def export(args: argparse.Namespace) -> int:
             if head_tmp is not None:  # first: a place it cannot be written fails before the export is
                 head_tmp.write_text(json.dumps(head, indent=2) + "\n")
             if to_stdout:
-                for chunk in receipts.export_lines(db, plan):
+                for chunk in receipts.export_lines(db, plan, settle=True):
                     sys.stdout.buffer.write(chunk)
                 sys.stdout.buffer.flush()
             else:
                 with tmp.open("wb") as f:
-                    for chunk in receipts.export_lines(db, plan):
+                    for chunk in receipts.export_lines(db, plan, settle=True):
                         f.write(chunk)
                 tmp.replace(out)
             if head_tmp is not None and head_out is not None:

@@ -94,6 +94,18 @@ def test_if_match_on_another_version_is_412_and_on_the_current_one_the_state(htt
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_tags_are_compared_as_text_and_empty_list_items_are_ignored(http, tenant, kind):
+    """RFC 9110 compares entity tags character by character: "01" is not "1". A list may
+    hold empty items (section 5.6.1.2), which are skipped."""
+    path = made(http, tenant, kind)
+    problem(http.get(path, headers={**tenant.headers, "If-Match": '"01"'}), 412, "precondition-failed")
+    assert http.get(path, headers={**tenant.headers, "If-None-Match": '"01"'}).status_code == 200
+    assert http.get(path, headers={**tenant.headers, "If-None-Match": '"1", '}).status_code == 304
+    assert http.get(path, headers={**tenant.headers, "If-None-Match": ', "9",, "1"'}).status_code == 304
+    assert http.get(path, headers={**tenant.headers, "If-Match": ', "1"'}).status_code == 200
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_preconditions_do_not_hide_a_missing_resource_or_a_bad_header(http, tenant, kind):
     path = made(http, tenant, kind)
     missing = path.rsplit("/", 1)[0] + "/" + path.rsplit("/", 1)[1][:-4] + "zzzz"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,10 +13,10 @@ from typing import Any
 import pytest
 from conftest import TAMPERED, make_app, make_tenant
 from httpkit import four_player_round, problem
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from service.adapters import keyfile
-from service.adapters.models import ChainSignature
+from service.adapters.models import ChainRecord, ChainSignature
 from service.domain import export_check
 from service.domain.audit import GENESIS_HASH, chain_hash
 from service.domain.signing import Keyring, head_message, receipt_message
@@ -592,12 +593,70 @@ def test_an_export_without_a_key_waits_for_a_receipt_its_worker_still_holds(
     command = Database(db_url, clock=clock.now)  # no keyring: the CLI's without SIGNING_KEY_FILE
     try:
         plan = receipts.plan_export(command, op.id, 1, None)
-        (line,) = b"".join(receipts.export_lines(command, plan)).splitlines()
+        (line,) = b"".join(receipts.export_lines(command, plan, settle=True)).splitlines()
     finally:
         command.dispose()
     assert json.loads(line)["kid"] == created.get_json()["audit"]["kid"]
     held = signed_app.extensions["capsa"].db.dialect == "postgresql"  # SQLite stores it with its record
     assert waits == ([receipts.LOST_AFTER.total_seconds()] if held else [])
+
+
+def test_the_apis_export_never_waits_for_a_receipt(db_url, monkeypatch):
+    """The wait is the command line's: a service with a key remakes a missing receipt as it
+    reads, and one without a key has no worker that holds one, so waiting there only held
+    an export's slot for 2 s."""
+    from service.services.audit import receipts
+
+    app = make_app(db_url)  # no key: its records have no receipt
+    try:
+        op = make_tenant(app)
+        http = app.test_client()
+        _store(http, op)
+        waits: list[float] = []
+        monkeypatch.setattr(receipts.time, "sleep", waits.append)
+        answer = http.get("/v1/audit/export", headers=op.read_headers)
+        assert answer.status_code == 200 and json.loads(answer.data.splitlines()[0])["kid"] is None
+        assert waits == []
+    finally:
+        app.extensions["capsa"].db.dispose()
+
+
+def test_a_record_whose_time_has_no_offset_is_exported_and_passed_over_without_a_traceback(
+    signed_app, client, op, db_url
+):
+    """A record changed in the database so that its created_at has no offset (or is no
+    time at all) must still export, for an auditor to find it, and must not stop the
+    signing of the others: its time is unknown, not naive."""
+    from service.adapters.uow import Database
+    from service.services.audit import receipts
+
+    app_db = signed_app.extensions["capsa"].db
+    for stamp_of in (lambda t: t[:-2] + b'"', lambda t: b'"created_at":20261206'):  # no Z; a number
+        (created,) = _store(client, op)
+        sequence = created.get_json()["audit"]["sequence"]
+        app_db.receipts.drain()
+        where = (ChainRecord.client_id == op.id, ChainRecord.sequence == sequence)
+        with app_db.unit_of_work(write=True) as uow:
+            body = bytes(uow.session.scalar(select(ChainRecord.canonical).where(*where)))
+            found = re.search(rb'"created_at":"[^"]+Z"', body)
+            assert found is not None
+            edited = body.replace(found.group(0), stamp_of(found.group(0)))
+            uow.session.execute(update(ChainRecord).where(*where).values(canonical=edited))
+            uow.session.execute(delete(ChainSignature).where(
+                ChainSignature.client_id == op.id, ChainSignature.sequence == sequence))
+            uow.commit()
+        keyless = Database(db_url)
+        try:
+            plan = receipts.plan_export(keyless, op.id, sequence, 1)
+            (line,) = b"".join(receipts.export_lines(keyless, plan, settle=True)).splitlines()
+            assert json.loads(line)["kid"] is None
+        finally:
+            keyless.dispose()
+        keyed = Database(db_url, keyring=app_db.keyring)
+        try:
+            assert receipts.sign_pending(keyed, op.id).signed == 1
+        finally:
+            keyed.dispose()
 
 
 def test_the_sweeper_remakes_a_lost_receipt_so_a_late_replay_is_still_byte_for_byte(

@@ -109,7 +109,7 @@ def test_ctrl_c_in_an_export_is_one_line_exit_130_and_leaves_no_part_file(tmp_pa
     monkeypatch.setenv("SIGNING_KEY_FILE", str(ring))
     capsys.readouterr()
 
-    def interrupted(*_: object) -> object:
+    def interrupted(*_: object, **__: object) -> object:
         yield b"{}\n"
         raise KeyboardInterrupt
 

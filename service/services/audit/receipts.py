@@ -126,23 +126,29 @@ def plan_export(
     return Export(client_id, from_sequence, max(stop, from_sequence), head, nxt, as_of)
 
 
-def export_lines(db: Database, plan: Export, page: int = EXPORT_PAGE) -> Iterator[bytes]:
+def export_lines(db: Database, plan: Export, page: int = EXPORT_PAGE, *, settle: bool = False) -> Iterator[bytes]:
     """The planned records as NDJSON lines, `page` records per query (each its own short
     read), so memory holds one page whatever the range.
 
-    A record stored a moment ago may have its receipt still in its worker (stored within
-    0.5 s). Without a keyring (the CLI without SIGNING_KEY_FILE) nothing here can make it,
-    so a page holding such a record is read again once the record is LOST_AFTER old: its
-    line then carries the receipt the service answered, not `null` (a receipt lost with its
-    worker stays `null`, as before)."""
+    With `settle` (`capsa audit export`, a process of its own): a record stored a moment ago
+    may have its receipt still in its worker (stored within 0.5 s), signed with the key that
+    worker holds, which after a rotation is not the key this process would remake it with
+    (and without a keyring it can make none). A page holding such a record waits until the
+    record is LOST_AFTER old, then is read again: its line carries the receipt the service
+    answered; one lost with its worker is then remade with the keyring, if any, or `null`.
+    The API does not wait: its workers remake a missing receipt with the keyring they sign
+    with, and a service without a key has no receipt to wait for."""
     for low in range(plan.from_sequence, plan.stop, page):
-        read = partial(report, db, plan.client_id, partial(_records, plan.client_id, low, min(low + page, plan.stop)),
-                       pinned=plan.as_of)
-        records = read()
-        wait = _receipt_wait(records, db.clock())
-        if wait > 0:
-            time.sleep(wait)
-            records = read()
+        stop = min(low + page, plan.stop)
+        records = report(db, plan.client_id, partial(_records, plan.client_id, low, stop, not settle),
+                         pinned=plan.as_of)
+        if settle and any(r.signature is None for r in records):
+            wait = _receipt_wait(records, db.clock())
+            if wait > 0:
+                time.sleep(wait)
+            if wait > 0 or db.keyring:  # a receipt stored meanwhile, or one the keyring remakes
+                    records = report(db, plan.client_id, partial(_records, plan.client_id, low, stop, True),
+                                 pinned=plan.as_of)
         yield b"".join(export_line(plan.client_id, r) for r in records)
 
 
@@ -153,8 +159,8 @@ def _receipt_wait(records: Sequence[StoredRecord], now: datetime) -> float:
     return 0.0 if youngest is None else min((youngest + LOST_AFTER - now).total_seconds(), LOST_AFTER.total_seconds())
 
 
-def _records(client_id: str, start: int, stop: int, uow: UnitOfWork, _: AsOf) -> list[StoredRecord]:
-    return uow.chain.records(client_id, start, stop)
+def _records(client_id: str, start: int, stop: int, complete: bool, uow: UnitOfWork, _: AsOf) -> list[StoredRecord]:
+    return uow.chain.records(client_id, start, stop, complete)
 
 
 LOST_AFTER = timedelta(seconds=2)  # a worker stores its receipts within 0.5 s (its timer); missing after this, lost
@@ -216,11 +222,13 @@ def _stamp_of(canonical: bytes) -> str:
 
 
 def _time_of(canonical: bytes) -> datetime | None:
-    """The record's own time (None: its bytes carry none)."""
+    """The record's own time (None: its bytes carry none, or one without an offset: a record
+    changed in the database, which the verifier reports; its time is unknown, not naive)."""
     try:
-        return record_time(canonical)
+        at = record_time(canonical)
     except (KeyError, TypeError, ValueError):
         return None
+    return at if at.tzinfo is not None else None
 
 
 def _stored_since(canonical: bytes, since: datetime) -> bool:
