@@ -11,7 +11,8 @@ from service.domain.susun.rules import NATURALS
 from service.domain.susun.suggest.limits import LIMIT_DEFAULT, LIMIT_MAX
 
 from ..fields import Card, Cards, RulesRef, openapi_meta
-from .common import Out, RulesEchoSchema, Strict
+from .bases import Out, Strict
+from .rules import RulesEchoSchema
 
 CATEGORIES = [c.label for c in Category]
 FOUL_REASONS = [FRONT_BEATS_MIDDLE, MIDDLE_BEATS_BACK]

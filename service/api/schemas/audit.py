@@ -11,7 +11,7 @@ from service.services.audit import chains, receipts
 from service.services.rounds.voids import MAX_REASON
 
 from ..fields import QueryInteger, openapi_meta
-from .common import Out, Query, Strict, as_of_field, min_sequence_field
+from .bases import Out, Query, Strict, as_of_field, min_sequence_field
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
 KID = "21fe31dfa154a261"  # the examples' key: RFC 8032's first test vector (docs/audit.md)

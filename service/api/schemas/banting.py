@@ -13,7 +13,8 @@ from service.domain.deals import DEAL_ID_MAX
 from service.services.cursors import GAME_PAGE, MAX_GAME_PAGE
 
 from ..fields import Card, Cards, Id, Money, RulesRef, StrictBoolean, openapi_meta
-from .common import Out, PagedQuery, RulesEchoSchema, Strict, currency_code, next_cursor_field, page_limit
+from .bases import Out, PagedQuery, Strict, currency_code, next_cursor_field, page_limit
+from .rules import RulesEchoSchema
 
 COMBINATIONS = [c.value for c in Combination]
 GAME_STATUSES = [s.value for s in GameStatus]  # a Big Two game's and a match's

@@ -10,7 +10,7 @@ from service.domain.deals import CLIENT_SEED_MAX, MAX_PLAYERS, MIN_PLAYERS, Deal
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
 from ..fields import Card, Id, openapi_meta
-from .common import Out, PagedQuery, Strict, next_cursor_field, page_limit
+from .bases import Out, PagedQuery, Strict, next_cursor_field, page_limit
 
 DEAL_STATUSES = [s.value for s in DealStatus]
 

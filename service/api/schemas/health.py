@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 from service.services.readiness import ReplicaStatus, Replication
 
 from ..fields import openapi_meta
-from .common import Out
+from .bases import Out
 
 
 class HealthSchema(Out):

@@ -11,7 +11,7 @@ from service.domain.susun.round import CURRENCY_MAX
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE, STATEMENT_PAGE
 
 from ..fields import Id, SignedMoney, Since, Until, openapi_meta
-from .common import CURSOR_MAX, Out, Query, as_of_field, min_sequence_field, next_cursor_field, page_limit
+from .bases import CURSOR_MAX, Out, Query, as_of_field, min_sequence_field, next_cursor_field, page_limit
 
 LINE_KINDS = [SETTLEMENT, FEE, REVERSAL]
 # How a summary groups the lines; the reports and their SQL name the same three.

@@ -10,7 +10,8 @@ from service.domain.deals import DEAL_ID_MAX
 
 from ..fields import Id, Money, openapi_meta
 from .banting import GAME_STATUSES, BantingPlayerSchema, BantingRulesRef
-from .common import Out, RulesEchoSchema, Strict, currency_code
+from .bases import Out, Strict, currency_code
+from .rules import RulesEchoSchema
 
 
 class MatchRequestSchema(Strict):

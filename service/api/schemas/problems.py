@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from ..fields import openapi_meta
-from .common import Out
+from .bases import Out
 
 PROBLEM_TYPES = {
     "malformed-json": (

@@ -26,16 +26,8 @@ from ..fields import (
 )
 from .arrangements import HAND_EXAMPLE, ArrangementSchema, RowsSchema
 from .banting import HistoryEntrySchema
-from .common import (
-    CURSOR_MAX,
-    Out,
-    Query,
-    RulesEchoSchema,
-    Strict,
-    currency_code,
-    next_cursor_field,
-    page_limit,
-)
+from .bases import CURSOR_MAX, Out, Query, Strict, currency_code, next_cursor_field, page_limit
+from .rules import RulesEchoSchema
 
 OUTCOMES = [*(o.value for o in PairOutcome), *(o.value for o in Outcome)]  # Capsa Susun's, then Big Two's
 

@@ -7,7 +7,18 @@ from marshmallow import fields, validate
 from service.domain.rules import GAMES
 
 from ..fields import openapi_meta
-from .common import Out
+from .bases import Out
+
+
+class RulesEchoSchema(Out):
+    """The rules a round or a game was scored under, as every answer echoes them."""
+
+    preset = fields.String(required=True, metadata=openapi_meta("capsa-susun-id"))
+    version = fields.Integer(required=True, metadata=openapi_meta(1))
+    params = fields.Dict(
+        required=True,
+        metadata=openapi_meta({"tembus_multiplier": 2, "fee_rate": "0.03"}, "Every parameter of the game."),
+    )
 
 
 class PresetSchema(Out):

@@ -11,16 +11,8 @@ from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
 from ..fields import Id, Money, RulesRef, StrictBoolean, openapi_meta
 from .arrangements import HAND_EXAMPLE, ArrangementSchema, EvaluationSchema
-from .common import (
-    CURSOR_MAX,
-    Out,
-    Query,
-    RulesEchoSchema,
-    Strict,
-    currency_code,
-    next_cursor_field,
-    page_limit,
-)
+from .bases import CURSOR_MAX, Out, Query, Strict, currency_code, next_cursor_field, page_limit
+from .rules import RulesEchoSchema
 
 STATUSES = [s.value for s in GameStatus]
 

@@ -12,7 +12,7 @@ from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 from service.services.webhooks import events
 
 from ..fields import FullMatch, QueryInteger, StrictBoolean, Unbroken, openapi_meta
-from .common import Out, Strict, page_limit
+from .bases import Out, Strict, page_limit
 
 EVENT_TYPES = [t.value for t in EventType]
 SUBSCRIBABLE = [*EVENT_TYPES, hooks.ALL]

@@ -77,15 +77,6 @@ def next_cursor_field() -> fields.String:
     )
 
 
-class RulesEchoSchema(Out):
-    preset = fields.String(required=True, metadata=openapi_meta("capsa-susun-id"))
-    version = fields.Integer(required=True, metadata=openapi_meta(1))
-    params = fields.Dict(
-        required=True,
-        metadata=openapi_meta({"tembus_multiplier": 2, "fee_rate": "0.03"}, "Every parameter of the game."),
-    )
-
-
 class AsOfSchema(Out):
     sequence = fields.Integer(
         required=True,
