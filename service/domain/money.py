@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from .currencies import MINOR_DIGITS
 from .errors import CapsaError, FieldError, InvalidMoney
+from .parameters import FeeBasis
 
 MAX_MINOR = 10**15
 # The most any amount of a round may be, in minor units: every pair amount, result,
@@ -175,7 +176,7 @@ def settle(
         winnings[b] += max(-amount, 0)
     players = []
     for i in range(n_players):
-        basis = winnings[i] if fee_basis == "winnings" else result[i]
+        basis = winnings[i] if fee_basis == FeeBasis.WINNINGS else result[i]
         fee = fee_of(basis, fee_rate)
         players.append(PlayerMoney(result[i], winnings[i], fee, result[i] - fee))
     settlement = Settlement(tuple(players), sum(p.fee for p in players))

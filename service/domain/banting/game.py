@@ -29,7 +29,7 @@ from .plays import (
     sort_cards,
     why_not_beats,
 )
-from .rules import BantingParams, LastCardRule, PassLock
+from .rules import BantingParams, Bombs, LastCardRule, PassLock
 
 HAND_SIZE = 13
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -397,8 +397,8 @@ def legal_moves(state: GameState) -> list[Move]:
         plays = candidate_plays(hand, params, table.play.size)
         rule = params.bomb_rule
         on_a_two = table.play.size == 1 and table.play.cards[0].rank == 2
-        if rule == "bare_quads" or (rule == "five_card_on_two" and on_a_two):
-            sizes = (4, 5) if rule == "bare_quads" else (5,)
+        if rule == Bombs.BARE_QUADS or (rule == Bombs.FIVE_CARD_ON_TWO and on_a_two):
+            sizes = (4, 5) if rule == Bombs.BARE_QUADS else (5,)
             plays += [
                 p
                 for size in sizes

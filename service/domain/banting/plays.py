@@ -239,13 +239,13 @@ def is_bomb(play: Play, table: Play, params: BantingParams) -> bool:
     if play.combination is not Combination.FOUR_OF_A_KIND:
         return False
     rule = params.bomb_rule
-    if rule == "five_card_on_two":
+    if rule == Bombs.FIVE_CARD_ON_TWO:
         return (
             play.size == 5
             and table.combination is Combination.SINGLE
             and table.cards[0].rank == Rank.TWO
         )
-    if rule == "bare_quads":
+    if rule == Bombs.BARE_QUADS:
         if table.combination is not Combination.FOUR_OF_A_KIND:
             return True
         # One deck holds one four of a kind of each rank: `>=` would be the same test.

@@ -46,6 +46,7 @@ from itertools import combinations_with_replacement
 from ..cards import DECK, Card
 from ..errors import InvalidCard, InvalidParameter
 from .hands import SUIT_STRENGTH, Category, HandValue
+from .rules import Wheel
 
 WHEELS = ("low", "second")
 _WHEEL = (2, 3, 4, 5, 14)  # the ranks of A-2-3-4-5, as the multisets list them
@@ -89,7 +90,7 @@ def _rank_key(ranks: Sequence[int], flush: bool, wheel: str) -> tuple[int, ...]:
         if order[0] - order[4] == 4:
             top = 15 if order[0] == 14 else order[0]
         elif order == [14, 5, 4, 3, 2]:
-            top = 5 if wheel == "low" else 14
+            top = 5 if wheel == Wheel.LOW else 14
         if top is not None:
             return (8 if flush else 4, top)
         if flush:

@@ -16,6 +16,7 @@ from enum import IntEnum
 
 from ..cards import Card, Suit
 from ..errors import InvalidCard
+from .rules import Wheel
 
 
 class Category(IntEnum):
@@ -97,7 +98,7 @@ def _straight_top(ranks: set[int], wheel: str) -> int | None:
     if hi - lo == 4:
         return BROADWAY_TOP if hi == 14 else hi
     if ranks == {14, 2, 3, 4, 5}:
-        return WHEEL_LOW_TOP if wheel == "low" else WHEEL_SECOND_TOP
+        return WHEEL_LOW_TOP if wheel == Wheel.LOW else WHEEL_SECOND_TOP
     return None
 
 

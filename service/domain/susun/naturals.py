@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from ..cards import Card
 from .hands import Category, HandValue
-from .rules import SusunParams
+from .rules import Natural, SusunParams
 
 # Strongest tier first (docs/rules.md#naturals, docs/rules.md#decisions): dragon; three straights = three flushes; six pairs.
 TIER = {"dragon": 3, "three_straights": 2, "three_flushes": 2, "six_pairs": 1}
@@ -87,9 +87,9 @@ def compare_naturals(
     """-1, 0 or 1 as natural `a` loses to, ties or beats natural `b` (docs/rules.md#naturals)."""
     if TIER[a] != TIER[b]:
         return 1 if TIER[a] > TIER[b] else -1
-    if a == "dragon":
+    if a == Natural.DRAGON:
         return 0
-    if a == "six_pairs":
+    if a == Natural.SIX_PAIRS:
         pa = _pair_ranks([c for row in a_rows for c in row])
         pb = _pair_ranks([c for row in b_rows for c in row])
         return (pa > pb) - (pa < pb)

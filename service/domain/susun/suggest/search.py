@@ -39,7 +39,7 @@ from ..batch_evaluator import CATEGORY_BY_STRENGTH, evaluate_batch3, evaluate_ba
 from ..evaluator import hand_value, key_of
 from ..hands import Category
 from ..naturals import TIER, detect_natural, six_pairs_of_counts
-from ..rules import SUSUN, BonusPaid, FrontVsFive, SusunParams
+from ..rules import SUSUN, BonusPaid, FrontVsFive, Natural, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
 from .limits import LIMIT_DEFAULT
 from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
@@ -174,7 +174,7 @@ def _setting_naturals(
     for name in _NATURALS_BY_SETTING:
         if name not in params.naturals:
             continue
-        if name == "three_flushes":
+        if name == Natural.THREE_FLUSHES:
             front_ok = (cards3 & 3 == (cards3[:, :1] & 3)).all(axis=1)
             five_ok = (cards5 & 3 == (cards5[:, :1] & 3)).all(axis=1)
         else:
@@ -216,7 +216,7 @@ def _best_natural(names: Sequence[str], params: SusunParams) -> str | None:
         return None
     return max(
         names,
-        key=lambda n: (params.natural_values.get(n, 0), TIER[n], n == "three_straights"),
+        key=lambda n: (params.natural_values.get(n, 0), TIER[n], n == Natural.THREE_STRAIGHTS),
     )
 
 
