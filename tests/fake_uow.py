@@ -20,6 +20,7 @@ from types import TracebackType
 from service.adapters.errors import ReferenceUsed
 from service.adapters.records import Appended, Claim, NewRecord
 from service.adapters.susun_games import SusunGameRecord
+from service.domain.susun.game import GameStatus
 
 
 @dataclass
@@ -82,7 +83,7 @@ class FakeSusunGames:
     def get(self, client_id: str, game_id: str, lock: bool = False) -> SusunGameRecord | None:
         return self.rows.get((client_id, game_id))
 
-    def state(self, client_id: str, game_id: str) -> tuple[str, datetime] | None:
+    def state(self, client_id: str, game_id: str) -> tuple[GameStatus, datetime] | None:
         found = self.rows.get((client_id, game_id))
         return None if found is None else (found.status, found.deadline)
 

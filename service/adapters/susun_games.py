@@ -41,7 +41,7 @@ class SusunGameRecord:
     arrange_seconds: int
     deadline: datetime
     version: int
-    status: str
+    status: GameStatus
     round_id: str | None
     settled_at: datetime | None
     created_at: datetime
@@ -63,6 +63,7 @@ def _record(row: SusunGame) -> SusunGameRecord:
     values = {name: getattr(row, name) for name in _FIELDS}
     values["players"] = tuple(row.players)
     values["hands"] = tuple(tuple(h) for h in row.hands)
+    values["status"] = GameStatus(row.status)
     return SusunGameRecord(**values)
 
 
@@ -84,7 +85,7 @@ class SusunGameRepository:
         row = self.session.scalar(q)
         return None if row is None else _record(row)
 
-    def state(self, client_id: str, game_id: str) -> tuple[str, datetime] | None:
+    def state(self, client_id: str, game_id: str) -> tuple[GameStatus, datetime] | None:
         """The game's status and deadline, without loading the row (every access asks
         first); None when the client has no such game."""
         row = self.session.execute(
@@ -92,7 +93,7 @@ class SusunGameRepository:
                 SusunGame.id == game_id, SusunGame.client_id == client_id
             )
         ).first()
-        return None if row is None else (row[0], row[1])
+        return None if row is None else (GameStatus(row[0]), row[1])
 
     def reference_taken(self, client_id: str, reference: str) -> bool:
         return bool(

@@ -38,12 +38,12 @@ def arrange_seconds_problem(seconds: int) -> str | None:
     return f"must be {MIN_ARRANGE_SECONDS} to {MAX_ARRANGE_SECONDS}, not {seconds!r}"
 
 
-def is_due(status: str, deadline: datetime, now: datetime) -> bool:
+def is_due(status: GameStatus, deadline: datetime, now: datetime) -> bool:
     """Whether the game must settle now: still arranging and its deadline reached."""
     return status == GameStatus.ARRANGING and deadline <= now
 
 
-def takes_submissions(status: str, deadline: datetime, now: datetime) -> bool:
+def takes_submissions(status: GameStatus, deadline: datetime, now: datetime) -> bool:
     """Whether a player may still submit or replace its rows: arranging, deadline ahead."""
     return status == GameStatus.ARRANGING and now < deadline
 
