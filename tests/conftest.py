@@ -299,7 +299,7 @@ def make_tenant(app: Any) -> Tenant:
     db = app.extensions["capsa"].db
     name = f"t-{secrets.token_hex(5)}"
     client_id, key = clients.create_client(db, name)
-    read_key = clients.add_key(db, name, clients.READ)
+    read_key = clients.add_key(db, name, clients.Scope.READ)
     _TENANTS.append((app, client_id))
     return Tenant(client_id, name, key, read_key)
 

@@ -30,14 +30,14 @@ def _view_allows_read() -> bool:
 def holds_write() -> bool:
     """Whether the calling key has the write scope: for answers that show a read key less
     (an unused deal's hands)."""
-    return bool(g.principal.scope == clients.WRITE)
+    return bool(g.principal.scope == clients.Scope.WRITE)
 
 
 def require_write() -> None:
     """For views marked `allow_read` that name a resource: 403 for a read key once it is found,
     so another client's key gets the same 404 whatever its scope."""
     scope = g.principal.scope
-    if scope != clients.WRITE:
+    if scope != clients.Scope.WRITE:
         raise Forbidden(f"a {scope} key cannot call {request.method} {request.path}")
 
 
@@ -45,5 +45,5 @@ def authenticate_request() -> None:
     req, capsa = current_request(), state()
     principal = clients.authenticate(capsa.db, req.headers.get("Authorization"), capsa.keys)
     current_g().principal = principal
-    if req.method not in _SAFE and principal.scope != clients.WRITE and not _view_allows_read():
+    if req.method not in _SAFE and principal.scope != clients.Scope.WRITE and not _view_allows_read():
         raise Forbidden(f"a {principal.scope} key cannot call {req.method} {req.path}")

@@ -106,7 +106,7 @@ def create(args: argparse.Namespace) -> int:
 def key(args: argparse.Namespace) -> int:
     from service.services import clients
 
-    scope = clients.READ if args.read_only else clients.WRITE
+    scope = clients.Scope.READ if args.read_only else clients.Scope.WRITE
     shown: list[bool] = []
 
     def show(plain: str) -> None:

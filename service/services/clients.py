@@ -11,6 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from service.adapters.clients import ClientRecord, KeyRecord
 from service.adapters.errors import UniqueViolation
@@ -18,8 +19,14 @@ from service.adapters.uow import Database
 from service.services.clock import new_id, utcnow_ms
 from service.services.errors import InvalidInput, NotFound, Unauthorized
 
-READ = "read"
-WRITE = "write"
+
+class Scope(StrEnum):
+    """What a key may do: read, or read and write."""
+
+    READ = "read"
+    WRITE = "write"
+
+
 _NAME = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 # capsa_<8 hex prefix>_<43 urlsafe chars = 256 random bits>
 UNKNOWN = "unknown API key"
@@ -36,7 +43,7 @@ class Principal:
     """Who is calling: the client and the key's scope."""
 
     client_id: str
-    scope: str
+    scope: Scope
     key_prefix: str
 
 
@@ -74,17 +81,17 @@ def create_client(db: Database, name: str, hand_over: Callable[[str, str], None]
         except UniqueViolation as exc:
             raise InvalidInput(f"a client named {name!r} already exists") from exc
         uow.chain.create_head(client_id)
-        uow.clients.add_key(client_id, key.prefix, key.key_hash, WRITE, now)
+        uow.clients.add_key(client_id, key.prefix, key.key_hash, Scope.WRITE, now)
         if hand_over is not None:
             hand_over(client_id, key.plain)
         uow.commit()
     return client_id, key.plain
 
 
-def add_key(db: Database, name: str, scope: str = WRITE, hand_over: Callable[[str], None] | None = None) -> str:
+def add_key(db: Database, name: str, scope: str = Scope.WRITE, hand_over: Callable[[str], None] | None = None) -> str:
     """Another key for the client `name`; returns it in clear (the only time it is seen),
     shown first by `hand_over(key)` before the commit, as `create_client` does."""
-    if scope not in (READ, WRITE):
+    if scope not in (Scope.READ, Scope.WRITE):
         raise InvalidInput(f"scope {scope!r} must be read or write")
     key = _new_key()
     with db.unit_of_work(write=True) as uow:
@@ -197,4 +204,4 @@ def _look_up(db: Database, prefix: str, digest: str) -> Principal | str:
         return UNKNOWN
     if found.revoked_at is not None:
         return "this API key has been revoked"
-    return Principal(found.client_id, found.scope, prefix)
+    return Principal(found.client_id, Scope(found.scope), prefix)

@@ -229,7 +229,7 @@ def test_access_matrix_over_every_v1_route(app, http):
     owner = make_owner(app, http)
     other = make_tenant(app)
     db = app.extensions["capsa"].db
-    revoked_key = clients.add_key(db, owner.tenant.name, clients.WRITE)
+    revoked_key = clients.add_key(db, owner.tenant.name, clients.Scope.WRITE)
     clients.revoke_key(db, revoked_key.split("_")[1])
 
     routes = v1_routes(app)
