@@ -25,7 +25,7 @@ from sqlalchemy import Engine, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from service.domain.audit import record_time, timestamp
+from service.domain.audit import known_record_time, timestamp
 from service.domain.signing import Keyring, receipt_message
 
 from .models import ChainRecord, ChainSignature, Round
@@ -122,7 +122,7 @@ class SignatureRepository:
         for record in self.unsigned(client_id, (client_id, after), through - after):
             if record[1] > through:
                 break
-            at = _stored_at(record[2])
+            at = known_record_time(record[2])
             if at is None or not _remakeable(at, now):
                 continue  # not one a read would sign either
             if at <= now - grace:
@@ -163,7 +163,7 @@ _SKEW = timedelta(seconds=5)  # and not for one stamped later than now, beyond a
 
 def _just_stored(record: StoredRecord, now: datetime) -> bool:
     """Whether the record's own time (in its bytes) lies within REMAKE_WINDOW before now."""
-    return _remakeable(_stored_at(record.canonical), now)
+    return _remakeable(known_record_time(record.canonical), now)
 
 
 def _remakeable(at: datetime | None, now: datetime) -> bool:
@@ -171,13 +171,6 @@ def _remakeable(at: datetime | None, now: datetime) -> bool:
     return at is not None and now - REMAKE_WINDOW <= at <= now + _SKEW
 
 
-def _stored_at(canonical: bytes) -> datetime | None:
-    """The record's own time, from its bytes (None: none that reads as an aware time)."""
-    try:
-        at = record_time(canonical)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return at if at.tzinfo is not None else None
 
 
 def _signed(keyring: Keyring, records: Iterable[tuple[str, int, bytes, str]]) -> list[dict[str, Any]]:

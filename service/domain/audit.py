@@ -90,6 +90,17 @@ def record_time(canonical_bytes: bytes) -> datetime:
     return datetime.fromisoformat(str(orjson.loads(canonical_bytes)["created_at"]).replace("Z", "+00:00"))
 
 
+def known_record_time(canonical_bytes: bytes) -> datetime | None:
+    """`record_time` where the bytes carry an aware time; None where they carry none, or one
+    without an offset (a record changed in the database, which the verifier reports): its
+    time is unknown, not naive."""
+    try:
+        at = record_time(canonical_bytes)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return at if at.tzinfo is not None else None
+
+
 def record(
     *,
     sequence: int | None,

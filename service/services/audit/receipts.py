@@ -22,7 +22,7 @@ import orjson
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.audit import record_time, timestamp
+from service.domain.audit import known_record_time, timestamp
 from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
 from service.services.clock import rfc3339, utcnow_ms
@@ -154,7 +154,7 @@ def export_lines(db: Database, plan: Export, page: int = EXPORT_PAGE, *, settle:
 
 def _receipt_wait(records: Sequence[StoredRecord], now: datetime) -> float:
     """Seconds until the youngest record without a receipt is LOST_AFTER old (0: none is)."""
-    youngest = max((t for r in records if r.signature is None and (t := _time_of(r.canonical)) is not None),
+    youngest = max((t for r in records if r.signature is None and (t := known_record_time(r.canonical)) is not None),
                    default=None)
     return 0.0 if youngest is None else min((youngest + LOST_AFTER - now).total_seconds(), LOST_AFTER.total_seconds())
 
@@ -205,35 +205,17 @@ def sign_pending(
         after = (batch[-1][0], batch[-1][1])
         old = [r for r in batch if not _stored_since(r[2], since)]
         young += len(batch) - len(old)
-        able = [r for r in old if keyring.key_at(_stamp_of(r[2])) is not None]
-        unsignable += len(old) - len(able)
-        if able:
-            signed += db.sign_records(keyring, able)
+        # A record no key here may sign (`Keyring.key_at` None) is left out of what is stored.
+        made = db.sign_records(keyring, old) if old else 0
+        signed += made
+        unsignable += len(old) - made
         if progress is not None:
             progress(signed)
 
 
-def _stamp_of(canonical: bytes) -> str:
-    """The record's `created_at` text, as `Keyring.key_at` takes it ("" when it has none)."""
-    try:
-        return str(orjson.loads(canonical).get("created_at", ""))
-    except (orjson.JSONDecodeError, AttributeError):
-        return ""
-
-
-def _time_of(canonical: bytes) -> datetime | None:
-    """The record's own time (None: its bytes carry none, or one without an offset: a record
-    changed in the database, which the verifier reports; its time is unknown, not naive)."""
-    try:
-        at = record_time(canonical)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return at if at.tzinfo is not None else None
-
-
 def _stored_since(canonical: bytes, since: datetime) -> bool:
     """Whether the record's own time is `since` or later (a record without one is not)."""
-    at = _time_of(canonical)
+    at = known_record_time(canonical)
     return at is not None and at >= since
 
 
