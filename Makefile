@@ -197,6 +197,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench tools
 	$(BIN)/mypy --strict service
+	$(BIN)/mypy --follow-imports=silent --ignore-missing-imports bench tools
 
 clean:
 	rm -rf $(VENV) var/*.db .pytest_cache .hypothesis

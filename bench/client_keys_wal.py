@@ -50,7 +50,7 @@ class Side:
         self.headers = {"Authorization": f"Bearer {key}"}
         self.http = self.app.test_client()
         with psycopg.connect(_driver(self.url)) as conn:
-            self.oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+            self.oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
         self.bytes = self.fpi = self.rounds = 0
 
     def store(self, n: int) -> None:

@@ -361,7 +361,7 @@ def main() -> int:
         upgrade(url)
         db = Database(url)
         client_id, key = clients.create_client(db, "growth")
-        read_key = clients.add_key(db, "growth", clients.READ)
+        read_key = clients.add_key(db, "growth", clients.Scope.READ)
         # The client reads its days in Jakarta: its rollups keep that zone's days from the
         # first such read on, and every fold adds to them (in service, since that first read).
         from service.services.ledger import rollups as ledger_rollups

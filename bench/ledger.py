@@ -214,7 +214,7 @@ def _empty_client(url: str) -> str:
 
     db = Database(url)
     clients.create_client(db, "empty")
-    key = clients.add_key(db, "empty", clients.READ)
+    key = clients.add_key(db, "empty", clients.Scope.READ)
     db.dispose()
     return key
 
@@ -292,7 +292,7 @@ def main() -> int:
         upgrade(url)
         db = Database(url)
         client_id, _key = clients.create_client(db, "bench")
-        read_key = clients.add_key(db, "bench", clients.READ)
+        read_key = clients.add_key(db, "bench", clients.Scope.READ)
         db.dispose()
         print(f"loading {args.rounds:,} rounds into {name} (os load {os.getloadavg()[0]:.2f}) ...", flush=True)
         lines, seconds = load(url, client_id, args.rounds)

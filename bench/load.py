@@ -67,7 +67,7 @@ def _sender(port: int, key: str, read_path: str, rate: float, start: float, seco
     rng = random.Random(seed)
     auth = {"Authorization": f"Bearer {key}"}
     stored: list[tuple[str, bytes]] = []
-    latencies: list[float] = []
+    latencies: list[tuple[float, str]] = []
     kinds: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     n = 0

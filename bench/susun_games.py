@@ -179,6 +179,7 @@ def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games
                         .where(SusunGame.id.in_(wanted), SusunGame.settled_at.is_not(None))))
                 now = datetime.now(UTC).timestamp()
                 for gid, deadline, settled in found:
+                    assert settled is not None  # the query asked for settled games only
                     seen[gid], rows[gid] = now, (deadline.timestamp(), settled.timestamp())
             stop.wait(0.02)
 

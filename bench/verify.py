@@ -108,15 +108,16 @@ def main() -> int:
             upgrade(url)
             db = Database(url)
             clients.create_client(db, "bench")
-            clients.add_key(db, "bench", clients.READ)
+            clients.add_key(db, "bench", clients.Scope.READ)
             db.dispose()
         db = Database(url)
         with db.engine.connect() as conn:
-            client_id, head = conn.execute(
+            found = conn.execute(
                 text("SELECT c.id, h.sequence FROM clients c JOIN chain_heads h ON h.client_id = c.id"
                      " WHERE c.name = 'bench'")
             ).one()
-        read_key = clients.add_key(db, "bench", clients.READ)
+        client_id, head = str(found[0]), int(found[1])
+        read_key = clients.add_key(db, "bench", clients.Scope.READ)
         db.dispose()
         if not args.reuse:
             print(f"loading {args.rounds:,} rounds into {name} (load {os.getloadavg()[0]:.2f}) ...", flush=True)

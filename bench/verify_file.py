@@ -40,7 +40,7 @@ from service.adapters.records import StoredRecord  # noqa: E402
 from service.domain import audit as chain  # noqa: E402
 from service.domain import export_check  # noqa: E402
 from service.domain.signing import Keyring, receipt_message  # noqa: E402
-from service.domain.susun.round import score_round_request  # noqa: E402
+from service.domain.susun.round import RoundRequest, score_round_request  # noqa: E402
 from service.services.audit import receipts  # noqa: E402
 from service.services.clock import new_id, utcnow_ms  # noqa: E402
 from service.services.rounds.records import round_record, void_record  # noqa: E402
@@ -72,13 +72,13 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return best, load
 
 
-def build(records: int, ring: Keyring) -> tuple[list[bytes], list[dict[str, object]]]:
+def build(records: int, ring: Keyring) -> tuple[list[bytes], list[RoundRequest]]:
     from service.adapters.ledger import BookedLine
 
     body = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
     body.pop("reference", None)
     lines: list[bytes] = []
-    requests: list[dict[str, object]] = []
+    requests: list[RoundRequest] = []
     previous, last_round = chain.GENESIS_HASH, None
     for sequence in range(1, records + 1):
         now = utcnow_ms()
@@ -137,9 +137,9 @@ def main() -> int:
         for request in requests:
             score_round_request(request)
 
-    def run(**steps: bool) -> Callable[[], None]:
+    def run(rescore: bool = True, receipts: bool = True, content: bool = True) -> Callable[[], None]:
         def go() -> None:
-            report = export_check.verify_lines(lines, public, **steps)
+            report = export_check.verify_lines(lines, public, rescore=rescore, receipts=receipts, content=content)
             assert report.ok, report
 
         return go

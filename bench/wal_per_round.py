@@ -130,7 +130,7 @@ def main() -> int:
                     break
                 time.sleep(0.05)
             oid = c.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
-            names = dict(c.execute(
+            names: dict[str, str] = dict(c.execute(
                 "SELECT pg_relation_filenode(oid)::text, relname FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL"
             ).fetchall())
             rows = c.execute(OURS, {"start": start, "stop": stop, "needle": f"%/{oid}/%",

@@ -108,7 +108,7 @@ def check_restored(url: str, load: chaos.Load, after: dict[int, list[str]]) -> d
     out: dict[str, Any] = {"clients": []}
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
         for n, client in enumerate(load.clients):
-            stored = dict(conn.execute("SELECT reference, id FROM rounds WHERE client_id = %s",
+            stored: dict[str, str] = dict(conn.execute("SELECT reference, id FROM rounds WHERE client_id = %s",
                                        (client.id,)).fetchall())
             acked = {ref: rid for (c, ref), rid in load.stored.items() if c == n}
             lost = sorted(ref for ref, rid in acked.items() if stored.get(ref) != rid)
