@@ -769,3 +769,47 @@ def test_a_key_made_on_a_host_ahead_of_the_nodes_signs_from_its_own_time_on_ever
         assert later.get_json()["audit"]["kid"] == new.kid  # from the new key's own time on
     finally:
         db.dispose()
+
+
+def test_the_dispatcher_sends_the_event_of_a_record_whose_time_has_no_offset(
+    signed_app, client, op, db_url, waiting, monkeypatch
+):
+    """A record changed in the database so that its created_at has no offset (or is no time
+    at all), without a receipt, in a service that signs: its time is unknown, so its event
+    waits for no receipt, and the dispatcher's pass goes on rather than raise (which sent
+    the whole batch back, again and again, the other clients' events in it)."""
+    from webhookkit import Receiver
+
+    from service.commands.webhooks import dispatcher_database
+    from service.services.webhooks import dispatcher as dispatching
+
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    receiver = Receiver().start()
+    settings = dispatching.Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
+    db = dispatcher_database(db_url, settings)
+    app_db = signed_app.extensions["capsa"].db
+    try:
+        _store(client, op)  # a receipt stored before: the service signs
+        waiting.drain()
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
+        receiver.secrets.append(hook.get_json()["secret"])
+        for stamp_of in (lambda t: t[:-2] + b'"', lambda t: b'"created_at":20261206'):  # no Z; a number
+            (created,) = _store(client, op)
+            sequence = created.get_json()["audit"]["sequence"]
+            waiting.discard()
+            where = (ChainRecord.client_id == op.id, ChainRecord.sequence == sequence)
+            with app_db.unit_of_work(write=True) as uow:
+                body = bytes(uow.session.scalar(select(ChainRecord.canonical).where(*where)))
+                found = re.search(rb'"created_at":"[^"]+Z"', body)
+                assert found is not None
+                edited = body.replace(found.group(0), stamp_of(found.group(0)))
+                uow.session.execute(update(ChainRecord).where(*where).values(canonical=edited))
+                uow.session.execute(delete(ChainSignature).where(
+                    ChainSignature.client_id == op.id, ChainSignature.sequence == sequence))
+                uow.commit()
+            dispatching.Dispatcher(db, settings).run_until_idle()
+        got = [r.body["data"]["id"] for r in receiver.requests]
+        assert len(got) == 2, got
+    finally:
+        db.dispose()
+        receiver.stop()

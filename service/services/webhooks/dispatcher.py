@@ -88,7 +88,7 @@ from service.adapters.webhook_queue import (
 from service.adapters.webhooks import Target
 from service.domain import settings
 from service.domain import webhooks as hooks
-from service.domain.audit import record_time
+from service.domain.audit import known_record_time
 from service.domain.errors import SettingError
 from service.services.clock import utcnow_ms
 from service.services.webhooks import events
@@ -507,9 +507,10 @@ class Lanes:
 
 def _receipt_pending(unsigned: list[StoredRecord]) -> set[int]:
     """The sequences of these records without a receipt that are younger than
-    RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them."""
+    RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them. A record
+    whose time is unknown (changed in the database) waits for none."""
     since = utcnow_ms() - timedelta(seconds=RECEIPT_WAIT_S)
-    return {r.sequence for r in unsigned if record_time(r.canonical) > since}
+    return {r.sequence for r in unsigned if (at := known_record_time(r.canonical)) is not None and at > since}
 
 
 def reserve(concurrency: int) -> int:
