@@ -218,6 +218,9 @@ _REFUSED_V6 = (
     ipaddress.IPv6Network("64:ff9b:1::/48"),  # local-use translation (RFC 8215): the site decides the rest
     ipaddress.IPv6Network("fec0::/10"),  # site-local (deprecated by RFC 3879), is_global in Python 3.11
 )
+# 6to4 relay anycast (deprecated by RFC 7526): whichever relay is nearest answers, is_global in
+# Python 3.11.
+_REFUSED_V4 = (ipaddress.IPv4Network("192.88.99.0/24"),)
 
 
 def ascii_host(host: str) -> str:
@@ -322,9 +325,12 @@ def refused_address(address: Address) -> bool:
             return True
         if any(refused_address(v4) for v4 in embedded_ipv4(address)):
             return True
+    elif any(address in network for network in _REFUSED_V4):
+        return True
     # Loopback, private, link-local and unspecified addresses are never global in the
     # ipaddress module's tables, so `not is_global` refuses them; multicast, IPv6 reserved
-    # (4000::/3 ...) and IPv6 site-local (fec0::/10) addresses can be "global" there.
+    # (4000::/3 ...), IPv6 site-local (fec0::/10) and 6to4 relay anycast addresses can be
+    # "global" there.
     return bool(
         address.is_multicast
         or address.is_reserved

@@ -105,7 +105,8 @@ def test_the_jitter_spreads_retries_and_the_schedule_ends():
     "address",
     ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "0.0.0.0", "224.0.0.1",
      "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "100.64.0.1", "240.0.0.1",
-     "::", "ff02::1", "4000::1", "fec0::1"],
+     "::", "ff02::1", "4000::1", "fec0::1",
+     "192.88.99.1", "::ffff:192.88.99.1"],  # 6to4 relay anycast (deprecated by RFC 7526): global in Python 3.11
 )
 def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
     assert hooks.refused_address(ipaddress.ip_address(address))
