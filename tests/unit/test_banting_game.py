@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from itertools import combinations
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.domain.banting.game import (
+    REASONS,
     GameFinished,
     GameState,
     Move,
@@ -396,8 +398,20 @@ def test_legal_moves_are_exactly_the_moves_the_referee_accepts(
         for combo in combinations(state.hand(state.turn), size):
             try:
                 apply_move(state, Move.play(player, combo))
-            except IllegalMove:
+            except IllegalMove as refused:
+                assert refused.message.startswith(REASONS), refused.message  # a documented reason first
                 continue
             accepted.add(frozenset(combo))
     listed = {frozenset(m.cards) for m in legal_moves(state) if m.cards is not None}
     assert listed == accepted
+
+
+def test_the_reasons_a_move_is_refused_are_the_ones_the_docs_list():
+    from test_domain_purity import ROOT
+
+    from service.domain.banting.timers import TURN_TIMED_OUT
+
+    docs = (ROOT / "docs" / "api.md").read_text()
+    start = docs.index("one of: `not your turn`")
+    listed = re.findall(r"`([^`]+)`", docs[start:docs.index(".", start)])
+    assert listed == [*REASONS, TURN_TIMED_OUT]

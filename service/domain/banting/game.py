@@ -19,6 +19,8 @@ from typing import Any
 from ..cards import Card, canonical
 from ..errors import CapsaError, FieldError, IllegalMove, InvalidCard, InvalidRound, raise_collected
 from .plays import (
+    DOES_NOT_BEAT,
+    NOT_A_COMBINATION,
     Combination,
     NotAPlay,
     Play,
@@ -53,12 +55,12 @@ class MoveKind(StrEnum):
 # The reasons documented in docs/api.md#big-two-games; messages start with one of them, details may follow.
 NOT_YOUR_TURN = "not your turn"
 NOT_IN_HAND = "cards not in hand"
-NOT_A_COMBINATION = "not a combination"
-DOES_NOT_BEAT = "does not beat"
 MUST_CONTAIN_LOWEST = "must contain the lowest card"
 PASSED_ALREADY = "passed already in this trick"
 LEADER_CANNOT_PASS = "the leader cannot pass"
 MUST_PLAY_HIGHEST = "must play the highest single"
+REASONS = (NOT_YOUR_TURN, NOT_IN_HAND, NOT_A_COMBINATION, DOES_NOT_BEAT, MUST_CONTAIN_LOWEST, PASSED_ALREADY,
+           LEADER_CANNOT_PASS, MUST_PLAY_HIGHEST)  # and timers.TURN_TIMED_OUT, the timed games'
 
 
 class GameFinished(CapsaError):

@@ -20,6 +20,11 @@ from ..cards import DECK, Card, Rank, Suit
 from ..errors import InvalidCard
 from .rules import BantingParams, Bombs, FlushOrder, StraightFlushOrder, Straights
 
+# Two of the reasons a move is refused (the rest are the referee's, in game.py): a refusal's
+# message starts with one of them, details may follow.
+NOT_A_COMBINATION = "not a combination"
+DOES_NOT_BEAT = "does not beat"
+
 
 class Combination(StrEnum):
     """The kinds of play; the value is the API name."""
@@ -135,10 +140,10 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
     """
     n = len(cards)
     if n == 0:
-        return NotAPlay("not a combination: no cards")
+        return NotAPlay(f"{NOT_A_COMBINATION}: no cards")
     if len(set(cards)) != n:
         twice = next(c for i, c in enumerate(cards) if c in cards[:i])
-        return NotAPlay(f"not a combination: {str(twice)!r} is given twice")
+        return NotAPlay(f"{NOT_A_COMBINATION}: {str(twice)!r} is given twice")
     values = _card_values(params.suit_order)
     ordered = tuple(sorted(cards, key=values.__getitem__))
     shown = " ".join(str(c) for c in ordered)
@@ -148,14 +153,14 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
     if n == 2:
         low, high = ordered
         if low.rank != high.rank:
-            return NotAPlay(f"not a combination: a pair needs two cards of one rank, not {shown}")
+            return NotAPlay(f"{NOT_A_COMBINATION}: a pair needs two cards of one rank, not {shown}")
         # The pair's higher suit decides between pairs of one rank.
         return Play(Combination.PAIR, ordered, (big_two_rank(high.rank), pos[high.suit]))
     if n == 3:
         ranks = {c.rank for c in ordered}
         if len(ranks) != 1:
             return NotAPlay(
-                f"not a combination: three cards must be of one rank (three of a kind), not {shown}"
+                f"{NOT_A_COMBINATION}: three cards must be of one rank (three of a kind), not {shown}"
             )
         (rank,) = ranks
         return Play(Combination.THREE_OF_A_KIND, ordered, (big_two_rank(rank),))
@@ -166,10 +171,10 @@ def classify(cards: Sequence[Card], params: BantingParams) -> Play | NotAPlay:
             # A bare four of a kind is a bomb: its key is that of a five-card four of a kind.
             return Play(Combination.FOUR_OF_A_KIND, ordered, (_TIER[Combination.FOUR_OF_A_KIND], big_two_rank(rank)))
         return NotAPlay(
-            "not a combination: four cards are no play (a four of a kind is played with a fifth card)"
+            f"{NOT_A_COMBINATION}: four cards are no play (a four of a kind is played with a fifth card)"
         )
     if n > 5:
-        return NotAPlay(f"not a combination: a play has 1, 2, 3 or 5 cards, not {n}")
+        return NotAPlay(f"{NOT_A_COMBINATION}: a play has 1, 2, 3 or 5 cards, not {n}")
     return _classify_five(ordered, shown, params)
 
 
@@ -218,11 +223,11 @@ def _classify_five(ordered: tuple[Card, ...], shown: str, params: BantingParams)
             why = "a 2 cannot be in a straight under these rules"
         else:
             why = "J-Q-K-A-2 is a straight only when straights are consecutive"
-        return NotAPlay(f"not a combination: {why} ({shown})")
+        return NotAPlay(f"{NOT_A_COMBINATION}: {why} ({shown})")
     if shape == [2, 2, 1]:
-        return NotAPlay(f"not a combination: two pair is no play in Big Two ({shown})")
+        return NotAPlay(f"{NOT_A_COMBINATION}: two pair is no play in Big Two ({shown})")
     return NotAPlay(
-        "not a combination: five cards must be a straight, flush, full house, four of a kind "
+        f"{NOT_A_COMBINATION}: five cards must be a straight, flush, full house, four of a kind "
         f"(with any fifth card) or straight flush, not {shown}"
     )
 
@@ -258,7 +263,7 @@ def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
     if is_bomb(play, table, params):
         return None
     if params.bomb_rule == Bombs.BARE_QUADS and table.combination is Combination.FOUR_OF_A_KIND:
-        return f"does not beat: only a higher four of a kind beats {table}"
+        return f"{DOES_NOT_BEAT}: only a higher four of a kind beats {table}"
     if play.size != table.size:
         hint = ""
         if play.combination is Combination.FOUR_OF_A_KIND and table.size == 1:
@@ -268,14 +273,14 @@ def why_not_beats(play: Play, table: Play, params: BantingParams) -> str | None:
             else:
                 hint = "; these rules have no bombs"
         return (
-            f"does not beat: a {play.size}-card {play.combination.label} cannot be played on a "
+            f"{DOES_NOT_BEAT}: a {play.size}-card {play.combination.label} cannot be played on a "
             f"{table.size}-card {table.combination.label}{hint}"
         )
     # Two plays of one deck never have one key (it would take a card they share), so `>=`
     # would be the same test.
     if play.key > table.key:  # pragma: no mutate
         return None
-    return f"does not beat: {play} is lower than {table}"
+    return f"{DOES_NOT_BEAT}: {play} is lower than {table}"
 
 
 def beats(play: Play, table: Play, params: BantingParams) -> bool:
