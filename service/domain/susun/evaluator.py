@@ -48,7 +48,7 @@ from ..errors import InvalidCard, InvalidParameter
 from .hands import SUIT_STRENGTH, Category, HandValue
 from .rules import Wheel
 
-WHEELS = ("low", "second")
+WHEELS = tuple(w.value for w in Wheel)  # the tables are keyed by the plain values
 _WHEEL = (2, 3, 4, 5, 14)  # the ranks of A-2-3-4-5, as the multisets list them
 
 # Weights of the ranks 2..A whose sums are distinct for every multiset of 5 ranks (and
