@@ -54,6 +54,8 @@ TITLES = {
     "uri-too-long": "URI too long",
     "request-header-fields-too-large": "Request header fields too large",
     "bad-request": "Bad request",
+    "not-implemented": "Not implemented",
+    "http-version-not-supported": "HTTP version not supported",
     "unsupported-media-type": "Unsupported media type",
     "rate-limited": "Too many requests",
     "unavailable": "Service unavailable",

@@ -553,6 +553,21 @@ def test_a_request_that_is_not_http_is_400_problem_json(stack):
     assert_nginx_problem(raw_request(stack.nginx, b"NOT HTTP AT ALL\r\n\r\n"), 400, "bad-request")
 
 
+@pytest.mark.parametrize(("data", "status", "kind"), [
+    (b"TRACE /healthz HTTP/1.1\r\nHost: capsa\r\n\r\n", 405, "method-not-allowed"),
+    (b"POST /v1/score HTTP/1.1\r\nHost: capsa\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "not-implemented"),
+    (b"GET /healthz HTTP/2.0\r\nHost: capsa\r\n\r\n", 505, "http-version-not-supported"),
+])
+def test_what_nginx_refuses_before_the_app_sees_it_is_problem_json_too(stack, data, status, kind):
+    """TRACE, a transfer coding nginx does not know and an HTTP version it does not speak
+    are refused by nginx itself: in the app's format, with the app's titles, not an HTML page."""
+    from service.api.problems import TITLES
+
+    answer = raw_request(stack.nginx, data)
+    assert_nginx_problem(answer, status, kind)
+    assert json.loads(answer[2])["title"] == TITLES[kind]
+
+
 def test_gunicorn_takes_what_nginx_passes_but_answers_its_own_html_beyond_its_limits(stack):
     # What nginx passes, gunicorn hit directly takes too (its limits sit above nginx's)...
     code, _, _ = raw_request(stack.gunicorn, long_line(8190) + b"Host: capsa\r\nConnection: close\r\n\r\n")

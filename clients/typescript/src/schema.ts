@@ -3222,6 +3222,8 @@ export interface components {
              *     - `/problems/uri-too-long` (414): The request line is over 8189 bytes (answered by nginx in front).
              *     - `/problems/request-header-fields-too-large` (431): A header line is over 8189 bytes, all of them over 32 KiB or over 1,000 lines (answered by nginx in front).
              *     - `/problems/bad-request` (400): The request line or a header is not valid HTTP (answered by nginx in front).
+             *     - `/problems/not-implemented` (501): A Transfer-Encoding other than chunked (answered by nginx in front).
+             *     - `/problems/http-version-not-supported` (505): A request line naming an HTTP version other than 1.0 or 1.1 (answered by nginx in front).
              *     - `/problems/unsupported-media-type` (415): The body is not application/json.
              *     - `/problems/rate-limited` (429): Too many requests; retry after Retry-After seconds.
              *     - `/problems/unavailable` (503): The database is unavailable; retry after Retry-After seconds.
@@ -3232,7 +3234,7 @@ export interface components {
              * @example /problems/invalid-cards
              * @enum {string}
              */
-            type: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/deal-in-play" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
+            type: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/deal-in-play" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/not-implemented" | "/problems/http-version-not-supported" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
             /** @example Invalid cards */
             title: string;
             /** @example 422 */

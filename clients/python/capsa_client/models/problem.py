@@ -43,6 +43,9 @@ class Problem:
             - `/problems/request-header-fields-too-large` (431): A header line is over 8189 bytes, all of them over 32 KiB
             or over 1,000 lines (answered by nginx in front).
             - `/problems/bad-request` (400): The request line or a header is not valid HTTP (answered by nginx in front).
+            - `/problems/not-implemented` (501): A Transfer-Encoding other than chunked (answered by nginx in front).
+            - `/problems/http-version-not-supported` (505): A request line naming an HTTP version other than 1.0 or 1.1
+            (answered by nginx in front).
             - `/problems/unsupported-media-type` (415): The body is not application/json.
             - `/problems/rate-limited` (429): Too many requests; retry after Retry-After seconds.
             - `/problems/unavailable` (503): The database is unavailable; retry after Retry-After seconds.
