@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Date, Integer, SQLColumnExpression, String, case, cast, func, literal, select, text
@@ -20,6 +21,22 @@ from sqlalchemy.sql.elements import ColumnElement
 from service.domain.audit import HOUSE, PLAYER_PREFIX
 
 from .models import ChainRecord, LedgerLine, within
+
+
+class Grouping(StrEnum):
+    """How lines are summed: a summary's three groupings (`SUMMARY_GROUPINGS`), and the
+    rollups' own besides (`rollups.ROLLUP_GROUPINGS`)."""
+
+    PLAYER = "player"
+    TABLE = "table"
+    DAY = "day"  # a UTC date
+    QUARTER = "quarter"  # a UTC quarter hour: gathered into any zone's days at read
+    ZONE = "zone"  # a zone whose days are kept (key: its name; totals 0): a marker
+    ZONE_DAY = "zoneday"  # a kept zone's date: key '<zone> <YYYY-MM-DD>'
+
+
+# What `GET /v1/ledger/summary` groups by (`group_by`), the first its default.
+SUMMARY_GROUPINGS = (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +265,7 @@ class LedgerRepository:
         currency: str,
         since: datetime | None,
         until: datetime | None,
-        group_by: str,
+        group_by: Grouping,
         zone: tzinfo | None = None,
         records: tuple[int, int] | None = None,
     ) -> list[Totals]:
@@ -260,13 +277,13 @@ class LedgerRepository:
         October 1979 (Kiritimati's UTC-10:40 ended then) is a whole number of quarter hours,
         so a quarter of a round the service stamped lies in one local day, and both engines
         cut days with Python's own time-zone database."""
-        if group_by == "day" and zone is not None and not is_utc(zone):
+        if group_by == Grouping.DAY and zone is not None and not is_utc(zone):
             return self._days_in(client_id, currency, since, until, zone, records)
-        if group_by == "player":
+        if group_by == Grouping.PLAYER:
             key: SQLColumnExpression[Any] = LedgerLine.player_id
             rounds: ColumnElement[Any] = rounds_counted()
         else:
-            key = LedgerLine.table_ref if group_by == "table" else self._day()
+            key = LedgerLine.table_ref if group_by == Grouping.TABLE else self._day()
             # Line 0 of a record is its first player's: one count per round (or reversal).
             rounds = case((LedgerLine.line_no == 0, rounds_counted()), else_=0)
         q = select(key, *self._sums(rounds)).group_by(key)

@@ -12,24 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import fields
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
-from .ledger import LedgerRepository, Totals, _insert
+from .ledger import SUMMARY_GROUPINGS, Grouping, LedgerRepository, Totals, _insert
 from .models import ChainHead, LedgerLine, LedgerRollup, LedgerRollupCursor
-
-
-class Grouping(StrEnum):
-    PLAYER = "player"
-    TABLE = "table"
-    DAY = "day"  # a UTC date
-    QUARTER = "quarter"  # a UTC quarter hour: gathered into any zone's days at read
-    ZONE = "zone"  # a zone whose days are kept (key: its name; totals 0): a marker
-    ZONE_DAY = "zoneday"  # a kept zone's date: key '<zone> <YYYY-MM-DD>'
-
 
 # The groupings folded from the lines themselves (a kept zone's days are gathered from the
 # quarters): what a check of the rollups recomputes.
@@ -115,10 +104,8 @@ class RollupRepository:
         records = (after, through)
         out: dict[tuple[str, Grouping], list[Totals]] = {}
         for currency in currencies:
-            for grouping in (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY):
-                out[currency, grouping] = self.ledger.summary(
-                    client_id, currency, None, None, grouping.value, None, records=records
-                )
+            for grouping in SUMMARY_GROUPINGS:
+                out[currency, grouping] = self.ledger.summary(client_id, currency, None, None, grouping, None, records=records)
             out[currency, Grouping.QUARTER] = [
                 Totals(quarter_key(start), *sums)
                 for start, sums in self.ledger.quarters(client_id, currency, None, None, records)

@@ -497,8 +497,7 @@ def test_a_kept_zone_gone_from_the_zone_database_is_forgotten_not_left_stale(app
     """A kept zone that this host's zone database no longer has (a link moved out of the
     default package) must not stop the client's folds: its days are dropped, and the others
     kept as before."""
-    from service.adapters.ledger import Totals
-    from service.adapters.rollups import Grouping
+    from service.adapters.ledger import Grouping, Totals
 
     clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))
     store(http, tenant, four_player_round())
@@ -526,7 +525,7 @@ def test_a_zone_kept_before_its_name_was_refused_is_forgotten_and_not_checked(ap
     rollup check compared those cuts): the next fold forgets them."""
     from zoneinfo import ZoneInfo
 
-    from service.adapters.rollups import Grouping
+    from service.adapters.ledger import Grouping
     from service.services.audit import chains
 
     clock.set(datetime(2026, 10, 30, 20, 0, tzinfo=UTC))

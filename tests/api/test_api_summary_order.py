@@ -54,7 +54,7 @@ def icu_db() -> Iterator[Database]:
 
 
 def keys(db: Database, client_id: str, group_by: str, **period: Any) -> list[Any]:
-    found = reports.summary(db, client_id, currency="IDR", tz="UTC", group_by=group_by, **period)
+    found = reports.summary(db, client_id, currency="IDR", tz="UTC", group_by=reports.Grouping(group_by), **period)
     return [row["key"] for row in found["rows"]]
 
 

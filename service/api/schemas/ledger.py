@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields, validate
+from marshmallow import fields, post_load, validate
 
 from service.domain.audit import FEE, REVERSAL, SETTLEMENT
 from service.domain.susun.round import CURRENCY_MAX
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE, STATEMENT_PAGE
+from service.services.ledger.reports import SUMMARY_GROUPINGS, Grouping
 
 from ..fields import Id, SignedMoney, Since, Until, openapi_meta
 from .bases import CURSOR_MAX, Out, Query, as_of_field, min_sequence_field, next_cursor_field, page_limit
 
 LINE_KINDS = [SETTLEMENT, FEE, REVERSAL]
-# How a summary groups the lines; the reports and their SQL name the same three.
-SUMMARY_GROUPS = ["player", "table", "day"]
 TZ_MAX = 64  # characters of an IANA zone name (the longest is 32)
 ROUND_ID_MAX = 40  # characters of a round id (ours are 30)
 
@@ -79,10 +78,14 @@ class PlayerLedgerSchema(Out):
 
 class SummaryQuerySchema(LedgerQuerySchema):
     group_by = fields.String(
-        load_default=SUMMARY_GROUPS[0],
-        validate=validate.OneOf(SUMMARY_GROUPS),
+        load_default=SUMMARY_GROUPINGS[0].value,
+        validate=validate.OneOf([g.value for g in SUMMARY_GROUPINGS]),
         metadata=openapi_meta("player", "`player`, `table` or `day` (dates in `tz`, UTC unless given); default `player`."),
     )
+
+    @post_load
+    def _grouping(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        return {**data, "group_by": Grouping(data["group_by"])}
 
 
 class SummaryRowSchema(Out):

@@ -16,8 +16,9 @@ from zoneinfo import ZoneInfoNotFoundError
 
 import orjson
 
+from service.adapters.ledger import Grouping
 from service.adapters.replicas import AsOf, report
-from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS, Grouping
+from service.adapters.rollups import ROLLUP_GROUPINGS, TOTALS
 from service.adapters.uow import Database, UnitOfWork
 from service.domain import audit as chain
 from service.domain.audit import RecordKind

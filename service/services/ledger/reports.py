@@ -16,7 +16,10 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+# The API names the groupings through this module.
+from service.adapters.ledger import SUMMARY_GROUPINGS as SUMMARY_GROUPINGS
 from service.adapters.ledger import Entry, Totals
+from service.adapters.ledger import Grouping as Grouping
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import PLAYER_PREFIX
@@ -139,7 +142,7 @@ def summary(
     since: datetime | date | None = None,
     until: datetime | date | None = None,
     tz: str,
-    group_by: str,
+    group_by: Grouping,
     min_sequence: int | None = None,
 ) -> dict[str, Any]:
     currency = _currency(currency)
@@ -159,7 +162,7 @@ def summary(
                                                as_of), min_sequence=min_sequence,
         )
     house = sum(g.house for g in groups)
-    if group_by == "player":
+    if group_by == Grouping.PLAYER:
         groups = [g for g in groups if g.key is not None]  # the house's own group
     return {
         "currency": currency,

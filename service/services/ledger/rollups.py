@@ -23,9 +23,9 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.errors import StorageError
-from service.adapters.ledger import Totals, by_key, is_utc
+from service.adapters.ledger import Grouping, Totals, by_key, is_utc
 from service.adapters.replicas import AsOf, report
-from service.adapters.rollups import TOTALS, Grouping, added, quarter_start
+from service.adapters.rollups import TOTALS, added, quarter_start
 from service.adapters.uow import Database, UnitOfWork
 
 T = TypeVar("T")
@@ -189,7 +189,7 @@ def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
 
 
 def summary(
-    uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: str, zone: ZoneInfo,
+    uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: Grouping, zone: ZoneInfo,
     unkept: set[str] | None = None,
 ) -> list[Totals]:
     """The all-time summary: the rollups up to `start` plus the lines of the records after.
@@ -198,7 +198,7 @@ def summary(
     tail = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(start, as_of.sequence))
     if not start:
         return tail
-    if group_by == "day" and not is_utc(zone):
+    if group_by == Grouping.DAY and not is_utc(zone):
         kept_days = uow.rollups.kept_days(client_id, currency, zone.key)
         if kept_days is not None:
             return _merged(kept_days, tail)
@@ -206,7 +206,7 @@ def summary(
             unkept.add(zone.key)
         kept = _quarter_days(uow, client_id, currency, zone)
     else:
-        kept = uow.rollups.read(client_id, currency, Grouping(group_by))
+        kept = uow.rollups.read(client_id, currency, group_by)
     return _merged(kept, tail)
 
 
