@@ -17,11 +17,12 @@ from service.domain.banting.game import GameStatus
 from service.domain.deals import DealStatus
 from service.domain.susun.game import GameStatus as SusunStatus
 
-from .models import Client, Deal, Game, SusunGame
+from .models import Client, Deal, DealCommitment, Game, SusunGame
 from .translate import translated
 
 _DEALS = Deal.__table__
 _DEAL_INSERT = insert(Deal)
+_COMMITMENTS = DealCommitment.__table__
 
 Position = tuple[datetime, str]
 T = TypeVar("T")
@@ -66,6 +67,34 @@ class DealRecord:
     used_by: str | None
     revealed_at: datetime | None
     created_at: datetime
+    commitment_id: str | None = None  # made from this commitment (None: its seed drawn with it)
+    committed_at: datetime | None = None  # when that commitment was drawn
+
+
+@dataclass(frozen=True, slots=True)
+class CommitmentRecord:
+    """A server seed drawn and a nonce taken before the client's seed is known, and the deal
+    made from it (None while unused)."""
+
+    id: str
+    client_id: str
+    nonce: int
+    server_seed: bytes
+    commitment: str
+    created_at: datetime
+    used_by: str | None
+
+
+def _commitment(row: RowMapping) -> CommitmentRecord:
+    return CommitmentRecord(
+        id=row["id"],
+        client_id=row["client_id"],
+        nonce=row["nonce"],
+        server_seed=bytes(row["server_seed"]),
+        commitment=row["commitment"],
+        created_at=row["created_at"],
+        used_by=row["used_by"],
+    )
 
 
 def _deal(row: RowMapping) -> DealRecord:
@@ -82,6 +111,8 @@ def _deal(row: RowMapping) -> DealRecord:
         used_by=row["used_by"],
         revealed_at=row["revealed_at"],
         created_at=row["created_at"],
+        commitment_id=row["commitment_id"],
+        committed_at=row["committed_at"],
     )
 
 
@@ -117,9 +148,35 @@ class DealRepository:
             "used_by": deal.used_by,
             "revealed_at": deal.revealed_at,
             "created_at": deal.created_at,
+            "commitment_id": deal.commitment_id,
+            "committed_at": deal.committed_at,
         }
         with translated(), self.session.begin_nested():
             self.session.connection().execute(_DEAL_INSERT, [row])
+
+    def insert_commitment(self, made: CommitmentRecord) -> None:
+        self.session.execute(insert(DealCommitment).values(
+            id=made.id, client_id=made.client_id, nonce=made.nonce, server_seed=made.server_seed,
+            commitment=made.commitment, created_at=made.created_at, used_by=made.used_by,
+        ))
+
+    def commitment(self, client_id: str, commitment_id: str) -> CommitmentRecord | None:
+        q = select(_COMMITMENTS).where(_COMMITMENTS.c.client_id == client_id, _COMMITMENTS.c.id == commitment_id)
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _commitment(row)
+
+    def use_commitment(self, client_id: str, commitment_id: str, deal_id: str) -> bool:
+        """Name the deal made from this commitment: False when a deal was made from it
+        before (the row is not changed then). The condition is in the statement, so of two
+        deals racing for one commitment one wins (PostgreSQL re-checks the row it waited for)."""
+        result = self.session.execute(
+            update(DealCommitment)
+            .where(DealCommitment.client_id == client_id, DealCommitment.id == commitment_id,
+                   DealCommitment.used_by.is_(None))
+            .values(used_by=deal_id)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, client_id: str, deal_id: str, lock: bool = False) -> DealRecord | None:
         q = select(_DEALS).where(_DEALS.c.id == deal_id, _DEALS.c.client_id == client_id)

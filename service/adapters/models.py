@@ -345,6 +345,29 @@ class Deal(Base):
     used_by: Mapped[str | None] = mapped_column(String(40), nullable=True)
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Made from a commitment drawn before the client's seed was sent (null: the seed was
+    # drawn in this deal's own request), and when that commitment was drawn.
+    commitment_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    committed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class DealCommitment(Base):
+    """A server seed drawn, and its nonce taken, before the client's seed is known: the
+    commitment a client holds before it chooses its seed, used by one deal at most."""
+
+    __tablename__ = "deal_commitments"
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "id"),
+        UniqueConstraint("client_id", "nonce", name="uq_deal_commitments_client_nonce"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40))
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    nonce: Mapped[int] = mapped_column(BigInteger)
+    server_seed: Mapped[bytes] = mapped_column(LargeBinary)
+    commitment: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_by: Mapped[str | None] = mapped_column(String(40), nullable=True)  # the deal made from it
 
 
 class Game(Base):

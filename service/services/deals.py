@@ -1,7 +1,10 @@
-"""Provably fair deals (docs/api.md#deals): make, show, reveal, and use once by a round or a game.
+"""Provably fair deals (docs/api.md#deals): commit, make, show, reveal, and use once by a
+round or a game.
 
 The shuffle itself is `service.domain.deals`; this module adds the random server seed, the
 per-client nonce, storage, and the checks that a round's or a game's cards are the dealt ones.
+A commitment draws the seed and takes the nonce before the client's seed exists; a deal made
+from it shuffles with them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from service.adapters.deals import DealRecord
+from service.adapters.deals import CommitmentRecord, DealRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.cards import Card, canonical, parse_cards
 from service.domain.deals import DealStatus, DealUse, commitment, deal, discloses_hands, status_of
@@ -55,21 +58,32 @@ def create(db: Database, client_id: str, body: Mapping[str, Any]) -> dict[str, A
     ]
     raise_collected(errors, InvalidRound)
     client_seed = str(body["client_seed"])
+    commitment_id = body.get("commitment_id")
     with db.unit_of_work(write=True) as uow:
-        made = insert_new(uow, client_id, players, client_seed)
+        drawn = None if commitment_id is None else _unused_commitment(uow, client_id, str(commitment_id))
+        made = insert_new(uow, client_id, players, client_seed, drawn)
         uow.commit()
     return document(made, DealUse.UNUSED, writer=True)  # the fields GET answers, from the deal as inserted
 
 
-def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str) -> DealRecord:
-    """Make and insert a deal with the client's next nonce, in the caller's transaction
-    (`POST /v1/deals`, and a Capsa Susun game started without a deal): the deal stored."""
-    server_seed = new_server_seed()
-    nonce = uow.deals.next_nonce(client_id)  # its row lock orders the client's deals
-    hands = deal(server_seed, client_seed, nonce, len(players))
+def insert_new(
+    uow: UnitOfWork, client_id: str, players: Sequence[str], client_seed: str, drawn: CommitmentRecord | None = None
+) -> DealRecord:
+    """Make and insert a deal in the caller's transaction (`POST /v1/deals`, and a Capsa
+    Susun game started without a deal): the deal stored. Its server seed and nonce are the
+    commitment's (`drawn`, which it uses up: 409 when a deal was made from it meanwhile),
+    else drawn now, with the client's next nonce."""
     now = utcnow_ms()
+    deal_id = new_id("dl", now)
+    if drawn is None:
+        server_seed, nonce, committed_at = new_server_seed(), uow.deals.next_nonce(client_id), now
+    else:
+        if not uow.deals.use_commitment(client_id, drawn.id, deal_id):
+            raise _commitment_used(drawn.id)
+        server_seed, nonce, committed_at = drawn.server_seed, drawn.nonce, drawn.created_at
+    hands = deal(server_seed, client_seed, nonce, len(players))
     made = DealRecord(
-        id=new_id("dl", now),
+        id=deal_id,
         client_id=client_id,
         nonce=nonce,
         server_seed=server_seed,
@@ -81,9 +95,77 @@ def insert_new(uow: UnitOfWork, client_id: str, players: Sequence[str], client_s
         used_by=None,
         revealed_at=None,
         created_at=now,
+        commitment_id=None if drawn is None else drawn.id,
+        committed_at=committed_at,
     )
     uow.deals.insert(made)
     return made
+
+
+# -- commitments ----------------------------------------------------------------------------
+
+
+def commit(db: Database, client_id: str) -> dict[str, Any]:
+    """`POST /v1/deals/commitments`: draw a server seed and take the client's next nonce now,
+    before the client chooses its seed; answer the seed's SHA-256 only."""
+    now = utcnow_ms()
+    server_seed = new_server_seed()
+    with db.unit_of_work(write=True) as uow:
+        made = CommitmentRecord(
+            id=new_id("dc", now),
+            client_id=client_id,
+            nonce=uow.deals.next_nonce(client_id),  # its row lock orders the client's deals and commitments
+            server_seed=server_seed,
+            commitment=commitment(server_seed),
+            created_at=now,
+            used_by=None,
+        )
+        uow.deals.insert_commitment(made)
+        uow.commit()
+    return commitment_document(made)
+
+
+def get_commitment(db: Database, client_id: str, commitment_id: str) -> dict[str, Any]:
+    """`GET /v1/deals/commitments/{id}`."""
+    with db.unit_of_work() as uow:
+        found = uow.deals.commitment(client_id, commitment_id)
+    if found is None:
+        raise NotFound(f"no commitment {commitment_id!r}")
+    return commitment_document(found)
+
+
+def commitment_document(made: CommitmentRecord) -> dict[str, Any]:
+    """A commitment as answered: never its seed (the deal made from it shows that, once
+    used or revealed)."""
+    return {
+        "id": made.id,
+        "commitment": made.commitment,
+        "nonce": made.nonce,
+        "created_at": rfc3339(made.created_at),
+        "used_by": made.used_by,
+    }
+
+
+def _unused_commitment(uow: UnitOfWork, client_id: str, commitment_id: str) -> CommitmentRecord:
+    """The commitment a deal's body names: 422 on `commitment_id` when this client has none
+    by that id, 409 when a deal was made from it."""
+    found = uow.deals.commitment(client_id, commitment_id)
+    if found is None:
+        raise InvalidInput(
+            f"no commitment {commitment_id!r} for this client",
+            errors=[FieldError("commitment_id", "no such commitment; make one with POST /v1/deals/commitments")],
+        )
+    if found.used_by is not None:
+        raise _commitment_used(commitment_id, found.used_by)
+    return found
+
+
+def _commitment_used(commitment_id: str, deal_id: str | None = None) -> Conflict:
+    by = "" if deal_id is None else f" by deal {deal_id!r}"
+    return Conflict(
+        f"commitment {commitment_id!r} has already been used{by}",
+        errors=[FieldError("commitment_id", "already used; a commitment makes one deal")],
+    )
 
 
 def document(row: DealRecord, use: DealUse, *, writer: bool) -> dict[str, Any]:
@@ -95,6 +177,8 @@ def document(row: DealRecord, use: DealUse, *, writer: bool) -> dict[str, Any]:
         "id": row.id,
         "status": status_of(row.used_at is not None, row.revealed_at is not None).value,
         "commitment": row.commitment,
+        "commitment_id": row.commitment_id,
+        "committed_at": rfc3339(row.committed_at or row.created_at),
         "nonce": row.nonce,
         "client_seed": row.client_seed,
         "players": list(row.players),
@@ -320,6 +404,12 @@ def round_differences(uow: UnitOfWork, client_id: str, round_id: str, request: M
     made = commitment(row.server_seed)
     if made != row.commitment:
         out.append({"field": "deal.commitment", "stored": row.commitment, "recomputed": made})
+    if row.commitment_id is not None:  # made from a commitment: that commitment, with this seed and nonce
+        drawn = uow.deals.commitment(client_id, row.commitment_id)
+        held = None if drawn is None else {"commitment": drawn.commitment, "nonce": drawn.nonce, "used_by": drawn.used_by}
+        wanted = {"commitment": made, "nonce": row.nonce, "used_by": row.id}
+        if held != wanted:
+            out.append({"field": "deal.commitment_id", "stored": held, "recomputed": wanted})
     try:
         shuffled: list[list[str]] | str = [
             [str(c) for c in hand] for hand in deal(row.server_seed, row.client_seed, row.nonce, len(row.players))

@@ -50,9 +50,10 @@ def test_the_documented_test_vector_reproduces_through_the_service(app, monkeypa
     made = make_deal(app.test_client(), tenant)
     # the fields of GET /v1/deals/{id}, players included; no server_seed before use
     assert list(made) == [
-        "id", "status", "commitment", "nonce", "client_seed", "players", "hands",
+        "id", "status", "commitment", "commitment_id", "committed_at", "nonce", "client_seed", "players", "hands",
         "created_at", "used_at", "used_by", "revealed_at",
     ]
+    assert (made["commitment_id"], made["committed_at"]) == (None, made["created_at"])  # drawn with it
     assert (made["commitment"], made["nonce"], made["client_seed"]) == (VECTOR_COMMITMENT, 0, "table-7")
     assert list(made["hands"]) == ["a", "b", "c", "d"]
     assert made["hands"]["a"] == VECTOR_PLAYER_0
@@ -507,3 +508,133 @@ def test_two_games_and_a_reveal_on_one_deal_take_turns_without_a_deadlock(app, h
                         _game("susun" if i % 2 else "banting", made["id"]), _reveal(made["id"]))
         statuses = sorted(a.status_code for a in answers)
         assert statuses in ([200, 409, 409], [201, 409, 409]), [a.get_json() for a in answers]
+
+
+# -- commitments: the server seed fixed before the client's seed exists -----------------------
+
+
+def commit(http: Any, tenant: Any) -> dict[str, Any]:
+    response = http.post("/v1/deals/commitments", headers=tenant.headers)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    doc = response.get_json()
+    assert response.headers["Location"] == f"/v1/deals/commitments/{doc['id']}"
+    return dict(doc)
+
+
+def test_a_deal_from_a_commitment_shuffles_with_the_seed_and_nonce_committed_before_the_client_seed(
+    app, monkeypatch, clock
+):
+    """The documented test vector through a commitment: the commitment answered first is the
+    seed's, the client's seed chosen after it, and the deal recomputes from the seed the
+    reveal publishes."""
+    monkeypatch.setattr(deals, "new_server_seed", lambda: VECTOR_SEED)
+    tenant = make_tenant(app)  # a new client: its first commitment takes nonce 0
+    http = app.test_client()
+    drawn = commit(http, tenant)
+    assert list(drawn) == ["id", "commitment", "nonce", "created_at", "used_by"]
+    assert (drawn["commitment"], drawn["nonce"], drawn["used_by"]) == (VECTOR_COMMITMENT, 0, None)
+    monkeypatch.setattr(deals, "new_server_seed", lambda: bytes(32))  # a deal must not draw again
+    clock.advance(seconds=5)
+    response = http.post(
+        "/v1/deals", json={"players": list("abcd"), "client_seed": "table-7", "commitment_id": drawn["id"]},
+        headers=tenant.headers,
+    )
+    assert response.status_code == 201, response.get_json()
+    made = response.get_json()
+    assert (made["commitment"], made["nonce"], made["commitment_id"]) == (VECTOR_COMMITMENT, 0, drawn["id"])
+    assert made["committed_at"] == drawn["created_at"] < made["created_at"]
+    assert (made["hands"]["a"], made["hands"]["d"]) == (VECTOR_PLAYER_0, VECTOR_PLAYER_3)
+    shown = http.get(f"/v1/deals/commitments/{drawn['id']}", headers=tenant.read_headers).get_json()
+    assert shown == {**drawn, "used_by": made["id"]}
+    revealed = http.post(f"/v1/deals/{made['id']}/reveal", headers=tenant.headers).get_json()
+    assert revealed["server_seed"] == VECTOR_SEED.hex()
+    assert hashlib.sha256(bytes.fromhex(revealed["server_seed"])).hexdigest() == drawn["commitment"]
+
+
+def test_a_commitment_makes_one_deal_and_the_refusal_names_it(http, tenant):
+    """A retry of a deal whose answer was lost is 409, naming the deal made: the client
+    finds it rather than deal again."""
+    drawn = commit(http, tenant)
+    body = {"players": ["a", "b"], "client_seed": "once", "commitment_id": drawn["id"]}
+    made = http.post("/v1/deals", json=body, headers=tenant.headers).get_json()
+    again = problem(http.post("/v1/deals", json=body, headers=tenant.headers), 409, "conflict")
+    assert made["id"] in again["detail"] and fields_of(again) == {"commitment_id"}
+    assert http.get(f"/v1/deals/{made['id']}", headers=tenant.headers).get_json()["commitment_id"] == drawn["id"]
+
+
+def test_commitments_and_deals_take_nonces_from_one_count(http, tenant):
+    first = commit(http, tenant)
+    plain = make_deal(http, tenant)
+    second = commit(http, tenant)
+    late = http.post("/v1/deals", json={"players": ["a", "b"], "client_seed": "s", "commitment_id": first["id"]},
+                     headers=tenant.headers).get_json()
+    assert [first["nonce"], plain["nonce"], second["nonce"], late["nonce"]] == [0, 1, 2, 0]
+    assert make_deal(http, tenant)["nonce"] == 3
+
+
+def test_another_clients_commitment_is_unknown_and_a_read_key_cannot_commit(http, tenant, other_tenant):
+    drawn = commit(http, tenant)
+    problem(http.get(f"/v1/deals/commitments/{drawn['id']}", headers=other_tenant.headers), 404, "not-found")
+    refused = problem(
+        http.post("/v1/deals", json={"players": ["a", "b"], "client_seed": "s", "commitment_id": drawn["id"]},
+                  headers=other_tenant.headers),
+        422, "validation",
+    )
+    assert fields_of(refused) == {"commitment_id"}
+    problem(http.post("/v1/deals/commitments", headers=tenant.read_headers), 403, "forbidden")
+    assert http.get(f"/v1/deals/commitments/{drawn['id']}", headers=tenant.headers).get_json()["used_by"] is None
+
+
+def test_two_deals_racing_for_one_commitment_make_exactly_one(app, tenant):
+    import threading
+
+    drawn = commit(app.test_client(), tenant)
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+    lock = threading.Lock()
+
+    def one(seed: str) -> None:
+        client = app.test_client()
+        barrier.wait(10)
+        response = client.post("/v1/deals", json={"players": ["a", "b"], "client_seed": seed,
+                                                  "commitment_id": drawn["id"]}, headers=tenant.headers)
+        with lock:
+            answers.append(response)
+
+    threads = [threading.Thread(target=one, args=(seed,)) for seed in ("x", "y")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(r.status_code for r in answers) == [201, 409]
+    winner = next(r.get_json() for r in answers if r.status_code == 201)
+    shown = app.test_client().get(f"/v1/deals/commitments/{drawn['id']}", headers=tenant.headers).get_json()
+    assert shown["used_by"] == winner["id"]
+    listed = app.test_client().get("/v1/deals", headers=tenant.headers).get_json()["items"]
+    assert [d["id"] for d in listed if d["commitment_id"] == drawn["id"]] == [winner["id"]]
+
+
+def test_a_rounds_verify_checks_the_commitment_its_deal_was_made_from(app, http, tenant):
+    from conftest import TAMPERED
+    from sqlalchemy import text
+
+    TAMPERED.add(tenant.id)  # its commitment row is changed below: the suite's last verify skips it
+    drawn = commit(http, tenant)
+    made = http.post("/v1/deals", json={"players": list("abcd"), "client_seed": "v", "commitment_id": drawn["id"]},
+                     headers=tenant.headers).get_json()
+    stored = http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers).get_json()
+
+    def verify() -> Any:
+        return http.get(f"/v1/rounds/{stored['id']}/verify", headers=tenant.read_headers).get_json()
+
+    def change(sql: str, **params: Any) -> None:
+        with app.extensions["capsa"].db.engine.begin() as conn:
+            conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": drawn["id"], **params})
+
+    assert verify() == {"ok": True, "differences": []}
+    wanted = {"commitment": drawn["commitment"], "nonce": drawn["nonce"], "used_by": made["id"]}
+    change("UPDATE deal_commitments SET nonce = :n", n=99)
+    assert verify()["differences"] == [{"field": "deal.commitment_id", "stored": {**wanted, "nonce": 99}, "recomputed": wanted}]
+    change("DELETE FROM deal_commitments")
+    assert verify()["differences"] == [{"field": "deal.commitment_id", "stored": None, "recomputed": wanted}]
+

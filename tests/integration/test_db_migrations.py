@@ -19,6 +19,7 @@ TABLES = {"clients", "api_keys", "rounds", "chain_records", "chain_heads", "ledg
 TABLES |= {"webhooks", "webhook_deliveries", "webhook_attempts", "dispatcher_leases"}  # 0007
 TABLES |= {"chain_signatures"}  # 0008: receipts
 TABLES |= {"ledger_rollups", "ledger_rollup_cursors"}  # 0014: all-time totals
+TABLES |= {"deal_commitments"}  # 0024: server seeds committed before the client's seed
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 

@@ -677,6 +677,13 @@ export interface paths {
          *     next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
          *     cards 13k .. 13k+12.
          *
+         *     Commit first, so that the server seed is fixed before the client's seed exists:
+         *     `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+         *     `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+         *     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+         *     `commitment_id` the service draws the seed in the deal's own request, after it has seen
+         *     `client_seed` (`committed_at` then equals `created_at`).
+         *
          *     Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
          *     commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
          *     player 0 `7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s`,
@@ -737,6 +744,107 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/commitments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a secret server seed and take the next nonce now, before you choose your seed (no body needed).
+         * @description Answers the seed's SHA-256 (`commitment`) and the nonce; name the commitment as
+         *     `commitment_id` in `POST /v1/deals` to deal with them. A commitment makes one deal
+         *     (409 `conflict` after: its `detail` names the deal made, so a retry after a lost
+         *     answer finds it).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description The new commitment. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Commitment"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                401: components["responses"]["UNAUTHORIZED"];
+                403: components["responses"]["FORBIDDEN"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+                415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/commitments/{commitment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                commitment_id: string;
+            };
+            cookie?: never;
+        };
+        /** One commitment: its seed's SHA-256, its nonce, and the deal made from it. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    commitment_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Commitment"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3913,7 +4021,18 @@ export interface components {
              */
             commitment: string;
             /**
-             * @description The client's count of deals before this one.
+             * @description The commitment the deal was made from; null when its server seed was drawn in its own request.
+             * @example null
+             */
+            commitment_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the server seed was drawn and committed to: the commitment's time, or the deal's own.
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            committed_at: string;
+            /**
+             * @description The client's count of deals and commitments before this one's.
              * @example 0
              */
             nonce: number;
@@ -4004,6 +4123,35 @@ export interface components {
              * @example table-7
              */
             client_seed: string;
+            /**
+             * @description A commitment from `POST /v1/deals/commitments`, unused: the deal shuffles with its server seed and nonce, drawn before you chose `client_seed`. Without it the server seed is drawn now.
+             * @example dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ
+             */
+            commitment_id?: string;
+        };
+        Commitment: {
+            /** @example dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ */
+            id: string;
+            /**
+             * @description Hex SHA-256 of the secret server seed drawn now.
+             * @example 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd
+             */
+            commitment: string;
+            /**
+             * @description The nonce taken now: the client's count of deals and commitments before it.
+             * @example 0
+             */
+            nonce: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The deal made from it (dl_); null while unused.
+             * @example null
+             */
+            used_by: string | null;
         };
         PlayEvaluateRequest: {
             /**

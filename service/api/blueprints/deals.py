@@ -11,7 +11,7 @@ from service.services import deals
 
 from ..auth import allow_read, holds_write, require_write
 from ..body import optional_body
-from ..schemas.deals import DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
+from ..schemas.deals import CommitmentSchema, DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
 
@@ -24,6 +24,13 @@ unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d 
 Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
 next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
 cards 13k .. 13k+12.
+
+Commit first, so that the server seed is fixed before the client's seed exists:
+`POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+`commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+`commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+`commitment_id` the service draws the seed in the deal's own request, after it has seen
+`client_seed` (`committed_at` then equals `created_at`).
 
 Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
 commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
@@ -72,6 +79,35 @@ class Deals(MethodView):
         The answer has the fields of `GET /v1/deals/{id}` (without `server_seed`)."""
         created = deals.create(db(), principal().client_id, body)
         return json_response(created, 201, {"Location": f"/v1/deals/{created['id']}"})
+
+
+@blp.route("/commitments")
+class Commitments(MethodView):
+    @optional_body
+    @blp.response(
+        201,
+        CommitmentSchema,
+        headers={"Location": {"description": "The new commitment.", "schema": {"type": "string"}}},
+    )
+    @blp.problems(*BODY)
+    def post(self) -> Response:
+        """Draw a secret server seed and take the next nonce now, before you choose your seed (no body needed).
+
+        Answers the seed's SHA-256 (`commitment`) and the nonce; name the commitment as
+        `commitment_id` in `POST /v1/deals` to deal with them. A commitment makes one deal
+        (409 `conflict` after: its `detail` names the deal made, so a retry after a lost
+        answer finds it)."""
+        made = deals.commit(db(), principal().client_id)
+        return json_response(made, 201, {"Location": f"/v1/deals/commitments/{made['id']}"})
+
+
+@blp.route("/commitments/<string:commitment_id>")
+class CommitmentById(MethodView):
+    @blp.response(200, CommitmentSchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, commitment_id: str) -> Response:
+        """One commitment: its seed's SHA-256, its nonce, and the deal made from it."""
+        return json_response(deals.get_commitment(db(), principal().client_id, commitment_id))
 
 
 @blp.route("/<string:deal_id>")

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import fields, validate
 
-from service.domain.deals import CLIENT_SEED_MAX, MAX_PLAYERS, MIN_PLAYERS, DealStatus
+from service.domain.deals import CLIENT_SEED_MAX, DEAL_ID_MAX, MAX_PLAYERS, MIN_PLAYERS, DealStatus
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
 from ..fields import Card, Id, openapi_meta
@@ -26,6 +26,14 @@ class DealRequestSchema(Strict):
         required=True,
         validate=validate.Length(1, CLIENT_SEED_MAX),
         metadata=openapi_meta("table-7", f"Any UTF-8 string of 1-{CLIENT_SEED_MAX} characters, mixed into the shuffle."),
+    )
+    commitment_id = fields.String(
+        validate=validate.Length(1, DEAL_ID_MAX),
+        metadata=openapi_meta(
+            "dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ",
+            "A commitment from `POST /v1/deals/commitments`, unused: the deal shuffles with its server seed "
+            "and nonce, drawn before you chose `client_seed`. Without it the server seed is drawn now.",
+        ),
     )
 
 
@@ -56,7 +64,22 @@ class DealSchema(Out):
             "Hex SHA-256 of the secret server seed.",
         ),
     )
-    nonce = fields.Integer(required=True, metadata=openapi_meta(0, "The client's count of deals before this one."))
+    commitment_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=openapi_meta(None, "The commitment the deal was made from; null when its server seed was drawn in its own request."),
+    )
+    committed_at = fields.String(
+        required=True,
+        metadata=openapi_meta(
+            "2026-11-29T10:00:00.000Z",
+            "When the server seed was drawn and committed to: the commitment's time, or the deal's own.",
+            format="date-time",
+        ),
+    )
+    nonce = fields.Integer(
+        required=True, metadata=openapi_meta(0, "The client's count of deals and commitments before this one's.")
+    )
     client_seed = fields.String(required=True, metadata=openapi_meta("table-7"))
     hands = DealHandsField(
         description="Each player's 13 cards, in dealt order; left out while the game that used the deal "
@@ -91,3 +114,21 @@ class DealQuerySchema(PagedQuery):
 class DealListSchema(Out):
     items = fields.List(fields.Nested(DealSchema), required=True)
     next_cursor = next_cursor_field()
+
+
+class CommitmentSchema(Out):
+    id = fields.String(required=True, metadata=openapi_meta("dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ"))
+    commitment = fields.String(
+        required=True,
+        metadata=openapi_meta(
+            "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+            "Hex SHA-256 of the secret server seed drawn now.",
+        ),
+    )
+    nonce = fields.Integer(
+        required=True, metadata=openapi_meta(0, "The nonce taken now: the client's count of deals and commitments before it.")
+    )
+    created_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", format="date-time"))
+    used_by = fields.String(
+        required=True, allow_none=True, metadata=openapi_meta(None, "The deal made from it (dl_); null while unused.")
+    )

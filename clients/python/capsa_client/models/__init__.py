@@ -13,6 +13,7 @@ from .banting_hand import BantingHand
 from .banting_hand_status import BantingHandStatus
 from .banting_player import BantingPlayer
 from .chain_verify import ChainVerify
+from .commitment import Commitment
 from .deal import Deal
 from .deal_hands import DealHands
 from .deal_list import DealList
@@ -178,6 +179,7 @@ __all__ = (
     "BantingHandStatus",
     "BantingPlayer",
     "ChainVerify",
+    "Commitment",
     "Deal",
     "DealHands",
     "DealList",

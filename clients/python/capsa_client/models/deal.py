@@ -24,7 +24,11 @@ class Deal:
         status (DealStatus): open (seed secret), revealed (seed published, unused) or used. Example: open.
         commitment (str): Hex SHA-256 of the secret server seed. Example:
             630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd.
-        nonce (int): The client's count of deals before this one. Example: 0.
+        commitment_id (None | str): The commitment the deal was made from; null when its server seed was drawn in its
+            own request.
+        committed_at (datetime.datetime): When the server seed was drawn and committed to: the commitment's time, or the
+            deal's own. Example: 2026-11-29T10:00:00.000Z.
+        nonce (int): The client's count of deals and commitments before this one's. Example: 0.
         client_seed (str):  Example: table-7.
         players (list[str]): In deal order. Example: ['a', 'b', 'c', 'd'].
         created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
@@ -42,6 +46,8 @@ class Deal:
     id: str
     status: DealStatus
     commitment: str
+    commitment_id: None | str
+    committed_at: datetime.datetime
     nonce: int
     client_seed: str
     players: list[str]
@@ -58,6 +64,11 @@ class Deal:
         status: str = self.status
 
         commitment = self.commitment
+
+        commitment_id: None | str
+        commitment_id = self.commitment_id
+
+        committed_at = self.committed_at.isoformat()
 
         nonce = self.nonce
 
@@ -95,6 +106,8 @@ class Deal:
                 "id": id,
                 "status": status,
                 "commitment": commitment,
+                "commitment_id": commitment_id,
+                "committed_at": committed_at,
                 "nonce": nonce,
                 "client_seed": client_seed,
                 "players": players,
@@ -121,6 +134,15 @@ class Deal:
         status = check_deal_status(d.pop("status"))
 
         commitment = d.pop("commitment")
+
+        def _parse_commitment_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        commitment_id = _parse_commitment_id(d.pop("commitment_id"))
+
+        committed_at = datetime.datetime.fromisoformat(d.pop("committed_at"))
 
         nonce = d.pop("nonce")
 
@@ -180,6 +202,8 @@ class Deal:
             id=id,
             status=status,
             commitment=commitment,
+            commitment_id=commitment_id,
+            committed_at=committed_at,
             nonce=nonce,
             client_seed=client_seed,
             players=players,

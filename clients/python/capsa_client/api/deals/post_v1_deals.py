@@ -113,6 +113,13 @@ def sync_detailed(
     next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
     cards 13k .. 13k+12.
 
+    Commit first, so that the server seed is fixed before the client's seed exists:
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+    `commitment_id` the service draws the seed in the deal's own request, after it has seen
+    `client_seed` (`committed_at` then equals `created_at`).
+
     Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
     commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
     player 0 `7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s`,
@@ -167,6 +174,13 @@ def sync(
     next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
     cards 13k .. 13k+12.
 
+    Commit first, so that the server seed is fixed before the client's seed exists:
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+    `commitment_id` the service draws the seed in the deal's own request, after it has seen
+    `client_seed` (`committed_at` then equals `created_at`).
+
     Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
     commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
     player 0 `7c Qc 5c 7h 9c As 5h 7d 3d 2d Kh Tc 2s`,
@@ -215,6 +229,13 @@ async def asyncio_detailed(
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
     next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
     cards 13k .. 13k+12.
+
+    Commit first, so that the server seed is fixed before the client's seed exists:
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+    `commitment_id` the service draws the seed in the deal's own request, after it has seen
+    `client_seed` (`committed_at` then equals `created_at`).
 
     Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
     commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
@@ -267,6 +288,13 @@ async def asyncio(
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
     next u until u < limit; j = u mod n; swap positions i and j. Player k of the request gets
     cards 13k .. 13k+12.
+
+    Commit first, so that the server seed is fixed before the client's seed exists:
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
+    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
+    `commitment_id` the service draws the seed in the deal's own request, after it has seen
+    `client_seed` (`committed_at` then equals `created_at`).
 
     Test vector: server_seed = bytes 0x00, 0x01, ..., 0x1f; client_seed `table-7`; nonce 0 ->
     commitment `630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd`,
