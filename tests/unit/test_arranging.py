@@ -558,3 +558,49 @@ def test_a_suggestion_refuses_rules_whose_search_would_be_slow() -> None:
     # without max_one_royalty the same bonuses cost nothing more: no refusal
     fine = rules("chinese-poker-1-6", bonus_by_rank=_many_bonuses()["bonus_by_rank"])
     assert suggest(hand, fine, limit=1).suggestions
+
+
+def _all_distinct_bonuses(start: int) -> dict[str, Any]:
+    """`bonus_by_rank` giving every listed (row, category, rank) its own value from `start`:
+    each call with another start is another rule set, with hundreds of bonus values."""
+    from service.domain.susun.rules import BY_RANK_RANKS
+
+    values = itertools.count(start)
+    return {"bonus_by_rank": {name: {r: next(values) for r in ranks} for name, ranks in BY_RANK_RANKS.items()}}
+
+
+def test_rules_with_many_bonus_values_but_no_max_one_royalty_build_no_threshold_tables() -> None:
+    """The per-threshold tables serve `max_one_royalty` only. Built for every rule set, 237
+    distinct bonus values made a 175 MB model, and a client varying them filled the cache
+    of 64 models (a worker's memory) through POST /v1/susun/games or a suggestion."""
+    from service.domain.susun.suggest import objective
+
+    model = model_for(susun(rules("capsa-susun-id", **_all_distinct_bonuses(1))))
+    assert len(model.thresholds) > 200
+    assert all(row.opp_at_least == () for row in model.rows)
+    assert objective.model_bytes(model) < 8 * 2**20
+
+
+def test_the_model_cache_is_bounded_by_bytes_and_keeps_the_most_recently_used() -> None:
+    from service.domain.susun.suggest import objective
+
+    preset = susun(rules("capsa-susun-id"))
+    model_for(preset)
+    for start in range(1, 200, 7):  # rule sets with max_one_royalty and 64 bonus values or fewer
+        params = _many_bonuses()
+        params["bonus_by_rank"] = {k: {r: v + start for r, v in t.items()} for k, t in list(params["bonus_by_rank"].items())[:4]}
+        model_for(susun(rules("chinese-poker-1-6", **params)))
+        model_for(preset)  # used again: kept
+        assert objective.cached_bytes() <= objective.MODELS_BYTES_MAX
+    assert objective.cached(preset)
+
+
+def test_starting_a_susun_game_checks_its_rules_without_building_a_model() -> None:
+    from service.domain.susun.suggest import objective
+    from service.domain.susun.suggest.search import refuse_slow_rules
+
+    params = rules("capsa-susun-id", **_all_distinct_bonuses(5_000))
+    refuse_slow_rules(params)
+    assert not objective.cached(susun(params))
+    with pytest.raises(InvalidParameter):
+        refuse_slow_rules(rules("chinese-poker-1-6", **_many_bonuses()))

@@ -48,6 +48,8 @@ need no tables of their own.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -154,19 +156,58 @@ def _params_key(params: SusunParams) -> tuple[Any, ...]:
     )
 
 
-_MODELS: dict[tuple[Any, ...], Model] = {}
-_MODELS_MAX = 64
+# The models of the rule sets used last, most recent last, within MODELS_BYTES_MAX (a
+# preset's is about 2 MB; one with `max_one_royalty` adds 0.75 MB per distinct bonus value,
+# at most 64: 50 MB) and MODELS_MAX: rule sets a client varies cannot fill a worker's memory.
+_MODELS: OrderedDict[tuple[Any, ...], Model] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+MODELS_MAX = 64
+MODELS_BYTES_MAX = 128 * 2**20
 
 
 def model_for(params: SusunParams) -> Model:
     """The objective's tables for a rule set (cached per distinct relevant parameters)."""
     key = _params_key(params)
-    model = _MODELS.get(key)
-    if model is None:
-        if len(_MODELS) >= _MODELS_MAX:
-            _MODELS.clear()
-        model = _MODELS[key] = _model(params)
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            _MODELS.move_to_end(key)
+            return model
+    model = _model(params)
+    with _MODELS_LOCK:
+        _MODELS[key] = model
+        _MODELS.move_to_end(key)
+        while len(_MODELS) > 1 and (len(_MODELS) > MODELS_MAX or cached_bytes() > MODELS_BYTES_MAX):
+            _MODELS.popitem(last=False)
     return model
+
+
+def cached(params: SusunParams) -> bool:
+    """Whether this rule set's model is in the cache now."""
+    return _params_key(params) in _MODELS
+
+
+def cached_bytes() -> int:
+    return sum(model_bytes(m) for m in list(_MODELS.values()))
+
+
+def model_bytes(model: Model) -> int:
+    """The bytes of a model's tables."""
+    return sum(
+        row.bonus.nbytes + row.win.nbytes + row.lose.nbytes + row.win_clean.nbytes + row.opp_bonus_won.nbytes
+        + sum(a.nbytes for a in row.opp_at_least)
+        for row in model.rows
+    )
+
+
+def bonus_values(params: SusunParams) -> tuple[int, ...]:
+    """The distinct positive bonuses a row can earn under `params`, ascending: what
+    `max_one_royalty`'s term walks (no model is built)."""
+    return _thresholds({r: _bonus_by_strength(r, params) for r in ROWS})
+
+
+def _thresholds(by_row: Mapping[str, npt.NDArray[np.int64]]) -> tuple[int, ...]:
+    return tuple(int(v) for v in np.unique(np.concatenate(list(by_row.values()))) if v > 0)
 
 
 def _model(params: SusunParams) -> Model:
@@ -175,7 +216,10 @@ def _model(params: SusunParams) -> Model:
     counts = tables.counts[params.wheel, suited]
     strength_of_index = np.arange(SCALE_SIZE) // 4
     by_row = {r: _bonus_by_strength(r, params) for r in ROWS}
-    thresholds = tuple(sorted({int(v) for b in by_row.values() for v in b if v > 0}))
+    thresholds = _thresholds(by_row)
+    # P(opponent's bonus >= t) per threshold serves `max_one_royalty` only: a table per
+    # threshold per row, left out otherwise (237 thresholds made a model of 175 MB).
+    walked = thresholds if params.max_one_royalty else ()
     rows = []
     for name, hist, weight in zip(ROWS, counts, params.row_points):
         # Plain tables hold each strength at index strength * 4, so ties stay out of both.
@@ -186,7 +230,7 @@ def _model(params: SusunParams) -> Model:
         clean = p * (opp_bonus == 0)
         cum_b = np.cumsum(p * opp_bonus)
         at_least, at_least_any = [], []
-        for t in thresholds:
+        for t in walked:
             cq = np.cumsum(p * (opp_bonus >= t))
             at_least.append(cq[-1] - cq)
             at_least_any.append(float(cq[-1]))

@@ -43,7 +43,7 @@ from ..rules import SUSUN, BonusPaid, FrontVsFive, Natural, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
 from .limits import LIMIT_DEFAULT
 from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
-from .objective import F64, Model, RowModel, _susun, model_for
+from .objective import F64, Model, RowModel, _susun, bonus_values, model_for
 
 _NATURALS_BY_SETTING = ("three_straights", "three_flushes")
 _STRAIGHTS = np.array(
@@ -229,14 +229,13 @@ MAX_ONE_BONUS_VALUES = 64
 
 def refuse_slow_rules(rules: RuleSet) -> None:
     """InvalidParameter on `rules.params.max_one_royalty` when a suggestion under `rules`
-    would walk more than MAX_ONE_BONUS_VALUES bonus values."""
-    _refuse_slow(model_for(_susun(rules)))
-
-
-def _refuse_slow(model: Model) -> None:
-    if model.max_one and len(model.thresholds) > MAX_ONE_BONUS_VALUES:
+    would walk more than MAX_ONE_BONUS_VALUES bonus values: counted without building the
+    suggestion's model (a Capsa Susun game checks its rules when it starts)."""
+    params = _susun(rules)
+    values = len(bonus_values(params)) if params.max_one_royalty else 0
+    if values > MAX_ONE_BONUS_VALUES:
         raise InvalidParameter(
-            f"max_one_royalty with {len(model.thresholds)} distinct bonus values (bonus and bonus_by_rank): "
+            f"max_one_royalty with {values} distinct bonus values (bonus and bonus_by_rank): "
             f"a suggestion walks each of them, at most {MAX_ONE_BONUS_VALUES}",
             field="rules.params.max_one_royalty",
         )
@@ -254,8 +253,8 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
     params = _susun(rules)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidParameter(f"limit must be a positive integer, got {limit!r}", field="limit")
+    refuse_slow_rules(rules)  # before its model is built: a refused model is the largest
     model = model_for(params)
-    _refuse_slow(model)
     shape = _shape()
     indices = _sorted_indices(hand)
     cards5 = indices[shape.fives]
