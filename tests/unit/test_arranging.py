@@ -604,3 +604,38 @@ def test_starting_a_susun_game_checks_its_rules_without_building_a_model() -> No
     assert not objective.cached(susun(params))
     with pytest.raises(InvalidParameter):
         refuse_slow_rules(rules("chinese-poker-1-6", **_many_bonuses()))
+
+
+@pytest.mark.parametrize("text", [
+    "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks As",  # three flushes in every setting
+    "2s 3s 4s 5s 6s 7s 8s 9s Ts 2h 3h 4h 5h",
+    "2c 3c 4c 5d 6d 7d 8d 9d Th Jh Qh Kh Ah",  # three straights and three flushes
+    "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks 2d",
+])
+def test_the_settings_holding_a_natural_are_found_once_each_with_their_best_value(text: str) -> None:
+    """`_setting_naturals` in arrays, against the readable loop it replaced (one setting and
+    orientation at a time: 215 ms for a hand of one suit, now 12)."""
+    from service.domain.susun.batch_evaluator import evaluate_batch5
+    from service.domain.susun.suggest import search
+
+    params = susun(rules("chinese-poker-royalties", natural_values={"three_flushes": 3, "three_straights": 4}))
+    shape = search._shape()
+    indices = search._sorted_indices(cards(text))
+    cards3, cards5 = indices[shape.fronts], indices[shape.fives]
+    s5 = evaluate_batch5(cards5, params.wheel)
+    ids, values, names = search._setting_naturals(cards3, cards5, s5, params)
+    expected: dict[int, float] = {}
+    held: list[str] = []
+    for name, front_ok, five_ok in (
+        ("three_flushes", (cards3 & 3 == (cards3[:, :1] & 3)).all(axis=1), (cards5 & 3 == (cards5[:, :1] & 3)).all(axis=1)),
+        ("three_straights", search._front_straights(cards3 >> 2), search._STRAIGHTS[search.CATEGORY_BY_STRENGTH[s5]]),
+    ):
+        for i in range(len(shape.split_front)):
+            f, a, b = shape.split_front[i], shape.split_a[i], shape.split_b[i]
+            if front_ok[f] and five_ok[a] and five_ok[b]:
+                held += [] if name in held else [name]
+                for m, k in ((a, b), (b, a)):
+                    key = (int(f) * 1287 + int(m)) * 1287 + int(k)
+                    expected[key] = max(expected.get(key, 0.0), float(params.natural_values[name]))
+    assert ids.tolist() == sorted(expected) and values.tolist() == [expected[k] for k in sorted(expected)]
+    assert sorted(names) == sorted(held)

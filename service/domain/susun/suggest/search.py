@@ -165,11 +165,14 @@ def _front_straights(ranks: Ints) -> npt.NDArray[np.bool_]:
 
 def _setting_naturals(
     cards3: Ints, cards5: Ints, s5: npt.NDArray[np.int32], params: SusunParams
-) -> tuple[dict[tuple[int, int, int], float], list[str]]:
-    """Settings (front, middle, back subset numbers, both orientations) holding three
-    flushes or three straights, with the value of the best natural each holds."""
+) -> tuple[Ints, F64, list[str]]:
+    """Settings holding three flushes or three straights (both orientations of the two
+    fives), as their ids (`_setting_id`, ascending, each once) with the value of the best
+    natural each holds, and the naturals found. In arrays throughout: a hand of one suit
+    holds three flushes in every one of its 72,072 settings."""
     shape = _shape()
-    found: dict[tuple[int, int, int], float] = {}
+    ids: list[Ints] = []
+    values: list[F64] = []
     names: list[str] = []
     for name in _NATURALS_BY_SETTING:
         if name not in params.naturals:
@@ -184,14 +187,24 @@ def _setting_naturals(
             continue
         f, a, b = shape.split_front, shape.split_a, shape.split_b
         hit = np.flatnonzero(front_ok[f] & five_ok[a] & five_ok[b])
-        if len(hit):
-            names.append(name)
-        value = float(params.natural_values.get(name, 0))
-        for i in hit.tolist():
-            for m, k in ((a[i], b[i]), (b[i], a[i])):
-                setting = (int(f[i]), int(m), int(k))
-                found[setting] = max(found.get(setting, value), value)
-    return found, names
+        if not len(hit):
+            continue
+        names.append(name)
+        both = np.concatenate([_setting_id(f[hit], a[hit], b[hit]), _setting_id(f[hit], b[hit], a[hit])])
+        ids.append(both)
+        values.append(np.full(len(both), float(params.natural_values.get(name, 0))))
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), names
+    unique, at = np.unique(np.concatenate(ids), return_inverse=True)
+    best = np.full(len(unique), -np.inf)
+    np.maximum.at(best, at, np.concatenate(values))
+    return unique, best, names
+
+
+def _setting_id(front: Ints, middle: Ints, back: Ints) -> Ints:
+    """A setting (front, middle and back subset numbers) as one integer, in their order."""
+    result: Ints = (front.astype(np.int64) * 1287 + middle) * 1287 + back
+    return result
 
 
 def _front_ties(s3: npt.NDArray[np.int32], s5: npt.NDArray[np.int32], f: Ints, mid: Ints) -> npt.NDArray[np.bool_]:
@@ -309,30 +322,26 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
 
     # Naturals: a setting holding one is worth its value; ties ordered by the row score.
     held = _hand_naturals(indices, params)
-    found, by_setting = _setting_naturals(cards3, cards5, s5, params)
+    found, found_value, by_setting = _setting_naturals(cards3, cards5, s5, params)
     secondary = None
-    if held or found:
+    if held or len(found):
         hand_value = max((float(params.natural_values.get(n, 0)) for n in held), default=-np.inf)
         value = np.full(len(score), hand_value)
-        if found:
+        if len(found):
             held += by_setting
-            ids = (pf * 1287 + pm) * 1287 + pb
+            ids = _setting_id(pf, pm, pb)
             order = np.argsort(ids)
-            extra: list[tuple[int, int, int]] = []
-            extra_value: list[float] = []
-            for (x, y, z), v in sorted(found.items()):
-                at = int(np.searchsorted(ids, (x * 1287 + y) * 1287 + z, sorter=order))
-                i = int(order[at]) if at < len(ids) else -1
-                if i < 0 or ids[i] != (x * 1287 + y) * 1287 + z:
-                    # out of order as rows, legal all the same: a natural never fouls
-                    extra.append((x, y, z))
-                    extra_value.append(max(v, hand_value))
-                else:
-                    value[i] = max(value[i], v)
-            if extra:
-                ef, em, eb = (np.array(column, dtype=np.intp) for column in zip(*extra))
-                pf, pm, pb = np.concatenate([pf, ef]), np.concatenate([pm, em]), np.concatenate([pb, eb])
-                value = np.concatenate([value, extra_value])
+            at = np.searchsorted(ids, found, sorter=order)
+            i = order[np.minimum(at, len(ids) - 1)]
+            listed = (at < len(ids)) & (ids[i] == found)
+            np.maximum.at(value, i[listed], found_value[listed])
+            # out of order as rows, legal all the same: a natural never fouls
+            extra = found[~listed]
+            if len(extra):
+                ef, rest = np.divmod(extra, 1287 * 1287)
+                em, eb = np.divmod(rest, 1287)
+                pf, pm, pb = (np.concatenate([p, e.astype(np.intp)]) for p, e in ((pf, ef), (pm, em), (pb, eb)))
+                value = np.concatenate([value, np.maximum(found_value[~listed], hand_value)])
                 score = np.concatenate([score, np.full(len(extra), -np.inf)])
         secondary = score
         score = np.where(np.isfinite(value), value, score)
