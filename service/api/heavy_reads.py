@@ -126,7 +126,7 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
             429,
             "rate-limited",
             f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period, "
-            "suggestions) in flight "
+            "suggestions, pages of over 100 events) in flight "
             "on this server; retry after Retry-After seconds",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )

@@ -33,8 +33,8 @@ Rate limits: every `/v1` answer carries `RateLimit-Policy: "client";q=1200;w=60`
 quota per window of `w` seconds; `"anonymous"` for a request without a valid key) and
 `RateLimit: "client";r=1187;t=42` (requests left, seconds until the window resets), as
 the IETF httpapi ratelimit-headers draft defines them; over the quota: 429 with Retry-After.
-The heavy reads (verify, the audit export, the ledger's CSV, statements, and reports over
-a period) are also bounded in flight: 2
+The heavy reads (verify, the audit export, the ledger's CSV, statements, reports over a
+period, suggestions, and pages of over 100 events) are also bounded in flight: 2
 per client on each server by default, another answered 429 with Retry-After.
 
 Lists (`GET /v1/rounds`, `/v1/deals`, `/v1/banting/games`, `/v1/ledger/entries`) are

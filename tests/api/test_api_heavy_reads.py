@@ -29,6 +29,8 @@ HEAVY = [
     ("/v1/ledger/summary?currency=IDR&until=2100-01-01&group_by=day", {}),
     ("/v1/ledger/players/a?currency=IDR&since=2000-01-01", {}),
     ("/v1/ledger/players/a/statement?currency=IDR", {}),
+    # a page of more than 100 events renders up to 500 round documents (60-150 ms of CPU)
+    ("/v1/events?limit=101", {}),
 ]
 
 
@@ -76,12 +78,12 @@ def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_els
             body = refused.get_json()
             assert body["type"].endswith("/rate-limited")
             assert body["detail"].startswith(
-                "this client already has 2 heavy reads (verify, exports, CSV, reports over a period, suggestions) "
-                "in flight")
+                "this client already has 2 heavy reads (verify, exports, CSV, reports over a period, suggestions, "
+                "pages of over 100 events) in flight")
             assert get(http, path, {**other.headers, **headers}).status_code == 200, path
         # The light reads are not bounded: a JSON page of lines, the chain's head, all-time totals.
         for light in ("/v1/ledger/entries?currency=IDR", "/v1/audit/head", "/v1/ledger/summary?currency=IDR",
-                      "/v1/ledger/players/a?currency=IDR"):
+                      "/v1/ledger/players/a?currency=IDR", "/v1/events", "/v1/events?limit=100"):
             assert get(http, light, tenant.headers).status_code == 200, light
     finally:
         for slot in held:

@@ -3150,14 +3150,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This client's events, oldest first, after the event `after`. */
+        /**
+         * This client's events, oldest first, after the event `after`.
+         * @description A page of more than 100 events is a heavy read (each event is its round's whole
+         *     document): 429 `rate-limited` while the client has its heavy reads in flight.
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description An event id: the events after it (absent: from the first). */
                     after?: string;
                     type?: "round.settled" | "round.voided" | "banting.game.finished";
-                    /** @description 1-500. */
+                    /** @description 1-500. A page of more than 100 is a heavy read (429 while the client has its heavy reads in flight). */
                     limit?: number;
                 };
                 header?: never;

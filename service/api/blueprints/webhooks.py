@@ -14,6 +14,7 @@ from service.services.webhooks import events
 from ..auth import allow_read, require_write
 from ..body import optional_body
 from ..headers import parse_key
+from ..heavy_reads import answer_heavy
 from ..schemas.webhooks import (
     AttemptListSchema,
     AttemptQuerySchema,
@@ -146,10 +147,17 @@ class Events(MethodView):
     @events_blp.response(200, EventListSchema)
     @events_blp.problems(*AUTH)
     def get(self, query: dict[str, Any]) -> Response:
-        """This client's events, oldest first, after the event `after`."""
-        return json_response(
-            events.list_events(db(), principal().client_id, query.get("after"), query.get("type"), query["limit"])
-        )
+        """This client's events, oldest first, after the event `after`.
+
+        A page of more than 100 events is a heavy read (each event is its round's whole
+        document): 429 `rate-limited` while the client has its heavy reads in flight."""
+
+        def make() -> Response:
+            return json_response(
+                events.list_events(db(), principal().client_id, query.get("after"), query.get("type"), query["limit"])
+            )
+
+        return answer_heavy(make) if query["limit"] > events.LIGHT_LIMIT else make()
 
 
 @events_blp.route("/<string:event_id>")

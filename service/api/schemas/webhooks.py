@@ -189,7 +189,10 @@ class EventQuerySchema(Schema):
         metadata=openapi_meta(EVENT_ID, "An event id: the events after it (absent: from the first)."),
     )
     type = fields.String(validate=validate.OneOf(EVENT_TYPES, error=ONE_OF), metadata=openapi_meta("round.settled"))
-    limit = page_limit(events.DEFAULT_LIMIT, events.MAX_LIMIT, "1-{most}.")
+    limit = page_limit(
+        events.DEFAULT_LIMIT, events.MAX_LIMIT,
+        f"1-{{most}}. A page of more than {events.LIGHT_LIMIT} is a heavy read (429 while the client has its heavy reads in flight).",
+    )
 
 
 class RedeliverRequestSchema(Strict):

@@ -94,6 +94,9 @@ def sync_detailed(
 ) -> Response[EventList | Problem]:
     """This client's events, oldest first, after the event `after`.
 
+     A page of more than 100 events is a heavy read (each event is its round's whole
+    document): 429 `rate-limited` while the client has its heavy reads in flight.
+
     Args:
         after (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
         type_ (GetV1EventsType | Unset):  Example: round.settled.
@@ -129,6 +132,9 @@ def sync(
 ) -> EventList | Problem | None:
     """This client's events, oldest first, after the event `after`.
 
+     A page of more than 100 events is a heavy read (each event is its round's whole
+    document): 429 `rate-limited` while the client has its heavy reads in flight.
+
     Args:
         after (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
         type_ (GetV1EventsType | Unset):  Example: round.settled.
@@ -158,6 +164,9 @@ async def asyncio_detailed(
     limit: int | Unset = 100,
 ) -> Response[EventList | Problem]:
     """This client's events, oldest first, after the event `after`.
+
+     A page of more than 100 events is a heavy read (each event is its round's whole
+    document): 429 `rate-limited` while the client has its heavy reads in flight.
 
     Args:
         after (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
@@ -191,6 +200,9 @@ async def asyncio(
     limit: int | Unset = 100,
 ) -> EventList | Problem | None:
     """This client's events, oldest first, after the event `after`.
+
+     A page of more than 100 events is a heavy read (each event is its round's whole
+    document): 429 `rate-limited` while the client has its heavy reads in flight.
 
     Args:
         after (str | Unset):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
