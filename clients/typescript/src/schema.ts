@@ -1029,7 +1029,8 @@ export interface paths {
          * List this client's games (their states), newest first, by status and table, in pages.
          * @description Each game is shown as a GET of it answers, its due auto moves played first, for at
          *     most 10 games a page: a page holding more ends before the next one, with fewer items
-         *     than `limit` and a `next_cursor` that resumes there.
+         *     than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+         *     client's heavy-read slots; while it holds both, the games are shown as stored.
          */
         get: {
             parameters: {

@@ -11,6 +11,7 @@ from service.services.banting import games, matches
 
 from ..auth import allow_read, require_write
 from ..headers import parse_if_match, parse_key
+from ..heavy_reads import in_slot
 from ..schemas.banting import (
     BantingHandSchema,
     GameListSchema,
@@ -73,8 +74,9 @@ class Games(MethodView):
 
         Each game is shown as a GET of it answers, its due auto moves played first, for at
         most 10 games a page: a page holding more ends before the next one, with fewer items
-        than `limit` and a `next_cursor` that resumes there."""
-        return json_response(games.list_(db(), principal().client_id, **query))
+        than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+        client's heavy-read slots; while it holds both, the games are shown as stored."""
+        return json_response(games.list_(db(), principal().client_id, **query, guard=in_slot))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(GameRequestSchema, example=GAME_EXAMPLE)

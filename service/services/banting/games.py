@@ -47,6 +47,9 @@ GAMES_PATH = "/v1/banting/games"
 # Games a list page plays the due auto moves of at most (each a replay and a write); a page
 # holding more ends before the next one, its cursor resuming there.
 CATCH_UP_PER_PAGE = 10
+# The work it is given, run (its result), or not (None): a request's client may have no slot
+# left for it (`api.heavy_reads.in_slot`); the sweeper plays the turns then.
+Guard = Callable[[Callable[[], bool]], bool | None]
 
 
 # -- evaluate -------------------------------------------------------------------------------
@@ -226,11 +229,14 @@ def list_(
     table: str | None = None,
     limit: int = 20,
     cursor: str | None = None,
+    guard: Guard | None = None,
 ) -> dict[str, Any]:
     """`GET /v1/banting/games`: a page of the client's games (each its state), newest first.
     Games on it whose turn ran out get their due auto moves first, as a GET of one does, at
     most `CATCH_UP_PER_PAGE`: a page holding more ends before the next one (fewer items than
-    `limit`, its cursor resuming there)."""
+    `limit`, its cursor resuming there). With `guard`, the auto moves (a hint each, up to
+    50 ms a game) are played only if the guard lets them; else the games are shown as
+    stored, and the sweeper plays their turns."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
     wanted = None if status is None else GameStatus(status)
     now = utcnow_ms()
@@ -239,9 +245,13 @@ def list_(
     with db.unit_of_work() as uow:
         games, next_after = uow.games.page(client_id, wanted, table, limit, after, or_due_by=due_by)
     games, due, next_after = page_with_work(games, lambda g: timers.due(g, now), CATCH_UP_PER_PAGE, next_after)
-    if due:
+
+    def catch_up() -> bool:
         for game_id in due:
             timers.catch_up(db, client_id, game_id)
+        return True
+
+    if due and (catch_up() if guard is None else guard(catch_up)) is True:
         with db.unit_of_work() as uow:
             fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
         games = [fresh.get(g.id, g) for g in games]

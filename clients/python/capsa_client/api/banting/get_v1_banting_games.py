@@ -102,7 +102,8 @@ def sync_detailed(
 
      Each game is shown as a GET of it answers, its due auto moves played first, for at
     most 10 games a page: a page holding more ends before the next one, with fewer items
-    than `limit` and a `next_cursor` that resumes there.
+    than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+    client's heavy-read slots; while it holds both, the games are shown as stored.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
@@ -144,7 +145,8 @@ def sync(
 
      Each game is shown as a GET of it answers, its due auto moves played first, for at
     most 10 games a page: a page holding more ends before the next one, with fewer items
-    than `limit` and a `next_cursor` that resumes there.
+    than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+    client's heavy-read slots; while it holds both, the games are shown as stored.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
@@ -181,7 +183,8 @@ async def asyncio_detailed(
 
      Each game is shown as a GET of it answers, its due auto moves played first, for at
     most 10 games a page: a page holding more ends before the next one, with fewer items
-    than `limit` and a `next_cursor` that resumes there.
+    than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+    client's heavy-read slots; while it holds both, the games are shown as stored.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
@@ -221,7 +224,8 @@ async def asyncio(
 
      Each game is shown as a GET of it answers, its due auto moves played first, for at
     most 10 games a page: a page holding more ends before the next one, with fewer items
-    than `limit` and a `next_cursor` that resumes there.
+    than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
+    client's heavy-read slots; while it holds both, the games are shown as stored.
 
     Args:
         cursor (str | Unset):  Example: WyIyMDI2LTExLTI5VDEwOjAwOjAwKzAwOjAwIiwiZGxfMDFKIl0.
