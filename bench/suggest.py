@@ -12,8 +12,10 @@ Run: .venv/bin/python bench/suggest.py [--hands 1000] [--naive-hands 20] [--roun
 - Quality: `--rounds` seeded four-player rounds per preset; one seat (rotating) uses
   `suggest`, three the baseline arranger; scored with `scoring.score_round`. Prints average
   points per round of each side, the margin and its standard error.
-- `--http URL`: requests/s of `POST URL/v1/arrangements/suggest` (start the service under
-  gunicorn first; `--key` is a read or write API key), `--concurrency` client threads.
+- `--http URL`: suggestions/s of `POST URL/v1/arrangements/suggest` (start the service under
+  gunicorn first, with `HEAVY_READS_PER_CLIENT=off`: a suggestion is a heavy read, and one
+  key may have 2 in flight per server; `--key` is a read or write API key), `--concurrency`
+  client threads. Refusals (429) are counted, not retried.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 # The repository root instead of bench/ (whose http.py would shadow the standard library's).
 sys.path[0] = str(Path(__file__).resolve().parents[1])
+import urllib.error  # noqa: E402
 import urllib.request  # noqa: E402
 
 from service.domain.cards import DECK, Card  # noqa: E402
@@ -135,17 +138,25 @@ def http_rate(url: str, key: str, hands: list[list[Card]], requests: int, concur
             data=bodies[i % len(bodies)],
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
         )
-        with urllib.request.urlopen(req, timeout=30) as response:
-            response.read()
-            return int(response.status)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as response:
+                response.read()
+                return int(response.status)
+        except urllib.error.HTTPError as refused:  # 429: the key's heavy reads are all in flight
+            refused.read()
+            return int(refused.code)
 
     started = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         statuses = list(pool.map(one, range(requests)))
     seconds = time.perf_counter() - started
     ok = sum(1 for s in statuses if s == 200)
-    print(f"http: {requests / seconds:,.0f} requests/s ({requests:,} in {seconds:.2f} s, "
-          f"{concurrency} clients, {ok:,} OK) at {endpoint}")
+    limited = sum(1 for s in statuses if s == 429)
+    print(f"http: {ok / seconds:,.0f} suggestions/s ({requests:,} requests in {seconds:.2f} s, "
+          f"{concurrency} clients, {ok:,} OK, {limited:,} refused 429) at {endpoint}")
+    if limited:
+        print("  a suggestion is a heavy read: one key has HEAVY_READS_PER_CLIENT (2) in flight per server;"
+              " serve with HEAVY_READS_PER_CLIENT=off to measure the endpoint itself")
 
 
 def main() -> None:

@@ -39,7 +39,6 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import os  # noqa: E402
-import re  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
@@ -218,8 +217,11 @@ def lag(url: str, port: int, headers: dict[str, str], env: dict[str, str], games
         _out, err = sweeper.communicate(timeout=10)
     if len(seen) != games:
         raise SystemExit(f"only {len(seen)} of {games} games settled within 30 s")
-    # "settled 3 games in 412 ms": how long each pass that settled something took
-    passes = [(int(m[1]), float(m[2])) for m in re.finditer(r"settled (\d+) games? in (\d+) ms", err)]
+    # "settled 3 games, played 0 overdue turns in 412 ms": how long each pass that settled
+    # something took (the sweeper's own pattern for its summary line)
+    from service.commands.sweep import SUMMARY
+
+    passes = [(int(m[1]), float(m[3])) for m in SUMMARY.finditer(err) if int(m[1])]
     noticed = sorted(rows[g][1] - rows[g][0] for g in seen)
     committed = sorted(seen[g] - rows[g][0] for g in seen)
     return noticed, committed, interval, load, passes

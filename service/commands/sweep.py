@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import threading
@@ -57,6 +58,11 @@ def interval_from_env() -> float:
     except argparse.ArgumentTypeError as exc:
         print(f"capsa sweep: SWEEP_INTERVAL_S {exc}", file=sys.stderr)
         raise SystemExit(ExitCode.USAGE) from exc
+
+
+# A pass's summary line (`Pass.lines`' last), as a reader of the sweeper's output finds it:
+# games settled, overdue turns played, milliseconds (bench/susun_games.py times its passes).
+SUMMARY = re.compile(r"settled (\d+) games?, played (\d+) overdue turns? in (\d+) ms")
 
 
 @dataclass(frozen=True)

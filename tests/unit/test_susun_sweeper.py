@@ -131,3 +131,14 @@ def test_a_game_that_cannot_settle_is_left_as_it_was_and_does_not_hold_up_the_ot
 )
 def test_the_fake_repositories_take_what_the_real_ones_take(fake, real, name):
     assert signature(getattr(fake, name)) == signature(getattr(real, name))
+
+
+@pytest.mark.parametrize(("settled", "played"), [(1, []), (3, [("cl", "gm", 1), ("cl", "gm2", 4)])])
+def test_a_passs_summary_line_is_the_one_its_readers_look_for(settled, played):
+    """bench/susun_games.py times the sweeper's passes from this line: its pattern went
+    stale once when the line changed, and the benchmark counted no pass for days."""
+    from service.commands.sweep import SUMMARY, Pass
+
+    done = Pass([("cl", f"sg{i}") for i in range(settled)], played, 0, False)
+    (found,) = [m for line in done.lines(412.4) if (m := SUMMARY.fullmatch(line))]
+    assert (int(found[1]), int(found[2]), int(found[3])) == (settled, sum(n for *_, n in played), 412)
