@@ -6,6 +6,7 @@ connection, and no keep-alive connection pins a client to one worker (PITFALLS.m
 
 import gc
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -54,13 +55,30 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # (never on the API port: they need no key); "off" disables.
 metrics_bind = os.environ.get("METRICS_BIND", "127.0.0.1:9100")
 
+# The temporary directories this server made for itself below, removed when it stops
+# (`on_exit`); directories it was given are the operator's and stay. Kept in the
+# environment: a HUP reads this file again, with both variables set, and makes none.
+_MADE = "CAPSA_SERVER_TEMP_DIRS"
+
+
+def _make(variable, prefix):
+    os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
+    os.environ[_MADE] = os.pathsep.join(filter(None, (os.environ.get(_MADE), os.environ[variable])))
+
+
 # Prometheus multiprocess mode: must be set before prometheus_client is imported by the app.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="capsa-prometheus-")
+    _make("PROMETHEUS_MULTIPROC_DIR", "capsa-prometheus-")
 # The heavy reads' slots (service/api/heavy_reads.py): one directory for every worker of
 # this server, made before they start, so a client's bound holds across them.
 if not os.environ.get("HEAVY_READS_DIR"):
-    os.environ["HEAVY_READS_DIR"] = tempfile.mkdtemp(prefix="capsa-heavy-reads-")
+    _make("HEAVY_READS_DIR", "capsa-heavy-reads-")
+
+
+def on_exit(server):
+    # The workers have stopped: nothing writes to the directories any more.
+    for path in filter(None, os.environ.get(_MADE, "").split(os.pathsep)):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def on_starting(server):

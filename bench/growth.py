@@ -46,6 +46,8 @@ size (a run cut short keeps what it measured). Usage:
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sys
 from pathlib import Path
 
@@ -369,7 +371,9 @@ def main() -> int:
         assert ledger_rollups.keep_zone(db, client_id, "IDR", ZoneInfo("Asia/Jakarta"))
         db.dispose()
         keyring = Keyring().rotated(first - timedelta(hours=1))[0]
-        key_file = Path(tempfile.mkdtemp(prefix="capsa-growth-keys-")) / "signing-keys.json"
+        keys_dir = tempfile.mkdtemp(prefix="capsa-growth-keys-")
+        atexit.register(shutil.rmtree, keys_dir, True)  # a private signing key: not left behind
+        key_file = Path(keys_dir) / "signing-keys.json"
         keyfile.save(key_file, keyring)
         env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "off",
                "METRICS_BIND": "off", "SIGNING_KEY_FILE": str(key_file)}

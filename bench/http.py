@@ -44,6 +44,8 @@ drops it at the end. Usage:
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sys
 
 # This file is named http.py: drop its folder from the path before anything imports the
@@ -351,7 +353,9 @@ def main() -> int:
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         workers = env.get("WEB_CONCURRENCY", str((os.cpu_count() or 1) * 2 + 1))
 
-        key_file = Path(tempfile.mkdtemp(prefix="capsa-bench-keys-")) / "signing-keys.json"
+        keys_dir = tempfile.mkdtemp(prefix="capsa-bench-keys-")
+        atexit.register(shutil.rmtree, keys_dir, True)  # a private signing key: not left behind
+        key_file = Path(keys_dir) / "signing-keys.json"
         from service.adapters import keyfile
         from service.domain.signing import Keyring
         from service.services.clock import utcnow_ms

@@ -21,6 +21,8 @@ The load average is printed beside the figures: the machine is shared. Usage:
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sys
 
 # bench/http.py would shadow the standard library's http package: drop this folder.
@@ -106,7 +108,9 @@ def main() -> int:
             from service.domain.signing import Keyring
             from service.services.clock import utcnow_ms
 
-            key_file = Path(tempfile.mkdtemp(prefix="capsa-profile-keys-")) / "signing-keys.json"
+            keys_dir = tempfile.mkdtemp(prefix="capsa-profile-keys-")
+            atexit.register(shutil.rmtree, keys_dir, True)  # a private signing key: not left behind
+            key_file = Path(keys_dir) / "signing-keys.json"
             keyfile.save(key_file, Keyring().rotated(utcnow_ms())[0])
             config["SIGNING_KEY_FILE"] = str(key_file)
         app = create_app(config)

@@ -25,6 +25,8 @@ figures: the machine is shared. Usage:
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sys
 
 # bench/http.py would shadow the standard library's http package: drop this folder.
@@ -92,7 +94,9 @@ def main() -> int:
         created = [clients.create_client(db, f"wal-{i}") for i in range(1 if args.preload else args.clients)]
         keys = [key for _, key in created]
         db.dispose()
-        key_file = Path(tempfile.mkdtemp(prefix="capsa-wal-keys-")) / "signing-keys.json"
+        keys_dir = tempfile.mkdtemp(prefix="capsa-wal-keys-")
+        atexit.register(shutil.rmtree, keys_dir, True)  # a private signing key: not left behind
+        key_file = Path(keys_dir) / "signing-keys.json"
         # Valid from before the first preloaded round (15 s apart, ending an hour ago).
         keyring = Keyring().rotated(utcnow_ms() - timedelta(seconds=15 * args.preload, hours=2))[0]
         keyfile.save(key_file, keyring)

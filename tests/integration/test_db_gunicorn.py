@@ -236,3 +236,27 @@ def test_a_hup_after_a_key_rotation_signs_with_the_new_key(sqlite_url, tmp_path)
 def _worker_pids(master: int) -> list[int]:
     children = Path(f"/proc/{master}/task/{master}/children")
     return [int(p) for p in children.read_text().split()] if children.exists() else []
+
+
+def test_the_directories_the_server_makes_for_itself_go_when_it_stops(sqlite_url, tmp_path):
+    """Without PROMETHEUS_MULTIPROC_DIR and HEAVY_READS_DIR the server makes a temporary
+    directory for each; each start left two behind in /tmp. Directories it was given stay."""
+    made = tmp_path / "tmp"
+    made.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PROMETHEUS_MULTIPROC_DIR", "HEAVY_READS_DIR")}
+    port = free_port()
+    with (tmp_path / "gunicorn.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
+             "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+            env={**env, "DATABASE_URL": sqlite_url, "WEB_CONCURRENCY": "1", "LOG_LEVEL": "WARNING",
+                 "METRICS_BIND": "off", "TMPDIR": str(made)},
+        )
+    try:
+        wait_healthy(proc, port)
+        assert sorted(p.name.rsplit("-", 1)[0] for p in made.iterdir()) == ["capsa-heavy-reads", "capsa-prometheus"]
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    assert list(made.iterdir()) == []
