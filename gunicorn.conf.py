@@ -56,29 +56,38 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 metrics_bind = os.environ.get("METRICS_BIND", "127.0.0.1:9100")
 
 # The temporary directories this server made for itself below, removed when it stops
-# (`on_exit`); directories it was given are the operator's and stay. Kept in the
-# environment: a HUP reads this file again, with both variables set, and makes none.
-_MADE = "CAPSA_SERVER_TEMP_DIRS"
+# (`on_exit`); directories it was given are the operator's and stay. The server sets this
+# variable itself (never set it): a HUP reads this file again with both directories named,
+# and makes none; a new master started by USR2 inherits them, and the old one leaves them.
+MADE_ENV = "CAPSA_SERVER_TEMP_DIRS"
+_PREFIXES = ("capsa-prometheus-", "capsa-heavy-reads-")
 
 
 def _make(variable, prefix):
     os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
-    os.environ[_MADE] = os.pathsep.join(filter(None, (os.environ.get(_MADE), os.environ[variable])))
+    os.environ[MADE_ENV] = os.pathsep.join(filter(None, (os.environ.get(MADE_ENV), os.environ[variable])))
 
 
 # Prometheus multiprocess mode: must be set before prometheus_client is imported by the app.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    _make("PROMETHEUS_MULTIPROC_DIR", "capsa-prometheus-")
+    _make("PROMETHEUS_MULTIPROC_DIR", _PREFIXES[0])
 # The heavy reads' slots (service/api/heavy_reads.py): one directory for every worker of
 # this server, made before they start, so a client's bound holds across them.
 if not os.environ.get("HEAVY_READS_DIR"):
-    _make("HEAVY_READS_DIR", "capsa-heavy-reads-")
+    _make("HEAVY_READS_DIR", _PREFIXES[1])
 
 
 def on_exit(server):
-    # The workers have stopped: nothing writes to the directories any more.
-    for path in filter(None, os.environ.get(_MADE, "").split(os.pathsep)):
-        shutil.rmtree(path, ignore_errors=True)
+    # The workers have stopped. A master that started a new one (USR2) with them in its
+    # environment (after a HUP: gunicorn hands on the environment of its last reading of
+    # this file) leaves them to it; the last one removes them: only directories of the
+    # names made above, in the temporary directory.
+    if server.reexec_pid and MADE_ENV in server.cfg.env_orig:
+        return
+    for path in filter(None, os.environ.get(MADE_ENV, "").split(os.pathsep)):
+        made = Path(path)
+        if made.parent == Path(tempfile.gettempdir()) and made.name.startswith(_PREFIXES):
+            shutil.rmtree(made, ignore_errors=True)
 
 
 def on_starting(server):

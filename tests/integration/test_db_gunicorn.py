@@ -260,3 +260,68 @@ def test_the_directories_the_server_makes_for_itself_go_when_it_stops(sqlite_url
         proc.terminate()
         proc.wait(20)
     assert list(made.iterdir()) == []
+
+
+def test_a_new_master_started_after_a_reload_keeps_the_directories_it_inherits(sqlite_url, tmp_path):
+    """HUP, then USR2 (a new master from the same socket), then TERM to the old one: gunicorn
+    hands the new master the environment of its last reading of gunicorn.conf.py, which
+    names the old master's directories. The old master left them to it (it removed them,
+    and every request of the new one was a 500), and the new one removes them at its end."""
+    import signal
+
+    made = tmp_path / "tmp"
+    made.mkdir()
+    pidfile = tmp_path / "gunicorn.pid"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PROMETHEUS_MULTIPROC_DIR", "HEAVY_READS_DIR", "CAPSA_SERVER_TEMP_DIRS")}
+    port = free_port()
+
+    def wait_for(check, what: str) -> None:
+        deadline = time.monotonic() + 30
+        while not check():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.2)
+
+    with (tmp_path / "gunicorn.log").open("wb") as log:
+        old = subprocess.Popen(  # as its script (USR2 execs the command again: `-m` would not do)
+            [str(Path(sys.executable).with_name("gunicorn")), "-c", str(ROOT / "gunicorn.conf.py"), "--pid", str(pidfile),
+             "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+            env={**env, "DATABASE_URL": sqlite_url, "WEB_CONCURRENCY": "1", "LOG_LEVEL": "WARNING",
+                 "METRICS_BIND": "off", "TMPDIR": str(made)},
+        )
+    new_pid = None
+    try:
+        wait_healthy(old, port)
+        dirs = sorted(made.iterdir())
+        assert len(dirs) == 2
+        old.send_signal(signal.SIGHUP)
+        time.sleep(2)
+        wait_healthy(old, port)
+        old.send_signal(signal.SIGUSR2)
+        second = pidfile.with_name(pidfile.name + ".2")  # the new master's, while the old one runs
+        wait_for(lambda: second.exists() and second.read_text().strip().isdigit(), "no new master")
+        new_pid = int(second.read_text())
+        time.sleep(2)
+        old.send_signal(signal.SIGTERM)
+        old.wait(30)
+        assert sorted(made.iterdir()) == dirs  # left to the new master
+        for _ in range(3):
+            assert call(port, "GET", "/healthz", {})[0] == 200
+            assert call(port, "GET", "/v1/rules", {})[0] in (200, 401)
+    finally:
+        if old.poll() is None:
+            old.terminate()
+            old.wait(20)
+        if new_pid is not None:
+            os.kill(new_pid, signal.SIGTERM)
+            wait_for(lambda: _gone(new_pid), "the new master did not stop")
+    assert list(made.iterdir()) == []
+
+
+def _gone(pid: int) -> bool:
+    """Whether the process has ended (a zombie too: the old master's child is not ours to reap)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True

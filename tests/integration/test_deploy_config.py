@@ -70,6 +70,8 @@ def test_gunicorns_header_limits_sit_above_nginxs_so_nginx_answers_first(monkeyp
 
     # Set, so that reading the settings leaves this process's environment as it was.
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.setenv("HEAVY_READS_DIR", str(tmp_path))
+    monkeypatch.delenv("CAPSA_SERVER_TEMP_DIRS", raising=False)
     gunicorn = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     (large,) = directives(CONF, "large_client_header_buffers")
     count, size = map(int, large.split())
@@ -89,6 +91,7 @@ def test_gunicorn_names_one_directory_of_heavy_read_slots_for_all_its_workers(mo
 
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     monkeypatch.delenv("HEAVY_READS_DIR", raising=False)  # restored (unset) after the test
+    monkeypatch.delenv("CAPSA_SERVER_TEMP_DIRS", raising=False)  # the directories it made: the same
     runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     made = Path(os.environ["HEAVY_READS_DIR"])  # in the master's environment: the workers inherit it
     assert made.is_dir() and made.name.startswith("capsa-heavy-reads-")
