@@ -330,11 +330,13 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
         if len(found):
             held += by_setting
             ids = _setting_id(pf, pm, pb)
-            order = np.argsort(ids)
-            at = np.searchsorted(ids, found, sorter=order)
-            i = order[np.minimum(at, len(ids) - 1)]
-            listed = (at < len(ids)) & (ids[i] == found)
-            np.maximum.at(value, i[listed], found_value[listed])
+            listed = np.zeros(len(found), dtype=np.bool_)  # no legal setting: every one is extra
+            if len(ids):
+                order = np.argsort(ids)
+                at = np.searchsorted(ids, found, sorter=order)
+                i = order[np.minimum(at, len(ids) - 1)]
+                listed = (at < len(ids)) & (ids[i] == found)
+                np.maximum.at(value, i[listed], found_value[listed])
             # out of order as rows, legal all the same: a natural never fouls
             extra = found[~listed]
             if len(extra):
