@@ -79,7 +79,10 @@ def insert_new(
         server_seed, nonce, committed_at = new_server_seed(), uow.deals.next_nonce(client_id), now
     else:
         if not uow.deals.use_commitment(client_id, drawn.id, deal_id):
-            raise _commitment_used(drawn.id)
+            # Another deal took it since it was read: its statement committed (a write
+            # transaction reads what has committed), so this names it.
+            taken = uow.deals.commitment(client_id, drawn.id)
+            raise _commitment_used(drawn.id, None if taken is None else taken.used_by)
         server_seed, nonce, committed_at = drawn.server_seed, drawn.nonce, drawn.created_at
     hands = deal(server_seed, client_seed, nonce, len(players))
     made = DealRecord(
@@ -406,8 +409,12 @@ def round_differences(uow: UnitOfWork, client_id: str, round_id: str, request: M
         out.append({"field": "deal.commitment", "stored": row.commitment, "recomputed": made})
     if row.commitment_id is not None:  # made from a commitment: that commitment, with this seed and nonce
         drawn = uow.deals.commitment(client_id, row.commitment_id)
-        held = None if drawn is None else {"commitment": drawn.commitment, "nonce": drawn.nonce, "used_by": drawn.used_by}
-        wanted = {"commitment": made, "nonce": row.nonce, "used_by": row.id}
+        held = None if drawn is None else {
+            "commitment": drawn.commitment, "nonce": drawn.nonce, "used_by": drawn.used_by,
+            "created_at": rfc3339(drawn.created_at),
+        }
+        committed = None if row.committed_at is None else rfc3339(row.committed_at)
+        wanted = {"commitment": made, "nonce": row.nonce, "used_by": row.id, "created_at": committed}
         if held != wanted:
             out.append({"field": "deal.commitment_id", "stored": held, "recomputed": wanted})
     try:

@@ -4,6 +4,7 @@ hands checked against the deal in Susun rounds and Big Two games."""
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -608,6 +609,8 @@ def test_two_deals_racing_for_one_commitment_make_exactly_one(app, tenant):
         t.join(30)
     assert sorted(r.status_code for r in answers) == [201, 409]
     winner = next(r.get_json() for r in answers if r.status_code == 201)
+    loser = next(r.get_json() for r in answers if r.status_code == 409)
+    assert winner["id"] in loser["detail"]  # whichever way it lost: read used, or beaten to the row
     shown = app.test_client().get(f"/v1/deals/commitments/{drawn['id']}", headers=tenant.headers).get_json()
     assert shown["used_by"] == winner["id"]
     listed = app.test_client().get("/v1/deals", headers=tenant.headers).get_json()["items"]
@@ -632,9 +635,17 @@ def test_a_rounds_verify_checks_the_commitment_its_deal_was_made_from(app, http,
             conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": drawn["id"], **params})
 
     assert verify() == {"ok": True, "differences": []}
-    wanted = {"commitment": drawn["commitment"], "nonce": drawn["nonce"], "used_by": made["id"]}
+    wanted = {"commitment": drawn["commitment"], "nonce": drawn["nonce"], "used_by": made["id"],
+              "created_at": made["committed_at"]}
     change("UPDATE deal_commitments SET nonce = :n", n=99)
     assert verify()["differences"] == [{"field": "deal.commitment_id", "stored": {**wanted, "nonce": 99}, "recomputed": wanted}]
+    change("UPDATE deal_commitments SET nonce = :n", n=drawn["nonce"])
+    assert verify()["ok"] is True
+    later = datetime(2030, 1, 1, tzinfo=UTC)  # drawn after the deal it made, as the row now says
+    change("UPDATE deal_commitments SET created_at = :t", t=later)
+    assert verify()["differences"] == [{"field": "deal.commitment_id",
+                                        "stored": {**wanted, "created_at": "2030-01-01T00:00:00.000Z"},
+                                        "recomputed": wanted}]
     change("DELETE FROM deal_commitments")
     assert verify()["differences"] == [{"field": "deal.commitment_id", "stored": None, "recomputed": wanted}]
 

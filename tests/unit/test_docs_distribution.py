@@ -43,3 +43,12 @@ def test_a_table_is_distributed_after_the_tables_it_refers_to():
         for constraint in Base.metadata.tables[name].foreign_key_constraints:
             referred = constraint.referred_table.name
             assert referred in REFERENCE or DISTRIBUTED.index(referred) <= i, (name, referred)
+
+
+def test_the_sql_scope_check_covers_every_distributed_table():
+    """tests/sqlscope.py fails a session on a statement that does not name its client, on
+    the tables it lists: the plan's distributed tables, every one (a new table was left out
+    of it once)."""
+    from sqlscope import CLIENT_TABLES
+
+    assert CLIENT_TABLES == set(DISTRIBUTED)

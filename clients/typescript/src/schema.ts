@@ -669,8 +669,8 @@ export interface paths {
          * @description The server seed stays secret (only its SHA-256 `commitment` is shown) until a round uses the deal, a game that used it has ended, or it is revealed.
          *
          *     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
-         *     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals so far (0,
-         *     1, ...). Byte stream: blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
+         *     `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals and
+         *     commitments before the one that drew the seed (0, 1, ...). Byte stream: blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
          *     `"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
          *     unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
          *     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
@@ -736,6 +736,7 @@ export interface paths {
                 401: components["responses"]["UNAUTHORIZED"];
                 403: components["responses"]["FORBIDDEN"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
                 413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
                 415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -3326,7 +3327,7 @@ export interface components {
              *     - `/problems/unauthorized` (401): Missing, unknown or revoked API key (WWW-Authenticate: Bearer).
              *     - `/problems/forbidden` (403): A read key on a writing endpoint.
              *     - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
-             *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal used twice, a move on a finished game.
+             *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.
              *     - `/problems/deal-in-play` (409): The deal is used by a game still in play: its seed and hands stay hidden until the game ends.
              *     - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.
              *     - `/problems/idempotency-in-flight` (409): The first request with this Idempotency-Key is still running; retry after Retry-After seconds.
@@ -5664,7 +5665,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "Conflicting state: `reference` already used, a deal used twice, a move on a finished game.",
+                 *       "detail": "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.",
                  *       "errors": []
                  *     }
                  */

@@ -38,7 +38,7 @@ PROBLEM_TYPES = {
     ),
     "conflict": (
         409,
-        "Conflicting state: `reference` already used, a deal used twice, a move on a finished game.",
+        "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.",
     ),
     "deal-in-play": (
         409,
