@@ -122,14 +122,7 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
         return make()
     slot = reads.take(principal().client_id)
     if slot is None:
-        raise Problem(
-            429,
-            "rate-limited",
-            f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period, "
-            "suggestions, pages of over 100 events) in flight "
-            "on this server; retry after Retry-After seconds",
-            headers={"Retry-After": str(RETRY_AFTER_S)},
-        )
+        raise _refused(reads)
     try:
         response = make()
     except BaseException:
@@ -139,16 +132,39 @@ def answer_heavy(make: Callable[[], Response]) -> Response:
     return response
 
 
+def _refused(reads: HeavyReads) -> Problem:
+    return Problem(
+        429,
+        "rate-limited",
+        f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period, "
+        "suggestions, pages of over 100 events) in flight "
+        "on this server; retry after Retry-After seconds",
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
+
+
 def in_slot(work: Callable[[], T]) -> T | None:
     """`work()` run in one of the client's slots, let go when it returns; None, without
     running it, when none is free (the bound off: it just runs). For work a request may
     leave to another process: settling an overdue Capsa Susun game, which the sweeper
     does too."""
+    return _in_slot(work, refuse=False)
+
+
+def in_slot_or_refused(work: Callable[[], T]) -> T | None:
+    """`in_slot`, but 429 when no slot is free: for work an answer cannot be right
+    without (a list of the games that work finishes)."""
+    return _in_slot(work, refuse=True)
+
+
+def _in_slot(work: Callable[[], T], *, refuse: bool) -> T | None:
     reads: HeavyReads | None = current_app.extensions[EXTENSION]
     if reads is None:
         return work()
     slot = reads.take(principal().client_id)
     if slot is None:
+        if refuse:
+            raise _refused(reads)
         return None
     try:
         return work()
@@ -179,5 +195,6 @@ def of(app: Flask) -> HeavyReads | None:
 
 
 __all__ = [
-    "DEFAULT_PER_CLIENT", "ENV_DIR", "HeavyReads", "Slot", "answer_heavy", "heavy", "in_slot", "install", "of", "per_client",
+    "DEFAULT_PER_CLIENT", "ENV_DIR", "HeavyReads", "Slot", "answer_heavy", "heavy", "in_slot", "in_slot_or_refused",
+    "install", "of", "per_client",
 ]

@@ -1031,7 +1031,9 @@ export interface paths {
          * @description Each game is shown as a GET of it answers, its due auto moves played first, for at
          *     most 10 games a page: a page holding more ends before the next one, with fewer items
          *     than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
-         *     client's heavy-read slots; while it holds both, the games are shown as stored.
+         *     client's heavy-read slots; while it holds both, the games are shown as stored (and a
+         *     page of `status=finished`, which would leave out the games those turns finish, is
+         *     429 `rate-limited`).
          */
         get: {
             parameters: {

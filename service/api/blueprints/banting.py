@@ -11,7 +11,7 @@ from service.services.banting import games, matches
 
 from ..auth import allow_read, require_write
 from ..headers import parse_if_match, parse_key
-from ..heavy_reads import in_slot
+from ..heavy_reads import in_slot, in_slot_or_refused
 from ..schemas.banting import (
     BantingHandSchema,
     GameListSchema,
@@ -75,8 +75,12 @@ class Games(MethodView):
         Each game is shown as a GET of it answers, its due auto moves played first, for at
         most 10 games a page: a page holding more ends before the next one, with fewer items
         than `limit` and a `next_cursor` that resumes there. Playing them takes one of the
-        client's heavy-read slots; while it holds both, the games are shown as stored."""
-        return json_response(games.list_(db(), principal().client_id, **query, guard=in_slot))
+        client's heavy-read slots; while it holds both, the games are shown as stored (and a
+        page of `status=finished`, which would leave out the games those turns finish, is
+        429 `rate-limited`)."""
+        # A page of finished games would leave out those the turns finish: 429 rather than that.
+        guard = in_slot_or_refused if query.get("status") == "finished" else in_slot
+        return json_response(games.list_(db(), principal().client_id, **query, guard=guard))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(GameRequestSchema, example=GAME_EXAMPLE)
