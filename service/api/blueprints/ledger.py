@@ -113,14 +113,22 @@ class Summary(MethodView):
     @blp.problems(*AUTH, 422)
     def get(self, query: dict[str, Any]) -> Response:
         """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period."""
-        return _period_heavy(query, lambda: json_response(ledger.summary(db(), principal().client_id, **query)))
+
+        def make() -> Response:
+            return json_response(ledger.summary(db(), principal().client_id, **query))
+
+        if ledger.gathers_days(db(), principal().client_id, **query):
+            return answer_heavy(make)  # all time by day in a zone whose days are not kept yet
+        return _period_heavy(query, make)
 
     get.__doc__ = (
         (get.__doc__ or "")
         + "\n\nEach row sums the players' lines of its group; `house_fee` sums the house's "
         "fee lines (less reversals) of the period. By table or day, `rounds` counts rounds "
         "booked (+1) and reversed (-1).\n\nOver a period (`since` or `until`) the lines are summed "
-        "in full: a heavy read (see rate limits); all time reads the kept totals.\n\n"
+        "in full: a heavy read (see rate limits); all time reads the kept totals. All time by day "
+        "in a zone whose days are not kept gathers them from the quarter hours: a heavy read "
+        "too (the first such read keeps the zone's days, for up to 8 zones a currency).\n\n"
         + COUNTING
     )
 

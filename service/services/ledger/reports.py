@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # The API names the groupings through this module.
 from service.adapters.ledger import SUMMARY_GROUPINGS as SUMMARY_GROUPINGS
-from service.adapters.ledger import Entry, Totals
+from service.adapters.ledger import Entry, Totals, is_utc
 from service.adapters.ledger import Grouping as Grouping
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
@@ -132,6 +132,30 @@ def _row(t: Totals, currency: str) -> dict[str, Any]:
         "fees": format_money(t.fees, currency),
         "net": format_money(t.net, currency),
     }
+
+
+def gathers_days(
+    db: Database,
+    client_id: str,
+    *,
+    currency: str,
+    tz: str,
+    group_by: Grouping,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    **_: Any,
+) -> bool:
+    """Whether `summary` with these arguments gathers a zone's days from the client's
+    quarter-hour rollups: all time, by day, in a zone other than UTC whose days are not
+    kept (up to 96 rows a day of history; three years took 210 ms of PostgreSQL). An
+    unknown zone or currency is refused here as `summary` refuses it (422)."""
+    if group_by != Grouping.DAY or since is not None or until is not None:
+        return False
+    zone, code = zone_of(tz), _currency(currency)
+    if is_utc(zone):
+        return False
+    with db.unit_of_work() as uow:
+        return bool(uow.rollups.cursor(client_id)) and not uow.rollups.read(client_id, code, Grouping.ZONE, zone.key)
 
 
 def summary(

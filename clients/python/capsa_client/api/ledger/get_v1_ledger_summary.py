@@ -119,7 +119,9 @@ def sync_detailed(
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
-    time reads the kept totals.
+    time reads the kept totals. All time by day in a zone whose days are not kept gathers them from the
+    quarter hours: a heavy read too (the first such read keeps the zone's days, for up to 8 zones a
+    currency).
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
@@ -183,7 +185,9 @@ def sync(
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
-    time reads the kept totals.
+    time reads the kept totals. All time by day in a zone whose days are not kept gathers them from the
+    quarter hours: a heavy read too (the first such read keeps the zone's days, for up to 8 zones a
+    currency).
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
@@ -242,7 +246,9 @@ async def asyncio_detailed(
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
-    time reads the kept totals.
+    time reads the kept totals. All time by day in a zone whose days are not kept gathers them from the
+    quarter hours: a heavy read too (the first such read keeps the zone's days, for up to 8 zones a
+    currency).
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
@@ -304,7 +310,9 @@ async def asyncio(
     reversals) of the period. By table or day, `rounds` counts rounds booked (+1) and reversed (-1).
 
     Over a period (`since` or `until`) the lines are summed in full: a heavy read (see rate limits); all
-    time reads the kept totals.
+    time reads the kept totals. All time by day in a zone whose days are not kept gathers them from the
+    quarter hours: a heavy read too (the first such read keeps the zone's days, for up to 8 zones a
+    currency).
 
     How a period is counted: a report sums the ledger lines *dated* in [since, until). A
     round's lines are dated at the round's `created_at`; a void's reversal lines at the void.
