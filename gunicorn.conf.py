@@ -4,6 +4,7 @@ Sync workers: each request owns its worker, so a slow scoring call never stalls 
 connection, and no keep-alive connection pins a client to one worker (PITFALLS.md).
 """
 
+import atexit
 import gc
 import os
 import shutil
@@ -55,17 +56,36 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # (never on the API port: they need no key); "off" disables.
 metrics_bind = os.environ.get("METRICS_BIND", "127.0.0.1:9100")
 
-# The temporary directories this server made for itself below, removed when it stops
-# (`on_exit`); directories it was given are the operator's and stay. The server sets this
-# variable itself (never set it): a HUP reads this file again with both directories named,
-# and makes none; a new master started by USR2 inherits them, and the old one leaves them.
+# The temporary directories this master made for itself below, removed when it ends;
+# directories the operator named are the operator's and stay. The server sets this variable
+# itself (never set it): "<master's pid>:<directory>:...". A HUP reads this file again in the
+# same master and makes none. A new master started by USR2 inherits the environment its
+# parent last read, these directories with it: it makes its own instead, so that neither
+# master removes (or, starting, empties) a directory the other still uses.
 MADE_ENV = "CAPSA_SERVER_TEMP_DIRS"
 _PREFIXES = ("capsa-prometheus-", "capsa-heavy-reads-")
+_inherited = os.environ.get(MADE_ENV, "").split(os.pathsep)
+if _inherited[0] != str(os.getpid()):
+    for _variable in ("PROMETHEUS_MULTIPROC_DIR", "HEAVY_READS_DIR"):
+        if os.environ.get(_variable) in _inherited[1:]:
+            del os.environ[_variable]
+    os.environ.pop(MADE_ENV, None)
 
 
 def _make(variable, prefix):
     os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
-    os.environ[MADE_ENV] = os.pathsep.join(filter(None, (os.environ.get(MADE_ENV), os.environ[variable])))
+    os.environ[MADE_ENV] = os.pathsep.join((os.environ.get(MADE_ENV) or str(os.getpid()), os.environ[variable]))
+
+
+def _remove_made():
+    # Only in the master that made them (a worker, forked from it, exits through here too),
+    # and only directories of the names made here, in the temporary directory.
+    owner, *made = os.environ.get(MADE_ENV, "").split(os.pathsep)
+    if owner != str(os.getpid()):
+        return
+    for path in map(Path, made):
+        if path.parent == Path(tempfile.gettempdir()) and path.name.startswith(_PREFIXES):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 # Prometheus multiprocess mode: must be set before prometheus_client is imported by the app.
@@ -75,19 +95,9 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 # this server, made before they start, so a client's bound holds across them.
 if not os.environ.get("HEAVY_READS_DIR"):
     _make("HEAVY_READS_DIR", _PREFIXES[1])
-
-
-def on_exit(server):
-    # The workers have stopped. A master that started a new one (USR2) with them in its
-    # environment (after a HUP: gunicorn hands on the environment of its last reading of
-    # this file) leaves them to it; the last one removes them: only directories of the
-    # names made above, in the temporary directory.
-    if server.reexec_pid and MADE_ENV in server.cfg.env_orig:
-        return
-    for path in filter(None, os.environ.get(MADE_ENV, "").split(os.pathsep)):
-        made = Path(path)
-        if made.parent == Path(tempfile.gettempdir()) and made.name.startswith(_PREFIXES):
-            shutil.rmtree(made, ignore_errors=True)
+# At the master's end however it ends (a master that fails to start never calls on_exit).
+# Each HUP registers it again: the later calls find nothing left to remove.
+atexit.register(_remove_made)
 
 
 def on_starting(server):

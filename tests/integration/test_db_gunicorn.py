@@ -262,11 +262,12 @@ def test_the_directories_the_server_makes_for_itself_go_when_it_stops(sqlite_url
     assert list(made.iterdir()) == []
 
 
-def test_a_new_master_started_after_a_reload_keeps_the_directories_it_inherits(sqlite_url, tmp_path):
-    """HUP, then USR2 (a new master from the same socket), then TERM to the old one: gunicorn
-    hands the new master the environment of its last reading of gunicorn.conf.py, which
-    names the old master's directories. The old master left them to it (it removed them,
-    and every request of the new one was a 500), and the new one removes them at its end."""
+def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its_own(sqlite_url, tmp_path):
+    """HUP, then USR2 (a new master on the same socket): gunicorn hands the new master the
+    environment of its parent's last reading of gunicorn.conf.py, which names the parent's
+    directories. Shared, the old master removed them as it stopped and every request of the
+    new one was a 500; or the new one, stopped to roll the upgrade back, removed them under
+    the old. Each master makes its own, and removes only those."""
     import signal
 
     made = tmp_path / "tmp"
@@ -274,7 +275,6 @@ def test_a_new_master_started_after_a_reload_keeps_the_directories_it_inherits(s
     pidfile = tmp_path / "gunicorn.pid"
     env = {k: v for k, v in os.environ.items()
            if k not in ("PROMETHEUS_MULTIPROC_DIR", "HEAVY_READS_DIR", "CAPSA_SERVER_TEMP_DIRS")}
-    port = free_port()
 
     def wait_for(check, what: str) -> None:
         deadline = time.monotonic() + 30
@@ -282,30 +282,46 @@ def test_a_new_master_started_after_a_reload_keeps_the_directories_it_inherits(s
             assert time.monotonic() < deadline, what
             time.sleep(0.2)
 
-    with (tmp_path / "gunicorn.log").open("wb") as log:
-        old = subprocess.Popen(  # as its script (USR2 execs the command again: `-m` would not do)
-            [str(Path(sys.executable).with_name("gunicorn")), "-c", str(ROOT / "gunicorn.conf.py"), "--pid", str(pidfile),
-             "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
-            env={**env, "DATABASE_URL": sqlite_url, "WEB_CONCURRENCY": "1", "LOG_LEVEL": "WARNING",
-                 "METRICS_BIND": "off", "TMPDIR": str(made)},
-        )
-    new_pid = None
-    try:
+    def master(port: int) -> subprocess.Popen[bytes]:
+        with (tmp_path / "gunicorn.log").open("ab") as log:
+            return subprocess.Popen(  # as its script (USR2 execs the command again: `-m` would not do)
+                [str(Path(sys.executable).with_name("gunicorn")), "-c", str(ROOT / "gunicorn.conf.py"),
+                 "--pid", str(pidfile), "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+                env={**env, "DATABASE_URL": sqlite_url, "WEB_CONCURRENCY": "1", "LOG_LEVEL": "WARNING",
+                     "METRICS_BIND": "off", "TMPDIR": str(made)},
+            )
+
+    def stop(pid: int) -> None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        wait_for(lambda: _gone(pid), f"master {pid} did not stop")
+
+    def upgraded(old: subprocess.Popen[bytes], port: int) -> int:
+        """HUP, USR2: the new master's pid, once it serves."""
         wait_healthy(old, port)
-        dirs = sorted(made.iterdir())
-        assert len(dirs) == 2
         old.send_signal(signal.SIGHUP)
-        time.sleep(2)
         wait_healthy(old, port)
         old.send_signal(signal.SIGUSR2)
         second = pidfile.with_name(pidfile.name + ".2")  # the new master's, while the old one runs
         wait_for(lambda: second.exists() and second.read_text().strip().isdigit(), "no new master")
         new_pid = int(second.read_text())
-        time.sleep(2)
-        old.send_signal(signal.SIGTERM)
+        wait_for(lambda: len(list(made.iterdir())) == 4, "the new master made no directories of its own")
+        return new_pid
+
+    # The upgrade completed: the old master stops, the new one serves on.
+    port = free_port()
+    old = master(port)
+    new_pid = None
+    try:
+        wait_healthy(old, port)
+        first = set(made.iterdir())
+        new_pid = upgraded(old, port)
+        stop(old.pid)
         old.wait(30)
-        assert sorted(made.iterdir()) == dirs  # left to the new master
+        assert set(made.iterdir()).isdisjoint(first) and len(list(made.iterdir())) == 2
         for _ in range(3):
             assert call(port, "GET", "/healthz", {})[0] == 200
             assert call(port, "GET", "/v1/rules", {})[0] in (200, 401)
@@ -314,8 +330,27 @@ def test_a_new_master_started_after_a_reload_keeps_the_directories_it_inherits(s
             old.terminate()
             old.wait(20)
         if new_pid is not None:
-            os.kill(new_pid, signal.SIGTERM)
-            wait_for(lambda: _gone(new_pid), "the new master did not stop")
+            stop(new_pid)
+    assert list(made.iterdir()) == []
+
+    # The upgrade rolled back: the new master stops, the old one serves on.
+    pidfile.unlink(missing_ok=True)
+    port = free_port()
+    old = master(port)
+    new_pid = None
+    try:
+        wait_healthy(old, port)
+        first = set(made.iterdir())
+        new_pid = upgraded(old, port)
+        stop(new_pid)
+        assert set(made.iterdir()) == first
+        for _ in range(3):
+            assert call(port, "GET", "/healthz", {})[0] == 200
+    finally:
+        if new_pid is not None:
+            stop(new_pid)
+        old.terminate()
+        old.wait(20)
     assert list(made.iterdir()) == []
 
 
