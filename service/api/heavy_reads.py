@@ -25,7 +25,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from flask import Flask, Response, current_app
 
@@ -151,10 +151,10 @@ def in_slot(work: Callable[[], T]) -> T | None:
     return _in_slot(work, refuse=False)
 
 
-def in_slot_or_refused(work: Callable[[], T]) -> T | None:
+def in_slot_or_refused(work: Callable[[], T]) -> T:
     """`in_slot`, but 429 when no slot is free: for work an answer cannot be right
-    without (a list of the games that work finishes)."""
-    return _in_slot(work, refuse=True)
+    without (a list of the games that work finishes, a summary's days gathered)."""
+    return cast(T, _in_slot(work, refuse=True))
 
 
 def _in_slot(work: Callable[[], T], *, refuse: bool) -> T | None:

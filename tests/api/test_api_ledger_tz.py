@@ -715,3 +715,51 @@ def test_a_primary_that_cannot_be_asked_leaves_the_standby_serving(standing_in, 
     assert standing_in.replica.state().serves
     served = replicas.report(standing_in, tenant.id, work)
     assert (served.sequence, served.source) == (head, replicas.ReportSource.REPLICA)
+
+
+def test_a_summary_by_day_in_a_zone_is_served_by_the_standby_while_the_primary_is_down(
+    standing_in, tenant, placed, monkeypatch
+):
+    """The heavy-read slot for gathering a zone's days is taken inside the report, wherever it
+    runs: asking the primary first whether the zone's days are kept made this summary 503
+    while the primary was down, though the standby could answer it (as it did by player)."""
+    from service.adapters.errors import DatabaseUnavailable
+    from service.services.ledger import reports, rollups
+
+    rollups.sweep(standing_in)  # folded: all time reads the rollups, and gathers the zone's days
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise DatabaseUnavailable("the primary does not answer")
+
+    monkeypatch.setattr(standing_in, "snapshot", down)
+    monkeypatch.setattr(standing_in, "unit_of_work", down)
+    ran: list[str] = []
+
+    def guard(work: Any) -> Any:
+        ran.append("slot")
+        return work()
+
+    for zone in ("Asia/Jakarta", "Asia/Jakarta"):  # not kept (the primary is down): gathered each time
+        found = reports.summary(standing_in, tenant.id, currency="IDR", tz=zone, group_by=reports.Grouping.DAY,
+                               guard=guard)
+        assert found["as_of"]["source"] == "replica" and found["rows"]
+    assert ran == ["slot", "slot", "slot", "slot"]  # each read: the gather, then keeping the zone (which fails)
+
+
+def test_over_http_a_summary_by_day_in_a_zone_is_served_while_the_primary_is_down(
+    standing_in, http, tenant, placed, monkeypatch
+):
+    from service.adapters.errors import DatabaseUnavailable
+    from service.services.ledger import rollups
+
+    rollups.sweep(standing_in)
+    assert http.get("/v1/ledger/summary?currency=IDR", headers=tenant.read_headers).status_code == 200  # the key, cached
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise DatabaseUnavailable("the primary does not answer")
+
+    monkeypatch.setattr(standing_in, "snapshot", down)
+    monkeypatch.setattr(standing_in, "unit_of_work", down)
+    for query in ("group_by=player", "group_by=day&tz=Asia/Tokyo"):
+        r = http.get(f"/v1/ledger/summary?currency=IDR&{query}", headers=tenant.read_headers)
+        assert r.status_code == 200 and r.get_json()["as_of"]["source"] == "replica", (query, r.get_json())

@@ -13,7 +13,7 @@ from service.services.ledger import reports as ledger
 from service.services.reporting import AS_OF_HEADER, AsOf, as_of_header
 
 from ..context import current_g
-from ..heavy_reads import answer_heavy
+from ..heavy_reads import answer_heavy, in_slot_or_refused
 from ..schemas.ledger import (
     COUNTING,
     EntriesQuerySchema,
@@ -114,12 +114,9 @@ class Summary(MethodView):
     def get(self, query: dict[str, Any]) -> Response:
         """Totals per player, table or day (in `tz`, UTC by default) over the lines dated in the period."""
 
-        def make() -> Response:
-            return json_response(ledger.summary(db(), principal().client_id, **query))
-
-        if ledger.gathers_days(db(), principal().client_id, **query):
-            return answer_heavy(make)  # all time by day in a zone whose days are not kept yet
-        return _period_heavy(query, make)
+        # All time by day in a zone whose days are not kept yet gathers them in a slot.
+        return _period_heavy(query, lambda: json_response(
+            ledger.summary(db(), principal().client_id, **query, guard=in_slot_or_refused)))
 
     get.__doc__ = (
         (get.__doc__ or "")

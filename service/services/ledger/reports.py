@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # The API names the groupings through this module.
 from service.adapters.ledger import SUMMARY_GROUPINGS as SUMMARY_GROUPINGS
-from service.adapters.ledger import Entry, Totals, is_utc
+from service.adapters.ledger import Entry, Totals
 from service.adapters.ledger import Grouping as Grouping
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
@@ -134,30 +134,6 @@ def _row(t: Totals, currency: str) -> dict[str, Any]:
     }
 
 
-def gathers_days(
-    db: Database,
-    client_id: str,
-    *,
-    currency: str,
-    tz: str,
-    group_by: Grouping,
-    since: datetime | date | None = None,
-    until: datetime | date | None = None,
-    **_: Any,
-) -> bool:
-    """Whether `summary` with these arguments gathers a zone's days from the client's
-    quarter-hour rollups: all time, by day, in a zone other than UTC whose days are not
-    kept (up to 96 rows a day of history; three years took 210 ms of PostgreSQL). An
-    unknown zone or currency is refused here as `summary` refuses it (422)."""
-    if group_by != Grouping.DAY or since is not None or until is not None:
-        return False
-    zone, code = zone_of(tz), _currency(currency)
-    if is_utc(zone):
-        return False
-    with db.unit_of_work() as uow:
-        return bool(uow.rollups.cursor(client_id)) and not uow.rollups.read(client_id, code, Grouping.ZONE, zone.key)
-
-
 def summary(
     db: Database,
     client_id: str,
@@ -168,7 +144,11 @@ def summary(
     tz: str,
     group_by: Grouping,
     min_sequence: int | None = None,
+    guard: rollups.Guard | None = None,
 ) -> dict[str, Any]:
+    """`GET /v1/ledger/summary`. With `guard`, gathering a zone's days from the quarter
+    hours (all time, by day, in a zone whose days are not kept: three years of history took
+    210 ms of PostgreSQL), and keeping them after, run in it (a heavy read's slot)."""
     currency = _currency(currency)
     since, until, zone = _period(since, until, tz)
 
@@ -176,10 +156,13 @@ def summary(
         unkept: set[str] = set()
         groups, as_of = rollups.all_time(
             db, client_id, lambda uow, as_of, start: rollups.summary(
-                uow, as_of, start, client_id, currency, group_by, zone, unkept), min_sequence,
+                uow, as_of, start, client_id, currency, group_by, zone, unkept, guard), min_sequence,
         )
         if unkept:  # gathered from the quarter hours: the next reads take a row a day
-            rollups.keep_zone(db, client_id, currency, zone)
+            def keep() -> bool:
+                return rollups.keep_zone(db, client_id, currency, zone)
+
+            keep() if guard is None else guard(keep)
     else:
         groups, as_of = report(
             db, client_id, lambda uow, as_of: (uow.ledger.summary(client_id, currency, since, until, group_by, zone),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.errors import StorageError
@@ -29,6 +29,14 @@ from service.adapters.rollups import TOTALS, added, quarter_start
 from service.adapters.uow import Database, UnitOfWork
 
 T = TypeVar("T")
+
+
+class Guard(Protocol):
+    """Runs the work it is given and answers its result, or raises (a request's heavy-read
+    slot: `api.heavy_reads.in_slot_or_refused`, 429 when the client has none free)."""
+
+    def __call__(self, work: Callable[[], T]) -> T: ...
+
 log = logging.getLogger(__name__)
 
 READ_TAIL = 2_000  # records a read sums from the lines before it folds them first
@@ -190,11 +198,12 @@ def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
 
 def summary(
     uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: Grouping, zone: ZoneInfo,
-    unkept: set[str] | None = None,
+    unkept: set[str] | None = None, guard: Guard | None = None,
 ) -> list[Totals]:
     """The all-time summary: the rollups up to `start` plus the lines of the records after.
-    By day in a zone whose days are not kept, from the quarter hours: its name goes into
-    `unkept` (the caller may `keep_zone` it, outside this read)."""
+    By day in a zone whose days are not kept, from the quarter hours, in `guard` if given
+    (which runs it, or raises): its name goes into `unkept` (the caller may `keep_zone` it,
+    outside this read)."""
     tail = uow.ledger.summary(client_id, currency, None, None, group_by, zone, records=(start, as_of.sequence))
     if not start:
         return tail
@@ -204,7 +213,11 @@ def summary(
             return _merged(kept_days, tail)
         if unkept is not None:
             unkept.add(zone.key)
-        kept = _quarter_days(uow, client_id, currency, zone)
+
+        def gather() -> list[Totals]:
+            return _quarter_days(uow, client_id, currency, zone)
+
+        kept = gather() if guard is None else guard(gather)
     else:
         kept = uow.rollups.read(client_id, currency, group_by)
     return _merged(kept, tail)
