@@ -267,3 +267,41 @@ def test_an_all_time_summary_by_day_in_a_zone_whose_days_are_not_kept_is_a_heavy
             assert slot is not None
             slot.release()
     assert_both_free(reads, tenant.id)
+
+
+def test_a_list_of_susun_games_settles_its_overdue_games_in_one_slot_or_shows_them_as_stored(app, http, reads, clock):
+    """A list page settles up to 10 overdue games, a suggestion per absent player each: 1.1 s
+    of CPU under slow rules, each game in a slot of its own and the page in none. The page
+    now settles them all in one slot; without one it shows them as stored, and a page of
+    `status=settled` (which would leave them out) is 429."""
+    from test_api_susun_games import start
+
+    tenant = make_tenant(app)
+    made = [start(http, tenant, arrange_seconds=60) for _ in range(2)]
+    clock.advance(seconds=61)
+    taken: list[int] = []
+    take = reads.take
+
+    def counting(client_id: str) -> Any:
+        slot = take(client_id)
+        taken.append(1)
+        return slot
+
+    held = [reads.take(tenant.id), reads.take(tenant.id)]
+    try:
+        listed = get(http, "/v1/susun/games", tenant.read_headers).get_json()["items"]
+        assert {g["status"] for g in listed} == {"arranging"} and len(listed) == 2
+        refused = get(http, "/v1/susun/games?status=settled", tenant.read_headers)
+        assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    finally:
+        for slot in held:
+            assert slot is not None
+            slot.release()
+    reads.take = counting  # type: ignore[method-assign]
+    try:
+        settled = get(http, "/v1/susun/games?status=settled", tenant.read_headers).get_json()["items"]
+    finally:
+        del reads.take
+    assert sorted(g["id"] for g in settled) == sorted(g["id"] for g in made)
+    assert taken == [1]  # one slot for the page, not one a game
+    assert_both_free(reads, tenant.id)

@@ -2480,7 +2480,9 @@ export interface paths {
          * List this client's games, newest first, by `status` and `table`, in pages.
          * @description Overdue games on a page settle first, at most 10 a page: a page holding more ends
          *     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-         *     there.
+         *     there. Settling them takes one of the client's heavy-read slots; while it holds both,
+         *     the games are shown as stored (and a page of `status=settled`, which would leave out
+         *     the games settling them would add, is 429 `rate-limited`).
          */
         get: {
             parameters: {

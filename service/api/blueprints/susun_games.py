@@ -11,7 +11,7 @@ from service.services.susun import games as susun_games
 
 from ..auth import allow_read, require_write
 from ..headers import parse_if_match, parse_key
-from ..heavy_reads import in_slot
+from ..heavy_reads import in_slot, in_slot_or_refused
 from ..schemas.susun_games import (
     SubmissionRequestSchema,
     SubmissionSchema,
@@ -70,8 +70,12 @@ class Games(MethodView):
 
         Overdue games on a page settle first, at most 10 a page: a page holding more ends
         before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-        there."""
-        return json_response(susun_games.list_(db(), principal().client_id, **query, guard=in_slot))
+        there. Settling them takes one of the client's heavy-read slots; while it holds both,
+        the games are shown as stored (and a page of `status=settled`, which would leave out
+        the games settling them would add, is 429 `rate-limited`)."""
+        # A page of settled games would leave out those settling them adds: 429 rather than that.
+        guard = in_slot_or_refused if query.get("status") == "settled" else in_slot
+        return json_response(susun_games.list_(db(), principal().client_id, **query, guard=guard))
 
     @blp.doc(parameters=[IDEMPOTENCY_KEY])
     @blp.arguments(SusunGameRequestSchema, example=GAME_EXAMPLE)

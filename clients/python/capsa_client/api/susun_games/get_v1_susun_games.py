@@ -104,7 +104,9 @@ def sync_detailed(
 
      Overdue games on a page settle first, at most 10 a page: a page holding more ends
     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-    there.
+    there. Settling them takes one of the client's heavy-read slots; while it holds both,
+    the games are shown as stored (and a page of `status=settled`, which would leave out
+    the games settling them would add, is 429 `rate-limited`).
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
@@ -146,7 +148,9 @@ def sync(
 
      Overdue games on a page settle first, at most 10 a page: a page holding more ends
     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-    there.
+    there. Settling them takes one of the client's heavy-read slots; while it holds both,
+    the games are shown as stored (and a page of `status=settled`, which would leave out
+    the games settling them would add, is 429 `rate-limited`).
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
@@ -183,7 +187,9 @@ async def asyncio_detailed(
 
      Overdue games on a page settle first, at most 10 a page: a page holding more ends
     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-    there.
+    there. Settling them takes one of the client's heavy-read slots; while it holds both,
+    the games are shown as stored (and a page of `status=settled`, which would leave out
+    the games settling them would add, is 429 `rate-limited`).
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
@@ -223,7 +229,9 @@ async def asyncio(
 
      Overdue games on a page settle first, at most 10 a page: a page holding more ends
     before the next one, with fewer items than `limit` and a `next_cursor` that resumes
-    there.
+    there. Settling them takes one of the client's heavy-read slots; while it holds both,
+    the games are shown as stored (and a page of `status=settled`, which would leave out
+    the games settling them would add, is 429 `rate-limited`).
 
     Args:
         status (GetV1SusunGamesStatus | Unset):  Example: arranging.
