@@ -341,8 +341,8 @@ def run_faults(f: ha.Formation, load: Load, faults: list[str], settle: float) ->
         standby = other(primary)
         if name == "primary-killed":
             fault = Fault(name, f"SIGKILL every process of the primary's host ({primary})")
-            fault.at = time.monotonic()
             f.kill(primary)
+            fault.at = time.monotonic()  # once the signals are sent (finding the host's processes takes a while)
             f.wait_for(f"{standby} to take writes", lambda s=standby: f.writable_primary() == s, 120, [])
             f.check_ports([primary])
             f.start(primary)
@@ -359,8 +359,8 @@ def run_faults(f: ha.Formation, load: Load, faults: list[str], settle: float) ->
             fault.back = time.monotonic()
         elif name == "app-killed":
             fault = Fault(name, "SIGKILL every process of app1")
-            fault.at = time.monotonic()
             f.kill("app1")
+            fault.at = time.monotonic()
             time.sleep(10)
             f.check_ports(["app1"])
             f.start("app1")
@@ -368,15 +368,15 @@ def run_faults(f: ha.Formation, load: Load, faults: list[str], settle: float) ->
             fault.back = time.monotonic()
         elif name == "redis-killed":
             fault = Fault(name, "SIGKILL the formation's Redis (nginx stays), 15 s down")
-            fault.at = time.monotonic()
             f.kill_redis()
+            fault.at = time.monotonic()
             time.sleep(15)
             f.start_redis()
             fault.back = time.monotonic()
         elif name == "standby-stopped":
             fault = Fault(name, f"SIGSTOP every process of the standby's host ({standby}) for 20 s")
-            fault.at = time.monotonic()
             f.kill(standby, signal.SIGSTOP)
+            fault.at = time.monotonic()
             time.sleep(20)
             f.kill(standby, signal.SIGCONT)
             fault.back = time.monotonic()
