@@ -236,6 +236,21 @@ def test_a_susun_round_with_the_dealt_hands_uses_the_deal_once(http, tenant):
     problem(game, 409, "conflict")
 
 
+def _tamper(app: Any, http: Any, tenant: Any, round_id: str, row_id: str) -> tuple[Any, Any]:
+    """The round's verify, and a change to the row `row_id` of the client (a deal or a
+    commitment) made in the database behind the service's back."""
+    from sqlalchemy import text
+
+    def verify() -> Any:
+        return http.get(f"/v1/rounds/{round_id}/verify", headers=tenant.read_headers).get_json()
+
+    def change(sql: str, **params: Any) -> None:
+        with app.extensions["capsa"].db.engine.begin() as conn:
+            conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": row_id, **params})
+
+    return verify, change
+
+
 def test_a_rounds_verify_recomputes_its_deal_and_finds_a_changed_deal_row(app, http, tenant):
     """A round that names a deal is verified against it: the deal's seed must hash to its
     commitment, the seeds must shuffle to its hands, the deal must be used by this round,
@@ -243,18 +258,12 @@ def test_a_rounds_verify_recomputes_its_deal_and_finds_a_changed_deal_row(app, h
     import json
 
     from conftest import TAMPERED
-    from sqlalchemy import text
 
     TAMPERED.add(tenant.id)  # its deal row is changed below: the suite's last verify skips it
     made = make_deal(http, tenant)
     stored = http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers).get_json()
 
-    def verify() -> Any:
-        return http.get(f"/v1/rounds/{stored['id']}/verify", headers=tenant.read_headers).get_json()
-
-    def change(sql: str, **params: Any) -> None:
-        with app.extensions["capsa"].db.engine.begin() as conn:
-            conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": made["id"], **params})
+    verify, change = _tamper(app, http, tenant, stored["id"], made["id"])
 
     assert verify() == {"ok": True, "differences": []}
     hands = [made["hands"][p] for p in "abcd"]
@@ -619,7 +628,6 @@ def test_two_deals_racing_for_one_commitment_make_exactly_one(app, tenant):
 
 def test_a_rounds_verify_checks_the_commitment_its_deal_was_made_from(app, http, tenant):
     from conftest import TAMPERED
-    from sqlalchemy import text
 
     TAMPERED.add(tenant.id)  # its commitment row is changed below: the suite's last verify skips it
     drawn = commit(http, tenant)
@@ -627,12 +635,7 @@ def test_a_rounds_verify_checks_the_commitment_its_deal_was_made_from(app, http,
                      headers=tenant.headers).get_json()
     stored = http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers).get_json()
 
-    def verify() -> Any:
-        return http.get(f"/v1/rounds/{stored['id']}/verify", headers=tenant.read_headers).get_json()
-
-    def change(sql: str, **params: Any) -> None:
-        with app.extensions["capsa"].db.engine.begin() as conn:
-            conn.execute(text(sql + " WHERE client_id = :c AND id = :d"), {"c": tenant.id, "d": drawn["id"], **params})
+    verify, change = _tamper(app, http, tenant, stored["id"], drawn["id"])
 
     assert verify() == {"ok": True, "differences": []}
     wanted = {"commitment": drawn["commitment"], "nonce": drawn["nonce"], "used_by": made["id"],

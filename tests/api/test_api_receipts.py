@@ -621,6 +621,21 @@ def test_the_apis_export_never_waits_for_a_receipt(db_url, monkeypatch):
         app.extensions["capsa"].db.dispose()
 
 
+def _restamp_unsigned(db: Any, client_id: str, sequence: int, stamp_of: Any) -> None:
+    """The record's `created_at` rewritten in the database by `stamp_of`, and its receipt
+    deleted: a record changed behind the service's back."""
+    where = (ChainRecord.client_id == client_id, ChainRecord.sequence == sequence)
+    with db.unit_of_work(write=True) as uow:
+        body = bytes(uow.session.scalar(select(ChainRecord.canonical).where(*where)))
+        found = re.search(rb'"created_at":"[^"]+Z"', body)
+        assert found is not None
+        edited = body.replace(found.group(0), stamp_of(found.group(0)))
+        uow.session.execute(update(ChainRecord).where(*where).values(canonical=edited))
+        uow.session.execute(delete(ChainSignature).where(
+            ChainSignature.client_id == client_id, ChainSignature.sequence == sequence))
+        uow.commit()
+
+
 def test_a_record_whose_time_has_no_offset_is_exported_and_passed_over_without_a_traceback(
     signed_app, client, op, db_url
 ):
@@ -635,16 +650,7 @@ def test_a_record_whose_time_has_no_offset_is_exported_and_passed_over_without_a
         (created,) = _store(client, op)
         sequence = created.get_json()["audit"]["sequence"]
         app_db.receipts.drain()
-        where = (ChainRecord.client_id == op.id, ChainRecord.sequence == sequence)
-        with app_db.unit_of_work(write=True) as uow:
-            body = bytes(uow.session.scalar(select(ChainRecord.canonical).where(*where)))
-            found = re.search(rb'"created_at":"[^"]+Z"', body)
-            assert found is not None
-            edited = body.replace(found.group(0), stamp_of(found.group(0)))
-            uow.session.execute(update(ChainRecord).where(*where).values(canonical=edited))
-            uow.session.execute(delete(ChainSignature).where(
-                ChainSignature.client_id == op.id, ChainSignature.sequence == sequence))
-            uow.commit()
+        _restamp_unsigned(app_db, op.id, sequence, stamp_of)
         keyless = Database(db_url)
         try:
             plan = receipts.plan_export(keyless, op.id, sequence, 1)
@@ -797,16 +803,7 @@ def test_the_dispatcher_sends_the_event_of_a_record_whose_time_has_no_offset(
             (created,) = _store(client, op)
             sequence = created.get_json()["audit"]["sequence"]
             waiting.discard()
-            where = (ChainRecord.client_id == op.id, ChainRecord.sequence == sequence)
-            with app_db.unit_of_work(write=True) as uow:
-                body = bytes(uow.session.scalar(select(ChainRecord.canonical).where(*where)))
-                found = re.search(rb'"created_at":"[^"]+Z"', body)
-                assert found is not None
-                edited = body.replace(found.group(0), stamp_of(found.group(0)))
-                uow.session.execute(update(ChainRecord).where(*where).values(canonical=edited))
-                uow.session.execute(delete(ChainSignature).where(
-                    ChainSignature.client_id == op.id, ChainSignature.sequence == sequence))
-                uow.commit()
+            _restamp_unsigned(app_db, op.id, sequence, stamp_of)
             dispatching.Dispatcher(db, settings).run_until_idle()
         got = [r.body["data"]["id"] for r in receiver.requests]
         assert len(got) == 2, got
