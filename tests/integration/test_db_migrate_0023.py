@@ -20,7 +20,9 @@ from service.adapters.migrate import downgrade, upgrade
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_at_0022(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    yield from prepared_database(request.param, tmp_path, lambda url: upgrade(url, "0022"))
+    """A database the service of today fills (its rows need today's schema), taken down to
+    0022 by the test once they are stored."""
+    yield from prepared_database(request.param, tmp_path, lambda url: upgrade(url, "head"))
 
 
 def _revealed(url: str) -> dict[str, Any]:
@@ -73,6 +75,7 @@ def test_migration_0023_publishes_a_games_deal_at_its_end(db_at_0022, clock):
     start, end = "2026-11-29T10:00:00.000Z", "2026-11-29T10:00:45.000Z"
     deals = {**big_two, "arranging": arranging["deal"],
              "settling": settling["deal"], "revealed": revealed}
+    downgrade(db_at_0022, "0022")
     engine = create_engine(normalise_url(db_at_0022))
     try:  # the rows as 0022's code wrote them: a game's deal revealed at the game's start
         with engine.begin() as conn:
