@@ -323,6 +323,14 @@ class ServiceSecret(Base):
 # -- Capsa Banting and deals ------------------------------------------------------------------
 
 
+# The deals of each status (`GET /v1/deals?status=`), as `DealRepository.page` asks for them.
+DEAL_STATUS_INDEXES = {
+    "ix_deals_open": "used_at IS NULL AND revealed_at IS NULL",
+    "ix_deals_revealed": "used_at IS NULL AND revealed_at IS NOT NULL",
+    "ix_deals_used": "used_at IS NOT NULL",
+}
+
+
 class Deal(Base):
     """A provably fair deal: the seed stays secret until the deal is used or revealed."""
 
@@ -331,6 +339,11 @@ class Deal(Base):
         PrimaryKeyConstraint("client_id", "id"),
         UniqueConstraint("client_id", "nonce", name="uq_deals_client_nonce"),
         Index("ix_deals_client_created", "client_id", "created_at"),
+        # A list by status reads its page from its own index (migration 0025).
+        *(
+            Index(name, "client_id", "created_at", "id", sqlite_where=text(where), postgresql_where=text(where))
+            for name, where in DEAL_STATUS_INDEXES.items()
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(40))
