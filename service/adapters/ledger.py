@@ -474,9 +474,17 @@ class LedgerRepository:
         ]
 
 
+# The time zone database's names of UTC itself: their days are UTC days, always.
+UTC_NAMES = frozenset({
+    "UTC", "Etc/UTC", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu",
+    "GMT", "Etc/GMT", "GMT0", "Etc/GMT0", "GMT+0", "Etc/GMT+0", "GMT-0", "Etc/GMT-0", "Greenwich", "Etc/Greenwich",
+})
+
+
 def is_utc(zone: tzinfo) -> bool:
-    """Whether days in `zone` are UTC days (summed by date in SQL; other zones by quarter hour)."""
-    return zone.utcoffset(datetime(2000, 1, 1)) is None or getattr(zone, "key", None) in ("UTC", "Etc/UTC")
+    """Whether days in `zone` are UTC days (summed by date in SQL; other zones by quarter
+    hour, and kept among a currency's 8 zones): UTC under any of its names."""
+    return zone.utcoffset(datetime(2000, 1, 1)) is None or getattr(zone, "key", None) in UTC_NAMES
 
 
 def _of_records(q: Any, records: tuple[int, int] | None) -> Any:

@@ -763,3 +763,16 @@ def test_over_http_a_summary_by_day_in_a_zone_is_served_while_the_primary_is_dow
     for query in ("group_by=player", "group_by=day&tz=Asia/Tokyo"):
         r = http.get(f"/v1/ledger/summary?currency=IDR&{query}", headers=tenant.read_headers)
         assert r.status_code == 200 and r.get_json()["as_of"]["source"] == "replica", (query, r.get_json())
+
+
+@pytest.mark.parametrize("alias", ["Etc/UTC", "Zulu", "UCT", "Etc/Universal", "GMT", "Etc/Greenwich"])
+def test_utcs_other_names_cut_utc_days_and_take_none_of_the_kept_zones(app, http, tenant, placed, alias):
+    """UTC's aliases in the time zone database were summed by quarter hour and kept as zones
+    of their own, each taking one of a currency's 8 kept zones for days that are UTC's."""
+    from service.services.ledger import rollups
+
+    db = app.extensions["capsa"].db
+    rollups.sweep(db)
+    assert _days(http, tenant, f"tz={alias}")["rows"] == _days(http, tenant, "")["rows"]
+    with db.unit_of_work() as uow:
+        assert uow.rollups.zones(tenant.id) == {}
