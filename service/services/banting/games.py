@@ -42,14 +42,12 @@ from service.services.errors import NotFound
 from service.services.idempotency import StoredResponse, run_once, run_once_after
 from service.services.jsondoc import dump
 from service.services.preconditions import refuse_stale
+from service.services.slots import Guard, ran
 
 GAMES_PATH = "/v1/banting/games"
 # Games a list page plays the due auto moves of at most (each a replay and a write); a page
 # holding more ends before the next one, its cursor resuming there.
 CATCH_UP_PER_PAGE = 10
-# The work it is given, run (its result), or not (None): a request's client may have no slot
-# left for it (`api.heavy_reads.in_slot`); the sweeper plays the turns then.
-Guard = Callable[[Callable[[], bool]], bool | None]
 
 
 # -- evaluate -------------------------------------------------------------------------------
@@ -251,7 +249,7 @@ def list_(
             timers.catch_up(db, client_id, game_id)
         return True
 
-    if due and (catch_up() if guard is None else guard(catch_up)) is True:
+    if due and ran(catch_up, guard):
         with db.unit_of_work() as uow:
             fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
         games = [fresh.get(g.id, g) for g in games]

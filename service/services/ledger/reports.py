@@ -29,6 +29,7 @@ from service.services.clock import rfc3339
 from service.services.errors import InvalidInput
 from service.services.ledger import rollups
 from service.services.reporting import as_of_json, decode_line_cursor, encode_line_cursor
+from service.services.slots import RequiredGuard
 
 CSV_COLUMNS = ("round", "sequence", "created_at", "account", "kind", "amount", "currency")
 CSV_PAGE = 1000
@@ -144,7 +145,7 @@ def summary(
     tz: str,
     group_by: Grouping,
     min_sequence: int | None = None,
-    guard: rollups.Guard | None = None,
+    guard: RequiredGuard | None = None,
 ) -> dict[str, Any]:
     """`GET /v1/ledger/summary`. With `guard`, gathering a zone's days from the quarter
     hours (all time, by day, in a zone whose days are not kept: three years of history took

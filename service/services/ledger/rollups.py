@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.adapters.errors import StorageError
@@ -27,15 +27,9 @@ from service.adapters.ledger import Grouping, Totals, by_key, is_utc
 from service.adapters.replicas import AsOf, report
 from service.adapters.rollups import TOTALS, added, quarter_start
 from service.adapters.uow import Database, UnitOfWork
+from service.services.slots import RequiredGuard
 
 T = TypeVar("T")
-
-
-class Guard(Protocol):
-    """Runs the work it is given and answers its result, or raises (a request's heavy-read
-    slot: `api.heavy_reads.in_slot_or_refused`, 429 when the client has none free)."""
-
-    def __call__(self, work: Callable[[], T]) -> T: ...
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +192,7 @@ def _merged(kept: list[Totals], tail: list[Totals]) -> list[Totals]:
 
 def summary(
     uow: UnitOfWork, as_of: AsOf, start: int, client_id: str, currency: str, group_by: Grouping, zone: ZoneInfo,
-    unkept: set[str] | None = None, guard: Guard | None = None,
+    unkept: set[str] | None = None, guard: RequiredGuard | None = None,
 ) -> list[Totals]:
     """The all-time summary: the rollups up to `start` plus the lines of the records after.
     By day in a zone whose days are not kept, from the quarter hours, in `guard` if given

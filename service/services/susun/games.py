@@ -16,7 +16,7 @@ transaction that marks the game settled. The stored request is that round body p
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -51,6 +51,7 @@ from service.services.jsondoc import dump
 from service.services.preconditions import refuse_stale
 from service.services.rounds.documents import rules_document
 from service.services.rounds.records import scored_round_record
+from service.services.slots import Guard, ran
 
 GAMES_PATH = "/v1/susun/games"
 SWEEP_BATCH = 10  # a client's games per turn of the sweeper's pass
@@ -239,7 +240,7 @@ def list_(
             _settle_for_read(db, client_id, game_id)
         return True
 
-    if due and (settle_all() if guard is None else guard(settle_all)) is True:
+    if due and ran(settle_all, guard):
         with db.unit_of_work() as uow:
             fresh = {g: r for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
         rows = [fresh.get(r.id, r) for r in rows]
@@ -378,11 +379,6 @@ def _closed(row: SusunGameRecord) -> Conflict:
 # -- settling -------------------------------------------------------------------------------
 
 
-# The work it is given, run (its result), or not (None): a request's client may have no slot
-# left for it (`api.heavy_reads.in_slot`); the sweeper settles the game then.
-Guard = Callable[[Callable[[], bool]], bool | None]
-
-
 def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | None = None) -> bool:
     """Settle the game if its deadline has passed and it is still arranging: True when this
     call settled it. Cheap when there is nothing to do (one read, no write transaction).
@@ -412,7 +408,7 @@ def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | Non
             uow.commit()
         return True
 
-    return settle() if guard is None else guard(settle) is True
+    return ran(settle, guard)
 
 
 def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
