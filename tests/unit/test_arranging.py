@@ -592,7 +592,7 @@ def test_the_model_cache_is_bounded_by_bytes_and_keeps_the_most_recently_used() 
         model_for(susun(rules("chinese-poker-1-6", **params)))
         model_for(preset)  # used again: kept
         assert objective.cached_bytes() <= objective.MODELS_BYTES_MAX
-    assert objective.cached(preset)
+    assert objective.cached_model(preset) is not None
 
 
 def test_starting_a_susun_game_checks_its_rules_without_building_a_model() -> None:
@@ -601,7 +601,7 @@ def test_starting_a_susun_game_checks_its_rules_without_building_a_model() -> No
 
     params = rules("capsa-susun-id", **_all_distinct_bonuses(5_000))
     refuse_slow_rules(params)
-    assert not objective.cached(susun(params))
+    assert objective.cached_model(susun(params)) is None
     with pytest.raises(InvalidParameter):
         refuse_slow_rules(rules("chinese-poker-1-6", **_many_bonuses()))
 

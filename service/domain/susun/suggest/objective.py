@@ -167,12 +167,10 @@ MODELS_BYTES_MAX = 128 * 2**20
 
 def model_for(params: SusunParams) -> Model:
     """The objective's tables for a rule set (cached per distinct relevant parameters)."""
+    model = cached_model(params)
+    if model is not None:
+        return model
     key = _params_key(params)
-    with _MODELS_LOCK:
-        model = _MODELS.get(key)
-        if model is not None:
-            _MODELS.move_to_end(key)
-            return model
     model = _model(params)
     with _MODELS_LOCK:
         _MODELS[key] = model
@@ -182,9 +180,14 @@ def model_for(params: SusunParams) -> Model:
     return model
 
 
-def cached(params: SusunParams) -> bool:
-    """Whether this rule set's model is in the cache now."""
-    return _params_key(params) in _MODELS
+def cached_model(params: SusunParams) -> Model | None:
+    """This rule set's model if the cache holds it (then the most recently used), else None."""
+    key = _params_key(params)
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            _MODELS.move_to_end(key)
+        return model
 
 
 def cached_bytes() -> int:

@@ -43,7 +43,7 @@ from ..rules import SUSUN, BonusPaid, FrontVsFive, Natural, SusunParams
 from .baseline import Ints, _row, _shape, _sorted_indices
 from .limits import LIMIT_DEFAULT
 from .limits import LIMIT_MAX as LIMIT_MAX  # re-exported: its home is limits (no numpy)
-from .objective import F64, Model, RowModel, _susun, bonus_values, model_for
+from .objective import F64, Model, RowModel, _susun, bonus_values, cached_model, model_for
 
 _NATURALS_BY_SETTING = ("three_straights", "three_flushes")
 _STRAIGHTS = np.array(
@@ -245,7 +245,12 @@ def refuse_slow_rules(rules: RuleSet) -> None:
     would walk more than MAX_ONE_BONUS_VALUES bonus values: counted without building the
     suggestion's model (a Capsa Susun game checks its rules when it starts)."""
     params = _susun(rules)
-    values = len(bonus_values(params)) if params.max_one_royalty else 0
+    if params.max_one_royalty:
+        _refuse_over(len(bonus_values(params)))
+
+
+def _refuse_over(values: int) -> None:
+    """InvalidParameter when `max_one_royalty`'s term would walk more than MAX_ONE_BONUS_VALUES."""
     if values > MAX_ONE_BONUS_VALUES:
         raise InvalidParameter(
             f"max_one_royalty with {values} distinct bonus values (bonus and bonus_by_rank): "
@@ -266,8 +271,12 @@ def suggest(hand: Sequence[Card], rules: RuleSet, limit: int = LIMIT_DEFAULT) ->
     params = _susun(rules)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidParameter(f"limit must be a positive integer, got {limit!r}", field="limit")
-    refuse_slow_rules(rules)  # before its model is built: a refused model is the largest
-    model = model_for(params)
+    model = cached_model(params)
+    if model is None:
+        refuse_slow_rules(rules)  # counted before its model is built: a refused model is the largest
+        model = model_for(params)
+    elif model.max_one:
+        _refuse_over(len(model.thresholds))  # counted once, with the model
     shape = _shape()
     indices = _sorted_indices(hand)
     cards5 = indices[shape.fives]
