@@ -22,7 +22,7 @@ from .models import ChainHead, LedgerLine, LedgerRollup, LedgerRollupCursor
 
 # The groupings folded from the lines themselves (a kept zone's days are gathered from the
 # quarters): what a check of the rollups recomputes.
-ROLLUP_GROUPINGS = (Grouping.PLAYER, Grouping.TABLE, Grouping.DAY, Grouping.QUARTER)
+ROLLUP_GROUPINGS = (*SUMMARY_GROUPINGS, Grouping.QUARTER)  # what `deltas` folds
 TOTALS = tuple(f.name for f in fields(Totals) if f.name != "key")
 _NONE = ""  # the stored key of the house's lines (by player) and of no table: ids are 1-64 characters
 _KEY_BATCH = 500  # keys a statement names at most (SQLite's bound on parameters is far above)
