@@ -17,11 +17,12 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from service.domain.banting.game import GameStatus
+from service.domain.banting.match import MatchEntry
 from service.domain.banting.moves import MadeMove
 from service.domain.banting.timers import turn_deadline
 
 from .deals import Position, cut, newest_first
-from .models import Game, Match
+from .models import MATCH_SEATS, Game, Match, MatchGame
 
 _GAMES = Game.__table__
 # A game as read: every column but `deadline`, which only the sweeper's look-up reads (so a
@@ -30,6 +31,8 @@ _GAME_COLUMNS = [c for c in _GAMES.c if c.name != "deadline"]
 _MATCHES = Match.__table__
 _GAME_INSERT = insert(Game)
 _MATCH_INSERT = insert(Match)
+_ENTRIES = MatchGame.__table__
+_ENTRY_INSERT = insert(MatchGame)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,8 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class MatchRecord:
-    """A stored Big Two match: its terms, players, target, standings after each game."""
+    """A stored Big Two match: its terms, players, target, how many games have finished
+    (`played`; each a `MatchEntry`, read a page at a time) and the totals over those that count."""
 
     id: str
     client_id: str
@@ -69,7 +73,8 @@ class MatchRecord:
     table_ref: str | None
     players: tuple[str, ...]
     target_points: int
-    games: tuple[Mapping[str, Any], ...]
+    played: int
+    totals: Mapping[str, int]
     current_game: str | None
     version: int
     status: GameStatus
@@ -111,7 +116,8 @@ def _match(row: RowMapping) -> MatchRecord:
         table_ref=row["table_ref"],
         players=tuple(row["players"]),
         target_points=row["target_points"],
-        games=tuple(row["games"]),
+        played=row["played"],
+        totals={pid: int(row["totals"][pid]) for pid in row["players"]},
         current_game=row["current_game"],
         version=row["version"],
         status=GameStatus(row["status"]),
@@ -252,7 +258,8 @@ class MatchRepository:
             "table_ref": match.table_ref,
             "players": list(match.players),
             "target_points": match.target_points,
-            "games": [dict(e) for e in match.games],
+            "played": match.played,
+            "totals": dict(match.totals),
             "current_game": match.current_game,
             "version": match.version,
             "status": match.status.value,
@@ -274,33 +281,62 @@ class MatchRepository:
         return self._update(client_id, match_id, version, {"current_game": game_id, "updated_at": at})
 
     def end_game(
-        self,
-        client_id: str,
-        match_id: str,
-        version: int,
-        games: Sequence[Mapping[str, Any]],
-        status: GameStatus,
-        at: datetime,
+        self, match: MatchRecord, entry: MatchEntry, totals: Mapping[str, int], status: GameStatus, at: datetime
     ) -> bool:
-        """Store the standings after the game in play has finished (no game in play then) and
-        the match's status, bumping the version, only if it is still `version`; False otherwise."""
-        values = {"games": [dict(e) for e in games], "status": status.value, "current_game": None, "updated_at": at}
-        return self._update(client_id, match_id, version, values)
+        """Store a finished game's entry and the match's totals and status after it (no game in
+        play then), bumping the version, only if it is still `match.version`; False otherwise."""
+        values = {"played": entry.n, "totals": dict(totals), "status": status.value, "current_game": None, "updated_at": at}
+        if not self._update(match.client_id, match.id, match.version, values):
+            return False
+        self.session.connection().execute(_ENTRY_INSERT, [_entry_row(match, entry)])
+        return True
 
-    def restate(
-        self,
-        client_id: str,
-        match_id: str,
-        version: int,
-        games: Sequence[Mapping[str, Any]],
-        status: GameStatus,
-        at: datetime,
+    def void_game(
+        self, match: MatchRecord, entry: MatchEntry, totals: Mapping[str, int], status: GameStatus, at: datetime
     ) -> bool:
-        """Store the standings and status taken again after a game's round was voided (the
-        game in play, if any, stays so), bumping the version, only if it is still `version`;
-        False otherwise."""
-        values = {"games": [dict(e) for e in games], "status": status.value, "updated_at": at}
-        return self._update(client_id, match_id, version, values)
+        """Mark a game that counted void and take its points off the standings after it and
+        after every later game, and store the match's totals and status (the game in play, if
+        any, stays so), bumping the version, only if it is still `match.version`; False
+        otherwise."""
+        values = {"totals": dict(totals), "status": status.value, "updated_at": at}
+        if not self._update(match.client_id, match.id, match.version, values):
+            return False
+        conn = self.session.connection()
+        mine = and_(_ENTRIES.c.client_id == match.client_id, _ENTRIES.c.match_id == match.id)
+        conn.execute(update(MatchGame).where(mine, _ENTRIES.c.n == entry.n).values(void=True))
+        later = {
+            f"total_{seat}": _ENTRIES.c[f"total_{seat}"] - int(entry.points[pid])
+            for seat, pid in enumerate(match.players)
+        }
+        conn.execute(update(MatchGame).where(mine, _ENTRIES.c.n >= entry.n).values(**later))
+        return True
+
+    def entries(self, match: MatchRecord, before: int | None, limit: int) -> list[MatchEntry]:
+        """Up to `limit` of the match's games, newest first, those numbered below `before` (all
+        when None)."""
+        q = select(_ENTRIES).where(_ENTRIES.c.client_id == match.client_id, _ENTRIES.c.match_id == match.id)
+        if before is not None:
+            q = q.where(_ENTRIES.c.n < before)
+        rows = self.session.execute(q.order_by(_ENTRIES.c.n.desc()).limit(limit)).mappings()
+        return [_entry(match.players, row) for row in rows]
+
+    def entry_of_round(self, match: MatchRecord, round_id: str) -> MatchEntry | None:
+        """The match's game stored as this round, if any."""
+        q = select(_ENTRIES).where(
+            _ENTRIES.c.client_id == match.client_id, _ENTRIES.c.match_id == match.id, _ENTRIES.c.round_id == round_id
+        )
+        row = self.session.execute(q).mappings().first()
+        return None if row is None else _entry(match.players, row)
+
+    def last_winner(self, match: MatchRecord) -> str | None:
+        """The winner of the match's last game that counts (not voided); None before one."""
+        q = (
+            select(_ENTRIES.c.winner)
+            .where(_ENTRIES.c.client_id == match.client_id, _ENTRIES.c.match_id == match.id, ~_ENTRIES.c.void)
+            .order_by(_ENTRIES.c.n.desc())
+            .limit(1)
+        )
+        return self.session.execute(q).scalar()
 
     def _update(self, client_id: str, match_id: str, version: int, values: dict[str, Any]) -> bool:
         result = self.session.execute(
@@ -310,3 +346,32 @@ class MatchRepository:
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def _entry_row(match: MatchRecord, entry: MatchEntry) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "client_id": match.client_id,
+        "match_id": match.id,
+        "n": entry.n,
+        "game_id": entry.game,
+        "round_id": entry.round,
+        "winner": entry.winner,
+        "void": entry.void,
+    }
+    for seat in range(MATCH_SEATS):
+        pid = match.players[seat] if seat < len(match.players) else None
+        row[f"points_{seat}"] = None if pid is None else entry.points[pid]
+        row[f"total_{seat}"] = None if pid is None else entry.totals[pid]
+    return row
+
+
+def _entry(players: Sequence[str], row: RowMapping) -> MatchEntry:
+    return MatchEntry(
+        n=row["n"],
+        game=row["game_id"],
+        round=row["round_id"],
+        winner=row["winner"],
+        void=row["void"],
+        points={pid: int(row[f"points_{seat}"]) for seat, pid in enumerate(players)},
+        totals={pid: int(row[f"total_{seat}"]) for seat, pid in enumerate(players)},
+    )

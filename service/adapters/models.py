@@ -445,7 +445,10 @@ class Game(Base):
 
 class Match(Base):
     """A Big Two match (migration 0010): games of one table until a player reaches
-    `target_points`; `games` holds the standings after each finished game."""
+    `target_points`. Migration 0026: `played` finished games, each a `match_games` row, and
+    `totals`, the players' totals over those that count (a game's end writes one row and
+    this one, whatever the match's length; the JSON list of every game it rewrote before
+    cost 200 ms at 10,000 games)."""
 
     __tablename__ = "matches"
     __table_args__ = (
@@ -461,12 +464,50 @@ class Match(Base):
     table_ref: Mapped[str | None] = mapped_column(String(64), nullable=True)
     players: Mapped[list[str]] = mapped_column(JSON)
     target_points: Mapped[int] = mapped_column(Integer)
-    games: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    played: Mapped[int] = mapped_column(Integer)
+    totals: Mapped[dict[str, int]] = mapped_column(JSON)
     current_game: Mapped[str | None] = mapped_column(String(40), nullable=True)
     version: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+# A match has 2 to 4 players (Big Two's): a game's points and the totals after it are a
+# column a seat, so that a void takes a game's points off every later game's totals in one
+# UPDATE on both engines.
+MATCH_SEATS = 4
+
+
+class MatchGame(Base):
+    """A finished game of a match (migration 0026): its number `n` from 1, game, round and
+    winner; `void` once its round is voided; `points_<seat>` each seat's points from it and
+    `total_<seat>` the standings after it over the games that count (null past the match's
+    players)."""
+
+    __tablename__ = "match_games"
+    __table_args__ = (
+        PrimaryKeyConstraint("client_id", "match_id", "n"),
+        ForeignKeyConstraint(
+            ["client_id", "match_id"], ["matches.client_id", "matches.id"], name="fk_match_games_match_id_matches"
+        ),
+    )
+
+    client_id: Mapped[str] = mapped_column(String(32))
+    match_id: Mapped[str] = mapped_column(String(40))
+    n: Mapped[int] = mapped_column(Integer)
+    game_id: Mapped[str] = mapped_column(String(40))
+    round_id: Mapped[str] = mapped_column(String(40))
+    winner: Mapped[str] = mapped_column(String(64))
+    void: Mapped[bool] = mapped_column(Boolean)
+    points_0: Mapped[int] = mapped_column(BigInteger)
+    points_1: Mapped[int] = mapped_column(BigInteger)
+    points_2: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    points_3: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    total_0: Mapped[int] = mapped_column(BigInteger)
+    total_1: Mapped[int] = mapped_column(BigInteger)
+    total_2: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    total_3: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class SusunGame(Base):

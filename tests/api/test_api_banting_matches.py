@@ -4,6 +4,7 @@ the rules listing with sources."""
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -265,7 +266,7 @@ def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_ord
     game2 = next_game(http, tenant, m["id"], SWAPPED).get_json()["id"]
     play(http, tenant, game2, SECOND_SCRIPT[:-1])
     held, release = threading.Event(), threading.Event()
-    restate = MatchRepository.restate
+    restate = MatchRepository.void_game
 
     def holding(self: MatchRepository, *args: Any, **kwargs: Any) -> bool:
         done = restate(self, *args, **kwargs)
@@ -273,7 +274,7 @@ def test_a_void_and_the_move_that_ends_the_next_game_take_their_locks_in_one_ord
         release.wait(10)
         return done
 
-    monkeypatch.setattr(MatchRepository, "restate", holding)
+    monkeypatch.setattr(MatchRepository, "void_game", holding)
     answers: dict[str, Any] = {}
 
     def void_first() -> None:
@@ -348,3 +349,138 @@ def test_a_void_a_match_game_on_a_deal_and_a_round_on_that_deal_at_once_deadlock
     assert answers["void"].status_code == 200, answers["void"].get_data(as_text=True)
     # The round waited for the deal, which the game had used by then.
     assert fields_of(problem(answers["round"], 409, "conflict")) == {"deal"}
+
+
+def finish_games(app: Any, tenant: Any, match_id: str, count: int) -> None:
+    """`count` finished games written as a game's last move writes them (b loses n % 3 in
+    game n), without playing them: a long match in a moment."""
+    from service.domain.banting import match as domain
+    from service.services.clock import utcnow_ms
+
+    with app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+        for _ in range(count):
+            record = uow.matches.get(tenant.id, match_id)
+            n = record.played + 1
+            entry, totals, status = domain.add_game(
+                record.players, record.totals, record.played, record.target_points,
+                f"gm_{n:026d}", f"rnd_{n:026d}", "a", {"a": 0, "b": n % 3})
+            assert uow.matches.end_game(record, entry, totals, status, utcnow_ms())
+        uow.commit()
+
+
+def games_page(http: Any, tenant: Any, match_id: str, **query: Any) -> Any:
+    return http.get(f"/v1/banting/matches/{match_id}/games", query_string=query, headers=tenant.read_headers)
+
+
+def test_a_long_match_shows_its_latest_100_games_and_its_list_pages_through_every_one(app, http, tenant):
+    m = new_match(http, tenant, target_points=10_000)
+    finish_games(app, tenant, m["id"], 130)
+    doc = match(http, tenant, m["id"])
+    b_total = sum(n % 3 for n in range(1, 131))
+    assert (doc["played"], doc["players"], doc["version"]) == (130, [{"id": "a", "points": 0}, {"id": "b", "points": b_total}], 131)
+    assert [g["n"] for g in doc["games"]] == list(range(31, 131))
+    assert doc["games"][-1] == {"n": 130, "game": f"gm_{130:026d}", "round": f"rnd_{130:026d}", "winner": "a",
+                                "void": False, "points": {"a": 0, "b": 1}, "totals": {"a": 0, "b": b_total}}
+    seen, cursor, pages = [], None, 0
+    while True:
+        response = games_page(http, tenant, m["id"], limit=50, **({"cursor": cursor} if cursor else {}))
+        assert response.status_code == 200, response.get_data(as_text=True)
+        page = response.get_json()
+        seen += page["items"]
+        pages += 1
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == 3 and [g["n"] for g in seen] == list(range(130, 0, -1))
+    assert [g["totals"]["b"] for g in reversed(seen)] == [sum(k % 3 for k in range(1, n + 1)) for n in range(1, 131)]
+    assert seen[:len(doc["games"])] == doc["games"][::-1]
+
+
+def test_a_void_in_a_long_match_takes_its_points_off_the_standings_after_every_later_game(app, http, tenant):
+    from service.services.clock import utcnow_ms
+
+    m = new_match(http, tenant, target_points=10_000)
+    finish_games(app, tenant, m["id"], 120)
+    with app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+        record = uow.matches.get(tenant.id, m["id"])
+        entry = uow.matches.entry_of_round(record, f"rnd_{50:026d}")
+        assert entry is not None and entry.points == {"a": 0, "b": 2}
+        totals, status = match_service.domain.void_game(record.players, record.totals, record.target_points, entry)
+        assert uow.matches.void_game(record, entry, totals, status, utcnow_ms())
+        uow.commit()
+    every = games_page(http, tenant, m["id"], limit=500).get_json()["items"][::-1]
+    running = 0
+    for g in every:
+        running += 0 if g["n"] == 50 else g["n"] % 3
+        assert (g["void"], g["totals"]["b"]) == (g["n"] == 50, running), g
+    assert match(http, tenant, m["id"])["players"][1]["points"] == running
+
+
+def test_the_games_list_of_a_match_refuses_what_it_does_not_know(app, http, tenant, other_tenant):
+    m = new_match(http, tenant)
+    other = new_match(http, other_tenant)
+    finish_games(app, other_tenant, other["id"], 3)
+    cursor = games_page(http, other_tenant, other["id"], limit=1).get_json()["next_cursor"]
+    assert games_page(http, tenant, m["id"]).get_json() == {"items": [], "next_cursor": None}
+    assert fields_of(problem(games_page(http, tenant, m["id"], cursor=cursor), 422, "validation")) == {"query.cursor"}
+    assert fields_of(problem(games_page(http, tenant, m["id"], limit=501), 422, "validation")) == {"query.limit"}
+    assert fields_of(problem(games_page(http, tenant, m["id"], after=3), 422, "validation")) == {"query.after"}
+    problem(games_page(http, tenant, other["id"]), 404, "not-found")
+    problem(games_page(http, tenant, "mt_nothing"), 404, "not-found")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_voids_in_any_order_leave_each_games_standings_the_totals_of_the_games_up_to_it_that_count(app, tenant, seed):
+    """The standings after each game against their definition, through the repository's
+    one-UPDATE void (a column a seat), for 2 to 4 players and voids in any order."""
+    import random
+
+    from service.domain.banting import match as domain
+    from service.services.clock import utcnow_ms
+
+    rng = random.Random(seed)
+    players = ["a", "b", "c", "d"][: rng.choice((2, 3, 4))]
+    db = app.extensions["capsa"].db
+    made = match_service.create(db, tenant.id, {"currency": "IDR", "stake": "1000", "players": players,
+                                                "target_points": 10_000}, None)
+    match_id = json.loads(made.body)["id"]
+    count = rng.randint(1, 30)
+    with db.unit_of_work(write=True) as uow:
+        for n in range(1, count + 1):
+            record = uow.matches.get(tenant.id, match_id)
+            entry, totals, status = domain.add_game(players, record.totals, record.played, 10_000, f"g{n}", f"r{n}",
+                                                    players[0], {p: rng.randint(0, 13) for p in players})
+            assert uow.matches.end_game(record, entry, totals, status, utcnow_ms())
+        for victim in rng.sample(range(1, count + 1), min(3, count)):
+            record = uow.matches.get(tenant.id, match_id)
+            entry = uow.matches.entry_of_round(record, f"r{victim}")
+            totals, status = domain.void_game(players, record.totals, 10_000, entry)
+            assert uow.matches.void_game(record, entry, totals, status, utcnow_ms())
+            entries = uow.matches.entries(record, None, 100)[::-1]
+            for i, e in enumerate(entries):
+                counted = [x for x in entries[: i + 1] if not x.void]
+                assert e.totals == {p: sum(x.points[p] for x in counted) for p in players}, (seed, i)
+            assert entries[victim - 1].void
+            assert uow.matches.get(tenant.id, match_id).totals == entries[-1].totals
+        uow.commit()
+
+
+def test_a_match_document_is_one_snapshot_though_a_game_ends_between_its_reads(app, http, tenant, monkeypatch):
+    """The match row (`played`, totals, version) and its latest games are read in one
+    snapshot: a game that ends between the two reads is in neither."""
+    m = new_match(http, tenant, target_points=10_000)
+    finish_games(app, tenant, m["id"], 2)
+    entries = MatchRepository.entries
+    ended: list[bool] = []
+
+    def one_more_in_between(self: MatchRepository, *args: Any, **kwargs: Any) -> Any:
+        if not ended:
+            ended.append(True)
+            finish_games(app, tenant, m["id"], 1)
+        return entries(self, *args, **kwargs)
+
+    monkeypatch.setattr(MatchRepository, "entries", one_more_in_between)
+    doc = match(http, tenant, m["id"])
+    assert ended and (doc["played"], [g["n"] for g in doc["games"]], doc["version"]) == (2, [1, 2], 3)
+    monkeypatch.setattr(MatchRepository, "entries", entries)
+    assert match(http, tenant, m["id"])["played"] == 3

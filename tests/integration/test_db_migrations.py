@@ -20,6 +20,7 @@ TABLES |= {"webhooks", "webhook_deliveries", "webhook_attempts", "dispatcher_lea
 TABLES |= {"chain_signatures"}  # 0008: receipts
 TABLES |= {"ledger_rollups", "ledger_rollup_cursors"}  # 0014: all-time totals
 TABLES |= {"deal_commitments"}  # 0024: server seeds committed before the client's seed
+TABLES |= {"match_games"}  # 0026: a match's games, a row each
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 

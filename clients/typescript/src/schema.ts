@@ -1488,7 +1488,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The match: its players' totals and the standings after every finished game. */
+        /**
+         * The match: its players' totals and the standings after its latest finished games.
+         * @description `games` holds the latest 100 (`played` says how many there are); `GET
+         *     /v1/banting/matches/{id}/games` pages through all of them.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1558,7 +1562,44 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The match's finished games, voided ones too, newest first, in pages: each with its
+         *     points and the standings after it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque: `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-500. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    match_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MatchGameList"];
+                    };
+                };
+                401: components["responses"]["UNAUTHORIZED"];
+                404: components["responses"]["NOT_FOUND"];
+                406: components["responses"]["NOT_ACCEPTABLE"];
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+                503: components["responses"]["SERVICE_UNAVAILABLE"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
         put?: never;
         /**
          * Start the match's next game with the match's players, in its order.
@@ -4568,7 +4609,12 @@ export interface components {
             /** @example 101 */
             target_points: number;
             players: components["schemas"]["MatchPlayer"][];
-            /** @description Finished games, voided ones too. */
+            /**
+             * @description How many games have finished, voided ones too (the last one's `n`).
+             * @example 1
+             */
+            played: number;
+            /** @description The latest 100 finished games (all of them up to 100), voided ones too, oldest first; every game is in `GET /v1/banting/matches/{id}/games`. */
             games: components["schemas"]["MatchGame"][];
             /**
              * @description The game being played, if any.
@@ -4585,6 +4631,14 @@ export interface components {
              * @example []
              */
             winners: string[];
+        };
+        MatchGameList: {
+            items: components["schemas"]["MatchGame"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
         };
         MatchGameRequest: {
             /** @description The match's players, in its order, with their hands (or a deal). */

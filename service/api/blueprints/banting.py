@@ -24,7 +24,13 @@ from ..schemas.banting import (
     PlayEvaluateRequestSchema,
     PlayEvaluationSchema,
 )
-from ..schemas.matches import MatchGameRequestSchema, MatchRequestSchema, MatchSchema
+from ..schemas.matches import (
+    MatchGameListSchema,
+    MatchGameRequestSchema,
+    MatchGamesQuerySchema,
+    MatchRequestSchema,
+    MatchSchema,
+)
 from ..state import db, principal
 from . import (
     AUTH,
@@ -200,12 +206,24 @@ class MatchById(MethodView):
     @blp.doc(parameters=READ_PRECONDITIONS, responses=NOT_MODIFIED)
     @blp.problems(*AUTH, 404, 412)
     def get(self, match_id: str) -> Response:
-        """The match: its players' totals and the standings after every finished game."""
+        """The match: its players' totals and the standings after its latest finished games.
+
+        `games` holds the latest 100 (`played` says how many there are); `GET
+        /v1/banting/matches/{id}/games` pages through all of them.
+        """
         return send_state(matches.get(db(), principal().client_id, match_id), "match")
 
 
 @blp.route("/matches/<string:match_id>/games")
 class MatchGames(MethodView):
+    @blp.arguments(MatchGamesQuerySchema, location="query")
+    @blp.response(200, MatchGameListSchema)
+    @blp.problems(*AUTH, 404)
+    def get(self, query: dict[str, Any], match_id: str) -> Response:
+        """The match's finished games, voided ones too, newest first, in pages: each with its
+        points and the standings after it."""
+        return json_response(matches.list_games(db(), principal().client_id, match_id, **query))
+
     @allow_read  # the write scope is checked in the view, after the match is found
     @blp.doc(parameters=[MATCH_IF_MATCH, IDEMPOTENCY_KEY])
     @blp.arguments(MatchGameRequestSchema, example={"players": GAME_EXAMPLE["players"]})

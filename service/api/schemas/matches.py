@@ -7,10 +7,12 @@ from marshmallow import fields, validate
 from service.domain.banting.game import MAX_PLAYERS, MIN_PLAYERS, GameStatus
 from service.domain.banting.match import DEFAULT_TARGET, MAX_TARGET, MIN_TARGET
 from service.domain.deals import DEAL_ID_MAX
+from service.services.banting.matches import SHOWN_GAMES
+from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
 from ..fields import Id, Money, openapi_meta
 from .banting import GAME_STATUSES, BantingPlayerSchema, BantingRulesRef
-from .bases import Out, Strict, currency_code
+from .bases import Out, PagedQuery, Strict, currency_code, next_cursor_field, page_limit
 from .rules import RulesEchoSchema
 
 
@@ -91,8 +93,16 @@ class MatchSchema(Out):
     table = Id("table-7", required=True, allow_none=True)
     target_points = fields.Integer(required=True, metadata=openapi_meta(101))
     players = fields.List(fields.Nested(MatchPlayerSchema), required=True)
+    played = fields.Integer(
+        required=True, metadata=openapi_meta(1, "How many games have finished, voided ones too (the last one's `n`).")
+    )
     games = fields.List(
-        fields.Nested(MatchGameSchema), required=True, metadata={"description": "Finished games, voided ones too."}
+        fields.Nested(MatchGameSchema),
+        required=True,
+        metadata={
+            "description": f"The latest {SHOWN_GAMES} finished games (all of them up to {SHOWN_GAMES}), voided ones "
+            "too, oldest first; every game is in `GET /v1/banting/matches/{id}/games`."
+        },
     )
     current_game = fields.String(
         required=True, allow_none=True, metadata=openapi_meta(None, "The game being played, if any.")
@@ -104,3 +114,12 @@ class MatchSchema(Out):
     winners = fields.List(
         Id("a"), required=True, metadata=openapi_meta([], "Once finished: the players with the lowest total.")
     )
+
+
+class MatchGamesQuerySchema(PagedQuery):
+    limit = page_limit(DEFAULT_PAGE, MAX_PAGE)
+
+
+class MatchGameListSchema(Out):
+    items = fields.List(fields.Nested(MatchGameSchema), required=True)
+    next_cursor = next_cursor_field()

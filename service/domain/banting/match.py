@@ -13,6 +13,7 @@ without it, and under `previous_winner` the winner of the last game that counts 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .game import GameState, GameStatus
@@ -29,80 +30,79 @@ def game_points(state: GameState) -> dict[str, int]:
     return {pid: losses[seat][1] for seat, pid in enumerate(state.player_ids)}
 
 
-def counts(entry: Mapping[str, Any]) -> bool:
-    """Whether a game's entry counts: its round was not voided (entries stored before voids
-    were marked have no `void`)."""
-    return not entry.get("void", False)
+@dataclass(frozen=True, slots=True)
+class MatchEntry:
+    """A finished game's entry in its match: its number, game, round and winner, whether its
+    round was voided, each player's points from it and the standings after it (over the
+    games that count, so a voided game's are those before it)."""
+
+    n: int
+    game: str
+    round: str
+    winner: str
+    void: bool
+    points: Mapping[str, int]
+    totals: Mapping[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "game": self.game,
+            "round": self.round,
+            "winner": self.winner,
+            "void": self.void,
+            "points": dict(self.points),
+            "totals": dict(self.totals),
+        }
 
 
-def totals(players: Sequence[str], entries: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """The players' totals over the finished games' entries that count."""
-    return {pid: sum(int(e["points"][pid]) for e in entries if counts(e)) for pid in players}
-
-
-def _status(players: Sequence[str], entries: Sequence[Mapping[str, Any]], target: int) -> GameStatus:
-    return GameStatus.FINISHED if max(totals(players, entries).values()) >= target else GameStatus.PLAYING
+def status_of(totals: Mapping[str, int], target: int) -> GameStatus:
+    """A match plays and finishes as its games do: finished once a total reaches the target."""
+    return GameStatus.FINISHED if max(totals.values()) >= target else GameStatus.PLAYING
 
 
 def add_game(
     players: Sequence[str],
-    entries: Sequence[Mapping[str, Any]],
+    totals: Mapping[str, int],
+    played: int,
     target: int,
     game: str,
     round_id: str,
     winner: str,
     points: Mapping[str, int],
-) -> tuple[list[dict[str, Any]], GameStatus]:
-    """The entries with this game's standings appended, and the match's status after it
-    (a match plays and finishes as its games do: a `GameStatus`)."""
-    entry: dict[str, Any] = {
-        "n": len(entries) + 1,
-        "game": game,
-        "round": round_id,
-        "winner": winner,
-        "void": False,
-        "points": {pid: int(points[pid]) for pid in players},
-    }
-    after = [*(dict(e) for e in entries), entry]
-    entry["totals"] = totals(players, after)
-    return after, _status(players, after, target)
+) -> tuple[MatchEntry, dict[str, int], GameStatus]:
+    """The entry of the next game (after `played` games whose standings are `totals`), the
+    totals after it and the match's status after it."""
+    after = {pid: int(totals[pid]) + int(points[pid]) for pid in players}
+    entry = MatchEntry(played + 1, game, round_id, winner, False, {pid: int(points[pid]) for pid in players}, after)
+    return entry, after, status_of(after, target)
 
 
 def void_game(
-    players: Sequence[str], entries: Sequence[Mapping[str, Any]], target: int, round_id: str
-) -> tuple[list[dict[str, Any]], GameStatus] | None:
-    """The entries with the game of `round_id` marked void and the standings after each game
-    taken again without it, and the match's status after that; None when no entry that
-    counts holds that round. A void only takes points away, so a finished match may play on;
-    one in play stays in play."""
-    if not any(e["round"] == round_id and counts(e) for e in entries):
-        return None
-    after: list[dict[str, Any]] = []
-    running = dict.fromkeys(players, 0)  # the totals so far, one pass (a total each entry was O(n^2))
-    for e in entries:
-        entry = dict(e)
-        entry["void"] = not counts(e) or e["round"] == round_id
-        if counts(entry):
-            for pid in players:
-                running[pid] += int(entry["points"][pid])
-        entry["totals"] = dict(running)
-        after.append(entry)
-    return after, _status(players, after, target)
+    players: Sequence[str], totals: Mapping[str, int], target: int, entry: MatchEntry
+) -> tuple[dict[str, int], GameStatus]:
+    """The totals and the match's status once a game that counts is voided: its points come
+    off the totals (and off the standings after it and every later game). A void only takes
+    points away, so a finished match may play on; one in play stays in play."""
+    after = {pid: int(totals[pid]) - int(entry.points[pid]) for pid in players}
+    return after, status_of(after, target)
 
 
-def winners(players: Sequence[str], entries: Sequence[Mapping[str, Any]], status: GameStatus) -> list[str]:
+def winners(players: Sequence[str], totals: Mapping[str, int], status: GameStatus) -> list[str]:
     """Once the match has finished, the players with the lowest total (seat order); else []."""
     if status != GameStatus.FINISHED:
         return []
-    total = totals(players, entries)
-    low = min(total.values())
-    return [pid for pid in players if total[pid] == low]
+    low = min(totals[pid] for pid in players)
+    return [pid for pid in players if totals[pid] == low]
 
 
-def next_leader(entries: Sequence[Mapping[str, Any]], lead_rule: str) -> str | None:
+def leads_by_winner(lead_rule: str) -> bool:
+    """Whether the winner of the last game that counts leads the next (`previous_winner`)."""
+    return lead_rule == FirstLead.PREVIOUS_WINNER
+
+
+def next_leader(last_winner: str | None, lead_rule: str) -> str | None:
     """Who leads the next game: under `previous_winner` the winner of the last game that
-    counts, else (or before any game counts) None: the holder of the lowest card."""
-    counted = [e for e in entries if counts(e)]
-    if lead_rule != FirstLead.PREVIOUS_WINNER or not counted:
-        return None
-    return str(counted[-1]["winner"])
+    counts (`last_winner`), else (or before any game counts) None: the holder of the lowest
+    card."""
+    return last_winner if leads_by_winner(lead_rule) else None

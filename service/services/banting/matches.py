@@ -25,6 +25,7 @@ from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services.banting import games
 from service.services.banting.store import FinishedGame
 from service.services.clock import new_id, utcnow_ms
+from service.services.cursors import bad_cursor, decode_cursor, encode_cursor
 from service.services.errors import Conflict, NotFound
 from service.services.idempotency import StoredResponse, run_once
 from service.services.jsondoc import dump
@@ -32,6 +33,9 @@ from service.services.preconditions import refuse_stale
 from service.services.rounds.voids import VoidedRound
 
 MATCHES_PATH = "/v1/banting/matches"
+# A match's document shows the standings after its latest games, up to this many; every game
+# is in `GET .../games`, a page at a time (a match to 10,000 points can run to 10,000 games).
+SHOWN_GAMES = 100
 
 
 def create(
@@ -60,7 +64,8 @@ def create(
             table_ref=body.get("table"),
             players=tuple(players),
             target_points=int(body.get("target_points") or domain.DEFAULT_TARGET),
-            games=(),
+            played=0,
+            totals=dict.fromkeys(players, 0),
             current_game=None,
             version=1,
             status=GameStatus.PLAYING,
@@ -68,15 +73,30 @@ def create(
             updated_at=now,
         )
         uow.matches.insert(match)
-        return StoredResponse(201, dump(_document(match)), location=f"{MATCHES_PATH}/{match.id}")
+        return StoredResponse(201, dump(_document(uow, match)), location=f"{MATCHES_PATH}/{match.id}")
 
     return run_once(db, client_id, "POST", MATCHES_PATH, idempotency_key, body, action)
 
 
 def get(db: Database, client_id: str, match_id: str) -> dict[str, Any]:
-    """`GET /v1/banting/matches/{id}`: the match and its standings after every game."""
-    with db.unit_of_work() as uow:
-        return _document(_found(uow, client_id, match_id))
+    """`GET /v1/banting/matches/{id}`: the match, its totals and the standings after its
+    latest games (`SHOWN_GAMES`), as of one snapshot (the match row and its games agree)."""
+    with db.snapshot() as uow:
+        return _document(uow, _found(uow, client_id, match_id))
+
+
+def list_games(db: Database, client_id: str, match_id: str, limit: int, cursor: str | None = None) -> dict[str, Any]:
+    """`GET /v1/banting/matches/{id}/games`: the match's finished games, newest first, in pages."""
+    with db.snapshot() as uow:
+        match = _found(uow, client_id, match_id)
+        before = None if cursor is None else _before(match, cursor)
+        entries = uow.matches.entries(match, before, limit + 1)
+    more = len(entries) > limit
+    entries = entries[:limit]
+    return {
+        "items": [e.to_json() for e in entries],
+        "next_cursor": encode_cursor(match.created_at, entries[-1].n) if more else None,
+    }
 
 
 def require(db: Database, client_id: str, match_id: str) -> None:
@@ -128,7 +148,7 @@ def start_game(
                 or [FieldError("players", f"{len(ids)} players for a match of {len(match.players)}")],
             )
         setup = games.setup(uow, client_id, {**body, **_game_terms(match)})
-        leader = domain.next_leader(match.games, _params(match).lead_rule)
+        leader = _next_leader(uow, match)
         game, state = games.start(uow, client_id, setup, match_id=match.id, leader=leader)
         if not uow.matches.start_game(match.client_id, match.id, match.version, game.id, game.created_at):
             raise Conflict("the match changed while this game was started; fetch it and retry")
@@ -145,16 +165,17 @@ def game_finished(uow: UnitOfWork, finished: FinishedGame) -> None:
     if game.match_id is None:
         return
     match = _found(uow, finished.client_id, game.match_id, lock=True)
-    entries, status = domain.add_game(
+    entry, totals, status = domain.add_game(
         match.players,
-        match.games,
+        match.totals,
+        match.played,
         match.target_points,
         game.id,
         finished.round_id,
         finished.winner,
         domain.game_points(finished.state),
     )
-    if not uow.matches.end_game(match.client_id, match.id, match.version, entries, status, utcnow_ms()):
+    if not uow.matches.end_game(match, entry, totals, status, utcnow_ms()):
         raise Conflict("the match changed while this move was applied; fetch it and retry")
 
 
@@ -168,11 +189,11 @@ def game_voided(uow: UnitOfWork, voided: VoidedRound) -> None:
     the entry stays, marked void; the totals after each game, the status and the next
     leader are taken again without it."""
     match = _found(uow, voided.client_id, str(voided.request["match"]), lock=True)
-    changed = domain.void_game(match.players, match.games, match.target_points, voided.round.id)
-    if changed is None:
+    entry = uow.matches.entry_of_round(match, voided.round.id)
+    if entry is None or entry.void:
         return
-    entries, status = changed
-    if not uow.matches.restate(match.client_id, match.id, match.version, entries, status, utcnow_ms()):
+    totals, status = domain.void_game(match.players, match.totals, match.target_points, entry)
+    if not uow.matches.void_game(match, entry, totals, status, utcnow_ms()):
         raise Conflict("the match changed while this round was voided; retry")
 
 
@@ -196,9 +217,22 @@ def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -
     return match
 
 
-def _document(match: MatchRecord) -> dict[str, Any]:
-    players, entries, status = match.players, match.games, match.status
-    total = domain.totals(players, entries)
+def _next_leader(uow: UnitOfWork, match: MatchRecord) -> str | None:
+    lead_rule = _params(match).lead_rule
+    return domain.next_leader(uow.matches.last_winner(match), lead_rule) if domain.leads_by_winner(lead_rule) else None
+
+
+def _before(match: MatchRecord, cursor: str) -> int:
+    """The game number a cursor of this match's list resumes below."""
+    created_at, n = decode_cursor(cursor, int)
+    if created_at != match.created_at:
+        raise bad_cursor()
+    return int(n)
+
+
+def _document(uow: UnitOfWork, match: MatchRecord) -> dict[str, Any]:
+    players, status = match.players, match.status
+    latest = uow.matches.entries(match, None, SHOWN_GAMES) if match.played else []
     return {
         "id": match.id,
         "status": status.value,
@@ -208,9 +242,10 @@ def _document(match: MatchRecord) -> dict[str, Any]:
         "stake": format_money(match.stake, match.currency),
         "table": match.table_ref,
         "target_points": match.target_points,
-        "players": [{"id": pid, "points": total[pid]} for pid in players],
-        "games": [{**e, "void": not domain.counts(e)} for e in entries],
+        "players": [{"id": pid, "points": match.totals[pid]} for pid in players],
+        "played": match.played,
+        "games": [e.to_json() for e in reversed(latest)],
         "current_game": match.current_game,
-        "next_leader": None if status != GameStatus.PLAYING else domain.next_leader(entries, _params(match).lead_rule),
-        "winners": domain.winners(players, entries, status),
+        "next_leader": None if status != GameStatus.PLAYING else _next_leader(uow, match),
+        "winners": domain.winners(players, match.totals, status),
     }

@@ -61,6 +61,7 @@ from .hint_request import HintRequest
 from .history_entry import HistoryEntry
 from .match import Match
 from .match_game import MatchGame
+from .match_game_list import MatchGameList
 from .match_game_points import MatchGamePoints
 from .match_game_request import MatchGameRequest
 from .match_game_totals import MatchGameTotals
@@ -227,6 +228,7 @@ __all__ = (
     "HistoryEntry",
     "Match",
     "MatchGame",
+    "MatchGameList",
     "MatchGamePoints",
     "MatchGameRequest",
     "MatchGameTotals",

@@ -30,7 +30,9 @@ class Match:
         table (None | str):  Example: table-7.
         target_points (int):  Example: 101.
         players (list[MatchPlayer]):
-        games (list[MatchGame]): Finished games, voided ones too.
+        played (int): How many games have finished, voided ones too (the last one's `n`). Example: 1.
+        games (list[MatchGame]): The latest 100 finished games (all of them up to 100), voided ones too, oldest first;
+            every game is in `GET /v1/banting/matches/{id}/games`.
         current_game (None | str): The game being played, if any.
         next_leader (None | str): Who leads the next game (first_lead previous_winner); null: the lowest card. Example:
             a.
@@ -46,6 +48,7 @@ class Match:
     table: None | str
     target_points: int
     players: list[MatchPlayer]
+    played: int
     games: list[MatchGame]
     current_game: None | str
     next_leader: None | str
@@ -74,6 +77,8 @@ class Match:
             players_item = players_item_data.to_dict()
             players.append(players_item)
 
+        played = self.played
+
         games = []
         for games_item_data in self.games:
             games_item = games_item_data.to_dict()
@@ -100,6 +105,7 @@ class Match:
                 "table": table,
                 "target_points": target_points,
                 "players": players,
+                "played": played,
                 "games": games,
                 "current_game": current_game,
                 "next_leader": next_leader,
@@ -144,6 +150,8 @@ class Match:
 
             players.append(players_item)
 
+        played = d.pop("played")
+
         games = []
         _games = d.pop("games")
         for games_item_data in _games:
@@ -177,6 +185,7 @@ class Match:
             table=table,
             target_points=target_points,
             players=players,
+            played=played,
             games=games,
             current_game=current_game,
             next_leader=next_leader,

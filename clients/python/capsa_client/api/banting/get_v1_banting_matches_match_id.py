@@ -102,7 +102,10 @@ def sync_detailed(
     if_match: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
 ) -> Response[Any | Match | Problem]:
-    """The match: its players' totals and the standings after every finished game.
+    """The match: its players' totals and the standings after its latest finished games.
+
+     `games` holds the latest 100 (`played` says how many there are); `GET
+    /v1/banting/matches/{id}/games` pages through all of them.
 
     Args:
         match_id (str):
@@ -137,7 +140,10 @@ def sync(
     if_match: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
 ) -> Any | Match | Problem | None:
-    """The match: its players' totals and the standings after every finished game.
+    """The match: its players' totals and the standings after its latest finished games.
+
+     `games` holds the latest 100 (`played` says how many there are); `GET
+    /v1/banting/matches/{id}/games` pages through all of them.
 
     Args:
         match_id (str):
@@ -167,7 +173,10 @@ async def asyncio_detailed(
     if_match: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
 ) -> Response[Any | Match | Problem]:
-    """The match: its players' totals and the standings after every finished game.
+    """The match: its players' totals and the standings after its latest finished games.
+
+     `games` holds the latest 100 (`played` says how many there are); `GET
+    /v1/banting/matches/{id}/games` pages through all of them.
 
     Args:
         match_id (str):
@@ -200,7 +209,10 @@ async def asyncio(
     if_match: str | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
 ) -> Any | Match | Problem | None:
-    """The match: its players' totals and the standings after every finished game.
+    """The match: its players' totals and the standings after its latest finished games.
+
+     `games` holds the latest 100 (`played` says how many there are); `GET
+    /v1/banting/matches/{id}/games` pages through all of them.
 
     Args:
         match_id (str):
