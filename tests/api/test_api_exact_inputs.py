@@ -51,6 +51,7 @@ def test_every_integer_query_parameter_is_found_so_the_sweep_below_covers_them(a
         ("/v1/audit/verify", "limit"),
         ("/v1/audit/verify", "min_sequence"),
         ("/v1/banting/games", "limit"),
+        ("/v1/banting/matches/<string:match_id>/games", "limit"),
         ("/v1/deals", "limit"),
         ("/v1/ledger/entries", "limit"),
         ("/v1/ledger/entries", "min_sequence"),

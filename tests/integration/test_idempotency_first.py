@@ -39,8 +39,8 @@ def client_id(app: Any) -> str:
 def new_match(uow: Any, client_id: str) -> str:
     match_id = new_id("mt", T0)
     uow.matches.insert(MatchRecord(
-        match_id, client_id, {"preset": "capsa-banting-id"}, "IDR", 1000, None, ("a", "b"), 101, (),
-        None, 1, GameStatus.PLAYING, T0, T0,
+        match_id, client_id, {"preset": "capsa-banting-id"}, "IDR", 1000, None, ("a", "b"), 101, 0,
+        {"a": 0, "b": 0}, None, 1, GameStatus.PLAYING, T0, T0,
     ))
     return match_id
 
