@@ -42,10 +42,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     recorder = session.config.stash.get(_SQL, None)
     if recorder is None:
         return
-    offences = recorder.offences()
-    session.config.stash[_OFFENCES] = offences
+    offences = [str(o) for o in recorder.offences()]
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its controller reports them
+        workeroutput["sqlscope"] = offences
+        return
+    offences += session.config.stash.get(_WORKER_OFFENCES, [])
+    session.config.stash[_OFFENCES] = list(dict.fromkeys(offences))
     if offences and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist's controller: keep what a worker found (each worker's own session ends
+    before the controller's, whose exit status and summary are the run's)."""
+    found = getattr(node, "workeroutput", {}).get("sqlscope", [])
+    node.config.stash.setdefault(_WORKER_OFFENCES, []).extend(found)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -53,11 +66,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if offences:
         terminalreporter.section("statements not filtered by client_id (tests/sqlscope.py)", red=True)
         for offence in offences:
-            terminalreporter.write_line(str(offence))
+            terminalreporter.write_line(offence)
 
 
 _SQL = pytest.StashKey[Any]()
-_OFFENCES = pytest.StashKey[list[Any]]()
+_OFFENCES = pytest.StashKey[list[str]]()
+_WORKER_OFFENCES = pytest.StashKey[list[str]]()
 
 
 def pg_admin_url() -> str | None:

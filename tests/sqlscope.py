@@ -83,6 +83,11 @@ EXEMPT: dict[tuple[str, str], str] = {
         "the dispatcher finds the endpoints whose oldest attempt is past the retention, one index probe per "
         "endpoint; under Citus a multi-shard SELECT over co-located webhooks and webhook_attempts (each shard "
         "locally), each endpoint's attempts then deleted by (client, endpoint)",
+    ("service/adapters/webhook_queue.py", "DeliveryQueue.prune_endpoint"):
+        "PostgreSQL deletes a batch of an endpoint's old attempts by tuple id, the batch read by (client, "
+        "endpoint); under Citus the DELETE names each row's key (client_id, id) instead of the single node's "
+        "ctid (naming the client beside the ctids here made a never-analysed table's plan read every attempt "
+        "of the client)",
     ("service/adapters/webhook_queue.py", "DeliveryQueue.disable_overdue"):
         "the dispatcher disables, once a minute, the endpoints of every client failing for the whole period "
         "with no delivery pending; under Citus a multi-shard UPDATE of co-located webhooks and "

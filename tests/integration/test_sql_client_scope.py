@@ -91,3 +91,51 @@ def test_the_recorder_catches_an_unfiltered_query_the_service_runs_unless_it_is_
     assert {o.reasons for o in offences} == {
         ("chain_records not filtered on client_id", "chain_signatures not filtered on client_id")
     }
+
+
+def test_an_offence_found_by_a_pytest_xdist_worker_fails_the_run_and_is_reported(tmp_path):
+    """`make test` runs the suite on pytest-xdist workers. Each worker's session found its
+    offences and set its own exit status, which the controller does not read: the run passed
+    and said nothing (an unfiltered DELETE of the dispatcher's went in so). The workers now
+    hand them to the controller, whose session fails on them."""
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
+        import importlib.util, sys
+        sys.path.insert(0, {str(tests)!r})
+        spec = importlib.util.spec_from_file_location("capsa_conftest", {str(tests / "conftest.py")!r})
+        suite = sys.modules["capsa_conftest"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(suite)
+        pytest_configure = suite.pytest_configure
+        pytest_sessionfinish = suite.pytest_sessionfinish
+        if hasattr(suite, "pytest_testnodedown"):
+            pytest_testnodedown = suite.pytest_testnodedown
+        pytest_terminal_summary = suite.pytest_terminal_summary
+    """))
+    (tmp_path / "test_offends.py").write_text(textwrap.dedent("""
+        import sqlscope
+        from service.adapters.uow import Database
+        from service.adapters.migrate import upgrade
+
+        def test_runs_an_unfiltered_query(tmp_path, monkeypatch):
+            url = f"sqlite:///{tmp_path / 'x.db'}"
+            upgrade(url)
+            db = Database(url)
+            monkeypatch.delitem(sqlscope.EXEMPT, ("service/adapters/signatures.py", "SignatureRepository.unsigned"))
+            with db.unit_of_work() as uow:
+                uow.signatures.unsigned(None, ("", 0), 10)
+            db.dispose()
+
+        def test_another(): pass
+    """))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "statements not filtered by client_id" in done.stdout, done.stdout
+    assert "SignatureRepository.unsigned: chain_records not filtered on client_id" in done.stdout, done.stdout
