@@ -88,6 +88,12 @@ EXEMPT: dict[tuple[str, str], str] = {
         "endpoint); under Citus the DELETE names each row's key (client_id, id) instead of the single node's "
         "ctid (naming the client beside the ctids here made a never-analysed table's plan read every attempt "
         "of the client)",
+    ("service/adapters/webhook_queue.py", "DeliveryQueue.deleted_endpoints"):
+        "the dispatcher finds the endpoints deleted with a backlog left, of every client (a few rows); under "
+        "Citus a multi-shard SELECT of webhooks, each endpoint's rows then deleted by (client, endpoint)",
+    ("service/adapters/webhook_queue.py", "DeliveryQueue.purge_deleted"):
+        "PostgreSQL deletes a batch of a deleted endpoint's attempts and deliveries by tuple id, the batch read "
+        "by (client, endpoint); under Citus each DELETE names each row's key instead of the single node's ctid",
     ("service/adapters/webhook_queue.py", "DeliveryQueue.disable_overdue"):
         "the dispatcher disables, once a minute, the endpoints of every client failing for the whole period "
         "with no delivery pending; under Citus a multi-shard UPDATE of co-located webhooks and "

@@ -39,12 +39,13 @@ from sqlalchemy import (
     func,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
 from service.domain.audit import record_time
-from service.domain.webhooks import AttemptOutcome, DeliveryState
+from service.domain.webhooks import AttemptOutcome, DeliveryState, DisabledReason
 
 from .chain import stored_record
 from .models import (
@@ -403,7 +404,7 @@ _FAILING = update(w).where(_endpoint, w.failing_since.is_(None)).values(failing_
 _DISABLE_FAILING = (
     update(w)
     .where(w.enabled.is_(True), w.failing_since <= bindparam("_since"))
-    .values(enabled=False, disabled_reason="failing", updated_at=bindparam("_now"))
+    .values(enabled=False, disabled_reason=DisabledReason.FAILING.value, updated_at=bindparam("_now"))
     .returning(w.id)
 )
 _DISABLE = _DISABLE_FAILING.where(_endpoint)
@@ -464,6 +465,47 @@ def _prune_failed(pg: bool) -> Any:
 
 
 _PRUNE_FAILED = {"postgresql": _prune_failed(True), "sqlite": _prune_failed(False)}
+
+
+# Endpoints deleted with a backlog (`WebhookRepository.remove`): every client's, few at a
+# time. Each one's attempts, then its deliveries, a batch a transaction by its own index
+# (PostgreSQL: by tuple id, skipping rows another dispatcher's batch holds, as `_PRUNE`),
+# then its row once a batch found none of either.
+_DELETED_ENDPOINTS = select(w.client_id, w.id).where(w.disabled_reason == DisabledReason.DELETED.value)
+_PURGE: dict[str, tuple[Executable, Executable]] = {
+    "postgresql": (
+        text("""
+DELETE FROM webhook_attempts
+ WHERE ctid = ANY(ARRAY(SELECT a.ctid FROM webhook_attempts AS a
+                         WHERE a.client_id = :client AND a.webhook_id = :webhook
+                         LIMIT :batch FOR UPDATE SKIP LOCKED))
+"""),
+        text("""
+DELETE FROM webhook_deliveries
+ WHERE ctid = ANY(ARRAY(SELECT d.ctid FROM webhook_deliveries AS d
+                         WHERE d.client_id = :client AND d.webhook_id = :webhook
+                         LIMIT :batch FOR UPDATE SKIP LOCKED))
+"""),
+    ),
+    "sqlite": (
+        delete(_at).where(_at.id.in_(
+            select(_at.id)
+            .where(_at.client_id == bindparam("client"), _at.webhook_id == bindparam("webhook"))
+            .limit(bindparam("batch"))
+        )),
+        delete(d).where(tuple_(d.client_id, d.webhook_id, d.event_id).in_(
+            select(d.client_id, d.webhook_id, d.event_id)
+            .where(d.client_id == bindparam("client"), d.webhook_id == bindparam("webhook"))
+            .limit(bindparam("batch"))
+        )),
+    ),
+}
+_PURGED = delete(w).where(
+    _endpoint, w.disabled_reason == DisabledReason.DELETED.value,
+    # none left, not even one another dispatcher's batch holds (that one deletes the row)
+    ~exists().where(_at.client_id == w.client_id, _at.webhook_id == w.id),
+    ~exists().where(d.client_id == w.client_id, d.webhook_id == w.id),
+)
 
 
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
@@ -806,6 +848,24 @@ class DeliveryQueue:
                 **keys, "events": text_array(wanted) if self.dialect == "postgresql" else wanted,
             }).rowcount if events else 0
         return len(events), int(failed)
+
+    def deleted_endpoints(self) -> list[tuple[str, str]]:
+        """The endpoints (client, id) deleted whose backlog is still to delete."""
+        with translated(), self.reader.connect() as conn:
+            return [(str(r[0]), str(r[1])) for r in conn.execute(_DELETED_ENDPOINTS)]
+
+    def purge_deleted(self, client_id: str, webhook_id: str, batch: int) -> tuple[int, bool]:
+        """Delete, in one transaction, up to `batch` of a deleted endpoint's attempts and as
+        many of its deliveries, and its row once none of either is left: how many rows went,
+        and whether the endpoint is gone."""
+        keys = {"client": client_id, "webhook": webhook_id, "batch": batch}
+        attempts, deliveries = _PURGE[self.dialect]
+        with translated(), self.engine.begin() as conn:
+            gone = int(conn.execute(attempts, keys).rowcount) + int(conn.execute(deliveries, keys).rowcount)
+            if gone:
+                return gone, False
+            done = conn.execute(_PURGED, {"_client": client_id, "_webhook": webhook_id}).rowcount
+        return gone, bool(done)
 
     def disable_overdue(self, now: datetime, since: datetime) -> list[str]:
         """Disable every endpoint failing since `since` or before: their ids."""

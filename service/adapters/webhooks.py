@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from service.domain.audit import RecordKind
 from service.domain.banting.rules import BANTING
-from service.domain.webhooks import DeliveryState
+from service.domain.webhooks import DeliveryState, DisabledReason
 
 from .chain import RECORD_COLUMNS, RECORD_COLUMNS_BY_KEY, stored_record, with_receipt
 from .models import (
@@ -37,6 +37,8 @@ from .records import StoredRecord
 PENDING, DELIVERED, FAILED = DeliveryState.PENDING, DeliveryState.DELIVERED, DeliveryState.FAILED
 
 _WEBHOOKS = Webhook.__table__
+# What the API shows: an endpoint deleted whose backlog the dispatchers still delete is gone.
+_NOT_DELETED = or_(_WEBHOOKS.c.disabled_reason.is_(None), _WEBHOOKS.c.disabled_reason != DisabledReason.DELETED.value)
 # An endpoint as read: every column but `resume_before`, which only the dispatcher reads (so
 # this version also reads a database not yet at migration 0022).
 _WEBHOOK_COLUMNS = [c for c in _WEBHOOKS.c if c.name != "resume_before"]
@@ -148,15 +150,20 @@ class WebhookRepository:
         self.session.execute(insert(Webhook).values(webhook.columns()))
 
     def count(self, client_id: str) -> int:
-        return int(self.session.scalar(select(func.count()).where(Webhook.client_id == client_id)) or 0)
+        """The client's endpoints (not those deleted whose backlog is still being deleted)."""
+        q = select(func.count()).where(Webhook.client_id == client_id, _NOT_DELETED)
+        return int(self.session.scalar(q) or 0)
 
     def of_client(self, client_id: str) -> list[WebhookRecord]:
-        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.client_id == client_id)
+        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.client_id == client_id, _NOT_DELETED)
         return [_webhook(r) for r in self.session.execute(q.order_by(_WEBHOOKS.c.created_at, _WEBHOOKS.c.id)).mappings()]
 
     def get(self, client_id: str, webhook_id: str, lock: bool = False) -> WebhookRecord | None:
-        """The endpoint; with `lock`, its row is locked until the transaction ends (PostgreSQL)."""
-        q = select(*_WEBHOOK_COLUMNS).where(_WEBHOOKS.c.id == webhook_id, _WEBHOOKS.c.client_id == client_id)
+        """The endpoint (None once deleted); with `lock`, its row is locked until the
+        transaction ends (PostgreSQL)."""
+        q = select(*_WEBHOOK_COLUMNS).where(
+            _WEBHOOKS.c.id == webhook_id, _WEBHOOKS.c.client_id == client_id, _NOT_DELETED
+        )
         if lock:
             q = q.with_for_update()
         row = self.session.execute(q).mappings().first()
@@ -194,12 +201,32 @@ class WebhookRepository:
         ).where(tuple_(Webhook.client_id, Webhook.id).in_(keys))
         return {row[0]: Target(*row) for row in self.session.execute(q)}
 
-    def remove(self, client_id: str, webhook_id: str) -> None:
-        """The endpoint, its deliveries and its attempts."""
+    def remove(self, client_id: str, webhook_id: str, batch: int, at: datetime) -> bool:
+        """Delete the endpoint with its deliveries and attempts when it has at most `batch`
+        of each: True. Otherwise mark it deleted (disabled, `DisabledReason.DELETED`: no
+        read of the API finds it, nothing is queued for it or sent) and leave its rows to the
+        dispatchers' batches (`webhook_queue.DeliveryQueue.purge_deleted`): False. Either
+        way the request's work is bounded by `batch`, whatever the backlog (deleting a backlog
+        of millions of rows in one statement ran past the statement timeout, every time)."""
         a, d = WebhookAttempt, WebhookDelivery
-        self.session.execute(delete(a).where(a.client_id == client_id, a.webhook_id == webhook_id))
-        self.session.execute(delete(d).where(d.client_id == client_id, d.webhook_id == webhook_id))
+        mine_a = (a.client_id == client_id, a.webhook_id == webhook_id)
+        mine_d = (d.client_id == client_id, d.webhook_id == webhook_id)
+        held = [
+            int(self.session.scalar(select(func.count()).select_from(select(1).where(*mine).limit(batch + 1).subquery()))
+                or 0)
+            for mine in (mine_a, mine_d)
+        ]
+        if max(held) > batch:
+            self.session.execute(
+                update(Webhook)
+                .where(Webhook.client_id == client_id, Webhook.id == webhook_id)
+                .values(enabled=False, disabled_reason=DisabledReason.DELETED.value, resume_before=None, updated_at=at)
+            )
+            return False
+        self.session.execute(delete(a).where(*mine_a))
+        self.session.execute(delete(d).where(*mine_d))
         self.session.execute(delete(Webhook).where(Webhook.client_id == client_id, Webhook.id == webhook_id))
+        return True
 
     def subscribers(self, client_id: str) -> list[WebhookRecord]:
         """The client's enabled endpoints, oldest first."""

@@ -58,6 +58,16 @@ class AttemptOutcome(StrEnum):
     REFUSED = "refused"  # the address guard refused every address the host resolved to
 
 
+class DisabledReason(StrEnum):
+    """Why an endpoint sends nothing (`enabled` false)."""
+
+    DISABLED = "disabled"  # PATCH {"enabled": false}
+    FAILING = "failing"  # every attempt has failed for 3 days
+    # DELETE of an endpoint with more deliveries or attempts than one batch: gone from the API
+    # at once; the dispatchers delete its backlog a batch at a time, then its row.
+    DELETED = "deleted"
+
+
 class DeliveryState(StrEnum):
     """Where one event's delivery to one endpoint stands."""
 

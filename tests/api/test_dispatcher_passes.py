@@ -1096,6 +1096,7 @@ def test_the_metrics_are_exposed_under_their_names_and_help(db):
         "# HELP capsa_webhook_endpoints_disabled_total Endpoints disabled after failing for the disable period.",
         "# HELP capsa_webhook_attempts_deleted_total Delivery attempts deleted past their retention "
         "(WEBHOOK_ATTEMPTS_KEEP).",
+        "# HELP capsa_webhook_deleted_rows_total Deliveries and attempts of deleted endpoints deleted after the DELETE.",
         "# HELP capsa_webhook_events_waiting Deliveries queued and not yet made (enabled endpoints).",
         "# HELP capsa_webhook_oldest_waiting_seconds Age of the oldest event not yet delivered (0: none).",
     ]
@@ -1424,3 +1425,98 @@ def test_the_last_record_writes_what_earlier_passes_could_not(db, new, monkeypat
     assert (rows[back.event_id].state, rows[back.event_id].claim) == ("pending", None)
     assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "delivered"}) == 2.0
     assert d._unrecorded == ([], [])
+
+
+# -- endpoints deleted with a backlog -------------------------------------------------------------
+
+
+def backlog(db: Database, client_id: str, webhook_id: str, count: int) -> None:
+    """`count` pending deliveries of the endpoint and `count` attempts, written directly."""
+    from service.services.clock import utcnow_ms
+
+    now = utcnow_ms()
+    with db.unit_of_work(write=True) as uow:
+        uow.session.execute(insert(WebhookDelivery), [{
+            "client_id": client_id, "webhook_id": webhook_id, "event_id": f"evt_{i}", "sequence": i,
+            "event_type": "round.settled", "event_at": now, "state": "pending", "attempts": 1, "next_attempt_at": now,
+            "claim": None, "last_status": None, "last_error": None, "created_at": now,
+        } for i in range(count)])
+        uow.session.execute(insert(WebhookAttempt), [{
+            "client_id": client_id, "webhook_id": webhook_id, "event_id": f"evt_{i}", "attempted_at": now,
+            "outcome": "http_error", "status_code": 500, "latency_ms": i, "error": None,
+        } for i in range(count)])
+        uow.commit()
+
+
+def held_rows(db: Database, client_id: str, webhook_id: str) -> tuple[int, int, bool]:
+    """The endpoint's deliveries and attempts left, and whether its row is."""
+    from sqlalchemy import func
+
+    with db.unit_of_work() as uow:
+        count = [
+            int(uow.session.scalar(select(func.count()).where(t.client_id == client_id, t.webhook_id == webhook_id)) or 0)
+            for t in (WebhookDelivery, WebhookAttempt)
+        ]
+        row = uow.session.scalar(select(Webhook.id).where(Webhook.client_id == client_id, Webhook.id == webhook_id))
+    return count[0], count[1], row is not None
+
+
+def test_a_deleted_endpoint_with_more_than_a_batch_is_gone_from_the_api_at_once_and_its_rows_go_in_batches(
+    db, new, monkeypatch
+):
+    """DELETE deleted the endpoint's backlog in its own transaction, every row of it: an
+    endpoint failing for the three days before it is disabled can hold millions, past the
+    statement timeout every time it is tried. Past a batch, it is now marked deleted and
+    the dispatchers delete the rest a batch at a time."""
+    from service.services.errors import NotFound
+
+    monkeypatch.setattr(webhooks, "REMOVE_BATCH", 3)
+    client_id, (a, b, c) = client_with_hooks(db, *(f"http://127.0.0.1:9/{n}" for n in "abc"))
+    backlog(db, client_id, a["id"], 7)
+    backlog(db, client_id, b["id"], 3)
+    webhooks.delete(db, client_id, b["id"])  # a batch or less of each: gone at once, as before
+    assert held_rows(db, client_id, b["id"]) == (0, 0, False)
+    webhooks.delete(db, client_id, a["id"])
+    assert held_rows(db, client_id, a["id"]) == (7, 7, True)  # the request deleted none of them
+    with pytest.raises(NotFound):
+        webhooks.get(db, client_id, a["id"])
+    with pytest.raises(NotFound):
+        webhooks.delete(db, client_id, a["id"])
+    with pytest.raises(NotFound):
+        webhooks.update(db, client_id, a["id"], {"enabled": True})
+    assert [w["id"] for w in webhooks.list_(db, client_id)["items"]] == [c["id"]]
+    with db.unit_of_work() as uow:
+        assert uow.webhooks.count(client_id) == 1  # the endpoint limit counts c alone
+    assert DeliveryQueue(db.engine).deleted_endpoints() == [(client_id, a["id"])]
+
+    ticks = Monotonic(1000.0)
+    monkeypatch.setattr(dispatcher, "time", ticks)
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCH", 3)
+    monkeypatch.setattr(dispatcher, "PRUNE_BATCHES", 2)
+    metrics = Metrics()
+    d = new(PLAIN, metrics)
+    if d.sqlite:
+        d._purge()  # SQLite: only the holder of the lease writes
+        assert held_rows(db, client_id, a["id"]) == (7, 7, True)
+        assert d._hold_lease()
+    d._purge()  # two batches of three of each between two passes
+    assert held_rows(db, client_id, a["id"]) == (1, 1, True) and d._purge_at == 1000.0 + dispatcher.PURGE_EVERY_S
+    d._purge()  # the last of each, then the row
+    assert held_rows(db, client_id, a["id"]) == (0, 0, False) and d._purging == []
+    assert held_rows(db, client_id, c["id"]) == (0, 0, True)
+    assert metrics.registry.get_sample_value("capsa_webhook_deleted_rows_total") == 14.0
+    assert DeliveryQueue(db.engine).deleted_endpoints() == []
+
+
+def test_the_delete_of_an_endpoint_with_a_backlog_reads_a_batch_of_it_at_most_and_writes_none_of_it(db):
+    """Its one transaction deleted every delivery and attempt: 1 s for 200,000 and 600,000
+    here, and an endpoint failing for the three days before it is disabled can hold
+    millions, past the statement timeout on every try. Now the request counts up to a batch
+    and past it deletes nothing but marks the endpoint."""
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    backlog(db, client_id, a["id"], webhooks.REMOVE_BATCH + 1)
+    with statements(db) as seen:
+        webhooks.delete(db, client_id, a["id"])
+    on_backlog = [" ".join(s.split()) for s in seen if re.search(r"webhook_(deliveries|attempts)", s)]
+    assert len(on_backlog) == 2 and all(s.startswith("SELECT count(*)") and "LIMIT" in s for s in on_backlog), on_backlog
+    assert held_rows(db, client_id, a["id"]) == (1001, 1001, True)

@@ -3006,7 +3006,12 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete the endpoint with its deliveries and attempts. */
+        /**
+         * Delete the endpoint with its deliveries and attempts.
+         * @description It is gone at once: nothing more is queued for it or sent to it (but an attempt
+         *     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+         *     the dispatchers delete them after the answer, 1,000 a transaction.
+         */
         delete: {
             parameters: {
                 query?: never;

@@ -102,7 +102,12 @@ class WebhookById(MethodView):
     @blp.response(204)
     @blp.problems(*AUTH, 403, 404)
     def delete(self, webhook_id: str) -> Response:
-        """Delete the endpoint with its deliveries and attempts."""
+        """Delete the endpoint with its deliveries and attempts.
+
+        It is gone at once: nothing more is queued for it or sent to it (but an attempt
+        already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+        the dispatchers delete them after the answer, 1,000 a transaction.
+        """
         _owned(webhook_id)
         webhooks.delete(db(), principal().client_id, webhook_id)
         gone = Response(status=204)

@@ -52,6 +52,8 @@ the same `webhook-id`, which receivers dedupe on.
 Between passes the loop deletes the attempts past their retention (`attempts_keep_s`, 30
 days), and with them the deliveries that failed for good: the endpoints that have some are
 looked for every `PRUNE_EVERY_S`, then worked through a few batches at a time (`_prune`).
+The deliveries and attempts of an endpoint deleted with more than one batch of them go the
+same way, looked for every `PURGE_EVERY_S`, and then the endpoint's row (`_purge`).
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ OVERDUE_EVERY_S = 60.0  # how often a dispatcher disables the endpoints failing 
 PRUNE_EVERY_S = 600.0  # how often a dispatcher looks for endpoints with attempts past their retention
 PRUNE_BATCH = 1000  # attempts deleted per transaction
 PRUNE_BATCHES = 10  # transactions between two passes at most, until the endpoints found are done
+PURGE_EVERY_S = 60.0  # how often a dispatcher looks for endpoints deleted with a backlog to delete
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,10 @@ class Metrics:
         )
         self.pruned = Counter(
             "capsa_webhook_attempts_deleted", "Delivery attempts deleted past their retention (WEBHOOK_ATTEMPTS_KEEP).",
+            registry=self.registry,
+        )
+        self.purged = Counter(
+            "capsa_webhook_deleted_rows", "Deliveries and attempts of deleted endpoints deleted after the DELETE.",
             registry=self.registry,
         )
         self.waiting = Gauge(
@@ -558,6 +565,10 @@ class Dispatcher:
         self._pruning: list[tuple[str, str]] = []  # pragma: no mutate (None reads as empty)
         # what is older than this goes (set with `_pruning`, never read before)
         self._prune_before = utcnow_ms()  # pragma: no mutate
+        # when endpoints deleted with a backlog are next looked for (monotonic: at once), and
+        # those found then and not done, the next last
+        self._purge_at = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
+        self._purging: list[tuple[str, str]] = []  # pragma: no mutate (None reads as empty)
         # SQLite: the last pass held the lease (only its holder writes)
         self._leased = False  # pragma: no mutate (None reads as False)
         # the last pass made a full batch of an enabled-again endpoint's deliveries due
@@ -584,6 +595,7 @@ class Dispatcher:
                     self._due = None  # a failed pass waits its poll, never only a linger
                     busy = False  # pragma: no mutate (None reads as False)
                 self._prune()
+                self._purge()
                 if busy:
                     continue
                 if lanes.pending:  # until enough have finished to record, or a tick
@@ -630,6 +642,32 @@ class Dispatcher:
         except Exception:  # the database went away: look again at the next time
             log.exception("could not delete the attempts past their retention")
             self._pruning = []
+
+    def _purge(self) -> None:
+        """Delete what endpoints deleted with a backlog left (`endpoints.delete`): every
+        PURGE_EVERY_S they are looked for, then their attempts and deliveries go, PRUNE_BATCH
+        of each a transaction and PRUNE_BATCHES transactions at most between two passes,
+        and each one's row once none is left."""
+        if self.sqlite and not self._leased:
+            return
+        try:
+            if not self._purging:
+                if time.monotonic() < self._purge_at:
+                    return
+                self._purge_at = time.monotonic() + PURGE_EVERY_S
+                self._purging = self.queue.deleted_endpoints()[::-1]
+            for _ in range(PRUNE_BATCHES):
+                if not self._purging:
+                    break  # pragma: no mutate (return: nothing follows the loop)
+                client_id, webhook_id = self._purging[-1]
+                gone, done = self.queue.purge_deleted(client_id, webhook_id, PRUNE_BATCH)
+                if self.metrics is not None:
+                    self.metrics.purged.inc(gone)
+                if done or not gone:  # gone, or what is left another dispatcher's batch holds
+                    self._purging.pop()
+        except Exception:  # the database went away: look again at the next time
+            log.exception("could not delete the deliveries and attempts of deleted endpoints")
+            self._purging = []
 
     def _wait(self, longest: float) -> float:
         """How long the loop may wait: `longest`, or less when a fan-out waits for its linger."""

@@ -156,17 +156,25 @@ def update(db: Database, client_id: str, webhook_id: str, body: dict[str, Any]) 
                 new = replace(new, enabled=True, failing_since=None, disabled_reason=None)
                 uow.webhooks.resume(client_id, webhook_id, now)
             elif not enabled and row.enabled:
-                new = replace(new, enabled=False, disabled_reason="disabled")
+                new = replace(new, enabled=False, disabled_reason=hooks.DisabledReason.DISABLED.value)
         uow.webhooks.replace(row, new)
         doc = document(new, now)
         uow.commit()
     return doc
 
 
+# What DELETE deletes in its own transaction: an endpoint with at most this many deliveries
+# and attempts goes with them at once; one with more is marked deleted, and the dispatchers
+# delete them in batches of as many (`dispatcher.PURGE_EVERY_S`).
+REMOVE_BATCH = 1000
+
+
 def delete(db: Database, client_id: str, webhook_id: str) -> None:
+    """The endpoint is gone from the API at once, whatever its backlog; its deliveries and
+    attempts too, or (past `REMOVE_BATCH`) in the dispatchers' batches after the answer."""
     with db.unit_of_work(write=True) as uow:
         _found(uow, client_id, webhook_id, lock=True)
-        uow.webhooks.remove(client_id, webhook_id)
+        uow.webhooks.remove(client_id, webhook_id, REMOVE_BATCH, utcnow_ms())
         uow.commit()
 
 

@@ -84,6 +84,10 @@ def sync_detailed(
 ) -> Response[Any | Problem]:
     """Delete the endpoint with its deliveries and attempts.
 
+     It is gone at once: nothing more is queued for it or sent to it (but an attempt
+    already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+    the dispatchers delete them after the answer, 1,000 a transaction.
+
     Args:
         webhook_id (str):
 
@@ -113,6 +117,10 @@ def sync(
 ) -> Any | Problem | None:
     """Delete the endpoint with its deliveries and attempts.
 
+     It is gone at once: nothing more is queued for it or sent to it (but an attempt
+    already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+    the dispatchers delete them after the answer, 1,000 a transaction.
+
     Args:
         webhook_id (str):
 
@@ -136,6 +144,10 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Any | Problem]:
     """Delete the endpoint with its deliveries and attempts.
+
+     It is gone at once: nothing more is queued for it or sent to it (but an attempt
+    already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+    the dispatchers delete them after the answer, 1,000 a transaction.
 
     Args:
         webhook_id (str):
@@ -163,6 +175,10 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> Any | Problem | None:
     """Delete the endpoint with its deliveries and attempts.
+
+     It is gone at once: nothing more is queued for it or sent to it (but an attempt
+    already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
+    the dispatchers delete them after the answer, 1,000 a transaction.
 
     Args:
         webhook_id (str):
