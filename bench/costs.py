@@ -11,12 +11,15 @@ backend's work is in it). The sections:
             void of its game N x 4/5, its document and a page of its games (the move rewrote
             the match's JSON list of every game: 207 ms of CPU at 10,000 games; a void was
             O(N^2) before that, 2.5 s at 5,000)
+  webhook   DELETE of an endpoint with 200,000 deliveries and 600,000 attempts waiting (its one
+            transaction deleted them all: 1 s here, past the statement timeout at a few million);
+            then the dispatchers' purge of them, a batch a transaction
   zone      an all-time summary by day in a zone whose days are not kept, over three years of
             quarter-hour rollups loaded directly (a heavy read; 210 ms of PostgreSQL)
   deals     a page of GET /v1/deals by status among 500,000 deals loaded directly (it read the
             whole history: 30 ms; an index a status since migration 0025)
 
-The PostgreSQL sections (match, zone, deals) need $BENCH_DATABASE_URL or $TEST_DATABASE_URL and make (and drop) a
+The PostgreSQL sections (match, webhook, zone, deals) need $BENCH_DATABASE_URL or $TEST_DATABASE_URL and make (and drop) a
 database `capsa_bench_<random>` of their own; without one they are skipped. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
@@ -149,6 +152,39 @@ def match_section(url: str, games: int, repeat: int) -> None:
     db.dispose()
 
 
+def webhook_section(url: str) -> None:
+    from service.adapters.uow import Database
+    from service.adapters.webhook_queue import DeliveryQueue
+    from service.services import clients
+    from service.services.webhooks import dispatcher, endpoints
+
+    os.environ["WEBHOOK_ALLOW_PRIVATE"] = "1"
+    db = Database(url)
+    client_id, _ = clients.create_client(db, "webhooks")
+    hook = endpoints.create(db, client_id, {"url": "http://127.0.0.1:9/hook", "events": ["*"]})["id"]
+    keys = {"c": client_id, "w": hook}
+    with db.engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO webhook_deliveries (client_id, webhook_id, event_id, sequence, event_type, event_at, state,"
+            " attempts, next_attempt_at, created_at) SELECT :c, :w, 'evt_' || g, g, 'round.settled', now(),"
+            " 'pending', 3, now() + interval '1 hour', now() FROM generate_series(1, 200000) g"), keys)
+        conn.execute(text(
+            "INSERT INTO webhook_attempts (client_id, webhook_id, event_id, attempted_at, outcome, status_code,"
+            " latency_ms) SELECT :c, :w, 'evt_' || (g % 200000 + 1), now(), 'http_error', 500, 1"
+            " FROM generate_series(1, 600000) g"), keys)
+        conn.execute(text("ANALYZE webhook_deliveries, webhook_attempts"))
+    print("webhook: an endpoint with 200,000 deliveries and 600,000 attempts")
+    cpu, wall = timed(lambda: endpoints.delete(db, client_id, hook), 1)
+    print(f"  DELETE /v1/webhooks/{{id}}  {cpu:7.1f} ms CPU here, {wall:7.1f} ms wall  ({load()})")
+    queue, batches, wall0 = DeliveryQueue(db.engine), 0, time.perf_counter()
+    while not queue.purge_deleted(client_id, hook, dispatcher.PRUNE_BATCH)[1]:
+        batches += 1
+    wall = (time.perf_counter() - wall0) * 1e3
+    print(f"  the purge after it          {batches:,} transactions, {wall:7.1f} ms wall in all"
+          f" ({wall / max(batches, 1):.1f} ms each)  ({load()})")
+    db.dispose()
+
+
 def move(line: str) -> dict[str, Any]:
     player, _, what = line.partition(": ")
     return {"player": player, "pass": True} if what == "pass" else {"player": player, "play": what.split()}
@@ -166,6 +202,7 @@ def pg_sections(admin: str, repeat: int, games: int) -> None:
     try:
         upgrade(url)
         match_section(url, games, repeat)
+        webhook_section(url)
         db = Database(url)
         clients.create_client(db, "costs")
         with db.engine.begin() as conn:
@@ -217,7 +254,7 @@ def main() -> int:
     if admin and admin.startswith("postgresql"):
         pg_sections(admin, args.repeat, args.games)
     else:
-        print("match, zone, deals: skipped (set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server)")
+        print("match, webhook, zone, deals: skipped (set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server)")
     return 0
 
 
