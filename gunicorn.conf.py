@@ -113,9 +113,13 @@ def when_ready(server):
     from service.api.observability import serve_metrics
 
     global _metrics
-    _metrics = serve_metrics(metrics_bind)
-    if _metrics is not None:
+    # A new master started by USR2 (gunicorn names its parent in GUNICORN_PID while that one
+    # runs) meets the old one serving the metrics: it takes the address over once it is free.
+    _metrics = serve_metrics(metrics_bind, wait="GUNICORN_PID" in os.environ)
+    if _metrics is not None and _metrics.serving:
         server.log.info("Serving metrics at http://%s:%s/metrics", *_metrics.address[:2])
+    elif _metrics is not None:
+        server.log.info("Metrics at http://%s:%s/metrics once the old master frees it", *_metrics.address[:2])
 
 
 _metrics = None

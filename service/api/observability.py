@@ -6,6 +6,7 @@ gunicorn's master serves them on a bind of their own (METRICS_BIND, `serve_metri
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import posixpath
@@ -177,30 +178,67 @@ def metrics_address(bind: str | None) -> tuple[str, int] | None:
 
 class MetricsServer:
     """The Prometheus endpoint of a gunicorn master: every worker's values, summed from the
-    files in PROMETHEUS_MULTIPROC_DIR, on its own address (any path answers)."""
+    files in PROMETHEUS_MULTIPROC_DIR, on its own address (any path answers).
 
-    def __init__(self, host: str, port: int) -> None:
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
+    With `wait`, an address in use is taken once it is free: a new master started by USR2
+    meets its old master still serving there, and takes the address over when that one
+    stops (a try every `WAIT_S`); until then the old master answers. Without it, an address
+    in use refuses the start."""
+
+    WAIT_S = 0.5
+
+    def __init__(self, host: str, port: int, wait: bool = False) -> None:
+        self.registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(self.registry)  # type: ignore[no-untyped-call]  # untyped upstream
+        self.address: tuple[Any, ...] = (host, port)
+        self.httpd: Any = None
+        self._lock = threading.Lock()
         try:
-            self.httpd, self.thread = start_http_server(port, addr=host, registry=registry)
+            self._bind()
         except OSError as exc:
-            raise RuntimeError(f"METRICS_BIND {host}:{port}: {exc.strerror or exc}") from exc
-        self.address = self.httpd.server_address
+            if not (wait and exc.errno == errno.EADDRINUSE):
+                raise RuntimeError(f"METRICS_BIND {host}:{port}: {exc.strerror or exc}") from exc
+            threading.Thread(target=self._bind_when_free, name="metrics-bind", daemon=True).start()
+
+    def _bind(self) -> None:
+        with self._lock:
+            self.httpd, self.thread = start_http_server(self.address[1], addr=self.address[0], registry=self.registry)
+            self.address = self.httpd.server_address
+
+    def _bind_when_free(self) -> None:
+        while True:
+            time.sleep(self.WAIT_S)
+            try:
+                self._bind()
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    logging.getLogger("service").error("METRICS_BIND %s:%s: %s", *self.address[:2], exc)
+                    return
+            else:
+                logging.getLogger("service").info("Serving metrics at http://%s:%s/metrics", *self.address[:2])
+                return
+
+    @property
+    def serving(self) -> bool:
+        return self.httpd is not None
 
     def close_in_child(self) -> None:
         """In a forked worker: drop the inherited listening socket (the master keeps serving)."""
-        self.httpd.socket.close()
+        with self._lock:
+            if self.httpd is not None:
+                self.httpd.socket.close()
+                self.httpd = None
 
 
-def serve_metrics(bind: str | None) -> MetricsServer | None:
-    """Start serving the metrics on `bind` in a daemon thread (gunicorn's `when_ready`)."""
+def serve_metrics(bind: str | None, wait: bool = False) -> MetricsServer | None:
+    """Start serving the metrics on `bind` in a daemon thread (gunicorn's `when_ready`);
+    with `wait`, once the address is free (`MetricsServer`)."""
     address = metrics_address(bind)
     if address is None:
         return None
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         raise RuntimeError("serve_metrics needs PROMETHEUS_MULTIPROC_DIR (set by gunicorn.conf.py)")
-    return MetricsServer(*address)
+    return MetricsServer(*address, wait=wait)
 
 
 log = structlog.get_logger("service.access")

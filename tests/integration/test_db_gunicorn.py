@@ -262,13 +262,29 @@ def test_the_directories_the_server_makes_for_itself_go_when_it_stops(sqlite_url
     assert list(made.iterdir()) == []
 
 
-def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its_own(sqlite_url, tmp_path):
+@pytest.mark.parametrize("metrics", ["off", "on"])
+def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its_own(sqlite_url, tmp_path, metrics):
     """HUP, then USR2 (a new master on the same socket): gunicorn hands the new master the
     environment of its parent's last reading of gunicorn.conf.py, which names the parent's
     directories. Shared, the old master removed them as it stopped and every request of the
     new one was a 500; or the new one, stopped to roll the upgrade back, removed them under
-    the old. Each master makes its own, and removes only those."""
+    the old. Each master makes its own, and removes only those.
+
+    With the metrics served (the default), the new master found their address taken by the
+    old one and refused to start: no upgrade at all. It takes the address over once the old
+    master stops; rolled back, the old one serves them on."""
     import signal
+
+    metrics_port = free_port()
+    metrics_bind = "off" if metrics == "off" else f"127.0.0.1:{metrics_port}"
+
+    def metrics_served() -> bool:
+        if metrics == "off":
+            return True
+        try:
+            return call(metrics_port, "GET", "/metrics", {})[0] == 200
+        except OSError:
+            return False
 
     made = tmp_path / "tmp"
     made.mkdir()
@@ -289,7 +305,7 @@ def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its
                  "--pid", str(pidfile), "--bind", f"127.0.0.1:{port}", "service.api.wsgi:app"],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
                 env={**env, "DATABASE_URL": sqlite_url, "WEB_CONCURRENCY": "1", "LOG_LEVEL": "WARNING",
-                     "METRICS_BIND": "off", "TMPDIR": str(made)},
+                     "METRICS_BIND": metrics_bind, "TMPDIR": str(made)},
             )
 
     def stop(pid: int) -> None:
@@ -325,6 +341,7 @@ def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its
         for _ in range(3):
             assert call(port, "GET", "/healthz", {})[0] == 200
             assert call(port, "GET", "/v1/rules", {})[0] in (200, 401)
+        wait_for(metrics_served, "the new master does not serve the metrics")
     finally:
         if old.poll() is None:
             old.terminate()
@@ -346,6 +363,7 @@ def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its
         assert set(made.iterdir()) == first
         for _ in range(3):
             assert call(port, "GET", "/healthz", {})[0] == 200
+        assert metrics_served()
     finally:
         if new_pid is not None:
             stop(new_pid)
