@@ -69,7 +69,9 @@ def shipped_revisions() -> tuple[str, ...]:
 def schema_refusal(engine: Engine) -> str | None:
     """Why this release cannot serve the database's schema: no capsa tables, or a migration
     older than its newest; None when it can (at it, or at a newer one, which a release
-    before it meets during a rolling upgrade: migrations only add what old code ignores)."""
+    before it meets during a rolling upgrade: most migrations only add what old code
+    ignores; docs/operations.md says of each one that does not, 0026 the first, what a
+    server of the previous version does meanwhile)."""
     revision = current_revision(engine)
     shipped = shipped_revisions()
     if revision is None:

@@ -3010,7 +3010,7 @@ export interface paths {
          * Delete the endpoint with its deliveries and attempts.
          * @description It is gone at once: nothing more is queued for it or sent to it (but an attempt
          *     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-         *     the dispatchers delete them after the answer, 1,000 a transaction.
+         *     the dispatchers delete them after the answer, 1,000 of each a transaction.
          */
         delete: {
             parameters: {

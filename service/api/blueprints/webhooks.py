@@ -106,7 +106,7 @@ class WebhookById(MethodView):
 
         It is gone at once: nothing more is queued for it or sent to it (but an attempt
         already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-        the dispatchers delete them after the answer, 1,000 a transaction.
+        the dispatchers delete them after the answer, 1,000 of each a transaction.
         """
         _owned(webhook_id)
         webhooks.delete(db(), principal().client_id, webhook_id)

@@ -86,7 +86,7 @@ def sync_detailed(
 
      It is gone at once: nothing more is queued for it or sent to it (but an attempt
     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-    the dispatchers delete them after the answer, 1,000 a transaction.
+    the dispatchers delete them after the answer, 1,000 of each a transaction.
 
     Args:
         webhook_id (str):
@@ -119,7 +119,7 @@ def sync(
 
      It is gone at once: nothing more is queued for it or sent to it (but an attempt
     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-    the dispatchers delete them after the answer, 1,000 a transaction.
+    the dispatchers delete them after the answer, 1,000 of each a transaction.
 
     Args:
         webhook_id (str):
@@ -147,7 +147,7 @@ async def asyncio_detailed(
 
      It is gone at once: nothing more is queued for it or sent to it (but an attempt
     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-    the dispatchers delete them after the answer, 1,000 a transaction.
+    the dispatchers delete them after the answer, 1,000 of each a transaction.
 
     Args:
         webhook_id (str):
@@ -178,7 +178,7 @@ async def asyncio(
 
      It is gone at once: nothing more is queued for it or sent to it (but an attempt
     already in flight), and every read answers 404. Past 1,000 deliveries or attempts,
-    the dispatchers delete them after the answer, 1,000 a transaction.
+    the dispatchers delete them after the answer, 1,000 of each a transaction.
 
     Args:
         webhook_id (str):
