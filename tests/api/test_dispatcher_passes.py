@@ -1272,6 +1272,31 @@ def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new
     assert asyncio.run(d.deliver(gone)) is None and posts.posted == []  # its deliveries went with it
 
 
+def test_a_claim_whose_endpoint_was_disabled_or_deleted_with_a_backlog_meanwhile_is_sent_back_unmade(
+    db, new, monkeypatch
+):
+    """Prepared after a PATCH {"enabled": false}, or a DELETE that left a backlog to the
+    dispatchers (the endpoint's row stays, disabled, until they have deleted it), the
+    delivery was sent all the same: to an endpoint its client had switched off or deleted."""
+    monkeypatch.setattr(webhooks, "REMOVE_BATCH", 0)  # any backlog: the row stays, marked deleted
+    d = new()
+    posts = Posts(result())
+    monkeypatch.setattr(d, "pool", posts)
+    for change in ("disable", "delete"):
+        client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+        store(db, client_id)
+        d.fan_out()
+        (claimed,) = d.claim(1)
+        if change == "disable":
+            webhooks.update(db, client_id, hook["id"], {"enabled": False})
+        else:
+            webhooks.delete(db, client_id, hook["id"])
+        (p,) = d.prepare([claimed])
+        assert p.target is not None and not p.target.enabled, change
+        assert asyncio.run(d.deliver(p)) is None, change
+    assert posts.posted == []
+
+
 # -- the loops ---------------------------------------------------------------------------------------
 
 

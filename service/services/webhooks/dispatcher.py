@@ -932,8 +932,10 @@ class Dispatcher:
 
     async def _deliver(self, p: Prepared) -> Outcome | None:
         c, w, event = p.claimed, p.target, p.event
-        if w is None:
-            return None  # deleted meanwhile: its deliveries went with it
+        if w is None or not w.enabled:
+            # Deleted meanwhile (its deliveries went with it, or go with its purge), or
+            # disabled: sent back unmade, due again once it is enabled again.
+            return None
         timeout = min(self.settings.timeout_s, p.end_by - time.monotonic())
         if event is None:
             result = delivery.Result(hooks.AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing")
