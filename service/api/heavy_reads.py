@@ -18,10 +18,12 @@ workers.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -93,6 +95,9 @@ class HeavyReads:
     def directory(self) -> Path:
         if self._directory is None:
             self._directory = Path(tempfile.mkdtemp(prefix="capsa-heavy-reads-"))
+            # Gone with the process that made it (not with a child forked from it): each
+            # test session, script or `capsa serve` left one behind in the temporary directory.
+            atexit.register(_remove_own, self._directory, os.getpid())
         return self._directory
 
     def take(self, client_id: str) -> Slot | None:
@@ -112,6 +117,11 @@ class HeavyReads:
                 raise
             return Slot(fd)
         return None
+
+
+def _remove_own(directory: Path, owner: int) -> None:
+    if os.getpid() == owner:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def answer_heavy(make: Callable[[], Response]) -> Response:

@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -148,8 +149,10 @@ class Gunicorn:
                 self.proc.kill()
                 self.proc.wait(10)
         # The log stays on disk (a failure names it); its handle goes with the server, or the
-        # suite's ResourceWarning-as-error turns any failed test into a crash at exit.
+        # suite's ResourceWarning-as-error turns any failed test into a crash at exit. The
+        # metrics' files go: every run of the suite left a directory of them behind.
         self.log.close()
+        shutil.rmtree(self.prom, ignore_errors=True)
 
     def workers(self) -> list[int]:
         """The pids of the master's live worker processes."""
