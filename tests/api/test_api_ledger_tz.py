@@ -772,7 +772,9 @@ def test_utcs_other_names_cut_utc_days_and_take_none_of_the_kept_zones(app, http
     from service.services.ledger import rollups
 
     db = app.extensions["capsa"].db
-    rollups.sweep(db)
+    # This client's fold (a sweep pass folds the 100 clients furthest behind of the session's
+    # database, not always this one, and an unfolded client's days are summed from its lines).
+    assert rollups.fold(db, tenant.id) > 0
     assert _days(http, tenant, f"tz={alias}")["rows"] == _days(http, tenant, "")["rows"]
     with db.unit_of_work() as uow:
         assert uow.rollups.zones(tenant.id) == {}
