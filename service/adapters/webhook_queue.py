@@ -500,6 +500,9 @@ DELETE FROM webhook_deliveries
         )),
     ),
 }
+# The row locked first, so the check below reads attempts a pass committed meanwhile: a
+# pass keeps the row of an endpoint it records attempts for (`Pass.record`) until it commits.
+_PURGING = select(w.id).where(_endpoint).with_for_update()
 _PURGED = delete(w).where(
     _endpoint, w.disabled_reason == DisabledReason.DELETED.value,
     # none left, not even one another dispatcher's batch holds (that one deletes the row)
@@ -717,11 +720,15 @@ class Pass:
         """Each attempt (of an endpoint not deleted meanwhile: it took its attempts with it),
         each delivery's new state (if its claim still holds it), and each claimed delivery
         never attempted, due again at `attempted_at`."""
-        if attempts:  # of the endpoints still there (one deleted meanwhile took its attempts)
+        # Of the endpoints still there (one deleted meanwhile took its attempts), their rows
+        # kept (KEY SHARE) until this commits: a DELETE or purge of one waits, then finds and
+        # deletes these attempts too. Unlocked, one committed between this read and the
+        # INSERT, and the attempts outlived their endpoint (retention starts from endpoints).
+        if attempts:
             endpoints = {(a.claimed.client_id, a.claimed.webhook_id) for a in attempts}
             alive = {(str(r[0]), str(r[1])) for r in self.conn.execute(select(w.client_id, w.id).where(
                 w.client_id.in_(sorted({c for c, _ in endpoints})), w.id.in_(sorted({e for _, e in endpoints})),
-            ))}
+            ).with_for_update(read=True, key_share=True))}
             attempts = [a for a in attempts if (a.claimed.client_id, a.claimed.webhook_id) in alive]
         if attempts and self.dialect == "postgresql":
             self.conn.execute(_ATTEMPTS_PG, {
@@ -864,6 +871,7 @@ class DeliveryQueue:
             gone = int(conn.execute(attempts, keys).rowcount) + int(conn.execute(deliveries, keys).rowcount)
             if gone:
                 return gone, False
+            conn.execute(_PURGING, {"_client": client_id, "_webhook": webhook_id})
             done = conn.execute(_PURGED, {"_client": client_id, "_webhook": webhook_id}).rowcount
         return gone, bool(done)
 

@@ -1545,3 +1545,59 @@ def test_the_delete_of_an_endpoint_with_a_backlog_reads_a_batch_of_it_at_most_an
     on_backlog = [" ".join(s.split()) for s in seen if re.search(r"webhook_(deliveries|attempts)", s)]
     assert len(on_backlog) == 2 and all(s.startswith("SELECT count(*)") and "LIMIT" in s for s in on_backlog), on_backlog
     assert held_rows(db, client_id, a["id"]) == (1001, 1001, True)
+
+
+def test_attempts_recorded_while_their_deleted_endpoint_goes_go_with_it_in_either_order(db, monkeypatch):
+    """A pass checked, unlocked, that an endpoint was still there, then inserted its
+    attempts. A purge's last delete of the row (or a DELETE) committed between the two left
+    the attempts without their endpoint, where retention, which starts from the endpoints,
+    never finds them. The pass now keeps the rows it checked until it commits: a purge
+    waits, then finds the attempts and keeps the row; a purge already under way makes the
+    pass wait, then drop them. SQLite has one writer at a time, so no such race."""
+    from service.adapters.webhook_queue import AttemptRow
+
+    if db.engine.dialect.name == "sqlite":
+        pytest.skip("SQLite serialises write transactions")
+    from service.services.clock import utcnow_ms
+
+    monkeypatch.setattr(webhooks, "REMOVE_BATCH", 0)  # any backlog: the row stays, marked deleted
+    client_id, (a, b) = client_with_hooks(db, "http://127.0.0.1:9/a", "http://127.0.0.1:9/b")
+    queue = DeliveryQueue(db.engine)
+    for hook in (a, b):
+        backlog(db, client_id, hook["id"], 1)
+        webhooks.delete(db, client_id, hook["id"])
+        assert queue.purge_deleted(client_id, hook["id"], 10) == (2, False)  # the row is left
+    failed = [
+        AttemptRow(Claimed(h["id"], "evt_late", client_id, 1, "round.settled", 0, "c"), "http_error", 500, 3, "HTTP 500")
+        for h in (a, b)
+    ]
+
+    # The pass first: the purge waits for it, then keeps the row beside the attempt.
+    purged: list[tuple[int, bool]] = []
+    with queue.pass_() as tx:
+        tx.record(utcnow_ms(), failed[:1], [], [])
+        purge = threading.Thread(target=lambda: purged.append(queue.purge_deleted(client_id, a["id"], 10)))
+        purge.start()
+        purge.join(0.5)
+        assert purge.is_alive()  # waiting for the pass's lock on the row
+    purge.join(10)
+    assert purged == [(0, False)] and held_rows(db, client_id, a["id"]) == (0, 1, True)
+    assert queue.purge_deleted(client_id, a["id"], 10) == (1, False)
+    assert queue.purge_deleted(client_id, a["id"], 10) == (0, True)
+    assert held_rows(db, client_id, a["id"]) == (0, 0, False)
+
+    # The purge first: the pass waits for it, then finds no endpoint and drops the attempt.
+    with db.engine.begin() as purge_tx:
+        purge_tx.execute(webhook_queue._PURGING, {"_client": client_id, "_webhook": b["id"]})
+        assert purge_tx.execute(webhook_queue._PURGED, {"_client": client_id, "_webhook": b["id"]}).rowcount == 1
+
+        def record() -> None:
+            with queue.pass_() as tx:
+                tx.record(utcnow_ms(), failed[1:], [], [])
+
+        late = threading.Thread(target=record)
+        late.start()
+        late.join(0.5)
+        assert late.is_alive()  # waiting for the purge's lock on the row
+    late.join(10)
+    assert not late.is_alive() and held_rows(db, client_id, b["id"]) == (0, 0, False)
