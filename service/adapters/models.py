@@ -491,6 +491,9 @@ class MatchGame(Base):
         ForeignKeyConstraint(
             ["client_id", "match_id"], ["matches.client_id", "matches.id"], name="fk_match_games_match_id_matches"
         ),
+        # Migration 0027: a void finds the game of its round by index (a round is one game
+        # of one match at most), not among every game of the match.
+        Index("ix_match_games_round", "client_id", "round_id", unique=True),
     )
 
     client_id: Mapped[str] = mapped_column(String(32))
@@ -568,6 +571,15 @@ class Webhook(Base):
     __table_args__ = (
         PrimaryKeyConstraint("client_id", "id"),
         Index("ix_webhooks_client_created", "client_id", "created_at"),
+        # Migration 0027: the endpoints deleted with a backlog, which the dispatchers purge
+        # (their minute's look-up reads these alone, not every client's endpoints).
+        Index(
+            "ix_webhooks_deleted",
+            "client_id",
+            "id",
+            sqlite_where=text("disabled_reason = 'deleted'"),
+            postgresql_where=text("disabled_reason = 'deleted'"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(40))

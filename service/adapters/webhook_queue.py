@@ -471,7 +471,9 @@ _PRUNE_FAILED = {"postgresql": _prune_failed(True), "sqlite": _prune_failed(Fals
 # time. Each one's attempts, then its deliveries, a batch a transaction by its own index
 # (PostgreSQL: by tuple id, skipping rows another dispatcher's batch holds, as `_PRUNE`),
 # then its row once a batch found none of either.
-_DELETED_ENDPOINTS = select(w.client_id, w.id).where(w.disabled_reason == DisabledReason.DELETED.value)
+# The condition as a literal, the partial index's own (ix_webhooks_deleted): a bound value
+# cannot match it in a generic plan.
+_DELETED_ENDPOINTS = select(w.client_id, w.id).where(text(f"disabled_reason = '{DisabledReason.DELETED.value}'"))
 _PURGE: dict[str, tuple[Executable, Executable]] = {
     "postgresql": (
         text("""
