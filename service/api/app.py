@@ -20,7 +20,7 @@ from service.domain import settings
 from service.domain.errors import SettingError
 from service.domain.signing import KeyringError
 from service.domain.version import ENGINE_VERSION
-from service.services import clients, view_links
+from service.services import clients, readiness, view_links
 from service.services.clock import utcnow_ms
 from service.services.errors import Forbidden, Unauthorized
 from service.services.idempotency import Purger
@@ -78,6 +78,8 @@ def _env_config() -> dict[str, Any]:
         "RATELIMIT_KEY_PREFIX": os.environ.get("RATELIMIT_KEY_PREFIX", "capsa"),
         # Per worker: a revoked key is refused by every worker within this many seconds.
         "API_KEY_CACHE_SECONDS": _number("API_KEY_CACHE_SECONDS", clients.CACHE_SECONDS),
+        # Per worker: /readyz answers with what it found for this long (0: it checks each time).
+        "READY_CACHE_S": _number("READY_CACHE_S", readiness.DEFAULT_CACHE_S, most=60),
         # How long a view link opens (seconds): read here, so a bad value stops the start, not
         # every link request (a 500 each).
         "VIEW_LINK_TTL": _number("VIEW_LINK_TTL", view_links.DEFAULT_TTL, whole=True, least=1,
@@ -156,6 +158,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         ),
         metrics=Metrics(),
         keys=clients.KeyCache(app.config["API_KEY_CACHE_SECONDS"]),
+        ready=readiness.Probe(app.config["READY_CACHE_S"]),
     )
     capsa = state_of(app)
     heavy_reads.install(app)

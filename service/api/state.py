@@ -9,6 +9,7 @@ from flask import current_app, g
 from service.adapters.uow import Database
 from service.services.clients import KeyCache, Principal
 from service.services.idempotency import Purger
+from service.services.readiness import Probe
 
 from .observability import Metrics
 
@@ -18,6 +19,7 @@ class Capsa:
     db: Database
     metrics: Metrics
     keys: KeyCache
+    ready: Probe
     purger: Purger | None = None
     spec_yaml: str | None = None
 

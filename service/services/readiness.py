@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.adapters.db import Pooler, Replication
@@ -11,7 +13,9 @@ from service.adapters.uow import Database
 
 # What the API names of the database's state comes from here, not from the adapters.
 __all__ = [
+    "DEFAULT_CACHE_S",
     "DatabaseUnavailable",
+    "Probe",
     "Readiness",
     "ReplicaState",
     "ReplicaStatus",
@@ -19,7 +23,13 @@ __all__ = [
     "check",
     "lag_gauge_value",
     "replica_now",
+    "Seen",
 ]
+
+# How long a process answers /readyz with what it last found: a probe every few seconds
+# always sees a fresh check, and a flood of them (the route is never rate limited, so a
+# probe is never refused) costs one check a second a process, not one a request.
+DEFAULT_CACHE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -61,3 +71,38 @@ def replica_now(db: Database) -> ReplicaState | None:
     """The reports' standby as probed now (None without READ_DATABASE_URL): whether it
     serves and how far behind it is. Its state never decides readiness."""
     return None if db.replica is None else db.replica.state(fresh=True)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What one readiness check found: `readiness` None when the database did not answer;
+    `replica` probed only when ready (`replica_now`)."""
+
+    readiness: Readiness | None
+    replica: ReplicaState | None
+
+
+class Probe:
+    """The readiness check of one process, reused for `cache_s` seconds after it ran (0:
+    every call checks). A check costs two or three statements and about 2 ms of CPU here,
+    ten times an answer without one."""
+
+    def __init__(self, cache_s: float = DEFAULT_CACHE_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cache_s = cache_s
+        self.clock = clock
+        self._last: tuple[float, Seen] | None = None
+
+    def seen(self, db: Database) -> tuple[Seen, bool]:
+        """What the last check found, made now unless it is younger than `cache_s`; and
+        whether it was made now."""
+        started = self.clock()
+        last = self._last
+        if last is not None and started - last[0] < self.cache_s:
+            return last[1], False
+        try:
+            found: Readiness | None = check(db)
+        except DatabaseUnavailable:
+            found = None
+        seen = Seen(found, replica_now(db) if found is not None and not found.refusals else None)
+        self._last = (started, seen)
+        return seen, True

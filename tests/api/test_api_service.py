@@ -146,7 +146,7 @@ def test_readyz_refuses_a_primary_that_refuses_writes():
         pytest.skip("TEST_DATABASE_URL is not set")
     url, name = create_pg_database(admin)
     upgrade(url)
-    app = make_app(url)
+    app = make_app(url, READY_CACHE_S=0)  # each /readyz checks: no answer a second old
     try:
         assert app.test_client().get("/readyz").status_code == 200
         engine = create_engine(admin, isolation_level="AUTOCOMMIT")
@@ -160,6 +160,59 @@ def test_readyz_refuses_a_primary_that_refuses_writes():
         drop_pg_database(admin, name)
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
     assert answer.get_json()["detail"] == "the database refuses writes (default_transaction_read_only is on)"
+
+
+def test_a_flood_of_readyz_checks_the_database_once_a_second_a_process(tmp_path, monkeypatch):
+    """/readyz is never rate limited (a probe is never refused), and each one ran two or
+    three statements, ten times the CPU of /healthz: a flood of it from one address cost as
+    much as unlimited writes. A process now answers with what it found for a second."""
+    from service.adapters.migrate import upgrade
+    from service.services import readiness
+
+    url = f"sqlite:///{tmp_path / 'ready.db'}"
+    upgrade(url)
+    checks: list[int] = []
+    real = readiness.check
+    monkeypatch.setattr(readiness, "check", lambda db: checks.append(1) or real(db))
+    ticks = [1000.0]
+    app = make_app(url, RATE_LIMIT_ANONYMOUS="2/minute")
+    app.extensions["capsa"].ready.clock = lambda: ticks[0]
+    try:
+        http = app.test_client()
+        answers = [http.get("/readyz") for _ in range(50)]
+        assert [a.status_code for a in answers] == [200] * 50  # never limited
+        assert len(checks) == 1 and len({a.headers["X-Request-ID"] for a in answers}) == 50
+        ticks[0] += 0.999
+        http.get("/readyz")
+        assert len(checks) == 1
+        ticks[0] += 0.001  # a second after the check: checked again
+        assert http.get("/readyz").get_json() == {"status": "ok", "database": "ok"} and len(checks) == 2
+        app.extensions["capsa"].ready.cache_s = 0  # READY_CACHE_S=0: each request checks
+        http.get("/readyz")
+        http.get("/readyz")
+        assert len(checks) == 4
+    finally:
+        app.extensions["capsa"].db.dispose()
+
+
+def test_a_readyz_refusal_is_kept_for_the_second_too_and_then_checked_again(tmp_path):
+    from service.adapters.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'later.db'}"
+    (tmp_path / "later.db").touch()
+    ticks = [1000.0]
+    app = make_app(url)
+    app.extensions["capsa"].ready.clock = lambda: ticks[0]
+    try:
+        http = app.test_client()
+        assert http.get("/readyz").status_code == 503
+        upgrade(url)
+        refused = http.get("/readyz")
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+        ticks[0] += 1
+        assert http.get("/readyz").status_code == 200
+    finally:
+        app.extensions["capsa"].db.dispose()
 
 
 def test_the_request_id_is_echoed_or_made(http):

@@ -49,7 +49,7 @@ def bounced() -> Iterator[tuple[Pgbouncer, str, str]]:
         drop_pg_database(admin, name)
 
 
-def app_on(url: str, pooler: str) -> Any:
+def app_on(url: str, pooler: str, **config: Any) -> Any:
     from service.adapters.db import Pooler, PostgresSettings
     from service.api.app import create_app
 
@@ -58,6 +58,7 @@ def app_on(url: str, pooler: str) -> Any:
         "RATE_LIMIT": "off", "RATE_LIMIT_ANONYMOUS": "off",
         "DATABASE_OPTIONS": {"postgres": PostgresSettings(pooler=Pooler(pooler)),
                              "pool_size": 1, "max_overflow": 0},  # one client connection: it meets every server
+        **config,
     })
 
 
@@ -68,7 +69,7 @@ def test_rounds_are_stored_and_replayed_through_pgbouncer_in_transaction_mode(bo
     from service.services import clients
 
     bouncer, url, name = bounced
-    app = app_on(url, "pgbouncer")
+    app = app_on(url, "pgbouncer", READY_CACHE_S=0)  # each /readyz checks: no answer a second old
     http = app.test_client()
     try:
         _, key = clients.create_client(app.extensions["capsa"].db, f"pgb-{secrets.token_hex(4)}")
@@ -134,7 +135,7 @@ def test_a_paused_pgbouncer_is_a_503_within_its_query_wait_timeout_not_a_killed_
     from service.services import clients
 
     bouncer, url, name = bounced
-    app = app_on(url, "pgbouncer")
+    app = app_on(url, "pgbouncer", READY_CACHE_S=0)  # each /readyz checks: no answer a second old
     http = app.test_client()
     try:
         _, key = clients.create_client(app.extensions["capsa"].db, f"pgb-{secrets.token_hex(4)}")

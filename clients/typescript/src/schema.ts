@@ -54,8 +54,11 @@ export interface paths {
          * Readiness: 200 when the database takes writes with the expected timeouts, 503
          *     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
          * @description With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-         *     far behind it is (probed now); a lagging or absent standby leaves readiness to the
+         *     far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
          *     primary, which then serves the reports.
+         *
+         *     A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+         *     the route is never rate limited, and a flood of it checks once a second a process.
          */
         get: {
             parameters: {

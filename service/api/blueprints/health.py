@@ -7,8 +7,6 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.services import readiness
-
 from ..problems import problem_response
 from ..schemas.health import HealthSchema, ReadySchema
 from ..state import db, state
@@ -39,22 +37,26 @@ class Ready(MethodView):
         otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
         With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-        far behind it is (probed now); a lagging or absent standby leaves readiness to the
-        primary, which then serves the reports."""
-        try:
-            found = readiness.check(db())
-        except readiness.DatabaseUnavailable:
+        far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
+        primary, which then serves the reports.
+
+        A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+        the route is never rate limited, and a flood of it checks once a second a process."""
+        seen, fresh = state().ready.seen(db())
+        found = seen.readiness
+        if found is None:
             return problem_response(
                 503, "unavailable", "the database does not answer", headers={"Retry-After": "5"}
             )
-        if found.replication is not None:
+        if fresh and found.replication is not None:
             state().metrics.database_state(found.replication, found.standbys or 0)
         if found.refusals:
-            return problem_response(503, "unavailable", "; ".join(found.refusals), headers={"Retry-After": "5"})
+            return problem_response(
+                503, "unavailable", "; ".join(found.refusals), headers={"Retry-After": "5"}
+            )
         answer: dict[str, Any] = {"status": "ok", "database": "ok"}
         if found.replication is not None:
             answer.update(replication=str(found.replication), standbys=found.standbys)
-        replica = readiness.replica_now(db())
-        if replica is not None:
-            answer["replica"] = {"status": replica.status.value, "lag_seconds": replica.lag_seconds}
+        if seen.replica is not None:
+            answer["replica"] = {"status": seen.replica.status.value, "lag_seconds": seen.replica.lag_seconds}
         return json_response(answer)

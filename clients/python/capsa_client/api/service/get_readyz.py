@@ -62,8 +62,11 @@ def sync_detailed(
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
      With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
     primary, which then serves the reports.
+
+    A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+    the route is never rate limited, and a flood of it checks once a second a process.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -90,8 +93,11 @@ def sync(
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
      With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
     primary, which then serves the reports.
+
+    A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+    the route is never rate limited, and a flood of it checks once a second a process.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -114,8 +120,11 @@ async def asyncio_detailed(
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
      With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
     primary, which then serves the reports.
+
+    A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+    the route is never rate limited, and a flood of it checks once a second a process.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,8 +149,11 @@ async def asyncio(
     otherwise; on PostgreSQL, also what a commit waits for (`replication`).
 
      With READ_DATABASE_URL, `replica` says whether the reports' standby serves and how
-    far behind it is (probed now); a lagging or absent standby leaves readiness to the
+    far behind it is (probed with the check); a lagging or absent standby leaves readiness to the
     primary, which then serves the reports.
+
+    A process answers with what it found for up to READY_CACHE_S (1 s) after it looked:
+    the route is never rate limited, and a flood of it checks once a second a process.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
