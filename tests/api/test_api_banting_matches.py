@@ -245,6 +245,38 @@ def test_after_a_void_the_winner_of_the_last_game_that_counts_leads_the_next(htt
     assert third["turn"] == "b"
 
 
+def test_the_match_document_finds_its_next_leader_among_the_games_it_shows_else_reads_it(
+    app, http, tenant, monkeypatch
+):
+    """The document read the match's games twice: the latest it shows, then the winner of
+    the last game that counts, though that game is nearly always among those shown. It now
+    reads the winner only when none of the games shown counts and earlier ones exist."""
+    from sqlalchemy import event
+
+    seen: list[str] = []
+    engine = app.extensions["capsa"].db.engine
+
+    def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(statement)
+
+    def games_read() -> tuple[str | None, int]:
+        seen.clear()
+        event.listen(engine, "before_cursor_execute", note)
+        try:
+            leader = match(http, tenant, m["id"])["next_leader"]
+        finally:
+            event.remove(engine, "before_cursor_execute", note)
+        return leader, sum("match_games" in s for s in seen)
+
+    monkeypatch.setattr(match_service, "SHOWN_GAMES", 1)
+    m = new_match(http, tenant)
+    play(http, tenant, next_game(http, tenant, m["id"], TWO).get_json()["id"], TWO_SCRIPT)
+    game2 = play(http, tenant, next_game(http, tenant, m["id"], SWAPPED).get_json()["id"], SECOND_SCRIPT)
+    assert games_read() == ("b", 1)  # game 2 is shown and counts
+    assert void(http, tenant, game2["round"]).status_code == 200
+    assert games_read() == ("a", 2)  # the one shown is void: game 1's winner is read
+
+
 def test_an_if_match_that_names_no_version_is_422_saying_a_match_version(http, tenant):
     m = new_match(http, tenant)
     bad = problem(next_game(http, tenant, m["id"], TWO, **{"If-Match": "garbage"}), 422, "validation")

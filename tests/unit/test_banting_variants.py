@@ -457,8 +457,10 @@ def test_a_match_adds_real_losses_ends_at_the_target_and_ties_on_the_lowest_tota
     assert (status, entry.n, entry.totals, totals) == ("playing", 1, {"a": 0, "b": 8, "c": 18}, {"a": 0, "b": 8, "c": 18})
     assert entry.to_json() == {"n": 1, "game": "g1", "round": "r1", "winner": "a", "void": False,
                                "points": {"a": 0, "b": 8, "c": 18}, "totals": {"a": 0, "b": 8, "c": 18}}
-    assert match.next_leader(entry.winner, "previous_winner") == "a" and match.next_leader(entry.winner, "lowest_card") is None
-    assert match.next_leader(None, "previous_winner") is None
+    assert match.leads_by_winner("previous_winner") and not match.leads_by_winner("lowest_card")
+    assert match.last_winner([entry]) == "a" and match.last_winner([]) is None
+    assert match.last_winner([replace(entry, n=2, winner="b", void=True), entry]) == "a"
+    assert match.last_winner([replace(entry, void=True)]) is None
     entry, totals, status = match.add_game(players, totals, 1, 20, "g2", "r2", "c", {"a": 8, "b": 0, "c": 0})
     assert (status, entry.n, entry.totals) == ("playing", 2, {"a": 8, "b": 8, "c": 18})
     third, totals, status = match.add_game(players, totals, 2, 20, "g3", "r3", "b", {"a": 1, "b": 0, "c": 2})

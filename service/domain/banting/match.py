@@ -101,8 +101,8 @@ def leads_by_winner(lead_rule: str) -> bool:
     return lead_rule == FirstLead.PREVIOUS_WINNER
 
 
-def next_leader(last_winner: str | None, lead_rule: str) -> str | None:
-    """Who leads the next game: under `previous_winner` the winner of the last game that
-    counts (`last_winner`), else (or before any game counts) None: the holder of the lowest
-    card."""
-    return last_winner if leads_by_winner(lead_rule) else None
+def last_winner(entries: Sequence[MatchEntry]) -> str | None:
+    """The winner of the newest entry that counts (not voided) among `entries`, newest
+    first; None when none of them counts. Under `previous_winner` that player leads the next
+    game; before any game counts, the holder of the lowest card does."""
+    return next((e.winner for e in entries if not e.void), None)

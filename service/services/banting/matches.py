@@ -11,13 +11,14 @@ transaction (`game_voided`, a listener of voids: voids.on_voided).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.adapters.banting import MatchRecord
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.banting import match as domain
 from service.domain.banting.game import GameStatus
+from service.domain.banting.match import MatchEntry
 from service.domain.banting.rules import BANTING, BantingParams
 from service.domain.errors import FieldError, InvalidRound, raise_collected
 from service.domain.money import format_money, parse_currency_and_stake
@@ -217,9 +218,17 @@ def _found(uow: UnitOfWork, client_id: str, match_id: str, lock: bool = False) -
     return match
 
 
-def _next_leader(uow: UnitOfWork, match: MatchRecord) -> str | None:
-    lead_rule = _params(match).lead_rule
-    return domain.next_leader(uow.matches.last_winner(match), lead_rule) if domain.leads_by_winner(lead_rule) else None
+def _next_leader(uow: UnitOfWork, match: MatchRecord, latest: Sequence[MatchEntry] | None = None) -> str | None:
+    """Who leads the match's next game (None: the holder of the lowest card): the winner of
+    its last game that counts under `previous_winner`, found among the `latest` entries read
+    (newest first) when one of them counts or they are all the match's games, else read."""
+    if not domain.leads_by_winner(_params(match).lead_rule):
+        return None
+    if latest is not None:
+        winner = domain.last_winner(latest)
+        if winner is not None or len(latest) == match.played:
+            return winner
+    return uow.matches.last_winner(match)
 
 
 def _before(match: MatchRecord, cursor: str) -> int:
@@ -246,6 +255,6 @@ def _document(uow: UnitOfWork, match: MatchRecord) -> dict[str, Any]:
         "played": match.played,
         "games": [e.to_json() for e in reversed(latest)],
         "current_game": match.current_game,
-        "next_leader": None if status != GameStatus.PLAYING else _next_leader(uow, match),
+        "next_leader": None if status != GameStatus.PLAYING else _next_leader(uow, match, latest),
         "winners": domain.winners(players, match.totals, status),
     }
