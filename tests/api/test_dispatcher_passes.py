@@ -934,10 +934,10 @@ def test_the_loop_looks_for_old_attempts_every_ten_minutes_and_deletes_them_betw
         assert kept(db, client_id, a["id"]) == [0, 1, 2, 3]
         assert d._hold_lease()
     d._prune()  # found, and one batch between two passes
-    assert kept(db, client_id, a["id"]) == [2, 3] and d._pruning == [(client_id, a["id"])]
-    assert d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    assert kept(db, client_id, a["id"]) == [2, 3] and d._pruner.left == [(client_id, a["id"])]
+    assert d._pruner.at == 1000.0 + dispatcher.PRUNE_EVERY_S
     d._prune()  # the next pass goes on with it; the recent one stays, and the endpoint is done
-    assert kept(db, client_id, a["id"]) == [3] and d._pruning == []
+    assert kept(db, client_id, a["id"]) == [3] and d._pruner.left == []
     attempted(db, client_id, a["id"], [old])  # numbered 0 again, behind the recent one
     clock.advance(seconds=dispatcher.PRUNE_EVERY_S)
     ticks.now += dispatcher.PRUNE_EVERY_S - 0.001
@@ -983,7 +983,7 @@ def test_a_turn_that_fails_is_logged_and_looks_again_ten_minutes_later(db, new, 
     with caplog.at_level(logging.ERROR, logger="capsa.webhooks"):
         d._prune()
     assert [r.getMessage() for r in caplog.records] == ["could not delete the attempts past their retention"]
-    assert d._pruning == [] and d._prune_at == 1000.0 + dispatcher.PRUNE_EVERY_S
+    assert d._pruner.left == [] and d._pruner.at == 1000.0 + dispatcher.PRUNE_EVERY_S
     assert kept(db, client_id, a["id"]) == [0, 1]
 
 
@@ -1525,9 +1525,9 @@ def test_a_deleted_endpoint_with_more_than_a_batch_is_gone_from_the_api_at_once_
         assert held_rows(db, client_id, a["id"]) == (7, 7, True)
         assert d._hold_lease()
     d._purge()  # two batches of three of each between two passes
-    assert held_rows(db, client_id, a["id"]) == (1, 1, True) and d._purge_at == 1000.0 + dispatcher.PURGE_EVERY_S
+    assert held_rows(db, client_id, a["id"]) == (1, 1, True) and d._purger.at == 1000.0 + dispatcher.PURGE_EVERY_S
     d._purge()  # the last of each, then the row
-    assert held_rows(db, client_id, a["id"]) == (0, 0, False) and d._purging == []
+    assert held_rows(db, client_id, a["id"]) == (0, 0, False) and d._purger.left == []
     assert held_rows(db, client_id, c["id"]) == (0, 0, True)
     assert metrics.registry.get_sample_value("capsa_webhook_deleted_rows_total") == 14.0
     assert DeliveryQueue(db.engine).deleted_endpoints() == []

@@ -512,6 +512,45 @@ class Lanes:
         self._pump()
 
 
+class Chore:
+    """Work the loop does between two passes on the endpoints a look-up finds: the look-up
+    every `every_s` (once those it found before are done), then `work` on the next endpoint,
+    a transaction a call and PRUNE_BATCHES at most between two passes. `work` says how many
+    rows it deleted (each call's go to `count`) and whether the endpoint is done. A failure
+    is logged as `failure`, and the look-up runs again at its next time."""
+
+    def __init__(
+        self,
+        every_s: float,
+        find: Callable[[], list[tuple[str, str]]],
+        work: Callable[[str, str], tuple[int, bool]],
+        count: Callable[[int], None],
+        failure: str,
+    ) -> None:
+        self.every_s = every_s
+        self.find, self.work, self.count, self.failure = find, work, count, failure
+        self.at = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
+        self.left: list[tuple[str, str]] = []  # found and not done, the next last  # pragma: no mutate
+
+    def run(self) -> None:
+        try:
+            if not self.left:
+                if time.monotonic() < self.at:
+                    return
+                self.at = time.monotonic() + self.every_s
+                self.left = self.find()[::-1]
+            for _ in range(PRUNE_BATCHES):
+                if not self.left:
+                    break  # pragma: no mutate (return: nothing follows the loop)
+                gone, done = self.work(*self.left[-1])
+                self.count(gone)
+                if done:
+                    self.left.pop()
+        except Exception:  # the database went away: look again at the next time
+            log.exception(self.failure)
+            self.left = []
+
+
 def _receipt_pending(unsigned: list[StoredRecord]) -> set[int]:
     """The sequences of these records without a receipt that are younger than
     RECEIPT_WAIT_S: their receipt may still wait in the worker that stored them. A record
@@ -559,16 +598,18 @@ class Dispatcher:
         self._seen: tuple[int, int, int] | None = None  # pragma: no mutate (never read before it is set)
         self.abandoned = 0  # attempts still in flight when the shutdown grace ran out
         self.claims: list[int] = []  # each claim's size (the last 1,000), for the benchmark's report
-        # when endpoints with old attempts are next looked for (monotonic: at once)
-        self._prune_at = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
-        # the endpoints found then and not done, the next last
-        self._pruning: list[tuple[str, str]] = []  # pragma: no mutate (None reads as empty)
-        # what is older than this goes (set with `_pruning`, never read before)
+        # the endpoints with attempts past their retention, and what is older than this goes
+        # (set when they are found, never read before)
+        self._pruner = Chore(
+            PRUNE_EVERY_S, self._expired, self._prune_one, self._counter("pruned"),
+            "could not delete the attempts past their retention",
+        )
         self._prune_before = utcnow_ms()  # pragma: no mutate
-        # when endpoints deleted with a backlog are next looked for (monotonic: at once), and
-        # those found then and not done, the next last
-        self._purge_at = 0.0  # pragma: no mutate (0 or 1: the monotonic clock is past both at start)
-        self._purging: list[tuple[str, str]] = []  # pragma: no mutate (None reads as empty)
+        # the endpoints deleted with a backlog
+        self._purger = Chore(
+            PURGE_EVERY_S, lambda: self.queue.deleted_endpoints(), self._purge_one, self._counter("purged"),
+            "could not delete the deliveries and attempts of deleted endpoints",
+        )
         # SQLite: the last pass held the lease (only its holder writes)
         self._leased = False  # pragma: no mutate (None reads as False)
         # the last pass made a full batch of an enabled-again endpoint's deliveries due
@@ -620,54 +661,35 @@ class Dispatcher:
         index), then their old attempts go (with their events' deliveries failed for good),
         PRUNE_BATCH a transaction and PRUNE_BATCHES at most between two passes, until those
         endpoints are done."""
+        if self.settings.attempts_keep_s is not None and not (self.sqlite and not self._leased):
+            self._pruner.run()
+
+    def _expired(self) -> list[tuple[str, str]]:
         keep = self.settings.attempts_keep_s
-        if keep is None or (self.sqlite and not self._leased):
-            return
-        try:
-            if not self._pruning:
-                if time.monotonic() < self._prune_at:
-                    return
-                self._prune_at = time.monotonic() + PRUNE_EVERY_S
-                self._prune_before = utcnow_ms() - timedelta(seconds=keep)
-                self._pruning = self.queue.expired_endpoints(self._prune_before)[::-1]
-            for _ in range(PRUNE_BATCHES):
-                if not self._pruning:
-                    break  # pragma: no mutate (return: nothing follows the loop)
-                client_id, webhook_id = self._pruning[-1]
-                gone, _ = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
-                if self.metrics is not None:
-                    self.metrics.pruned.inc(gone)
-                if gone < PRUNE_BATCH:
-                    self._pruning.pop()
-        except Exception:  # the database went away: look again at the next time
-            log.exception("could not delete the attempts past their retention")
-            self._pruning = []
+        assert keep is not None
+        self._prune_before = utcnow_ms() - timedelta(seconds=keep)
+        return self.queue.expired_endpoints(self._prune_before)
+
+    def _prune_one(self, client_id: str, webhook_id: str) -> tuple[int, bool]:
+        gone, _ = self.queue.prune_endpoint(client_id, webhook_id, self._prune_before, PRUNE_BATCH)
+        return gone, gone < PRUNE_BATCH
 
     def _purge(self) -> None:
         """Delete what endpoints deleted with a backlog left (`endpoints.delete`): every
         PURGE_EVERY_S they are looked for, then their attempts and deliveries go, PRUNE_BATCH
         of each a transaction and PRUNE_BATCHES transactions at most between two passes,
         and each one's row once none is left."""
-        if self.sqlite and not self._leased:
-            return
-        try:
-            if not self._purging:
-                if time.monotonic() < self._purge_at:
-                    return
-                self._purge_at = time.monotonic() + PURGE_EVERY_S
-                self._purging = self.queue.deleted_endpoints()[::-1]
-            for _ in range(PRUNE_BATCHES):
-                if not self._purging:
-                    break  # pragma: no mutate (return: nothing follows the loop)
-                client_id, webhook_id = self._purging[-1]
-                gone, done = self.queue.purge_deleted(client_id, webhook_id, PRUNE_BATCH)
-                if self.metrics is not None:
-                    self.metrics.purged.inc(gone)
-                if done or not gone:  # gone, or what is left another dispatcher's batch holds
-                    self._purging.pop()
-        except Exception:  # the database went away: look again at the next time
-            log.exception("could not delete the deliveries and attempts of deleted endpoints")
-            self._purging = []
+        if not (self.sqlite and not self._leased):
+            self._purger.run()
+
+    def _purge_one(self, client_id: str, webhook_id: str) -> tuple[int, bool]:
+        gone, done = self.queue.purge_deleted(client_id, webhook_id, PRUNE_BATCH)
+        return gone, done or not gone  # gone, or what is left another dispatcher's batch holds
+
+    def _counter(self, name: str) -> Callable[[int], None]:
+        """What counts a chore's rows: the metric `name`, or nothing without metrics."""
+        metrics = self.metrics
+        return (lambda n: None) if metrics is None else getattr(metrics, name).inc
 
     def _wait(self, longest: float) -> float:
         """How long the loop may wait: `longest`, or less when a fan-out waits for its linger."""
