@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, insert, literal_column, or_, select, tuple_, update
+from sqlalchemy import and_, delete, func, insert, literal_column, or_, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
@@ -339,30 +339,6 @@ class WebhookRepository:
             .execution_options(synchronize_session=False)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
-
-    def finish_many(self, updates: Sequence[tuple[Claimed, dict[str, Any]]]) -> None:
-        """Each delivery's new state, if its claim still holds it: one executemany per
-        shape of values (delivered ones, retried ones, failed ones)."""
-        d = WebhookDelivery
-        shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-        for claimed, values in updates:
-            row = {
-                "_cl": claimed.client_id, "_w": claimed.webhook_id, "_e": claimed.event_id, "_c": claimed.claim, **values
-            }
-            shapes.setdefault(tuple(sorted(values)), []).append(row)
-        conn = self.session.connection()
-        for names, rows in shapes.items():
-            stmt = (
-                update(d)
-                .where(
-                    d.client_id == bindparam("_cl"),
-                    d.webhook_id == bindparam("_w"),
-                    d.event_id == bindparam("_e"),
-                    d.claim == bindparam("_c"),
-                )
-                .values({name: bindparam(name) for name in names})
-            )
-            conn.execute(stmt, rows)
 
     def waiting(self) -> tuple[int, datetime | None]:
         """Deliveries still to make for enabled endpoints, and the oldest one's event time."""

@@ -128,8 +128,8 @@ def test_two_submit_one_fouls_the_deadline_passes_and_the_other_two_are_auto_arr
     clock.advance(seconds=30)  # exactly the deadline: arrangements close, the sweep settles
     db = http.application.extensions["capsa"].db
     # One pass settles every overdue game of every client (this session's other tests' too).
-    assert susun_games.sweep_once(db) >= 1
-    assert susun_games.sweep_once(db) == 0  # nothing left to settle
+    assert len(susun_games.settle_overdue(db)) >= 1
+    assert len(susun_games.settle_overdue(db)) == 0  # nothing left to settle
 
     settled = fetch(http, tenant, game)
     assert settled["status"] == "settled" and settled["version"] == 4
@@ -196,7 +196,7 @@ def test_all_four_submit_before_the_deadline_and_the_last_one_settles_at_once(ht
     assert fields_of(problem(late, 409, "conflict")) == {"path.game_id"}
     assert "is settled" in late.get_json()["detail"]
     clock.advance(seconds=120)  # the deadline of a settled game changes nothing
-    susun_games.sweep_once(http.application.extensions["capsa"].db)
+    susun_games.settle_overdue(http.application.extensions["capsa"].db)
     assert fetch(http, tenant, game)["version"] == 5
 
 
@@ -527,7 +527,7 @@ def test_eight_submissions_and_the_sweep_at_the_deadline_store_exactly_one_round
         return lambda client: client.put(f"/v1/susun/games/{game['id']}/arrangements/{p}",
                                          json={"arrangement": rows[p]}, headers=tenant.headers).status_code
 
-    work = [submit(p) for p in "abcdabcd"] + [lambda _c: susun_games.sweep_once(db)]
+    work = [submit(p) for p in "abcdabcd"] + [lambda _c: susun_games.settle_overdue(db)]
     results = _race(http, work)
     assert results[:8] == [409] * 8  # arrangements closed at the deadline, whoever came first
     rounds = _rounds_of(http, tenant)
@@ -618,7 +618,7 @@ def test_a_round_that_took_the_games_reference_meanwhile_blocks_settling_without
     game = _racing_round_and_game(http, tenant, monkeypatch, reference)
     clock.advance(seconds=60)
     assert fetch(http, tenant, game)["status"] == "arranging"  # shown as it is
-    susun_games.sweep_once(http.application.extensions["capsa"].db)
+    susun_games.settle_overdue(http.application.extensions["capsa"].db)
     assert fetch(http, tenant, game)["status"] == "arranging"
     rows = suggested(http, tenant, hand_of(http, tenant, game, "a"))
     refused = problem(put(http, tenant, game, "a", {"arrangement": rows}), 409, "conflict")
@@ -632,7 +632,7 @@ def test_a_game_that_cannot_settle_does_not_hold_up_the_games_behind_it(http, te
     later = start(http, tenant, players=["a", "b"], arrange_seconds=20)
     clock.advance(seconds=20)
     db = http.application.extensions["capsa"].db
-    susun_games.sweep_once(db, batch=1)  # the stuck one comes first, then the next batches
+    susun_games.settle_overdue(db, batch=1)  # the stuck one comes first, then the next batches
     with db.unit_of_work() as uow:
         assert uow.susun_games.get(tenant.id, later["id"]).status == "settled"
         assert uow.susun_games.get(tenant.id, stuck["id"]).status == "arranging"

@@ -35,6 +35,8 @@ from service.adapters import delivery
 from service.adapters.migrate import upgrade
 from service.adapters.models import WebhookDelivery
 from service.adapters.uow import Database
+from service.adapters.webhook_queue import DELIVERED, DeliveryQueue, Finish
+from service.adapters.webhooks import Claimed
 from service.domain import webhooks as hooks
 from service.services import clients
 from service.services.rounds import store as rounds
@@ -90,6 +92,15 @@ def store(db: Database, client_id: str) -> str:
     """A round; its settled event's id."""
     made = rounds.create(db, client_id, two_player_round(), None).response.body
     return hooks.event_id(orjson.loads(made)["id"], hooks.SETTLED)
+
+
+def delivered(db: Database, claimed: Claimed) -> None:
+    """The claimed delivery recorded as delivered, as a dispatcher's pass records it."""
+    from service.services.clock import utcnow_ms
+
+    now = utcnow_ms()
+    with DeliveryQueue(db.engine).pass_() as tx:
+        tx.record(now, [], [Finish(claimed, DELIVERED, now, 200, None)], [])
 
 
 def wait_for(what: Any, seconds: float) -> None:
@@ -418,15 +429,11 @@ def test_a_claim_gives_each_endpoint_its_free_slots_oldest_first_counting_other_
         assert second.claim(100) == []
         # One finishes: its slot is free again, for the oldest waiting of its endpoint.
         done = next(x for x in taken if x.webhook_id == c["id"])
-        with db.unit_of_work(write=True) as uow:
-            uow.webhooks.finish_many([(done, {"state": "delivered", "claim": None})])
-            uow.commit()
+        delivered(db, done)
         assert second.claim(100) == []  # the other client has nothing more queued
         held_a = len(by_hook.get(a["id"], []))
         slow = next(x for x in taken if x.webhook_id != c["id"])
-        with db.unit_of_work(write=True) as uow:
-            uow.webhooks.finish_many([(slow, {"state": "delivered", "claim": None})])
-            uow.commit()
+        delivered(db, slow)
         again = second.claim(100)
         assert len(again) == 1 and again[0].client_id == busy
         queue = busy_events[held_a:] if again[0].webhook_id == a["id"] else busy_events[len(by_hook.get(b["id"], [])):]

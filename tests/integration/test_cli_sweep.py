@@ -98,7 +98,7 @@ def test_quiet_prints_nothing(overdue, monkeypatch, capsys):
 
 def test_a_pass_settles_in_batches_until_none_is_left(overdue):
     url, app, tenant, past, future = overdue
-    assert susun_games.sweep_once(app.extensions["capsa"].db, batch=1) == 2
+    assert len(susun_games.settle_overdue(app.extensions["capsa"].db, batch=1)) == 2
     assert [_status(app, tenant, g) for g in past] == ["settled", "settled"]
 
 

@@ -411,11 +411,6 @@ def settle_if_due(db: Database, client_id: str, game_id: str, guard: Guard | Non
     return ran(settle, guard)
 
 
-def sweep_once(db: Database, batch: int = SWEEP_BATCH) -> int:
-    """Settle every game whose deadline has passed (the sweeper's pass): how many it settled."""
-    return len(settle_overdue(db, batch))
-
-
 def settle_overdue(db: Database, batch: int = SWEEP_BATCH) -> list[tuple[str, str]]:
     """Settle every game whose deadline has passed: (client id, game id) of each this pass
     settled. Each overdue game is tried once per pass; one that cannot settle is logged and
