@@ -132,7 +132,7 @@ _FINGERPRINT = select(
 _RESUMING = (
     select(w.client_id, w.id, w.resume_before)
     .where(w.enabled.is_(True), w.resume_before.is_not(None))
-    .with_for_update(skip_locked=True)
+    .with_for_update(skip_locked=True, key_share=True)
 )
 _ENDPOINT_ROWS = (
     d.client_id == bindparam("_client"), d.webhook_id == bindparam("_webhook"), d.created_at <= bindparam("_before"),
@@ -160,6 +160,9 @@ _RESUMED = (
     .values(resume_before=None)
 )
 
+# Both this and `_RESUMING` lock FOR NO KEY UPDATE: they change no key, and a pass recording
+# attempts holds its endpoints' rows FOR KEY SHARE (`Pass.record`), which FOR UPDATE would
+# wait for or (SKIP LOCKED) pass over. A DELETE, a PATCH or another fan-out still waits.
 # In random order: a cursor is a sequence of its own client's chain, so taken lowest first,
 # the endpoints of young chains (while more of them than a fan-out takes were behind) went
 # before an old chain's for ever. At random, each endpoint behind is taken by a pass with a
@@ -170,7 +173,7 @@ _LOCK_DUE = (
     .where(w.enabled.is_(True), w.cursor < ChainHead.sequence)
     .order_by(func.random())
     .limit(bindparam("limit"))
-    .with_for_update(skip_locked=True, of=w)
+    .with_for_update(skip_locked=True, of=w, key_share=True)
 )
 
 # One receipt of the client, by its key's prefix (none: its records are stored unsigned).

@@ -1601,3 +1601,33 @@ def test_attempts_recorded_while_their_deleted_endpoint_goes_go_with_it_in_eithe
         assert late.is_alive()  # waiting for the purge's lock on the row
     late.join(10)
     assert not late.is_alive() and held_rows(db, client_id, b["id"]) == (0, 0, False)
+
+
+def test_a_fan_out_and_a_resume_take_endpoints_whose_attempts_another_pass_is_recording(db):
+    """A pass holds the rows of the endpoints it records attempts for (FOR KEY SHARE, the
+    test above). Fan-out and resume locked their endpoints FOR UPDATE SKIP LOCKED, which
+    that lock turns away: another dispatcher's fan-out passed over every endpoint a pass
+    was recording, and counted it as skipped. They lock FOR NO KEY UPDATE now (they change
+    no key), which a pass's lock lets through."""
+    from sqlalchemy import update
+
+    from service.adapters.webhook_queue import AttemptRow
+    from service.services.clock import utcnow_ms
+
+    if db.engine.dialect.name == "sqlite":
+        pytest.skip("row locks are PostgreSQL's")
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    store(db, client_id)  # the endpoint is behind its client's head
+    with db.unit_of_work(write=True) as uow:
+        uow.session.execute(
+            update(Webhook).where(Webhook.client_id == client_id, Webhook.id == a["id"]).values(resume_before=utcnow_ms())
+        )
+        uow.commit()
+    queue = DeliveryQueue(db.engine)
+    attempt = AttemptRow(Claimed(a["id"], "evt_x", client_id, 1, "round.settled", 0, "c"), "http_error", 500, 3, None)
+    with queue.pass_() as recording:
+        recording.record(utcnow_ms(), [attempt], [], [])
+        with queue.pass_() as other:
+            assert [t.webhook_id for t in other.lock_due(10) if t.client_id == client_id] == [a["id"]]
+            assert not other.skipped(1)
+            assert (client_id, a["id"]) in {(str(r[0]), str(r[1])) for r in other.conn.execute(webhook_queue._RESUMING)}
