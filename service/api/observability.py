@@ -110,7 +110,8 @@ class Metrics:
             registry=self.registry,
         )
 
-        # Set by each /readyz (the probes call it every few seconds): the last answer wins.
+        # Set by each check /readyz makes (the probes call it every few seconds, and a worker
+        # checks at most once every READY_CACHE_S): the last answer wins.
         self.replication = Gauge(
             "capsa_database_replication",
             "1 for the replication state /readyz last saw (synchronous, waiting, asynchronous, unknown), 0 for the others.",

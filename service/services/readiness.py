@@ -95,14 +95,16 @@ class Probe:
     def seen(self, db: Database) -> tuple[Seen, bool]:
         """What the last check found, made now unless it is younger than `cache_s`; and
         whether it was made now."""
-        started = self.clock()
         last = self._last
-        if last is not None and started - last[0] < self.cache_s:
+        if last is not None and self.clock() - last[0] < self.cache_s:
             return last[1], False
         try:
             found: Readiness | None = check(db)
         except DatabaseUnavailable:
             found = None
         seen = Seen(found, replica_now(db) if found is not None and not found.refusals else None)
-        self._last = (started, seen)
+        # Kept from when it ended: a check slower than `cache_s` (a database that does not
+        # answer: seconds to the connect timeout) would otherwise be stale when kept, and
+        # every request of an outage's flood would check again.
+        self._last = (self.clock(), seen)
         return seen, True

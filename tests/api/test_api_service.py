@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -191,6 +192,34 @@ def test_a_flood_of_readyz_checks_the_database_once_a_second_a_process(tmp_path,
         http.get("/readyz")
         http.get("/readyz")
         assert len(checks) == 4
+    finally:
+        app.extensions["capsa"].db.dispose()
+
+
+def test_a_readyz_check_slower_than_the_cache_is_kept_from_when_it_ended(tmp_path, monkeypatch):
+    """Kept from when it started, a check that took longer than READY_CACHE_S (a database
+    that does not answer: seconds to the connect timeout) was stale when kept, and every
+    request of a flood during the outage checked again."""
+    from service.services import readiness
+
+    ticks = [1000.0]
+    checks: list[int] = []
+
+    def slow(db: Any) -> Any:
+        checks.append(1)
+        ticks[0] += 3.0  # the connect timeout
+        raise readiness.DatabaseUnavailable("connection timeout expired")
+
+    monkeypatch.setattr(readiness, "check", slow)
+    app = make_app(f"sqlite:///{tmp_path / 'down.db'}")
+    app.extensions["capsa"].ready.clock = lambda: ticks[0]
+    try:
+        http = app.test_client()
+        answers = [http.get("/readyz") for _ in range(5)]
+        assert [a.status_code for a in answers] == [503] * 5 and len(checks) == 1
+        assert answers[-1].get_json()["detail"] == "the database does not answer"
+        ticks[0] += 1
+        assert http.get("/readyz").status_code == 503 and len(checks) == 2
     finally:
         app.extensions["capsa"].db.dispose()
 
