@@ -1631,3 +1631,26 @@ def test_a_fan_out_and_a_resume_take_endpoints_whose_attempts_another_pass_is_re
             assert [t.webhook_id for t in other.lock_due(10) if t.client_id == client_id] == [a["id"]]
             assert not other.skipped(1)
             assert (client_id, a["id"]) in {(str(r[0]), str(r[1])) for r in other.conn.execute(webhook_queue._RESUMING)}
+
+
+def test_an_endpoint_deleted_while_a_pass_records_its_attempts_takes_them_with_it(db):
+    """The DELETE of an endpoint (a batch or less of backlog: everything goes at once)
+    against a pass recording an attempt of it: the DELETE waits for the pass's lock on the
+    endpoint's row, then deletes the attempt the pass committed. Unlocked, the attempt
+    outlived its endpoint."""
+    from service.adapters.webhook_queue import AttemptRow
+    from service.services.clock import utcnow_ms
+
+    if db.engine.dialect.name == "sqlite":
+        pytest.skip("SQLite serialises write transactions")
+    client_id, (a,) = client_with_hooks(db, "http://127.0.0.1:9/a")
+    queue = DeliveryQueue(db.engine)
+    attempt = AttemptRow(Claimed(a["id"], "evt_x", client_id, 1, "round.settled", 0, "c"), "http_error", 500, 3, None)
+    with queue.pass_() as tx:
+        tx.record(utcnow_ms(), [attempt], [], [])
+        deleting = threading.Thread(target=lambda: webhooks.delete(db, client_id, a["id"]))
+        deleting.start()
+        deleting.join(0.5)
+        assert deleting.is_alive()  # waiting for the pass's lock on the row
+    deleting.join(10)
+    assert not deleting.is_alive() and held_rows(db, client_id, a["id"]) == (0, 0, False)
