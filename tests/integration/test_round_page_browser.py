@@ -7,8 +7,8 @@ no horizontal scrolling, cards in line, money labels over their values, amounts 
 as Babel formats them for the currency's locale, the void's reversal, the Big Two
 history grouped by trick with each combination named, the winner, why a hand fouled; and
 the front page and problem pages: their links, no literal backticks, every text's contrast
-WCAG AA (4.5:1, 3:1 for large text). Screenshots go to $ROUND_PAGE_SCREENSHOTS (default: a
-temp dir).
+WCAG AA (4.5:1, 3:1 for large text). Screenshots go to $ROUND_PAGE_SCREENSHOTS (default:
+pytest's temporary directory of the run, which keeps the last three).
 
 Skipped where chromium is missing, except under CI=true, where that is a failure.
 """
@@ -213,6 +213,9 @@ def browser() -> Iterator[DevTools]:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # its own temporary files (a singleton socket's directory, left in /tmp after every
+        # run) in the profile, which goes at the end
+        env={**os.environ, "TMPDIR": profile},
     )
     page = None
     try:
@@ -327,7 +330,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     for name, doc in docs.items():
         answer = http.post(f"/v1/rounds/{doc['id']}/view-link", headers=tenant.read_headers)
         links[name] = base + answer.get_json()["url"]
-    shots = Path(os.environ.get("ROUND_PAGE_SCREENSHOTS") or tempfile.mkdtemp(prefix="round-page-"))
+    # pytest's own temporary directory by default: kept for the last three runs, then removed
+    # (a directory of /tmp of its own stayed behind after every run, 3 MB each)
+    shots = Path(os.environ.get("ROUND_PAGE_SCREENSHOTS") or tmp_path_factory.mktemp("round-page"))
     shots.mkdir(parents=True, exist_ok=True)
     try:
         yield {"docs": docs, "links": links, "shots": shots, "base": base}
