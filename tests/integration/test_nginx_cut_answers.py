@@ -78,7 +78,10 @@ def through_nginx() -> Iterator[int]:
     procs = [
         subprocess.Popen(
             # Started in its folder: no gunicorn.conf.py there (the project's is the service's).
-            [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{upstream}", "dying:app"],
+            # A graceful stop of 5 s, not 30: past it the master kills a worker still in a
+            # request and exits, within the teardown's 10 s.
+            [sys.executable, "-m", "gunicorn", "--workers", "1", "--graceful-timeout", "5",
+             "--bind", f"127.0.0.1:{upstream}", "dying:app"],
             cwd=prefix, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
     ]
