@@ -128,7 +128,12 @@ class IdempotencyRepository:
         )
 
     def purge(self, before: datetime, limit: int) -> int:
-        """Delete up to `limit` records made before `before`, oldest first; how many went."""
+        """Delete up to `limit` records made before `before`, oldest first; how many went.
+
+        The age is checked again on the row deleted, not only where the batch is chosen: a
+        key used again past its 24 hours is taken over in place (`claim`), and a purge that
+        chose the expired row waits for that claim, then finds the row's new answer, which it
+        must leave (PostgreSQL re-checks the conditions on the row itself, not a subquery's)."""
         keys = (
             select(IdempotencyRecord.client_id, IdempotencyRecord.method, IdempotencyRecord.path, IdempotencyRecord.key)
             .where(IdempotencyRecord.created_at < before)
@@ -136,7 +141,9 @@ class IdempotencyRepository:
             .limit(limit)
         )
         columns = tuple_(IdempotencyRecord.client_id, IdempotencyRecord.method, IdempotencyRecord.path, IdempotencyRecord.key)
-        result = self.session.execute(delete(IdempotencyRecord).where(columns.in_(keys)))
+        result = self.session.execute(
+            delete(IdempotencyRecord).where(columns.in_(keys), IdempotencyRecord.created_at < before)
+        )
         return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 

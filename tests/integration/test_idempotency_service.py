@@ -9,6 +9,8 @@ purging what the tests before it left in 2001.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -280,6 +282,45 @@ def test_a_purger_keeps_its_own_interval(db, client_id, clock):
     assert not purger.due()
     clock.set(T0 + timedelta(seconds=5))
     assert purger.due()
+
+
+def test_a_purge_that_waits_for_a_key_taken_over_leaves_its_new_answer(db, client_id, clock):
+    """A key used again past its 24 hours is taken over in place (PostgreSQL: the claim's
+    upsert updates the expired row and holds it). A purge that chose the expired row
+    meanwhile waits for that transaction; then it finds the row's new answer, which is not
+    expired, and must leave it: a retry within the new 24 hours replays it."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writers take turns: a purge cannot wait on a claim's row")
+    from sqlalchemy import text
+
+    _keep(db, client_id, ["k"])
+    later = T0 + KEEP + timedelta(hours=1)
+    clock.set(later)
+    digest = body_hash({**BODY, "stake": "5"})
+    purged: list[int] = []
+    purge = threading.Thread(target=lambda: purged.append(purge_expired(db)))
+
+    def waiting() -> bool:
+        with db.engine.connect() as conn:
+            return bool(conn.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND datname = current_database()")).scalar())
+
+    with db.unit_of_work(write=True) as uow:
+        assert uow.idempotency.claim(client_id, "POST", "/v1/rounds", "k", digest, later, later - KEEP)
+        uow.idempotency.complete(client_id, "POST", "/v1/rounds", "k", 201, body=b'{"id":"rnd_2"}',
+                                 content_type="application/json")
+        purge.start()  # it reads the row as it was (T0: expired) and waits for this transaction
+        deadline = time.monotonic() + 10
+        while not waiting():
+            assert time.monotonic() < deadline, "the purge never waited for the claim"
+            time.sleep(0.01)
+        uow.commit()
+    purge.join(10)
+    assert purged == [0]
+    assert rows(db, client_id) == 1
+    assert replay(db, client_id, "POST", "/v1/rounds", "k", digest) == StoredResponse(
+        201, b'{"id":"rnd_2"}', "application/json", None, replayed=True)
 
 
 def test_a_purge_runs_at_most_its_number_of_batches(db, client_id, clock):
