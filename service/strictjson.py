@@ -30,7 +30,14 @@ def _float(text: str) -> float:
     return value
 
 
+# Digits of the largest double's integer part: an integer with more is larger, and past
+# 4,300 digits Python refuses to convert it at all (its message was the answer's detail).
+_DOUBLE_DIGITS = len(str(int(sys.float_info.max)))
+
+
 def _int(text: str) -> int:
+    if len(text) - text.startswith("-") > _DOUBLE_DIGITS:
+        raise MalformedJSON(f"the number {text[:40]}... is too large for a double")
     value = int(text)
     if abs(value) > sys.float_info.max:
         raise MalformedJSON(f"the number {text[:40]}... is too large for a double")

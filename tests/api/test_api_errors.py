@@ -43,6 +43,14 @@ def test_bodies_that_are_not_a_plain_json_object_are_400(http, tenant, data):
     problem(post_raw(http, tenant, data), 400, "malformed-json")
 
 
+@pytest.mark.parametrize("digits", [310, 4300, 4301, 20_000])
+def test_an_integer_too_large_for_a_double_is_400_saying_so_however_many_digits(http, tenant, digits):
+    """Past 4,300 digits Python's own conversion refused first, and its advice (a setting
+    of the interpreter) was the answer's detail."""
+    body = problem(post_raw(http, tenant, '{"stake": 1' + "0" * (digits - 1) + "}"), 400, "malformed-json")
+    assert body["detail"] == "the number 1" + "0" * 39 + "... is too large for a double"
+
+
 def test_nesting_of_exactly_32_levels_is_not_malformed(http, tenant):
     data = '{"a": ' * 31 + '{}' + "}" * 31
     body = problem(post_raw(http, tenant, data), 422, "validation")
