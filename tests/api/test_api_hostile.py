@@ -481,6 +481,15 @@ def test_unknown_query_parameters_are_422_naming_them_on_every_route(app, http):
     assert not failures, "\n".join(failures)
 
 
+def test_options_answers_whatever_the_query_since_it_reads_none(app, http):
+    """OPTIONS was checked against the query names of a method it is not: every name was
+    unknown, and the 422 said the route takes none."""
+    owner = make_owner(app, http)
+    for path in ("/v1/rounds?limit=5", "/v1/ledger/summary?currency=IDR", "/v1/score?x=1"):
+        answer = http.open(path, method="OPTIONS", headers=owner.tenant.headers)
+        assert answer.status_code == 200 and "OPTIONS" in answer.headers["Allow"], (path, answer.status_code)
+
+
 def test_a_misspelt_filter_no_longer_answers_every_players_lines(http, tenant):
     body = assert_problem(
         http.get("/v1/ledger/entries?currency=IDR&plyer=a", headers=tenant.headers), 422, "validation"
