@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from flask import request
 from werkzeug.routing import BaseConverter
+from werkzeug.routing.converters import IntegerConverter, UnicodeConverter
 
 from service.domain.errors import FieldError
 
@@ -30,6 +32,31 @@ class ClientIdConverter(BaseConverter):
 def id_schema(converter: BaseConverter) -> dict[str, str]:
     """The parameter's OpenAPI schema (flask-smorest `register_converter`)."""
     return {"type": "string", "pattern": ID_PATTERN}
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """`<int:name>`: ASCII digits as the number is written, without leading zeros. Werkzeug's
+    own reads any Unicode digit (a fullwidth `１` was 1) and `01`; those are no route (404),
+    as letters are."""
+
+    regex = r"(?:0|[1-9][0-9]*)"
+
+
+def integer_schema(converter: BaseConverter) -> dict[str, object]:
+    return {"type": "integer", "minimum": 0}
+
+
+class DealIdConverter(UnicodeConverter):
+    """`<deal:name>`: a deal's id, any segment but `commitments`, the route beside it:
+    `GET /v1/deals/commitments` is that route's 405, not a search for a deal of that name."""
+
+    def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(map, *args, **kwargs)
+        self.regex = r"(?!commitments\Z)" + self.regex
+
+
+def deal_id_schema(converter: BaseConverter) -> dict[str, object]:
+    return {"type": "string", "minLength": 1}
 
 
 @cache

@@ -277,6 +277,19 @@ def test_unknown_routes_are_404_and_wrong_methods_405(http, tenant):
     problem(answer, 405, "method-not-allowed")
     assert "POST" in answer.headers["Allow"]
     problem(http.put("/v1/score", headers=tenant.headers), 405, "method-not-allowed")
+    # a route's literal segment is not an id of the route beside it: GET names no deal
+    answer = http.get("/v1/deals/commitments", headers=tenant.headers)
+    problem(answer, 405, "method-not-allowed")
+    assert set(answer.headers["Allow"].split(", ")) == {"OPTIONS", "POST"}
+
+
+@pytest.mark.parametrize("sequence", ["%EF%BC%91", "%D9%A1", "01", "+1", "1%20"])
+def test_a_record_sequence_is_ascii_digits_as_written_or_no_record(http, tenant, sequence):
+    """Werkzeug's integer converter read any Unicode digit (a fullwidth 1 was record 1) and
+    leading zeros."""
+    assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
+    assert http.get("/v1/audit/records/1", headers=tenant.headers).status_code == 200
+    problem(http.get(f"/v1/audit/records/{sequence}", headers=tenant.headers), 404, "not-found")
 
 
 def test_an_unacceptable_accept_is_406(http, tenant):

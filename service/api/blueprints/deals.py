@@ -110,7 +110,7 @@ class CommitmentById(MethodView):
         return json_response(deals.get_commitment(db(), principal().client_id, commitment_id))
 
 
-@blp.route("/<string:deal_id>")
+@blp.route("/<deal:deal_id>")
 class DealById(MethodView):
     @blp.response(200, DealSchema)
     @blp.problems(*AUTH, 404)
@@ -122,7 +122,7 @@ class DealById(MethodView):
         return json_response(deals.get(db(), principal().client_id, deal_id, writer=holds_write()))
 
 
-@blp.route("/<string:deal_id>/reveal")
+@blp.route("/<deal:deal_id>/reveal")
 class Reveal(MethodView):
     @allow_read  # the write scope is checked in the view, after the deal is found
     @optional_body
