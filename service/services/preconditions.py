@@ -16,7 +16,7 @@ def refuse_stale(expected_versions: frozenset[int] | None, current: int, what: s
     `current` version of the game or match (`what`); no header or `*` passes."""
     if expected_versions is None or current in expected_versions:
         return
-    named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (weak tags never match)"
+    named = ", ".join(str(v) for v in sorted(expected_versions)) or "no version (the list is empty, or holds weak tags alone: weak tags never match)"
     raise PreconditionFailed(
         f"the {what} is at version {current}, If-Match names {named}",
         errors=[FieldError("header.If-Match", f"stale: the {what} is at version {current}")],

@@ -330,6 +330,12 @@ def test_a_weak_etag_in_if_match_is_412_as_rfc_9110_compares_strongly(http, tena
     assert weak["errors"] == [{"field": "header.If-Match", "message": "stale: the game is at version 1"}]
     assert "weak tags never match" in weak["detail"]
     assert state(http, tenant, game["id"]) == game  # nothing applied
+    # an empty list names no version either (RFC 9110: no tag matches), and the detail says
+    # so rather than blame weak tags that were never sent
+    for empty in ("", " ", ", ,"):
+        none = problem(send(http, tenant, game["id"], "a: 3d", **{"If-Match": empty}), 412, "precondition-failed")
+        assert none["detail"] == ("the game is at version 1, If-Match names no version (the list is empty, "
+                                  "or holds weak tags alone: weak tags never match)"), repr(empty)
     listed = send(http, tenant, game["id"], "a: 3d", **{"If-Match": 'W/"1", "7", "1"'})
     assert listed.status_code == 200 and listed.get_json()["version"] == 2
 
