@@ -162,8 +162,11 @@ def settle(
     pair_amounts: Sequence[tuple[int, int, int]],
     fee_rate: Decimal,
     fee_basis: str,
+    pair_fields: Sequence[str] | None = None,
 ) -> Settlement:
     """Settle a round from `(a, b, amount_for_a)` per pair, amounts in minor units.
+    `pair_fields`, one per pair, names the field whose stake made its amount (`stake`
+    unless said), which an amount beyond the limit is refused on.
 
     Exactly: sum of result == 0 and sum of net + house_fee == 0.
     """
@@ -180,23 +183,28 @@ def settle(
         fee = fee_of(basis, fee_rate)
         players.append(PlayerMoney(result[i], winnings[i], fee, result[i] - fee))
     settlement = Settlement(tuple(players), sum(p.fee for p in players))
-    check_amounts(pair_amounts, settlement)
+    check_amounts(pair_amounts, settlement, pair_fields)
     return settlement
 
 
-def check_amounts(pair_amounts: Sequence[tuple[int, int, int]], settlement: Settlement) -> None:
-    """InvalidMoney on `stake` when an amount of the round is beyond MAX_AMOUNT (10^18 minor
-    units): such a round would score but could not be stored or summed."""
-    amounts = [("a pair amount", amount) for _, _, amount in pair_amounts]
+def check_amounts(
+    pair_amounts: Sequence[tuple[int, int, int]], settlement: Settlement, pair_fields: Sequence[str] | None = None
+) -> None:
+    """InvalidMoney when an amount of the round is beyond MAX_AMOUNT (10^18 minor units):
+    such a round would score but could not be stored or summed. A pair's amount is refused
+    on the field of its stake (`pair_fields`), a total on `stake`."""
+    fields = pair_fields or ["stake"] * len(pair_amounts)
+    amounts = [("a pair amount", amount, field) for (_, _, amount), field in zip(pair_amounts, fields, strict=True)]
     for p in settlement.players:
-        amounts += [("a result", p.result), ("winnings", p.winnings), ("a fee", p.fee), ("a net", p.net)]
-    amounts.append(("the house fee", settlement.house_fee))
-    for what, amount in amounts:
+        amounts += [(what, amount, "stake") for what, amount in
+                    (("a result", p.result), ("winnings", p.winnings), ("a fee", p.fee), ("a net", p.net))]
+    amounts.append(("the house fee", settlement.house_fee, "stake"))
+    for what, amount, field in amounts:
         if abs(amount) > MAX_AMOUNT:
             raise InvalidMoney(
                 f"{what} of this round would be {amount} minor units, beyond the limit of 10^18: "
                 "lower the stake",
-                field="stake",
+                field=field,
             )
 
 

@@ -599,6 +599,20 @@ def test_a_round_whose_pair_amount_passes_10_18_is_422_on_stake_and_writes_nothi
     unchanged()
 
 
+def test_a_pair_stake_whose_amount_passes_10_18_is_422_on_that_pair_stake(http, tenant, unchanged):
+    """The round's own stake is 1: the amount beyond the limit is the pair's, so the field
+    named is its stake in `pair_stakes` (`stake` was named before, whatever the cause)."""
+    body = {**_bonus_round(995), "stake": "1", "pair_stakes": [{"players": ["a", "b"], "stake": BIG_STAKE}]}
+    for path in ("/v1/score", "/v1/rounds"):
+        problem = assert_problem(post(http, tenant, body, path), 422, "validation")
+        assert problem["errors"] == [{
+            "field": "pair_stakes[0].stake",
+            "message": "a pair amount of this round would be 1001000000000000000 minor units, beyond the "
+                       "limit of 10^18: lower the stake",
+        }]
+    unchanged()
+
+
 def test_a_round_at_exactly_10_18_and_a_stake_of_exactly_10_15_are_stored(http, tenant):
     response = post(http, tenant, _bonus_round(994))
     assert response.status_code == 201, response.get_data(as_text=True)

@@ -285,10 +285,15 @@ def _error_class(errors: list[FieldError]) -> type[CapsaError]:
     return InvalidCard if any(any(p in e.field for p in card_paths) for e in errors) else InvalidRound
 
 
-def _pair_stakes(raw: object, ids: list[str], currency: str, default: int) -> dict[tuple[str, str], int]:
+def _pair_stakes(
+    raw: object, ids: list[str], currency: str, default: int
+) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], str]]:
+    """Each pair's stake (the round's unless `pair_stakes` names it), and the field of each
+    stake `pair_stakes` gave."""
     stakes = {(a, b): default for i, a in enumerate(ids) for b in ids[i + 1 :]}
+    fields: dict[tuple[str, str], str] = {}
     if raw is None:
-        return stakes
+        return stakes, fields
     if not isinstance(raw, list):
         raise InvalidRound("must be a list of {players, stake}", field="pair_stakes")
     errors: list[FieldError] = []
@@ -318,8 +323,9 @@ def _pair_stakes(raw: object, ids: list[str], currency: str, default: int) -> di
             continue
         a, b = sorted(pair, key=ids.index)
         stakes[(a, b)] = stake
+        fields[(a, b)] = f"{path}.stake"
     raise_collected(errors, InvalidRound)
-    return stakes
+    return stakes, fields
 
 
 def _pair_doc(pair: PairResult, stake: int, currency: str) -> PairDocument:
@@ -378,7 +384,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
     raise_collected(errors, InvalidRound)
     parsed = _parse_players(body.get("players"), params, _GAME_PLAYER_KEYS if game_round else _PLAYER_KEYS)
     ids = [p.id for p in parsed]
-    stakes = _pair_stakes(body.get("pair_stakes"), ids, currency, stake)
+    stakes, stake_fields = _pair_stakes(body.get("pair_stakes"), ids, currency, stake)
     result: RoundResult = score_round([PlayerHand(p.id, p.arrangement) for p in parsed], params)
     index = {pid: i for i, pid in enumerate(ids)}
     money: Settlement = settle(
@@ -386,6 +392,7 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         [(index[p.a], index[p.b], p.points * stakes[(p.a, p.b)]) for p in result.pairs],
         params.fee_rate,
         params.fee_basis,
+        [stake_fields.get((p.a, p.b), "stake") for p in result.pairs],
     )
     lines = tuple(
         PlayerLine(pr.id, pr.points, m.result, m.winnings, m.fee, m.net)
