@@ -86,6 +86,8 @@ def loads(data: bytes | str) -> Any:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MalformedJSON(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if data.startswith("\ufeff"):  # JSON has none (RFC 8259 8.1); Python's message advised a codec
+        raise MalformedJSON("not JSON: the body begins with a byte order mark (U+FEFF); send it without one")
     if not _depth_ok(data, MAX_DEPTH):
         raise MalformedJSON(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:

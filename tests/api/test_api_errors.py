@@ -51,6 +51,13 @@ def test_an_integer_too_large_for_a_double_is_400_saying_so_however_many_digits(
     assert body["detail"] == "the number 1" + "0" * 39 + "... is too large for a double"
 
 
+def test_a_body_that_begins_with_a_byte_order_mark_is_400_saying_so(http, tenant):
+    """The detail was Python's advice to decode with `utf-8-sig`."""
+    data = b"\xef\xbb\xbf" + json.dumps(two_player_round()).encode()
+    body = problem(post_raw(http, tenant, data), 400, "malformed-json")
+    assert body["detail"] == "not JSON: the body begins with a byte order mark (U+FEFF); send it without one"
+
+
 def test_nesting_of_exactly_32_levels_is_not_malformed(http, tenant):
     data = '{"a": ' * 31 + '{}' + "}" * 31
     body = problem(post_raw(http, tenant, data), 422, "validation")
