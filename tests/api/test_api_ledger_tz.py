@@ -118,6 +118,10 @@ REFUSALS = [
     ("currency=ZZZ", "unknown currency 'ZZZ'", "query.currency", "unknown currency 'ZZZ'"),
     ("currency=IDR&tz=Nowhere/Atlantis", "unknown time zone 'Nowhere/Atlantis'", "query.tz",
      "'Nowhere/Atlantis' is not an IANA time zone name (e.g. Asia/Jakarta)"),
+    # a + the client did not encode reads as a space: the message says how to send it
+    ("currency=IDR&tz=Etc/GMT+5", "unknown time zone 'Etc/GMT 5'", "query.tz",
+     "'Etc/GMT 5' is not an IANA time zone name (e.g. Asia/Jakarta); a + in a query reads as a space:"
+     " send it as %2B"),
     ("currency=IDR&tz=Asia/Jakarta&since=0001-01-01",
      "since '0001-01-01' in Asia/Jakarta is outside the supported range", "query.since",
      "'0001-01-01' in Asia/Jakarta is out of range"),

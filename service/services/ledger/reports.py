@@ -54,9 +54,11 @@ def zone_of(name: str) -> ZoneInfo:
             raise ValueError(name)  # pragma: no mutate (caught below, its argument never read)
         return rollups.ledger_zone(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        # `Etc/GMT+5` sent unencoded arrives as `Etc/GMT 5`: say how to send the +
+        hint = "; a + in a query reads as a space: send it as %2B" if " " in name.strip() else ""
         raise InvalidInput(
             f"unknown time zone {name!r}",
-            errors=[FieldError("query.tz", f"{name!r} is not an IANA time zone name (e.g. Asia/Jakarta)")],
+            errors=[FieldError("query.tz", f"{name!r} is not an IANA time zone name (e.g. Asia/Jakarta){hint}")],
         ) from exc
 
 
