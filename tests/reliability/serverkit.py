@@ -137,8 +137,10 @@ class Gunicorn:
             time.sleep(0.1)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
         self.stop()
+        if exc_type is None:  # kept only beside a failure in the block, which it may explain
+            Path(self.log.name).unlink(missing_ok=True)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -148,8 +150,9 @@ class Gunicorn:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
-        # The log stays on disk (a failure names it); its handle goes with the server, or the
-        # suite's ResourceWarning-as-error turns any failed test into a crash at exit. The
+        # The log stays on disk until its block ends well (a failure names it); its handle
+        # goes with the server, or the suite's ResourceWarning-as-error turns any failed test
+        # into a crash at exit. The
         # metrics' files go: every run of the suite left a directory of them behind.
         self.log.close()
         shutil.rmtree(self.prom, ignore_errors=True)
