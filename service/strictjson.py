@@ -36,12 +36,11 @@ _DOUBLE_DIGITS = len(str(int(sys.float_info.max)))
 
 
 def _int(text: str) -> int:
-    if len(text) - text.startswith("-") > _DOUBLE_DIGITS:
-        raise MalformedJSON(f"the number {text[:40]}... is too large for a double")
-    value = int(text)
-    if abs(value) > sys.float_info.max:
-        raise MalformedJSON(f"the number {text[:40]}... is too large for a double")
-    return value
+    if len(text) - text.startswith("-") <= _DOUBLE_DIGITS:  # else not converted at all
+        value = int(text)
+        if abs(value) <= sys.float_info.max:
+            return value
+    raise MalformedJSON(f"the number {text[:40]}... is too large for a double")
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
