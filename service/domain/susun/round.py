@@ -392,7 +392,8 @@ def score_round_request(body: Mapping[str, Any], game_round: bool = False, store
         [(index[p.a], index[p.b], p.points * stakes[(p.a, p.b)]) for p in result.pairs],
         params.fee_rate,
         params.fee_basis,
-        [stake_fields.get((p.a, p.b), "stake") for p in result.pairs],
+        # each pair's stake field only where `pair_stakes` gave one (else `stake` for all)
+        [stake_fields.get((p.a, p.b), "stake") for p in result.pairs] if stake_fields else None,
     )
     lines = tuple(
         PlayerLine(pr.id, pr.points, m.result, m.winnings, m.fee, m.net)
