@@ -83,6 +83,17 @@ def pg_admin_url() -> str | None:
     return normalise_url(url)
 
 
+def lock_waiters(engine: Any) -> int:
+    """How many backends of `engine`'s PostgreSQL database wait for a lock now: a test that
+    holds a row sees the statement it started block on it."""
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        return int(conn.execute(text(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()")).scalar())
+
+
 def create_pg_database(admin_url: str) -> tuple[str, str]:
     """A fresh database `capsa_test_<random>` on the server of `admin_url`: (url, name)."""
     from service.adapters.db import create_database

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import pytest
+from conftest import lock_waiters
 from httpkit import fields_of, problem, two_player_round
 
 
@@ -197,18 +198,12 @@ def test_a_key_whose_request_commits_while_the_retry_waits_is_replayed(app, tena
     def retry() -> None:
         answers["retry"] = post(app.test_client(), tenant, body, "slow")
 
-    def waiting(n: int) -> bool:  # how many backends wait for a lock
-        with engine.connect() as conn:
-            return conn.execute(text(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND datname = current_database()")).scalar() == n
-
     t1 = threading.Thread(target=first)
     t1.start()
-    _until(lambda: waiting(1))  # the first request has claimed the key and waits for the head
+    _until(lambda: lock_waiters(engine) == 1)  # the first request has claimed the key and waits for the head
     t2 = threading.Thread(target=retry)
     t2.start()
-    _until(lambda: waiting(2))  # the retry waits for the first request's uncommitted claim
+    _until(lambda: lock_waiters(engine) == 2)  # the retry waits for the first request's uncommitted claim
     blocker.rollback()
     blocker.close()
     t1.join(10)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import idempotency_rows as rows
-from conftest import make_tenant
+from conftest import lock_waiters, make_tenant
 
 from service.api.headers import parse_key
 from service.domain.errors import FieldError
@@ -291,8 +291,6 @@ def test_a_purge_that_waits_for_a_key_taken_over_leaves_its_new_answer(db, clien
     expired, and must leave it: a retry within the new 24 hours replays it."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("SQLite's writers take turns: a purge cannot wait on a claim's row")
-    from sqlalchemy import text
-
     _keep(db, client_id, ["k"])
     later = T0 + KEEP + timedelta(hours=1)
     clock.set(later)
@@ -300,19 +298,13 @@ def test_a_purge_that_waits_for_a_key_taken_over_leaves_its_new_answer(db, clien
     purged: list[int] = []
     purge = threading.Thread(target=lambda: purged.append(purge_expired(db)))
 
-    def waiting() -> bool:
-        with db.engine.connect() as conn:
-            return bool(conn.execute(text(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND datname = current_database()")).scalar())
-
     with db.unit_of_work(write=True) as uow:
         assert uow.idempotency.claim(client_id, "POST", "/v1/rounds", "k", digest, later, later - KEEP)
         uow.idempotency.complete(client_id, "POST", "/v1/rounds", "k", 201, body=b'{"id":"rnd_2"}',
                                  content_type="application/json")
         purge.start()  # it reads the row as it was (T0: expired) and waits for this transaction
         deadline = time.monotonic() + 10
-        while not waiting():
+        while not lock_waiters(db.engine):
             assert time.monotonic() < deadline, "the purge never waited for the claim"
             time.sleep(0.01)
         uow.commit()
