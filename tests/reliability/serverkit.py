@@ -152,8 +152,8 @@ class Gunicorn:
                 self.proc.wait(10)
         # The log stays on disk until its block ends well (a failure names it); its handle
         # goes with the server, or the suite's ResourceWarning-as-error turns any failed test
-        # into a crash at exit. The
-        # metrics' files go: every run of the suite left a directory of them behind.
+        # into a crash at exit. The metrics' files go: every run of the suite left a
+        # directory of them behind.
         self.log.close()
         shutil.rmtree(self.prom, ignore_errors=True)
 
