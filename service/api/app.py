@@ -188,8 +188,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["deal"] = paths.DealIdConverter
     api = CapsaApi(app)
     api.register_converter(paths.ClientIdConverter, paths.id_schema)
-    api.register_converter(paths.AsciiIntegerConverter, paths.integer_schema)
-    api.register_converter(paths.DealIdConverter, paths.deal_id_schema)
     api.ma_plugin.converter.add_attribute_function(_openapi_attributes)
     for module in (health, rules, arrangements, rounds, deals, banting):
         api.register_blueprint(module.blp)

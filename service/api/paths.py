@@ -42,10 +42,6 @@ class AsciiIntegerConverter(IntegerConverter):
     regex = r"(?:0|[1-9][0-9]*)"
 
 
-def integer_schema(converter: BaseConverter) -> dict[str, object]:
-    return {"type": "integer", "minimum": 0}
-
-
 class DealIdConverter(UnicodeConverter):
     """`<deal:name>`: a deal's id, any segment but `commitments`, the route beside it:
     `GET /v1/deals/commitments` is that route's 405, not a search for a deal of that name."""
@@ -53,10 +49,6 @@ class DealIdConverter(UnicodeConverter):
     def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(map, *args, **kwargs)
         self.regex = r"(?!commitments\Z)" + self.regex
-
-
-def deal_id_schema(converter: BaseConverter) -> dict[str, object]:
-    return {"type": "string", "minLength": 1}
 
 
 @cache
