@@ -28,14 +28,24 @@ def parse_key(header: str | None) -> str | None:
     if ('"' in key or "\\" in key) if is_string else ("," in key):
         raise InvalidInput(
             "Idempotency-Key was sent more than once (or holds a comma outside quotes); send one key",
-            errors=[_field_error(f"one key expected, got {quoted(header)}")],
+            errors=[_field_error(f"one key expected, got {_shown(header)}")],
         )
     if not _KEY.fullmatch(key):
         raise InvalidInput(
-            f"Idempotency-Key must be 1-255 printable ASCII characters, got {quoted(header)}",
-            errors=[_field_error(f"must be 1-255 printable ASCII characters, got {quoted(header)}")],
+            f"Idempotency-Key must be 1-255 printable ASCII characters, got {_shown(header)}",
+            errors=[_field_error(f"must be 1-255 printable ASCII characters, got {_shown(header)}")],
         )
     return key
+
+
+def _shown(header: str) -> str:
+    """A header as the client wrote it, quoted for a message. WSGI hands a header's bytes over
+    as Latin-1 (PEP 3333), so a UTF-8 value arrives as mojibake ("cafÃ©"): it is shown as the
+    UTF-8 text it was, and as it came where its bytes are not UTF-8."""
+    try:
+        return quoted(header.encode("latin-1").decode("utf-8"))
+    except UnicodeError:
+        return quoted(header)
 
 
 def _field_error(message: str) -> FieldError:
@@ -50,7 +60,7 @@ def parse_if_match(header: str | None, what: str = "game") -> frozenset[int] | N
     header of weak tags alone is an empty set, which every version fails (412)."""
     if header is None or header.strip() == "*":
         return None
-    message = f'If-Match must be a {what} version, such as "7", got {quoted(header)}'
+    message = f'If-Match must be a {what} version, such as "7", got {_shown(header)}'
     return frozenset(_versions(header, "If-Match", message, f'must be a {what} version, such as "7"', weak=False))
 
 
@@ -62,7 +72,7 @@ def not_modified(header: str | None, current: int) -> bool:
         return False
     if header.strip() == "*":
         return True
-    message = f'If-None-Match must name versions, such as "7", got {quoted(header)}'
+    message = f'If-None-Match must name versions, such as "7", got {_shown(header)}'
     return current in _versions(header, "If-None-Match", message, 'must be a version, such as "7"', weak=True)
 
 
@@ -76,7 +86,7 @@ def _versions(header: str, name: str, message: str, each: str, *, weak: bool) ->
             continue
         match = _VERSION.fullmatch(tag)
         if match is None:
-            raise InvalidInput(message, errors=[FieldError(f"header.{name}", f"{each}, got {quoted(tag)}")])
+            raise InvalidInput(message, errors=[FieldError(f"header.{name}", f"{each}, got {_shown(tag)}")])
         digits = match.group(3)
         if (weak or match.group(1) is None) and (digits == "0" or not digits.startswith("0")):
             versions.add(int(digits))

@@ -18,7 +18,7 @@ import pytest
 from conftest import idempotency_rows as rows
 from conftest import lock_waiters, make_tenant
 
-from service.api.headers import parse_key
+from service.api.headers import parse_if_match, parse_key
 from service.domain.errors import FieldError
 from service.services import idempotency
 from service.services.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
@@ -105,6 +105,20 @@ def test_a_key_outside_1_to_255_printable_ascii_is_refused(header):
     shown = shown if len(shown) <= 100 else shown[:99] + "\u2026"
     assert caught.value.message == f"Idempotency-Key must be 1-255 printable ASCII characters, got {shown}"
     assert caught.value.errors == [FieldError(KEY_FIELD, f"must be 1-255 printable ASCII characters, got {shown}")]
+
+
+@pytest.mark.parametrize("sent", ["caf\u00e9", "\u043a\u043b\u044e\u0447", "\U0001f0a1"])
+def test_a_refused_utf8_key_is_quoted_as_the_client_wrote_it(sent):
+    # WSGI servers hand header bytes over as Latin-1: "café" sent as UTF-8 arrives as "cafÃ©".
+    with pytest.raises(InvalidInput) as caught:
+        parse_key(sent.encode().decode("latin-1"))
+    assert caught.value.message == f"Idempotency-Key must be 1-255 printable ASCII characters, got {json.dumps(sent, ensure_ascii=False)}"
+
+
+def test_a_refused_if_match_is_quoted_as_the_client_wrote_it():
+    with pytest.raises(InvalidInput) as caught:
+        parse_if_match("v\u00e9rsion".encode().decode("latin-1"))
+    assert caught.value.message == 'If-Match must be a game version, such as "7", got "v\u00e9rsion"'
 
 
 def test_a_request_in_flight_is_asked_to_retry_after_a_second():
