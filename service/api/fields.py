@@ -55,6 +55,25 @@ class Unbroken(validate.Validator):
         return value
 
 
+# Control characters, and the bidirectional marks, embeddings, overrides and isolates that
+# make text display in another order than it is stored (Unicode's Bidi_Control characters;
+# "Trojan Source", CVE-2021-42574).
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+LEGIBLE = "no control character (newlines included) and no bidirectional formatting character"
+
+
+class Legible(validate.Validator):
+    """Free text people read (a void's reason, an endpoint's description) shows as it is
+    stored: a reason that reads "dealer error" on a statement cannot hold other text, or
+    lines of its own, that a reader does not see."""
+
+    def __call__(self, value: Any) -> Any:
+        found = _HIDDEN.search(value) if isinstance(value, str) else None
+        if found is not None:
+            raise ValidationError(f"has U+{ord(found.group()):04X} at position {found.start()}: {LEGIBLE} is allowed")
+        return value
+
+
 _DIGITS = re.compile("[0-9]+")
 
 

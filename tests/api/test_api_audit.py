@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import threading
 import time
@@ -593,6 +594,24 @@ def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant
     assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
     problem(http.post("/v1/rounds/rnd_nope/void", json={"reason": "x"}, headers=tenant.headers), 404, "not-found")
     problem(http.get(f"/v1/rounds/{doc['id']}/verify", headers=other_tenant.headers), 404, "not-found")
+
+
+def test_a_void_reason_shows_as_it_is_stored_no_control_or_bidi_formatting_character(http, tenant):
+    doc = post_rounds(http, tenant, 1)[0]
+    url = f"/v1/rounds/{doc['id']}/void"
+    # An override that shows "dealer error" for other text, a line of its own, an isolate, a mark.
+    for reason, at in (("dealer \u202eorre rellaed", 7), ("dealer error\nsettled twice", 12),
+                       ("\u2066x\u2069", 0), ("ok\u200f", 2), ("\x7f", 0)):
+        refused = problem(http.post(url, json={"reason": reason}, headers=tenant.headers), 422, "validation")
+        assert refused["errors"] == [{"field": "reason", "message": (
+            f"has U+{ord(reason[at]):04X} at position {at}: no control character (newlines included) and no "
+            f"bidirectional formatting character is allowed: got {json.dumps(reason, ensure_ascii=False)}")}], reason
+    assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
+    # Right-to-left text and emoji joined by ZWJ are text, not formatting.
+    reason = "\u062e\u0637\u0623 \u0627\u0644\u0645\u0648\u0632\u0639 \U0001f468\u200d\U0001f469\u200d\U0001f467"
+    voided = http.post(url, json={"reason": reason}, headers=tenant.headers)
+    assert voided.status_code == 200, voided.get_json()
+    assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["void"]["reason"] == reason
 
 
 def test_a_void_nets_to_zero_over_all_time_and_a_period_before_it_still_shows_the_round(http, tenant, clock):

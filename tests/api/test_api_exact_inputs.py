@@ -146,6 +146,20 @@ def private_ok(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
 
 
+def test_a_webhook_description_with_a_control_or_bidi_formatting_character_is_a_422(http, tenant):
+    made = http.post("/v1/webhooks", json={"url": "https://wallet.example.com/hook", "events": ["*"]},
+                     headers=tenant.headers)
+    assert made.status_code == 201, made.get_json()
+    expected = [{"field": "description", "message": (
+        "has U+202E at position 7: no control character (newlines included) and no bidirectional "
+        'formatting character is allowed: got "wallet \u202estiderc"')}]
+    body = {"url": "https://wallet.example.com/hook", "events": ["*"], "description": "wallet \u202estiderc"}
+    assert problem(http.post("/v1/webhooks", json=body, headers=tenant.headers), 422, "validation")["errors"] == expected
+    patched = http.patch(f"/v1/webhooks/{made.get_json()['id']}", json={"description": body["description"]},
+                         headers=tenant.headers)
+    assert problem(patched, 422, "validation")["errors"] == expected
+
+
 def test_a_webhook_url_with_whitespace_or_a_control_character_anywhere_is_a_422_on_url(http, tenant, private_ok):
     made = http.post("/v1/webhooks", json={"url": "https://wallet.example.com/hook", "events": ["*"]},
                      headers=tenant.headers)

@@ -4709,7 +4709,7 @@ export interface components {
         };
         VoidRequest: {
             /**
-             * @description Why the round is void (1-500 characters, not only whitespace).
+             * @description Why the round is void: 1-500 characters, not only whitespace, no control character (newlines included) and no bidirectional formatting character.
              * @example dealer error
              */
             reason: string;
@@ -5360,7 +5360,7 @@ export interface components {
              */
             events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
             /**
-             * @description Free text, at most 500 characters.
+             * @description Free text, at most 500 characters: no control character (newlines included) and no bidirectional formatting character.
              * @example wallet credits
              */
             description?: string | null;
@@ -5431,7 +5431,7 @@ export interface components {
              */
             events?: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
             /**
-             * @description Free text, at most 500 characters.
+             * @description Free text, at most 500 characters: no control character (newlines included) and no bidirectional formatting character.
              * @example wallet credits
              */
             description?: string | null;

@@ -10,7 +10,7 @@ from service.domain.signing import ALGORITHM
 from service.services.audit import chains, receipts
 from service.services.rounds.voids import MAX_REASON
 
-from ..fields import QueryInteger, openapi_meta
+from ..fields import LEGIBLE, Legible, QueryInteger, openapi_meta
 from .bases import Out, Query, Strict, as_of_field, min_sequence_field
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -19,8 +19,11 @@ SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXu
 
 
 def _says_why(reason: str) -> None:
+    """A reason a reader can see. A value of whitespace alone (a tab too) gets that one
+    refusal, not a second one for its control character."""
     if reason.isspace():
         raise ValidationError("must say why: not only whitespace")
+    Legible()(reason)
 
 
 class VoidRequestSchema(Strict):
@@ -31,7 +34,7 @@ class VoidRequestSchema(Strict):
             _says_why,
         ],
         metadata=openapi_meta(
-            "dealer error", f"Why the round is void (1-{MAX_REASON} characters, not only whitespace)."
+            "dealer error", f"Why the round is void: 1-{MAX_REASON} characters, not only whitespace, {LEGIBLE}."
         ),
     )
 

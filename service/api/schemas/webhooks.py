@@ -11,7 +11,7 @@ from service.domain.webhooks import AttemptOutcome, EventType
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 from service.services.webhooks import events
 
-from ..fields import FullMatch, QueryInteger, StrictBoolean, Unbroken, openapi_meta
+from ..fields import LEGIBLE, FullMatch, Legible, QueryInteger, StrictBoolean, Unbroken, openapi_meta
 from .bases import Out, Strict, page_limit
 
 EVENT_TYPES = [t.value for t in EventType]
@@ -56,8 +56,8 @@ def _events(**kw: Any) -> fields.List[Any]:
 
 def _description(**kw: Any) -> fields.String:
     return fields.String(
-        validate=validate.Length(0, DESCRIPTION_MAX),
-        metadata=openapi_meta("wallet credits", f"Free text, at most {DESCRIPTION_MAX} characters."),
+        validate=[validate.Length(0, DESCRIPTION_MAX), Legible()],
+        metadata=openapi_meta("wallet credits", f"Free text, at most {DESCRIPTION_MAX} characters: {LEGIBLE}."),
         **kw,
     )
 
