@@ -364,7 +364,7 @@ def test_a_game_can_use_a_deal_made_before_and_uses_it_once(http, tenant, clock)
     deal = made.get_json()
     body = {"players": ["b", "a"], "currency": "IDR", "stake": "1000", "arrange_seconds": 30, "deal": deal["id"]}
     problem(http.post("/v1/susun/games", json=body, headers=tenant.headers), 422, "validation")
-    game = start(http, tenant, players=["a", "b"], deal=deal["id"])
+    game = start(http, tenant, players=["a", "b"], deal=deal["id"], client_seed=None)
     assert game["deal"] == deal["id"]
     assert hand_of(http, tenant, game, "b") == deal["hands"]["b"]
     again = problem(http.post("/v1/susun/games", json={**body, "players": ["a", "b"]}, headers=tenant.headers),
@@ -375,6 +375,19 @@ def test_a_game_can_use_a_deal_made_before_and_uses_it_once(http, tenant, clock)
     again = problem(http.post("/v1/susun/games", json={**body, "players": ["a", "b"]}, headers=tenant.headers),
                     409, "conflict")
     assert fields_of(again) == {"deal"}
+
+
+def test_a_client_seed_beside_a_deal_is_refused_not_ignored(http, tenant):
+    deal = http.post("/v1/deals", json={"players": ["a", "b"], "client_seed": "s"}, headers=tenant.headers).get_json()
+    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 30, "deal": deal["id"],
+            "client_seed": "mine"}
+    refused = problem(http.post("/v1/susun/games", json=body, headers=tenant.headers), 422, "validation")
+    assert refused["errors"] == [{"field": "client_seed", "message": (
+        '"mine" is not used with `deal`: a deal\'s client seed is the one it was made with (POST /v1/deals); '
+        "send one or the other")}]
+    assert http.get(f"/v1/deals/{deal['id']}", headers=tenant.headers).get_json()["used_by"] is None
+    game = start(http, tenant, players=["a", "b"], deal=deal["id"], client_seed=None)
+    assert game["deal"] == deal["id"]
 
 
 def test_without_a_deal_the_game_makes_one_as_post_deals_does(http, tenant, clock):

@@ -5221,7 +5221,7 @@ export interface components {
              */
             deal?: string | null;
             /**
-             * @description Without `deal`: the client seed of the deal the service makes (omitted: the game's id).
+             * @description Without `deal` only (with it, 422): the client seed of the deal the service makes (omitted: the game's id).
              * @example table-7:hand-88
              */
             client_seed?: string | null;

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from service.domain.deals import CLIENT_SEED_MAX, DEAL_ID_MAX
+from service.domain.errors import quoted
 from service.domain.susun.game import MAX_ARRANGE_SECONDS, MIN_ARRANGE_SECONDS, GameStatus
 from service.domain.susun.round import MAX_PLAYERS, MIN_PLAYERS
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
@@ -42,8 +45,8 @@ class SusunGameRequestSchema(Strict):
     client_seed = fields.String(
         allow_none=True,
         validate=validate.Length(1, CLIENT_SEED_MAX),
-        metadata=openapi_meta("table-7:hand-88", "Without `deal`: the client seed of the deal the service "
-                       "makes (omitted: the game's id)."),
+        metadata=openapi_meta("table-7:hand-88", "Without `deal` only (with it, 422): the client seed of "
+                       "the deal the service makes (omitted: the game's id)."),
     )
     arrange_seconds = fields.Integer(
         strict=True,
@@ -52,6 +55,16 @@ class SusunGameRequestSchema(Strict):
         metadata=openapi_meta(60, "Seconds the players have to arrange; the deadline is the game's creation "
                        "time plus this."),
     )
+
+    @validates_schema
+    def _seed_without_deal(self, data: dict[str, Any], **kw: Any) -> None:
+        # The deal's seeds were fixed when it was made: a seed sent beside it would be ignored.
+        if data.get("deal") is not None and data.get("client_seed") is not None:
+            raise ValidationError(
+                f"{quoted(data['client_seed'])} is not used with `deal`: a deal's client seed is the one "
+                "it was made with (POST /v1/deals); send one or the other",
+                field_name="client_seed",
+            )
 
 
 class SusunGameQuerySchema(Query):

@@ -30,8 +30,8 @@ class SusunGameRequest:
             and games). Example: client-round-9913.
         deal (None | str | Unset): A deal id (POST /v1/deals): its players, in its order. Omitted: the service makes a
             deal for the game.
-        client_seed (None | str | Unset): Without `deal`: the client seed of the deal the service makes (omitted: the
-            game's id). Example: table-7:hand-88.
+        client_seed (None | str | Unset): Without `deal` only (with it, 422): the client seed of the deal the service
+            makes (omitted: the game's id). Example: table-7:hand-88.
     """
 
     players: list[str]
