@@ -45,6 +45,8 @@ from sqlalchemy import Connection, text
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT
 from service.domain.money import currencies_by_digits, format_money
 
+from .ledger import LineCopy
+
 # A plain tuple, as the database hands it over: the scan yields one per record at tens of
 # thousands a second.
 ScannedRecord = tuple[Any, ...]
@@ -187,9 +189,9 @@ def _sqlite_scan(connection: Connection, client_id: str, start: int, stop: int) 
     for low in range(start, stop, SQLITE_PAGE):
         params = {"c": client_id, "lo": low, "hi": min(low + SQLITE_PAGE, stop)}
         rows = connection.execute(text(_SQLITE_RECORDS), params).all()
-        lines: dict[int, list[tuple[Any, ...]]] = {}
+        lines: dict[int, list[LineCopy]] = {}
         for line in connection.execute(text(_SQLITE_LINES), params):
-            lines.setdefault(line[0], []).append(tuple(line))
+            lines.setdefault(line[0], []).append(LineCopy._make(line))
         page = []
         for r in rows:
             round_row = None if r[6] is None else (*r[6:11], _sqlite_time(r[11]))
@@ -209,14 +211,12 @@ def live_copies(
     kind: str,
     round_row: Sequence[Any] | None,
     round_sequence: int | None,
-    lines: Sequence[Sequence[Any]],
+    lines: Sequence[LineCopy],
 ) -> tuple[Any, ...]:
     """The scanned record's columns after the chain row's (see the module's docstring), from
     a record's live rows, as the PostgreSQL scan gives them: `round_row` is (game, preset,
-    table_ref, reference, currency, created_at), `lines` are `ledger.copies_of`'s (sequence,
-    line_no, created_at, player_id, kind, basis, amount, currency, table_ref, points,
-    winnings) in line order. `sequence` and `kind` are the record's (unused: the texts do
-    not depend on them)."""
+    table_ref, reference, currency, created_at), `lines` are its lines in line order.
+    `sequence` and `kind` are the record's (unused: the texts do not depend on them)."""
     del sequence, kind
     if round_row is None:
         head: tuple[Any, ...] = (None,) * 7
@@ -231,20 +231,21 @@ def live_copies(
     for line in lines:
         if (
             round_row is not None
-            and _time(line[2]) == created
-            and line[7] == currency
-            and line[8] == table
-            and line[5] == line[4]
-            and (line[4] == SETTLEMENT or (line[9], line[10]) == (0, 0))
+            and _time(line.created_at) == created
+            and line.currency == currency
+            and line.table == table
+            and line.basis == line.kind
+            and (line.kind == SETTLEMENT or (line.points, line.winnings) == (0, 0))
         ):
-            account = HOUSE if line[3] is None else PLAYER_PREFIX + line[3]
-            folded.append(f'{{"account":"{account}","amount":"{format_money(line[6], currency)}","kind":"{line[4]}"}}')
+            account = HOUSE if line.player is None else PLAYER_PREFIX + line.player
+            amount = format_money(line.amount, currency)
+            folded.append(f'{{"account":"{account}","amount":"{amount}","kind":"{line.kind}"}}')
         else:
             folded.append(BAD_LINE)
-        if line[4] == SETTLEMENT and line[3] is not None:
-            money = str(line[10]) if currency is None else format_money(line[10], currency)
-            players.append(f'{{"id":"{line[3]}","points":{line[9]},"winnings":"{money}"}}')
-    line_nos = ",".join(str(line[1]) for line in lines)
+        if line.kind == SETTLEMENT and line.player is not None:
+            money = str(line.winnings) if currency is None else format_money(line.winnings, currency)
+            players.append(f'{{"id":"{line.player}","points":{line.points},"winnings":"{money}"}}')
+    line_nos = ",".join(str(line.line_no) for line in lines)
     return (*head, line_nos, "[" + ",".join(folded) + "]", "[" + ",".join(players) + "]")
 
 

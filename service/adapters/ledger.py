@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Date, Integer, SQLColumnExpression, String, case, cast, func, literal, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -47,6 +47,24 @@ class BookedLine:
     kind: str
     basis: str
     amount: int
+    points: int
+    winnings: int
+
+
+class LineCopy(NamedTuple):
+    """A stored line as the verifier compares it with its record's bytes, by the names its
+    differences report (`ledger_lines[0].player`). A tuple: the SQLite scan folds thousands a
+    second. `created_at` is a datetime, or SQLite's naive UTC text as its raw scan reads it."""
+
+    sequence: int
+    line_no: int
+    created_at: datetime | str
+    player: str | None
+    kind: str
+    basis: str
+    amount: int
+    currency: str
+    table: str | None
     points: int
     winnings: int
 
@@ -132,9 +150,8 @@ class LedgerRepository:
         ).all()
         return [BookedLine(*r) for r in rows]
 
-    def copies_of(self, client_id: str, sequence: int) -> list[tuple[Any, ...]]:
-        """The lines of one record as the verifier compares them: (sequence, line_no,
-        created_at, player_id, kind, basis, amount, currency, table_ref, points, winnings)."""
+    def copies_of(self, client_id: str, sequence: int) -> list[LineCopy]:
+        """The lines of one record as the verifier compares them, in line order."""
         rows = self.session.execute(
             select(
                 LedgerLine.sequence,
@@ -152,7 +169,7 @@ class LedgerRepository:
             .where(LedgerLine.client_id == client_id, LedgerLine.sequence == sequence)
             .order_by(LedgerLine.line_no)
         ).all()
-        return [tuple(r) for r in rows]
+        return [LineCopy._make(r) for r in rows]
 
     # -- reports ---------------------------------------------------------------------------
 

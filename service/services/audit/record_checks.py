@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from service.adapters.chain_scan import QUOTES_PER_LINE
+from service.adapters.ledger import LineCopy
 from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT, RecordKind, timestamp
 from service.domain.money import minor_units
 
@@ -77,24 +78,8 @@ _decode = msgspec.json.Decoder(_Record).decode
 _decode_scanned = msgspec.json.Decoder(_Scanned).decode
 _encode = msgspec.json.Encoder().encode
 
-LINE_FIELDS = (
-    "sequence",
-    "line_no",
-    "created_at",
-    "player",
-    "kind",
-    "basis",
-    "amount",
-    "currency",
-    "table",
-    "points",
-    "winnings",
-)
+# A live round row: (game, preset, table_ref, reference, currency, created_at).
 ROUND_FIELDS = ("game", "preset", "table", "reference", "currency", "created_at")
-# A live line: (sequence, line_no, created_at, player_id, kind, basis, amount, currency,
-# table_ref, points, winnings). A live round row: (game, preset, table_ref,
-# reference, currency, created_at).
-Line = tuple[Any, ...]
 
 
 def _player_of(account: str) -> str | None:
@@ -177,9 +162,9 @@ def copy_differences(
     kind: str,
     round_id: str,
     round_row: tuple[Any, ...] | None,
-    lines: Sequence[Line],
+    lines: Sequence[LineCopy],
     round_sequence: int | None = None,
-    original: Sequence[Line] | None = None,
+    original: Sequence[LineCopy] | None = None,
 ) -> list[dict[str, Any]]:
     """Where the live copies of the record with these (hash-checked) bytes differ from it:
     `{"field", "stored", "recomputed"}` each, the stored value being the live copy's.
@@ -198,8 +183,8 @@ def copy_differences(
     # Times are compared as the records write them (UTC, milliseconds).
     created = rec.created_at
     round_row = (*round_row[:5], _stamp(round_row[5]))
-    lines = [(*line[:2], _stamp(line[2]), *line[3:]) for line in lines]
-    original = None if original is None else [(*line[:2], _stamp(line[2]), *line[3:]) for line in original]
+    lines = [line._replace(created_at=_stamp(line.created_at)) for line in lines]
+    original = None if original is None else [line._replace(created_at=_stamp(line.created_at)) for line in original]
     game, preset, table, reference, currency, round_created = round_row
     if rec.kind == RecordKind.ROUND:
         if round_sequence is not None and round_sequence != rec.sequence:
@@ -220,6 +205,8 @@ def copy_differences(
                 if live != want
             ]
         points = {p.id: (p.points, minor_units(p.winnings)) for p in result.players}
+        # The lines as the record says they are, in `LineCopy` order (for a void, None where its
+        # round has no such line).
         expected: list[tuple[Any, ...]] = []
         for n, line in enumerate(rec.ledger_lines):
             player = _player_of(line.account)
@@ -233,7 +220,7 @@ def copy_differences(
         # A void reverses its round: its lines (in its hashed bytes) are the round's lines,
         # each for the same account and negated. Bytes re-hashed with other lines, the
         # head and the live lines rewritten to match, agree with each other but not this.
-        reversed_ = [(line[3], -line[6]) for line in original]
+        reversed_ = [(line.player, -line.amount) for line in original]
         if [(_player_of(line.account), minor_units(line.amount)) for line in rec.ledger_lines] != reversed_:
             out.append(_diff(VOID_LINES, len(rec.ledger_lines), len(original)))
         expected = []
@@ -246,15 +233,15 @@ def copy_differences(
                     created,
                     _player_of(line.account),
                     line.kind,
-                    None if orig is None else orig[4],
+                    None if orig is None else orig.kind,
                     minor_units(line.amount),
                     currency,
                     table,
-                    None if orig is None else -orig[9],
-                    None if orig is None else -orig[10],
+                    None if orig is None else -orig.points,
+                    None if orig is None else -orig.winnings,
                 )
             )
-    live_lines = [tuple(line) for line in lines]
+    live_lines = lines
     if live_lines != expected:
         for n in range(max(len(live_lines), len(expected))):
             live_line = live_lines[n] if n < len(live_lines) else None
@@ -264,7 +251,7 @@ def copy_differences(
                 continue
             out += [
                 _diff(f"ledger_lines[{n}].{name}", a, b)
-                for name, a, b in zip(LINE_FIELDS, live_line, want_line)
+                for name, a, b in zip(LineCopy._fields, live_line, want_line)
                 if a != b
             ]
     return out
