@@ -186,6 +186,39 @@ def canonical_record(doc: Mapping[str, Any]) -> bytes:
         return canonical(doc)
 
 
+def not_canonical(doc: Mapping[str, Any], body: bytes | memoryview) -> str | None:
+    """Why `body`, the bytes `doc` was read from, is not a record's RFC 8785 form; None when
+    it is. A record holds no float and no integer beyond +/-(2**53 - 1) (`canonical_record`):
+    either is named, though RFC 8785 could write a float (`0.5`) and the fast encoder a
+    larger integer. Keys that are not ASCII are ordered by UTF-16, as RFC 8785 says."""
+    if _jcs_safe(doc):
+        return None if orjson.dumps(doc, option=_JCS_OPTIONS) == body else _NOT_CANONICAL
+    number = _not_an_integer(doc)
+    if number is not None:
+        return f"the record holds the number {number!r}: its numbers are integers within +/-(2**53 - 1)"
+    try:
+        return None if rfc8785.dumps(doc) == body else _NOT_CANONICAL
+    except ValueError:  # what RFC 8785 cannot write (a lone surrogate)
+        return _NOT_CANONICAL
+
+
+_NOT_CANONICAL = "the record's bytes are not its canonical JSON (RFC 8785)"
+
+
+def _not_an_integer(value: Any) -> float | int | None:
+    """The first float, or integer beyond +/-(2**53 - 1), in a JSON value; None without one."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is float or (type(node) is int and not -_MAX_SAFE_INTEGER <= node <= _MAX_SAFE_INTEGER):
+            return node
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
 _SEQUENCE_KEY = b',"sequence":'
 
 

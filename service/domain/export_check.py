@@ -46,7 +46,7 @@ import orjson
 
 from service.domain import audit as chain
 from service.domain.audit import RecordKind
-from service.domain.errors import CapsaError
+from service.domain.errors import CapsaError, quoted
 from service.domain.money import minor_units
 from service.domain.rescoring import RESCORERS, as_stored_version, record_version_difference
 from service.domain.signing import Keyring, head_message, receipt_message, unb64
@@ -437,9 +437,11 @@ class ExportCheck:
         if not isinstance(rec, dict):
             raise BadRecord(seq, "the canonical bytes are not a record")
         # The bytes hashed are the record's RFC 8785 form, byte for byte: whitespace, keys out
-        # of order or given twice (one reader taking the first, another the last) are not.
-        if chain.canonical_record(rec) != body:
-            raise BadRecord(seq, "the record's bytes are not its canonical JSON (RFC 8785)")
+        # of order or given twice (one reader taking the first, another the last), a float
+        # or an integer no JSON reader holds exactly are not.
+        problem = chain.not_canonical(rec, body)
+        if problem is not None:
+            raise BadRecord(seq, problem)
         if type(rec.get("sequence")) is not int:
             raise BadRecord(seq, f"the record's sequence is {rec.get('sequence')!r}, not an integer")
         for name, want in (("sequence", seq), ("kind", line.kind), ("round", line.round)):
@@ -457,7 +459,7 @@ class ExportCheck:
         if line.kind == RecordKind.ROUND:
             self._round(seq, line.round, rec, lines)
         elif line.kind == RecordKind.VOID:
-            self._void(seq, line.round, lines)
+            self._void(seq, line.round, rec, lines)
         else:
             raise BadRecord(seq, f"unknown record kind {line.kind!r}")
         return rec
@@ -501,7 +503,12 @@ class ExportCheck:
             raise BadRecord(seq, f"round {round_id!r} is recorded twice")
         self.reversals[round_id] = _digest(reversal)
 
-    def _void(self, seq: int, round_id: str, lines: list[Any]) -> None:
+    def _void(self, seq: int, round_id: str, rec: Mapping[str, Any], lines: list[Any]) -> None:
+        reason = rec.get("request")
+        if not (isinstance(reason, dict) and reason.keys() == {"reason"} and isinstance(reason["reason"], str)):
+            raise BadRecord(seq, f'the void\'s request is {quoted(reason)}, not {{"reason": ...}}')
+        if rec.get("result") != reason:
+            raise BadRecord(seq, f"the void's result is {quoted(rec.get('result'))}, not its request {quoted(reason)}")
         if round_id in self.voided:
             raise BadRecord(seq, f"round {round_id!r} is voided a second time")
         self.voided.add(round_id)

@@ -359,13 +359,43 @@ def _rechained(made: dict[str, Any], at: int, body_of: Any, lines: list[bytes] |
     (lambda r: json.dumps(r, sort_keys=True, indent=1).encode(), "not its canonical JSON"),
     (lambda r: json.dumps(r).encode(), "not its canonical JSON"),  # keys out of order, spaces
     (lambda r: orjson.dumps(r, option=orjson.OPT_SORT_KEYS)[:-1] + b',"result":{}}', "not its canonical JSON"),
-    (lambda r: orjson.dumps({**r, "sequence": 2.0}, option=orjson.OPT_SORT_KEYS), "sequence is 2.0, not an integer"),
+    (lambda r: orjson.dumps({**r, "sequence": 2.0}, option=orjson.OPT_SORT_KEYS), "holds the number 2.0"),
+    # What orjson writes as it reads it, but RFC 8785 (or a record) would not: a float, an
+    # integer no JSON reader holds exactly, keys beyond the BMP out of UTF-16 order.
+    (lambda r: orjson.dumps({**r, "zz": 1.0}, option=orjson.OPT_SORT_KEYS), "holds the number 1.0"),
+    (lambda r: orjson.dumps({**r, "zz": -0.0}, option=orjson.OPT_SORT_KEYS), "holds the number -0.0"),
+    (lambda r: orjson.dumps({**r, "zz": 0.5}, option=orjson.OPT_SORT_KEYS), "holds the number 0.5"),
+    (lambda r: orjson.dumps({**r, "zz": 2**53}, option=orjson.OPT_SORT_KEYS), "holds the number 9007199254740992"),
+    (lambda r: orjson.dumps({**r, "zz": 2**64 - 1}, option=orjson.OPT_SORT_KEYS), "holds the number 18446744073709551615"),
+    (lambda r: orjson.dumps({**r, "zz": -(2**63)}, option=orjson.OPT_SORT_KEYS), "holds the number -9223372036854775808"),
+    (lambda r: orjson.dumps({**r, "zz": {"\uffff": 1, "\U0001f600": 2}}, option=orjson.OPT_SORT_KEYS), "not its canonical JSON"),
 ])
 def test_record_bytes_that_are_not_what_the_service_writes_are_refused(made, body_of, reason):
     """Bytes that hash and sign but are not the record's RFC 8785 form: a reader taking the
     first of two `result` keys sees another round than one taking the last."""
     report = check(made, _rechained(made, 2, body_of))
     assert report.first_bad_sequence == 2 and reason in report.reason
+
+
+def test_a_record_in_rfc_8785_order_beyond_the_bmp_verifies(made):
+    """Keys beyond the BMP in UTF-16 order, as RFC 8785 sorts them, are canonical."""
+    body_of = lambda r: b'{"0":{"\xf0\x9f\x98\x80":2,"\xef\xbf\xbf":1},' + orjson.dumps(r, option=orjson.OPT_SORT_KEYS)[1:]  # noqa: E731
+    report = check(made, _rechained(made, 2, body_of))
+    assert report.ok, report
+
+
+@pytest.mark.parametrize(("void_of", "reason"), [
+    (lambda v: {**v, "request": {}, "result": {}}, 'the void\'s request is {}, not {"reason": ...}'),
+    (lambda v: {**v, "request": {"reason": "x", "players": []}, "result": {"reason": "x", "players": []}},
+     'the void\'s request is {"players": [], "reason": "x"}, not {"reason": ...}'),
+    (lambda v: {**v, "request": {"reason": 5}, "result": {"reason": 5}}, 'the void\'s request is {"reason": 5}'),
+    (lambda v: {**v, "result": {"reason": "other"}},
+     'the void\'s result is {"reason": "other"}, not its request {"reason": "misdeal"}'),
+])
+def test_a_void_whose_request_and_result_are_not_its_reason_is_refused(made, void_of, reason):
+    void_at = next(json.loads(x)["sequence"] for x in lines_of(made["export"]) if json.loads(x)["kind"] == "void")
+    report = check(made, _rechained(made, void_at, lambda r: orjson.dumps(void_of(r), option=orjson.OPT_SORT_KEYS)))
+    assert report.first_bad_sequence == void_at and reason in report.reason, report.reason
 
 
 def test_a_request_no_version_of_the_service_stored_is_a_bad_record_not_a_traceback(made):
