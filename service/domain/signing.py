@@ -199,11 +199,13 @@ class Keyring:
         if key is None:
             return False
         try:
+            # The margins go on the record's side: a key's date at either end of the calendar
+            # (0001-01-01, 9999-12-31) is a date, not an overflow.
             at = _moment(moment)
-            if at < _moment(key.created_at) - CLOCK_SKEW and key is not self.keys[0]:
+            if at + CLOCK_SKEW < _moment(key.created_at) and key is not self.keys[0]:
                 return False
-            return key.retired_at is None or at < _moment(key.retired_at) + ROTATION_GRACE
-        except ValueError:
+            return key.retired_at is None or at - ROTATION_GRACE < _moment(key.retired_at)
+        except (ValueError, OverflowError):  # a record's own time at the calendar's end
             return False
 
     def verify(self, kid: str, message: bytes, signature: bytes) -> bool:

@@ -430,3 +430,19 @@ def test_a_key_signs_from_its_making_until_its_retirement_and_the_grace():
     assert may(k2.kid, t0 + timedelta(days=400))
     assert not public.may_sign("0" * 16, timestamp(t0))  # not a key of the ring
     assert not public.may_sign(k2.kid, "not a time") and not public.may_sign(k2.kid, "2026-12-01T10:00:00")
+
+
+def test_a_key_dated_at_either_end_of_the_calendar_is_compared_not_overflowed():
+    """A keys document is the verifier's input: its dates may be the first or last instant
+    a datetime holds, which the margins would carry past (OverflowError, a traceback)."""
+    first = rfc_key(created="0001-01-01T00:00:00.000Z")
+    second = SigningKey(**{**first.__dict__, "kid": "1" * 16, "created_at": "0001-01-01T00:00:00.000Z",
+                           "retired_at": "9999-12-31T23:59:59.999Z"})
+    ring = Keyring([first, second])
+    assert ring.may_sign(second.kid, "2026-12-01T10:00:00.000Z")  # made long before, retired long after
+    # A record dated where no margin fits (no service writes one) is signed by no key.
+    assert not ring.may_sign(second.kid, "0001-01-01T00:00:00.000Z")
+    assert not ring.may_sign(second.kid, "9999-12-31T23:59:59.999Z")
+    late = SigningKey(**{**first.__dict__, "kid": "2" * 16, "created_at": "9999-12-31T23:59:59.999Z"})
+    assert not Keyring([first, late]).may_sign(late.kid, "2026-12-01T10:00:00.000Z")  # not made yet
+    assert not Keyring([first, late]).may_sign(late.kid, "0001-01-01T00:00:00.000Z")
