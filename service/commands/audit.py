@@ -197,6 +197,9 @@ def export(args: argparse.Namespace) -> int:
         if named and (not Path(path).name or Path(path).is_dir()):
             _say(f"cannot write {path}: it is a folder; name the file to write")
             return ExitCode.UNREADABLE
+    if args.head and not to_stdout and Path(args.head).resolve() == out.resolve():
+        _say(f"--head and FILE both name {args.file}: the signed head needs a file of its own")
+        return ExitCode.USAGE
     db = with_schema(open_database(args.database_url))
     db.keyring = keyring
     tmp = out.with_name(out.name + ".part")

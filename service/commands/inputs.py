@@ -20,6 +20,8 @@ def shown(path: str) -> str:
 def open_input(path: str) -> Iterator[BinaryIO]:
     """The file at `path` opened for reading bytes, or standard input for `-` (left open)."""
     if path == STDIN:
+        if sys.stdin is None:  # started with standard input closed (`<&-`)
+            raise OSError("standard input is closed")
         yield sys.stdin.buffer
         return
     with open(path, "rb") as f:

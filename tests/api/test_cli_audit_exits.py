@@ -166,6 +166,38 @@ def test_a_head_that_cannot_be_written_leaves_no_export_and_the_head_is_never_st
     assert not list(tmp_path.iterdir())
 
 
+def test_a_head_named_as_the_export_itself_is_a_wrong_command_line(signed, capsys, monkeypatch, tmp_path):
+    """Both were written through `NAME.part`: the head's write then failed and said so,
+    while the export had been written under the name the head was to take."""
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(signed["folder"] / "keys.json"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["audit", "export", "--client", signed["op"].name, "same.out", "--head", "./same.out",
+                          "--database-url", signed["url"]], capsys)
+    assert (code, out) == (ExitCode.USAGE, "")
+    assert err == "capsa audit: --head and FILE both name same.out: the signed head needs a file of its own\n"
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "verify-file", "-", "--public-keys", "KEYS"],
+    ["audit", "verify-file", "EXPORT", "--public-keys", "-"],
+    ["audit", "verify-file", "EXPORT", "--public-keys", "KEYS", "--head", "-"],
+    ["score", "-"],
+    ["arrange", "-"],
+])
+def test_a_closed_standard_input_is_an_input_that_cannot_be_read(tmp_path, keys_file, argv):
+    """Started with standard input closed (`<&-`), Python has no `sys.stdin` at all."""
+    export = _write(tmp_path / "x.ndjson", b"")
+    argv = [str(export) if a == "EXPORT" else str(keys_file) if a == "KEYS" else a for a in argv]
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": NOWHERE}
+    done = subprocess.run([sys.executable, "-m", "service.cli", *argv], stdin=subprocess.DEVNULL,
+                          preexec_fn=lambda: os.close(0), capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120)
+    assert done.returncode == ExitCode.UNREADABLE, done
+    assert "Traceback" not in done.stderr and "standard input is closed" in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
 def test_an_export_whose_signing_key_file_is_missing_exits_3_in_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "nokeys.json"))
     code, out, err = run(["audit", "export", "--client", "a", str(tmp_path / "x.ndjson"), "--database-url", NOWHERE],
