@@ -44,8 +44,10 @@ LARGEST = 2**63 - 1  # a sequence, a count or a batch the database can hold (big
 
 
 def positive(text: str) -> int:
-    """A whole number of 1 or more, else argparse's usage error (exit 2) naming the value."""
-    value = int(text) if text.strip().isdigit() else 0
+    """A whole number of 1 or more, else argparse's usage error (exit 2) naming the value.
+    Its digits are ASCII, as the API's are: `int` would also read "٣" (an Arabic-Indic 3)."""
+    digits = text.strip()
+    value = int(digits) if digits.isascii() and digits.isdigit() else 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
     if value > LARGEST:

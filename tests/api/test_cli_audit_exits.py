@@ -214,6 +214,8 @@ def test_an_export_whose_signing_key_file_is_missing_exits_3_in_one_line(capsys,
         ["audit", "verify", "--client", "a", "--limit", "0"],
         ["audit", "verify", "--client", "a", "--from-sequence", "-3"],
         ["audit", "export", "--client", "a", "x.ndjson", "--from-sequence", "zero"],
+        ["audit", "export", "--client", "a", "x.ndjson", "--from-sequence", "\u0663"],  # an Arabic-Indic 3
+        ["audit", "verify", "--client", "a", "--limit", "\uff15"],  # a fullwidth 5
         ["audit", "verify-file", "x.ndjson", "--public-keys", "k.json", "--partial", "--from-sequence", "2"],
         ["audit", "verify-file", "x.ndjson"],
         ["audit", "bogus"],
