@@ -137,6 +137,11 @@ def parse_line(raw: bytes) -> tuple[_Place | _Line, bytes | memoryview]:
         # A view, not a copy: hashing and parsing read it where it is.
         return place, memoryview(raw)[at + len(_RECORD) : -len(_END)]
     line = _decode_line(raw)  # for its error: an export line is never written otherwise
+    if raw.endswith(b"}\r\n"):  # a copy through a tool that rewrote the line endings
+        raise msgspec.ValidationError(
+            f"the line of sequence {line.sequence} ends with CRLF (\\r\\n); an export's lines end with \\n alone, "
+            "as the export writes them: verify the file as it was exported"
+        )
     raise msgspec.ValidationError(f"the record of sequence {line.sequence} is not last on its line, as the export writes it")
 
 

@@ -148,6 +148,15 @@ def test_a_byte_changed_outside_the_hashed_record_is_reported_at_its_line(made, 
     assert not report.ok and report.first_bad_sequence == 2, report
 
 
+def test_an_export_whose_line_endings_were_rewritten_says_so(made):
+    """A copy through a tool that writes CRLF: the reason names the line endings, not the
+    record's place on its line."""
+    crlf = made["export"].replace(b"\n", b"\r\n")
+    report = check(made, crlf, rescore=False)
+    assert not report.ok and report.first_bad_sequence == 1
+    assert "ends with CRLF (\\r\\n); an export's lines end with \\n alone" in report.reason, report.reason
+
+
 def test_a_signed_head_with_a_padded_signature_is_refused(made):
     """Signatures are unpadded base64url: the same bytes padded are another head document."""
     padded = re.sub(rb'("signature":"[^"]+)"', rb'\1=="', made["head"])
