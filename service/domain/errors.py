@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 
@@ -72,13 +73,25 @@ class SettingError(ValueError):
     (the app and every command stop with it in one line)."""
 
 
+# What JSON leaves raw but a reader does not see as itself: DEL, the C1 controls, and the
+# bidirectional marks, embeddings, overrides and isolates, which reorder the text around
+# them where a message is shown (a dashboard, a log). Quoted, they are escaped as JSON would.
+_UNSEEN = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
 def quoted(value: object, limit: int = 100) -> str:
     """A request value as the JSON the client sent it (`true`, `null`, `{"a": 1}`, not
-    Python's `True`, `None`, `{'a': 1}`), cut at `limit` characters."""
+    Python's `True`, `None`, `{'a': 1}`), cut at `limit` characters; a character that would
+    not show as itself is written as its JSON escape (`\\u202e`)."""
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):  # not a JSON value (a caller's own object): as Python shows it
         text = repr(value)
+    text = _UNSEEN.sub(_escaped, text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
