@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import re
 import socket
 import ssl
@@ -535,10 +536,19 @@ class AsyncPool:
         except TimeoutError:
             return Result(AttemptOutcome.TIMEOUT, None, took(), f"no answer within {timeout:g} s")
         except (OSError, BadAnswer, RemoteDisconnected, ValueError, ssl.SSLError) as exc:
-            return Result(AttemptOutcome.CONNECTION_ERROR, None, took(), f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
+            return Result(AttemptOutcome.CONNECTION_ERROR, None, took(), _failure(exc)[:MAX_ERROR])
         finally:
             if conn is not None:
                 conn.abort()
+
+
+def _failure(exc: BaseException) -> str:
+    """A connection error as its attempt records it. A socket's own message names the address
+    the connect failed at (asyncio: "Connect call failed ('203.0.113.5', 443)"), which is not
+    the endpoint owner's to read (`resolve`): such an error says its errno's text instead."""
+    if isinstance(exc, OSError) and exc.errno and not isinstance(exc, ssl.SSLError | socket.gaierror):
+        return f"{type(exc).__name__}: {os.strerror(exc.errno)}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _settle(future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:

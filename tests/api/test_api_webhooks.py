@@ -786,6 +786,17 @@ def test_the_gauges_count_what_waits_and_how_old_the_oldest_is(app, http, tenant
     assert metrics.registry.get_sample_value("capsa_webhook_deliveries_total", {"outcome": "connection_error"}) == 1
 
 
+def test_a_failed_connection_names_no_address_the_host_resolved_to(app, http, tenant):
+    """The socket's message named the address ("Connect call failed ('127.0.0.1', 9)"): the
+    attempts are the endpoint owner's to read, and must not map what the service's network
+    resolves a name to, as a refused attempt's error does not."""
+    hook = add_hook(http, tenant, "http://localhost:9/nobody-listens")
+    store_round(http, tenant)
+    Dispatcher(app.extensions["capsa"].db, Settings(schedule=(3600.0,), timeout_s=1.0, allow_private=True)).run_until_idle()
+    attempts = http.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+    assert [(a["outcome"], a["error"]) for a in attempts] == [("connection_error", "ConnectionRefusedError: Connection refused")]
+
+
 def test_a_refused_round_or_void_has_no_event(http, tenant):
     made = store_round(http, tenant)
     again = http.post("/v1/rounds", json=two_player_round(reference=made["reference"]), headers=tenant.headers)
