@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate
 
+from service.domain.errors import BIDI_CONTROLS
 from service.domain.money import NOT_A_STRING
 from service.domain.susun.round import ID_PATTERN as BARE_ID_PATTERN
 
@@ -55,10 +56,9 @@ class Unbroken(validate.Validator):
         return value
 
 
-# Control characters, and the bidirectional marks, embeddings, overrides and isolates that
-# make text display in another order than it is stored (Unicode's Bidi_Control characters;
-# "Trojan Source", CVE-2021-42574).
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Control characters, and the bidi controls that make text display in another order than
+# it is stored.
+_HIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 LEGIBLE = "no control character (newlines included) and no bidirectional formatting character"
 
 
