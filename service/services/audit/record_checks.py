@@ -241,10 +241,9 @@ def copy_differences(
                     None if orig is None else -orig.winnings,
                 )
             )
-    live_lines = lines
-    if live_lines != expected:
-        for n in range(max(len(live_lines), len(expected))):
-            live_line = live_lines[n] if n < len(live_lines) else None
+    if lines != expected:
+        for n in range(max(len(lines), len(expected))):
+            live_line = lines[n] if n < len(lines) else None
             want_line = expected[n] if n < len(expected) else None
             if live_line is None or want_line is None:
                 out.append(_diff(f"ledger_lines[{n}]", live_line is not None, want_line is not None))
