@@ -59,11 +59,16 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
+def capsa(*argv: str, **run: Any) -> subprocess.CompletedProcess[str]:
+    """`capsa ARGV` in a process of its own, with no database to reach."""
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": NOWHERE}
+    return subprocess.run([sys.executable, "-m", "service.cli", *argv],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, **run)
+
+
 def offline(*args: str) -> subprocess.CompletedProcess[str]:
     """`capsa audit verify-file ARGS` in a process of its own, with no database to reach."""
-    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": NOWHERE}
-    return subprocess.run([sys.executable, "-m", "service.cli", "audit", "verify-file", *args],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    return capsa("audit", "verify-file", *args)
 
 
 def offline_rss(*args: str) -> tuple[int, str, str, int]:
@@ -189,10 +194,7 @@ def test_a_closed_standard_input_is_an_input_that_cannot_be_read(tmp_path, keys_
     """Started with standard input closed (`<&-`), Python has no `sys.stdin` at all."""
     export = _write(tmp_path / "x.ndjson", b"")
     argv = [str(export) if a == "EXPORT" else str(keys_file) if a == "KEYS" else a for a in argv]
-    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": NOWHERE}
-    done = subprocess.run([sys.executable, "-m", "service.cli", *argv], stdin=subprocess.DEVNULL,
-                          preexec_fn=lambda: os.close(0), capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=120)
+    done = capsa(*argv, stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0))
     assert done.returncode == ExitCode.UNREADABLE, done
     assert "Traceback" not in done.stderr and "standard input is closed" in done.stderr, done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
