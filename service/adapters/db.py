@@ -54,8 +54,9 @@ def json_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def create_database(admin_url: str, prefix: str) -> tuple[str, str]:
-    """A new, empty PostgreSQL database `<prefix>_<random>` on the server of `admin_url`.
+def create_database(admin_url: str, prefix: str, template: str | None = None) -> tuple[str, str]:
+    """A new PostgreSQL database `<prefix>_<random>` on the server of `admin_url`: empty, or a
+    copy of the database named `template` (which nobody may be connected to meanwhile).
 
     Tests and benchmarks share the machine's server with each other and with CI, so each
     makes its own database and drops it (`drop_database`); returns `(url, name)`.
@@ -69,7 +70,8 @@ def create_database(admin_url: str, prefix: str) -> tuple[str, str]:
     engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            copy = f' TEMPLATE "{template}"' if template else ""
+            conn.execute(text(f'CREATE DATABASE "{name}"{copy}'))
     finally:
         engine.dispose()
     return make_url(admin_url).set(database=name).render_as_string(hide_password=False), name

@@ -16,13 +16,12 @@ from typing import Any
 import orjson
 import pytest
 from banting_scripts import BOMB_SCRIPT, FOUR
-from conftest import make_app, make_tenant
+from conftest import make_app, make_tenant, migrated_sqlite
 from httpkit import four_player_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.adapters import keyfile
-from service.adapters.migrate import upgrade
 from service.adapters.records import StoredRecord
 from service.domain import export_check
 from service.domain.audit import chain_hash
@@ -36,8 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("export")
-    url = f"sqlite:///{folder / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(folder / "capsa.db")
     ring, _ = Keyring().rotated(utcnow_ms())
     keyfile.save(folder / "keys.json", ring)
     app = make_app(url, SIGNING_KEY_FILE=str(folder / "keys.json"))

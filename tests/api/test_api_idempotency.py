@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import lock_waiters
+from conftest import lock_waiters, migrated_sqlite
 from httpkit import fields_of, problem, two_player_round
 
 
@@ -334,11 +334,9 @@ def test_a_retry_as_its_key_expires_between_the_claim_and_the_replay_is_never_50
 def test_expired_records_are_purged_by_the_service_itself(tmp_path, clock):
     from conftest import make_app, make_tenant
 
-    from service.adapters.migrate import upgrade
     from service.services import idempotency
 
-    url = f"sqlite:///{tmp_path / 'purge.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "purge.db")
     app = make_app(url)
     try:
         http = app.test_client()
@@ -363,10 +361,8 @@ def test_capsa_idempotency_purge_deletes_what_is_past_24_hours_in_batches(tmp_pa
     from conftest import make_app, make_tenant
 
     from service import cli
-    from service.adapters.migrate import upgrade
 
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "cli.db")
     app = make_app(url, IDEMPOTENCY_PURGE=False)
     try:
         http = app.test_client()

@@ -257,14 +257,11 @@ def own_app(postgres_only: None) -> Any:
     """An app on a database of its own: the planner's choice depends on the table's
     statistics, which other tests' clients would skew in the session's database (under
     xdist it held a Sort over this client's few rows: a fine plan, not the one checked)."""
-    from conftest import create_pg_database, drop_pg_database, pg_admin_url
-
-    from service.adapters.migrate import upgrade
+    from conftest import drop_pg_database, migrated_pg_database, pg_admin_url
 
     admin = pg_admin_url()
     assert admin is not None
-    url, name = create_pg_database(admin)
-    upgrade(url)
+    url, name = migrated_pg_database(admin)
     app = make_app(url)
     try:
         yield app

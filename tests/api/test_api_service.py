@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import make_app
+from conftest import make_app, migrated_sqlite
 from httpkit import SWEEP_A, problem, two_player_round
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,17 +108,14 @@ def test_readyz_refuses_a_database_never_migrated_or_behind_this_release(tmp_pat
 
 def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
     # Through pgbouncer the timeouts are the role's: a role without them is not ready.
-    from conftest import create_pg_database, drop_pg_database, pg_admin_url
+    from conftest import drop_pg_database, migrated_pg_database, pg_admin_url
 
     from service.adapters.db import Pooler, PostgresSettings
 
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
-    from service.adapters.migrate import upgrade
-
-    url, name = create_pg_database(admin)  # the server's defaults: no timeouts
-    upgrade(url)
+    url, name = migrated_pg_database(admin)  # the server's defaults: no timeouts
     app = make_app(url, DATABASE_STATEMENT_TIMEOUT_MS=5000,
                    DATABASE_OPTIONS={"postgres": PostgresSettings(pooler=Pooler.PGBOUNCER)})
     try:
@@ -137,16 +134,14 @@ def test_readyz_refuses_a_postgresql_whose_timeouts_are_not_the_expected_ones():
 def test_readyz_refuses_a_primary_that_refuses_writes():
     """A database set read-only (`default_transaction_read_only`, as an operator fences a
     node) answered every write 503 while /readyz said 200 ok."""
-    from conftest import create_pg_database, drop_pg_database, pg_admin_url
+    from conftest import drop_pg_database, migrated_pg_database, pg_admin_url
     from sqlalchemy import create_engine, text
 
-    from service.adapters.migrate import upgrade
 
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    upgrade(url)
+    url, name = migrated_pg_database(admin)
     app = make_app(url, READY_CACHE_S=0)  # each /readyz checks: no answer a second old
     try:
         assert app.test_client().get("/readyz").status_code == 200
@@ -167,11 +162,9 @@ def test_a_flood_of_readyz_checks_the_database_once_a_second_a_process(tmp_path,
     """/readyz is never rate limited (a probe is never refused), and each one ran two or
     three statements, ten times the CPU of /healthz: a flood of it from one address cost as
     much as unlimited writes. A process now answers with what it found for a second."""
-    from service.adapters.migrate import upgrade
     from service.services import readiness
 
-    url = f"sqlite:///{tmp_path / 'ready.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "ready.db")
     checks: list[int] = []
     real = readiness.check
     monkeypatch.setattr(readiness, "check", lambda db: checks.append(1) or real(db))
@@ -481,10 +474,8 @@ def test_a_setting_the_app_cannot_start_with_names_itself(monkeypatch, name, val
 def test_view_link_ttl_is_read_at_start_and_used(monkeypatch, tmp_path):
     from conftest import make_tenant
 
-    from service.adapters.migrate import upgrade
 
-    url = f"sqlite:///{tmp_path / 'ttl.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "ttl.db")
     monkeypatch.setenv("VIEW_LINK_TTL", "120")
     app = make_app(url)
     try:

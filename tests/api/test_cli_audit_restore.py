@@ -15,7 +15,14 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import create_pg_database, drop_pg_database, make_app, make_tenant, pg_admin_url
+from conftest import (
+    drop_pg_database,
+    make_app,
+    make_tenant,
+    migrated_pg_database,
+    migrated_sqlite,
+    pg_admin_url,
+)
 from httpkit import two_player_round
 from sqlalchemy import create_engine, delete, insert, select, update
 
@@ -37,11 +44,10 @@ def restored(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         admin = pg_admin_url()
         if admin is None:
             pytest.skip("TEST_DATABASE_URL is not set")
-        url, name = create_pg_database(admin)
+        url, name = migrated_pg_database(admin)
         dropped = (admin, name)
     else:
-        url = f"sqlite:///{folder / 'restored.db'}"
-    upgrade(url)
+        url = migrated_sqlite(folder / "restored.db")
     ring, _ = Keyring().rotated(utcnow_ms())
     keyfile.save(folder / "keys.json", ring)
     app = make_app(url, SIGNING_KEY_FILE=str(folder / "keys.json"))

@@ -28,7 +28,6 @@ from conftest import explained, most_rows
 from prometheus_client import generate_latest
 from sqlalchemy import event, insert, select
 from test_webhook_fairness import client_with_hooks, store
-from test_webhook_fairness import url as database_url  # noqa: F401 (a fixture: a database of its own)
 
 from service.adapters import delivery, webhook_queue
 from service.adapters.models import DispatcherLease, Webhook, WebhookAttempt, WebhookDelivery
@@ -48,9 +47,9 @@ PLAIN = Settings(
 
 
 @pytest.fixture
-def db(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:  # noqa: F811 (the fixture)
+def db(own_db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
     monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
-    database = Database(database_url)
+    database = Database(own_db_url)
     yield database
     database.dispose()
 

@@ -26,13 +26,11 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from httpkit import two_player_round
 from sqlalchemy import select
 from webhookkit import Receiver, Stalling
 
 from service.adapters import delivery
-from service.adapters.migrate import upgrade
 from service.adapters.models import WebhookDelivery
 from service.adapters.uow import Database
 from service.adapters.webhook_queue import DELIVERED, DeliveryQueue, Finish
@@ -51,23 +49,10 @@ SETTINGS = Settings(
 )
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+@pytest.fixture
+def url(own_db_url: str) -> str:
     """A database of its own: no other test's endpoints compete for the slots."""
-    if request.param == "sqlite":
-        u = f"sqlite:///{tmp_path / 'fair.db'}"
-        upgrade(u)
-        yield u
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    u, name = create_pg_database(admin)
-    try:
-        upgrade(u)
-        yield u
-    finally:
-        drop_pg_database(admin, name)
+    return own_db_url
 
 
 @pytest.fixture(autouse=True)

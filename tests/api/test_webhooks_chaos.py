@@ -19,16 +19,13 @@ import signal
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
 from httpkit import four_player_round, two_player_round
 from webhookkit import Dispatchers, Receiver, chaos
 
-from service.adapters.migrate import upgrade
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
 from service.services import clients
@@ -50,22 +47,10 @@ SETTINGS = {
 }
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        u = f"sqlite:///{tmp_path / 'chaos.db'}"
-        upgrade(u)
-        yield u
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    u, name = create_pg_database(admin)
-    try:
-        upgrade(u)
-        yield u
-    finally:
-        drop_pg_database(admin, name)
+@pytest.fixture
+def url(own_db_url: str) -> str:
+    """A database of its own, at the head revision."""
+    return own_db_url
 
 
 def store(db: Database, client_id: str, kill: Any = None) -> set[str]:

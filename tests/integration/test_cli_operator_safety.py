@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import migrated_sqlite
 
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
@@ -46,8 +47,7 @@ def test_keys_create_on_an_unmigrated_database_rotates_nothing(tmp_path, capsys)
 
 
 def test_keys_create_signs_with_the_new_key_and_prints_it_last(tmp_path, capsys):
-    url = f"sqlite:///{tmp_path / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "capsa.db")
     ring = tmp_path / "keys.json"
     assert main(["keys", "create", "--file", str(ring), "--database-url", url]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -74,8 +74,7 @@ def test_four_rotations_at_once_keep_every_key_they_print(tmp_path):
 
 
 def _migrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "capsa.db")
     monkeypatch.setenv("DATABASE_URL", url)
     return url
 
@@ -253,8 +252,7 @@ def test_a_table_missing_from_a_database_at_the_newest_migration_is_not_called_a
     from service.adapters.migrate import shipped_revisions
     from service.commands.database import database_problem
 
-    url = f"sqlite:///{tmp_path / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "capsa.db")
     said = database_problem(OperationalError("SELECT", {}, Exception("no such table: api_keys")), url)
     assert said == (f"the database {url} is at migration {shipped_revisions()[-1]}, yet a table is missing "
                     "(no such table: api_keys): its schema was changed outside capsa; restore it from a backup")

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import migrated_sqlite
 
 from service.cli import main
 from service.commands import audit as audit_command
@@ -133,11 +134,9 @@ def chain(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """A SQLite database whose client `progress` has a chain of 7 records: (url, name)."""
     from conftest import make_app
 
-    from service.adapters.migrate import upgrade
     from service.services import clients
 
-    url = f"sqlite:///{tmp_path_factory.mktemp('chain') / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path_factory.mktemp("chain") / "capsa.db")
     app = make_app(url)
     try:
         _, key = clients.create_client(app.extensions["capsa"].db, "progress")
@@ -341,10 +340,8 @@ RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.clock.rfc3339
 def test_clients_list_writes_times_as_the_api_does_and_misses_exit_by_the_table(tmp_path, monkeypatch, capsys):
     import re
 
-    from service.adapters.migrate import upgrade
 
-    url = f"sqlite:///{tmp_path / 'clients.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "clients.db")
     monkeypatch.setenv("DATABASE_URL", url)
     assert main(["clients", "create", "alpha"]) == 0
     key = capsys.readouterr().out.splitlines()[-1]

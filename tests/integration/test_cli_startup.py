@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import migrated_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPSA = str(Path(sys.executable).with_name("capsa"))
@@ -77,12 +78,10 @@ def export_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     keys and signed head: what an auditor checks offline."""
     from conftest import make_app
 
-    from service.adapters.migrate import upgrade
     from service.services import clients
 
     where = tmp_path_factory.mktemp("export")
-    url = f"sqlite:///{where / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(where / "capsa.db")
     keys = where / "signing-keys.json"
     subprocess.run([CAPSA, "keys", "create", "--file", str(keys)], check=True, capture_output=True,
                    env={**os.environ, "DATABASE_URL": url}, timeout=120)

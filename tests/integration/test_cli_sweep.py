@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_app, make_tenant
+from conftest import make_app, make_tenant, migrated_sqlite
 
 from service.cli import main
 from service.services.clock import FixedClock, use_clock
@@ -36,10 +36,8 @@ def _game(app: Any, tenant: Any, seconds: int) -> str:
 def overdue(tmp_path: Path) -> Any:
     """A database with two games made on 2026-11-29 (long past by the real clock) and one
     whose deadline is a day ahead of the real clock."""
-    from service.adapters.migrate import upgrade
 
-    url = f"sqlite:///{tmp_path / 'sweep.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "sweep.db")
     app = make_app(url)
     tenant = make_tenant(app)
     previous = use_clock(FixedClock(datetime(2026, 11, 29, 10, 0, tzinfo=UTC)))

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import migrated_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "service/examples/round-4p-capsa-susun-id.json"
@@ -142,13 +143,11 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory) -> Iterator[Service]:
     """gunicorn with gunicorn.conf.py on a free port, a new SQLite database, a new client."""
-    from service.adapters.migrate import upgrade
     from service.adapters.uow import Database
     from service.services.clients import create_client
 
     tmp = tmp_path_factory.mktemp("clients-live")
-    url = f"sqlite:///{tmp / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp / "capsa.db")
     db = Database(url)
     try:
         _, key = create_client(db, "game-server")

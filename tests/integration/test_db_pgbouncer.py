@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, pg_admin_url
+from conftest import drop_pg_database, migrated_pg_database, pg_admin_url
 from pgkit import Pgbouncer
 
 from service.api.problems import RETRY_AFTER_UNAVAILABLE
@@ -26,15 +26,13 @@ def bounced() -> Iterator[tuple[Pgbouncer, str, str]]:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-    from service.adapters.migrate import upgrade
 
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
+    url, name = migrated_pg_database(admin)
     bouncer: Pgbouncer | None = None
     try:
-        upgrade(url)
         engine = create_engine(admin, isolation_level="AUTOCOMMIT")
         with engine.connect() as conn:
             conn.execute(text(f'ALTER DATABASE "{name}" SET statement_timeout = 5000'))

@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from babel.numbers import format_currency
+from conftest import migrated_sqlite
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 EXAMPLE = json.loads((Path(__file__).parents[2] / "service/examples/round-4p-capsa-susun-id.json").read_text())
@@ -254,10 +255,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from conftest import make_app, make_tenant
     from werkzeug.serving import WSGIRequestHandler, make_server
 
-    from service.adapters.migrate import upgrade
 
-    url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'capsa.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path_factory.mktemp("browser") / "capsa.db")
     app = make_app(url)
     http = app.test_client()
     tenant = make_tenant(app)

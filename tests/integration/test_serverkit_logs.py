@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import migrated_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))
@@ -20,10 +21,8 @@ from serverkit import Gunicorn, call  # noqa: E402
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
-    from service.adapters.migrate import upgrade
 
-    made = f"sqlite:///{tmp_path / 'capsa.db'}"
-    upgrade(made)
+    made = migrated_sqlite(tmp_path / "capsa.db")
     return made
 
 

@@ -35,11 +35,10 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import create_pg_database, drop_pg_database, make_app, make_tenant, pg_admin_url
+from conftest import drop_pg_database, make_app, make_tenant, migrated_pg_database, pg_admin_url
 from sqlalchemy import func, select
 from webhookkit import CAPSA, Dispatchers, PortWatch, Receiver, open_ports
 
-from service.adapters.migrate import upgrade
 from service.adapters.models import Round, WebhookAttempt
 from service.adapters.uow import Database
 from service.domain import webhooks as hooks
@@ -73,9 +72,8 @@ def pg_url() -> Iterator[str]:
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
+    url, name = migrated_pg_database(admin)
     try:
-        upgrade(url)
         yield url
     finally:
         drop_pg_database(admin, name)

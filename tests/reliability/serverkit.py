@@ -69,13 +69,10 @@ def round_body(reference: str, stake: str = "1000") -> bytes:
 @contextmanager
 def database(admin_url: str) -> Iterator[str]:
     """A migrated database `capsa_test_<random>` on admin_url's server, dropped afterwards."""
-    from conftest import create_pg_database, drop_pg_database
+    from conftest import drop_pg_database, migrated_pg_database
 
-    from service.adapters.migrate import upgrade
-
-    url, name = create_pg_database(admin_url)
+    url, name = migrated_pg_database(admin_url)
     try:
-        upgrade(url)
         yield url
     finally:
         drop_pg_database(admin_url, name)
