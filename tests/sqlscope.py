@@ -216,6 +216,27 @@ def problems(sql: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+_OTHER, _TEST, _MIGRATION = "", "t", "m"
+_FILES: dict[str, str] = {}  # a frame's file -> _TEST, _MIGRATION, its path under ROOT (service) or _OTHER
+
+
+def _file(name: str) -> str:
+    """What `_site` needs to know of a file, worked out once per file (every statement walks
+    some 60 frames)."""
+    kind = _FILES.get(name)
+    if kind is None:
+        if name.startswith(TESTS):
+            kind = _TEST
+        elif name.startswith(MIGRATIONS):
+            kind = _MIGRATION
+        elif name.startswith(SERVICE):
+            kind = name[len(str(ROOT)) + 1:]
+        else:
+            kind = _OTHER
+        _FILES[name] = kind
+    return kind
+
+
 def _site() -> tuple[str | None, bool]:
     """The innermost service frame running this statement ('path:line function'), and
     whether an exempt function is on the stack; None when test code or a migration ran it."""
@@ -225,13 +246,12 @@ def _site() -> tuple[str | None, bool]:
     site = None
     exempt = False
     while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith(TESTS) and site is None:
+        rel = _file(frame.f_code.co_filename)
+        if rel == _TEST and site is None:
             return None, False
-        if name.startswith(MIGRATIONS):
+        if rel == _MIGRATION:
             return None, False
-        if name.startswith(SERVICE):
-            rel = name[len(str(ROOT)) + 1:]
+        if rel not in (_OTHER, _TEST):
             if site is None:
                 site = f"{rel}:{frame.f_lineno} {frame.f_code.co_qualname}"
             if (rel, frame.f_code.co_qualname) in EXEMPT:
