@@ -77,8 +77,9 @@ clients: $(STAMP)
 	$(BIN)/python tools/clients.py
 
 # The suite runs on every core (pytest-xdist: each worker takes whole files, with databases and
-# servers of its own); `make test XDIST=` runs it in one process.
-XDIST ?= -n auto --dist loadfile
+# servers of its own, the longest first: tests/conftest.py); `make test XDIST=` runs it in one
+# process.
+XDIST ?= -n auto --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	$(BIN)/pytest $(XDIST) -m "not slow and not reliability"

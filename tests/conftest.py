@@ -29,6 +29,51 @@ PGBOUNCER_ENV = "TEST_PGBOUNCER"
 os.environ.setdefault("HEAVY_READS_PER_CLIENT", "off")
 
 
+# -- the longest files first: under pytest-xdist none of them starts last, with a worker idle --
+#
+# Each worker takes whole files (`--dist loadfile`), in the order given (`--no-loadscope-reorder`;
+# pytest-xdist's own order is by the number of tests in a file, which put the fuzz, two tests
+# and well over a minute, near the end). These files kept a worker busy 20 s or more in a run
+# of `make test` with PostgreSQL (longest first); a file not named keeps its place after them.
+
+LONGEST_FILES = (
+    "tests/api/test_api_fuzz.py",
+    "tests/api/test_api_ledger_rollups.py",
+    "tests/unit/test_arranging.py",
+    "tests/integration/test_db_gunicorn.py",
+    "tests/api/test_api_webhooks.py",
+    "tests/integration/test_packaging.py",
+    "tests/integration/test_docs_examples.py",
+    "tests/api/test_dispatcher_passes.py",
+    "tests/integration/test_nginx_slow_clients.py",
+    "tests/unit/test_bench_types.py",
+    "tests/integration/test_db_migrations.py",
+    "tests/api/test_webhooks_chaos.py",
+    "tests/api/test_api_ledger.py",
+    "tests/api/test_api_hostile.py",
+    "tests/api/test_api_service.py",
+    "tests/api/test_api_rounds.py",
+    "tests/api/test_webhook_fairness.py",
+    "tests/integration/test_clients.py",
+    "tests/api/test_cli_audit_exits.py",
+    "tests/api/test_api_ledger_tz.py",
+    "tests/integration/test_two_nodes.py",
+    "tests/api/test_api_receipts.py",
+    "tests/api/test_api_access.py",
+    "tests/api/test_api_view.py",
+    "tests/reliability/test_retry_storm.py",
+    "tests/api/test_api_statement_agreement.py",
+    "tests/integration/test_round_page_browser.py",
+    "tests/api/test_api_heavy_reads.py",
+    "tests/unit/test_rollup_zone_days.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable
+
+
 # -- every statement of the service on a client's table names client_id (tests/sqlscope.py) --
 
 
