@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +217,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.wsgi_app = proxies.TrustedProxies(  # type: ignore[method-assign]  # Flask's middleware idiom
         app.wsgi_app, app.config["FORWARDED_ALLOW_IPS"]
     )
-    state_of(app).spec_yaml = spec_yaml(api)
+    state_of(app).spec = partial(spec_yaml, api)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

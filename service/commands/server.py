@@ -123,7 +123,7 @@ def openapi(args: argparse.Namespace) -> int:
 
     # The spec does not depend on the database; an in-memory one keeps this offline.
     app = create_app({"DATABASE_URL": "sqlite://", "LOG_LEVEL": "WARNING"})
-    text = state_of(app).spec_yaml or ""
+    text = state_of(app).spec_yaml
     if args.output == "-":
         sys.stdout.write(text)
     else:
