@@ -18,6 +18,7 @@ its reason and its plan under Citus (docs/operations.md, "Beyond one primary", s
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import threading
@@ -217,24 +218,20 @@ def problems(sql: str) -> tuple[str, ...]:
 
 
 _OTHER, _TEST, _MIGRATION = "", "t", "m"
-_FILES: dict[str, str] = {}  # a frame's file -> _TEST, _MIGRATION, its path under ROOT (service) or _OTHER
 
 
+@functools.cache
 def _file(name: str) -> str:
-    """What `_site` needs to know of a file, worked out once per file (every statement walks
-    some 60 frames)."""
-    kind = _FILES.get(name)
-    if kind is None:
-        if name.startswith(TESTS):
-            kind = _TEST
-        elif name.startswith(MIGRATIONS):
-            kind = _MIGRATION
-        elif name.startswith(SERVICE):
-            kind = name[len(str(ROOT)) + 1:]
-        else:
-            kind = _OTHER
-        _FILES[name] = kind
-    return kind
+    """What `_site` needs to know of a frame's file, worked out once per file (every
+    statement walks some 60 frames): _TEST, _MIGRATION, its path under ROOT (the service's)
+    or _OTHER."""
+    if name.startswith(TESTS):
+        return _TEST
+    if name.startswith(MIGRATIONS):
+        return _MIGRATION
+    if name.startswith(SERVICE):
+        return name[len(str(ROOT)) + 1:]
+    return _OTHER
 
 
 def _site() -> tuple[str | None, bool]:
