@@ -26,7 +26,6 @@ def bounced() -> Iterator[tuple[Pgbouncer, str, str]]:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
