@@ -137,7 +137,6 @@ def test_readyz_refuses_a_primary_that_refuses_writes():
     from conftest import drop_pg_database, migrated_pg_database, pg_admin_url
     from sqlalchemy import create_engine, text
 
-
     admin = pg_admin_url()
     if admin is None:
         pytest.skip("TEST_DATABASE_URL is not set")
@@ -473,7 +472,6 @@ def test_a_setting_the_app_cannot_start_with_names_itself(monkeypatch, name, val
 
 def test_view_link_ttl_is_read_at_start_and_used(monkeypatch, tmp_path):
     from conftest import make_tenant
-
 
     url = migrated_sqlite(tmp_path / "ttl.db")
     monkeypatch.setenv("VIEW_LINK_TTL", "120")

@@ -340,7 +340,6 @@ RFC3339_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"  # services.clock.rfc3339
 def test_clients_list_writes_times_as_the_api_does_and_misses_exit_by_the_table(tmp_path, monkeypatch, capsys):
     import re
 
-
     url = migrated_sqlite(tmp_path / "clients.db")
     monkeypatch.setenv("DATABASE_URL", url)
     assert main(["clients", "create", "alpha"]) == 0

@@ -255,7 +255,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from conftest import make_app, make_tenant
     from werkzeug.serving import WSGIRequestHandler, make_server
 
-
     url = migrated_sqlite(tmp_path_factory.mktemp("browser") / "capsa.db")
     app = make_app(url)
     http = app.test_client()
