@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any
 
 import structlog
 from flask import Flask, Response, g, request
@@ -222,8 +222,6 @@ def _webargs_errors(data: Mapping[str, Any]) -> list[FieldError]:
 
 def handle_http_exception(error: HTTPException) -> Response:
     status = error.code or 500
-    if status == 429 and error.response is not None:
-        return cast(Response, error.response)  # Flask-Limiter's breach answer: problem+json with Retry-After
     problem = PROBLEM_BY_STATUS.get(status, "internal" if status >= 500 else "validation")
     data = getattr(error, "data", None) or {}
     errors = _webargs_errors(data) if status == 422 else []

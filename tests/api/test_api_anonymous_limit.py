@@ -130,7 +130,9 @@ def test_the_default_anonymous_limit_is_on(sqlite_url, monkeypatch):
 
 @pytest.mark.parametrize(
     ("setting", "value"),
-    [("RATE_LIMIT_ANONYMOUS", "lots"), ("RATE_LIMIT", "12 per fortnight"), ("FORWARDED_ALLOW_IPS", "nginx")],
+    [("RATE_LIMIT_ANONYMOUS", "lots"), ("RATE_LIMIT", "12 per fortnight"), ("FORWARDED_ALLOW_IPS", "nginx"),
+     # One quota, the one the RateLimit fields name: a second would be counted without a word.
+     ("RATE_LIMIT", "10/second;1200/minute")],
 )
 def test_a_malformed_setting_stops_the_app_from_starting(sqlite_url, setting, value):
     with pytest.raises(ValueError, match=setting):

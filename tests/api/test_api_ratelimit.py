@@ -319,19 +319,20 @@ def test_refusals_before_the_view_count_against_the_clients_budget_too(limited_a
 
 def test_a_store_that_fails_after_counting_still_gives_the_429_its_retry_after(sqlite_url, monkeypatch):
     # Reading the counter's TTL failed (the store went away between the two): the error was
-    # swallowed and Flask-Limiter's own 429 went out, without Retry-After.
+    # swallowed and the limiter's own 429 went out, without Retry-After.
     from service.api import ratelimit
 
     app = make_app(sqlite_url, RATE_LIMIT="1/minute")
     http, tenant = app.test_client(), make_tenant(app)
     assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
 
-    def gone(limit: Any) -> int:
+    def gone(self: Any, key: str) -> float:
         raise ConnectionError("the store went away")
 
-    monkeypatch.setattr(ratelimit, "_seconds_left", gone)
+    monkeypatch.setattr(ratelimit.LocalCounters, "get_expiry", gone)
     refused = http.get("/v1/rules", headers=tenant.headers)
     assert assert_rate_limited(refused) == 60
+    assert "RateLimit" not in refused.headers  # no figures rather than wrong ones
 
 
 def test_counting_a_request_in_memory_starts_no_thread(limited_app, monkeypatch):
@@ -373,3 +374,47 @@ def test_local_counters_start_a_window_again_once_it_ends_and_drop_ended_windows
     assert sorted(counters._counts) == ["c"]
     counters.clear("c")
     assert counters.get("c") == 0 and counters.reset() == 0
+
+
+def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after_1_2_4_to_32_s(monkeypatch):
+    """docs/operations.md: when Redis stops answering, requests fall back to in-memory
+    counting, and each worker tries it again after 1, 2, 4 ... 32 s."""
+    from limits import parse
+
+    from service.api import ratelimit
+
+    now = [1_000_000.0]
+    monkeypatch.setattr(ratelimit.time, "time", lambda: now[0])
+    store_up, asked = [False], []
+
+    class Flaky(ratelimit.LocalCounters):
+        def incr(self, key: str, expiry: int, amount: int = 1) -> int:
+            if not store_up[0]:
+                raise ConnectionError("the store does not answer")
+            return super().incr(key, expiry, amount)
+
+        def check(self) -> bool:
+            asked.append(now[0])
+            return store_up[0]
+
+    limiter = ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t")
+    assert limiter.shared
+    limiter.storage = Flaky()
+    policy = ratelimit.Policy("client", parse("1000/hour"), "global")
+    first = limiter.count(policy, "c")
+    assert (first.count, first.shared) == (1, False)
+    went_down = now[0]
+    for _ in range(140):  # 70 s, a request every half second
+        now[0] += 0.5
+        assert not limiter.count(policy, "c").shared
+    gaps = [later - earlier for earlier, later in zip([went_down, *asked], asked)]
+    assert gaps == [1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 1.5, 2.5]  # the first request past each wait
+    assert limiter.count(policy, "c").count == 142  # in memory, all along
+    store_up[0] = True
+    counts = []
+    for _ in range(10):
+        now[0] += 0.5
+        counted = limiter.count(policy, "c")
+        counts.append((counted.shared, counted.count))
+    # Tried again 4.5 s after the last try: counted in memory until then, in the store after.
+    assert counts == [(False, n) for n in range(143, 151)] + [(True, 1), (True, 2)]
