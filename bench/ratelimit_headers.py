@@ -1,10 +1,11 @@
-"""What the RateLimit-Policy / RateLimit fields cost per request: the limit's window read once more.
+"""What the per-client rate limit costs a request: counting it, and its RateLimit fields.
 
 Run: .venv/bin/python bench/ratelimit_headers.py [--requests 3000] [--redis redis://127.0.0.1:6379/0]
 
 In process (Flask's test client, one SQLite database, one client), `GET /v1/rules` with the
-per-client limit on, twice per storage: with the header hook, and the reference, the same
-app with the hook taken out, measured in the same run, interleaved in rounds. CPU time is
+per-client limit on, per storage: with the header hook, the same app with the hook taken
+out, and the reference, an app with the limit off (`RATE_LIMIT=off`), measured in the same
+run, interleaved in rounds. CPU time is
 this process's own (utime + stime from /proc/self/stat); with Redis, the round trips add
 wall time that the CPU figure does not show, so wall time is printed too. The load average
 is printed beside each figure: the machine is shared.
@@ -40,12 +41,16 @@ def load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
 
-def make(url: str, storage: str, hook: bool) -> tuple[Any, dict[str, str]]:
+WITH, WITHOUT_FIELDS, OFF = "with headers", "without", "limit off"
+
+
+def make(url: str, storage: str, variant: str) -> tuple[Any, dict[str, str]]:
     app = create_app({
-        "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "RATE_LIMIT": "100000000/hour",
+        "DATABASE_URL": url, "LOG_LEVEL": "WARNING",
+        "RATE_LIMIT": "off" if variant == OFF else "100000000/hour",
         "RATELIMIT_STORAGE_URI": storage, "RATELIMIT_KEY_PREFIX": f"bench-{secrets.token_hex(4)}",
     })
-    if not hook:
+    if variant == WITHOUT_FIELDS:
         app.after_request_funcs[None].remove(ratelimit._rate_limit_headers)
     _id, key = clients.create_client(app.extensions["capsa"].db, f"bench-{secrets.token_hex(4)}")
     return app, {"Authorization": f"Bearer {key}"}
@@ -70,22 +75,24 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         upgrade(url)
         for storage in ["memory://"] + ([args.redis] if args.redis else []):
-            apps = {hook: make(url, storage, hook) for hook in (True, False)}
+            apps = {variant: make(url, storage, variant) for variant in (WITH, WITHOUT_FIELDS, OFF)}
             for app, headers in apps.values():
                 run(app, headers, 200)  # warm up: imports, caches, the first window
-            totals = {True: [0.0, 0.0], False: [0.0, 0.0]}
+            totals = {variant: [0.0, 0.0] for variant in apps}
             for _ in range(args.rounds):
-                for hook, (app, headers) in apps.items():
+                for variant, (app, headers) in apps.items():
                     cpu, wall = run(app, headers, args.requests)
-                    totals[hook][0] += cpu
-                    totals[hook][1] += wall
+                    totals[variant][0] += cpu
+                    totals[variant][1] += wall
             n = args.requests * args.rounds
-            with_cpu, with_wall = (x / n * 1e6 for x in totals[True])
-            ref_cpu, ref_wall = (x / n * 1e6 for x in totals[False])
+            us = {variant: [x / n * 1e6 for x in total] for variant, total in totals.items()}
+            (with_cpu, with_wall), (bare_cpu, bare_wall), (off_cpu, off_wall) = us[WITH], us[WITHOUT_FIELDS], us[OFF]
             print(
                 f"{storage.split('://')[0]:6} with headers {with_cpu:6.0f} us CPU {with_wall:6.0f} us wall per request; "
-                f"without {ref_cpu:6.0f} / {ref_wall:6.0f} us: ratio CPU {with_cpu / ref_cpu:.3f}, "
-                f"wall {with_wall / ref_wall:.3f} ({n} requests each, load average {load()})"
+                f"without {bare_cpu:6.0f} / {bare_wall:6.0f} us: ratio CPU {with_cpu / bare_cpu:.3f}, "
+                f"wall {with_wall / bare_wall:.3f}; the limit off {off_cpu:6.0f} / {off_wall:6.0f} us: "
+                f"the whole limit costs {with_cpu - off_cpu:+.0f} us CPU, {with_wall - off_wall:+.0f} us wall "
+                f"({n} requests each, load average {load()})"
             )
             for app, _headers in apps.values():
                 app.extensions["capsa"].db.dispose()
