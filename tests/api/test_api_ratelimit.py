@@ -421,7 +421,7 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
 
 
 def test_a_shared_stores_window_end_is_asked_once_a_window_by_each_worker(monkeypatch):
-    """Each ask is a round trip to Redis (about 80 us of CPU a request): the count that starts
+    """Each ask is a round trip to Redis (about 40 us of CPU a request): the count that starts
     a window knows its end, and a worker joining a window started elsewhere asks once."""
     from limits import parse
 
