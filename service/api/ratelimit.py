@@ -11,7 +11,8 @@ seconds until the window resets):
   address is `request.remote_addr`, which behind nginx is the address nginx saw
   (proxies.TrustedProxies, from FORWARDED_ALLOW_IPS peers only). The health and readiness
   probes (`PROBES`) are never counted: a load balancer's or orchestrator's probe, however
-  often it asks, must not see 429 and take a healthy instance out.
+  often it asks, must not see 429 and take a healthy instance out; nor are static files
+  (the pages' stylesheet, any blueprint's `static` route), so a page costs one request.
 
 Counters live in memory (per gunicorn worker: the effective limit is then workers x the
 limit) unless `RATELIMIT_STORAGE_URI` names a shared store such as `redis://host:6379/0`.
@@ -43,7 +44,7 @@ from typing import Any
 import structlog
 from flask import Flask, Response, g, request
 from limits import RateLimitItem, parse_many
-from limits.storage import Storage, storage_from_string
+from limits.storage import MemoryStorage, Storage, storage_from_string
 
 from service.adapters.db import without_password
 
@@ -135,13 +136,13 @@ class Policy:
 
 @dataclass(frozen=True)
 class Counted:
-    """A request counted: the count of its window (itself included) and the window's end, or
-    None where the store stopped answering between the two."""
+    """A request counted: the count of its window (itself included) and the whole seconds
+    until the window resets (`Retry-After`, and the RateLimit field's `t`), or None where the
+    store stopped answering between the two."""
 
     policy: Policy
     count: int
-    resets_at: float | None
-    shared: bool  # counted by a shared store, which gives its windows' ends in whole seconds
+    seconds_left: int | None
 
     @property
     def breached(self) -> bool:
@@ -154,27 +155,22 @@ class Counted:
 
 class Limiter:
     """The counters of a worker: in its store, or in its memory while a shared store does not
-    answer (never a 500), trying the store again after 1, 2, 4 ... 32 s.
-
-    A shared store's window ends are asked once a window per worker, not per request (each
-    ask is a round trip: about 40 us of CPU and 50 us of wall time with Redis here): the
-    count that starts a window knows its end, and a worker that joins a window started
-    elsewhere keeps the end it read until that passes. After a flush of the store, a worker may name a later end than the new
-    window's, for that window only: Retry-After then errs long, never short."""
+    answer (never a 500), trying the store again after 1, 2, 4 ... 32 s. Each count asks its
+    window's end too: with a shared store a second round trip, but not one an end kept from
+    an earlier request could save (a window started again by a flush of the store, or by
+    another worker at its roll-over, would be named as ending too early)."""
 
     def __init__(self, storage_uri: str, options: dict[str, Any], prefix: str) -> None:
         storage = storage_from_string(storage_uri, **options)
         if not isinstance(storage, Storage):  # `async+...`: its counts would need an event loop
             raise ValueError(f"RATELIMIT_STORAGE_URI={without_password(storage_uri)!r} is an asyncio store")
         self.storage = storage
-        self.shared = not isinstance(self.storage, LocalCounters)
+        self.shared = not isinstance(self.storage, (LocalCounters, MemoryStorage))
         self.prefix = prefix
         self._fallback = LocalCounters()
         self._store_down = False
         self._tries = 0
         self._tried_at = 0.0
-        self._ends: dict[str, float] = {}  # a shared store's counter -> its window's end
-        self._ends_purge_at = 0.0
 
     def count(self, policy: Policy, key: str) -> Counted:
         counter = policy.limit.key_for(self.prefix, key, policy.scope)
@@ -189,25 +185,12 @@ class Limiter:
             self._store_down, self._tries, self._tried_at = True, 0, time.time()
             store = self._fallback
             count = store.incr(counter, policy.window)
-        shared = self.shared and store is self.storage
         try:
-            resets_at: float | None = (
-                self._window_end(counter, count, policy.window) if shared else store.get_expiry(counter)
-            )
+            resets_at = store.get_expiry(counter)
         except Exception:  # the store stopped answering since it counted
-            resets_at = None
-        return Counted(policy, count, resets_at, shared=shared)
-
-    def _window_end(self, counter: str, count: int, window: int) -> float:
-        now = time.time()
-        if now >= self._ends_purge_at:
-            self._ends = {k: end for k, end in self._ends.items() if end > now}
-            self._ends_purge_at = now + LocalCounters.PURGE_EVERY_S
-        end = now + window if count == 1 else self._ends.get(counter)
-        if end is None or end <= now:
-            end = self.storage.get_expiry(counter)
-        self._ends[counter] = end
-        return end
+            return Counted(policy, count, None)
+        shared = self.shared and store is self.storage
+        return Counted(policy, count, _seconds_left(resets_at, policy.window, shared))
 
     def _store(self) -> Storage:
         if not self._store_down:
@@ -230,20 +213,18 @@ class Limiter:
             return False
 
 
-def _seconds_left(counted: Counted) -> int:
-    """Whole seconds until the window resets: at least 1, at most the window. A shared
-    store's reset is its key's TTL, which Redis gives in whole seconds, rounded to the
-    nearest: a second more, so that a client that waits that long is not refused again."""
-    window = counted.policy.window
-    if counted.resets_at is None:
-        return window
-    rounding = 1 if counted.shared else 0
-    left = max(1, math.ceil(counted.resets_at - time.time()) + rounding)
+def _seconds_left(resets_at: float, window: int, shared: bool) -> int:
+    """Whole seconds until the window resets: at least 1, at most the window (a second more
+    from a shared store). A shared store's reset is its key's TTL, which Redis gives in whole
+    seconds, rounded to the nearest: a second more, so that a client that waits that long
+    is not refused again."""
+    rounding = 1 if shared else 0
+    left = max(1, math.ceil(resets_at - time.time()) + rounding)
     return min(window + rounding, left)
 
 
 def _breached(counted: Counted) -> Response:
-    retry_after = _seconds_left(counted)
+    retry_after = counted.policy.window if counted.seconds_left is None else counted.seconds_left
     who = "this client" if counted.policy.name == "client" else "requests without an API key from this address"
     return problem_response(
         429,
@@ -256,11 +237,11 @@ def _breached(counted: Counted) -> Response:
 def _rate_limit_headers(response: Response) -> Response:
     """The RateLimit-Policy and RateLimit fields of the limit that counted this request."""
     counted: Counted | None = g.get("capsa_rate")
-    if counted is None or counted.resets_at is None or not request.path.startswith("/v1/"):
+    if counted is None or counted.seconds_left is None or not request.path.startswith("/v1/"):
         return response  # nothing counted, or the store could not say: no fields rather than wrong ones
     policy = f'"{counted.policy.name}"'
     response.headers["RateLimit-Policy"] = f"{policy};q={counted.policy.limit.amount};w={counted.policy.window}"
-    response.headers["RateLimit"] = f"{policy};r={counted.remaining};t={_seconds_left(counted)}"
+    response.headers["RateLimit"] = f"{policy};r={counted.remaining};t={counted.seconds_left}"
     return response
 
 
@@ -273,6 +254,8 @@ def _policy(name: str, setting: str, value: str, scope: str) -> Policy:
         (limit,) = parse_many(value)
     except ValueError as exc:  # also more than one limit: the RateLimit fields name one quota
         raise ValueError(f"{setting}={value!r} is not a rate limit such as '600/minute': {exc}") from None
+    if limit.amount < 1:  # "0" is off; "0/minute" would refuse every request
+        raise ValueError(f"{setting}={value!r} allows no request: 'off' switches the limit off")
     return Policy(name, limit, scope)
 
 
@@ -300,7 +283,7 @@ def install(app: Flask) -> Limiter | None:
         if storage.startswith("redis+sentinel://"):
             options["sentinel_kwargs"] = dict(timeouts)
     limiter = Limiter(
-        "capsa-memory://" if storage == "memory://" else storage,
+        "capsa-memory://" if storage.startswith("memory:") else storage,
         options,
         str(app.config.get("RATELIMIT_KEY_PREFIX") or "capsa"),
     )
@@ -316,7 +299,7 @@ def install(app: Flask) -> Limiter | None:
         principal = g.get("principal")
         if principal is not None:
             policy, key = client_policy, principal.client_id
-        elif request.path in PROBES or request.endpoint == "static":
+        elif request.path in PROBES or (request.endpoint or "").rpartition(".")[2] == "static":
             return None
         else:
             policy, key = address_policy, request.remote_addr or "unknown"

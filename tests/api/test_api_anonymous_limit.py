@@ -132,7 +132,8 @@ def test_the_default_anonymous_limit_is_on(sqlite_url, monkeypatch):
     ("setting", "value"),
     [("RATE_LIMIT_ANONYMOUS", "lots"), ("RATE_LIMIT", "12 per fortnight"), ("FORWARDED_ALLOW_IPS", "nginx"),
      # One quota, the one the RateLimit fields name: a second would be counted without a word.
-     ("RATE_LIMIT", "10/second;1200/minute")],
+     ("RATE_LIMIT", "10/second;1200/minute"),
+     ("RATE_LIMIT_ANONYMOUS", "0/minute")],  # "off" switches it off; this would refuse everything
 )
 def test_a_malformed_setting_stops_the_app_from_starting(sqlite_url, setting, value):
     with pytest.raises(ValueError, match=setting):
@@ -150,3 +151,17 @@ def test_a_health_probe_is_never_rate_limited_and_spends_none_of_the_addresss_bu
         assert get(http, SPEC, peer).status_code == 200
     assert_anonymous_limited(get(http, SPEC, peer))
     assert get(http, probe, peer).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/static/round.css", "/view/static/round.css"])
+def test_static_files_are_never_counted(app, path):
+    """A page's stylesheet came out of the address's budget under a blueprint's static route:
+    every HTML page then cost two requests of it."""
+    http, peer = app.test_client(), next(_addresses)
+    for _ in range(5):
+        answer = get(http, path, peer)
+        answer.close()  # a file's answer: its file is closed with it
+        assert answer.status_code == 200
+    for _ in range(3):
+        assert get(http, SPEC, peer).status_code == 200
+    assert_anonymous_limited(get(http, SPEC, peer))

@@ -401,56 +401,74 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
     assert limiter.shared
     limiter.storage = Flaky()
     policy = ratelimit.Policy("client", parse("1000/hour"), "global")
-    first = limiter.count(policy, "c")
-    assert (first.count, first.shared) == (1, False)
+    assert limiter.count(policy, "c").count == 1
     went_down = now[0]
     for _ in range(140):  # 70 s, a request every half second
         now[0] += 0.5
-        assert not limiter.count(policy, "c").shared
+        limiter.count(policy, "c")
     gaps = [later - earlier for earlier, later in zip([went_down, *asked], asked)]
     assert gaps == [1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 1.5, 2.5]  # the first request past each wait
     assert limiter.count(policy, "c").count == 142  # in memory, all along
+    assert limiter.storage._counts == {}
     store_up[0] = True
     counts = []
     for _ in range(10):
         now[0] += 0.5
-        counted = limiter.count(policy, "c")
-        counts.append((counted.shared, counted.count))
+        counts.append(limiter.count(policy, "c").count)
     # Tried again 4.5 s after the last try: counted in memory until then, in the store after.
-    assert counts == [(False, n) for n in range(143, 151)] + [(True, 1), (True, 2)]
+    assert counts == [*range(143, 151), 1, 2]
+    assert list(limiter.storage._counts.values()) == [(2, now[0] - 0.5 + 3600)]
 
 
-def test_a_shared_stores_window_end_is_asked_once_a_window_by_each_worker(monkeypatch):
-    """Each ask is a round trip to Redis (about 40 us of CPU a request): the count that starts
-    a window knows its end, and a worker joining a window started elsewhere asks once."""
+
+def test_a_window_started_again_by_a_flush_of_the_shared_store_is_named_by_the_store(monkeypatch):
+    """A window end kept by a worker from an earlier request named the flushed window's end,
+    4 s earlier than the new one's: Retry-After 57 where the store's counter had 60 s left."""
     from limits import parse
 
     from service.api import ratelimit
 
     now = [1_000_000.0]
     monkeypatch.setattr(ratelimit.time, "time", lambda: now[0])
-    asked: list[str] = []
-
-    class Shared(ratelimit.LocalCounters):
-        def get_expiry(self, key: str) -> float:
-            asked.append(key)
-            return super().get_expiry(key)
-
-    store = Shared()
-    workers = [ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t") for _ in range(2)]
-    for worker in workers:
+    store = ratelimit.LocalCounters()  # stands for Redis, shared by two workers
+    first, second = (ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t") for _ in range(2))
+    for worker in (first, second):
         worker.storage = store
-    policy = ratelimit.Policy("client", parse("100/minute"), "global")
-    first, second = workers
-    started = first.count(policy, "c")
-    assert (started.count, started.resets_at, started.shared) == (1, now[0] + 60, True) and asked == []
-    now[0] += 10
-    joined = second.count(policy, "c")  # a window started by the other worker: asked once
-    assert (joined.count, joined.resets_at) == (2, 1_000_060.0) and len(asked) == 1
+    policy = ratelimit.Policy("client", parse("2/minute"), "global")
+    assert first.count(policy, "c").seconds_left == 61  # a shared store's whole seconds: one more
+    now[0] += 4
+    store.reset()  # FLUSHALL, a restart or an eviction
+    assert second.count(policy, "c").seconds_left == 61  # a new window, to 1,000,064
+    counted = first.count(policy, "c")
+    assert (counted.count, counted.seconds_left) == (2, 61)
+
+
+def test_a_429_says_the_same_seconds_in_retry_after_and_in_its_ratelimit_field(sqlite_url, monkeypatch):
+    """The two were computed apart, in the hook that counted and in the one that adds the
+    fields: a second's boundary passing between them made them differ."""
+    from service.api import ratelimit
+
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute")
+    http, tenant = app.test_client(), make_tenant(app)
+    now = [2_000_000.5]
+
+    def ticking() -> float:
+        now[0] += 0.3
+        return now[0]
+
+    monkeypatch.setattr(ratelimit.time, "time", ticking)
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
     for _ in range(5):
-        now[0] += 1
-        assert first.count(policy, "c").resets_at == second.count(policy, "c").resets_at == 1_000_060.0
-    assert len(asked) == 1
-    now[0] = 1_000_060.0  # the window ends: the next count starts one, and knows its end
-    assert (second.count(policy, "c").count, len(asked)) == (1, 1)
-    assert first.count(policy, "c").resets_at == 1_000_120.0 and len(asked) == 2
+        refused = http.get("/v1/rules", headers=tenant.headers)
+        assert_rate_limited(refused)
+        assert refused.headers["RateLimit"] == f'"client";r=0;t={refused.headers["Retry-After"]}'
+
+
+def test_any_memory_uri_counts_in_this_workers_memory(sqlite_url):
+    """`memory:///` (and `memory://` with options) is the same store as `memory://`: it was
+    taken for a shared one, a second more on each Retry-After."""
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute", RATELIMIT_STORAGE_URI="memory:///")
+    http, tenant = app.test_client(), make_tenant(app)
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
+    assert assert_rate_limited(http.get("/v1/rules", headers=tenant.headers)) == 60
+    assert not app.extensions["capsa_limiter"].shared
