@@ -200,7 +200,7 @@ class Limiter:
             self._tried_at = now
             self._tries = 0 if self._tries >= BACKOFF_STEPS else self._tries + 1
             if self.answers():
-                log.info("rate_limit_storage_recovered")
+                log.warning("rate_limit_storage_recovered")  # seen wherever the fall-back's warning is
                 self._store_down = False
                 return self.storage
         return self._fallback

@@ -45,7 +45,9 @@ def test_a_client_over_its_limit_gets_429_with_retry_after_and_nothing_is_writte
         assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
     assert http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers).status_code == 201
     assert rounds_of(limited_app, tenant) == 1
-    assert_rate_limited(http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers))
+    refused = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+    assert_rate_limited(refused)
+    assert "rate limit of 5 per 1 minute exceeded for this client" in refused.json["detail"]
     assert_rate_limited(http.get("/v1/rules", headers=tenant.headers))
     # Every key of the client shares its budget: the limit key is the client, not the key.
     assert_rate_limited(http.get("/v1/rules", headers=tenant.read_headers))
@@ -133,7 +135,8 @@ def test_redis_counters_are_shared_by_every_worker(sqlite_url, redis_url):
     import redis
 
     stored = list(redis.Redis.from_url(url).scan_iter(match=f"*{prefix}*"))
-    assert stored and all(tenant.id.encode() in key for key in stored)
+    # The keys Flask-Limiter gave the counters, used before: counts carry over an upgrade.
+    assert stored == [f"LIMITS:LIMITER/{prefix}/{tenant.id}/global/6/1/minute".encode()]
 
 
 def test_a_redis_retry_after_is_never_shorter_than_what_the_counter_has_left(sqlite_url, redis_url):
@@ -380,6 +383,7 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
     """docs/operations.md: when Redis stops answering, requests fall back to in-memory
     counting, and each worker tries it again after 1, 2, 4 ... 32 s."""
     from limits import parse
+    from structlog.testing import capture_logs
 
     from service.api import ratelimit
 
@@ -401,7 +405,9 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
     assert limiter.shared
     limiter.storage = Flaky()
     policy = ratelimit.Policy("client", parse("1000/hour"), "global")
-    assert limiter.count(policy, "c").count == 1
+    with capture_logs() as logs:
+        assert limiter.count(policy, "c").count == 1
+    assert [(e["event"], e["log_level"]) for e in logs] == [("rate_limit_storage_unavailable", "warning")]
     went_down = now[0]
     for _ in range(140):  # 70 s, a request every half second
         now[0] += 0.5
@@ -412,9 +418,11 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
     assert limiter.storage._counts == {}
     store_up[0] = True
     counts = []
-    for _ in range(10):
-        now[0] += 0.5
-        counts.append(limiter.count(policy, "c").count)
+    with capture_logs() as logs:
+        for _ in range(10):
+            now[0] += 0.5
+            counts.append(limiter.count(policy, "c").count)
+    assert [(e["event"], e["log_level"]) for e in logs] == [("rate_limit_storage_recovered", "warning")]
     # Tried again 4.5 s after the last try: counted in memory until then, in the store after.
     assert counts == [*range(143, 151), 1, 2]
     assert list(limiter.storage._counts.values()) == [(2, now[0] - 0.5 + 3600)]
@@ -472,3 +480,44 @@ def test_any_memory_uri_counts_in_this_workers_memory(sqlite_url):
     assert http.get("/v1/rules", headers=tenant.headers).status_code == 200
     assert assert_rate_limited(http.get("/v1/rules", headers=tenant.headers)) == 60
     assert not app.extensions["capsa_limiter"].shared
+
+
+def test_retry_after_is_the_windows_whole_seconds_left_rounded_up_and_at_least_one(sqlite_url, monkeypatch):
+    from service.api import ratelimit
+
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute")
+    http, tenant = app.test_client(), make_tenant(app)
+    now = [3_000_000.0]
+    monkeypatch.setattr(ratelimit.time, "time", lambda: now[0])
+    assert http.get("/v1/rules", headers=tenant.headers).status_code == 200  # the window ends at +60
+    for elapsed, retry_after in ((0.0, 60), (29.5, 31), (59.0, 1), (59.8, 1)):
+        now[0] = 3_000_000.0 + elapsed
+        assert assert_rate_limited(http.get("/v1/rules", headers=tenant.headers)) == retry_after
+    counters = app.extensions["capsa_limiter"].storage._counts
+    assert list(counters) == [f"LIMITER/capsa/{tenant.id}/global/1/1/minute"]
+
+
+def test_an_addresss_counter_has_its_own_scope(sqlite_url):
+    app = make_app(sqlite_url, RATE_LIMIT="1/minute", RATE_LIMIT_ANONYMOUS="2/minute")
+    answer = app.test_client().get("/openapi.yaml", environ_base={"REMOTE_ADDR": "192.0.2.9"})
+    assert answer.status_code == 200
+    assert list(app.extensions["capsa_limiter"].storage._counts) == ["LIMITER/capsa/192.0.2.9/anonymous/2/1/minute"]
+
+
+def test_an_asyncio_store_stops_the_app_from_starting(sqlite_url):
+    with pytest.raises(ValueError, match="RATELIMIT_STORAGE_URI='async\\+memory://' is an asyncio store"):
+        make_app(sqlite_url, RATE_LIMIT="1/minute", RATELIMIT_STORAGE_URI="async+memory://")
+
+
+def test_a_store_whose_ping_fails_does_not_answer():
+    from service.api import ratelimit
+
+    class Broken(ratelimit.LocalCounters):
+        def check(self) -> bool:
+            raise ConnectionError("no route to the store")
+
+    limiter = ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t")
+    limiter.storage = Broken()
+    assert not limiter.answers()
+    limiter.storage = ratelimit.LocalCounters()
+    assert limiter.answers()
