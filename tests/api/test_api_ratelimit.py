@@ -139,6 +139,19 @@ def test_redis_counters_are_shared_by_every_worker(sqlite_url, redis_url):
     assert stored == [f"LIMITS:LIMITER/{prefix}/{tenant.id}/global/6/1/minute".encode()]
 
 
+def test_a_store_that_answers_at_start_is_not_logged_as_unreachable(sqlite_url, redis_url):
+    from structlog.testing import capture_logs
+
+    from service.api.observability import configure_logging
+
+    url, prefix = redis_url
+    configure_logging("WARNING")
+    with capture_logs() as logs:
+        app = make_app(sqlite_url, RATE_LIMIT="3/minute", RATELIMIT_STORAGE_URI=url, RATELIMIT_KEY_PREFIX=prefix)
+    assert app.extensions["capsa_limiter"].shared
+    assert [e for e in logs if e["event"].startswith("rate_limit")] == []
+
+
 def test_a_redis_retry_after_is_never_shorter_than_what_the_counter_has_left(sqlite_url, redis_url):
     # Redis gives a key's TTL in whole seconds, rounded to the nearest: Retry-After could be
     # half a second short, and a client that waited that long was refused again (2 in 8).
