@@ -400,7 +400,8 @@ def allowed(a: Answer) -> bool:
 
 def fault_figures(fault: Fault, until: float, answers: list[Answer]) -> dict[str, Any]:
     window = [a for a in answers if fault.at <= a.sent < until]
-    ok = sorted(a.got for a in window if a.status == 201)
+    # A 201 received once the next fault has begun waited on that fault, not on this one.
+    ok = sorted(a.got for a in window if a.status == 201 and a.got < until)
     next_201 = min((a.got for a in window if a.status == 201 and a.sent >= fault.at), default=None)
     gaps = [b - a for a, b in zip([fault.at, *ok], ok, strict=False)]
     figures: dict[str, Any] = {
