@@ -156,9 +156,9 @@ class Counted:
 class Limiter:
     """The counters of a worker: in its store, or in its memory while a shared store does not
     answer (never a 500), trying the store again after 1, 2, 4 ... 32 s. Each count asks its
-    window's end too: with a shared store a second round trip, but not one an end kept from
-    an earlier request could save (a window started again by a flush of the store, or by
-    another worker at its roll-over, would be named as ending too early)."""
+    window's end too (from a shared store, a second round trip): an end kept from an earlier
+    request would be too early once a flush of the store, or another worker at the window's
+    roll-over, has started the window again."""
 
     def __init__(self, storage_uri: str, options: dict[str, Any], prefix: str) -> None:
         storage = storage_from_string(storage_uri, **options)
