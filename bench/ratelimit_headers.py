@@ -96,6 +96,14 @@ def main() -> None:
             )
             for app, _headers in apps.values():
                 app.extensions["capsa"].db.dispose()
+                if storage != "memory://":  # the run's counters, not left in a shared Redis for their hour
+                    import redis
+
+                    client = redis.Redis.from_url(storage)
+                    prefix = app.config["RATELIMIT_KEY_PREFIX"]
+                    for key in client.scan_iter(match=f"LIMITS:LIMITER/{prefix}/*"):
+                        client.delete(key)
+                    client.close()
 
 
 if __name__ == "__main__":
