@@ -44,7 +44,7 @@ from typing import Any
 import structlog
 from flask import Flask, Response, g, request
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage, Storage, storage_from_string
+from limits.storage import Storage, storage_from_string
 
 from service.adapters.db import without_password
 
@@ -161,11 +161,13 @@ class Limiter:
     roll-over, has started the window again."""
 
     def __init__(self, storage_uri: str, options: dict[str, Any], prefix: str) -> None:
-        storage = storage_from_string(storage_uri, **options)
+        # `memory://`, in any of its forms, counts here: not in `limits`' MemoryStorage, whose
+        # expiring thread LocalCounters was written to avoid.
+        storage = LocalCounters() if storage_uri.startswith("memory:") else storage_from_string(storage_uri, **options)
         if not isinstance(storage, Storage):  # `async+...`: its counts would need an event loop
             raise ValueError(f"RATELIMIT_STORAGE_URI={without_password(storage_uri)!r} is an asyncio store")
         self.storage = storage
-        self.shared = not isinstance(self.storage, (LocalCounters, MemoryStorage))
+        self.shared = not isinstance(self.storage, LocalCounters)
         self.prefix = prefix
         self._fallback = LocalCounters()
         self._store_down = False
@@ -283,7 +285,7 @@ def install(app: Flask) -> Limiter | None:
         if storage.startswith("redis+sentinel://"):
             options["sentinel_kwargs"] = dict(timeouts)
     limiter = Limiter(
-        "capsa-memory://" if storage.startswith("memory:") else storage,
+        storage,
         options,
         str(app.config.get("RATELIMIT_KEY_PREFIX") or "capsa"),
     )
