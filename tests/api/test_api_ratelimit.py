@@ -32,6 +32,16 @@ def assert_rate_limited(response: Any) -> int:
     return retry_after
 
 
+def shared_limiter(store: Any) -> Any:
+    """A worker's limiter counting in a shared store, `store` standing in memory for Redis."""
+    from service.api import ratelimit
+
+    limiter = ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t")  # never connected: the store is replaced
+    assert limiter.shared
+    limiter.storage = store
+    return limiter
+
+
 @pytest.fixture(scope="module")
 def limited_app(db_url: str) -> Iterator[Any]:
     app = make_app(db_url, RATE_LIMIT="5/minute")
@@ -414,9 +424,7 @@ def test_a_store_that_stops_answering_is_counted_in_memory_and_tried_again_after
             asked.append(now[0])
             return store_up[0]
 
-    limiter = ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t")
-    assert limiter.shared
-    limiter.storage = Flaky()
+    limiter = shared_limiter(Flaky())
     policy = ratelimit.Policy("client", parse("1000/hour"), "global")
     with capture_logs() as logs:
         assert limiter.count(policy, "c").count == 1
@@ -452,9 +460,7 @@ def test_a_window_started_again_by_a_flush_of_the_shared_store_is_named_by_the_s
     now = [1_000_000.0]
     monkeypatch.setattr(ratelimit.time, "time", lambda: now[0])
     store = ratelimit.LocalCounters()  # stands for Redis, shared by two workers
-    first, second = (ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t") for _ in range(2))
-    for worker in (first, second):
-        worker.storage = store
+    first, second = shared_limiter(store), shared_limiter(store)
     policy = ratelimit.Policy("client", parse("2/minute"), "global")
     assert first.count(policy, "c").seconds_left == 61  # a shared store's whole seconds: one more
     now[0] += 4
@@ -529,8 +535,7 @@ def test_a_store_whose_ping_fails_does_not_answer():
         def check(self) -> bool:
             raise ConnectionError("no route to the store")
 
-    limiter = ratelimit.Limiter("redis://127.0.0.1:1/0", {}, "t")
-    limiter.storage = Broken()
+    limiter = shared_limiter(Broken())
     assert not limiter.answers()
     limiter.storage = ratelimit.LocalCounters()
     assert limiter.answers()
