@@ -85,7 +85,7 @@ def test_counts_shared_in_redis_show_the_same_figures(db_url):
         import redis
 
         client = redis.Redis.from_url(os.environ["TEST_REDIS_URL"])
-        for key in client.scan_iter(f"{prefix}*"):
+        for key in client.scan_iter(f"*{prefix}*"):  # the keys begin LIMITS:LIMITER/
             client.delete(key)
         client.close()
         app.extensions["capsa"].db.dispose()
