@@ -13,6 +13,9 @@ import sys
 from typing import Any
 
 MAX_DEPTH = 32
+# The largest request body the API reads (413 past it, docs/limits.md), and so the largest
+# document a command reads as one (`capsa score FILE`).
+MAX_BODY = 64 * 1024
 
 
 class MalformedJSON(ValueError):

@@ -25,6 +25,7 @@ from service.services import clients, readiness, view_links
 from service.services.clock import utcnow_ms
 from service.services.errors import Forbidden, Unauthorized
 from service.services.idempotency import Purger
+from service.strictjson import MAX_BODY
 
 from . import docs_page, heavy_reads, paths, problems, proxies, queryguard, ratelimit, textguard
 from .auth import authenticate_request
@@ -42,7 +43,6 @@ from .state import Capsa, state
 
 log = structlog.get_logger("service.api")
 
-MAX_BODY = 64 * 1024
 _JSON_TYPES = ["application/json", "application/problem+json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 

@@ -10,7 +10,7 @@ from typing import Any
 from ..domain.errors import CapsaError
 from ..domain.susun.suggest.limits import LIMIT_MAX
 from .exitcodes import ExitCode
-from .inputs import STDIN, read_input
+from .inputs import STDIN, InputTooLarge, read_body
 
 
 def _table(document: dict[str, Any]) -> str:
@@ -29,9 +29,12 @@ def _arrange(args: argparse.Namespace) -> int:
     texts = list(args.cards)
     if STDIN in texts:  # `-`: the cards (or more of them) from standard input
         try:
-            texts[texts.index(STDIN)] = read_input(STDIN).decode("utf-8")
+            texts[texts.index(STDIN)] = read_body(STDIN).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             print(f"capsa: cannot read the cards from standard input: {exc}", file=sys.stderr)
+            return ExitCode.UNREADABLE
+        except InputTooLarge as exc:
+            print(f"capsa: {exc}", file=sys.stderr)
             return ExitCode.UNREADABLE
     cards = [c for text in texts for c in text.replace(",", " ").split()]
     body = {"rules": args.rules, "hand": cards, "limit": args.limit}

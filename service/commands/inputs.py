@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
 
+from ..strictjson import MAX_BODY
+
 STDIN = "-"
 
 
@@ -33,6 +35,20 @@ def read_input(path: str, cap: int | None = None) -> bytes:
     tell an input over the cap from one at it). OSError when it cannot be read."""
     with open_input(path) as f:
         return f.read() if cap is None else f.read(cap + 1)
+
+
+class InputTooLarge(Exception):
+    """An input larger than the command reads; the message names it and the limit."""
+
+
+def read_body(path: str) -> bytes:
+    """The input, read as the API reads a request body: at most MAX_BODY bytes, else
+    InputTooLarge (nothing past one byte over the limit is read). OSError when it cannot be
+    read."""
+    data = read_input(path, MAX_BODY)
+    if len(data) > MAX_BODY:
+        raise InputTooLarge(f"{shown(path)}: larger than {MAX_BODY:,} bytes, the API's limit for a request body")
+    return data
 
 
 def more_than_one_stdin(paths: Iterable[str | None]) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from ..domain.errors import CapsaError
 from ..strictjson import MalformedJSON, loads
 from .exitcodes import ExitCode
-from .inputs import read_input, shown
+from .inputs import InputTooLarge, read_body, shown
 
 SCORE_COLUMNS = ("player", "points", "result", "winnings", "fee", "net")
 
@@ -79,11 +79,14 @@ def _run(
     path = args.file
     name = shown(path)
     try:
-        body = loads(read_input(path))
+        body = loads(read_body(path))
         if not isinstance(body, dict):
             raise MalformedJSON("the file must hold a JSON object")
     except OSError as exc:
         print(f"capsa: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.UNREADABLE
+    except InputTooLarge as exc:
+        print(f"capsa: {exc}", file=sys.stderr)
         return ExitCode.UNREADABLE
     except MalformedJSON as exc:
         print(f"capsa: {name} is not valid JSON: {exc}", file=sys.stderr)

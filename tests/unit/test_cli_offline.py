@@ -152,3 +152,30 @@ def test_arrange_dash_reads_the_cards_from_standard_input(monkeypatch, capsys):
     assert main(["arrange", "-", "--limit", "1", "--json"]) == 0
     best = json.loads(capsys.readouterr().out)["suggestions"][0]["arrangement"]
     assert best["back"] == ["As", "Ks", "Qs", "Js", "Ts"]
+
+
+# -- inputs past the API's body limit ---------------------------------------------------------
+
+
+def test_a_file_past_the_api_body_limit_is_refused_unread_and_exits_3(tmp_path, capsys):
+    """A round the API would refuse with 413 is refused here too, before it is parsed: the
+    command reads at most one byte past the limit, however large the file."""
+    from service.strictjson import MAX_BODY
+
+    body = Path(EXAMPLE).read_bytes()
+    path = tmp_path / "padded.json"
+    path.write_bytes(body + b" " * (MAX_BODY - len(body)))  # at the limit: still read
+    assert main(["score", str(path)]) == 0
+    capsys.readouterr()
+    path.write_bytes(body + b" " * (MAX_BODY + 1 - len(body)))
+    assert main(["score", str(path)]) == 3
+    assert capsys.readouterr() == ("", f"capsa: {path}: larger than 65,536 bytes, the API's limit for a request body\n")
+
+
+def test_standard_input_past_the_limit_is_refused_for_each_command(monkeypatch, capsys):
+    for argv in (["score", "-"], ["evaluate", "-"], ["arrange", "-"]):
+        stdin_of(monkeypatch, b" " * (64 * 1024 + 1))
+        assert main(argv) == 3, argv
+        assert capsys.readouterr().err == (
+            "capsa: standard input: larger than 65,536 bytes, the API's limit for a request body\n"
+        ), argv
