@@ -236,12 +236,13 @@ _REFUSED_V4 = (ipaddress.IPv4Network("192.88.99.0/24"),)
 def ascii_host(host: str) -> str:
     """`host` as the resolver and the `Host` header take it: an internationalised name as
     IDNA spells it (`xn--...`), an ASCII one as it is. UnicodeError for a name IDNA cannot
-    encode (a label empty or over 63 characters).
+    encode (a label empty or over 63 characters), ASCII or not: the resolver encodes every
+    name it is given so.
 
     >>> ascii_host("\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444")
     'xn--e1afmkfd.xn--p1ai'
     """
-    return host if host.isascii() else host.encode("idna").decode("ascii")
+    return host.encode("idna").decode("ascii")  # an ASCII name comes back as it is
 
 
 def folded_host(host: str) -> str:

@@ -128,7 +128,11 @@ LONG_URL = "https://a.example/" + "x" * (hooks.MAX_URL - len("https://a.example/
      ("https://a.example/#x", "must not have a fragment"), ("https://a.example:0/", "has port 0"),
      ("https://a.example:99999/", "is not a URL: Port out of range 0-65535"),
      ("http://[::1/", "is not a URL: Invalid IPv6 URL"),
-     ("https://\u00e9" + "x" * 63 + ".example/", "has a host IDNA cannot encode (label empty or too long)")],
+     ("https://\u00e9" + "x" * 63 + ".example/", "has a host IDNA cannot encode (label empty or too long)"),
+     # ASCII names too: the resolver encodes every name with IDNA, so these were taken and
+     # then failed at every delivery until the endpoint was disabled.
+     ("http://" + "a" * 64 + ".com/x", "has a host IDNA cannot encode (label empty or too long)"),
+     ("http://a..b/x", "has a host IDNA cannot encode (label empty or too long)")],
 )
 def test_a_url_that_is_not_a_plain_http_endpoint_is_refused_naming_url_and_why(url, why):
     with pytest.raises(hooks.InvalidWebhook) as raised:
@@ -144,7 +148,8 @@ def test_a_url_may_be_as_long_as_max_url_and_no_longer():
     assert raised.value.errors == [FieldError("url", "url is longer than 2048 characters")]
 
 
-@pytest.mark.parametrize("url", ["http://a.example/h", "https://a.example:1/h?x=1", "HTTPS://a.example/", "https://a.example/#"])
+@pytest.mark.parametrize("url", ["http://a.example/h", "https://a.example:1/h?x=1", "HTTPS://a.example/", "https://a.example/#",
+                                 "http://" + "a" * 63 + ".example./h", "http://A.Example/"])
 def test_a_plain_http_or_https_url_is_taken_as_split(url):
     assert hooks.check_url(url, allow_private=False) == urlsplit(url)
 
