@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
@@ -72,6 +73,22 @@ class Legible(validate.Validator):
         if found is not None:
             raise ValidationError(f"has U+{ord(found.group()):04X} at position {found.start()}: {LEGIBLE} is allowed")
         return value
+
+
+# What shows nothing where it stands besides whitespace and the format characters (category
+# Cf: U+200B, U+FEFF, U+00AD, ...): the rest of Unicode's Default_Ignorable_Code_Point, which
+# `unicodedata` does not give (the combining grapheme joiner, Hangul and Khmer fillers, the
+# variation selectors).
+_IGNORABLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0"
+    + "".join(map(chr, (*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))))
+)
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether a reader sees no character of `text`: only whitespace, format characters and
+    other default-ignorable code points."""
+    return all(c.isspace() or c in _IGNORABLE or unicodedata.category(c) == "Cf" for c in text)
 
 
 _DIGITS = re.compile("[0-9]+")

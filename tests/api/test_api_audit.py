@@ -587,10 +587,14 @@ def test_void_needs_a_write_key_a_reason_and_a_round_of_this_client(http, tenant
     problem(http.post(url, json={}, headers=tenant.headers), 422, "validation")
     problem(http.post(url, json={"reason": ""}, headers=tenant.headers), 422, "validation")
     problem(http.post(url, json={"reason": "x" * 501}, headers=tenant.headers), 422, "validation")
-    for blank in ("   ", "\t\n", "\u3000"):  # spaces, a tab and a newline, an ideographic space: no reason
+    # Spaces, a tab and a newline, an ideographic space; then what shows nothing at all: a
+    # zero-width space, a byte order mark, a word joiner, a soft hyphen, Hangul fillers, a
+    # variation selector, and a mix of them with a space.
+    for blank in ("   ", "\t\n", "\u3000", "\u200b", "\ufeff", "\u2060", "\u00ad", "\u3164", "\u115f",
+                  "\ufe0f", " \u200b\u00ad "):
         refused = problem(http.post(url, json={"reason": blank}, headers=tenant.headers), 422, "validation")
-        assert [e["field"] for e in refused["errors"]] == ["reason"]
-        assert "not only whitespace" in refused["errors"][0]["message"]
+        assert [e["field"] for e in refused["errors"]] == ["reason"], repr(blank)
+        assert "must say why: not only whitespace or characters that show nothing" in refused["errors"][0]["message"]
     assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
     problem(http.post("/v1/rounds/rnd_nope/void", json={"reason": "x"}, headers=tenant.headers), 404, "not-found")
     problem(http.get(f"/v1/rounds/{doc['id']}/verify", headers=other_tenant.headers), 404, "not-found")
@@ -607,7 +611,11 @@ def test_a_void_reason_shows_as_it_is_stored_no_control_or_bidi_formatting_chara
             f"has U+{ord(reason[at]):04X} at position {at}: no control character (newlines included) and no "
             f"bidirectional formatting character is allowed: got {json.dumps(reason)}")}], reason  # escaped
     assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
-    # Right-to-left text and emoji joined by ZWJ are text, not formatting.
+    # Right-to-left text and emoji joined by ZWJ are text, not formatting; so is a reason whose
+    # letters carry a soft hyphen or a zero-width space between them.
+    assert http.post(url, json={"reason": "deal\u00ader\u200b error"}, headers=tenant.headers).status_code == 200
+    doc = post_rounds(http, tenant, 1)[0]
+    url = f"/v1/rounds/{doc['id']}/void"
     reason = "\u062e\u0637\u0623 \u0627\u0644\u0645\u0648\u0632\u0639 \U0001f468\u200d\U0001f469\u200d\U0001f467"
     voided = http.post(url, json={"reason": reason}, headers=tenant.headers)
     assert voided.status_code == 200, voided.get_json()

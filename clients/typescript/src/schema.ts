@@ -4709,7 +4709,7 @@ export interface components {
         };
         VoidRequest: {
             /**
-             * @description Why the round is void: 1-500 characters, not only whitespace, no control character (newlines included) and no bidirectional formatting character.
+             * @description Why the round is void: 1-500 characters, not only whitespace or characters that show nothing (U+200B, U+00AD, ...), no control character (newlines included) and no bidirectional formatting character.
              * @example dealer error
              */
             reason: string;

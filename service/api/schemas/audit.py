@@ -10,7 +10,7 @@ from service.domain.signing import ALGORITHM
 from service.services.audit import chains, receipts
 from service.services.rounds.voids import MAX_REASON
 
-from ..fields import LEGIBLE, Legible, QueryInteger, openapi_meta
+from ..fields import LEGIBLE, Legible, QueryInteger, openapi_meta, shows_nothing
 from .bases import Out, Query, Strict, as_of_field, min_sequence_field
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -20,9 +20,10 @@ SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXu
 
 def _says_why(reason: str) -> None:
     """A reason a reader can see. A value of whitespace alone (a tab too) gets that one
-    refusal, not a second one for its control character."""
-    if reason.isspace():
-        raise ValidationError("must say why: not only whitespace")
+    refusal, not a second one for its control character; so does one that shows nothing
+    (a zero-width space, a soft hyphen, a filler)."""
+    if shows_nothing(reason):
+        raise ValidationError("must say why: not only whitespace or characters that show nothing")
     Legible()(reason)
 
 
@@ -34,7 +35,7 @@ class VoidRequestSchema(Strict):
             _says_why,
         ],
         metadata=openapi_meta(
-            "dealer error", f"Why the round is void: 1-{MAX_REASON} characters, not only whitespace, {LEGIBLE}."
+            "dealer error", f"Why the round is void: 1-{MAX_REASON} characters, not only whitespace or characters that show nothing (U+200B, U+00AD, ...), {LEGIBLE}."
         ),
     )
 

@@ -12,8 +12,9 @@ T = TypeVar("T", bound="VoidRequest")
 class VoidRequest:
     """
     Attributes:
-        reason (str): Why the round is void: 1-500 characters, not only whitespace, no control character (newlines
-            included) and no bidirectional formatting character. Example: dealer error.
+        reason (str): Why the round is void: 1-500 characters, not only whitespace or characters that show nothing
+            (U+200B, U+00AD, ...), no control character (newlines included) and no bidirectional formatting character.
+            Example: dealer error.
     """
 
     reason: str
