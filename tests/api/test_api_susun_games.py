@@ -745,3 +745,17 @@ def test_a_game_under_rules_whose_suggestion_would_be_slow_is_refused_at_creatio
     assert fields_of(problem(suggestion, 422, "validation")) == {"rules.params.max_one_royalty"}
     del rules["params"]["max_one_royalty"]
     assert http.post("/v1/susun/games", json=body, headers=tenant.headers).status_code == 201
+
+
+def test_a_game_settled_after_its_deadline_is_dated_when_it_settles_as_every_record_is(http, tenant, clock):
+    """docs/susun-games.md: `settled_at`, the round and its ledger lines carry the moment the
+    game settled (the first read after the deadline here), not the deadline itself."""
+    game = start(http, tenant, arrange_seconds=30)
+    clock.advance(seconds=30 + 5)  # five seconds past the deadline, nobody read it
+    settled = fetch(http, tenant, game)
+    assert settled["status"] == "settled"
+    assert settled["deadline"] == "2026-11-29T10:00:30.000Z"
+    assert settled["settled_at"] == "2026-11-29T10:00:35.000Z"
+    assert round_of(http, tenant, settled["round"])["created_at"] == settled["settled_at"]
+    lines = http.get(f"/v1/ledger/entries?currency=IDR&round={settled['round']}", headers=tenant.read_headers)
+    assert {line["created_at"] for line in lines.get_json()["items"]} == {settled["settled_at"]}
