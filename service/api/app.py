@@ -34,7 +34,7 @@ from .blueprints import audit as audit_routes
 from .blueprints import ledger as ledger_routes
 from .blueprints import susun_games as susun_game_routes
 from .blueprints import webhooks as webhook_routes
-from .body import load_body
+from .body import check_no_fields, load_body
 from .context import current_g, current_request
 from .observability import Metrics, configure_logging, init_request, install
 from .problems import Problem
@@ -356,3 +356,4 @@ def _read_body() -> None:
             load_body()
             state = current_g()
             textguard.check_body(state.get("body"), state.get("raw_body"))
+            check_no_fields(state.get("body"))

@@ -35,14 +35,32 @@ def _bad(message: str) -> Problem:
 
 
 def optional_body(fn: Any) -> Any:
-    """Mark a POST view that needs no body (`POST /v1/deals/{id}/reveal`): an empty one is
-    `{}` whatever its Content-Type."""
+    """Mark a POST view whose body is optional (its schema's fields all are: `POST
+    /v1/events/{id}/redeliver`): an empty one is `{}` whatever its Content-Type."""
     fn.capsa_optional_body = True
     return fn
 
 
+def no_body(fn: Any) -> Any:
+    """Mark a POST view that reads no body (`POST /v1/deals/{id}/reveal`): none, or `{}`; a
+    field in it is a 422 naming it, as on every other route, never dropped unread."""
+    fn.capsa_no_fields = True
+    return optional_body(fn)
+
+
 def _body_is_optional() -> bool:
     return bool(getattr(view_method(), "capsa_optional_body", False))
+
+
+def check_no_fields(body: dict[str, Any] | None) -> None:
+    """A 422 naming each field of a body sent to a view that reads none (`no_body`); call
+    after the text guard, so a key it refuses is named as it names it."""
+    if not body or not getattr(view_method(), "capsa_no_fields", False):
+        return
+    message = "Unknown field: this operation reads no body (send none, or {})"
+    errors = [FieldError(name, message) for name in body]
+    detail = f"{errors[0].field}: {message}" if len(errors) == 1 else f"{len(errors)} problems"
+    raise Problem(422, "validation", detail, errors)
 
 
 def read_bytes() -> bytes:

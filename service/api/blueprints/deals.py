@@ -10,7 +10,7 @@ from flask.views import MethodView
 from service.services import deals
 
 from ..auth import allow_read, holds_write, require_write
-from ..body import optional_body
+from ..body import no_body
 from ..schemas.deals import CommitmentSchema, DealListSchema, DealQuerySchema, DealRequestSchema, DealSchema
 from ..state import db, principal
 from . import AUTH, BODY, Blueprint, json_response
@@ -83,7 +83,7 @@ class Deals(MethodView):
 
 @blp.route("/commitments")
 class Commitments(MethodView):
-    @optional_body
+    @no_body
     @blp.response(
         201,
         CommitmentSchema,
@@ -125,7 +125,7 @@ class DealById(MethodView):
 @blp.route("/<deal:deal_id>/reveal")
 class Reveal(MethodView):
     @allow_read  # the write scope is checked in the view, after the deal is found
-    @optional_body
+    @no_body
     @blp.response(200, DealSchema)
     @blp.problems(*BODY, 404, 409)
     def post(self, deal_id: str) -> Response:

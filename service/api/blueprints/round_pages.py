@@ -33,7 +33,7 @@ from service.services import view_links
 from service.services.errors import NotFound
 
 from ..auth import allow_read
-from ..body import optional_body
+from ..body import no_body
 from ..schemas.view_links import ViewLinkSchema
 from ..state import db, principal
 from . import BODY, SECURITY_HEADERS, Blueprint, json_response
@@ -102,7 +102,7 @@ def links() -> view_links.ViewLinks:
 @blp.route("/rounds/<string:round_id>/view-link")
 class ViewLink(MethodView):
     @allow_read
-    @optional_body
+    @no_body
     @blp.response(201, ViewLinkSchema)
     @blp.problems(*BODY, 404)
     def post(self, round_id: str) -> Response:

@@ -12,7 +12,7 @@ from service.services.webhooks import endpoints as webhooks
 from service.services.webhooks import events
 
 from ..auth import allow_read, require_write
-from ..body import optional_body
+from ..body import no_body, optional_body
 from ..headers import parse_key
 from ..heavy_reads import answer_heavy
 from ..schemas.webhooks import (
@@ -118,7 +118,7 @@ class WebhookById(MethodView):
 @blp.route("/<string:webhook_id>/rotate-secret")
 class RotateSecret(MethodView):
     @allow_read
-    @optional_body
+    @no_body
     @blp.response(200, WebhookCreatedSchema)
     @blp.problems(*BODY, 404)
     def post(self, webhook_id: str) -> Response:
