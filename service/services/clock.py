@@ -81,3 +81,13 @@ def utcnow_ms() -> datetime:
 def rfc3339(at: datetime) -> str:
     """`2026-11-29T10:00:00.123Z`: the records' own form (`audit.timestamp`), of `at` in UTC."""
     return timestamp(at.astimezone(UTC))
+
+
+def bound_text(at: datetime) -> str:
+    """A period's bound as it was applied: `rfc3339`, but to the microsecond where the bound
+    falls between two milliseconds (`...00.000500Z`), since cut to the millisecond it would
+    name a bound that takes a line the answer left out."""
+    at = at.astimezone(UTC)
+    if at.microsecond % 1000 == 0:
+        return timestamp(at)
+    return at.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"

@@ -197,6 +197,15 @@ def test_a_dates_midnight_is_held_in_utc_whatever_the_hosts_own_zone(http, tenan
     assert (a.get_json()["rounds"], a.get_json()["net"]) == (4, str(4 * A_NET))
 
 
+def test_a_statement_echoes_a_bound_to_the_microsecond_it_was_applied_at(http, tenant, placed):
+    """A bound between two milliseconds was echoed cut to the millisecond below it: the echo
+    `.000Z` then named a bound that takes a line at .000, which the answer left out."""
+    r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-11-30T17:00:00.0005Z"
+                 "&until=2026-12-31T00:00:00.123456789Z", headers=tenant.read_headers)
+    doc = r.get_json()
+    assert (doc["since"], doc["until"]) == ("2026-11-30T17:00:00.000500Z", "2026-12-31T00:00:00.123456Z")
+
+
 def test_a_statement_has_the_opening_balance_the_lines_and_the_closing_balance(http, tenant, placed):
     r = http.get("/v1/ledger/players/a/statement?currency=IDR&since=2026-12-01&tz=Asia/Jakarta",
                  headers=tenant.read_headers)

@@ -4960,13 +4960,13 @@ export interface components {
             tz: string;
             /**
              * Format: date-time
-             * @description The period's start in UTC.
+             * @description The period's start in UTC, as applied: to the millisecond, or to the microsecond between two.
              * @example 2026-11-28T17:00:00.000Z
              */
             since: string | null;
             /**
              * Format: date-time
-             * @description The period's end in UTC.
+             * @description The period's end in UTC, as applied: to the millisecond, or to the microsecond between two.
              * @example 2026-11-29T17:00:00.000Z
              */
             until: string | null;

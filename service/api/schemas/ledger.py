@@ -178,10 +178,10 @@ class StatementSchema(Out):
     currency = fields.String(required=True, metadata=openapi_meta("IDR"))
     tz = fields.String(required=True, metadata=openapi_meta("Asia/Jakarta", "The zone dates were read in."))
     since = fields.String(
-        required=True, allow_none=True, metadata=openapi_meta("2026-11-28T17:00:00.000Z", "The period's start in UTC.", format="date-time")
+        required=True, allow_none=True, metadata=openapi_meta("2026-11-28T17:00:00.000Z", "The period's start in UTC, as applied: to the millisecond, or to the microsecond between two.", format="date-time")
     )
     until = fields.String(
-        required=True, allow_none=True, metadata=openapi_meta("2026-11-29T17:00:00.000Z", "The period's end in UTC.", format="date-time")
+        required=True, allow_none=True, metadata=openapi_meta("2026-11-29T17:00:00.000Z", "The period's end in UTC, as applied: to the millisecond, or to the microsecond between two.", format="date-time")
     )
     opening_balance = SignedMoney(
         "10000", required=True, metadata=openapi_meta("10000", "The sum of every line of the account dated before `since`.")

@@ -25,7 +25,7 @@ from service.adapters.uow import Database, UnitOfWork
 from service.domain.audit import PLAYER_PREFIX
 from service.domain.errors import CapsaError, FieldError
 from service.domain.money import check_currency, format_money
-from service.services.clock import rfc3339
+from service.services.clock import bound_text, rfc3339
 from service.services.errors import InvalidInput
 from service.services.ledger import rollups
 from service.services.reporting import as_of_json, decode_line_cursor, encode_line_cursor
@@ -436,8 +436,8 @@ def statement(
         "account": PLAYER_PREFIX + player_id,
         "currency": currency,
         "tz": zone.key,
-        "since": None if start is None else rfc3339(start),
-        "until": None if end is None else rfc3339(end),
+        "since": None if start is None else bound_text(start),
+        "until": None if end is None else bound_text(end),
         "opening_balance": format_money(opening, currency),
         "closing_balance": format_money(closing, currency),
         "lines": lines,
@@ -493,7 +493,7 @@ def statement_csv(
         writer = csv.writer(out, lineterminator="\r\n")  # pragma: no mutate (csv's default is \r\n too)
         writer.writerow(STATEMENT_COLUMNS)
         if after is None:
-            head = ("" if start is None else rfc3339(start), "opening_balance")
+            head = ("" if start is None else bound_text(start), "opening_balance")
         else:
             head = (rfc3339(after[0]), "brought_forward")
         writer.writerow([head[0], "", "", head[1], "", format_money(opening, currency), currency])
@@ -525,7 +525,7 @@ def statement_csv(
         # The lines are read page by page while rounds may be stored: the closing row is the
         # running balance, which is what the rows above add up to.
         if last is None:
-            tail = ("" if end is None else rfc3339(end), "closing_balance")
+            tail = ("" if end is None else bound_text(end), "closing_balance")
         else:
             tail = (rfc3339(last[0]), "carried_forward")
         writer.writerow([tail[0], "", "", tail[1], "", format_money(balance, currency), currency])

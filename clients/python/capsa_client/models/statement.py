@@ -22,8 +22,10 @@ class Statement:
         account (str):  Example: player:a.
         currency (str):  Example: IDR.
         tz (str): The zone dates were read in. Example: Asia/Jakarta.
-        since (datetime.datetime | None): The period's start in UTC. Example: 2026-11-28T17:00:00.000Z.
-        until (datetime.datetime | None): The period's end in UTC. Example: 2026-11-29T17:00:00.000Z.
+        since (datetime.datetime | None): The period's start in UTC, as applied: to the millisecond, or to the
+            microsecond between two. Example: 2026-11-28T17:00:00.000Z.
+        until (datetime.datetime | None): The period's end in UTC, as applied: to the millisecond, or to the microsecond
+            between two. Example: 2026-11-29T17:00:00.000Z.
         opening_balance (str): The sum of every line of the account dated before `since`. Example: 10000.
         closing_balance (str): The opening balance plus every line of the period. Example: 21000.
         lines (list[StatementLine]): The period's lines, oldest first.
