@@ -398,6 +398,27 @@ def test_redeliver_to_one_endpoint_reaches_an_endpoint_made_after_the_event(app,
     assert [x.id for x in receiver.requests] == [eid]
 
 
+def test_redeliver_to_one_endpoint_not_subscribed_to_the_type_is_409_and_sends_nothing(app, http, tenant, receiver):
+    """An endpoint of `round.voided` alone was sent a `round.settled` event it never asked
+    for when named; like a disabled one, it is refused until its events hold the type."""
+    made = store_round(http, tenant)
+    w = add_hook(http, tenant, receiver.url, events=["round.voided"])
+    receiver.secrets = [w["secret"]]
+    eid = hooks.event_id(made["id"], hooks.SETTLED)
+    refused = problem(http.post(f"/v1/events/{eid}/redeliver", json={"webhook": w["id"]}, headers=tenant.headers),
+                      409, "conflict")
+    assert refused["errors"] == [{"field": "webhook", "message": (
+        "subscribed to round.voided, not round.settled: add the type to its events first (PATCH events)")}]
+    settle(app, rounds=1)
+    assert receiver.requests == []
+    patched = http.patch(f"/v1/webhooks/{w['id']}", json={"events": ["round.voided", "round.settled"]},
+                         headers=tenant.headers)
+    assert patched.status_code == 200, patched.get_data(as_text=True)
+    assert http.post(f"/v1/events/{eid}/redeliver", json={"webhook": w["id"]}, headers=tenant.headers).status_code == 202
+    settle(app, rounds=1)
+    assert [x.id for x in receiver.requests] == [eid]
+
+
 def test_a_rotated_secret_signs_beside_the_old_one_for_24_hours(app, http, tenant, receiver, clock):
     w = add_hook(http, tenant, receiver.url)
     rotated = http.post(f"/v1/webhooks/{w['id']}/rotate-secret", headers=tenant.headers).get_json()

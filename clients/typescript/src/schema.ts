@@ -3310,7 +3310,8 @@ export interface paths {
         put?: never;
         /**
          * Send the event again now, with a fresh retry schedule, to every enabled endpoint
-         *     subscribed to its type, or to `webhook` only.
+         *     subscribed to its type, or to `webhook` only (409 when it is disabled or not
+         *     subscribed to the event's type).
          */
         post: {
             parameters: {

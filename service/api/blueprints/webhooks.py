@@ -183,7 +183,8 @@ class Redeliver(MethodView):
     @events_blp.problems(*BODY, 404, 409)
     def post(self, body: dict[str, Any], event_id: str) -> Response:
         """Send the event again now, with a fresh retry schedule, to every enabled endpoint
-        subscribed to its type, or to `webhook` only."""
+        subscribed to its type, or to `webhook` only (409 when it is disabled or not
+        subscribed to the event's type)."""
         events.get_event(db(), principal().client_id, event_id)  # another client's event is 404
         require_write()
         queued = webhooks.redeliver(db(), principal().client_id, event_id, (body or {}).get("webhook"))

@@ -253,7 +253,8 @@ def attempts(
 
 def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | None) -> dict[str, Any]:
     """`POST /v1/events/{id}/redeliver`: queue the event again, due now, with a fresh retry
-    schedule, for every enabled endpoint subscribed to its type (or the one named)."""
+    schedule, for every enabled endpoint subscribed to its type (or the one named, if it is
+    enabled and subscribed to the type: 409 else)."""
     now = utcnow_ms()
     with db.unit_of_work(write=True) as uow:
         at = events.position(uow, client_id, event_id, "id")
@@ -268,6 +269,12 @@ def redeliver(db: Database, client_id: str, event_id: str, webhook_id: str | Non
                 raise Conflict(
                     f"webhook {webhook_id!r} is disabled",
                     errors=[FieldError("webhook", "enable it first (PATCH enabled: true)")],
+                )
+            if not hooks.subscribed(one.events, at.type):  # never a type the endpoint did not ask for
+                raise Conflict(
+                    f"webhook {webhook_id!r} is not subscribed to {at.type}",
+                    errors=[FieldError("webhook", f"subscribed to {', '.join(one.events)}, not {at.type}: "
+                                                  "add the type to its events first (PATCH events)")],
                 )
             targets = [one]
         else:

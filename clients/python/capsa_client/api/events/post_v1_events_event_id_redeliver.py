@@ -118,7 +118,8 @@ def sync_detailed(
     body: RedeliverRequest | Unset = UNSET,
 ) -> Response[Problem | Redelivered]:
     """Send the event again now, with a fresh retry schedule, to every enabled endpoint
-    subscribed to its type, or to `webhook` only.
+    subscribed to its type, or to `webhook` only (409 when it is disabled or not
+    subscribed to the event's type).
 
     Args:
         event_id (str):
@@ -151,7 +152,8 @@ def sync(
     body: RedeliverRequest | Unset = UNSET,
 ) -> Problem | Redelivered | None:
     """Send the event again now, with a fresh retry schedule, to every enabled endpoint
-    subscribed to its type, or to `webhook` only.
+    subscribed to its type, or to `webhook` only (409 when it is disabled or not
+    subscribed to the event's type).
 
     Args:
         event_id (str):
@@ -179,7 +181,8 @@ async def asyncio_detailed(
     body: RedeliverRequest | Unset = UNSET,
 ) -> Response[Problem | Redelivered]:
     """Send the event again now, with a fresh retry schedule, to every enabled endpoint
-    subscribed to its type, or to `webhook` only.
+    subscribed to its type, or to `webhook` only (409 when it is disabled or not
+    subscribed to the event's type).
 
     Args:
         event_id (str):
@@ -210,7 +213,8 @@ async def asyncio(
     body: RedeliverRequest | Unset = UNSET,
 ) -> Problem | Redelivered | None:
     """Send the event again now, with a fresh retry schedule, to every enabled endpoint
-    subscribed to its type, or to `webhook` only.
+    subscribed to its type, or to `webhook` only (409 when it is disabled or not
+    subscribed to the event's type).
 
     Args:
         event_id (str):
