@@ -91,6 +91,20 @@ def shows_nothing(text: str) -> bool:
     return all(c.isspace() or c in _IGNORABLE or unicodedata.category(c) == "Cf" for c in text)
 
 
+class Readable(Legible):
+    """Legible text that shows something: a value of only whitespace and characters that show
+    nothing gets one refusal, `{purpose}: not only whitespace or characters that show
+    nothing`, not a second one for a control character it holds (a tab)."""
+
+    def __init__(self, purpose: str) -> None:
+        self.purpose = purpose
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str) and shows_nothing(value):
+            raise ValidationError(f"{self.purpose}: not only whitespace or characters that show nothing")
+        return super().__call__(value)
+
+
 _DIGITS = re.compile("[0-9]+")
 
 

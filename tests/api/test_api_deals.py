@@ -200,6 +200,12 @@ def test_another_clients_deal_is_not_found(http, tenant, other_tenant):
         ({"players": ["a", "a"], "client_seed": "x"}, "players[1]"),
         ({"players": ["a", "b"], "client_seed": ""}, "client_seed"),
         ({"players": ["a", "b"], "client_seed": "x" * 129}, "client_seed"),
+        # What a player reads must be what was mixed in: no override showing other text, no
+        # line of its own, not only what shows nothing.
+        ({"players": ["a", "b"], "client_seed": "table-\u202e7-elbat"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "table-7\nhand-2"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "\u200b"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "  "}, "client_seed"),
         ({"players": ["a", "b"]}, "client_seed"),
         ({"players": ["a b", "c"], "client_seed": "x"}, "players[0]"),
     ],

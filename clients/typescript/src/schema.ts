@@ -4179,7 +4179,7 @@ export interface components {
              */
             players: string[];
             /**
-             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle.
+             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: not only whitespace or characters that show nothing, no control character (newlines included) and no bidirectional formatting character.
              * @example table-7
              */
             client_seed: string;
@@ -5222,7 +5222,7 @@ export interface components {
              */
             deal?: string | null;
             /**
-             * @description Without `deal` only (with it, 422): the client seed of the deal the service makes (omitted: the game's id).
+             * @description Without `deal` only (with it, 422): the client seed of the deal the service makes (omitted: the game's id), read as for `POST /v1/deals`.
              * @example table-7:hand-88
              */
             client_seed?: string | null;

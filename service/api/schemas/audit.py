@@ -3,14 +3,14 @@ keys, the export."""
 
 from __future__ import annotations
 
-from marshmallow import ValidationError, fields, validate
+from marshmallow import fields, validate
 
 from service.domain.audit import GENESIS_HASH, MAX_SEQUENCE
 from service.domain.signing import ALGORITHM
 from service.services.audit import chains, receipts
 from service.services.rounds.voids import MAX_REASON
 
-from ..fields import LEGIBLE, Legible, QueryInteger, openapi_meta, shows_nothing
+from ..fields import LEGIBLE, QueryInteger, Readable, openapi_meta
 from .bases import Out, Query, Strict, as_of_field, min_sequence_field
 
 HASH = "3f6c0e1b9a7d4c2e8b5a1f0d9c8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
@@ -18,21 +18,12 @@ KID = "21fe31dfa154a261"  # the examples' key: RFC 8032's first test vector (doc
 SIGNATURE = "JrjmvnS7NTkpb48eaHD0s8kpSwapHqkOKtJT4LwZnwQRReXEQXPCfbRmdvuH05dIqXutnHVhol4uBoP6hTNQCw"
 
 
-def _says_why(reason: str) -> None:
-    """A reason a reader can see. A value of whitespace alone (a tab too) gets that one
-    refusal, not a second one for its control character; so does one that shows nothing
-    (a zero-width space, a soft hyphen, a filler)."""
-    if shows_nothing(reason):
-        raise ValidationError("must say why: not only whitespace or characters that show nothing")
-    Legible()(reason)
-
-
 class VoidRequestSchema(Strict):
     reason = fields.String(
         required=True,
         validate=[
             validate.Length(1, MAX_REASON),
-            _says_why,
+            Readable("must say why"),
         ],
         metadata=openapi_meta(
             "dealer error", f"Why the round is void: 1-{MAX_REASON} characters, not only whitespace or characters that show nothing (U+200B, U+00AD, ...), {LEGIBLE}."

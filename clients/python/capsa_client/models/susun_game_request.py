@@ -31,7 +31,7 @@ class SusunGameRequest:
         deal (None | str | Unset): A deal id (POST /v1/deals): its players, in its order. Omitted: the service makes a
             deal for the game.
         client_seed (None | str | Unset): Without `deal` only (with it, 422): the client seed of the deal the service
-            makes (omitted: the game's id). Example: table-7:hand-88.
+            makes (omitted: the game's id), read as for `POST /v1/deals`. Example: table-7:hand-88.
     """
 
     players: list[str]
