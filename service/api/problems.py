@@ -172,9 +172,12 @@ def _item(container: Any, key: Any) -> Any:
     return _ABSENT
 
 
-# marshmallow's refusals of a value's type ("Not a valid list.", "Invalid input type."): the
-# one kind of message about an object or a list as a whole, which is then quoted too.
-_TYPE_REFUSAL = re.compile(r"(?:Not a valid|Invalid input type|Invalid type)\b")
+# marshmallow's refusals of a value's type ("Not a valid list.", "Invalid input type.") and
+# of a list's length ("Length must be between 1 and 4."): the messages about an object or a
+# list as a whole, which is then quoted too.
+_TYPE_REFUSAL = re.compile(
+    r"(?:Not a valid|Invalid input type|Invalid type|Length must be|Shorter than minimum length|Longer than maximum length)\b"
+)
 
 
 def _with_value(message: str, value: Any) -> str:

@@ -245,9 +245,17 @@ def test_schema_errors_are_422_validation_with_field_paths(http, tenant, mutate,
                                                     "back": ["8h", "Th", "Qh", "Kh", "4h"]}},
          "arrangement.front[2]", 'Not a valid string: got ["7c"]'),
         ("/v1/arrangements/suggest", {"rules": "capsa-susun-id", "hand": {}}, "hand", "Not a valid list: got {}"),
+        # a list of the wrong length is quoted (cut at 80 characters), as is a repeated event type
+        ("/v1/webhooks", {"url": "https://a.example/h", "events": []}, "events",
+         "Length must be between 1 and 4: got []"),
+        ("/v1/deals", {"players": ["a", "b", "c", "d", "e"], "client_seed": "s"}, "players",
+         'Length must be between 2 and 4: got ["a", "b", "c", "d", "e"]'),
+        ("/v1/webhooks", {"url": "https://a.example/h", "events": ["*", "round.voided", "*"]}, "events",
+         'each type once: "*" is named twice'),
     ],
     ids=["evaluate-card", "suggest-card", "deal-players", "webhook-url", "banting-id", "suggest-limit",
-         "limit-past-64-bits", "object-as-list", "list-as-card", "object-as-hand"],
+         "limit-past-64-bits", "object-as-list", "list-as-card", "object-as-hand", "no-events", "five-players",
+         "event-twice"],
 )
 def test_a_schema_refusal_names_the_value_it_refuses(http, tenant, path, body, field, message):
     answer = problem(http.post(path, json=body, headers=tenant.headers), 422, "validation")

@@ -14,7 +14,7 @@ from service.adapters.uow import Database, UnitOfWork
 from service.adapters.webhooks import PENDING, Target, WebhookRecord
 from service.domain import webhooks as hooks
 from service.domain.audit import record_time
-from service.domain.errors import FieldError
+from service.domain.errors import FieldError, quoted
 from service.services import service_secrets
 from service.services.clock import new_id, rfc3339, utcnow_ms
 from service.services.errors import Conflict, InvalidInput, NotFound
@@ -43,8 +43,11 @@ def _check(url: str | None, events_: list[str] | None) -> None:
     if events_ is not None:
         if not events_:
             raise InvalidInput("events is empty", errors=[FieldError("events", "name at least one event type or *")])
-        if len(set(events_)) != len(events_):
-            raise InvalidInput("events repeats a type", errors=[FieldError("events", "each type once")])
+        repeated = next((t for i, t in enumerate(events_) if t in events_[:i]), None)
+        if repeated is not None:
+            times = {2: "twice", 3: "three times"}.get(events_.count(repeated), f"{events_.count(repeated)} times")
+            message = f"each type once: {quoted(repeated)} is named {times}"
+            raise InvalidInput(f"events: {message}", errors=[FieldError("events", message)])
 
 
 def document(row: WebhookRecord, now: Any = None) -> dict[str, Any]:
