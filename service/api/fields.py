@@ -86,9 +86,10 @@ _IGNORABLE = frozenset(
 
 
 def shows_nothing(text: str) -> bool:
-    """Whether a reader sees no character of `text`: only whitespace, format characters and
-    other default-ignorable code points."""
-    return all(c.isspace() or c in _IGNORABLE or unicodedata.category(c) == "Cf" for c in text)
+    """Whether `text` has characters and a reader sees none of them: only whitespace, format
+    characters and other default-ignorable code points (an empty text is a length's to
+    refuse, not this)."""
+    return bool(text) and all(c.isspace() or c in _IGNORABLE or unicodedata.category(c) == "Cf" for c in text)
 
 
 class Readable(Legible):

@@ -213,6 +213,7 @@ def test_another_clients_deal_is_not_found(http, tenant, other_tenant):
 def test_bad_deal_requests_are_422_on_their_field(http, tenant, body, field):
     answer = problem(http.post("/v1/deals", json=body, headers=tenant.headers), 422, "validation")
     assert field in fields_of(answer)
+    assert len(answer["errors"]) == 1, answer["errors"]  # one refusal a value: "" is too short, not also blank
 
 
 def test_a_read_key_cannot_deal(http, tenant):
