@@ -212,6 +212,12 @@ def test_a_request_costs_one_redis_command_and_its_fields_match_the_counter(sqli
     retry_after = assert_rate_limited(http.get("/v1/rules", headers=tenant.headers))
     assert sent == ["EVALSHA"] * 3 and 59 <= retry_after <= 61
     assert int(redis.Redis.from_url(url).get(key)) == 4
+    # A Redis restarted (or its scripts flushed) loads the script again on the next count.
+    redis.Redis.from_url(url).script_flush()
+    sent.clear()
+    assert_rate_limited(http.get("/v1/rules", headers=tenant.headers))
+    assert sent == ["EVALSHA", "SCRIPT LOAD", "EVALSHA"]
+    assert int(redis.Redis.from_url(url).get(key)) == 5
 
 
 def test_concurrent_requests_never_exceed_the_redis_limit(sqlite_url, redis_url):
