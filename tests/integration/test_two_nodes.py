@@ -304,11 +304,13 @@ def _same_event(receiver: Receiver) -> None:
 
 def test_two_dispatchers_deliver_each_event_exactly_once_without_faults(pg_url, tmp_path):
     db = Database(pg_url)
-    # Each answer takes 50 ms, so the slots bind: one dispatcher alone delivers at most
-    # WEBHOOK_CONCURRENCY / 0.05 s = 160 events a second, and the 300 take it about 2 s, 40 of
+    # Each answer takes 100 ms, so the slots bind: one dispatcher alone delivers at most
+    # WEBHOOK_CONCURRENCY / 0.1 s = 80 events a second, and the 300 take it about 4 s, 80 of
     # the other's polls. An instant receiver let whichever dispatcher claimed first deliver
-    # all 300 in about 0.15 s, before a loaded machine had run the other's next poll.
-    receiver = Receiver(delay_s=0.05).start()
+    # all 300 in about 0.15 s, before a loaded machine had run the other's next poll; one
+    # answering in 50 ms was within FAST_S (62 ms), so the first dispatcher claimed its
+    # endpoints deep (WEBHOOK_DEPTH times their caps) and at times held all 300 itself.
+    receiver = Receiver(delay_s=0.1).start()
     procs = Dispatchers(pg_url, tmp_path, SETTINGS)
     try:
         # The endpoints are enabled once both dispatchers serve their metrics (are running):
