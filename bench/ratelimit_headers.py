@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # not bench/: bench/http.py would shadow http
 
+import redis  # noqa: E402
 from limits import parse  # noqa: E402
 
 from service.adapters.migrate import upgrade  # noqa: E402
@@ -135,14 +136,13 @@ def main() -> None:
                 )
             for app, _headers in apps.values():
                 app.extensions["capsa"].db.dispose()
-                if storage != "memory://":  # the run's counters, not left in a shared Redis for their hour
-                    import redis
-
-                    client = redis.Redis.from_url(storage)
+            if storage != "memory://":  # the run's counters, not left in a shared Redis for their hour
+                client = redis.Redis.from_url(storage)
+                for app, _headers in apps.values():
                     prefix = app.config["RATELIMIT_KEY_PREFIX"]
                     for key in client.scan_iter(match=f"LIMITS:LIMITER/{prefix}/*"):
                         client.delete(key)
-                    client.close()
+                client.close()
 
 
 if __name__ == "__main__":
