@@ -141,6 +141,11 @@ def post_fork(server, worker):
     dispose_all()
     if _metrics is not None:
         _metrics.close_in_child()
+    # What gunicorn refuses itself (not HTTP, over its limits) answered as problem+json, not
+    # its HTML page: `make run` serves gunicorn with no nginx in front.
+    from service.api.server_refusals import install
+
+    install()
     # The signing keys as the file holds them now: a HUP after `capsa keys create` forks
     # workers from the app the master loaded at start, with the keyring of that time.
     from service.api.app import reload_signing_keys

@@ -109,15 +109,15 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def problem_response(
+def problem_body(
     status: int,
     problem: str,
     detail: str,
     errors: Iterable[FieldError] = (),
     title: str | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> Response:
-    body = {
+) -> bytes:
+    """An RFC 9457 document as the API answers it, its texts cut to the limits above."""
+    return dump({
         "type": f"/problems/{problem}",
         "title": title or TITLES.get(problem, problem.replace("-", " ").capitalize()),
         "status": status,
@@ -126,8 +126,19 @@ def problem_response(
             {"field": _cut(e.field, MAX_FIELD), "message": _cut(e.message, MAX_TEXT)}
             for e in itertools.islice(errors, MAX_ERRORS)
         ],
-    }
-    response = Response(dump(body), status=status, content_type=PROBLEM_CONTENT_TYPE)
+    })
+
+
+def problem_response(
+    status: int,
+    problem: str,
+    detail: str,
+    errors: Iterable[FieldError] = (),
+    title: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    body = problem_body(status, problem, detail, errors, title)
+    response = Response(body, status=status, content_type=PROBLEM_CONTENT_TYPE)
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="capsa"'
     for name, value in (headers or {}).items():

@@ -568,15 +568,22 @@ def test_what_nginx_refuses_before_the_app_sees_it_is_problem_json_too(stack, da
     assert json.loads(answer[2])["title"] == TITLES[kind]
 
 
-def test_gunicorn_takes_what_nginx_passes_but_answers_its_own_html_beyond_its_limits(stack):
+def test_gunicorn_takes_what_nginx_passes_and_refuses_beyond_its_limits_as_problem_json(stack):
     # What nginx passes, gunicorn hit directly takes too (its limits sit above nginx's)...
     code, _, _ = raw_request(stack.gunicorn, long_line(8190) + b"Host: capsa\r\nConnection: close\r\n\r\n")
     assert code == 422
     code, _, _ = raw_request(stack.gunicorn, get_with(b"".join(b"X-%d: v\r\n" % i for i in range(1000))))
     assert code == 200
-    # ...and beyond them answers HTML: why gunicorn is never exposed (docs/operations.md).
-    code, headers, _ = raw_request(stack.gunicorn, long_line(8191) + b"Host: capsa\r\n\r\n")
-    assert (code, headers["content-type"].split(";")[0]) == (400, "text/html")
+    # ...and what it refuses itself, beyond them or not HTTP, it answers in the API's format
+    # (`make run` serves gunicorn with nothing in front), not as its own HTML page.
+    line = raw_request(stack.gunicorn, long_line(8191) + b"Host: capsa\r\n\r\n")
+    assert_nginx_problem(line, 400, "bad-request")
+    assert json.loads(line[2])["detail"] == "Request Line is too large (8191 > 8190)"
+    assert line[1]["connection"] == "close"
+    fields = get_with(b"".join(b"X-%d: v\r\n" % i for i in range(1101)))
+    assert_nginx_problem(raw_request(stack.gunicorn, fields), 431, "request-header-fields-too-large")
+    assert_nginx_problem(raw_request(stack.gunicorn, b"NOT HTTP AT ALL\r\n\r\n"), 400, "bad-request")
+    assert_nginx_problem(raw_request(stack.gunicorn, get_with(b"Bad Name: v\r\n")), 400, "bad-request")
 
 
 class SilentUpstream:
