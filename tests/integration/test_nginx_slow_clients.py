@@ -584,6 +584,8 @@ def test_gunicorn_takes_what_nginx_passes_and_refuses_beyond_its_limits_as_probl
     assert_nginx_problem(raw_request(stack.gunicorn, fields), 431, "request-header-fields-too-large")
     assert_nginx_problem(raw_request(stack.gunicorn, b"NOT HTTP AT ALL\r\n\r\n"), 400, "bad-request")
     assert_nginx_problem(raw_request(stack.gunicorn, get_with(b"Bad Name: v\r\n")), 400, "bad-request")
+    coding = b"POST /v1/score HTTP/1.1\r\nHost: capsa\r\nTransfer-Encoding: br\r\n\r\n"
+    assert_nginx_problem(raw_request(stack.gunicorn, coding), 501, "not-implemented")
 
 
 class SilentUpstream:
