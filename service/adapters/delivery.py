@@ -127,16 +127,21 @@ def resolve(host: str, port: int, allow_private: bool, deadline: Deadline | None
     reason = None if allow_private else refused_host(host)
     if reason is not None:
         raise Refused(f"{host} {reason}")
-    infos = _getaddrinfo(host, port, deadline or Deadline(30.0))
+    # The attempt's error is the endpoint owner's to read. Naming the address a name resolved
+    # to, or telling a name the resolver does not know from one it resolves to a private
+    # address, would make the dispatcher a probe of the names its own network resolves.
+    hidden = Refused(f"{host} does not resolve to a public address")
+    try:
+        infos = _getaddrinfo(host, port, deadline or Deadline(30.0))
+    except socket.gaierror:
+        if allow_private:
+            raise
+        raise hidden from None
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:
-        raise Refused(f"{host} resolves to no address")
-    if not allow_private:
-        for address in addresses:
-            if refused_address(ipaddress.ip_address(address.split("%")[0])):
-                # Not which address: the attempt's error is the endpoint owner's to read, and
-                # would make the dispatcher a probe of the names its own network resolves.
-                raise Refused(f"{host} resolves to a loopback, private, link-local or reserved address")
+        raise Refused(f"{host} resolves to no address") if allow_private else hidden
+    if not allow_private and any(refused_address(ipaddress.ip_address(a.split("%")[0])) for a in addresses):
+        raise hidden
     return addresses[0]
 
 

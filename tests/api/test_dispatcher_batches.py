@@ -11,6 +11,7 @@ connection is resolved and checked when it is made, and a new one is checked ane
 from __future__ import annotations
 
 import ipaddress
+import socket
 import threading
 from collections.abc import Iterator
 from datetime import datetime
@@ -168,11 +169,38 @@ def test_a_kept_connection_is_resolved_and_checked_once_and_a_new_one_is_checked
         resolver["answer"] = "127.0.0.2"  # and the name now points somewhere refused
         refused = pool.post(url, b"{}", {"webhook-id": "msg_5"}, 2.0)
         assert refused.outcome == "refused" and "127.0.0.2" not in (refused.error or "")
-        assert refused.error == "hooks.example resolves to a loopback, private, link-local or reserved address"
+        assert refused.error == "hooks.example does not resolve to a public address"
         assert (resolver["lookups"], server.requests) == (2, 5)
     finally:
         pool.close()
         server.stop()
+
+
+def test_a_name_that_does_not_resolve_reads_as_one_that_resolves_to_a_refused_address(monkeypatch):
+    """Which names the service's own network resolves is not the endpoint owner's to learn:
+    with the guard on, a name the resolver does not know and one it resolves to a private
+    address give the same outcome and error (the second was `refused`, the first a
+    `connection_error` quoting the resolver: "Name or service not known")."""
+    answers = {"intranet.example": "10.0.0.7", "missing.example": None}
+
+    def fake(host: str, port: int, deadline: Any) -> list[Any]:
+        if answers[host] is None:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(None, None, None, "", (answers[host], port))]
+
+    monkeypatch.setattr(delivery, "_getaddrinfo", fake)
+    guarded, open_ = delivery.Pool(allow_private=False, per_origin=1), delivery.Pool(allow_private=True, per_origin=1)
+    try:
+        seen = [guarded.post(f"http://{host}/hook", b"{}", {"webhook-id": "msg_1"}, 2.0) for host in answers]
+        assert [(r.outcome, r.error) for r in seen] == [
+            ("refused", f"{host} does not resolve to a public address") for host in answers
+        ]
+        # Where private receivers are allowed there is nothing to hide: the resolver's words.
+        missing = open_.post("http://missing.example/hook", b"{}", {"webhook-id": "msg_1"}, 2.0)
+        assert (missing.outcome, missing.error) == ("connection_error", "gaierror: [Errno -2] Name or service not known")
+    finally:
+        guarded.close()
+        open_.close()
 
 
 def test_a_kept_connection_closed_by_the_receiver_is_replaced_and_checked_again(resolver):
