@@ -3378,7 +3378,7 @@ export interface components {
              *     - `/problems/validation` (422): The body, a query parameter or a header does not fit the schema, or breaks a game-independent bound (player count, money, ids).
              *     - `/problems/invalid-cards` (422): Unknown cards, wrong counts, duplicate cards, rows that do not use exactly the dealt hand.
              *     - `/problems/unknown-rules` (422): An unknown preset, a preset of the other game, or an unknown parameter.
-             *     - `/problems/unauthorized` (401): Missing, unknown or revoked API key (WWW-Authenticate: Bearer).
+             *     - `/problems/unauthorized` (401): Missing, malformed, unknown or revoked API key (WWW-Authenticate: Bearer).
              *     - `/problems/forbidden` (403): A read key on a writing endpoint.
              *     - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
              *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.
@@ -5620,7 +5620,7 @@ export interface components {
                  *       "type": "/problems/unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401,
-                 *       "detail": "Missing, unknown or revoked API key (WWW-Authenticate: Bearer).",
+                 *       "detail": "Missing, malformed, unknown or revoked API key (WWW-Authenticate: Bearer).",
                  *       "errors": []
                  *     }
                  */

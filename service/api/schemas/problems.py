@@ -30,7 +30,7 @@ PROBLEM_TYPES = {
         422,
         "An unknown preset, a preset of the other game, or an unknown parameter.",
     ),
-    "unauthorized": (401, "Missing, unknown or revoked API key (WWW-Authenticate: Bearer)."),
+    "unauthorized": (401, "Missing, malformed, unknown or revoked API key (WWW-Authenticate: Bearer)."),
     "forbidden": (403, "A read key on a writing endpoint."),
     "not-found": (
         404,
