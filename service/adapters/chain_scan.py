@@ -8,7 +8,8 @@ A scanned record is a plain tuple (`ScannedRecord`):
 
 the chain row, then the round row that has the record's round id (None where there is
 none; `time` the round's moment, an aware datetime in UTC: the checker parses the record's
-text rather than have the database format every row's), then the record's ledger lines folded
+text rather than have the database format every row's; on SQLite, text in any other form
+than the service writes stays text, `models.stored_time`), then the record's ledger lines folded
 into three texts, or None where there are none:
 
     line_nos  "0,1,...,n-1": the lines' numbers in the order they were folded (so it says
@@ -36,7 +37,6 @@ may read from it (the records it could not match on the way).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -46,6 +46,7 @@ from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT
 from service.domain.money import currencies_by_digits, format_money
 
 from .ledger import LineCopy
+from .models import stored_time
 
 # A plain tuple, as the database hands it over: the scan yields one per record at tens of
 # thousands a second.
@@ -194,7 +195,7 @@ def _sqlite_scan(connection: Connection, client_id: str, start: int, stop: int) 
             lines.setdefault(line[0], []).append(LineCopy._make(line))
         page = []
         for r in rows:
-            round_row = None if r[6] is None else (*r[6:11], _sqlite_time(r[11]))
+            round_row = None if r[6] is None else (*r[6:11], r[11])
             copies = live_copies(r[0], r[1], round_row, r[12], lines.get(r[0], ()))
             page.append((r[0], r[1], r[2], r[3], r[4], bytes(r[5]), *copies))
         yield _page(page)
@@ -223,7 +224,7 @@ def live_copies(
         game = preset = table = currency = created = None
     else:
         game, preset, table, reference, currency, created = round_row
-        created = _time(created)
+        created = stored_time(created)
         head = (game, preset, table, reference, currency, created, round_sequence)
     if not lines:
         return (*head, None, None, None)
@@ -231,7 +232,7 @@ def live_copies(
     for line in lines:
         if (
             round_row is not None
-            and _time(line.created_at) == created
+            and stored_time(line.created_at) == created
             and line.currency == currency
             and line.table == table
             and line.basis == line.kind
@@ -247,13 +248,3 @@ def live_copies(
             players.append(f'{{"id":"{line.player}","points":{line.points},"winnings":"{money}"}}')
     line_nos = ",".join(str(line.line_no) for line in lines)
     return (*head, line_nos, "[" + ",".join(folded) + "]", "[" + ",".join(players) + "]")
-
-
-def _time(value: Any) -> datetime:
-    return value if isinstance(value, datetime) and value.tzinfo is not None else _sqlite_time(value)
-
-
-def _sqlite_time(value: Any) -> datetime:
-    """SQLite keeps naive UTC text."""
-    when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-    return when.replace(tzinfo=UTC)

@@ -20,7 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from service.domain.audit import HOUSE, PLAYER_PREFIX
 
-from .models import ChainRecord, LedgerLine, within
+from .models import ChainRecord, LedgerLine, as_stored, stored_time, within
 
 
 class Grouping(StrEnum):
@@ -54,7 +54,8 @@ class BookedLine:
 class LineCopy(NamedTuple):
     """A stored line as the verifier compares it with its record's bytes, by the names its
     differences report (`ledger_lines[0].player`). A tuple: the SQLite scan folds thousands a
-    second. `created_at` is a datetime, or SQLite's naive UTC text as its raw scan reads it."""
+    second. `created_at` is a datetime, or SQLite's naive UTC text as its raw scan reads it
+    (`stored_time`: text in another form than the service writes stays text)."""
 
     sequence: int
     line_no: int
@@ -156,7 +157,7 @@ class LedgerRepository:
             select(
                 LedgerLine.sequence,
                 LedgerLine.line_no,
-                LedgerLine.created_at,
+                as_stored(LedgerLine.created_at, self.dialect),
                 LedgerLine.player_id,
                 LedgerLine.kind,
                 LedgerLine.basis,
@@ -169,7 +170,7 @@ class LedgerRepository:
             .where(LedgerLine.client_id == client_id, LedgerLine.sequence == sequence)
             .order_by(LedgerLine.line_no)
         ).all()
-        return [LineCopy._make(r) for r in rows]
+        return [LineCopy._make(r)._replace(created_at=stored_time(r[2])) for r in rows]
 
     # -- reports ---------------------------------------------------------------------------
 

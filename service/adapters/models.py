@@ -9,6 +9,7 @@ verifier checks every one of those copies against the hashed bytes.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +32,7 @@ from sqlalchemy import (
     UniqueConstraint,
     literal_column,
     text,
+    type_coerce,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -62,6 +64,32 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
+
+
+# The one form SQLite keeps a time in: naive UTC text, as UTCDateTime binds it.
+_SQLITE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}")
+
+
+def stored_time(value: Any) -> datetime | str:
+    """A stored time as the audit verifier compares it with a record's. On SQLite the text
+    is read as it is (select it with `as_stored`): only the one form the service writes is a
+    time. The same moment written another way (`T` for the space, an offset) stays text and
+    so differs from every record's time: the reports compare and cut the text, so such a
+    row would be counted on another day, or outside a period, with its record intact."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    text = str(value)
+    if _SQLITE_TIME.fullmatch(text):
+        try:
+            return datetime.fromisoformat(text).replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    return text
+
+
+def as_stored(column: Any, dialect: str) -> Any:
+    """`column` (a time) selected as stored, for `stored_time`: SQLite's text unparsed."""
+    return type_coerce(column, String) if dialect == "sqlite" else column
 
 
 class Base(DeclarativeBase):

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, aliased
 
 from service.domain.audit import SETTLEMENT, RecordKind
 
-from .models import ChainRecord, ChainSignature, LedgerLine, Round, is_void, within
+from .models import ChainRecord, ChainSignature, LedgerLine, Round, as_stored, is_void, stored_time, within
 from .records import StoredRecord
 
 if TYPE_CHECKING:
@@ -60,9 +60,11 @@ class StoredRound:
 @dataclass(frozen=True, slots=True)
 class RoundCopies:
     """A round row as the verifier compares it with a record: its query columns (game,
-    preset, table, reference, currency, created_at) and the sequence of the record it names."""
+    preset, table, reference, currency, created_at) and the sequence of the record it names.
+    `created_at` is text where SQLite holds the moment in another form than the service
+    writes (`stored_time`)."""
 
-    columns: tuple[str, str, str | None, str | None, str, datetime]
+    columns: tuple[str, str, str | None, str | None, str, datetime | str]
     sequence: int
 
 
@@ -204,13 +206,15 @@ class RoundRepository:
 
     def copies_of(self, client_id: str, round_id: str) -> RoundCopies | None:
         """The round row of this id, whatever record it names (`StoredRound` needs its own)."""
+        created = as_stored(Round.created_at, self.session.get_bind().dialect.name)
         row = self.session.execute(
             select(
-                Round.game, Round.preset, Round.table_ref, Round.reference, Round.currency, Round.created_at,
-                Round.sequence,
+                Round.game, Round.preset, Round.table_ref, Round.reference, Round.currency, created, Round.sequence,
             ).where(Round.client_id == client_id, Round.id == round_id)
         ).first()
-        return None if row is None else RoundCopies((row[0], row[1], row[2], row[3], row[4], row[5]), row[6])
+        if row is None:
+            return None
+        return RoundCopies((row[0], row[1], row[2], row[3], row[4], stored_time(row[5])), row[6])
 
     def _keys(
         self, client_id: str, where: RoundFilter, limit: int, after: tuple[datetime, str] | None

@@ -260,6 +260,34 @@ def test_every_copy_kept_for_queries_is_checked_against_the_hashed_record(app, h
     assert field in {d["field"] for d in verdict["differences"]}
 
 
+@pytest.mark.parametrize("form", ["T for the space", "an offset"])
+@pytest.mark.parametrize(("table", "field"), [("rounds", "round.created_at"), ("ledger_lines", "ledger_lines[0].created_at")])
+def test_a_stored_time_rewritten_as_the_same_moment_in_another_form_is_found(app, http, form, table, field):
+    """SQLite keeps times as text, which the reports compare and cut (a period's bounds, a
+    day's first ten characters). `2026-06-01T12:00:00.000000` or the same moment at
+    `+13:00` put a round outside a period or on another day; the verifier read the text as
+    a moment and said ok. It now takes only the form the service writes. (PostgreSQL keeps
+    a moment, whatever text wrote it: nothing changes, and verify says ok.)"""
+    from datetime import datetime, timedelta
+
+    tenant, docs = _tampered(app, http, 4)
+    where = "id = :r" if table == "rounds" else f"{LINES_OF_ROUND} AND line_no = 0"
+    stored = docs[2]["created_at"]  # 2026-...T...Z, the record's time
+    moment = datetime.fromisoformat(stored)
+    text_form = (
+        moment.strftime("%Y-%m-%dT%H:%M:%S.%f") if form == "T for the space"
+        else (moment + timedelta(hours=13)).strftime("%Y-%m-%d %H:%M:%S.%f+13:00")
+    )
+    sql(app, f"UPDATE {table} SET created_at = :t WHERE {where}", r=docs[2]["id"], t=text_form)
+    if app.extensions["capsa"].db.dialect != "sqlite":
+        assert chain_verify(http, tenant)["ok"]
+        return
+    report = _assert_bad_at(app, http, tenant, 3)
+    assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+    verdict = http.get(f"/v1/rounds/{docs[2]['id']}/verify", headers=tenant.read_headers).get_json()
+    assert {"field": field, "stored": text_form, "recomputed": stored} in verdict["differences"]
+
+
 def test_a_round_pointed_at_another_record_is_found_at_its_own_and_is_not_served(app, http):
     tenant, docs = _tampered(app, http, 4)
     sql(app, "UPDATE rounds SET sequence = sequence + 1 WHERE id = :r", r=docs[1]["id"])

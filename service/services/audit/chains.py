@@ -270,12 +270,15 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
             differences += deals.round_differences(uow, client_id, round_id, parsed["request"])
         lines = uow.ledger.copies_of(client_id, record.sequence)
         void_lines = [] if void is None else uow.ledger.copies_of(client_id, void.sequence)
+        # The round row as stored (its time as SQLite's text), as the chain's verify reads it.
+        copies = uow.rounds.copies_of(client_id, round_id)
+    round_row = stored.columns if copies is None else copies.columns
     differences += copy_differences(
         record.canonical,
         sequence=record.sequence,
         kind=record.kind,
         round_id=record.round_id,
-        round_row=stored.columns,
+        round_row=round_row,
         lines=lines,
     )
     if void is not None:  # a voided round: its void's record and lines too (`void.` fields)
@@ -283,7 +286,7 @@ def verify_round(db: Database, client_id: str, round_id: str) -> dict[str, Any]:
         found = [] if void_hash == void.hash else [{"field": "audit.hash", "stored": void.hash, "recomputed": void_hash}]
         found += copy_differences(
             void.canonical, sequence=void.sequence, kind=void.kind, round_id=void.round_id,
-            round_row=stored.columns, lines=void_lines, original=lines,
+            round_row=round_row, lines=void_lines, original=lines,
         )
         differences += [{**d, "field": f"void.{d['field']}"} for d in found]
     return {"ok": not differences, "differences": differences}
