@@ -24,7 +24,7 @@ from service.domain.banting.game import (
     new_game,
 )
 from service.domain.banting.plays import NotAPlay, Play, beats, candidate_plays, classify
-from service.domain.banting.rules import BantingParams
+from service.domain.banting.rules import BantingParams, Bombs
 from service.domain.banting.settlement import card_multiplier, settle_game, settlement_document
 from service.domain.cards import DECK, Card
 from service.domain.errors import IllegalMove, InvalidParameter, UnknownRules
@@ -386,6 +386,17 @@ def test_contradictory_parameters_are_refused_naming_both(params: dict[str, Any]
     fields = [e.field for e in err.value.errors]
     assert fields == [f"rules.params.{a}", f"rules.params.{b}"]
     assert b in err.value.errors[0].message and a in err.value.errors[1].message
+
+
+def test_asking_a_bomb_to_end_the_game_where_the_preset_has_no_bombs_is_a_contradiction() -> None:
+    """big-two-hk has no bombs: `bomb_ends_game` true given alone was stored as it came, a
+    rule set saying both. Switching bombs off where the preset ends the game on one is not a
+    contradiction: the flag just has nothing left to act on."""
+    with pytest.raises(InvalidParameter) as err:
+        resolve_rules({"preset": "big-two-hk", "params": {"bomb_ends_game": True}}, "banting")
+    assert [e.field for e in err.value.errors] == ["rules.params.bombs", "rules.params.bomb_ends_game"]
+    no_bombs = resolve_rules({"preset": "capsa-banting-id", "params": {"bombs": "none"}}, "banting")
+    assert (no_bombs.params.bombs, no_bombs.params.bomb_ends_game) == (Bombs.NONE, True)  # type: ignore[union-attr]
 
 
 def test_a_stored_rule_set_is_never_refused_for_a_contradiction() -> None:

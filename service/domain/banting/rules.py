@@ -205,7 +205,9 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
                 "a loser pays triple from triple_at cards, so double_at above it never applies; "
                 "to switch doubling off, set both above 13",
             )
-        if {"bombs", "bomb_ends_game"} <= given and params.bombs == Bombs.NONE and params.bomb_ends_game:
+        # Asked for, a bomb ending the game needs bombs (the preset's or given); bombs
+        # switched off where the preset ends the game on one leave that flag nothing to do.
+        if "bomb_ends_game" in given and params.bombs == Bombs.NONE and params.bomb_ends_game:
             errors += _contradiction(
                 field, "bombs", "none", "bomb_ends_game", True, "without bombs no bomb can end the game"
             )
