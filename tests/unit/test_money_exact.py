@@ -78,3 +78,19 @@ def test_the_frozen_currency_table_is_what_cldr_said_when_it_was_taken():
     assert set(MINOR_DIGITS) == set(list_currencies())
     assert {code: get_currency_precision(code) for code in MINOR_DIGITS} == dict(MINOR_DIGITS)
     assert (MINOR_DIGITS["IDR"], MINOR_DIGITS["JPY"], MINOR_DIGITS["USD"], MINOR_DIGITS["KWD"]) == (0, 0, 2, 3)
+
+
+def test_the_rule_books_back_row_example_settles_to_its_winnings_fees_and_house_fee():
+    """docs/rules.md, Table fee: four players, Rp 1,000 a point, the back row alone (i a full
+    house, ii a flush, iii a straight, iv a pair): i beats all three, ii beats iii and iv,
+    iii beats iv. Row points +3 / +1 / -1 / -3; winnings 3,000 / 2,000 / 1,000; a 3% fee on
+    winnings 90 / 60 / 30; the house 180."""
+    from service.domain.money import settle
+
+    i, ii, iii, iv = range(4)
+    beats = [(i, ii), (i, iii), (i, iv), (ii, iii), (ii, iv), (iii, iv)]
+    money = settle(4, [(a, b, 1_000) for a, b in beats], Decimal("0.03"), "winnings")
+    assert [(p.result, p.winnings, p.fee, p.net) for p in money.players] == [
+        (3_000, 3_000, 90, 2_910), (1_000, 2_000, 60, 940), (-1_000, 1_000, 30, -1_030), (-3_000, 0, 0, -3_000),
+    ]
+    assert money.house_fee == 180
