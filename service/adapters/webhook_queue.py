@@ -518,7 +518,7 @@ _PURGED = delete(w).where(
 
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
 _TARGETS = select(
-    w.id, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until, w.failing_since,
+    w.id, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until, w.failing_since, w.events,
 ).where(w.client_id == bindparam("client_id"), w.id.in_(bindparam("ids", expanding=True)))
 
 
@@ -774,6 +774,12 @@ class Pass:
             ])
         self.defer(released, attempted_at)
 
+    def drop(self, claims: Sequence[Claimed]) -> None:
+        """Claimed deliveries never to be attempted (their endpoint no longer takes their
+        event's type): deleted, while their claims hold them."""
+        if claims:
+            self.conn.execute(_DELIVERED, [_keys(c) for c in claims])
+
     def defer(self, claims: Sequence[Claimed], until: datetime) -> None:
         """Claimed deliveries not attempted, due again at `until`."""
         if claims:
@@ -809,7 +815,7 @@ class Reads:
         out: dict[str, Target] = {}
         for client_id, ids in by_client.items():
             for row in self.conn.execute(_TARGETS, {"client_id": client_id, "ids": sorted(ids)}):
-                out[row[0]] = Target(*row)
+                out[row[0]] = Target(*row[:7], tuple(row[7]))
         return out
 
     def signs(self) -> bool:

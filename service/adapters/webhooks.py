@@ -123,6 +123,7 @@ class Target:
     previous_secret: str | None
     previous_secret_until: datetime | None
     failing_since: datetime | None
+    events: tuple[str, ...]  # the event types it takes now (`*`: all)
 
 
 def _round_of_record() -> Any:
@@ -197,9 +198,9 @@ class WebhookRepository:
             return {}
         q = select(
             Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
-            Webhook.previous_secret_until, Webhook.failing_since,
+            Webhook.previous_secret_until, Webhook.failing_since, Webhook.events,
         ).where(tuple_(Webhook.client_id, Webhook.id).in_(keys))
-        return {row[0]: Target(*row) for row in self.session.execute(q)}
+        return {row[0]: Target(*row[:7], tuple(row[7])) for row in self.session.execute(q)}
 
     def remove(self, client_id: str, webhook_id: str, batch: int, at: datetime) -> bool:
         """Delete the endpoint with its deliveries and attempts when it has at most `batch`

@@ -14,7 +14,7 @@ import pytest
 from banting_scripts import THREE, THREE_SCRIPT
 from conftest import Tenant
 from httpkit import fields_of, problem, two_player_round
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy import update as sa_update
 from ssrf_hosts import ALLOWED, REFUSED
 from webhookkit import Receiver
@@ -816,6 +816,33 @@ def test_a_failed_connection_names_no_address_the_host_resolved_to(app, http, te
     Dispatcher(app.extensions["capsa"].db, Settings(schedule=(3600.0,), timeout_s=1.0, allow_private=True)).run_until_idle()
     attempts = http.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=tenant.headers).get_json()["items"]
     assert [(a["outcome"], a["error"]) for a in attempts] == [("connection_error", "ConnectionRefusedError: Connection refused")]
+
+
+def test_deliveries_queued_before_patch_took_their_type_away_are_never_sent(app, http, tenant, receiver):
+    """An endpoint of every type fails on a round and its void; PATCH then subscribes it to
+    `round.settled` only. The void's queued delivery was still sent on the next retry, a
+    type the endpoint no longer takes (a redelivery of it is refused with 409). It is now
+    dropped unsent, with no attempt; the settled one is delivered."""
+    receiver.fate = lambda event_id: "fail"
+    hook = add_hook(http, tenant, receiver.url)
+    receiver.secrets.append(hook["secret"])
+    made = store_round(http, tenant)
+    void(http, tenant, made["id"])
+    slow = Settings(schedule=(0.3, 0.3), timeout_s=1.0, allow_private=True, poll_s=0.02)
+    dispatch(app, slow)  # both fail: due again in 0.3 s
+    assert sorted(r.type for r in receiver.requests) == ["round.settled", "round.voided"]
+    patched = http.patch(f"/v1/webhooks/{hook['id']}", json={"events": ["round.settled"]}, headers=tenant.headers)
+    assert patched.status_code == 200, patched.get_json()
+    receiver.fate = lambda event_id: "ok"
+    time.sleep(0.4)
+    settle(app, 5, slow)
+    assert [r.type for r in receiver.requests[2:]] == ["round.settled"]
+    voided = hooks.event_id(made["id"], hooks.VOIDED)
+    attempts = http.get(f"/v1/webhooks/{hook['id']}/deliveries?event={voided}", headers=tenant.headers).get_json()
+    assert [a["outcome"] for a in attempts["items"]] == ["http_error"]  # the one before the PATCH
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        left = conn.execute(select(func.count()).where(WebhookDelivery.webhook_id == hook["id"])).scalar()
+    assert left == 0
 
 
 def test_a_refused_round_or_void_has_no_event(http, tenant):

@@ -616,6 +616,8 @@ class Dispatcher:
         self._resuming = False
         # claimed deliveries whose record's receipt still waits in its worker: due again soon
         self._deferred: list[Claimed] = []
+        # claimed deliveries of a type their endpoint no longer takes (PATCH events): deleted
+        self._dropped: list[Claimed] = []
         self._signed = False  # a record has a receipt: the service signs (once seen, for good)
 
     # -- the loop --------------------------------------------------------------------------
@@ -789,7 +791,7 @@ class Dispatcher:
         """Record what finished (and what earlier passes could not), in one transaction."""
         done, released = self._unrecorded[0] + done, self._unrecorded[1] + released
         self._unrecorded = ([], [])
-        if not done and not released and not self._deferred:
+        if not done and not released and not self._deferred and not self._dropped:
             return
         try:
             with self.queue.pass_() as tx:
@@ -810,10 +812,14 @@ class Dispatcher:
 
     def _defer(self, tx: Pass) -> None:
         """The deliveries waiting for their record's receipt, due again in RECEIPT_RETRY_S
-        (their claims end; if this transaction fails, at the end of their lease)."""
+        (their claims end; if this transaction fails, at the end of their lease), and those
+        of a type their endpoint no longer takes, deleted (if it fails, claimed again)."""
         if self._deferred:
             tx.defer(self._deferred, utcnow_ms() + timedelta(seconds=RECEIPT_RETRY_S))
             self._deferred = []
+        if self._dropped:
+            tx.drop(self._dropped)
+            self._dropped = []
 
     # -- the SQLite lease ------------------------------------------------------------------
 
@@ -936,11 +942,17 @@ class Dispatcher:
                     rendered[client_id, e.id] = (e, e.body())
         out = []
         for c in claimed:
+            target = targets.get(c.webhook_id)
+            if target is not None and not hooks.subscribed(target.events, c.event_type):
+                # Queued before a PATCH of its events took the type away: never sent, as a
+                # redelivery of it would be refused.
+                self._dropped.append(c)
+                continue
             if (c.client_id, c.sequence) in waiting:
                 self._deferred.append(c)
                 continue
             event, body = rendered.get((c.client_id, c.event_id), (None, b""))
-            out.append(Prepared(c, targets.get(c.webhook_id), event, end_by, start_by, body))
+            out.append(Prepared(c, target, event, end_by, start_by, body))
         return out
 
     async def deliver(self, p: Prepared) -> Outcome | None:
