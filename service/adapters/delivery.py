@@ -39,7 +39,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from service.domain.webhooks import AttemptOutcome, ascii_host, refused_address, refused_host
 
@@ -155,6 +155,7 @@ def _literal(host: str) -> bool:
 
 _TLS = ssl.create_default_context()  # loaded once: the CA store is read from disk
 _BAD_PATH = re.compile(r"[\x00-\x20\x7f]")  # what http.client refuses in a request target
+_ASCII = "".join(map(chr, range(0x21, 0x7F)))  # a request target's characters, left as they are
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,10 @@ def target(url: str) -> Target:
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if _BAD_PATH.search(path):
         raise ValueError(f"URL can't contain control characters. {path!r}")
+    # What is outside ASCII goes as browsers send it: its UTF-8 bytes percent-encoded (the
+    # request line is Latin-1, which holds no euro sign, and a raw é is not what a UTF-8
+    # receiver routes on). ASCII, escapes included, is left as it is.
+    path = quote(path, safe=_ASCII, encoding="utf-8")
     try:
         named = ascii_host(host)  # Host is ASCII: an internationalised name as IDNA spells it
     except UnicodeError as exc:

@@ -116,6 +116,7 @@ class _Server:
         server = self
         self.connections: set[int] = set()
         self.requests = 0
+        self.paths: list[str] = []
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -127,6 +128,7 @@ class _Server:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 server.connections.add(self.client_address[1])
                 server.requests += 1
+                server.paths.append(self.path)
                 self.send_response(204)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -201,6 +203,23 @@ def test_a_name_that_does_not_resolve_reads_as_one_that_resolves_to_a_refused_ad
     finally:
         guarded.close()
         open_.close()
+
+
+def test_a_path_outside_ascii_is_sent_percent_encoded_as_utf_8():
+    """`/pay€` was sent as Latin-1, which cannot hold the euro sign: every attempt a
+    connection_error (UnicodeEncodeError) until the endpoint was disabled; `/café` went as
+    the raw byte 0xE9. A path or query outside ASCII now goes as browsers send it: each
+    character's UTF-8 bytes percent-encoded, what is ASCII (escapes included) as it is."""
+    server = _Server()
+    pool = delivery.Pool(allow_private=True, per_origin=1)
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        sent = [pool.post(f"{base}{path}", b"{}", {"webhook-id": "msg_1"}, 2.0) for path in ("/pay€", "/café?x=ü&y=%41")]
+        assert [r.outcome for r in sent] == ["delivered", "delivered"]
+        assert server.paths == ["/pay%E2%82%AC", "/caf%C3%A9?x=%C3%BC&y=%41"]
+    finally:
+        pool.close()
+        server.stop()
 
 
 def test_a_kept_connection_closed_by_the_receiver_is_replaced_and_checked_again(resolver):
