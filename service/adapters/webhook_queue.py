@@ -107,6 +107,7 @@ class AttemptRow:
     status_code: int | None
     latency_ms: int
     error: str | None
+    started_at: datetime | None = None  # when its request went out (None: the pass's time)
 
 
 # -- statements, built once ---------------------------------------------------------------------
@@ -391,11 +392,12 @@ _QUEUE_PG = text(
 )
 _ATTEMPTS_PG = text("""
 INSERT INTO webhook_attempts (client_id, webhook_id, event_id, attempted_at, outcome, status_code, latency_ms, error)
-SELECT a.client_id, a.webhook_id, a.event_id, :at, a.outcome, a.status_code, a.latency_ms, a.error
+SELECT a.client_id, a.webhook_id, a.event_id, COALESCE(a.started_at, :at), a.outcome, a.status_code,
+       a.latency_ms, a.error
   FROM unnest(CAST(:clients AS text[]), CAST(:webhooks AS text[]), CAST(:events AS text[]),
-              CAST(:outcomes AS text[]), CAST(:codes AS int[]), CAST(:latencies AS int[]),
-              CAST(:errors AS text[]))
-    AS a(client_id, webhook_id, event_id, outcome, status_code, latency_ms, error)
+              CAST(:starts AS timestamptz[]), CAST(:outcomes AS text[]), CAST(:codes AS int[]),
+              CAST(:latencies AS int[]), CAST(:errors AS text[]))
+    AS a(client_id, webhook_id, event_id, started_at, outcome, status_code, latency_ms, error)
 """).bindparams(bindparam("at", type_=UTCDateTime()))
 
 _endpoint = and_(w.client_id == bindparam("_client"), w.id == bindparam("_webhook"))
@@ -739,7 +741,8 @@ class Pass:
             self.conn.execute(_ATTEMPTS_PG, {
                 "at": attempted_at,
                 "clients": [a.claimed.client_id for a in attempts], "webhooks": [a.claimed.webhook_id for a in attempts],
-                "events": [a.claimed.event_id for a in attempts], "outcomes": [a.outcome for a in attempts],
+                "events": [a.claimed.event_id for a in attempts], "starts": [a.started_at for a in attempts],
+                "outcomes": [a.outcome for a in attempts],
                 "codes": [a.status_code for a in attempts], "latencies": [a.latency_ms for a in attempts],
                 "errors": [_said(a.error) for a in attempts],
             })
@@ -747,7 +750,7 @@ class Pass:
             self.conn.execute(WebhookAttempt.__table__.insert(), [  # type: ignore[attr-defined]
                 {
                     "client_id": a.claimed.client_id, "webhook_id": a.claimed.webhook_id, "event_id": a.claimed.event_id,
-                    "attempted_at": attempted_at, "outcome": a.outcome, "status_code": a.status_code,
+                    "attempted_at": a.started_at or attempted_at, "outcome": a.outcome, "status_code": a.status_code,
                     "latency_ms": a.latency_ms, "error": _said(a.error),
                 }
                 for a in attempts

@@ -845,6 +845,24 @@ def test_deliveries_queued_before_patch_took_their_type_away_are_never_sent(app,
     assert left == 0
 
 
+def test_an_attempt_is_dated_when_its_request_went_out_not_when_its_outcome_was_recorded(app, http, tenant, receiver):
+    """Every attempt of a pass was stamped with the pass's time, after the answer: a
+    receiver answering in 0.6 s found `attempted_at` 0.6 s after the request it logged
+    (with the 5 s timeout, 5 s or more from its `webhook-timestamp`)."""
+    from datetime import datetime
+
+    receiver.delay_s = 0.6
+    hook = add_hook(http, tenant, receiver.url)
+    receiver.secrets.append(hook["secret"])
+    store_round(http, tenant)
+    dispatch(app)
+    (got,) = receiver.requests
+    (attempt,) = http.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=tenant.headers).get_json()["items"]
+    started = datetime.fromisoformat(attempt["attempted_at"]).timestamp()
+    assert attempt["outcome"] == "delivered" and attempt["latency_ms"] >= 600
+    assert got.at - 0.3 < started <= got.at + 0.001  # before the request arrived, not 0.6 s after
+
+
 def test_a_refused_round_or_void_has_no_event(http, tenant):
     made = store_round(http, tenant)
     again = http.post("/v1/rounds", json=two_player_round(reference=made["reference"]), headers=tenant.headers)

@@ -36,6 +36,7 @@ from service.adapters.webhook_queue import DeliveryQueue
 from service.adapters.webhooks import Claimed
 from service.domain import webhooks as hooks
 from service.domain.webhooks import AttemptOutcome
+from service.services.clock import utcnow_ms
 from service.services.webhooks import dispatcher
 from service.services.webhooks import endpoints as webhooks
 from service.services.webhooks.dispatcher import QUEUE_S, Dispatcher, Metrics, Outcome, Prepared, Settings
@@ -1207,7 +1208,7 @@ def test_an_attempt_posts_the_signed_event_within_what_is_left_of_its_claim(db, 
     posts = Posts(result(latency_ms=10))
     monkeypatch.setattr(d, "pool", posts)
     outcome = asyncio.run(d.deliver(p))
-    assert outcome == Outcome(p.claimed, result(latency_ms=10), False)
+    assert outcome == Outcome(p.claimed, result(latency_ms=10), False, utcnow_ms())  # started now (the clock's)
     ((url, body, headers, timeout),) = posts.posted
     assert (url, body, timeout) == ("http://127.0.0.1:9/a", p.body, 0.5)  # the claim's 0.5 s left, not 1 s
     assert p.event is not None
@@ -1248,7 +1249,7 @@ def test_an_attempt_that_raises_is_logged_and_sent_back(db, new, monkeypatch, ca
     assert caplog.records[0].exc_info is not None
 
 
-def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new, monkeypatch):
+def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new, clock, monkeypatch):
     d = new()
     client_id, (hook,) = client_with_hooks(db, "http://127.0.0.1:9/a")
     store(db, client_id)
@@ -1263,7 +1264,7 @@ def test_a_claim_whose_record_or_endpoint_is_gone_is_prepared_without_it(db, new
     monkeypatch.setattr(d, "pool", posts)
     outcome = asyncio.run(d.deliver(lost))  # an attempt that fails without a request, recorded
     assert outcome == Outcome(missing, delivery.Result(
-        AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing"), False)
+        AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing"), False, utcnow_ms())
     assert posts.posted == []
     webhooks.delete(db, client_id, hook["id"])
     (gone,) = d.prepare([claimed])
@@ -1456,8 +1457,6 @@ def test_the_last_record_writes_what_earlier_passes_could_not(db, new, monkeypat
 
 def backlog(db: Database, client_id: str, webhook_id: str, count: int) -> None:
     """`count` pending deliveries of the endpoint and `count` attempts, written directly."""
-    from service.services.clock import utcnow_ms
-
     now = utcnow_ms()
     with db.unit_of_work(write=True) as uow:
         uow.session.execute(insert(WebhookDelivery), [{

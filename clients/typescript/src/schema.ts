@@ -5452,6 +5452,7 @@ export interface components {
             event_id: string;
             /**
              * Format: date-time
+             * @description When the attempt's request went out.
              * @example 2026-11-29T10:00:00.250Z
              */
             attempted_at: string;

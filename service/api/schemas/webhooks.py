@@ -125,7 +125,10 @@ class AttemptSchema(Out):
         ),
     )
     event_id = fields.String(required=True, metadata=openapi_meta(EVENT_ID))
-    attempted_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.250Z", format="date-time"))
+    attempted_at = fields.String(
+        required=True,
+        metadata=openapi_meta("2026-11-29T10:00:00.250Z", "When the attempt's request went out.", format="date-time"),
+    )
     outcome = fields.String(
         required=True,
         validate=validate.OneOf(ATTEMPT_OUTCOMES),

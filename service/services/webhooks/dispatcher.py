@@ -70,7 +70,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from service.adapters import delivery
@@ -281,6 +281,7 @@ class Outcome:
     claimed: Claimed
     result: delivery.Result
     was_failing: bool
+    started_at: datetime | None = None  # when the attempt began (its `attempted_at`)
 
 
 class Lanes:
@@ -971,6 +972,7 @@ class Dispatcher:
             # disabled: sent back unmade, due again once it is enabled again.
             return None
         timeout = min(self.settings.timeout_s, p.end_by - time.monotonic())
+        started = utcnow_ms()
         if event is None:
             result = delivery.Result(hooks.AttemptOutcome.CONNECTION_ERROR, None, 0, "the event's record is missing")
         elif timeout < MIN_ATTEMPT_S:
@@ -987,7 +989,7 @@ class Dispatcher:
             }
             result = await self.pool.post(w.url, p.body, headers, timeout)
         self._fast[c.webhook_id] = fast(result)
-        return Outcome(c, result, w.failing_since is not None)
+        return Outcome(c, result, w.failing_since is not None, started)
 
     def _write_outcomes(self, tx: Pass, outcomes: list[Outcome], released: list[Claimed]) -> list[str]:
         """Each attempt, each delivery's new state (delivered, due again after its jittered
@@ -1018,7 +1020,8 @@ class Dispatcher:
         disabled = tx.endpoints(now, since, sorted(recovered - failing), sorted(failing))
         tx.record(
             now,
-            [AttemptRow(o.claimed, o.result.outcome, o.result.status_code, o.result.latency_ms, o.result.error)
+            [AttemptRow(o.claimed, o.result.outcome, o.result.status_code, o.result.latency_ms, o.result.error,
+                        o.started_at)
              for o in outcomes],
             finishes,
             released,

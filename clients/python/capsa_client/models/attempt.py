@@ -18,7 +18,7 @@ class Attempt:
         id (int): The attempt's id: stable, below 2^52, and opaque (it says nothing of order or of other clients).
             Example: 1234567890123.
         event_id (str):  Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
-        attempted_at (datetime.datetime):  Example: 2026-11-29T10:00:00.250Z.
+        attempted_at (datetime.datetime): When the attempt's request went out. Example: 2026-11-29T10:00:00.250Z.
         outcome (AttemptOutcome): 2xx: delivered; `refused`: the SSRF guard refused the address. Example: delivered.
         status_code (int | None):  Example: 200.
         latency_ms (int):  Example: 12.
