@@ -38,9 +38,9 @@ Deliveries follow Standard Webhooks (standardwebhooks.com): `POST` of
 retry and redelivery), `webhook-timestamp` (Unix seconds of this attempt) and
 `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed by the
 base64-decoded part of the secret after `whsec_`; during a rotation two, space-separated).
-A 2xx answer within the timeout (5 s) is delivered; anything else, a redirect too, is
-retried with jittered backoff for up to 3 days, and an endpoint failing for 3 days is
-disabled. Delivery is at least once: dedupe by `webhook-id`. docs/webhooks.md has a
+A 2xx answer within the timeout (5 s), its body (up to 4 KiB) included, is delivered;
+anything else, a redirect too, is retried with jittered backoff for up to 3 days, and an
+endpoint failing for 3 days is disabled. Delivery is at least once: dedupe by `webhook-id`. docs/webhooks.md has a
 receiver."""
 
 blp = Blueprint(
