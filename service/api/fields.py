@@ -85,11 +85,15 @@ _IGNORABLE = frozenset(
 )
 
 
+def _invisible(c: str) -> bool:
+    return c in _IGNORABLE or unicodedata.category(c) == "Cf"
+
+
 def shows_nothing(text: str) -> bool:
     """Whether `text` has characters and a reader sees none of them: only whitespace, format
     characters and other default-ignorable code points (an empty text is a length's to
     refuse, not this)."""
-    return bool(text) and all(c.isspace() or c in _IGNORABLE or unicodedata.category(c) == "Cf" for c in text)
+    return bool(text) and all(c.isspace() or _invisible(c) for c in text)
 
 
 class Readable(Legible):
@@ -104,6 +108,24 @@ class Readable(Legible):
         if isinstance(value, str) and shows_nothing(value):
             raise ValidationError(f"{self.purpose}: not only whitespace or characters that show nothing")
         return super().__call__(value)
+
+
+class Visible(Readable):
+    """Readable text in which every character shows: a seed that reads "table-7" is the bytes
+    mixed into a shuffle, so one with a zero-width space, a soft hyphen, a variation
+    selector or a tag character inside it, which reads the same, is refused too (free text,
+    a void's reason, keeps them: joiners belong to some scripts and to emoji)."""
+
+    def __call__(self, value: Any) -> Any:
+        value = super().__call__(value)
+        if isinstance(value, str):
+            for position, c in enumerate(value):
+                if _invisible(c):
+                    raise ValidationError(
+                        f"has U+{ord(c):04X} at position {position}: {self.purpose}, "
+                        "so no character that shows nothing is allowed"
+                    )
+        return value
 
 
 _DIGITS = re.compile("[0-9]+")

@@ -206,6 +206,13 @@ def test_another_clients_deal_is_not_found(http, tenant, other_tenant):
         ({"players": ["a", "b"], "client_seed": "table-7\nhand-2"}, "client_seed"),
         ({"players": ["a", "b"], "client_seed": "\u200b"}, "client_seed"),
         ({"players": ["a", "b"], "client_seed": "  "}, "client_seed"),
+        # ... nor a character that shows nothing inside text that shows something: it reads
+        # "table-7" while other bytes were mixed in.
+        ({"players": ["a", "b"], "client_seed": "table-7\u200b"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "table\u2060-7"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "table-7\U000E0020"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "table-7\ufe0f"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "ta\u00adble-7"}, "client_seed"),
         ({"players": ["a", "b"]}, "client_seed"),
         ({"players": ["a b", "c"], "client_seed": "x"}, "players[0]"),
     ],

@@ -4179,7 +4179,7 @@ export interface components {
              */
             players: string[];
             /**
-             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: not only whitespace or characters that show nothing, no control character (newlines included) and no bidirectional formatting character.
+             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: no character that shows nothing (a zero-width space, a soft hyphen, a variation selector), no control character (newlines included) and no bidirectional formatting character.
              * @example table-7
              */
             client_seed: string;

@@ -9,7 +9,7 @@ from marshmallow import fields, validate
 from service.domain.deals import CLIENT_SEED_MAX, DEAL_ID_MAX, MAX_PLAYERS, MIN_PLAYERS, DealStatus
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
-from ..fields import LEGIBLE, Card, Id, Readable, openapi_meta
+from ..fields import LEGIBLE, Card, Id, Visible, openapi_meta
 from .bases import Out, PagedQuery, Strict, next_cursor_field, page_limit
 
 DEAL_STATUSES = [s.value for s in DealStatus]
@@ -24,11 +24,11 @@ class DealRequestSchema(Strict):
     )
     client_seed = fields.String(
         required=True,
-        validate=[validate.Length(1, CLIENT_SEED_MAX), Readable("must show what is mixed in")],
+        validate=[validate.Length(1, CLIENT_SEED_MAX), Visible("must show what is mixed in")],
         metadata=openapi_meta(
             "table-7",
             f"Any UTF-8 string of 1-{CLIENT_SEED_MAX} characters, mixed into the shuffle, that reads as it is: "
-            f"not only whitespace or characters that show nothing, {LEGIBLE}.",
+            f"no character that shows nothing (a zero-width space, a soft hyphen, a variation selector), {LEGIBLE}.",
         ),
     )
     commitment_id = fields.String(

@@ -12,7 +12,7 @@ from service.domain.susun.game import MAX_ARRANGE_SECONDS, MIN_ARRANGE_SECONDS, 
 from service.domain.susun.round import MAX_PLAYERS, MIN_PLAYERS
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 
-from ..fields import Id, Money, Readable, RulesRef, StrictBoolean, openapi_meta
+from ..fields import Id, Money, RulesRef, StrictBoolean, Visible, openapi_meta
 from .arrangements import HAND_EXAMPLE, ArrangementSchema, EvaluationSchema
 from .bases import CURSOR_MAX, Out, Query, Strict, currency_code, next_cursor_field, page_limit
 from .rules import RulesEchoSchema
@@ -44,7 +44,7 @@ class SusunGameRequestSchema(Strict):
     )
     client_seed = fields.String(
         allow_none=True,
-        validate=[validate.Length(1, CLIENT_SEED_MAX), Readable("must show what is mixed in")],
+        validate=[validate.Length(1, CLIENT_SEED_MAX), Visible("must show what is mixed in")],
         metadata=openapi_meta("table-7:hand-88", "Without `deal` only (with it, 422): the client seed of "
                        "the deal the service makes (omitted: the game's id), read as for `POST /v1/deals`."),
     )
