@@ -681,8 +681,8 @@ export interface paths {
          *     cards 13k .. 13k+12.
          *
          *     Commit first, so that the server seed is fixed before the client's seed exists:
-         *     `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
-         *     `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+         *     `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers its
+         *     `commitment` and `nonce`, never the seed; choose `client_seed` after, and send both as `POST /v1/deals` with
          *     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
          *     `commitment_id` the service draws the seed in the deal's own request, after it has seen
          *     `client_seed` (`committed_at` then equals `created_at`).
@@ -4092,7 +4092,7 @@ export interface components {
              */
             committed_at: string;
             /**
-             * @description The client's count of deals and commitments before this one's.
+             * @description The client's count of server seeds drawn before this one's: its commitments, and its deals made without one.
              * @example 0
              */
             nonce: number;
@@ -4198,7 +4198,7 @@ export interface components {
              */
             commitment: string;
             /**
-             * @description The nonce taken now: the client's count of deals and commitments before it.
+             * @description The nonce taken now: the client's count of server seeds drawn before it (commitments, and deals made without one).
              * @example 0
              */
             nonce: number;

@@ -82,7 +82,7 @@ class DealSchema(Out):
         ),
     )
     nonce = fields.Integer(
-        required=True, metadata=openapi_meta(0, "The client's count of deals and commitments before this one's.")
+        required=True, metadata=openapi_meta(0, "The client's count of server seeds drawn before this one's: its commitments, and its deals made without one.")
     )
     client_seed = fields.String(required=True, metadata=openapi_meta("table-7"))
     hands = DealHandsField(
@@ -130,7 +130,7 @@ class CommitmentSchema(Out):
         ),
     )
     nonce = fields.Integer(
-        required=True, metadata=openapi_meta(0, "The nonce taken now: the client's count of deals and commitments before it.")
+        required=True, metadata=openapi_meta(0, "The nonce taken now: the client's count of server seeds drawn before it (commitments, and deals made without one).")
     )
     created_at = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", format="date-time"))
     used_by = fields.String(

@@ -16,7 +16,8 @@ class Commitment:
         id (str):  Example: dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ.
         commitment (str): Hex SHA-256 of the secret server seed drawn now. Example:
             630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd.
-        nonce (int): The nonce taken now: the client's count of deals and commitments before it. Example: 0.
+        nonce (int): The nonce taken now: the client's count of server seeds drawn before it (commitments, and deals
+            made without one). Example: 0.
         created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.
         used_by (None | str): The deal made from it (dl_); null while unused.
     """

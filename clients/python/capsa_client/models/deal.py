@@ -28,7 +28,8 @@ class Deal:
             own request.
         committed_at (datetime.datetime): When the server seed was drawn and committed to: the commitment's time, or the
             deal's own. Example: 2026-11-29T10:00:00.000Z.
-        nonce (int): The client's count of deals and commitments before this one's. Example: 0.
+        nonce (int): The client's count of server seeds drawn before this one's: its commitments, and its deals made
+            without one. Example: 0.
         client_seed (str):  Example: table-7.
         players (list[str]): In deal order. Example: ['a', 'b', 'c', 'd'].
         created_at (datetime.datetime):  Example: 2026-11-29T10:00:00.000Z.

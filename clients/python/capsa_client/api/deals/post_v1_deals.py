@@ -120,8 +120,9 @@ def sync_detailed(
     cards 13k .. 13k+12.
 
     Commit first, so that the server seed is fixed before the client's seed exists:
-    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
-    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers its
+    `commitment` and `nonce`, never the seed; choose `client_seed` after, and send both as `POST
+    /v1/deals` with
     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
     `commitment_id` the service draws the seed in the deal's own request, after it has seen
     `client_seed` (`committed_at` then equals `created_at`).
@@ -182,8 +183,9 @@ def sync(
     cards 13k .. 13k+12.
 
     Commit first, so that the server seed is fixed before the client's seed exists:
-    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
-    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers its
+    `commitment` and `nonce`, never the seed; choose `client_seed` after, and send both as `POST
+    /v1/deals` with
     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
     `commitment_id` the service draws the seed in the deal's own request, after it has seen
     `client_seed` (`committed_at` then equals `created_at`).
@@ -239,8 +241,9 @@ async def asyncio_detailed(
     cards 13k .. 13k+12.
 
     Commit first, so that the server seed is fixed before the client's seed exists:
-    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
-    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers its
+    `commitment` and `nonce`, never the seed; choose `client_seed` after, and send both as `POST
+    /v1/deals` with
     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
     `commitment_id` the service draws the seed in the deal's own request, after it has seen
     `client_seed` (`committed_at` then equals `created_at`).
@@ -299,8 +302,9 @@ async def asyncio(
     cards 13k .. 13k+12.
 
     Commit first, so that the server seed is fixed before the client's seed exists:
-    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers only
-    `commitment`; choose `client_seed` after, and send both as `POST /v1/deals` with
+    `POST /v1/deals/commitments` draws the server seed and takes the nonce, and answers its
+    `commitment` and `nonce`, never the seed; choose `client_seed` after, and send both as `POST
+    /v1/deals` with
     `commitment_id`. The deal's `commitment` and `nonce` are the ones answered before. Without
     `commitment_id` the service draws the seed in the deal's own request, after it has seen
     `client_seed` (`committed_at` then equals `created_at`).
