@@ -103,7 +103,7 @@ SPECS = {SUSUN: susun.SPEC, BANTING: banting.SPEC}
 # Per game, optional: which overrides a preset version takes, and the step after the overrides
 # (aliases, contradictions refused for new requests only).
 ACCEPTS: dict[str, Callable[[Any, str], bool]] = {BANTING: banting.accepts}
-FINISH: dict[str, Callable[[Any, set[str], str, bool], Any]] = {BANTING: banting.finish}
+FINISH: dict[str, Callable[[Any, set[str], str, bool], Any]] = {BANTING: banting.finish, SUSUN: susun.finish}
 # Per game: (name, other, why) for each pair of parameters that contradict each other.
 CONTRADICTIONS: dict[str, Callable[[Any], list[tuple[str, str, str]]]] = {
     SUSUN: susun.contradictions,

@@ -284,6 +284,21 @@ def test_contradictory_parameters_are_refused_naming_both_and_accepted_when_stor
     assert getattr(stored.params, key) == value
 
 
+@pytest.mark.parametrize("preset", ["chinese-poker-2-4", "chinese-poker-1-6", "capsa-susun-id"])
+def test_a_tembus_multiplier_raised_alone_raises_the_super_multiplier_with_it(preset):
+    """The western presets' super sweep is x1, like their plain one: raising
+    `tembus_multiplier` alone (sweeps pay x2) was refused because the preset's super
+    multiplier now sat below it, though the request named no super at all. A super sweep
+    now follows the plain one up where the request does not say; asked for explicitly
+    below it, it is still refused."""
+    rules = resolve_rules({"preset": preset, "params": {"tembus_multiplier": 5}}, "susun")
+    assert (rules.params.tembus_multiplier, rules.params.super_multiplier) == (5, 5)  # type: ignore[union-attr]
+    kept = resolve_rules({"preset": "capsa-susun-id", "params": {"tembus_multiplier": 3}}, "susun")
+    assert (kept.params.tembus_multiplier, kept.params.super_multiplier) == (3, 4)  # type: ignore[union-attr]
+    with pytest.raises(InvalidParameter):
+        resolve_rules({"preset": preset, "params": {"tembus_multiplier": 5, "super_multiplier": 2}}, "susun")
+
+
 def test_a_stored_round_with_contradictory_parameters_re_scores():
     a, b = rows_vs("WWW")
     p = resolve_rules({"preset": "capsa-susun-id", "params": {"super_multiplier": 1}}, "susun", stored=True).params

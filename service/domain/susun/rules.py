@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
@@ -203,6 +203,22 @@ SPEC: dict[str, Callable[[Any], Any]] = {
     "six_pairs_counts_trips": _bool,
     "front_vs_five": _option(FrontVsFive),
 }
+
+
+def finish(params: SusunParams, given: set[str], field: str, stored: bool) -> SusunParams:
+    """Overrides applied: a `tembus_multiplier` raised alone above the preset's
+    `super_multiplier` takes the super multiplier up with it (a super's sweep pays at least
+    a plain one's; the western presets' are both 1). A new request only: a stored round is
+    re-scored with the values it holds."""
+    del field
+    if (
+        not stored
+        and "tembus_multiplier" in given
+        and "super_multiplier" not in given
+        and params.super_multiplier < params.tembus_multiplier
+    ):
+        params = replace(params, super_multiplier=params.tembus_multiplier)
+    return params
 
 
 def contradictions(params: SusunParams) -> list[tuple[str, str, str]]:
