@@ -863,6 +863,18 @@ def test_an_attempt_is_dated_when_its_request_went_out_not_when_its_outcome_was_
     assert got.at - 0.3 < started <= got.at + 0.001  # before the request arrived, not 0.6 s after
 
 
+def test_the_deliveries_cursor_takes_every_id_shown_and_nothing_past_them(http, tenant):
+    """Attempt ids are shown as a permutation of [0, 2^52): 0 is an id a page can end on,
+    and was refused as a cursor (the bound was 1 to 2^62), so that page's next one could not
+    be read; 2^52 and beyond are no shown id and are refused by the schema."""
+    hook = add_hook(http, tenant, "http://127.0.0.1:9/nobody-listens")
+    url = f"/v1/webhooks/{hook['id']}/deliveries"
+    assert http.get(f"{url}?cursor=0", headers=tenant.headers).status_code == 200
+    assert http.get(f"{url}?cursor={2**52 - 1}", headers=tenant.headers).status_code == 200
+    assert fields_of(problem(http.get(f"{url}?cursor={2**52}", headers=tenant.headers), 422, "validation")) == {
+        "query.cursor"}
+
+
 def test_a_refused_round_or_void_has_no_event(http, tenant):
     made = store_round(http, tenant)
     again = http.post("/v1/rounds", json=two_player_round(reference=made["reference"]), headers=tenant.headers)

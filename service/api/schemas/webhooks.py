@@ -25,7 +25,7 @@ ONE_OF = "{input!r} is not one of: {choices}."
 DESCRIPTION_MAX = 500  # characters of an endpoint's description
 EVENT_ID_MAX = 64  # characters of an event id given as `after` (ours are 37-38)
 WEBHOOK_ID_MAX = 40  # characters of an endpoint id (ours are 30)
-ATTEMPT_ID_MAX = 2**62  # beyond any attempt id, within every engine's integers
+ATTEMPT_ID_MAX = 2**hooks.ATTEMPT_ID_BITS - 1  # shown attempt ids are below 2^52, 0 among them
 
 
 def _url(**kw: Any) -> fields.String:
@@ -158,7 +158,7 @@ class AttemptQuerySchema(Schema):
     )
     limit = page_limit(DEFAULT_PAGE, MAX_PAGE)
     cursor = QueryInteger(
-        validate=validate.Range(1, ATTEMPT_ID_MAX), metadata=openapi_meta(42, "`next_cursor` of the previous page.")
+        validate=validate.Range(0, ATTEMPT_ID_MAX), metadata=openapi_meta(42, "`next_cursor` of the previous page.")
     )
 
 
