@@ -63,9 +63,6 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("service/adapters/banting.py", "GameRepository.due"):
         "the Big Two sweeper finds the games whose turn ran out, of every client, on ix_games_deadline; "
         "Citus fans the SELECT out to every shard, each answering from its local index, then plays each by (client, id)",
-    ("service/adapters/webhook_queue.py", "Reads.signs"):
-        "the dispatcher asks whether any record has a receipt (the service signs every client's or none), "
-        "until one is found, then never again; under Citus a multi-shard SELECT ... LIMIT 1",
     ("service/adapters/webhook_queue.py", "Pass.lock_due"):
         "the dispatcher finds (and locks) endpoints behind their client's chain head across clients; under Citus "
         "a multi-shard SELECT joining co-located webhooks and chain_heads on client_id (each shard locally)",
