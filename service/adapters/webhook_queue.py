@@ -178,7 +178,7 @@ _LOCK_DUE = (
 )
 
 # One receipt of the client, by its key's prefix (none: its records are stored unsigned).
-_SIGNED = select(ChainSignature.sequence).limit(1)
+_SIGNED = select(ChainSignature.sequence).where(ChainSignature.client_id == bindparam("client_id")).limit(1)
 
 # How many enabled endpoints are behind their head, locked or not: more than `_LOCK_DUE`
 # returned (short of its limit) means it skipped some that a request holds.
@@ -821,10 +821,9 @@ class Reads:
                 out[row[0]] = Target(*row[:7], tuple(row[7]))
         return out
 
-    def signs(self) -> bool:
-        """Whether any record has a receipt: the service signs its records (every client's:
-        the signing keys are the service's)."""
-        return self.conn.execute(_SIGNED).first() is not None
+    def signs(self, client_id: str) -> bool:
+        """Whether a record of the client has a receipt: the service signs its records."""
+        return self.conn.execute(_SIGNED, {"client_id": client_id}).first() is not None
 
     def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
         """The records at these sequences of the client's chain, with their rounds' game."""

@@ -482,43 +482,6 @@ def test_a_delivered_event_carries_the_receipt_get_answers_while_its_worker_stil
         receiver.stop()
 
 
-def test_a_clients_first_event_waits_for_its_receipt_where_the_service_signs_others(
-    signed_app, db_url, client, op, waiting, monkeypatch
-):
-    """Whether to wait was asked per client: a client with no receipt stored yet (its first
-    rounds) had its events sent at once, without the receipt the round's answer carried,
-    and a retry of the same event then carried it, a body that changed between attempts.
-    The service signs every client's records or none: one receipt of any client says so."""
-    from webhookkit import Receiver
-
-    from service.commands.webhooks import dispatcher_database
-    from service.services.webhooks.dispatcher import RECEIPT_RETRY_S, Dispatcher, Settings
-
-    if signed_app.extensions["capsa"].db.dialect != "postgresql":
-        pytest.skip("SQLite stores a receipt with its record")
-    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
-    receiver = Receiver().start()
-    settings = Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
-    db = dispatcher_database(db_url, settings)
-    try:
-        _store(client, make_tenant(signed_app))  # another client's receipt: the service signs
-        waiting.drain()
-        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
-        receiver.secrets.append(hook.get_json()["secret"])
-        (created,) = _store(client, op)  # op's first round; its receipt waits in the worker
-        Dispatcher(db, settings).run_until_idle()
-        assert receiver.requests == []
-        waiting.drain()
-        time.sleep(RECEIPT_RETRY_S + 0.05)
-        Dispatcher(db, settings).run_until_idle()
-        (got,) = receiver.requests
-        assert got.body["data"]["audit"] == created.get_json()["audit"]
-        assert got.body["data"]["audit"]["signature"] is not None
-    finally:
-        db.dispose()
-        receiver.stop()
-
-
 def test_an_event_whose_receipt_was_lost_with_its_worker_goes_without_it_after_the_wait(
     signed_app, db_url, client, op, waiting, monkeypatch
 ):

@@ -619,7 +619,7 @@ class Dispatcher:
         self._deferred: list[Claimed] = []
         # claimed deliveries of a type their endpoint no longer takes (PATCH events): deleted
         self._dropped: list[Claimed] = []
-        self._signed = False  # a record has a receipt: the service signs (once seen, for good)
+        self._signed: set[str] = set()  # clients a record of which has a receipt (the service signs)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -803,13 +803,13 @@ class Dispatcher:
             return
         self._counted(done, disabled)
 
-    def _signs(self, reads: Reads) -> bool:
-        """Whether the service signs its records (a record of any client has a receipt):
-        once seen, for good. Asked per client, a client's first records were sent before
-        their receipts. Only the first records a deployment ever signs are not waited for."""
-        if not self._signed:
-            self._signed = reads.signs()
-        return self._signed
+    def _signs(self, reads: Reads, client_id: str) -> bool:
+        """Whether the service signs this client's records (one has a receipt): once seen,
+        for good. A client's first records, before any receipt is stored, are not waited
+        for."""
+        if client_id not in self._signed and reads.signs(client_id):
+            self._signed.add(client_id)
+        return client_id in self._signed
 
     def _defer(self, tx: Pass) -> None:
         """The deliveries waiting for their record's receipt, due again in RECEIPT_RETRY_S
@@ -933,7 +933,7 @@ class Dispatcher:
                 # Only where the service signs: an unsigned deployment's records are not
                 # parsed again for their time, and the look-up is cached once it says yes.
                 unsigned = [f.record for f in records if f.record.signature is None]
-                young = _receipt_pending(unsigned) if unsigned and self._signs(reads) else set()
+                young = _receipt_pending(unsigned) if unsigned and self._signs(reads, client_id) else set()
                 if young:
                     waiting.update((client_id, s) for s in young)
                     records = [f for f in records if f.record.sequence not in young]
