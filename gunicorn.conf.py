@@ -8,13 +8,16 @@ import atexit
 import gc
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 _workers = os.environ.get("WEB_CONCURRENCY", "").strip() or str((os.cpu_count() or 1) * 2 + 1)
 if not _workers.isdigit() or int(_workers) < 1:  # 0 listened with no worker: every connection hung
-    raise SystemExit(f"gunicorn.conf.py: WEB_CONCURRENCY must be a whole number of 1 or more, not {_workers!r}")
+    # One line and exit code 2, as for every setting the service cannot run with.
+    print(f"capsa serve: WEB_CONCURRENCY must be a whole number of 1 or more, not {_workers!r}", file=sys.stderr)
+    raise SystemExit(2)
 workers = int(_workers)
 worker_class = "sync"
 # Timeouts, chosen together with the app's own (DATABASE_STATEMENT_TIMEOUT_MS 5 s, pool wait 5 s,

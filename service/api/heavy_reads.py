@@ -31,6 +31,8 @@ from typing import Any, TypeVar, cast
 
 from flask import Flask, Response, current_app
 
+from service.domain.errors import SettingError
+
 from .problems import Problem
 from .state import principal
 
@@ -53,7 +55,7 @@ def per_client(setting: str) -> int | None:
     except ValueError:
         count = 0
     if count < 1:
-        raise ValueError(f"HEAVY_READS_PER_CLIENT must be a count of 1 or more, or off: {setting!r}")
+        raise SettingError(f"HEAVY_READS_PER_CLIENT must be a count of 1 or more, or off: {setting!r}")
     return count
 
 

@@ -48,6 +48,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import RedisStorage, Storage, storage_from_string
 
 from service.adapters.db import without_password
+from service.domain.errors import SettingError
 
 from .problems import problem_response
 
@@ -176,7 +177,7 @@ class Limiter:
         # expiring thread LocalCounters was written to avoid.
         storage = LocalCounters() if storage_uri.startswith("memory:") else storage_from_string(storage_uri, **options)
         if not isinstance(storage, Storage):  # `async+...`: its counts would need an event loop
-            raise ValueError(f"RATELIMIT_STORAGE_URI={without_password(storage_uri)!r} is an asyncio store")
+            raise SettingError(f"RATELIMIT_STORAGE_URI={without_password(storage_uri)!r} is an asyncio store")
         self.storage = storage
         self.shared = not isinstance(self.storage, LocalCounters)
         # Made here without a round trip (the script's digest); loaded into Redis on first use.
@@ -279,9 +280,9 @@ def _policy(name: str, setting: str, value: str, scope: str) -> Policy:
     try:
         (limit,) = parse_many(value)
     except ValueError as exc:  # also more than one limit: the RateLimit fields name one quota
-        raise ValueError(f"{setting}={value!r} is not a rate limit such as '600/minute': {exc}") from None
+        raise SettingError(f"{setting}={value!r} is not a rate limit such as '600/minute': {exc}") from None
     if limit.amount < 1:  # "0" is off; "0/minute" would refuse every request
-        raise ValueError(f"{setting}={value!r} allows no request: 'off' switches the limit off")
+        raise SettingError(f"{setting}={value!r} allows no request: 'off' switches the limit off")
     return Policy(name, limit, scope)
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.adapters.default_url import DEFAULT_DATABASE_URL
-from service.adapters.errors import DatabaseUnavailable
+from service.adapters.errors import DatabaseUnavailable, LockTimeout
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -62,7 +63,7 @@ def open_database(explicit: str | None = None, **options: Any) -> Database:
     from service.adapters.uow import Database
 
     url = database_url(explicit)
-    _refuse_a_missing_sqlite_file(url)
+    refuse_a_missing_sqlite_file(url)
     with driver_needed(url):
         return Database(url, **options)
 
@@ -93,7 +94,7 @@ def readable_url(url: str) -> URL:
         ) from exc
 
 
-def _refuse_a_missing_sqlite_file(url: str) -> None:
+def refuse_a_missing_sqlite_file(url: str) -> None:
     """SQLite makes a missing file on first use: a mistyped path would leave an empty one
     behind. Only `capsa db upgrade` (which does not come here) makes a database."""
     parsed = readable_url(url)
@@ -141,6 +142,8 @@ def _missing_folder(url: str) -> Path | None:
     if not url.startswith("sqlite:///") or url in ("sqlite://", "sqlite:///:memory:"):
         return None
     path = Path(url.removeprefix("sqlite:///").split("?")[0])
+    if str(path).startswith("file:"):  # a URI (`file:PATH?mode=ro&uri=true`): SQLite reads it
+        return None
     return None if path.parent.is_dir() else path.parent
 
 
@@ -163,8 +166,17 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
             f"DATABASE_URL {shown!r} is not a database URL capsa can use ({_reason(exc)}); "
             "set it to sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE"
         )
-    undefined_table = isinstance(exc, ProgrammingError) and getattr(exc.orig, "sqlstate", None) == "42P01"
-    if not (undefined_table or isinstance(exc, (DatabaseUnavailable, OperationalError, InterfaceError))):
+    sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    undefined_table = isinstance(exc, ProgrammingError) and sqlstate == "42P01"
+    if sqlstate == "42501":  # insufficient_privilege
+        return (f"cannot use the database {shown} ({_reason(exc)}): the role DATABASE_URL names lacks a "
+                "privilege this command needs; run it as the service's owner role")
+    if isinstance(exc, LockTimeout):
+        return (f"the database {shown} is busy ({_reason(exc)}): another session holds a lock this command "
+                "needs (a migration, a long transaction); try again once it ends")
+    not_a_database = type(getattr(exc, "orig", None)) is sqlite3.DatabaseError  # "file is not a database"
+    if not (undefined_table or not_a_database
+            or isinstance(exc, (DatabaseUnavailable, OperationalError, InterfaceError))):
         return None
     reason = _reason(exc)
     if undefined_table or reason.startswith("no such table"):

@@ -59,8 +59,13 @@ def _port(text: str) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from .database import database_url, refuse_a_missing_sqlite_file
+
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
+    # As every other command: a URL that is none, or a SQLite file that is not there (a
+    # mistyped path served an empty database, made on first use), is one line and exit 3.
+    refuse_a_missing_sqlite_file(database_url())
     bind = _bind(args)
     argv = [sys.executable, "-m", "gunicorn", "-c", _gunicorn_conf()]
     argv += ["--bind", bind]

@@ -39,12 +39,14 @@ def dispatcher_database(url: str | None, settings: Any) -> Database:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    from service.domain import settings as env_settings
     from service.domain.errors import SettingError
     from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # the schema check's own chatter, before any refusal
     try:
+        level = env_settings.log_level(os.environ)
+        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+        logging.getLogger("alembic").setLevel(logging.WARNING)  # the schema check's own chatter, before any refusal
         settings = Settings.from_env()
     except SettingError as exc:
         print(f"capsa webhooks dispatch: {exc}", file=sys.stderr)

@@ -38,3 +38,17 @@ def number(
             bound += f" and at most {most:.15g}"
         raise SettingError(f"{name} must be {kind}, {bound}, not {text!r}")
     return value
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def log_level(env: Mapping[str, str], name: str = "LOG_LEVEL", default: str = "INFO") -> str:
+    """`name` in `env` as a logging level, any case (`debug` as gunicorn spells its own);
+    `default` when unset or empty."""
+    text = str(env.get(name) or "").strip()
+    if not text:
+        return default
+    if text.upper() not in LOG_LEVELS:
+        raise SettingError(f"{name} must be one of {', '.join(LOG_LEVELS)} (any case), not {text!r}")
+    return text.upper()

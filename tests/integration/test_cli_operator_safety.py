@@ -147,6 +147,32 @@ def test_a_url_whose_port_is_no_number_is_one_line_without_its_password(monkeypa
     assert err.count("\n") == 1 and "not a database URL" in err and "s3cret" not in err, err
 
 
+@pytest.mark.parametrize("argv", [["clients", "list"], ["db", "upgrade"], ["audit", "verify", "--client", "x"]])
+def test_a_file_that_is_not_a_database_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys, argv):
+    """A DATABASE_URL naming a text file: sqlite3's DatabaseError ("file is not a
+    database"), the parent of the errors already said in one line, was a traceback, exit 1."""
+    text = tmp_path / "notes.db"
+    text.write_text("not a database\n")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{text}")
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "(file is not a database)" in err, err
+
+
+def test_the_dispatcher_takes_a_log_level_in_any_case_and_refuses_one_that_is_none(tmp_path, monkeypatch, capsys):
+    """LOG_LEVEL=debug (the case gunicorn's own level is spelled in) was a ValueError
+    traceback from logging; the app itself took it."""
+    _migrated(tmp_path, monkeypatch)
+    monkeypatch.setenv("WEBHOOK_METRICS_BIND", "off")
+    monkeypatch.setenv("LOG_LEVEL", "debug")
+    assert main(["webhooks", "dispatch", "--once"]) == 0
+    monkeypatch.setenv("LOG_LEVEL", "verbose")
+    assert main(["webhooks", "dispatch", "--once"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "capsa webhooks dispatch: LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (any case), "
+        "not 'verbose'")
+
+
 def test_db_upgrade_with_a_driver_that_is_not_installed_is_one_line(monkeypatch, capsys):
     monkeypatch.setenv("DATABASE_URL", "mysql://capsa:s3cret@127.0.0.1/capsa")
     assert main(["db", "upgrade"]) == 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from nginxkit import render, require_nginx
 
+from service.adapters.migrate import upgrade
 from service.api.app import MAX_BODY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,12 +269,54 @@ def test_compose_shares_rate_limits_through_redis_and_signs_with_a_key_in_a_volu
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "abc", "2.5"])
-def test_a_worker_count_gunicorn_cannot_serve_with_stops_it_in_one_line(monkeypatch, tmp_path, value):
+def test_a_worker_count_gunicorn_cannot_serve_with_stops_it_in_one_line(monkeypatch, tmp_path, capsys, value):
     """WEB_CONCURRENCY=0 listened and booted no worker: every connection hung, with no
-    error; abc was a ValueError traceback."""
+    error; abc was a ValueError traceback. One line, and the exit code of a wrong setting."""
     import runpy
 
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     monkeypatch.setenv("WEB_CONCURRENCY", value)
-    with pytest.raises(SystemExit, match=f"WEB_CONCURRENCY must be a whole number of 1 or more, not {value!r}"):
+    with pytest.raises(SystemExit) as stop:
         runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == f"capsa serve: WEB_CONCURRENCY must be a whole number of 1 or more, not {value!r}\n"
+
+
+@pytest.mark.parametrize(("url", "code"), [("garbage", 3), ("sqlite:///{tmp}/typo.db", 3)])
+def test_capsa_serve_refuses_a_url_that_is_none_or_a_sqlite_file_that_is_not_there(tmp_path, url, code):
+    """`capsa serve` went straight to gunicorn: a URL that is none was a 58-line traceback,
+    and a mistyped SQLite path made an empty database and served 503s from it. As every
+    other command: one line, exit 3, and no file made."""
+    url = url.format(tmp=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", "1"], cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "METRICS_BIND": "off", "DATABASE_URL": url}, timeout=60,
+    )
+    assert done.returncode == code and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "typo.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ({"READ_MAX_LAG_S": "5s"}, "capsa serve: READ_MAX_LAG_S must be a number, 0 or more, not '5s'"),
+        ({"SIGNING_KEY_FILE": "/nowhere/keys.json"},
+         "capsa serve: SIGNING_KEY_FILE '/nowhere/keys.json' does not exist; create it with `capsa keys create`"),
+        ({"RATE_LIMIT": "abc"},
+         "capsa serve: RATE_LIMIT='abc' is not a rate limit such as '600/minute': couldn't parse rate limit string 'abc'"),
+        ({"LOG_LEVEL": "verbose"},
+         "capsa serve: LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (any case), not 'verbose'"),
+    ],
+)
+def test_a_setting_the_app_cannot_run_with_stops_capsa_serve_in_one_line_with_exit_2(tmp_path, env, line):
+    """The app's own settings were checked in gunicorn's import of the app: a 52-line
+    traceback and exit 1, where README's exit codes promise one line naming the variable
+    and exit 2."""
+    upgrade(url := f"sqlite:///{tmp_path}/s.db")
+    environ = {**os.environ, "METRICS_BIND": "off", "DATABASE_URL": url, **env}
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", "1"], cwd=ROOT, env=environ,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert (done.returncode, done.stderr.strip().splitlines()[-1]) == (2, line)
+    assert "Traceback" not in done.stderr
