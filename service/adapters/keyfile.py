@@ -62,9 +62,14 @@ def save(path: Path, keyring: Keyring) -> None:
     file. The temporary file has one name, so a write killed before its rename leaves no
     copy of the private keys that the next write does not take over; writers take turns
     (`changing`)."""
+    # A link (hosts sharing one keyring) is written through: its target is the keyring.
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A leftover of a crashed write is removed, not reused: opened as it was, its mode (or
+    # another owner) became the keyring's. O_EXCL makes a file of this write's own, 0600.
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     # ASCII only (json.dump escapes the rest): any ASCII-based codec writes the same bytes.
     with os.fdopen(fd, "w", encoding="utf-8") as out:  # pragma: no mutate
         json.dump(keyring.private_json(), out, indent=2)

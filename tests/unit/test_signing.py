@@ -372,6 +372,31 @@ def test_the_keyring_file_goes_into_missing_folders_and_takes_over_a_crashed_wri
     assert text.startswith('{\n  "') and text.endswith("}\n")
 
 
+def test_a_crashed_writes_leftover_readable_by_others_does_not_make_the_keyring_so(tmp_path: Path):
+    """The leftover `ring.json.tmp` was opened for writing as it was, so its mode (0644, or
+    another owner's) became the keyring's: private keys readable by everyone."""
+    path = tmp_path / "ring.json"
+    leftover = path.with_name("ring.json.tmp")
+    leftover.write_text("half a keyring")
+    leftover.chmod(0o644)
+    keyfile.save(path, Keyring([new_key(_at(9))]))
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_keyring_path_that_is_a_link_is_written_through_to_its_target(tmp_path: Path):
+    """Hosts share one keyring through a link: the write replaced the link with a file of
+    its own, so the shared target kept the old key while this host signed with the new."""
+    shared = tmp_path / "shared" / "ring.json"
+    keyfile.save(shared, Keyring([rfc_key()]))
+    link = tmp_path / "host" / "ring.json"
+    link.parent.mkdir()
+    link.symlink_to(shared)
+    ring = Keyring([new_key(_at(9))])
+    keyfile.save(link, ring)
+    assert link.is_symlink() and keyfile.load(shared).keys == ring.keys
+    assert shared.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_missing_or_unreadable_keyring_file_says_what_to_do(tmp_path: Path):
     missing = tmp_path / "none.json"
     with pytest.raises(KeyringError, match="does not exist; create it with `capsa keys create`") as info:
