@@ -65,7 +65,7 @@ def _env_config() -> dict[str, Any]:
         # which the primary serves them anyway.
         "READ_DATABASE_URL": os.environ.get("READ_DATABASE_URL", ""),
         "READ_MAX_LAG_S": _number("READ_MAX_LAG_S", replicas.DEFAULT_MAX_LAG_S),
-        "LOG_LEVEL": settings.log_level(os.environ),
+        "LOG_LEVEL": settings.log_level(os.environ, "LOG_LEVEL"),
         "DATABASE_OPTIONS": {},
         # PostgreSQL statement_timeout per connection (0: none); a statement over it is a 503.
         "DATABASE_STATEMENT_TIMEOUT_MS": _number("DATABASE_STATEMENT_TIMEOUT_MS", 5000, whole=True, unit="milliseconds"),

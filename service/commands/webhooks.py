@@ -44,7 +44,7 @@ def dispatch(args: argparse.Namespace) -> int:
     from service.services.webhooks.dispatcher import Dispatcher, Metrics, Settings
 
     try:
-        level = env_settings.log_level(os.environ)
+        level = env_settings.log_level(os.environ, "LOG_LEVEL")
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
         logging.getLogger("alembic").setLevel(logging.WARNING)  # the schema check's own chatter, before any refusal
         settings = Settings.from_env()

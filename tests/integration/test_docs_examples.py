@@ -249,6 +249,7 @@ def test_every_environment_variable_the_code_reads_is_in_the_operations_table():
         text = path.read_text()
         names |= set(re.findall(r"""os\.environ(?:\.get)?[\[(]\s*["']([A-Z][A-Z0-9_]+)["']""", text))
         names |= set(re.findall(r"""(?:os\.getenv|_setting|_number)\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+        names |= set(re.findall(r"""\blog_level\(\s*os\.environ,\s*["']([A-Z][A-Z0-9_]+)["']""", text))
         # a mapping of the environment handed in (the dispatcher's `env.get`), and the names kept
         # as constants (`ENV = "SIGNING_KEY_FILE"`, `ALLOW_PRIVATE_ENV = ...`) where they are read
         names |= set(re.findall(r"""\benv\.get\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
