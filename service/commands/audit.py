@@ -202,7 +202,12 @@ def export(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     db = with_schema(open_database(args.database_url))
     db.keyring = keyring
-    tmp = out.with_name(out.name + ".part")
+    # A link is written through to its target (renamed over, it became a file of its own);
+    # what is not a regular file (a pipe, a device) is written as it is, with no part file
+    # renamed over it (renamed, /dev/full became a 29 KB file).
+    out = Path(os.path.realpath(out)) if not to_stdout else out
+    in_place = not to_stdout and out.exists() and not out.is_file()
+    tmp = out if in_place else out.with_name(out.name + ".part")
     head_out = Path(args.head) if args.head else None
     head_tmp = None if head_out is None else head_out.with_name(head_out.name + ".part")
     try:
@@ -211,6 +216,7 @@ def export(args: argparse.Namespace) -> int:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
         head = receipts.signed_head(db, client_id)  # the cut: records up to this head
+        written = 0  # records written, as counted in the lines (a record missing is one fewer)
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
         try:
@@ -219,16 +225,20 @@ def export(args: argparse.Namespace) -> int:
             if to_stdout:
                 for chunk in receipts.export_lines(db, plan, settle=True):
                     sys.stdout.buffer.write(chunk)
+                    written += chunk.count(b"\n")
                 sys.stdout.buffer.flush()
             else:
                 with tmp.open("wb") as f:
                     for chunk in receipts.export_lines(db, plan, settle=True):
                         f.write(chunk)
-                tmp.replace(out)
+                        written += chunk.count(b"\n")
+                if not in_place:
+                    tmp.replace(out)
             if head_tmp is not None and head_out is not None:
                 head_tmp.replace(head_out)
         except BaseException as exc:  # a part written is no export: Ctrl-C, a full disk, a closed pipe
-            tmp.unlink(missing_ok=True)
+            if not in_place:
+                tmp.unlink(missing_ok=True)
             if head_tmp is not None:
                 head_tmp.unlink(missing_ok=True)
             if isinstance(exc, BrokenPipeError) or not isinstance(exc, OSError):
@@ -239,7 +249,7 @@ def export(args: argparse.Namespace) -> int:
         db.dispose()
     where = "standard output" if to_stdout else out
     # On stderr when the records are on stdout: the export stays NDJSON only.
-    print(f"exported {plan.count} records of {args.client} to {where} (head at {head['sequence']})",
+    print(f"exported {written} records of {args.client} to {where} (head at {head['sequence']})",
           file=sys.stderr if to_stdout else sys.stdout)
     return ExitCode.OK
 

@@ -228,6 +228,33 @@ def test_a_wrong_command_line_exits_2_before_anything_is_read(capsys, argv):
     assert (code, out) == (ExitCode.USAGE, "") and "error: " in err
 
 
+def test_an_export_into_a_pipe_or_through_a_link_writes_there_and_leaves_it_what_it_was(signed, capsys, tmp_path):
+    """The export wrote FILE.part and renamed it over FILE: a named pipe became a regular
+    file (its reader got nothing), /dev/full a 29 KB file, and a link a file of its own
+    beside its target. A pipe or device is now written as it is, a link through to its
+    target; and the count said is what was written."""
+    import threading
+
+    op, url = signed["op"], signed["url"]
+    fifo = tmp_path / "feed"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, out, _ = run(["audit", "export", "--client", op.name, str(fifo), "--database-url", url], capsys)
+    reader.join(10)
+    assert code == 0 and fifo.is_fifo() and not (tmp_path / "feed.part").exists()
+    lines = got[0].count(b"\n")
+    assert lines >= 2 and out.startswith(f"exported {lines} records of {op.name} to {fifo} (head at ")
+    target = tmp_path / "kept" / "chain.ndjson"
+    target.parent.mkdir()
+    target.write_text("")
+    link = tmp_path / "chain.ndjson"
+    link.symlink_to(target)
+    code, _, _ = run(["audit", "export", "--client", op.name, str(link), "--database-url", url], capsys)
+    assert code == 0 and link.is_symlink() and target.read_bytes().count(b"\n") == lines
+
+
 # -- the auditor's incremental check --------------------------------------------------------------
 
 
