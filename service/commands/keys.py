@@ -20,7 +20,7 @@ from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.domain.signing import Keyring, KeyringError
 from service.services.clock import utcnow_ms
 
-from .database import open_database, with_schema
+from .database import database_problem, open_database, with_schema
 from .exitcodes import ExitCode
 
 if TYPE_CHECKING:  # the database layer loads when a command uses it, not for --help
@@ -76,7 +76,13 @@ def create(args: argparse.Namespace) -> int:
         retired = f"; {before.kid} retired" if before is not None else ""
         print(f"created key {key.kid} in {path}{retired}")
         if db is not None:
-            print(_sign_pending(db, ring))
+            try:
+                print(_sign_pending(db, ring))
+            except Exception as exc:  # the key is made and saved: say so, and how to finish
+                why = database_problem(exc, args.database_url) or f"{type(exc).__name__}: {exc}"
+                print(f"capsa keys: key {key.kid} is active in {path}, but the records stored without a "
+                      f"receipt were not signed: {why}; run `capsa keys sign` once the database can be "
+                      "written (a read of each record signs it too)", file=sys.stderr)
     finally:
         if db is not None:
             db.dispose()

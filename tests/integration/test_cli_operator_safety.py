@@ -54,6 +54,31 @@ def test_keys_create_signs_with_the_new_key_and_prints_it_last(tmp_path, capsys)
     assert out[-1] == kids(ring)[0] and out[-2] == "signed 0 records that had no receipt"
 
 
+def test_keys_create_whose_signing_then_fails_says_the_key_is_made_and_prints_it_last(tmp_path, capsys, monkeypatch):
+    """The database passed the check, the keyring was rotated and saved, then signing the
+    records without a receipt failed (SQLite locked by another writer): `database is
+    locked` and exit 3, as if nothing had changed, or a traceback; and the last line was no
+    kid, so `KID=$(capsa keys create | tail -n1)` took the wrong text."""
+    from sqlalchemy.exc import OperationalError
+
+    from service.commands import keys
+
+    url = migrated_sqlite(tmp_path / "capsa.db")
+    ring = tmp_path / "keys.json"
+
+    def locked(db, keyring):
+        raise OperationalError("UPDATE chain_signatures", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(keys, "_sign_pending", locked)
+    assert main(["keys", "create", "--file", str(ring), "--database-url", url]) == 0
+    captured = capsys.readouterr()
+    (kid,) = kids(ring)
+    assert captured.out.splitlines() == [f"created key {kid} in {ring}", kid]
+    (said,) = captured.err.splitlines()
+    assert said.startswith(f"capsa keys: key {kid} is active in {ring}, but the records stored without a receipt "
+                           "were not signed: cannot use the database") and "capsa keys sign" in said
+
+
 def test_four_rotations_at_once_keep_every_key_they_print(tmp_path):
     ring = tmp_path / "keys.json"
     runs = [
