@@ -180,9 +180,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/banting.py
 	$(BIN)/python bench/suggest.py
 
-# Not CI (tens of minutes on two cores): mutmut mutates service/domain/money.py,
-# susun/scoring.py, audit.py, banting/game.py and banting/plays.py (the Big Two referee) and
-# services/idempotency.py ([tool.mutmut] in pyproject.toml) and
+# Not CI (over an hour on two cores): mutmut mutates the modules [tool.mutmut] in
+# pyproject.toml lists (money, scoring, audit, the Big Two referee, idempotency, signing and
+# the keyring, statements, Susun deadlines, the webhook schedule and dispatcher, rate limits),
 # runs their unit and API tests against each mutant in mutants/, then prints the killed and
 # surviving counts and names each survivor (`mutmut show NAME` shows its diff).
 mutation: $(STAMP)

@@ -60,7 +60,7 @@ def test_attempts_are_kept_for_ever_only_when_asked_with_off() -> None:
     assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "off"}).attempts_keep_s is None
     assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "OFF"}).attempts_keep_s is None
     assert Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": " 12h "}).attempts_keep_s == 43_200.0
-    with pytest.raises(SettingError, match="WEBHOOK_ATTEMPTS_KEEP 'never'"):
+    with pytest.raises(SettingError, match=r"^WEBHOOK_ATTEMPTS_KEEP must be one duration .*\(such as 3d or 12h\), or off, not 'never'$"):
         Settings.from_env({"WEBHOOK_ATTEMPTS_KEEP": "never"})
 
 
@@ -79,6 +79,16 @@ def test_a_value_that_would_deliver_nothing_or_spin_is_refused_naming_it(name: s
     or read one of two durations: counts of 0, a deadline or a poll of 0."""
     with pytest.raises(SettingError, match=f"^{name} .*{value!r}"):
         Settings.from_env({name: value})
+
+
+@pytest.mark.parametrize(("name", "off"), [("WEBHOOK_DISABLE_AFTER", ""), ("WEBHOOK_ATTEMPTS_KEEP", ", or off")])
+def test_a_duration_that_is_none_is_refused_as_a_duration_not_a_retry_step(name: str, off: str) -> None:
+    """`1d2h` was refused with "retry step '1d2h' is not a number ...": the words of the
+    retry schedule's parser, for a setting that is one duration."""
+    with pytest.raises(SettingError) as refused:
+        Settings.from_env({name: "1d2h"})
+    assert str(refused.value) == (
+        f"{name} must be one duration above 0, at most ten years (such as 3d or 12h){off}, not '1d2h'")
 
 
 def test_a_bare_number_is_seconds_and_a_unit_is_read(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -181,7 +181,8 @@ class Settings:
             lease_s=read.number("WEBHOOK_LEASE_S", base.lease_s, above=0.0),
             claim_batch=read.count("WEBHOOK_CLAIM_BATCH", base.claim_batch),
             depth=read.count("WEBHOOK_DEPTH", base.depth),
-            attempts_keep_s=None if keep.lower() == "off" else read.duration("WEBHOOK_ATTEMPTS_KEEP", base.attempts_keep_s or 0.0),
+            attempts_keep_s=None if keep.lower() == "off"
+            else read.duration("WEBHOOK_ATTEMPTS_KEEP", base.attempts_keep_s or 0.0, or_off=True),
         )
 
     @property
@@ -219,14 +220,21 @@ class _Reader:
         except hooks.InvalidWebhook as exc:
             raise SettingError(f"{name} {text!r}: {exc.message}") from exc
 
-    def duration(self, name: str, default: float) -> float:
-        """One duration with its unit (`30d`, `12h`; a bare number is seconds), above 0."""
+    def duration(self, name: str, default: float, or_off: bool = False) -> float:
+        """One duration with its unit (`30d`, `12h`; a bare number is seconds), above 0
+        (`or_off`: the caller took `off` already, and the refusal names it)."""
         text = self._text(name)
         if not text:
             return default
-        steps = self.schedule(name, text)
+        try:
+            steps = hooks.parse_schedule(text)
+        except hooks.InvalidWebhook:  # its words are a retry step's: this is one duration
+            steps = ()
         if len(steps) != 1 or not steps[0] > 0:
-            raise SettingError(f"{name} must be one duration above 0 (such as 3d or 12h), not {text!r}")
+            off = ", or off" if or_off else ""
+            raise SettingError(
+                f"{name} must be one duration above 0, at most ten years (such as 3d or 12h){off}, not {text!r}"
+            )
         return steps[0]
 
 
