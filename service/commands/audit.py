@@ -208,7 +208,7 @@ def export(args: argparse.Namespace) -> int:
     out = Path(os.path.realpath(out)) if not to_stdout else out
     in_place = not to_stdout and out.exists() and not out.is_file()
     tmp = out if in_place else out.with_name(out.name + ".part")
-    head_out = Path(args.head) if args.head else None
+    head_out = Path(os.path.realpath(args.head)) if args.head else None  # a link: its target, as FILE
     head_tmp = None if head_out is None else head_out.with_name(head_out.name + ".part")
     try:
         client_id = _client_id(db, args.client)
