@@ -98,6 +98,15 @@ def db_upgrade(args: argparse.Namespace) -> int:
         print(f"the database is at migration {at}, past {args.revision}: nothing to upgrade (upgrade never "
               "goes down)")
         return 0
+    # The keyring is read before anything changes: one that does not read stops the command
+    # with the database as it was (it stopped it after the migration, which a deploy script
+    # then took for a failed one). A file not made yet is said, and the upgrade goes on (the
+    # first deployment migrates before `capsa keys create`).
+    path = keyfile.path_from_env()
+    keyring = keyfile.load(path) if path is not None and path.exists() else None
+    if path is not None and keyring is None:
+        print(f"capsa db upgrade: {keyfile.ENV} {str(path)!r} does not exist: the records stored "
+              "before it is made stay unsigned until `capsa keys create` makes it", file=sys.stderr)
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -106,8 +115,6 @@ def db_upgrade(args: argparse.Namespace) -> int:
         print(f"capsa: {exc}", file=sys.stderr)
         return ExitCode.UNREADABLE
     print(f"database upgraded to {revision_at(url)}")
-    path = keyfile.path_from_env()
-    keyring = keyfile.load(path) if path is not None and path.exists() else None
     if keyring is not None and len(keyring):
         # Records stored before receipts existed are signed once, here, when a key exists.
         from service.adapters.uow import Database

@@ -79,6 +79,27 @@ def test_keys_create_whose_signing_then_fails_says_the_key_is_made_and_prints_it
                            "were not signed: cannot use the database") and "capsa keys sign" in said
 
 
+def test_db_upgrade_reads_the_keyring_before_it_migrates_and_names_one_not_made_yet(tmp_path, monkeypatch, capsys):
+    """A keyring that does not read was found after the migration: `database upgraded to
+    ...`, then exit 3, a failed step to a deploy script after a done one. A path not made
+    yet was passed over without a word, the records left unsigned."""
+    from service.adapters.migrate import revision_at
+
+    url = f"sqlite:///{tmp_path / 'capsa.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(broken))
+    assert main(["db", "upgrade"]) == 3
+    assert revision_at(url) is None and capsys.readouterr().out == ""
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "typo.json"))
+    assert main(["db", "upgrade"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("database upgraded to ")
+    assert captured.err == (f"capsa db upgrade: SIGNING_KEY_FILE {str(tmp_path / 'typo.json')!r} does not exist: "
+                            "the records stored before it is made stay unsigned until `capsa keys create` makes it\n")
+
+
 def test_four_rotations_at_once_keep_every_key_they_print(tmp_path):
     ring = tmp_path / "keys.json"
     runs = [
