@@ -60,7 +60,17 @@ from .models import (
 )
 from .pg_literals import text_array
 from .translate import translated
-from .webhooks import DELIVERED, FAILED, GAME_BY_KEY, PENDING, RECORDS_BY_KEY, Claimed, EventRecord, Target
+from .webhooks import (
+    DELIVERED,
+    FAILED,
+    GAME_BY_KEY,
+    PENDING,
+    RECORDS_BY_KEY,
+    Claimed,
+    EventRecord,
+    Target,
+    target_columns,
+)
 
 d, w = WebhookDelivery, Webhook
 
@@ -519,9 +529,9 @@ _PURGED = delete(w).where(
 
 
 # What `prepare` reads for a claimed batch: the endpoints and the records, per client.
-_TARGETS = select(
-    w.id, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until, w.failing_since, w.events,
-).where(w.client_id == bindparam("client_id"), w.id.in_(bindparam("ids", expanding=True)))
+_TARGETS = select(*target_columns()).where(
+    w.client_id == bindparam("client_id"), w.id.in_(bindparam("ids", expanding=True))
+)
 
 
 def _records(pg: bool) -> Any:
@@ -818,7 +828,7 @@ class Reads:
         out: dict[str, Target] = {}
         for client_id, ids in by_client.items():
             for row in self.conn.execute(_TARGETS, {"client_id": client_id, "ids": sorted(ids)}):
-                out[row[0]] = Target(*row[:7], tuple(row[7]))
+                out[row[0]] = Target.of_row(row)
         return out
 
     def signs(self, client_id: str) -> bool:

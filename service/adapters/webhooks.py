@@ -125,6 +125,17 @@ class Target:
     failing_since: datetime | None
     events: tuple[str, ...]  # the event types it takes now (`*`: all)
 
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> Target:
+        """From a row of `target_columns()`, in their order (`events` is a JSON list)."""
+        return cls(row[0], row[1], row[2], row[3], row[4], row[5], row[6], tuple(row[7]))
+
+
+def target_columns() -> tuple[Any, ...]:
+    """What a delivery needs of its endpoint, in `Target`'s order."""
+    return (Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
+            Webhook.previous_secret_until, Webhook.failing_since, Webhook.events)
+
 
 def _round_of_record() -> Any:
     """A round record's round row (of the same client)."""
@@ -196,11 +207,8 @@ class WebhookRepository:
         keys = sorted(set(webhooks))
         if not keys:
             return {}
-        q = select(
-            Webhook.id, Webhook.url, Webhook.enabled, Webhook.secret, Webhook.previous_secret,
-            Webhook.previous_secret_until, Webhook.failing_since, Webhook.events,
-        ).where(tuple_(Webhook.client_id, Webhook.id).in_(keys))
-        return {row[0]: Target(*row[:7], tuple(row[7])) for row in self.session.execute(q)}
+        q = select(*target_columns()).where(tuple_(Webhook.client_id, Webhook.id).in_(keys))
+        return {row[0]: Target.of_row(row) for row in self.session.execute(q)}
 
     def remove(self, client_id: str, webhook_id: str, batch: int, at: datetime) -> bool:
         """Delete the endpoint with its deliveries and attempts when it has at most `batch`
