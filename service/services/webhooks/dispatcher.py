@@ -782,7 +782,7 @@ class Dispatcher:
         try:
             with self.queue.pass_() as tx:
                 disabled = self._write_outcomes(tx, done, released)
-                self._defer(tx)
+                self._write_held(tx)
                 fingerprint = tx.fingerprint()
                 # Endpoints enabled again: a batch of what they missed made due now (and
                 # claimed below); a full batch asks for another pass at once.
@@ -805,7 +805,7 @@ class Dispatcher:
         try:
             with self.queue.pass_() as tx:
                 disabled = self._write_outcomes(tx, done, released)
-                self._defer(tx)
+                self._write_held(tx)
         except Exception:
             log.exception("could not record %d attempts", len(done))
             return
@@ -819,10 +819,11 @@ class Dispatcher:
             self._signed.add(client_id)
         return client_id in self._signed
 
-    def _defer(self, tx: Pass) -> None:
-        """The deliveries waiting for their record's receipt, due again in RECEIPT_RETRY_S
-        (their claims end; if this transaction fails, at the end of their lease), and those
-        of a type their endpoint no longer takes, deleted (if it fails, claimed again)."""
+    def _write_held(self, tx: Pass) -> None:
+        """The claimed deliveries `prepare` held back: those waiting for their record's
+        receipt, due again in RECEIPT_RETRY_S (their claims end; if this transaction fails, at
+        the end of their lease), and those of a type their endpoint no longer takes, deleted
+        (if it fails, claimed again)."""
         if self._deferred:
             tx.defer(self._deferred, utcnow_ms() + timedelta(seconds=RECEIPT_RETRY_S))
             self._deferred = []
@@ -993,7 +994,7 @@ class Dispatcher:
                 "User-Agent": USER_AGENT,
                 "webhook-id": event.id,
                 "webhook-timestamp": str(stamp),
-                "webhook-signature": hooks.signature_header(live_secrets(w, utcnow_ms()), event.id, stamp, p.body),
+                "webhook-signature": hooks.signature_header(live_secrets(w, started), event.id, stamp, p.body),
             }
             result = await self.pool.post(w.url, p.body, headers, timeout)
         self._fast[c.webhook_id] = fast(result)
