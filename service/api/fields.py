@@ -27,6 +27,21 @@ def openapi_meta(example: Any, description: str | None = None, **extra: Any) -> 
     return meta
 
 
+# The named lists of values that answers may grow within /v1, by their schema's name in the
+# spec (`CapsaApi` adds them to its components).
+OPEN_ENUMS: dict[str, list[str]] = {}
+
+
+def open_enum(name: str, values: list[str], example: Any, description: str | None = None) -> dict[str, Any]:
+    """Metadata for a string of an answer whose values grow within /v1 (problem and event
+    types: docs/api.md, "What may change within v1"): the spec gives `anyOf` the values
+    known now (the schema `name`) or any string, so a client generated from it keeps the
+    known ones for its type checker and reads one added later as text, where a plain
+    `enum` made it raise."""
+    OPEN_ENUMS[name] = list(values)
+    return openapi_meta(example, description, anyOf=[{"$ref": f"#/components/schemas/{name}"}, {"type": "string"}])
+
+
 class FullMatch(validate.Validator):
     """marshmallow's Regexp uses re.match: `^a$` takes "a\\n". This matches the whole string."""
 

@@ -9,6 +9,7 @@ import yaml  # type: ignore[import-untyped]
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
+from .fields import OPEN_ENUMS
 from .problems import PROBLEM_BY_STATUS, TITLES
 from .schemas.problems import PROBLEM_TYPES, ProblemSchema
 
@@ -80,6 +81,11 @@ class CapsaApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Api with problem+json error responses documented and produced."""
 
     ERROR_SCHEMA = ProblemSchema
+
+    def _init_spec(self, *args: Any, **kwargs: Any) -> None:
+        super()._init_spec(*args, **kwargs)
+        for name, values in OPEN_ENUMS.items():
+            self.spec.components.schema(name, {"type": "string", "enum": values})
 
     def _register_responses(self) -> None:
         for status in http.HTTPStatus:

@@ -250,6 +250,27 @@ def test_the_python_client_scores_stores_replays_and_voids_a_round(service):
         assert int(export.headers["Capsa-Head-Sequence"]) == records[-1]["sequence"]
 
 
+def test_the_python_client_reads_problem_and_event_types_added_after_it():
+    """Problem and event types grow within /v1 (docs/api.md): the generated models held
+    them as closed Literals and raised TypeError on a type they did not know, so a game
+    server on an older client crashed reading an answer instead of acting on its status."""
+    from capsa_client.models import Event, Problem, Webhook
+
+    problem = {"type": "/problems/added-later", "title": "Added later", "status": 409, "detail": "d", "errors": []}
+    parsed = Problem.from_dict(problem)
+    assert parsed.type_ == "/problems/added-later" and parsed.status == 409
+    assert parsed.to_dict() == problem
+    assert Problem.from_dict({**problem, "type": "/problems/conflict"}).type_ == "/problems/conflict"
+    event = Event.from_dict({"id": "evt_1", "type": "table.closed", "timestamp": "2026-12-01T00:00:00.000Z", "data": {}})
+    assert event.type_ == "table.closed"
+    webhook = Webhook.from_dict({
+        "id": "wh_1", "url": "https://wallet.example.com/hook", "events": ["round.settled", "table.closed"],
+        "description": None, "enabled": True, "disabled_reason": None, "failing_since": None,
+        "previous_secret_expires_at": None, "created_at": "2026-12-01T00:00:00.000Z",
+        "updated_at": "2026-12-01T00:00:00.000Z"})
+    assert webhook.events == ["round.settled", "table.closed"]
+
+
 def test_the_python_readme_round_trip_runs_against_the_service(service, tmp_path):
     script = tmp_path / "readme_round_trip.py"
     script.write_text(code_block(PY_DIR / "README.md", "python"))

@@ -3400,9 +3400,8 @@ export interface components {
              *     - `/problems/precondition-failed` (412): A stale If-Match version.
              *     - `/problems/internal` (500): A safety net for an unexpected error; the tests assert it never happens. The request id is logged.
              * @example /problems/invalid-cards
-             * @enum {string}
              */
-            type: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/deal-in-play" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/not-implemented" | "/problems/http-version-not-supported" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
+            type: string | components["schemas"]["ProblemType"];
             /** @example Invalid cards */
             title: string;
             /** @example 422 */
@@ -3412,6 +3411,12 @@ export interface components {
             /** @description Every problem found, each at its place. */
             errors: components["schemas"]["FieldError"][];
         };
+        /** @enum {string} */
+        ProblemType: "/problems/malformed-json" | "/problems/validation" | "/problems/invalid-cards" | "/problems/unknown-rules" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/conflict" | "/problems/deal-in-play" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/illegal-move" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/request-header-fields-too-large" | "/problems/bad-request" | "/problems/not-implemented" | "/problems/http-version-not-supported" | "/problems/unsupported-media-type" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/method-not-allowed" | "/problems/not-acceptable" | "/problems/precondition-failed" | "/problems/internal";
+        /** @enum {string} */
+        EventSubscription: "round.settled" | "round.voided" | "banting.game.finished" | "*";
+        /** @enum {string} */
+        EventType: "round.settled" | "round.voided" | "banting.game.finished";
         Health: {
             /** @example ok */
             status: string;
@@ -5307,7 +5312,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            events: (string | components["schemas"]["EventSubscription"])[];
             /** @example wallet credits */
             description: string | null;
             /**
@@ -5376,7 +5381,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
+            events: (string | components["schemas"]["EventSubscription"])[];
             /** @example wallet credits */
             description: string | null;
             /**
@@ -5483,11 +5488,8 @@ export interface components {
              * @example evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled
              */
             id: string;
-            /**
-             * @example round.settled
-             * @enum {string}
-             */
-            type: "round.settled" | "round.voided" | "banting.game.finished";
+            /** @example round.settled */
+            type: string | components["schemas"]["EventType"];
             /**
              * Format: date-time
              * @description When it happened.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from marshmallow import fields
 
-from ..fields import openapi_meta
+from ..fields import open_enum, openapi_meta
 from .bases import Out
 
 PROBLEM_TYPES = {
@@ -92,8 +92,9 @@ class FieldErrorSchema(Out):
 class ProblemSchema(Out):
     type = fields.String(
         required=True,
-        validate=validate.OneOf([f"/problems/{p}" for p in PROBLEM_TYPES]),
-        metadata=openapi_meta(
+        metadata=open_enum(
+            "ProblemType",
+            [f"/problems/{p}" for p in PROBLEM_TYPES],
             "/problems/invalid-cards",
             "Problem type; one of:\n\n"
             + "\n".join(f"- `/problems/{p}` ({s}): {d}" for p, (s, d) in PROBLEM_TYPES.items()),

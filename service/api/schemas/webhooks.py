@@ -11,7 +11,16 @@ from service.domain.webhooks import AttemptOutcome, EventType
 from service.services.cursors import DEFAULT_PAGE, MAX_PAGE
 from service.services.webhooks import events
 
-from ..fields import LEGIBLE, FullMatch, Legible, QueryInteger, StrictBoolean, Unbroken, openapi_meta
+from ..fields import (
+    LEGIBLE,
+    FullMatch,
+    Legible,
+    QueryInteger,
+    StrictBoolean,
+    Unbroken,
+    open_enum,
+    openapi_meta,
+)
 from .bases import Out, Strict, page_limit
 
 EVENT_TYPES = [t.value for t in EventType]
@@ -84,7 +93,7 @@ class WebhookSchema(Out):
     id = fields.String(required=True, metadata=openapi_meta(WEBHOOK_ID))
     url = fields.String(required=True, metadata=openapi_meta("https://wallet.example.com/capsa/events"))
     events = fields.List(
-        fields.String(validate=validate.OneOf(SUBSCRIBABLE)), required=True, metadata=openapi_meta(["*"])
+        fields.String(metadata=open_enum("EventSubscription", SUBSCRIBABLE, "*")), required=True, metadata=openapi_meta(["*"])
     )
     description = fields.String(required=True, allow_none=True, metadata=openapi_meta("wallet credits"))
     enabled = fields.Boolean(required=True, metadata=openapi_meta(True, "false: no deliveries (see disabled_reason)."))
@@ -164,7 +173,7 @@ class AttemptQuerySchema(Schema):
 
 class EventSchema(Out):
     id = fields.String(required=True, metadata=openapi_meta(EVENT_ID, "The `webhook-id` of its deliveries."))
-    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES), metadata=openapi_meta("round.settled"))
+    type = fields.String(required=True, metadata=open_enum("EventType", EVENT_TYPES, "round.settled"))
     timestamp = fields.String(required=True, metadata=openapi_meta("2026-11-29T10:00:00.000Z", "When it happened.", format="date-time"))
     data = fields.Dict(
         required=True,

@@ -37,6 +37,7 @@ from .evaluation_natural_type_3_type_1 import EvaluationNaturalType3Type1
 from .event import Event
 from .event_data import EventData
 from .event_list import EventList
+from .event_subscription import EventSubscription
 from .event_type import EventType
 from .field_error import FieldError
 from .game_list import GameList
@@ -158,8 +159,6 @@ from .void import Void
 from .void_request import VoidRequest
 from .webhook import Webhook
 from .webhook_created import WebhookCreated
-from .webhook_created_events_item import WebhookCreatedEventsItem
-from .webhook_events_item import WebhookEventsItem
 from .webhook_list import WebhookList
 from .webhook_patch import WebhookPatch
 from .webhook_patch_events_item import WebhookPatchEventsItem
@@ -204,6 +203,7 @@ __all__ = (
     "Event",
     "EventData",
     "EventList",
+    "EventSubscription",
     "EventType",
     "FieldError",
     "GameList",
@@ -319,8 +319,6 @@ __all__ = (
     "VoidRequest",
     "Webhook",
     "WebhookCreated",
-    "WebhookCreatedEventsItem",
-    "WebhookEventsItem",
     "WebhookList",
     "WebhookPatch",
     "WebhookPatchEventsItem",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -20,7 +20,7 @@ class Event:
     """
     Attributes:
         id (str): The `webhook-id` of its deliveries. Example: evt_01JDX8Q4N6V2C3M5B7Z9K1T3W5_settled.
-        type_ (EventType):  Example: round.settled.
+        type_ (EventType | str):  Example: round.settled.
         timestamp (datetime.datetime): When it happened. Example: 2026-11-29T10:00:00.000Z.
         data (EventData): The round document as `GET /v1/rounds/{id}` answered then (`round.settled`: settled;
             `round.voided`: after the void), or for `banting.game.finished` the game as `GET /v1/banting/games/{id}` answers
@@ -28,14 +28,18 @@ class Event:
     """
 
     id: str
-    type_: EventType
+    type_: EventType | str
     timestamp: datetime.datetime
     data: EventData
 
     def to_dict(self) -> dict[str, Any]:
         id = self.id
 
-        type_: str = self.type_
+        type_: str
+        if isinstance(self.type_, str):
+            type_ = self.type_
+        else:
+            type_ = self.type_
 
         timestamp = self.timestamp.isoformat()
 
@@ -61,7 +65,18 @@ class Event:
         d = dict(src_dict)
         id = d.pop("id")
 
-        type_ = check_event_type(d.pop("type"))
+        def _parse_type_(data: object) -> EventType | str:
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_0 = check_event_type(data)
+
+                return type_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(EventType | str, data)
+
+        type_ = _parse_type_(d.pop("type"))
 
         timestamp = datetime.datetime.fromisoformat(d.pop("timestamp"))
 

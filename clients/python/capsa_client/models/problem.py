@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -18,7 +18,7 @@ T = TypeVar("T", bound="Problem")
 class Problem:
     """
     Attributes:
-        type_ (ProblemType): Problem type; one of:
+        type_ (ProblemType | str): Problem type; one of:
 
             - `/problems/malformed-json` (400): The body is not JSON, has NaN/Infinity, duplicate keys, nesting deeper than
             32, a number too large for a double, or is not an object.
@@ -61,14 +61,18 @@ class Problem:
         errors (list[FieldError]): Every problem found, each at its place.
     """
 
-    type_: ProblemType
+    type_: ProblemType | str
     title: str
     status: int
     detail: str
     errors: list[FieldError]
 
     def to_dict(self) -> dict[str, Any]:
-        type_: str = self.type_
+        type_: str
+        if isinstance(self.type_, str):
+            type_ = self.type_
+        else:
+            type_ = self.type_
 
         title = self.title
 
@@ -100,7 +104,19 @@ class Problem:
         from ..models.field_error import FieldError
 
         d = dict(src_dict)
-        type_ = check_problem_type(d.pop("type"))
+
+        def _parse_type_(data: object) -> ProblemType | str:
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_0 = check_problem_type(data)
+
+                return type_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ProblemType | str, data)
+
+        type_ = _parse_type_(d.pop("type"))
 
         title = d.pop("title")
 

@@ -6,7 +6,7 @@ from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
-from ..models.webhook_events_item import WebhookEventsItem, check_webhook_events_item
+from ..models.event_subscription import EventSubscription, check_event_subscription
 
 T = TypeVar("T", bound="Webhook")
 
@@ -17,7 +17,7 @@ class Webhook:
     Attributes:
         id (str):  Example: whk_01JDX8Q4N6V2C3M5B7Z9K1T3W5.
         url (str):  Example: https://wallet.example.com/capsa/events.
-        events (list[WebhookEventsItem]):  Example: ['*'].
+        events (list[EventSubscription | str]):  Example: ['*'].
         description (None | str):  Example: wallet credits.
         enabled (bool): false: no deliveries (see disabled_reason). Example: True.
         disabled_reason (None | str): `disabled` (PATCH) or `failing` (failed for 3 days).
@@ -30,7 +30,7 @@ class Webhook:
 
     id: str
     url: str
-    events: list[WebhookEventsItem]
+    events: list[EventSubscription | str]
     description: None | str
     enabled: bool
     disabled_reason: None | str
@@ -46,7 +46,11 @@ class Webhook:
 
         events = []
         for events_item_data in self.events:
-            events_item: str = events_item_data
+            events_item: str
+            if isinstance(events_item_data, str):
+                events_item = events_item_data
+            else:
+                events_item = events_item_data
             events.append(events_item)
 
         description: None | str
@@ -102,7 +106,19 @@ class Webhook:
         events = []
         _events = d.pop("events")
         for events_item_data in _events:
-            events_item = check_webhook_events_item(events_item_data)
+
+            def _parse_events_item(data: object) -> EventSubscription | str:
+                try:
+                    if not isinstance(data, str):
+                        raise TypeError()
+                    events_item_type_0 = check_event_subscription(data)
+
+                    return events_item_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                return cast(EventSubscription | str, data)
+
+            events_item = _parse_events_item(events_item_data)
 
             events.append(events_item)
 
