@@ -34,7 +34,10 @@ def load(path: Path, named_by: str = ENV) -> Keyring:
         raise KeyringError(f"{named_by} {str(path)!r} does not exist; create it with `capsa keys create`") from exc
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise KeyringError(f"{named_by} {str(path)!r} cannot be read as a keyring: {exc}") from exc
-    return Keyring.from_json(doc)
+    try:
+        return Keyring.from_json(doc)
+    except KeyringError as exc:
+        raise KeyringError(f"{named_by} {str(path)!r} is not a keyring: {exc}") from exc
 
 
 def load_env() -> Keyring | None:

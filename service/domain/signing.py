@@ -251,7 +251,9 @@ class Keyring:
         for n, entry in enumerate(doc["keys"]):
             try:
                 keys.append(_key(entry, public_only))
-            except (ValueError, TypeError, KeyError) as exc:
+            except KeyError as exc:  # a field it must have: its repr alone read as nothing
+                raise KeyringError(f'keys[{n}]: no "{exc.args[0]}"') from exc
+            except (ValueError, TypeError) as exc:
                 raise KeyringError(f"keys[{n}]: {exc}") from exc
         return cls(keys)
 

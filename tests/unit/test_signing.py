@@ -274,7 +274,7 @@ OTHER = new_key(_at(12))
         ({"kid": kid_of(RFC_PUBLIC) + "0"}, "is not the public key's"),
         ({"kid": hashlib.sha256(RFC_PUBLIC).hexdigest()}, "is not the public key's"),
         ({"kid": 7}, "is not the public key's"),
-        ({"kid": _DROP}, "'kid'"),
+        ({"kid": _DROP}, 'no "kid"'),
         ({"public_key": b64(RFC_PUBLIC[:31])}, "public_key is not 32 bytes"),
         ({"public_key": b64(RFC_PUBLIC + b"\0")}, "public_key is not 32 bytes"),
         ({"public_key": "not base64!"}, "not base64url"),
@@ -283,7 +283,7 @@ OTHER = new_key(_at(12))
         ({"algorithm": "RSA"}, "unsupported algorithm 'RSA'"),
         ({"created_at": 1}, "created_at and retired_at are RFC 3339 strings"),
         ({"retired_at": 1}, "created_at and retired_at are RFC 3339 strings"),
-        ({"created_at": _DROP}, "'created_at'"),
+        ({"created_at": _DROP}, 'no "created_at"'),
     ],
 )
 def test_a_keyring_entry_that_does_not_hold_together_is_refused_naming_it(changes, message):
@@ -325,12 +325,28 @@ def test_a_kid_checked_against_the_public_key_when_only_public_keys_are_read():
         ({"keys": None}, 'a key document is an object with a "keys" list'),
         ("keys", 'a key document is an object with a "keys" list'),
         ({"keys": [1]}, "keys[0]: an entry is an object"),
+        ({"keys": [{"kid": "k"}]}, 'keys[0]: no "public_key"'),
     ],
 )
 def test_a_document_that_is_not_a_keyring_is_refused(doc, message):
     with pytest.raises(KeyringError) as caught:
         Keyring.from_json(doc)
     assert str(caught.value) == message
+
+
+def test_a_keyring_file_that_is_json_but_no_keyring_is_named(tmp_path):
+    """It said what was wrong ("keys[0]: 'public_key'") but not in which file, where one
+    that does not read names it: an operator with several keyrings could not tell."""
+    from service.adapters import keyfile
+
+    path = tmp_path / "ring.json"
+    path.write_text('{"keys": [{"kid": "k"}]}', encoding="utf-8")
+    with pytest.raises(KeyringError) as caught:
+        keyfile.load(path)
+    assert str(caught.value) == f'SIGNING_KEY_FILE {str(path)!r} is not a keyring: keys[0]: no "public_key"'
+    with pytest.raises(KeyringError) as caught:
+        keyfile.load(path, "--file")
+    assert str(caught.value).startswith(f"--file {str(path)!r} is not a keyring: ")
 
 
 def test_an_absent_algorithm_and_retired_at_are_the_defaults():
