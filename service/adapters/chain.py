@@ -278,7 +278,7 @@ class PostgresChain(ChainRepository):
             # once it has run, they are committed with it (alone only: inside a larger
             # transaction, success now is not commit).
             riding = db.receipts.take() if alone else []
-            sql, params = chain_pg.parameters(record, claim, deal, riding, games)
+            sql, params = chain_pg.parameters(record, claim, deal, riding, games, signatures.signs(keyring))
             try:
                 row = cursor.execute(sql, params, prepare=prepare).fetchone()
             except BaseException:

@@ -13,7 +13,8 @@ One round trip stores a round: a single data-modifying CTE, run as its own trans
 4. `head` advances the client's chain head: it locks the head row, and computes the new
    hash from the old one with `sha256()` over the previous hash's hex and the record's
    canonical bytes, sealed with the new sequence. The lock is held from here to commit,
-   that is for the rest of this one statement.
+   that is for the rest of this one statement. It also says whether this writer signs
+   (`signing`): the webhook dispatcher then waits for the receipt of a young record.
 5. `record`, `round` and `lines` insert the chain record, the round's query columns and
    the ledger lines. A statement-level trigger checks, once per record, that the lines
    sum to zero.
@@ -61,7 +62,8 @@ head AS (
          sequence = h.sequence + 1,
          hash = encode(sha256(convert_to(h.hash, 'UTF8') || %(unsealed)s::bytea
                               || convert_to((h.sequence + 1)::text, 'UTF8') || '\\x7d'::bytea), 'hex'),
-         created_at = %(now)s
+         created_at = %(now)s,
+         signing = %(signing)s
     {gate_from}
    WHERE h.client_id = %(client)s {gate_where}
   RETURNING h.sequence, h.hash, h.previous_hash
@@ -139,11 +141,13 @@ def parameters(
     deal: str | None,
     receipts: list[Receipt] | None = None,
     games: bool = False,
+    signing: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The statement for this record and its parameters, with `receipts` (of records stored
     before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
     each, which costs a fraction of adapting a Python list. With `games`, a round whose
-    reference a Capsa Susun game holds is refused (REFERENCE_HELD)."""
+    reference a Capsa Susun game holds is refused (REFERENCE_HELD). `signing`: the writer
+    holds a signing key (its receipt may be stored after the record)."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -159,6 +163,7 @@ def parameters(
         "amounts": int_array([line.amount for line in lines]),
         "points": int_array([line.points for line in lines]),
         "winnings": int_array([line.winnings for line in lines]),
+        "signing": signing,
     }
     games = games and record.round is not None and record.round.reference is not None
     if record.round is not None:

@@ -30,6 +30,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
     literal_column,
     text,
     type_coerce,
@@ -197,6 +198,11 @@ class ChainHead(Base):
     hash: Mapped[str] = mapped_column(String(64))
     previous_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # Set by every PostgreSQL write of the chain: whether its writer holds a signing key, so
+    # that receipts of its records may be stored after them (`pending_receipts`) and the
+    # webhook dispatcher waits for those of young records (migration 0028). SQLite stores a
+    # receipt with its record and leaves it false.
+    signing: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class ChainSignature(Base):

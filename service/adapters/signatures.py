@@ -39,6 +39,11 @@ PG_STORE = (
 )
 
 
+def signs(keyring: Keyring | None) -> bool:
+    """Whether records stored with this keyring get a receipt (`sign` makes one)."""
+    return keyring is not None and keyring.active is not None
+
+
 def sign(
     keyring: Keyring | None, client_id: str, sequence: int, hash_: str, at: datetime
 ) -> tuple[str | None, bytes | None]:

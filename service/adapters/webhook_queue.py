@@ -51,7 +51,6 @@ from .chain import stored_record
 from .models import (
     ChainHead,
     ChainRecord,
-    ChainSignature,
     LedgerLine,
     UTCDateTime,
     Webhook,
@@ -187,8 +186,8 @@ _LOCK_DUE = (
     .with_for_update(skip_locked=True, of=w, key_share=True)
 )
 
-# One receipt of the client, by its key's prefix (none: its records are stored unsigned).
-_SIGNED = select(ChainSignature.sequence).where(ChainSignature.client_id == bindparam("client_id")).limit(1)
+# Whether the client's last write was made with a signing key (migration 0028).
+_SIGNING = select(ChainHead.signing).where(ChainHead.client_id == bindparam("client_id"))
 
 # How many enabled endpoints are behind their head, locked or not: more than `_LOCK_DUE`
 # returned (short of its limit) means it skipped some that a request holds.
@@ -832,8 +831,9 @@ class Reads:
         return out
 
     def signs(self, client_id: str) -> bool:
-        """Whether a record of the client has a receipt: the service signs its records."""
-        return self.conn.execute(_SIGNED, {"client_id": client_id}).first() is not None
+        """Whether the client's records are being signed: its chain's last write was made
+        with a signing key (on PostgreSQL; SQLite stores a receipt with its record)."""
+        return bool(self.conn.execute(_SIGNING, {"client_id": client_id}).scalar())
 
     def records_at(self, client_id: str, sequences: Iterable[int]) -> dict[int, EventRecord]:
         """The records at these sequences of the client's chain, with their rounds' game."""

@@ -482,6 +482,52 @@ def test_a_delivered_event_carries_the_receipt_get_answers_while_its_worker_stil
         receiver.stop()
 
 
+def test_a_new_clients_first_event_waits_for_its_receipt_and_an_unsigned_writers_does_not(
+    signed_app, db_url, client, op, waiting, monkeypatch
+):
+    """The dispatcher learned that a client's records are signed from a receipt already
+    stored, so a new client's first events went out without their receipts (which GET then
+    answered). The client's chain head now says whether its last write was made with a
+    signing key: the first round's event waits like every other; and once a writer without
+    a key stores the client's rounds, their events go at once, with no wait for a receipt
+    that never comes."""
+    from webhookkit import Receiver
+
+    from service.commands.webhooks import dispatcher_database
+    from service.services.webhooks import dispatcher as dispatching
+
+    if signed_app.extensions["capsa"].db.dialect != "postgresql":
+        pytest.skip("SQLite stores a receipt with its record")
+    monkeypatch.delenv("SIGNING_KEY_FILE", raising=False)
+    monkeypatch.setenv("WEBHOOK_ALLOW_PRIVATE", "1")
+    receiver = Receiver().start()
+    settings = dispatching.Settings(schedule=(0.05,), timeout_s=1.0, allow_private=True, poll_s=0.02)
+    db = dispatcher_database(db_url, settings)
+    unsigned = make_app(db_url)
+    try:
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["round.settled"]}, headers=op.headers)
+        receiver.secrets.append(hook.get_json()["secret"])
+        (created,) = _store(client, op)  # the client's first round: no receipt of it stored yet
+        assert _stored_receipts(signed_app, op.id) == [] and len(waiting) == 1
+        dispatching.Dispatcher(db, settings).run_until_idle()
+        assert receiver.requests == []  # it waits for the receipt
+        waiting.drain()
+        time.sleep(dispatching.RECEIPT_RETRY_S + 0.05)
+        dispatching.Dispatcher(db, settings).run_until_idle()
+        (got,) = receiver.requests
+        assert got.body["data"]["audit"] == created.get_json()["audit"]
+        assert got.body["data"]["audit"]["signature"] is not None
+
+        stored = unsigned.test_client().post("/v1/rounds", json=four_player_round(), headers=op.headers)
+        assert stored.status_code == 201 and stored.get_json()["audit"]["signature"] is None
+        dispatching.Dispatcher(db, settings).run_until_idle()  # young, unsigned, and sent
+        assert [r.body["data"]["id"] for r in receiver.requests][1:] == [stored.get_json()["id"]]
+    finally:
+        unsigned.extensions["capsa"].db.dispose()
+        db.dispose()
+        receiver.stop()
+
+
 def test_an_event_whose_receipt_was_lost_with_its_worker_goes_without_it_after_the_wait(
     signed_app, db_url, client, op, waiting, monkeypatch
 ):

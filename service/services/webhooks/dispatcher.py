@@ -85,7 +85,6 @@ from service.adapters.webhook_queue import (
     DeliveryQueue,
     Finish,
     Pass,
-    Reads,
 )
 from service.adapters.webhooks import Target
 from service.domain import settings
@@ -107,8 +106,8 @@ FAST_S = QUEUE_S / DEPTH / 2  # fast: a lane of DEPTH such answers drains in hal
 TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
 # On PostgreSQL a round's receipt is stored by its worker's next write (or within 0.5 s,
-# RECEIPT_FLUSH_MS): an event of a record this young without one, of a client whose chain
-# has receipts (the service signs), waits for it (due again after RECEIPT_RETRY_S), so
+# RECEIPT_FLUSH_MS): an event of a record this young without one, of a client whose last
+# write was made with a signing key (its chain head's `signing`), waits for it (due again after RECEIPT_RETRY_S), so
 # every attempt carries the receipt GET answers. The dispatcher holds no signing key: it is
 # the one process with a way out. Older, the receipt was lost with its worker: the event
 # goes without it (a GET within minutes of the record remakes it).
@@ -627,7 +626,6 @@ class Dispatcher:
         self._deferred: list[Claimed] = []
         # claimed deliveries of a type their endpoint no longer takes (PATCH events): deleted
         self._dropped: list[Claimed] = []
-        self._signed: set[str] = set()  # clients a record of which has a receipt (the service signs)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -811,14 +809,6 @@ class Dispatcher:
             return
         self._counted(done, disabled)
 
-    def _signs(self, reads: Reads, client_id: str) -> bool:
-        """Whether the service signs this client's records (one has a receipt): once seen,
-        for good. A client's first records, before any receipt is stored, are not waited
-        for."""
-        if client_id not in self._signed and reads.signs(client_id):
-            self._signed.add(client_id)
-        return client_id in self._signed
-
     def _write_held(self, tx: Pass) -> None:
         """The claimed deliveries `prepare` held back: those waiting for their record's
         receipt, due again in RECEIPT_RETRY_S (their claims end; if this transaction fails, at
@@ -939,10 +929,10 @@ class Dispatcher:
             for client_id, by_sequence in wanted.items():
                 found = reads.records_at(client_id, by_sequence)
                 records = [found[s] for s in sorted(by_sequence) if s in found]
-                # Only where the service signs: an unsigned deployment's records are not
-                # parsed again for their time, and the look-up is cached once it says yes.
+                # Only where the client's writes are signed (its head says so, from its last
+                # write): an unsigned deployment's records are not parsed again for their time.
                 unsigned = [f.record for f in records if f.record.signature is None]
-                young = _receipt_pending(unsigned) if unsigned and self._signs(reads, client_id) else set()
+                young = _receipt_pending(unsigned) if unsigned and reads.signs(client_id) else set()
                 if young:
                     waiting.update((client_id, s) for s in young)
                     records = [f for f in records if f.record.sequence not in young]
