@@ -1,7 +1,7 @@
 """gunicorn settings for the Capsa service (`capsa serve`, the Docker image, bench/http.py).
 
 Sync workers: each request owns its worker, so a slow scoring call never stalls another
-connection, and no keep-alive connection pins a client to one worker (PITFALLS.md).
+connection, and no keep-alive connection pins a client to one worker.
 """
 
 import atexit
@@ -21,17 +21,19 @@ if not _workers.isdigit() or int(_workers) < 1:  # 0 listened with no worker: ev
 workers = int(_workers)
 worker_class = "sync"
 # Timeouts, chosen together with the app's own (DATABASE_STATEMENT_TIMEOUT_MS 5 s, pool wait 5 s,
-# connect 3 s), so a request always ends with an answer (a 503 at worst) before gunicorn acts:
+# connect 3 s), so a request ends with an answer (a 503 at worst) before gunicorn acts:
 # - timeout: a worker silent this long is killed and replaced (its client sees a reset). 30 s
 #   is far above any legitimate request (p99 of a stored round is a few ms) and above the
-#   worst database wait (5 + 5 + 3 s); it must stay below the idempotency takeover age (60 s,
-#   service/services/idempotency.py STALE), so a live request is never judged dead.
+#   worst database wait (5 + 5 + 3 s; a write to a primary that stops answering altogether
+#   is cut off by DATABASE_WRITE_DEADLINE_S + 5 s, service/adapters/uow.py). A read from
+#   such a primary waits until this timeout: its client sees the reset. A killed worker's
+#   Idempotency-Key is free at once (claimed in its request's own transaction).
 # - graceful_timeout: on SIGTERM/HUP, workers finish their current request within this;
 #   20 s covers the worst database wait, and keeps a deploy or `docker stop` (10 s default,
 #   raise its grace period) predictable.
 # - keepalive: sync workers close the connection after each response and ignore it; it only
 #   matters if worker_class is switched to gthread, where a short 2 s stops idle keep-alive
-#   connections from pinning every client on one worker (PITFALLS.md).
+#   connections from pinning every client on one worker.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "2"))

@@ -410,6 +410,15 @@ def replicated(notices: Notices) -> None:
         raise CommitNotReplicated(f"{warning}: committed on the primary only, not acknowledged")
 
 
+# A write past its deadline is cancelled; a cancel the server does not take within CANCEL_S,
+# or whose statement still runs SEVER_AFTER_CANCEL_S later, cuts the connection off: a server
+# that accepts connections but answers nothing (stopped, a hung disk, its kernel still
+# acknowledging) gets no cancel, and no statement or TCP timeout fires on it. The write then
+# fails as on a lost connection (503), deadline + 3 + 2 s at worst, well within gunicorn's timeout.
+CANCEL_S = 3.0
+SEVER_AFTER_CANCEL_S = 2.0
+
+
 class _Deadlines:
     """One watchdog thread per process that cancels the writes past their deadline (a
     thread per write would cost more than the write's statement)."""
@@ -427,8 +436,9 @@ class _Deadlines:
 
     @contextlib.contextmanager
     def armed(self, conn: psycopg.Connection[Any], seconds: float, sever: bool = False) -> Iterator[None]:
-        """Past `seconds`, cancel what `conn` runs (the server stops it), or with `sever`
-        shut its socket (for a server that may not answer a cancel)."""
+        """Past `seconds`, cancel what `conn` runs (the server stops it; a server that does
+        not, CANCEL_S and SEVER_AFTER_CANCEL_S), or with `sever` shut its socket (for a
+        server that may not answer a cancel)."""
         if seconds <= 0:
             yield
             return
@@ -463,11 +473,16 @@ class _Deadlines:
                 now = time.monotonic()
                 for token in [t for t, (at, _, _) in self._armed.items() if at <= now]:
                     _, conn, sever = self._armed.pop(token)
+                    if not sever:
+                        try:
+                            conn.cancel_safe(timeout=CANCEL_S)
+                        except Exception:  # not sent, or not answered: the server may be frozen
+                            pass
+                        else:  # sent: the statement ends with its error, or is cut off after all
+                            self._armed[token] = (time.monotonic() + SEVER_AFTER_CANCEL_S, conn, True)
+                            continue
                     with contextlib.suppress(Exception):  # the statement's own error tells the story
-                        if sever:
-                            _shut(conn)
-                        else:
-                            conn.cancel_safe(timeout=3)
+                        _shut(conn)
                 wake = min((at for at, _, _ in self._armed.values()), default=None)
                 self._wake = wake
                 cond.wait(None if wake is None else max(wake - now, 0.001))
