@@ -130,8 +130,9 @@ class PendingReceipts:
             return
         try:
             self._flush(items)
-        except Exception:  # the records are stored; their receipts are remade on first read
-            log.warning("%d receipts not stored; they are remade on first read", len(items), exc_info=True)
+        except Exception:  # the records are stored; their receipts are remade (docs/audit.md)
+            log.warning("%d receipts not stored; capsa sweep remakes them (a read, within 5 minutes of the record)",
+                        len(items), exc_info=True)
 
     def close(self) -> None:
         """Store what waits and stop the timer (the next receipt starts it again)."""

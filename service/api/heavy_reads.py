@@ -149,7 +149,7 @@ def _refused(reads: HeavyReads) -> Problem:
         429,
         "rate-limited",
         f"this client already has {reads.per_client} heavy reads (verify, exports, CSV, reports over a period, "
-        "suggestions, pages of over 100 events) in flight "
+        "suggestions, pages of over 100 events, overdue games or turns a list page settles) in flight "
         "on this server; retry after Retry-After seconds",
         headers={"Retry-After": str(RETRY_AFTER_S)},
     )

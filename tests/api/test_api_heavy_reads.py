@@ -81,7 +81,7 @@ def test_a_client_holding_its_slots_is_refused_another_heavy_read_and_no_one_els
             assert body["type"].endswith("/rate-limited")
             assert body["detail"].startswith(
                 "this client already has 2 heavy reads (verify, exports, CSV, reports over a period, suggestions, "
-                "pages of over 100 events) in flight")
+                "pages of over 100 events, overdue games or turns a list page settles) in flight")
             assert get(http, path, {**other.headers, **headers}).status_code == 200, path
         # The light reads are not bounded: a JSON page of lines, the chain's head, all-time totals.
         for light in ("/v1/ledger/entries?currency=IDR", "/v1/audit/head", "/v1/ledger/summary?currency=IDR",
