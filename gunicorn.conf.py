@@ -42,7 +42,7 @@ keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "2"))
 # answers what is too large, as problem+json, and gunicorn never refuses what nginx passed
 # with its own HTML 400: the request line at gunicorn's maximum (8190 bytes), a header line
 # twice nginx's (nginx appends to X-Forwarded-For) and nginx's 1,000 lines with the ones it
-# adds. gunicorn hit directly still answers HTML beyond these: never expose it.
+# adds. Beyond these, gunicorn hit directly answers problem+json too (server_refusals.py).
 limit_request_line = 8190
 limit_request_field_size = 16_384
 limit_request_fields = 1_100

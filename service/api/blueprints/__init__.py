@@ -155,9 +155,12 @@ def send_state(document: dict[str, Any], what: str = "game") -> Response:
     move pays no body until there is one)."""
     version = document["version"]
     headers = current_request().headers
-    refuse_stale(parse_if_match(headers.get("If-Match"), what), version, what)
+    # Both read before either is judged: a malformed one is 422 whatever the version.
+    wanted = parse_if_match(headers.get("If-Match"), what)
+    unchanged = not_modified(headers.get("If-None-Match"), version)
+    refuse_stale(wanted, version, what)
     etag = f'"{version}"'
-    if not_modified(headers.get("If-None-Match"), version):
+    if unchanged:
         return Response(status=304, headers={"ETag": etag})
     return json_response(document, headers={"ETag": etag})
 
