@@ -77,16 +77,33 @@ def _answers(url: str) -> list[Any]:
 
 
 def _store_four(url: str, key: str) -> str:
-    """Store the four-player example round (5.4 KB of canonical bytes) as old-a; its id."""
+    """Store the four-player example round (5.4 KB of canonical bytes) as old-a; its id.
+
+    This release's PostgreSQL write path sets `chain_heads.signing` (migration 0028): on a
+    schema before it the column is added for the store alone, and dropped again, so the
+    upgrade finds the schema as that release left it."""
     body = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
     body["reference"] = key
-    app = _app(url)
+    engine = create_engine(normalise_url(url))
     try:
-        created = app.test_client().post("/v1/rounds", json=body, headers={**_headers("old-a"), "Idempotency-Key": key})
-        assert created.status_code == 201, created.get_json()
-        return str(created.get_json()["id"])
+        lent = url.startswith("postgresql") and "signing" not in {
+            c["name"] for c in inspect(engine).get_columns("chain_heads")}
+        if lent:
+            with engine.begin() as conn:
+                conn.execute(text("ALTER TABLE chain_heads ADD COLUMN signing boolean NOT NULL DEFAULT false"))
+        app = _app(url)
+        try:
+            created = app.test_client().post(
+                "/v1/rounds", json=body, headers={**_headers("old-a"), "Idempotency-Key": key})
+            assert created.status_code == 201, created.get_json()
+            return str(created.get_json()["id"])
+        finally:
+            app.extensions["capsa"].db.dispose()
+            if lent:
+                with engine.begin() as conn:
+                    conn.execute(text("ALTER TABLE chain_heads DROP COLUMN signing"))
     finally:
-        app.extensions["capsa"].db.dispose()
+        engine.dispose()
 
 
 def _toast_rows(url: str) -> int | None:
