@@ -216,22 +216,26 @@ def export(args: argparse.Namespace) -> int:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
         head = receipts.signed_head(db, client_id)  # the cut: records up to this head
-        written = 0  # records written, as counted in the lines (a record missing is one fewer)
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
+
+        def write_to(sink: Any) -> int:
+            """The records into `sink`: how many, as counted in the lines (a record missing is one fewer)."""
+            lines = 0
+            for chunk in receipts.export_lines(db, plan, settle=True):
+                sink.write(chunk)
+                lines += chunk.count(b"\n")
+            return lines
+
         try:
             if head_tmp is not None:  # first: a place it cannot be written fails before the export is
                 head_tmp.write_text(json.dumps(head, indent=2) + "\n")
             if to_stdout:
-                for chunk in receipts.export_lines(db, plan, settle=True):
-                    sys.stdout.buffer.write(chunk)
-                    written += chunk.count(b"\n")
+                written = write_to(sys.stdout.buffer)
                 sys.stdout.buffer.flush()
             else:
                 with tmp.open("wb") as f:
-                    for chunk in receipts.export_lines(db, plan, settle=True):
-                        f.write(chunk)
-                        written += chunk.count(b"\n")
+                    written = write_to(f)
                 if not in_place:
                     tmp.replace(out)
             if head_tmp is not None and head_out is not None:
