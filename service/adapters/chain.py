@@ -63,6 +63,17 @@ class ChainRepository:
             )
         )
 
+    def bump_reference_epoch(self, client_id: str) -> None:
+        """A Capsa Susun game is about to take a reference: call before looking for rounds
+        that hold it. It locks the client's head to the end of the transaction, so a round
+        being stored is committed first (and seen by the look that follows); a round
+        waiting for the head then finds the epoch moved and is tried again (`chain_pg`)."""
+        self.session.execute(
+            update(ChainHead)
+            .where(ChainHead.client_id == client_id)
+            .values(reference_epoch=ChainHead.reference_epoch + 1)
+        )
+
     def append(
         self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
     ) -> Appended:

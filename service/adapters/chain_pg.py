@@ -8,8 +8,9 @@ One round trip stores a round: a single data-modifying CTE, run as its own trans
    and then finds the committed key (or, if it rolled back, takes the key itself). A key
    older than the retention is taken over in place.
 2. `deal` marks the deal used, if the round names one.
-3. `gate` aborts the statement (`capsa_refuse`) when the key or the deal was taken, so no
-   row of a refused request is written.
+3. `gate` aborts the statement (`capsa_refuse`) when the key or the deal was taken, or (for
+   a round with a reference) when a Capsa Susun game holds the reference, so no row of a
+   refused request is written.
 4. `head` advances the client's chain head: it locks the head row, and computes the new
    hash from the old one with `sha256()` over the previous hash's hex and the record's
    canonical bytes, sealed with the new sequence. The lock is held from here to commit,
@@ -18,7 +19,13 @@ One round trip stores a round: a single data-modifying CTE, run as its own trans
 5. `record`, `round` and `lines` insert the chain record, the round's query columns and
    the ledger lines. A statement-level trigger checks, once per record, that the lines
    sum to zero.
-6. `receipts` (when some wait, `pending_receipts`) stores the receipts this process signed
+6. A round with a reference advances the head only if its `reference_epoch` is the one
+   `gate` read in the statement's snapshot. A game starting with a reference bumps it
+   before it looks for rounds holding the reference (migration 0029): when one committed
+   while this statement waited for the head's lock, PostgreSQL's recheck of the updated
+   head row finds another epoch, no head is advanced, and the statement refuses itself
+   whole (REFERENCE_RACED; claim and deal included), to be tried again on a fresh snapshot.
+7. `receipts` (when some wait, `pending_receipts`) stores the receipts this process signed
    after its previous writes: a receipt is made once PostgreSQL has returned the hash, so
    it rides in the next statement instead of a transaction of its own.
 """
@@ -36,6 +43,7 @@ from .records import Claim, NewRecord
 KEY_TAKEN = "CP001"
 DEAL_USED = "CP002"
 REFERENCE_HELD = "CP003"
+REFERENCE_RACED = "CP004"
 
 _CLAIM = """
 claim AS (
@@ -84,7 +92,7 @@ lines AS (
                 %(points)s::int8[], %(winnings)s::int8[])
            WITH ORDINALITY AS l(player_id, kind, basis, amount, points, winnings, n)
 )
-SELECT sequence, hash, previous_hash FROM head
+{result}
 """
 _RECEIPTS = """
 receipts AS (
@@ -104,6 +112,13 @@ round AS (
 
 _GAMES_REFERENCE = """EXISTS (SELECT FROM susun_games
                 WHERE client_id = %(client)s AND reference = %(reference)s)"""
+# The head's reference epoch as of the statement's snapshot, and the result of a statement
+# that checks it: no head advanced (a game took a reference meanwhile) refuses it whole.
+_EPOCH = "(SELECT reference_epoch FROM chain_heads WHERE client_id = %(client)s) AS epoch"
+_RESULT = "SELECT sequence, hash, previous_hash FROM head"
+_RESULT_OR_RACED = f"""{_RESULT}
+UNION ALL
+SELECT capsa_refuse('{REFERENCE_RACED}')::int8, NULL, NULL WHERE NOT EXISTS (SELECT FROM head)"""
 
 
 def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: bool = False) -> str:
@@ -116,11 +131,13 @@ def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: boo
             checks.append(f"WHEN NOT EXISTS (SELECT FROM deal) THEN capsa_refuse('{DEAL_USED}')")
         if games:
             checks.append(f"WHEN {_GAMES_REFERENCE} THEN capsa_refuse('{REFERENCE_HELD}')")
-        gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok),"
+        epoch = ", " + _EPOCH if games else ""
+        gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok" + epoch + "),"
     head = _HEAD.format(
         gate_from="FROM gate" if gate else "",
-        gate_where="AND gate.ok = 1" if gate else "",
+        gate_where=("AND gate.ok = 1" if gate else "") + (" AND h.reference_epoch = gate.epoch" if games else ""),
         round_cte=(_ROUND if round_ else "") + (_RECEIPTS if receipts else ""),
+        result=_RESULT_OR_RACED if games else _RESULT,
     )
     return "WITH" + (_CLAIM if claim else "") + (_DEAL if deal else "") + gate + head
 
@@ -146,7 +163,8 @@ def parameters(
     """The statement for this record and its parameters, with `receipts` (of records stored
     before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
     each, which costs a fraction of adapting a Python list. With `games`, a round whose
-    reference a Capsa Susun game holds is refused (REFERENCE_HELD). `signing`: the writer
+    reference a Capsa Susun game holds is refused (REFERENCE_HELD), and one racing a game that
+    starts with it is refused to be tried again (REFERENCE_RACED). `signing`: the writer
     holds a signing key (its receipt may be stored after the record)."""
     lines = record.lines
     params: dict[str, Any] = {
@@ -187,4 +205,4 @@ def parameters(
     return STATEMENTS[key], params
 
 
-__all__ = ["DEAL_USED", "KEY_TAKEN", "REFERENCE_HELD", "STATEMENTS", "parameters"]
+__all__ = ["DEAL_USED", "KEY_TAKEN", "REFERENCE_HELD", "REFERENCE_RACED", "STATEMENTS", "parameters"]

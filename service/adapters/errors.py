@@ -92,4 +92,9 @@ class ReferenceHeld(StorageError):
     """A Capsa Susun game holds the new round's reference (its own round will take it)."""
 
 
+class ReferenceRaced(StorageError):
+    """A Capsa Susun game may have taken the new round's reference while its write waited:
+    nothing was written; try it again (`chain_pg`, REFERENCE_RACED)."""
+
+
 BALANCED = "ledger_lines_balanced"

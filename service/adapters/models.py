@@ -203,6 +203,9 @@ class ChainHead(Base):
     # webhook dispatcher waits for those of young records (migration 0028). SQLite stores a
     # receipt with its record and leaves it false.
     signing: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    # Bumped by every Capsa Susun game that starts with a reference; a round with a reference
+    # advances the head only if it is unchanged since its statement's snapshot (migration 0029).
+    reference_epoch: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class ChainSignature(Base):

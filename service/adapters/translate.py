@@ -23,6 +23,7 @@ from .errors import (
     NotNullViolation,
     NumericOverflow,
     ReferenceHeld,
+    ReferenceRaced,
     ReferenceUsed,
     SecondVoid,
     SerializationFailure,
@@ -76,6 +77,8 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return DealUsed(message)
         if state == chain_pg.REFERENCE_HELD:
             return ReferenceHeld(message)
+        if state == chain_pg.REFERENCE_RACED:
+            return ReferenceRaced(message)
         if state == "22003":  # numeric_value_out_of_range
             return NumericOverflow(message)
         if state == "40001":  # serialization_failure: a standby's recovery conflict

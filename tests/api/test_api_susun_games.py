@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import pytest
+from conftest import idempotency_rows, lock_waiters
 from httpkit import fields_of, problem
 
 from service.domain.cards import parse_cards
@@ -431,6 +433,124 @@ def test_a_round_cannot_take_the_reference_of_a_game(http, tenant, clock):
     settled = fetch(http, tenant, game)
     assert settled["status"] == "settled"
     assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
+
+
+def _until(predicate: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def _on_postgres(app: Any) -> Any:
+    """The app's engine; skips on SQLite, whose writers are serialised (no race to lose)."""
+    engine = app.extensions["capsa"].db.engine
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a round and a game racing for one reference is PostgreSQL's; SQLite serialises writers")
+    return engine
+
+
+def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_commits(
+    app, tenant, clock, monkeypatch
+):
+    """The game has looked for rounds holding the reference and stored itself, not yet
+    committed, when a round with the same reference comes: the round's snapshot holds no
+    such game. It waits for the client's chain head (which the game moved), and is refused
+    once the game commits, instead of both being stored and the game never settling."""
+    from httpkit import two_player_round
+
+    engine = _on_postgres(app)
+    reference = f"raced-{tenant.id}"
+    inside, go_on = threading.Event(), threading.Event()
+    use = deals.use
+
+    def paused_use(*args: Any) -> Any:  # the game's last step before its commit
+        inside.set()
+        assert go_on.wait(10)
+        return use(*args)
+
+    monkeypatch.setattr(deals, "use", paused_use)
+    answers: dict[str, Any] = {}
+    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 60, "reference": reference}
+    game = threading.Thread(target=lambda: answers.update(
+        game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
+    game.start()
+    assert inside.wait(10)
+    round_ = threading.Thread(target=lambda: answers.update(
+        round=app.test_client().post("/v1/rounds", json=two_player_round(reference=reference),
+                                     headers={**tenant.headers, "Idempotency-Key": "raced"})))
+    round_.start()
+    _until(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
+    assert round_.is_alive()  # it waits for the head the game moved
+    go_on.set()
+    game.join(10)
+    round_.join(10)
+    assert answers["game"].status_code == 201, answers["game"].get_data(as_text=True)
+    refused = problem(answers["round"], 409, "conflict")
+    assert fields_of(refused) == {"reference"} and "Capsa Susun game" in refused["detail"]
+    http = app.test_client()
+    assert _rounds_of(http, tenant) == []
+    assert idempotency_rows(app.extensions["capsa"].db, tenant.id) == 0  # refused whole: no key taken
+    clock.advance(seconds=60)
+    assert fetch(http, tenant, answers["game"].get_json())["status"] == "settled"
+    assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
+
+
+def test_a_round_that_keeps_losing_the_race_for_its_reference_is_503_with_nothing_stored(
+    http, tenant, monkeypatch
+):
+    from httpkit import two_player_round
+
+    from service.adapters import chain
+    from service.adapters.errors import ReferenceRaced
+    from service.services.rounds import store
+
+    tries: list[str] = []
+
+    def raced(self: Any, record: Any, **_: Any) -> Any:
+        tries.append(record.round_id)
+        raise ReferenceRaced("a game took a reference meanwhile")
+
+    monkeypatch.setattr(chain.PostgresChain, "append", raced)
+    monkeypatch.setattr(chain.SqliteChain, "append", raced)
+    answer = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
+    assert "retry" in problem(answer, 503, "unavailable")["detail"]
+    assert int(answer.headers["Retry-After"]) >= 1
+    assert len(tries) == store.REFERENCE_RACE_TRIES and len(set(tries)) == 1  # the same round each time
+    assert _rounds_of(http, tenant) == []
+
+
+def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refused(app, tenant, clock):
+    """The round's write holds the client's chain head, not yet committed, when a game with
+    the same reference starts: the game waits for the head, then finds the round."""
+    from httpkit import two_player_round
+    from sqlalchemy import text
+
+    from service.domain.susun.round import score_round_request
+    from service.services.clock import utcnow_ms
+    from service.services.rounds.records import scored_round_record
+
+    engine = _on_postgres(app)
+    reference = f"first-{tenant.id}"
+    built = scored_round_record(tenant.id, score_round_request(two_player_round(reference=reference)),
+                                round_id=f"rnd_raced_{tenant.id}", created_at=utcnow_ms())
+    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 60, "reference": reference}
+    answers: dict[str, Any] = {}
+    game = threading.Thread(target=lambda: answers.update(
+        game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
+    with app.extensions["capsa"].db.unit_of_work(write=True) as uow:
+        uow.session.execute(text("SELECT 1"))  # in a transaction: the round's statement runs now
+        uow.chain.append(built.new, games=True)
+        game.start()
+        _until(lambda: lock_waiters(engine) == 1 or not game.is_alive())
+        assert game.is_alive()  # it waits for the head the round holds
+        uow.commit()
+    game.join(10)
+    refused = problem(answers["game"], 409, "conflict")
+    assert fields_of(refused) == {"reference"}
+    http = app.test_client()
+    assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
+    assert http.get("/v1/susun/games", headers=tenant.headers).get_json()["items"] == []
 
 
 def test_a_round_body_with_game_fields_is_refused_by_post_rounds(http, tenant):

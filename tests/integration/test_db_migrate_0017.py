@@ -76,21 +76,30 @@ def _answers(url: str) -> list[Any]:
         app.extensions["capsa"].db.dispose()
 
 
+# Columns of `chain_heads` this release's PostgreSQL write path sets or reads, by the
+# migration that added them.
+LENT_HEAD_COLUMNS = {
+    "signing": "boolean NOT NULL DEFAULT false",  # 0028
+    "reference_epoch": "bigint NOT NULL DEFAULT 0",  # 0029
+}
+
+
 def _store_four(url: str, key: str) -> str:
     """Store the four-player example round (5.4 KB of canonical bytes) as old-a; its id.
 
-    This release's PostgreSQL write path sets `chain_heads.signing` (migration 0028): on a
-    schema before it the column is added for the store alone, and dropped again, so the
-    upgrade finds the schema as that release left it."""
+    This release's PostgreSQL write path sets `chain_heads.signing` (migration 0028) and
+    reads `chain_heads.reference_epoch` (0029): on a schema before them the columns are
+    added for the store alone, and dropped again, so the upgrade finds the schema as that
+    release left it."""
     body = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
     body["reference"] = key
     engine = create_engine(normalise_url(url))
     try:
-        lent = url.startswith("postgresql") and "signing" not in {
-            c["name"] for c in inspect(engine).get_columns("chain_heads")}
-        if lent:
-            with engine.begin() as conn:
-                conn.execute(text("ALTER TABLE chain_heads ADD COLUMN signing boolean NOT NULL DEFAULT false"))
+        have = {c["name"] for c in inspect(engine).get_columns("chain_heads")}
+        lent = [name for name in LENT_HEAD_COLUMNS if name not in have] if url.startswith("postgresql") else []
+        with engine.begin() as conn:
+            for name in lent:
+                conn.execute(text(f"ALTER TABLE chain_heads ADD COLUMN {name} {LENT_HEAD_COLUMNS[name]}"))
         app = _app(url)
         try:
             created = app.test_client().post(
@@ -99,9 +108,9 @@ def _store_four(url: str, key: str) -> str:
             return str(created.get_json()["id"])
         finally:
             app.extensions["capsa"].db.dispose()
-            if lent:
-                with engine.begin() as conn:
-                    conn.execute(text("ALTER TABLE chain_heads DROP COLUMN signing"))
+            with engine.begin() as conn:
+                for name in lent:
+                    conn.execute(text(f"ALTER TABLE chain_heads DROP COLUMN {name}"))
     finally:
         engine.dispose()
 

@@ -16,8 +16,16 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, ReferenceHeld, ReferenceUsed
+from service.adapters.errors import (
+    DealUsed,
+    KeyTaken,
+    LockTimeout,
+    ReferenceHeld,
+    ReferenceRaced,
+    ReferenceUsed,
+)
 from service.adapters.idempotency import KeyRecord
+from service.adapters.records import Appended
 from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
@@ -32,6 +40,10 @@ from service.services.rounds.documents import audit_of_record, round_document, s
 from service.services.rounds.records import BuiltRecord, scored_round_record
 
 PATH = "/v1/rounds"
+# Writes of a round with a reference refused because a Capsa Susun game of the client took a
+# reference while they waited for the chain head (each retry sees the games committed before
+# it): after these, 503 with Retry-After.
+REFERENCE_RACE_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -99,9 +111,7 @@ def _store(
     db: Database, built: BuiltRecord, claim: Any, deal_id: str | None, reference: str | None
 ) -> dict[str, Any]:
     try:
-        with db.unit_of_work(write=True) as uow:
-            appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
-            uow.commit()
+        appended = _append(db, built, claim, deal_id)
     except DealUsed as exc:
         raise deals.used_conflict(str(deal_id)) from exc
     except ReferenceHeld as exc:
@@ -115,6 +125,19 @@ def _store(
             raise idempotency.in_flight() from exc
         raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
     return built.rendered(appended)
+
+
+def _append(db: Database, built: BuiltRecord, claim: Any, deal_id: str | None) -> Appended:
+    """The round's one write, tried again while it lost a race for its reference."""
+    for _ in range(REFERENCE_RACE_TRIES):
+        try:
+            with db.unit_of_work(write=True) as uow:
+                appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
+                uow.commit()
+            return appended
+        except ReferenceRaced:
+            continue  # nothing was written: again, on a snapshot that holds the game
+    raise Unavailable("games of this client keep taking references; retry", retry_after=1)
 
 
 def _as_created(client_id: str) -> idempotency.Renderer:

@@ -105,15 +105,17 @@ def create(
     def action(uow: UnitOfWork) -> StoredResponse:
         now = utcnow_ms()
         game_id = new_id("sg", now)
-        if reference is not None:
-            _check_reference_free(uow, client_id, reference)
         deal_id = body.get("deal")
+        if deal_id is not None:  # its row locked before the head, in the order a round locks them
+            dealt = deals.dealt(uow, client_id, deal_id, lock=True)
+            deals.check_players(dealt, ids, ordered=True)
+        if reference is not None:
+            uow.chain.bump_reference_epoch(client_id)
+            _check_reference_free(uow, client_id, reference)
         if deal_id is None:
             made = deals.insert_new(uow, client_id, ids, str(body.get("client_seed") or game_id))
             deal_id, hands = made.id, made.hands
         else:
-            dealt = deals.dealt(uow, client_id, deal_id, lock=True)
-            deals.check_players(dealt, ids, ordered=True)
             hands = tuple(tuple(c.text for c in h) for h in dealt.hands)
         game = SusunGameRecord(
             id=game_id,
