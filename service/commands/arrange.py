@@ -10,7 +10,7 @@ from typing import Any
 from ..domain.errors import CapsaError
 from ..domain.susun.suggest.limits import LIMIT_MAX
 from .exitcodes import ExitCode
-from .inputs import STDIN, InputTooLarge, read_body
+from .inputs import STDIN, InputTooLarge, from_one_to, read_body
 
 
 def _table(document: dict[str, Any]) -> str:
@@ -67,7 +67,7 @@ def register(sub: Any) -> None:
     p.add_argument("cards", nargs="+", metavar="CARD", help="the 13 cards, separated by spaces or commas; - reads them from standard input")
     p.add_argument("--rules", default="capsa-susun-id", metavar="PRESET",
                    help="the rule preset to score with (default: capsa-susun-id)")
-    p.add_argument("--limit", type=int, default=3, metavar="N",
+    p.add_argument("--limit", type=from_one_to(LIMIT_MAX), default=3, metavar="N",
                    help=f"how many suggestions to print, 1 to {LIMIT_MAX} (default: 3)")
     p.add_argument("--json", action="store_true", help="print the suggestions document (JSON) instead of a table")
     p.set_defaults(func=_arrange)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
 
@@ -59,13 +59,31 @@ def more_than_one_stdin(paths: Iterable[str | None]) -> bool:
 LARGEST = 2**63 - 1  # a sequence, a count or a batch the database can hold (bigint)
 
 
+def _whole(text: str) -> int:
+    """The value of ASCII digits, else 0: `int` would also read "٣" (an Arabic-Indic 3)."""
+    digits = text.strip()
+    return int(digits) if digits.isascii() and digits.isdigit() else 0
+
+
 def positive(text: str) -> int:
     """A whole number of 1 or more, else argparse's usage error (exit 2) naming the value.
-    Its digits are ASCII, as the API's are: `int` would also read "٣" (an Arabic-Indic 3)."""
-    digits = text.strip()
-    value = int(digits) if digits.isascii() and digits.isdigit() else 0
+    Its digits are ASCII, as the API's are."""
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
     if value > LARGEST:
         raise argparse.ArgumentTypeError(f"must be a whole number of at most {LARGEST}, not {text!r}")
     return value
+
+
+def from_one_to(largest: int) -> Callable[[str], int]:
+    """A whole number from 1 to `largest` (an option with a range), else argparse's usage
+    error (exit 2) naming the value and the range."""
+
+    def whole_number(text: str) -> int:
+        value = _whole(text)
+        if not 1 <= value <= largest:
+            raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {largest}, not {text!r}")
+        return value
+
+    return whole_number

@@ -157,6 +157,16 @@ def test_arrange_dash_reads_the_cards_from_standard_input(monkeypatch, capsys):
 # -- inputs past the API's body limit ---------------------------------------------------------
 
 
+@pytest.mark.parametrize("limit", ["0", "21", "-1", "x"])
+def test_an_arrange_limit_out_of_range_is_a_usage_error_naming_the_range(capsys, limit):
+    """A bad number on the command line is exit 2 (it was 1, the exit of a refused hand)."""
+    cards = "As Ks Qs Js Ts 9h 9d 9c 9s 2c 3d 4h 5s".split()
+    with pytest.raises(SystemExit) as stopped:
+        main(["arrange", *cards, f"--limit={limit}"])
+    assert stopped.value.code == 2
+    assert f"argument --limit: must be a whole number from 1 to 20, not {limit!r}" in capsys.readouterr().err
+
+
 def test_a_file_past_the_api_body_limit_is_refused_unread_and_exits_3(tmp_path, capsys):
     """A round the API would refuse with 413 is refused here too, before it is parsed: the
     command reads at most one byte past the limit, however large the file."""
