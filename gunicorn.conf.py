@@ -25,9 +25,9 @@ worker_class = "sync"
 # - timeout: a worker silent this long is killed and replaced (its client sees a reset). 30 s
 #   is far above any legitimate request (p99 of a stored round is a few ms) and above the
 #   worst database wait (5 + 5 + 3 s; a write to a primary that stops answering altogether
-#   is cut off by DATABASE_WRITE_DEADLINE_S + 5 s, service/adapters/uow.py). A read from
-#   such a primary waits until this timeout: its client sees the reset. A killed worker's
-#   Idempotency-Key is free at once (claimed in its request's own transaction).
+#   is cut off by DATABASE_WRITE_DEADLINE_S + 5 s, and a read from it after twice the
+#   statement timeout, 10 s: service/adapters/uow.py). A killed worker's Idempotency-Key is
+#   free at once (claimed in its request's own transaction).
 # - graceful_timeout: on SIGTERM/HUP, workers finish their current request within this;
 #   20 s covers the worst database wait, and keeps a deploy or `docker stop` (10 s default,
 #   raise its grace period) predictable.

@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 
 import psycopg
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -114,6 +114,8 @@ class Database:
         # and signed once a key exists.
         self.keyring = keyring
         self.dialect = self.engine.dialect.name
+        if self.dialect == "postgresql" and self.timeouts_ms[0] > 0:
+            _cut_off_statements(self.engine, statement_cut_off_s(self.timeouts_ms[0] / 1000))
         # Connection settings (pooler, write deadline); the environment's unless given.
         self.postgres = postgres or (PostgresSettings.from_env() if self.dialect == "postgresql" else PostgresSettings())
         read_engine = self.engine
@@ -419,6 +421,45 @@ CANCEL_S = 3.0
 SEVER_AFTER_CANCEL_S = 2.0
 
 
+def statement_cut_off_s(statement_s: float) -> float:
+    """How long one statement may wait for a server with this statement timeout before its
+    connection is cut off: twice the timeout, which a live server ends it within (a pooler's
+    queue before it included)."""
+    return 2 * statement_s
+
+
+# conn.info key of a statement's armed cut-off
+_CUT_OFF = "capsa_statement_cut_off"
+
+
+def _cut_off_statements(engine: Engine, seconds: float) -> None:
+    """Cut the connection of every statement run through `engine` (SQLAlchemy's; the write
+    path's own statement has its deadline) off after `seconds`. The server's statement
+    timeout ends a statement on a live server; one that accepts connections but answers
+    nothing (stopped, a hung disk) ends none, and a read (or a statement of a larger write
+    transaction) waited until gunicorn killed the worker (30 s), holding it meanwhile. It
+    now fails as on a lost connection: 503, and the pool's next connection."""
+
+    def arm(conn: Any, cursor: Any, *_: Any) -> None:
+        driver = cursor.connection
+        if isinstance(driver, psycopg.Connection):
+            _disarm(conn)  # a statement that neither returned nor failed (none should)
+            conn.info[_CUT_OFF] = _DEADLINES.arm(driver, seconds, sever=True)
+
+    def _disarm(conn: Any) -> None:
+        token = conn.info.pop(_CUT_OFF, None)
+        if token is not None:
+            _DEADLINES.disarm(token)
+
+    def failed(context: Any) -> None:
+        if context.connection is not None:
+            _disarm(context.connection)
+
+    event.listen(engine, "before_cursor_execute", arm)
+    event.listen(engine, "after_cursor_execute", lambda conn, *_: _disarm(conn))
+    event.listen(engine, "handle_error", failed)
+
+
 class _Deadlines:
     """One watchdog thread per process that cancels the writes past their deadline (a
     thread per write would cost more than the write's statement)."""
@@ -442,16 +483,20 @@ class _Deadlines:
         if seconds <= 0:
             yield
             return
-        token = self._arm(conn, seconds, sever)
+        token = self.arm(conn, seconds, sever)
         try:
             yield
         finally:
-            # Under the watchdog's lock: a cancel already being sent finishes first, and none
-            # is sent after this, when the connection may be running the next request's work.
-            with self._cond:
-                self._armed.pop(token, None)
+            self.disarm(token)
 
-    def _arm(self, conn: psycopg.Connection[Any], seconds: float, sever: bool) -> int:
+    def disarm(self, token: int) -> None:
+        # Under the watchdog's lock: a cancel already being sent finishes first, and none is
+        # sent after this, when the connection may be running the next request's work.
+        with self._cond:
+            self._armed.pop(token, None)
+
+    def arm(self, conn: psycopg.Connection[Any], seconds: float, sever: bool) -> int:
+        """`armed` without its context: the caller disarms the token it returns."""
         if self._pid != os.getpid():  # first use in this (forked) process
             self._pid = os.getpid()
             self._cond = threading.Condition()

@@ -135,3 +135,68 @@ def test_a_write_to_a_primary_that_stops_answering_fails_soon_after_its_deadline
     finally:
         proxy.close()
         db.engine.dispose()
+
+
+def test_a_read_from_a_primary_that_stops_answering_fails_soon_after_twice_its_statement_timeout(frozen_url):
+    """A read (and any statement SQLAlchemy runs, a write transaction's too) sent to a frozen
+    primary waited until gunicorn killed the worker, 30 s later, holding it meanwhile: no
+    statement timeout fires on a server that answers nothing. Its connection is now cut off
+    after twice the statement timeout, and the read fails as on a lost connection (503)."""
+    from sqlalchemy import text
+
+    from service.adapters.errors import DatabaseUnavailable
+    from service.adapters.translate import translated
+
+    url, proxy = frozen_url
+    db = Database(url, statement_timeout_ms=500)
+    outcome: list[Any] = []
+
+    def read() -> None:
+        began = time.monotonic()
+        try:
+            with translated(), db.unit_of_work() as uow:
+                uow.session.execute(text("SELECT 1"))
+            outcome.append(("returned", time.monotonic() - began))
+        except DatabaseUnavailable as exc:
+            outcome.append((type(exc).__name__, time.monotonic() - began))
+
+    try:
+        with db.unit_of_work() as uow:  # a pooled connection, made; a live server is not cut off
+            assert uow.session.execute(text("SELECT pg_sleep(0.3), 1")).one()[1] == 1
+        proxy.freeze()
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(15)
+        assert outcome, "the read still waits 15 s after its 1 s cut-off"
+        (what, took), = outcome
+        assert what == "DatabaseUnavailable" and 0.9 < took < 5, outcome
+    finally:
+        proxy.close()
+        db.engine.dispose()
+
+
+def test_a_statement_cut_off_is_disarmed_when_it_returns_or_fails(frozen_url):
+    """Nothing stays armed once a statement has ended: an idle pooled connection is never
+    cut off afterwards, whatever the statement's outcome."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import ProgrammingError
+
+    from service.adapters import uow as uow_module
+    from service.adapters.errors import DatabaseUnavailable
+
+    url, proxy = frozen_url
+    db = Database(url, statement_timeout_ms=200)
+    try:
+        with db.unit_of_work() as uow:
+            uow.session.execute(text("SELECT 1"))
+        with pytest.raises(DatabaseUnavailable, match="statement timeout"), db.unit_of_work() as uow:
+            uow.session.execute(text("SELECT pg_sleep(5)"))
+        with pytest.raises(ProgrammingError), db.unit_of_work() as uow:
+            uow.session.execute(text("SELECT no_such_column"))
+        assert uow_module._DEADLINES._armed == {}
+        time.sleep(0.6)  # past the cut-off of each: the pooled connection still serves
+        with db.unit_of_work() as uow:
+            assert uow.session.execute(text("SELECT 2")).scalar() == 2
+    finally:
+        proxy.close()
+        db.engine.dispose()
