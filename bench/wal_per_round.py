@@ -13,13 +13,16 @@ indexes each round writes and what each costs.
 `--preload N` first grows one client's chain to N rounds in bulk, as bench/growth.py does,
 and stores the measured rounds on that client: the figure "at N rounds in the chain".
 
+`--references` gives each round a reference of its own, which it takes in
+`client_references` (without it the rounds have none, as in bench/http.py).
+
 `--checkpoint` runs CHECKPOINT just before the window: every page's first change after it is
 a full-page image, the worst case a round meets after each checkpoint. Without it the share
 depends on where the server's own checkpoints fall. The load average is printed beside the
 figures: the machine is shared. Usage:
 
     TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test \\
-        .venv/bin/python bench/wal_per_round.py [--rounds 1000] [--clients 8] [--checkpoint]
+        .venv/bin/python bench/wal_per_round.py [--rounds 1000] [--clients 8] [--checkpoint] [--references]
         [--preload 1000000] > /dev/null
 """
 
@@ -64,6 +67,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--checkpoint", action="store_true", help="CHECKPOINT just before the window")
+    parser.add_argument("--references", action="store_true",
+                        help="each round with a reference of its own (taken in client_references)")
     parser.add_argument("--preload", type=int, default=0, metavar="N",
                         help="first load one client's chain to N rounds in bulk (bench/chainload.py, then "
                         "VACUUM ANALYZE), and store the measured rounds on that client only")
@@ -108,7 +113,8 @@ def main() -> int:
         headers = [{"Authorization": f"Bearer {k}", "Content-Type": "application/json"} for k in keys]
 
         def post(i: int) -> None:
-            response = http.post("/v1/rounds", data=PAYLOAD,
+            payload = PAYLOAD if not args.references else json.dumps({**BODY, "reference": uuid.uuid4().hex}).encode()
+            response = http.post("/v1/rounds", data=payload,
                                  headers={**headers[i % len(headers)], "Idempotency-Key": uuid.uuid4().hex})
             if response.status_code != 201:
                 raise SystemExit(f"POST /v1/rounds answered {response.status_code}: {response.data[:300]!r}")

@@ -123,9 +123,6 @@ class FakeChain:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
 
-    def bump_reference_epoch(self, client_id: str) -> None:
-        """Nothing to order in memory: one unit of work at a time."""
-
     def append(
         self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
     ) -> Appended:

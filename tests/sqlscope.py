@@ -36,6 +36,7 @@ CLIENT_TABLES = frozenset({
     "rounds", "deals", "games", "matches", "susun_games", "webhooks", "webhook_deliveries",
     "webhook_attempts", "chain_records", "chain_heads", "chain_signatures", "ledger_lines",
     "idempotency_records", "ledger_rollups", "ledger_rollup_cursors", "deal_commitments", "match_games",
+    "client_references",
 })
 # Small reference tables (copied to every node): clients, api_keys, service_secrets,
 # dispatcher_leases. Statements on them alone are not checked.

@@ -63,17 +63,6 @@ class ChainRepository:
             )
         )
 
-    def bump_reference_epoch(self, client_id: str) -> None:
-        """A Capsa Susun game is about to take a reference: call before looking for rounds
-        that hold it. It locks the client's head to the end of the transaction, so a round
-        being stored is committed first (and seen by the look that follows); a round
-        waiting for the head then finds the epoch moved and is tried again (`chain_pg`)."""
-        self.session.execute(
-            update(ChainHead)
-            .where(ChainHead.client_id == client_id)
-            .values(reference_epoch=ChainHead.reference_epoch + 1)
-        )
-
     def append(
         self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
     ) -> Appended:
@@ -328,10 +317,6 @@ class SqliteChain(ChainRepository):
     def _append(self, record: NewRecord, claim: Claim | None, deal: str | None, games: bool) -> Appended:
         conn = self.session.connection()  # BEGIN IMMEDIATE: this transaction is the only writer
         reference = None if record.round is None else record.round.reference
-        if games and reference is not None and SusunGameRepository(self.session).reference_taken(
-            record.client_id, reference
-        ):
-            raise ReferenceHeld(reference)
         if claim is not None:
             same_key = (
                 (IdempotencyRecord.client_id == record.client_id)
@@ -356,6 +341,12 @@ class SqliteChain(ChainRepository):
                     created_at=record.created_at,
                 )
             )
+        if games and reference is not None:  # in the order of the PostgreSQL statement's checks
+            games_repo = SusunGameRepository(self.session)
+            if not games_repo.take_reference(record.client_id, reference) or games_repo.reference_taken(
+                record.client_id, reference
+            ):
+                raise ReferenceHeld(reference)
         if deal is not None:
             used = conn.execute(
                 update(Deal)

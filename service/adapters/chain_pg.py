@@ -7,24 +7,24 @@ One round trip stores a round: a single data-modifying CTE, run as its own trans
    uncommitted insert, so this waits for that request to end (at most `lock_timeout`, 2 s)
    and then finds the committed key (or, if it rolled back, takes the key itself). A key
    older than the retention is taken over in place.
-2. `deal` marks the deal used, if the round names one.
-3. `gate` aborts the statement (`capsa_refuse`) when the key or the deal was taken, or (for
-   a round with a reference) when a Capsa Susun game holds the reference, so no row of a
-   refused request is written.
-4. `head` advances the client's chain head: it locks the head row, and computes the new
+2. `reference` (a round with a reference) inserts it into `client_references`, where a
+   Capsa Susun game takes its own (migration 0029): an insert meeting an uncommitted one
+   of the same key (a game or a round in flight) waits for its transaction, so of two at
+   once the second fails on the key (`pk_client_references`: ReferenceUsed). A plain
+   insert: ON CONFLICT would write a second WAL record per round to confirm it.
+3. `deal` marks the deal used, if the round names one.
+4. `gate` aborts the statement (`capsa_refuse`) when the key or the deal was taken, or a
+   game stored before that table holds the reference, so no row of a refused request is
+   written. It asks in the order the rows are locked in: the key, the reference, the deal
+   (a game takes its reference before its deal).
+5. `head` advances the client's chain head: it locks the head row, and computes the new
    hash from the old one with `sha256()` over the previous hash's hex and the record's
    canonical bytes, sealed with the new sequence. The lock is held from here to commit,
    that is for the rest of this one statement. It also says whether this writer signs
    (`signing`): the webhook dispatcher then waits for the receipt of a young record.
-5. `record`, `round` and `lines` insert the chain record, the round's query columns and
+6. `record`, `round` and `lines` insert the chain record, the round's query columns and
    the ledger lines. A statement-level trigger checks, once per record, that the lines
    sum to zero.
-6. A round with a reference advances the head only if its `reference_epoch` is the one
-   `gate` read in the statement's snapshot. A game starting with a reference bumps it
-   before it looks for rounds holding the reference (migration 0029): when one committed
-   while this statement waited for the head's lock, PostgreSQL's recheck of the updated
-   head row finds another epoch, no head is advanced, and the statement refuses itself
-   whole (REFERENCE_RACED; claim and deal included), to be tried again on a fresh snapshot.
 7. `receipts` (when some wait, `pending_receipts`) stores the receipts this process signed
    after its previous writes: a receipt is made once PostgreSQL has returned the hash, so
    it rides in the next statement instead of a transaction of its own.
@@ -43,7 +43,6 @@ from .records import Claim, NewRecord
 KEY_TAKEN = "CP001"
 DEAL_USED = "CP002"
 REFERENCE_HELD = "CP003"
-REFERENCE_RACED = "CP004"
 
 _CLAIM = """
 claim AS (
@@ -55,6 +54,11 @@ claim AS (
          resource = EXCLUDED.resource, created_at = EXCLUDED.created_at,
          content_type = NULL, location = NULL, response_body = NULL
    WHERE idempotency_records.created_at < %(expired)s
+  RETURNING 1
+),"""
+_REFERENCE = """
+reference AS (
+  INSERT INTO client_references (client_id, reference) VALUES (%(client)s, %(reference)s)
   RETURNING 1
 ),"""
 _DEAL = """
@@ -92,7 +96,7 @@ lines AS (
                 %(points)s::int8[], %(winnings)s::int8[])
            WITH ORDINALITY AS l(player_id, kind, basis, amount, points, winnings, n)
 )
-{result}
+SELECT sequence, hash, previous_hash FROM head
 """
 _RECEIPTS = """
 receipts AS (
@@ -110,15 +114,9 @@ round AS (
 ),"""
 
 
+# A game stored before `client_references` (or by a server of the release before it).
 _GAMES_REFERENCE = """EXISTS (SELECT FROM susun_games
                 WHERE client_id = %(client)s AND reference = %(reference)s)"""
-# The head's reference epoch as of the statement's snapshot, and the result of a statement
-# that checks it: no head advanced (a game took a reference meanwhile) refuses it whole.
-_EPOCH = "(SELECT reference_epoch FROM chain_heads WHERE client_id = %(client)s) AS epoch"
-_RESULT = "SELECT sequence, hash, previous_hash FROM head"
-_RESULT_OR_RACED = f"""{_RESULT}
-UNION ALL
-SELECT capsa_refuse('{REFERENCE_RACED}')::int8, NULL, NULL WHERE NOT EXISTS (SELECT FROM head)"""
 
 
 def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: bool = False) -> str:
@@ -127,19 +125,19 @@ def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: boo
         checks = []
         if claim:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM claim) THEN capsa_refuse('{KEY_TAKEN}')")
+        if games:  # run before the deal (the row locks' order); a taken key fails the insert
+            checks.append(f"WHEN NOT EXISTS (SELECT FROM reference) THEN capsa_refuse('{REFERENCE_HELD}')")
         if deal:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM deal) THEN capsa_refuse('{DEAL_USED}')")
         if games:
             checks.append(f"WHEN {_GAMES_REFERENCE} THEN capsa_refuse('{REFERENCE_HELD}')")
-        epoch = ", " + _EPOCH if games else ""
-        gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok" + epoch + "),"
+        gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok),"
     head = _HEAD.format(
         gate_from="FROM gate" if gate else "",
-        gate_where=("AND gate.ok = 1" if gate else "") + (" AND h.reference_epoch = gate.epoch" if games else ""),
+        gate_where="AND gate.ok = 1" if gate else "",
         round_cte=(_ROUND if round_ else "") + (_RECEIPTS if receipts else ""),
-        result=_RESULT_OR_RACED if games else _RESULT,
     )
-    return "WITH" + (_CLAIM if claim else "") + (_DEAL if deal else "") + gate + head
+    return "WITH" + (_CLAIM if claim else "") + (_REFERENCE if games else "") + (_DEAL if deal else "") + gate + head
 
 
 STATEMENTS = {
@@ -162,10 +160,10 @@ def parameters(
 ) -> tuple[str, dict[str, Any]]:
     """The statement for this record and its parameters, with `receipts` (of records stored
     before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
-    each, which costs a fraction of adapting a Python list. With `games`, a round whose
-    reference a Capsa Susun game holds is refused (REFERENCE_HELD), and one racing a game that
-    starts with it is refused to be tried again (REFERENCE_RACED). `signing`: the writer
-    holds a signing key (its receipt may be stored after the record)."""
+    each, which costs a fraction of adapting a Python list. With `games`, the round takes its
+    reference: one a game or another round holds is refused (ReferenceUsed; ReferenceHeld
+    for a game stored before references were taken). `signing`:
+    the writer holds a signing key (its receipt may be stored after the record)."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -205,4 +203,4 @@ def parameters(
     return STATEMENTS[key], params
 
 
-__all__ = ["DEAL_USED", "KEY_TAKEN", "REFERENCE_HELD", "REFERENCE_RACED", "STATEMENTS", "parameters"]
+__all__ = ["DEAL_USED", "KEY_TAKEN", "REFERENCE_HELD", "STATEMENTS", "parameters"]

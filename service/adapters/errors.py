@@ -89,12 +89,8 @@ class DealUsed(StorageError):
 
 
 class ReferenceHeld(StorageError):
-    """A Capsa Susun game holds the new round's reference (its own round will take it)."""
-
-
-class ReferenceRaced(StorageError):
-    """A Capsa Susun game may have taken the new round's reference while its write waited:
-    nothing was written; try it again (`chain_pg`, REFERENCE_RACED)."""
+    """The new round's reference is taken: by a Capsa Susun game (whose own round will carry
+    it) or by another round."""
 
 
 BALANCED = "ledger_lines_balanced"

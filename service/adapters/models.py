@@ -203,9 +203,17 @@ class ChainHead(Base):
     # webhook dispatcher waits for those of young records (migration 0028). SQLite stores a
     # receipt with its record and leaves it false.
     signing: Mapped[bool] = mapped_column(Boolean, server_default=false())
-    # Bumped by every Capsa Susun game that starts with a reference; a round with a reference
-    # advances the head only if it is unchanged since its statement's snapshot (migration 0029).
-    reference_epoch: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+class ClientReference(Base):
+    """A reference a round (`POST /v1/rounds`) or a Capsa Susun game has taken: the one
+    place both sides insert into first, so the second of two at once waits for the first
+    and is refused (migration 0029). A game's round at settlement takes none of its own."""
+
+    __tablename__ = "client_references"
+
+    client_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    reference: Mapped[str] = mapped_column(String(64), primary_key=True)
 
 
 class ChainSignature(Base):

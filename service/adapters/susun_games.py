@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from service.domain.susun.game import GameStatus
 
+from . import references
 from .models import SusunGame
 from .translate import translated
 
@@ -94,6 +95,10 @@ class SusunGameRepository:
             )
         ).first()
         return None if row is None else (GameStatus(row[0]), row[1])
+
+    def take_reference(self, client_id: str, reference: str) -> bool:
+        """Take a new game's reference (`references`); False when a round or a game holds it."""
+        return references.take(self.session, client_id, reference)
 
     def reference_taken(self, client_id: str, reference: str) -> bool:
         return bool(

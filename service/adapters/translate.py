@@ -23,7 +23,6 @@ from .errors import (
     NotNullViolation,
     NumericOverflow,
     ReferenceHeld,
-    ReferenceRaced,
     ReferenceUsed,
     SecondVoid,
     SerializationFailure,
@@ -34,6 +33,7 @@ from .errors import (
 # SQLite names columns, not constraints, in its messages.
 _SQLITE_CONSTRAINTS = {
     "rounds.client_id, rounds.reference": "uq_rounds_client_reference",
+    "client_references.client_id, client_references.reference": "pk_client_references",
     "chain_records.round_id": "uq_chain_records_void",
     "chain_records.client_id, chain_records.sequence": "pk_chain_records",
     "idempotency_records.client_id": "uq_idempotency_client_method_path_key",
@@ -45,6 +45,7 @@ _SQLITE_CONSTRAINTS = {
 # The unique constraints whose refusal the services answer as what it means.
 _UNIQUE_CLASSES: dict[str | None, type[UniqueViolation]] = {
     "uq_rounds_client_reference": ReferenceUsed,
+    "pk_client_references": ReferenceUsed,  # taken by another round or a game
     "uq_chain_records_void": SecondVoid,
 }
 _SQLSTATE_CLASSES: dict[str, type[IntegrityViolation]] = {
@@ -77,8 +78,6 @@ def _driver_error(orig: BaseException) -> StorageError | None:
             return DealUsed(message)
         if state == chain_pg.REFERENCE_HELD:
             return ReferenceHeld(message)
-        if state == chain_pg.REFERENCE_RACED:
-            return ReferenceRaced(message)
         if state == "22003":  # numeric_value_out_of_range
             return NumericOverflow(message)
         if state == "40001":  # serialization_failure: a standby's recovery conflict

@@ -455,8 +455,8 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
 ):
     """The game has looked for rounds holding the reference and stored itself, not yet
     committed, when a round with the same reference comes: the round's snapshot holds no
-    such game. It waits for the client's chain head (which the game moved), and is refused
-    once the game commits, instead of both being stored and the game never settling."""
+    such game. It waits for the game's uncommitted reference, and is refused once the game
+    commits, instead of both being stored and the game never settling."""
     from httpkit import two_player_round
 
     engine = _on_postgres(app)
@@ -481,7 +481,7 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
                                      headers={**tenant.headers, "Idempotency-Key": "raced"})))
     round_.start()
     _until(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
-    assert round_.is_alive()  # it waits for the head the game moved
+    assert round_.is_alive()  # it waits for the game's reference
     go_on.set()
     game.join(10)
     round_.join(10)
@@ -496,33 +496,9 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
     assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
 
 
-def test_a_round_that_keeps_losing_the_race_for_its_reference_is_503_with_nothing_stored(
-    http, tenant, monkeypatch
-):
-    from httpkit import two_player_round
-
-    from service.adapters import chain
-    from service.adapters.errors import ReferenceRaced
-    from service.services.rounds import store
-
-    tries: list[str] = []
-
-    def raced(self: Any, record: Any, **_: Any) -> Any:
-        tries.append(record.round_id)
-        raise ReferenceRaced("a game took a reference meanwhile")
-
-    monkeypatch.setattr(chain.PostgresChain, "append", raced)
-    monkeypatch.setattr(chain.SqliteChain, "append", raced)
-    answer = http.post("/v1/rounds", json=two_player_round(), headers=tenant.headers)
-    assert "retry" in problem(answer, 503, "unavailable")["detail"]
-    assert int(answer.headers["Retry-After"]) >= 1
-    assert len(tries) == store.REFERENCE_RACE_TRIES and len(set(tries)) == 1  # the same round each time
-    assert _rounds_of(http, tenant) == []
-
-
 def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refused(app, tenant, clock):
-    """The round's write holds the client's chain head, not yet committed, when a game with
-    the same reference starts: the game waits for the head, then finds the round."""
+    """The round's write has taken its reference, not yet committed, when a game with the
+    same reference starts: the game waits for the round's transaction, then finds it taken."""
     from httpkit import two_player_round
     from sqlalchemy import text
 
@@ -543,7 +519,7 @@ def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refu
         uow.chain.append(built.new, games=True)
         game.start()
         _until(lambda: lock_waiters(engine) == 1 or not game.is_alive())
-        assert game.is_alive()  # it waits for the head the round holds
+        assert game.is_alive()  # it waits for the round's reference
         uow.commit()
     game.join(10)
     refused = problem(answers["game"], 409, "conflict")
@@ -740,7 +716,7 @@ def _racing_round_and_game(http, tenant, monkeypatch, reference, **game):
 
     assert http.post("/v1/rounds", json=two_player_round(reference=reference), headers=tenant.headers).status_code == 201
     with monkeypatch.context() as patched:
-        patched.setattr(susun_game_service, "_check_reference_free", lambda *_: None)
+        patched.setattr(susun_game_service, "_take_reference", lambda *_: None)
         return start(http, tenant, players=["a", "b"], reference=reference, **game)
 
 

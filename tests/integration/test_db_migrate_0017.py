@@ -76,11 +76,18 @@ def _answers(url: str) -> list[Any]:
         app.extensions["capsa"].db.dispose()
 
 
-# Columns of `chain_heads` this release's PostgreSQL write path sets or reads, by the
-# migration that added them.
-LENT_HEAD_COLUMNS = {
-    "signing": "boolean NOT NULL DEFAULT false",  # 0028
-    "reference_epoch": "bigint NOT NULL DEFAULT 0",  # 0029
+# What this release's PostgreSQL write path of a round with a reference writes that a schema
+# before it lacks: a column of `chain_heads` (0028) and a table (0029).
+LENT = {
+    "signing": (
+        "ALTER TABLE chain_heads ADD COLUMN signing boolean NOT NULL DEFAULT false",
+        "ALTER TABLE chain_heads DROP COLUMN signing",
+    ),
+    "client_references": (
+        "CREATE TABLE client_references (client_id varchar(32), reference varchar(64),"
+        " PRIMARY KEY (client_id, reference))",
+        "DROP TABLE client_references",
+    ),
 }
 
 
@@ -88,18 +95,19 @@ def _store_four(url: str, key: str) -> str:
     """Store the four-player example round (5.4 KB of canonical bytes) as old-a; its id.
 
     This release's PostgreSQL write path sets `chain_heads.signing` (migration 0028) and
-    reads `chain_heads.reference_epoch` (0029): on a schema before them the columns are
-    added for the store alone, and dropped again, so the upgrade finds the schema as that
-    release left it."""
+    takes the round's reference in `client_references` (0029): on a schema before them
+    both are lent for the store alone, and dropped again, so the upgrade finds the schema
+    as that release left it."""
     body = json.loads((ROOT / "service/examples/round-4p-capsa-susun-id.json").read_text())
     body["reference"] = key
     engine = create_engine(normalise_url(url))
     try:
-        have = {c["name"] for c in inspect(engine).get_columns("chain_heads")}
-        lent = [name for name in LENT_HEAD_COLUMNS if name not in have] if url.startswith("postgresql") else []
+        schema = inspect(engine)
+        have = {c["name"] for c in schema.get_columns("chain_heads")} | set(schema.get_table_names())
+        lent = [name for name in LENT if name not in have]
         with engine.begin() as conn:
             for name in lent:
-                conn.execute(text(f"ALTER TABLE chain_heads ADD COLUMN {name} {LENT_HEAD_COLUMNS[name]}"))
+                conn.execute(text(LENT[name][0]))
         app = _app(url)
         try:
             created = app.test_client().post(
@@ -110,7 +118,7 @@ def _store_four(url: str, key: str) -> str:
             app.extensions["capsa"].db.dispose()
             with engine.begin() as conn:
                 for name in lent:
-                    conn.execute(text(f"ALTER TABLE chain_heads DROP COLUMN {name}"))
+                    conn.execute(text(LENT[name][1]))
     finally:
         engine.dispose()
 

@@ -21,11 +21,9 @@ from service.adapters.errors import (
     KeyTaken,
     LockTimeout,
     ReferenceHeld,
-    ReferenceRaced,
     ReferenceUsed,
 )
 from service.adapters.idempotency import KeyRecord
-from service.adapters.records import Appended
 from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
 from service.domain.errors import FieldError
@@ -40,10 +38,6 @@ from service.services.rounds.documents import audit_of_record, round_document, s
 from service.services.rounds.records import BuiltRecord, scored_round_record
 
 PATH = "/v1/rounds"
-# Writes of a round with a reference refused because a Capsa Susun game of the client took a
-# reference while they waited for the chain head (each retry sees the games committed before
-# it): after these, 503 with Retry-After.
-REFERENCE_RACE_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -111,15 +105,15 @@ def _store(
     db: Database, built: BuiltRecord, claim: Any, deal_id: str | None, reference: str | None
 ) -> dict[str, Any]:
     try:
-        appended = _append(db, built, claim, deal_id)
+        with db.unit_of_work(write=True) as uow:
+            appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
+            uow.commit()
     except DealUsed as exc:
         raise deals.used_conflict(str(deal_id)) from exc
-    except ReferenceHeld as exc:
-        raise _reference_conflict(str(reference), by_game=True) from exc
-    except ReferenceUsed as exc:
+    except (ReferenceHeld, ReferenceUsed) as exc:
         if reference is None:
             raise
-        raise _reference_conflict(reference) from exc
+        raise _reference_conflict(reference, by_game=_held_by_game(db, built.new.client_id, reference)) from exc
     except LockTimeout as exc:
         if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc
@@ -127,17 +121,10 @@ def _store(
     return built.rendered(appended)
 
 
-def _append(db: Database, built: BuiltRecord, claim: Any, deal_id: str | None) -> Appended:
-    """The round's one write, tried again while it lost a race for its reference."""
-    for _ in range(REFERENCE_RACE_TRIES):
-        try:
-            with db.unit_of_work(write=True) as uow:
-                appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
-                uow.commit()
-            return appended
-        except ReferenceRaced:
-            continue  # nothing was written: again, on a snapshot that holds the game
-    raise Unavailable("games of this client keep taking references; retry", retry_after=1)
+def _held_by_game(db: Database, client_id: str, reference: str) -> bool:
+    """Whether a Capsa Susun game holds the reference a round was refused (else a round does)."""
+    with db.unit_of_work() as uow:
+        return uow.susun_games.reference_taken(client_id, reference)
 
 
 def _as_created(client_id: str) -> idempotency.Renderer:

@@ -105,17 +105,15 @@ def create(
     def action(uow: UnitOfWork) -> StoredResponse:
         now = utcnow_ms()
         game_id = new_id("sg", now)
+        if reference is not None:  # before the deal's row: the order a round takes them in
+            _take_reference(uow, client_id, reference)
         deal_id = body.get("deal")
-        if deal_id is not None:  # its row locked before the head, in the order a round locks them
-            dealt = deals.dealt(uow, client_id, deal_id, lock=True)
-            deals.check_players(dealt, ids, ordered=True)
-        if reference is not None:
-            uow.chain.bump_reference_epoch(client_id)
-            _check_reference_free(uow, client_id, reference)
         if deal_id is None:
             made = deals.insert_new(uow, client_id, ids, str(body.get("client_seed") or game_id))
             deal_id, hands = made.id, made.hands
         else:
+            dealt = deals.dealt(uow, client_id, deal_id, lock=True)
+            deals.check_players(dealt, ids, ordered=True)
             hands = tuple(tuple(c.text for c in h) for h in dealt.hands)
         game = SusunGameRecord(
             id=game_id,
@@ -148,10 +146,14 @@ def create(
     return run_once(db, client_id, "POST", GAMES_PATH, idempotency_key, body, action)
 
 
-def _check_reference_free(uow: UnitOfWork, client_id: str, reference: str) -> None:
-    """A game's reference becomes its round's: no round nor other game may hold it."""
+def _take_reference(uow: UnitOfWork, client_id: str, reference: str) -> None:
+    """A game's reference becomes its round's: no round nor other game may hold it. Taken
+    first (a round or game taking it at the same moment waits for this transaction, or
+    this for theirs), then looked for among the rounds stored before references were."""
+    if not uow.susun_games.take_reference(client_id, reference):
+        raise _reference_conflict(reference)
     rows, _ = uow.rounds.list(client_id, RoundFilter(reference=reference), 1, None)
-    if rows or uow.susun_games.reference_taken(client_id, reference):
+    if rows:
         raise _reference_conflict(reference)
 
 
