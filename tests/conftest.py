@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -138,6 +139,14 @@ def lock_waiters(engine: Any) -> int:
         return int(conn.execute(text(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
             " AND datname = current_database()")).scalar())
+
+
+def wait_for(predicate: Any, timeout: float = 10) -> None:
+    """Return once `predicate()` is true (polled every 10 ms); fail the test after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
 
 
 def create_pg_database(admin_url: str) -> tuple[str, str]:

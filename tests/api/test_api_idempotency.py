@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import lock_waiters, migrated_sqlite
+from conftest import lock_waiters, migrated_sqlite, wait_for
 from httpkit import fields_of, problem, two_player_round
 
 
@@ -174,13 +174,6 @@ def test_a_busy_chain_is_said_to_be_busy_with_a_key_or_without(app, http, tenant
     assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
 
 
-def _until(predicate: Any, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 @pytest.mark.postgres
 def test_a_key_whose_request_commits_while_the_retry_waits_is_replayed(app, tenant, db_url):
     _pg(db_url)
@@ -200,10 +193,10 @@ def test_a_key_whose_request_commits_while_the_retry_waits_is_replayed(app, tena
 
     t1 = threading.Thread(target=first)
     t1.start()
-    _until(lambda: lock_waiters(engine) == 1)  # the first request has claimed the key and waits for the head
+    wait_for(lambda: lock_waiters(engine) == 1)  # the first request has claimed the key and waits for the head
     t2 = threading.Thread(target=retry)
     t2.start()
-    _until(lambda: lock_waiters(engine) == 2)  # the retry waits for the first request's uncommitted claim
+    wait_for(lambda: lock_waiters(engine) == 2)  # the retry waits for the first request's uncommitted claim
     blocker.rollback()
     blocker.close()
     t1.join(10)

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Any
 
 import pytest
-from conftest import idempotency_rows, lock_waiters
+from conftest import idempotency_rows, lock_waiters, wait_for
 from httpkit import fields_of, problem
 
 from service.domain.cards import parse_cards
@@ -435,13 +434,6 @@ def test_a_round_cannot_take_the_reference_of_a_game(http, tenant, clock):
     assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
 
 
-def _until(predicate: Any, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 def _on_postgres(app: Any) -> Any:
     """The app's engine; skips on SQLite, whose writers are serialised (no race to lose)."""
     engine = app.extensions["capsa"].db.engine
@@ -480,7 +472,7 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
         round=app.test_client().post("/v1/rounds", json=two_player_round(reference=reference),
                                      headers={**tenant.headers, "Idempotency-Key": "raced"})))
     round_.start()
-    _until(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
+    wait_for(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
     assert round_.is_alive()  # it waits for the game's reference
     go_on.set()
     game.join(10)
@@ -518,7 +510,7 @@ def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refu
         uow.session.execute(text("SELECT 1"))  # in a transaction: the round's statement runs now
         uow.chain.append(built.new, games=True)
         game.start()
-        _until(lambda: lock_waiters(engine) == 1 or not game.is_alive())
+        wait_for(lambda: lock_waiters(engine) == 1 or not game.is_alive())
         assert game.is_alive()  # it waits for the round's reference
         uow.commit()
     game.join(10)
