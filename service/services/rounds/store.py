@@ -16,13 +16,7 @@ from typing import Any
 
 import orjson
 
-from service.adapters.errors import (
-    DealUsed,
-    KeyTaken,
-    LockTimeout,
-    ReferenceHeld,
-    ReferenceUsed,
-)
+from service.adapters.errors import DealUsed, KeyTaken, LockTimeout, ReferenceHeld, ReferenceUsed
 from service.adapters.idempotency import KeyRecord
 from service.adapters.rounds import RoundFilter, StoredRound
 from service.adapters.uow import Database, UnitOfWork
