@@ -45,6 +45,18 @@ def susun_round(made: dict[str, Any], **overrides: Any) -> dict[str, Any]:
     return body
 
 
+def test_a_round_refused_for_its_used_deal_leaves_its_reference_free(http, tenant):
+    """The round's write takes its reference before it uses the deal: refused, it takes
+    nothing (PostgreSQL: the one statement aborts whole; SQLite: its transaction)."""
+    made = make_deal(http, tenant, players="a b")
+    reference = f"after-a-used-deal-{tenant.id}"
+    assert http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers).status_code == 201
+    refused = http.post("/v1/rounds", json=susun_round(made, reference=reference), headers=tenant.headers)
+    assert "has already been used" in problem(refused, 409, "conflict")["detail"]
+    again = susun_round(make_deal(http, tenant, players="a b", seed="table-8"), reference=reference)
+    assert http.post("/v1/rounds", json=again, headers=tenant.headers).status_code == 201
+
+
 def test_the_documented_test_vector_reproduces_through_the_service(app, monkeypatch):
     monkeypatch.setattr(deals, "new_server_seed", lambda: VECTOR_SEED)
     tenant = make_tenant(app)  # a new client: its first deal has nonce 0

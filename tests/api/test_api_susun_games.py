@@ -445,8 +445,8 @@ def _on_postgres(app: Any) -> Any:
 def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_commits(
     app, tenant, clock, monkeypatch
 ):
-    """The game has looked for rounds holding the reference and stored itself, not yet
-    committed, when a round with the same reference comes: the round's snapshot holds no
+    """The game has taken its reference and stored itself, not yet committed, when a round
+    with the same reference comes: the round's snapshot holds no
     such game. It waits for the game's uncommitted reference, and is refused once the game
     commits, instead of both being stored and the game never settling."""
     from httpkit import two_player_round
