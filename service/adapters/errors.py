@@ -36,6 +36,11 @@ class LockTimeout(StorageError):
         database did not say where it waited)."""
         return self.relation is None or "idempotency" in self.relation
 
+    @property
+    def on_reference(self) -> bool:
+        """The wait was for a round's or game's uncommitted reference (`client_references`)."""
+        return self.relation is not None and "client_references" in self.relation
+
 
 class IntegrityViolation(StorageError):
     """The database refused a row; `constraint` names the constraint when the driver says."""

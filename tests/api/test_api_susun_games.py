@@ -488,6 +488,44 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
     assert [r["reference"] for r in _rounds_of(http, tenant)] == [reference]
 
 
+def test_a_round_waiting_past_the_lock_timeout_for_a_games_reference_is_503_naming_it(
+    app, tenant, clock, monkeypatch
+):
+    """A game that holds its reference, uncommitted, longer than the lock timeout (2 s): the
+    round waiting for it is 503 saying so (it said the client's chain was busy), and its
+    retry once the game has committed is 409."""
+    from httpkit import two_player_round
+
+    engine = _on_postgres(app)
+    reference = f"slow-{tenant.id}"
+    inside, go_on = threading.Event(), threading.Event()
+    use = deals.use
+
+    def paused_use(*args: Any) -> Any:
+        inside.set()
+        assert go_on.wait(10)
+        return use(*args)
+
+    monkeypatch.setattr(deals, "use", paused_use)
+    answers: dict[str, Any] = {}
+    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 60, "reference": reference}
+    game = threading.Thread(target=lambda: answers.update(
+        game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
+    game.start()
+    assert inside.wait(10)
+    headers = {**tenant.headers, "Idempotency-Key": "slow"}
+    waited = app.test_client().post("/v1/rounds", json=two_player_round(reference=reference), headers=headers)
+    assert lock_waiters(engine) == 0
+    go_on.set()
+    game.join(10)
+    assert answers["game"].status_code == 201
+    detail = problem(waited, 503, "unavailable")["detail"]
+    assert detail == f"another request taking reference {reference!r} is still running; retry", detail
+    assert waited.headers["Retry-After"] == "1"
+    again = app.test_client().post("/v1/rounds", json=two_player_round(reference=reference), headers=headers)
+    assert "Capsa Susun game" in problem(again, 409, "conflict")["detail"]
+
+
 def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refused(app, tenant, clock):
     """The round's write has taken its reference, not yet committed, when a game with the
     same reference starts: the game waits for the round's transaction, then finds it taken."""

@@ -111,6 +111,9 @@ def _store(
     except LockTimeout as exc:
         if claim is not None and exc.on_key:
             raise idempotency.in_flight() from exc
+        if exc.on_reference:  # its holder commits (409 on the retry) or rolls back (201)
+            raise Unavailable(f"another request taking reference {reference!r} is still running; retry",
+                              retry_after=1) from exc
         raise Unavailable("the client's chain is busy; retry", retry_after=1) from exc
     return built.rendered(appended)
 
