@@ -7,8 +7,10 @@ server seed, so each game is the same on every run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -442,21 +444,15 @@ def _on_postgres(app: Any) -> Any:
     return engine
 
 
-def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_commits(
-    app, tenant, clock, monkeypatch
-):
-    """The game has taken its reference and stored itself, not yet committed, when a round
-    with the same reference comes: the round's snapshot holds no
-    such game. It waits for the game's uncommitted reference, and is refused once the game
-    commits, instead of both being stored and the game never settling."""
-    from httpkit import two_player_round
-
-    engine = _on_postgres(app)
-    reference = f"raced-{tenant.id}"
+@contextlib.contextmanager
+def _game_held_before_its_commit(app: Any, tenant: Any, monkeypatch: Any, reference: str) -> Iterator[dict[str, Any]]:
+    """A game with `reference` started in a thread and held at its last step before its
+    commit (its reference taken, itself stored) for the block; its answer is in the dict
+    yielded under "game" after the block."""
     inside, go_on = threading.Event(), threading.Event()
     use = deals.use
 
-    def paused_use(*args: Any) -> Any:  # the game's last step before its commit
+    def paused_use(*args: Any) -> Any:
         inside.set()
         assert go_on.wait(10)
         return use(*args)
@@ -468,16 +464,33 @@ def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_
         game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
     game.start()
     assert inside.wait(10)
-    round_ = threading.Thread(target=lambda: answers.update(
-        round=app.test_client().post("/v1/rounds", json=two_player_round(reference=reference),
-                                     headers={**tenant.headers, "Idempotency-Key": "raced"})))
-    round_.start()
-    wait_for(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
-    assert round_.is_alive()  # it waits for the game's reference
-    go_on.set()
-    game.join(10)
-    round_.join(10)
+    try:
+        yield answers
+    finally:
+        go_on.set()
+        game.join(10)
     assert answers["game"].status_code == 201, answers["game"].get_data(as_text=True)
+
+
+def test_a_round_sent_while_a_game_takes_its_reference_is_refused_when_the_game_commits(
+    app, tenant, clock, monkeypatch
+):
+    """The game has taken its reference and stored itself, not yet committed, when a round
+    with the same reference comes: the round's snapshot holds no such game. It waits for the
+    game's uncommitted reference, and is refused once the game commits, instead of both
+    being stored and the game never settling."""
+    from httpkit import two_player_round
+
+    engine = _on_postgres(app)
+    reference = f"raced-{tenant.id}"
+    with _game_held_before_its_commit(app, tenant, monkeypatch, reference) as answers:
+        round_ = threading.Thread(target=lambda: answers.update(
+            round=app.test_client().post("/v1/rounds", json=two_player_round(reference=reference),
+                                         headers={**tenant.headers, "Idempotency-Key": "raced"})))
+        round_.start()
+        wait_for(lambda: lock_waiters(engine) == 1 or not round_.is_alive())
+        assert round_.is_alive()  # it waits for the game's reference
+    round_.join(10)
     refused = problem(answers["round"], 409, "conflict")
     assert fields_of(refused) == {"reference"} and "Capsa Susun game" in refused["detail"]
     http = app.test_client()
@@ -498,27 +511,10 @@ def test_a_round_waiting_past_the_lock_timeout_for_a_games_reference_is_503_nami
 
     engine = _on_postgres(app)
     reference = f"slow-{tenant.id}"
-    inside, go_on = threading.Event(), threading.Event()
-    use = deals.use
-
-    def paused_use(*args: Any) -> Any:
-        inside.set()
-        assert go_on.wait(10)
-        return use(*args)
-
-    monkeypatch.setattr(deals, "use", paused_use)
-    answers: dict[str, Any] = {}
-    body = {"players": ["a", "b"], "currency": "IDR", "stake": "1000", "arrange_seconds": 60, "reference": reference}
-    game = threading.Thread(target=lambda: answers.update(
-        game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
-    game.start()
-    assert inside.wait(10)
     headers = {**tenant.headers, "Idempotency-Key": "slow"}
-    waited = app.test_client().post("/v1/rounds", json=two_player_round(reference=reference), headers=headers)
-    assert lock_waiters(engine) == 0
-    go_on.set()
-    game.join(10)
-    assert answers["game"].status_code == 201
+    with _game_held_before_its_commit(app, tenant, monkeypatch, reference):
+        waited = app.test_client().post("/v1/rounds", json=two_player_round(reference=reference), headers=headers)
+        assert lock_waiters(engine) == 0
     detail = problem(waited, 503, "unavailable")["detail"]
     assert detail == f"another request taking reference {reference!r} is still running; retry", detail
     assert waited.headers["Retry-After"] == "1"
