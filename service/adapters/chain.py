@@ -67,8 +67,9 @@ class ChainRepository:
         self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
     ) -> Appended:
         """Place `record` at the client's head; with `claim`, the Idempotency-Key is taken in
-        the same transaction, and with `deal`, the deal is used (once); with `games`, a round
-        whose reference a Capsa Susun game holds is refused (a game's own round is not).
+        the same transaction, and with `deal`, the deal is used (once); with `games`, the
+        round takes its reference (`references`), refused when a Capsa Susun game or another
+        round holds it (a game's own round, which carries the game's, takes none).
 
         The returned `Appended` is filled when the statement has run: at once inside a
         transaction the unit of work already holds, else at commit (on PostgreSQL the
