@@ -21,6 +21,7 @@ TABLES |= {"chain_signatures"}  # 0008: receipts
 TABLES |= {"ledger_rollups", "ledger_rollup_cursors"}  # 0014: all-time totals
 TABLES |= {"deal_commitments"}  # 0024: server seeds committed before the client's seed
 TABLES |= {"match_games"}  # 0026: a match's games, a row each
+TABLES |= {"client_references"}  # 0029: references taken by rounds and games
 DROPPED = {"round_players", "round_pairs", "round_voids"}  # by 0005: the records hold them
 
 
