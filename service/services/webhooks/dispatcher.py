@@ -107,10 +107,10 @@ TICK_S = 0.05  # the longest a busy loop waits for outcomes before its next pass
 FANOUT_ENDPOINTS = 100  # endpoints queued for per fan-out transaction
 # On PostgreSQL a round's receipt is stored by its worker's next write (or within 0.5 s,
 # RECEIPT_FLUSH_MS): an event of a record this young without one, of a client whose last
-# write was made with a signing key (its chain head's `signing`), waits for it (due again after RECEIPT_RETRY_S), so
-# every attempt carries the receipt GET answers. The dispatcher holds no signing key: it is
-# the one process with a way out. Older, the receipt was lost with its worker: the event
-# goes without it (a GET within minutes of the record remakes it).
+# write was made with a signing key (its chain head's `signing`), waits for it (due again
+# after RECEIPT_RETRY_S), so every attempt carries the receipt GET answers. The dispatcher
+# holds no signing key: it is the one process with a way out. Older, the receipt was lost
+# with its worker: the event goes without it (a GET within minutes of the record remakes it).
 RECEIPT_WAIT_S = 2.0
 RECEIPT_RETRY_S = 0.2
 RESUME_BATCH = 1000  # deliveries of endpoints enabled again made due per pass
