@@ -325,6 +325,9 @@ def test_a_new_master_makes_its_own_directories_and_each_master_removes_only_its
         wait_for(lambda: second.exists() and second.read_text().strip().isdigit(), "no new master")
         new_pid = int(second.read_text())
         wait_for(lambda: len(list(made.iterdir())) == 4, "the new master made no directories of its own")
+        # Its pid file is written before it handles signals (gunicorn's Arbiter.start): a TERM
+        # then ends it unhandled, its directories left. A worker is forked after.
+        wait_for(lambda: bool(_worker_pids(new_pid)), "the new master started no worker")
         return new_pid
 
     # The upgrade completed: the old master stops, the new one serves on.
