@@ -5,7 +5,8 @@ so its receipt cannot be in that statement. Rather than a second transaction per
 the receipt waits here, in the process that signed it, and the next one-statement write of
 the same process stores it (a `receipts` step of that statement, `chain_pg`). A process
 with nothing more to write stores what waits after `RECEIPT_FLUSH_MS` (500 ms) in a short
-transaction of its own (a timer thread), and when it exits or its database is disposed.
+transaction of its own (a timer thread, which tries again a flush time later while the
+database cannot be reached), and when it exits or its database is disposed.
 
 Nothing is lost for good if a receipt never gets stored (the process is killed, the
 statement carrying it fails past its retries): the first read of the record remakes it
@@ -123,16 +124,25 @@ class PendingReceipts:
             n, self._items = len(self._items), []
             return n
 
-    def drain(self) -> None:
-        """Store what waits now, in a transaction of its own (exit, dispose, the timer)."""
+    def drain(self, keep: bool = False) -> None:
+        """Store what waits now, in a transaction of its own (exit, dispose, the timer).
+
+        Where that fails, `keep` (the timer) puts them back to be tried again a flush time
+        later, so a database out of reach for a moment loses none; otherwise (the process
+        is ending) they are left to be remade (docs/audit.md)."""
         items = self.take()
         if not items:
             return
         try:
             self._flush(items)
-        except Exception:  # the records are stored; their receipts are remade (docs/audit.md)
-            log.warning("%d receipts not stored; capsa sweep remakes them (a read, within 5 minutes of the record)",
-                        len(items), exc_info=True)
+        except Exception as error:
+            if keep:
+                self.put_back(items)
+                log.warning("%d receipts not stored (%s); trying again in %.1f s", len(items), error,
+                            self.flush_after_s)
+            else:
+                log.warning("%d receipts not stored; capsa sweep remakes them (a read, within 5 minutes of the record)",
+                            len(items), exc_info=True)
 
     def close(self) -> None:
         """Store what waits and stop the timer (the next receipt starts it again)."""
@@ -161,7 +171,7 @@ class PendingReceipts:
                     self._idle = False
                 if self._pid != pid:
                     return
-            self.drain()
+            self.drain(keep=True)
 
 
 _LIVE: weakref.WeakSet[PendingReceipts] = weakref.WeakSet()

@@ -95,6 +95,36 @@ def test_receipts_added_while_the_timer_waits_are_stored_within_the_flush_time_a
         pending.close()
 
 
+def test_receipts_the_timer_could_not_store_wait_and_are_stored_once_the_database_answers() -> None:
+    attempts: list[list[int]] = []
+    stored = threading.Event()
+
+    def flush(receipts: list[Receipt]) -> None:
+        attempts.append([r.sequence for r in receipts])
+        if len(attempts) < 3:  # the database out of reach for two tries
+            raise OSError("connection refused")
+        stored.set()
+
+    pending = PendingReceipts(flush, flush_after_s=0.1)
+    try:
+        pending.add(_receipt(1))
+        assert stored.wait(5)
+        assert attempts == [[1], [1], [1]]
+        assert len(pending) == 0
+    finally:
+        pending.close()
+
+
+def test_receipts_a_closing_process_could_not_store_are_left_to_be_remade() -> None:
+    def flush(receipts: list[Receipt]) -> None:
+        raise OSError("connection refused")
+
+    pending = PendingReceipts(flush, flush_after_s=60)
+    pending.add(_receipt(1))
+    pending.close()  # no retry: the process is ending
+    assert len(pending) == 0
+
+
 def test_a_receipt_put_back_after_a_failed_write_is_stored_by_the_timer() -> None:
     stored: list[list[int]] = []
     flushed = threading.Event()
