@@ -124,7 +124,7 @@ class FakeChain:
         self.uow = uow
 
     def append(
-        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, take_reference: bool = False
     ) -> Appended:
         db = self.uow.db
         reference = None if record.round is None else record.round.reference

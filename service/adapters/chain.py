@@ -64,12 +64,13 @@ class ChainRepository:
         )
 
     def append(
-        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, take_reference: bool = False
     ) -> Appended:
         """Place `record` at the client's head; with `claim`, the Idempotency-Key is taken in
-        the same transaction, and with `deal`, the deal is used (once); with `games`, the
-        round takes its reference (`references`), refused when a Capsa Susun game or another
-        round holds it (a game's own round, which carries the game's, takes none).
+        the same transaction, and with `deal`, the deal is used (once); with
+        `take_reference`, the round takes its reference (`references`), refused when a
+        Capsa Susun game or another round holds it (a game's own round, which carries the
+        game's, takes none).
 
         The returned `Appended` is filled when the statement has run: at once inside a
         transaction the unit of work already holds, else at commit (on PostgreSQL the
@@ -266,7 +267,7 @@ def stored_record(row: Any) -> StoredRecord:
 
 class PostgresChain(ChainRepository):
     def append(
-        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, take_reference: bool = False
     ) -> Appended:
         appended = Appended()
         db = self.transaction.db
@@ -279,7 +280,7 @@ class PostgresChain(ChainRepository):
             # once it has run, they are committed with it (alone only: inside a larger
             # transaction, success now is not commit).
             riding = db.receipts.take() if alone else []
-            sql, params = chain_pg.parameters(record, claim, deal, riding, games, signatures.signs(keyring))
+            sql, params = chain_pg.parameters(record, claim, deal, riding, take_reference, signatures.signs(keyring))
             try:
                 row = cursor.execute(sql, params, prepare=prepare).fetchone()
             except BaseException:
@@ -310,12 +311,12 @@ class PostgresChain(ChainRepository):
 
 class SqliteChain(ChainRepository):
     def append(
-        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, games: bool = False
+        self, record: NewRecord, claim: Claim | None = None, deal: str | None = None, take_reference: bool = False
     ) -> Appended:
         with translated():
-            return self._append(record, claim, deal, games)
+            return self._append(record, claim, deal, take_reference)
 
-    def _append(self, record: NewRecord, claim: Claim | None, deal: str | None, games: bool) -> Appended:
+    def _append(self, record: NewRecord, claim: Claim | None, deal: str | None, take_reference: bool) -> Appended:
         conn = self.session.connection()  # BEGIN IMMEDIATE: this transaction is the only writer
         reference = None if record.round is None else record.round.reference
         if claim is not None:
@@ -342,7 +343,7 @@ class SqliteChain(ChainRepository):
                     created_at=record.created_at,
                 )
             )
-        if games and reference is not None:  # in the order of the PostgreSQL statement's checks
+        if take_reference and reference is not None:  # in the order of the PostgreSQL statement's checks
             games_repo = SusunGameRepository(self.session)
             if not games_repo.take_reference(record.client_id, reference) or games_repo.reference_taken(
                 record.client_id, reference

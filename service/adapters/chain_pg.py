@@ -119,17 +119,17 @@ _GAMES_REFERENCE = """EXISTS (SELECT FROM susun_games
                 WHERE client_id = %(client)s AND reference = %(reference)s)"""
 
 
-def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: bool = False) -> str:
+def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, take_reference: bool = False) -> str:
     gate = ""
-    if claim or deal or games:
+    if claim or deal or take_reference:
         checks = []
         if claim:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM claim) THEN capsa_refuse('{KEY_TAKEN}')")
-        if games:  # run before the deal (the row locks' order); a taken key fails the insert
+        if take_reference:  # run before the deal (the row locks' order); a taken key fails the insert
             checks.append(f"WHEN NOT EXISTS (SELECT FROM reference) THEN capsa_refuse('{REFERENCE_HELD}')")
         if deal:
             checks.append(f"WHEN NOT EXISTS (SELECT FROM deal) THEN capsa_refuse('{DEAL_USED}')")
-        if games:
+        if take_reference:
             checks.append(f"WHEN {_GAMES_REFERENCE} THEN capsa_refuse('{REFERENCE_HELD}')")
         gate = "\ngate AS (SELECT CASE " + " ".join(checks) + " ELSE 1 END AS ok),"
     head = _HEAD.format(
@@ -137,16 +137,16 @@ def _statement(claim: bool, deal: bool, round_: bool, receipts: bool, games: boo
         gate_where="AND gate.ok = 1" if gate else "",
         round_cte=(_ROUND if round_ else "") + (_RECEIPTS if receipts else ""),
     )
-    return "WITH" + (_CLAIM if claim else "") + (_REFERENCE if games else "") + (_DEAL if deal else "") + gate + head
+    return "WITH" + (_CLAIM if claim else "") + (_REFERENCE if take_reference else "") + (_DEAL if deal else "") + gate + head
 
 
 STATEMENTS = {
-    (claim, deal, round_, receipts, games): _statement(claim, deal, round_, receipts, games)
+    (claim, deal, round_, receipts, take): _statement(claim, deal, round_, receipts, take)
     for claim in (False, True)
     for deal in (False, True)
     for round_ in (False, True)
     for receipts in (False, True)
-    for games in ((False, True) if round_ else (False,))
+    for take in ((False, True) if round_ else (False,))
 }
 
 
@@ -155,15 +155,15 @@ def parameters(
     claim: Claim | None,
     deal: str | None,
     receipts: list[Receipt] | None = None,
-    games: bool = False,
+    take_reference: bool = False,
     signing: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The statement for this record and its parameters, with `receipts` (of records stored
     before) riding in it. The lines go as array literals (`pg_literals`): one text parameter
-    each, which costs a fraction of adapting a Python list. With `games`, the round takes its
-    reference: one a game or another round holds is refused (ReferenceUsed; ReferenceHeld
-    for a game stored before references were taken). `signing`:
-    the writer holds a signing key (its receipt may be stored after the record)."""
+    each, which costs a fraction of adapting a Python list. With `take_reference`, the round
+    takes its reference: one a game or another round holds is refused (ReferenceUsed;
+    ReferenceHeld for a game stored before references were taken). `signing`: the writer
+    holds a signing key (its receipt may be stored after the record)."""
     lines = record.lines
     params: dict[str, Any] = {
         "client": record.client_id,
@@ -181,7 +181,7 @@ def parameters(
         "winnings": int_array([line.winnings for line in lines]),
         "signing": signing,
     }
-    games = games and record.round is not None and record.round.reference is not None
+    take_reference = take_reference and record.round is not None and record.round.reference is not None
     if record.round is not None:
         r = record.round
         params.update(game=r.game, preset=r.preset, reference=r.reference)
@@ -199,7 +199,7 @@ def parameters(
         params["deal"] = deal
     if receipts:
         params.update(receipt_parameters(receipts))
-    key = (claim is not None, deal is not None, record.round is not None, bool(receipts), games)
+    key = (claim is not None, deal is not None, record.round is not None, bool(receipts), take_reference)
     return STATEMENTS[key], params
 
 

@@ -542,7 +542,7 @@ def test_a_game_started_while_a_round_with_its_reference_is_being_stored_is_refu
         game=app.test_client().post("/v1/susun/games", json=body, headers=tenant.headers)))
     with app.extensions["capsa"].db.unit_of_work(write=True) as uow:
         uow.session.execute(text("SELECT 1"))  # in a transaction: the round's statement runs now
-        uow.chain.append(built.new, games=True)
+        uow.chain.append(built.new, take_reference=True)
         game.start()
         wait_for(lambda: lock_waiters(engine) == 1 or not game.is_alive())
         assert game.is_alive()  # it waits for the round's reference

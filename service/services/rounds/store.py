@@ -100,7 +100,7 @@ def _store(
 ) -> dict[str, Any]:
     try:
         with db.unit_of_work(write=True) as uow:
-            appended = uow.chain.append(built.new, claim=claim, deal=deal_id, games=True)
+            appended = uow.chain.append(built.new, claim=claim, deal=deal_id, take_reference=True)
             uow.commit()
     except DealUsed as exc:
         raise deals.used_conflict(str(deal_id)) from exc
