@@ -12,7 +12,7 @@ from typing import Any
 import structlog
 import swagger_ui_bundle
 from flask import Flask, Response, g, send_from_directory
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from service.adapters import keyfile, replicas
 from service.adapters.db import DEFAULT_DATABASE_URL, without_password
@@ -271,6 +271,11 @@ def _before_request() -> None:
     # A path no route takes (404) or a method it does not (405) is answered by its routing
     # error, counted like any other request: by the client's limit with a valid key, else
     # by the address's (a scan of made-up paths is no free ride).
+    if isinstance(req.routing_exception, MethodNotAllowed) and path.startswith("/v1/") and "//" in path:
+        # Werkzeug's 405 for an empty segment comes from its retry with the slashes merged
+        # (`/v1/rounds//void` as `/v1/rounds/void`, a round's GET route), which no /v1/
+        # route accepts: no route takes this path.
+        req.routing_exception = NotFound()
     routed = req.routing_exception is None
     # Refusals before the view are answered once the rate limit has counted them (the
     # client's, or the address's without a valid key): a missing or bad key (401), a read

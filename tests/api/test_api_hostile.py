@@ -298,6 +298,20 @@ def test_a_doubled_slash_in_an_api_path_is_a_404_not_a_redirect_to_another_resou
 
 
 @pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/v1/rounds//void"), ("POST", "/v1/rounds/%2F/void"), ("POST", "/v1/deals//reveal"),
+     ("POST", "/v1/banting/games//moves"), ("POST", "/v1/webhooks//rotate-secret"), ("POST", "/v1/events//redeliver")],
+)
+def test_an_empty_id_in_a_write_path_is_a_404_not_a_wrong_method(http, tenant, method, path):
+    """Werkzeug retried the path with its slashes merged (`/v1/rounds/void`), found a GET
+    route there and answered 405 with that route's Allow: a client whose id came out
+    empty was told to change its method."""
+    response = http.open(path, method=method, json={}, headers=tenant.headers)
+    assert_problem(response, 404, "not-found")
+    assert "Allow" not in response.headers
+
+
+@pytest.mark.parametrize(
     "query",
     ["limit=abc", "limit=0", "limit=501", "limit=-1", "limit=1e400", "limit=1.0", "limit=%00",
      "cursor=%00", "cursor=" + "A" * 600, "cursor=eyJ9", "since=yesterday", "until=2026-13-01T00:00:00Z",
