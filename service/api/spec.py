@@ -19,8 +19,8 @@ DESCRIPTION = """\
 Scores Capsa Susun / Chinese Poker rounds and stores them.
 
 Bodies are JSON (`application/json`, UTF-8, at most 64 KiB). Money is a decimal **string**
-with exactly the currency's minor-unit digits (`"1000"` for IDR, `"12.50"` for USD), never
-a JSON number. Everything under `/v1` needs `Authorization: Bearer <api key>`; a `read` key
+worth a whole number of the currency's minor units (`"1000"` for IDR, `"12.50"` for USD;
+answers carry exactly the currency's digits), never a JSON number. Everything under `/v1` needs `Authorization: Bearer <api key>`; a `read` key
 may call every GET, the POSTs that store nothing (`/v1/score`, `/v1/arrangements/evaluate`,
 `/v1/arrangements/suggest`, `/v1/banting/plays/evaluate`) and `POST /v1/rounds/{id}/view-link`.
 
@@ -28,7 +28,8 @@ Every error is an RFC 9457 problem (`application/problem+json`) with `type`, `ti
 `status`, `detail` and `errors: [{field, message}]`, where `field` is a path into the body
 (`players[1].arrangement.front[2]`) or `header.<Name>` / `query.<name>`. Each `type`
 opens, in a browser, a page that explains it (`/problems` lists them all). An empty POST
-body without a Content-Type reads as `{}`; an empty body sent as `application/json` is 400.
+body without a Content-Type reads as `{}`; an empty body sent as `application/json` is 400,
+except where the body is optional or none is read (any empty body is then `{}`).
 
 Rate limits: every `/v1` answer carries `RateLimit-Policy: "client";q=1200;w=60` (the
 quota per window of `w` seconds; `"anonymous"` for a request without a valid key) and
