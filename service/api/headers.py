@@ -10,7 +10,10 @@ from service.domain.errors import FieldError, quoted
 from service.services.errors import InvalidInput
 
 _KEY = re.compile(r"[\x20-\x7e]{1,255}")
-_VERSION = re.compile(r'(W/)?("?)([0-9]{1,18})\2')
+# An entity tag of RFC 9110 8.8.3 (`"7"`, `W/"7"`, any opaque text between the quotes), or
+# a version sent bare (`7`).
+_TAG = re.compile(r'(W/)?"([\x21\x23-\x7e\x80-\xff]*)"|([0-9]{1,18})')
+_DIGITS = re.compile("0|[1-9][0-9]{0,17}")
 
 
 def parse_key(header: str | None) -> str | None:
@@ -84,10 +87,11 @@ def _versions(header: str, name: str, message: str, each: str, *, weak: bool) ->
         tag = item.strip()
         if not tag:
             continue
-        match = _VERSION.fullmatch(tag)
+        match = _TAG.fullmatch(tag)
         if match is None:
             raise InvalidInput(message, errors=[FieldError(f"header.{name}", f"{each}, got {_shown(tag)}")])
-        digits = match.group(3)
-        if (weak or match.group(1) is None) and (digits == "0" or not digits.startswith("0")):
+        opaque, bare = match.group(2), match.group(3)
+        digits = bare if opaque is None else opaque
+        if (weak or match.group(1) is None) and _DIGITS.fullmatch(digits):
             versions.add(int(digits))
     return versions

@@ -103,6 +103,10 @@ def test_tags_are_compared_as_text_and_empty_list_items_are_ignored(http, tenant
     assert http.get(path, headers={**tenant.headers, "If-None-Match": '"1", '}).status_code == 304
     assert http.get(path, headers={**tenant.headers, "If-None-Match": ', "9",, "1"'}).status_code == 304
     assert http.get(path, headers={**tenant.headers, "If-Match": ', "1"'}).status_code == 200
+    # Any quoted tag is a tag (RFC 9110 8.8.3): one this service never makes names no version.
+    for tag in ('"-1"', '"1.0"', '"99999999999999999999"', '"v1"', '""', 'W/"x"'):
+        problem(http.get(path, headers={**tenant.headers, "If-Match": tag}), 412, "precondition-failed")
+        assert http.get(path, headers={**tenant.headers, "If-None-Match": tag}).status_code == 200, tag
 
 
 @pytest.mark.parametrize("kind", KINDS)
