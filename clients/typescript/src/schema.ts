@@ -3374,7 +3374,7 @@ export interface components {
             /**
              * @description Problem type; one of:
              *
-             *     - `/problems/malformed-json` (400): The body is not JSON, has NaN/Infinity, duplicate keys, nesting deeper than 32, a number too large for a double, or is not an object.
+             *     - `/problems/malformed-json` (400): The body is not JSON (or not UTF-8), has NaN/Infinity, duplicate keys, nesting deeper than 32, a number too large for a double, or is not an object.
              *     - `/problems/validation` (422): The body, a query parameter or a header does not fit the schema, or breaks a game-independent bound (player count, money, ids).
              *     - `/problems/invalid-cards` (422): Unknown cards, wrong counts, duplicate cards, rows that do not use exactly the dealt hand.
              *     - `/problems/unknown-rules` (422): An unknown preset, a preset of the other game, or an unknown parameter.
@@ -5661,7 +5661,7 @@ export interface components {
                  *       "type": "/problems/malformed-json",
                  *       "title": "Malformed JSON",
                  *       "status": 400,
-                 *       "detail": "The body is not JSON, has NaN/Infinity, duplicate keys, nesting deeper than 32, a number too large for a double, or is not an object.",
+                 *       "detail": "The body is not JSON (or not UTF-8), has NaN/Infinity, duplicate keys, nesting deeper than 32, a number too large for a double, or is not an object.",
                  *       "errors": []
                  *     }
                  */

@@ -11,7 +11,7 @@ PROBLEM_TYPES = {
     "malformed-json": (
         400,
         (
-            "The body is not JSON, has NaN/Infinity, duplicate keys, nesting "
+            "The body is not JSON (or not UTF-8), has NaN/Infinity, duplicate keys, nesting "
             "deeper than 32, a number too large for a double, or is not an object."
         ),
     ),
