@@ -73,6 +73,9 @@ def test_attempts_are_kept_for_ever_only_when_asked_with_off() -> None:
     # longer than ten years: each pass's date arithmetic overflowed (a failed step, logged, forever)
     ("WEBHOOK_DISABLE_AFTER", "99999999999d"), ("WEBHOOK_ATTEMPTS_KEEP", "3651d"), ("WEBHOOK_LEASE_S", "1e12"),
     ("WEBHOOK_RETRY_SCHEDULE", "5s,1000000000000"), ("WEBHOOK_TIMEOUT_S", "315360001"),
+    # shorter than the least attempt made (MIN_ATTEMPT_S): every attempt failed until the
+    # endpoint was disabled
+    ("WEBHOOK_TIMEOUT_S", "1e-9"), ("WEBHOOK_TIMEOUT_S", "0.05"),
 ])
 def test_a_value_that_would_deliver_nothing_or_spin_is_refused_naming_it(name: str, value: str) -> None:
     """Each made the dispatcher start (and exit 0) delivering nothing, loop without pause,

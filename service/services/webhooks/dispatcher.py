@@ -169,7 +169,7 @@ class Settings:
         keep = (env.get("WEBHOOK_ATTEMPTS_KEEP") or "").strip()
         return cls(
             schedule=read.schedule("WEBHOOK_RETRY_SCHEDULE", hooks.DEFAULT_SCHEDULE),
-            timeout_s=read.number("WEBHOOK_TIMEOUT_S", base.timeout_s, above=0.0),
+            timeout_s=read.number("WEBHOOK_TIMEOUT_S", base.timeout_s, least=MIN_ATTEMPT_S),
             allow_private=allow_private(),
             concurrency=read.count("WEBHOOK_CONCURRENCY", base.concurrency),
             endpoint_concurrency=read.count("WEBHOOK_ENDPOINT_CONCURRENCY", base.endpoint_concurrency),
