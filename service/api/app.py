@@ -43,7 +43,7 @@ from .state import Capsa, state
 
 log = structlog.get_logger("service.api")
 
-_JSON_TYPES = ["application/json", "application/problem+json"]
+_JSON = ["application/json"]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -285,7 +285,7 @@ def _before_request() -> None:
         accept = req.headers.get("Accept", "").strip()
         types = _answer_types(path)
         if accept and req.accept_mimetypes.best_match(types) is None:
-            unacceptable = Problem(406, "not-acceptable", f"this route answers {', '.join(types[::2])} only")
+            unacceptable = Problem(406, "not-acceptable", f"this route answers {', '.join(types)} only")
     if path.startswith("/v1/"):
         try:
             authenticate_request()
@@ -299,12 +299,14 @@ def _before_request() -> None:
 
 
 def _answer_types(path: str) -> list[str]:
-    """The media types a route can answer (problems are always problem+json)."""
+    """The media types a route's answer comes in, one of which Accept must allow: a client
+    that accepts only problems (`application/problem+json`, which every error is whatever
+    Accept says) or refuses the route's type (`*/*, application/json;q=0`) cannot take it."""
     if path == "/v1/ledger/entries" or (path.startswith("/v1/ledger/players/") and path.endswith("/statement")):
-        return [*_JSON_TYPES, "text/csv"]
+        return [*_JSON, "text/csv"]
     if path == "/v1/audit/export":
-        return ["application/x-ndjson", "application/problem+json"]
-    return _JSON_TYPES
+        return ["application/x-ndjson"]
+    return _JSON
 
 
 def _refuse_counted() -> None:

@@ -314,6 +314,15 @@ def test_an_unacceptable_accept_is_406(http, tenant):
     assert ok.status_code == 200
 
 
+@pytest.mark.parametrize("accept", ["*/*, application/json;q=0", "application/problem+json"])
+def test_an_accept_that_refuses_json_or_takes_only_problems_is_406(http, tenant, accept):
+    """Both were answered 200 application/json: the check asked whether the client took
+    JSON or problems, and `*/*` takes problems even where the more specific
+    `application/json;q=0` refuses JSON (RFC 9110 12.5.1)."""
+    answer = http.get("/v1/rules", headers={**tenant.headers, "Accept": accept})
+    assert problem(answer, 406, "not-acceptable")["detail"] == "this route answers application/json only"
+
+
 def test_an_unexpected_exception_is_a_problem_500_with_the_request_id(app, http, tenant,
                                                                       monkeypatch):
     from service.services import presets

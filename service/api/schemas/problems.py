@@ -65,7 +65,8 @@ PROBLEM_TYPES = {
     "method-not-allowed": (405, "The route does not take this method (see Allow)."),
     "not-acceptable": (
         406,
-        "The Accept header allows neither application/json nor application/problem+json.",
+        "The Accept header does not allow the route's answer type (application/json; also text/csv "
+        "for ledger lines, application/x-ndjson for the audit export).",
     ),
     "precondition-failed": (412, "A stale If-Match version."),
     "internal": (

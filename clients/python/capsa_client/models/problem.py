@@ -50,8 +50,8 @@ class Problem:
             - `/problems/rate-limited` (429): Too many requests; retry after Retry-After seconds.
             - `/problems/unavailable` (503): The database is unavailable; retry after Retry-After seconds.
             - `/problems/method-not-allowed` (405): The route does not take this method (see Allow).
-            - `/problems/not-acceptable` (406): The Accept header allows neither application/json nor
-            application/problem+json.
+            - `/problems/not-acceptable` (406): The Accept header does not allow the route's answer type (application/json;
+            also text/csv for ledger lines, application/x-ndjson for the audit export).
             - `/problems/precondition-failed` (412): A stale If-Match version.
             - `/problems/internal` (500): A safety net for an unexpected error; the tests assert it never happens. The
             request id is logged. Example: /problems/invalid-cards.
