@@ -150,6 +150,36 @@ def test_a_live_value_shaped_like_the_copies_text_is_still_found(app, http, stat
     assert report["reason"] == f"the stored {field} no longer matches the hashed record"
 
 
+@pytest.mark.parametrize(("which", "shift", "field"), [
+    ("line", 999, "ledger_lines[1].created_at"),
+    ("round", 1, "round.created_at"),
+    ("line", -1, "ledger_lines[1].created_at"),
+])
+def test_a_live_time_moved_by_less_than_a_millisecond_is_found(app, http, which, shift, field):
+    """A record's time is written to the millisecond, its live copies to the microsecond.
+    A copy moved later within its millisecond (a line at .647999 for .647) was compared
+    cut to milliseconds and passed, though it moves the line across a report's bound."""
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from service.adapters.models import LedgerLine, Round
+
+    tenant = make_tenant(app)
+    TAMPERED.add(tenant.id)
+    docs = [http.post("/v1/rounds", json=four_player_round(), headers=tenant.headers).get_json() for _ in range(3)]
+    assert chain_verify(http, tenant)["ok"]
+    if which == "line":
+        table, key = LedgerLine, (LedgerLine.client_id == tenant.id, LedgerLine.sequence == 2, LedgerLine.line_no == 1)
+    else:
+        table, key = Round, (Round.client_id == tenant.id, Round.id == docs[1]["id"])
+    with app.extensions["capsa"].db.engine.begin() as conn:
+        moment = conn.execute(select(table.created_at).where(*key)).scalar_one()
+        conn.execute(update(table).where(*key).values(created_at=moment + timedelta(microseconds=shift)))
+    report = _assert_bad_at(app, http, tenant, 2)
+    assert report["reason"] == f"the stored {field} no longer matches the hashed record"
+
+
 def test_a_line_at_a_table_in_a_round_at_none_is_found(app, http):
     tenant = make_tenant(app)
     TAMPERED.add(tenant.id)

@@ -87,7 +87,13 @@ def _player_of(account: str) -> str | None:
 
 
 def _stamp(value: Any) -> Any:
-    return timestamp(value) if isinstance(value, datetime) else value
+    """A live time as records write it; one finer than their milliseconds (`.647999` for a
+    record's `.647`) keeps its microseconds, so it differs from every record's time."""
+    if not isinstance(value, datetime):
+        return value
+    written = timestamp(value)
+    finer = value.microsecond % 1000
+    return written if not finer else f"{written[:-1]}{finer:03d}Z"
 
 
 def _diff(field: str, stored: Any, recomputed: Any) -> dict[str, Any]:
