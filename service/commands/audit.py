@@ -183,6 +183,7 @@ HOW_TO_SIGN = (
 @_database_errors
 def export(args: argparse.Namespace) -> int:
     from service.services.audit import receipts
+    from service.services.errors import ChainBroken
 
     keyring = keyfile.load_env()
     if args.head and (keyring is None or keyring.active is None):
@@ -215,7 +216,11 @@ def export(args: argparse.Namespace) -> int:
         if client_id is None:
             _say(f"no client {args.client!r}")
             return ExitCode.UNKNOWN_CLIENT
-        head = receipts.signed_head(db, client_id)  # the cut: records up to this head
+        try:
+            head = receipts.signed_head(db, client_id)  # the cut: records up to this head
+        except ChainBroken as exc:  # on stderr when the records would be on stdout, as below
+            print(f"BAD: {exc.message}; nothing exported", file=sys.stderr if to_stdout else sys.stdout)
+            return ExitCode.FAILED
         plan = receipts.plan_export(db, client_id, args.from_sequence, None)
         plan = receipts.Export(client_id, plan.from_sequence, head["sequence"] + 1, head["sequence"], None)
 

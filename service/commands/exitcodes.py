@@ -28,8 +28,9 @@ class ExitCode(IntEnum):
 MEANING: dict[ExitCode, tuple[str, str]] = {
     ExitCode.OK: ("all", "ok: the check passed, the file was written, the command did its work"),
     ExitCode.FAILED: (
-        "audit verify, verify-file, verify-restore; score, evaluate, arrange; clients create; sweep --once",
-        "a check failed: `BAD: ...` names the first bad sequence and why; score, evaluate and arrange "
+        "audit verify, verify-file, verify-restore, export; score, evaluate, arrange; clients create; sweep --once",
+        "a check failed: `BAD: ...` names the first bad sequence and why (export: the chain's head matches "
+        "no stored record, and nothing is written); score, evaluate and arrange "
         "name each field the rules refuse (as the API's 422 does); clients create: the name is taken or "
         "not allowed; sweep --once: a part of the pass failed",
     ),

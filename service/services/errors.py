@@ -91,3 +91,13 @@ class PreconditionFailed(ServiceError):
 
     problem = "precondition-failed"
     title = "Precondition failed"
+
+
+class ChainBroken(ServiceError):
+    """What the service was asked to sign does not match its chain (a head row naming no
+    record, or a record whose bytes do not hash to it): it signs nothing it cannot vouch
+    for, and the chain must be verified."""
+
+    problem = "internal"
+    title = "Internal error"
+

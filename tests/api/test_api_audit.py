@@ -40,8 +40,11 @@ def chain_verify(http: Any, tenant: Tenant, query: str = "") -> dict[str, Any]:
     r = http.get(f"/v1/audit/verify{query}", headers=tenant.read_headers)
     assert r.status_code == 200, r.get_data(as_text=True)
     body = dict(r.get_json())
-    head = http.get("/v1/audit/head", headers=tenant.read_headers).get_json()
-    assert body.pop("as_of") == {"sequence": head["sequence"], "at": head["created_at"], "source": "primary"}
+    # The head row itself: GET /v1/audit/head signs none that names no stored record.
+    with http.application.extensions["capsa"].db.unit_of_work() as uow:
+        head = uow.chain.head(tenant.id)
+    at = None if head.created_at is None else rfc3339(head.created_at)
+    assert body.pop("as_of") == {"sequence": head.sequence, "at": at, "source": "primary"}
     return body
 
 
@@ -137,6 +140,25 @@ def test_another_clients_chain_and_records_are_not_visible(http, tenant, other_t
 
 
 # -- tampering, each directly in SQL ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE chain_heads SET hash = :h WHERE client_id = :c",  # a hash no record has
+    "UPDATE chain_heads SET sequence = 50 WHERE client_id = :c",  # past the last record
+    # the last record and the head given a hash its bytes do not have
+    ["UPDATE chain_records SET hash = :h WHERE client_id = :c AND sequence = 2",
+     "UPDATE chain_heads SET hash = :h WHERE client_id = :c"],
+])
+def test_a_head_that_does_not_match_its_record_is_not_signed(app, http, tenant, statement):
+    """GET /v1/audit/head signed whatever the head row said: a row set by hand to sequence
+    50 and a hash no record has came back as the service's signed word."""
+    TAMPERED.add(tenant.id)
+    post_rounds(http, tenant, 2)
+    assert http.get("/v1/audit/head", headers=tenant.read_headers).status_code == 200
+    for one in [statement] if isinstance(statement, str) else statement:
+        sql(app, one, c=tenant.id, h="f" * 64)
+    body = problem(http.get("/v1/audit/head", headers=tenant.read_headers), 500, "internal")
+    assert "does not match the record stored there" in body["detail"] and "signature" not in body
 
 
 def _tampered(app: Any, http: Any, n: int = 5) -> tuple[Tenant, list[dict[str, Any]]]:

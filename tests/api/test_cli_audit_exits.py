@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import make_app, make_tenant
+from conftest import TAMPERED, make_app, make_tenant
 from httpkit import two_player_round
 from sqlalchemy import update
 
@@ -150,6 +150,28 @@ def test_an_export_into_a_folder_that_does_not_exist_exits_3_and_leaves_nothing(
     assert (code, out) == (ExitCode.UNREADABLE, "")
     assert err == f"capsa audit: cannot write {target}.part: No such file or directory\n"
     assert not (tmp_path / "missing").exists()
+
+
+def test_an_export_whose_head_matches_no_record_exits_1_and_writes_nothing(db_url, capsys, monkeypatch, tmp_path):
+    """The export signs its head as the cut: a head row set by hand (a hash no record has)
+    was signed into the head file and the records exported up to it."""
+    from service.adapters.models import ChainHead
+
+    ring, _ = Keyring().rotated(utcnow_ms())
+    keyfile.save(tmp_path / "keys.json", ring)
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "keys.json"))
+    app = make_app(db_url, SIGNING_KEY_FILE=str(tmp_path / "keys.json"))
+    op = make_tenant(app)
+    TAMPERED.add(op.id)
+    assert app.test_client().post("/v1/rounds", json=two_player_round(), headers=op.headers).status_code == 201
+    with app.extensions["capsa"].db.engine.begin() as conn:
+        conn.execute(update(ChainHead).where(ChainHead.client_id == op.id).values(hash="f" * 64))
+    app.extensions["capsa"].db.dispose()
+    code, out, err = run(["audit", "export", "--client", op.name, str(tmp_path / "x.ndjson"),
+                          "--head", str(tmp_path / "x.head.json"), "--database-url", db_url], capsys)
+    assert code == ExitCode.FAILED and err == ""
+    assert out.startswith("BAD: the chain head (sequence 1) does not match the record stored there")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keys.json"]
 
 
 def test_a_head_that_cannot_be_written_leaves_no_export_and_the_head_is_never_standard_output(

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -22,10 +23,13 @@ import orjson
 from service.adapters.records import StoredRecord
 from service.adapters.replicas import AsOf, report
 from service.adapters.uow import Database, UnitOfWork
-from service.domain.audit import known_record_time, timestamp
+from service.domain.audit import GENESIS_HASH, chain_hash, known_record_time, timestamp
 from service.domain.export_check import EXPORT_FORMAT
 from service.domain.signing import b64, head_message
 from service.services.clock import rfc3339, utcnow_ms
+from service.services.errors import ChainBroken
+
+log = logging.getLogger(__name__)
 
 EXPORT_PAGE = 1000  # records read per query while exporting
 EXPORT_DEFAULT_LIMIT = 10_000  # records an export request carries unless it asks otherwise
@@ -48,6 +52,20 @@ def signed_head(db: Database, client_id: str) -> dict[str, Any]:
     this moment with the active key; `kid` and `signature` are null without a key."""
     with db.unit_of_work() as uow:
         h = uow.chain.head(client_id)
+        last = uow.chain.records(client_id, h.sequence, h.sequence + 1, complete=False) if h.sequence else []
+    # The head row is a copy: signed as it is, a row set to any sequence and hash would
+    # become the service's word. It must name the last record, whose bytes hash to it.
+    vouched = (
+        chain_hash(last[0].previous_hash, last[0].canonical) == last[0].hash == h.hash if last
+        else h.sequence == 0 and h.hash == GENESIS_HASH
+    )
+    if not vouched:
+        log.error("chain head of %s at sequence %d (%s) matches no stored record: not signed", client_id,
+                  h.sequence, h.hash)
+        raise ChainBroken(
+            f"the chain head (sequence {h.sequence}) does not match the record stored there, so it was not "
+            "signed: verify the chain (GET /v1/audit/verify)"
+        )
     signed_at = timestamp(utcnow_ms())
     kid = signature = None
     keyring = db.keyring
