@@ -46,7 +46,7 @@ from service.domain.audit import HOUSE, PLAYER_PREFIX, SETTLEMENT
 from service.domain.money import currencies_by_digits, format_money
 
 from .ledger import LineCopy
-from .models import stored_time
+from .models import as_bytes, stored_time
 
 # A plain tuple, as the database hands it over: the scan yields one per record at tens of
 # thousands a second.
@@ -197,7 +197,7 @@ def _sqlite_scan(connection: Connection, client_id: str, start: int, stop: int) 
         for r in rows:
             round_row = None if r[6] is None else (*r[6:11], r[11])
             copies = live_copies(r[0], r[1], round_row, r[12], lines.get(r[0], ()))
-            page.append((r[0], r[1], r[2], r[3], r[4], bytes(r[5]), *copies))
+            page.append((r[0], r[1], r[2], r[3], r[4], as_bytes(r[5]), *copies))
         yield _page(page)
         if not rows:
             return

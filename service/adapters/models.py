@@ -67,6 +67,26 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+class StoredBytes(TypeDecorator[bytes]):
+    """Bytes as stored. SQLite keeps a value of any type in any column: bytes put back as
+    text (an UPDATE with a string literal, `CAST(canonical AS TEXT)`) are read as their
+    UTF-8 bytes, which the verifier hashes like any others, not as a TypeError that made
+    every read of the record a 500."""
+
+    impl = LargeBinary
+    cache_ok = True
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        return as_bytes
+
+
+def as_bytes(value: Any) -> bytes | None:
+    """A stored bytes value, whatever type SQLite kept it as (`StoredBytes`)."""
+    if value is None:
+        return None
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
 # The one form SQLite keeps a time in: naive UTC text, as UTCDateTime binds it.
 _SQLITE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}")
 
@@ -164,7 +184,7 @@ class ChainRecord(Base):
     round_id: Mapped[str] = mapped_column(String(40))
     previous_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
-    canonical: Mapped[bytes] = mapped_column(LargeBinary)
+    canonical: Mapped[bytes] = mapped_column(StoredBytes)
 
 
 def within(column: Any, since: datetime | None, until: datetime | None) -> list[Any]:

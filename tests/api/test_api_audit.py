@@ -142,6 +142,33 @@ def test_another_clients_chain_and_records_are_not_visible(http, tenant, other_t
 # -- tampering, each directly in SQL ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("canonical", "bad"), [
+    ("CAST(canonical AS TEXT)", False),  # the same bytes, kept as text
+    ("REPLACE(CAST(canonical AS TEXT), '\"a\"', '\"z\"')", True),  # other bytes, as text
+])
+def test_canonical_bytes_sqlite_keeps_as_text_are_checked_as_bytes(app, http, tenant, canonical, bad):
+    """SQLite keeps any type in any column: a record's bytes put back as text made every
+    read of it (verify, the record, the export) a 500 and `capsa audit verify` a traceback,
+    where the auditor needs the check's answer."""
+    if app.extensions["capsa"].db.dialect != "sqlite":
+        pytest.skip("PostgreSQL's bytea column holds bytes only")
+    TAMPERED.add(tenant.id)
+    post_rounds(http, tenant, 3)
+    sql(app, f"UPDATE chain_records SET canonical = {canonical} WHERE client_id = :c AND sequence = 2", c=tenant.id)
+    with app.extensions["capsa"].db.engine.connect() as conn:
+        stored = conn.execute(text("SELECT typeof(canonical) FROM chain_records WHERE client_id = :c AND sequence = 2"),
+                              {"c": tenant.id}).scalar_one()
+    assert stored == "text"
+    if bad:
+        _assert_bad_at(app, http, tenant, 2)
+    else:
+        assert chain_verify(http, tenant)["ok"]
+        assert cli_verify(app, tenant)[0] == 0
+    assert http.get("/v1/audit/records/2", headers=tenant.read_headers).status_code == 200
+    export = http.get("/v1/audit/export", headers=tenant.read_headers)
+    assert export.status_code == 200 and export.get_data().count(b"\n") == 3
+
+
 @pytest.mark.parametrize("statement", [
     "UPDATE chain_heads SET hash = :h WHERE client_id = :c",  # a hash no record has
     "UPDATE chain_heads SET sequence = 50 WHERE client_id = :c",  # past the last record
