@@ -353,6 +353,10 @@ def verify_file(args: argparse.Namespace) -> int:
         progress.finish()
     for note in report.notes:
         print(f"note: {note}")
+    if report.ok and args.client_id is not None and report.client_id != args.client_id:
+        print(f"BAD: the export is of client {report.client_id}, not {args.client_id} "
+              f"({report.records} records verified)")
+        return ExitCode.FAILED
     if report.ok and report.partial:
         print(f"partial: {report.records} records of {report.client_id} verified ({_span(report)}); "
               f"{report.rescored} rounds re-scored; {report.heads_checked} signed heads reached; "
@@ -531,6 +535,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     start.add_argument("--partial", action="store_true",
                        help="check an export that starts after record 1 from its first line, trusting that "
                        "line's previous hash; says so and exits 5")
+    f.add_argument("--client-id", metavar="ID",
+                   help="the client the export must be of (its id, as GET /v1/audit/head names it): "
+                   "another client's export, however sound, is a failed check")
     f.add_argument("--no-rescore", action="store_true", help="skip re-scoring (chain, receipts and lines only)")
     f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress on stderr (default: only when stderr is a terminal)")

@@ -311,6 +311,20 @@ def test_verify_file_runs_offline_and_exits_1_at_the_first_bad_sequence(made, tm
     assert bad.stdout.strip() == "BAD: first bad sequence 2: sequence 2 is missing (found 3) (1 records verified before it)"
 
 
+def test_verify_file_with_a_client_id_refuses_another_clients_sound_export(made, capsys):
+    """Without a head, any one client's sound export passed: an auditor handed another
+    client's export was told ok."""
+    from service import cli
+
+    folder = made["folder"]
+    argv = ["audit", "verify-file", str(folder / "export.ndjson"), "--public-keys", str(folder / "keys.public.json")]
+    assert cli.main([*argv, "--client-id", made["client"]]) == 0
+    assert capsys.readouterr().out.startswith(f"ok: 5 records of {made['client']}")
+    assert cli.main([*argv, "--client-id", "cl_someone_else"]) == 1
+    assert capsys.readouterr().out == (
+        f"BAD: the export is of client {made['client']}, not cl_someone_else (5 records verified)\n")
+
+
 # -- a key's time, the record's form, what no version of the service wrote ---------------------
 
 
