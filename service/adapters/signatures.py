@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, select, tuple_
+from sqlalchemy import Engine, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -99,6 +99,13 @@ class SignatureRepository:
         if client_id is not None:
             q = q.where(ChainRecord.client_id == client_id)
         return [(r[0], r[1], bytes(r[2]), r[3]) for r in self.session.execute(q)]
+
+    def first_signed(self, client_id: str) -> int | None:
+        """The sequence of the client's first record with a stored receipt (None: none has
+        one), by the receipts' key."""
+        return self.session.scalar(
+            select(func.min(ChainSignature.sequence)).where(ChainSignature.client_id == client_id)
+        )
 
     def window_start(self, client_id: str) -> int:
         """Where a sweeper that has just started looks for lost receipts from: the sequence of

@@ -613,9 +613,39 @@ def test_signing_pending_records_leaves_a_young_record_to_the_worker_that_holds_
         clock.advance(seconds=LOST_AFTER.total_seconds() + 1)
         waiting.discard()  # the second round's receipt, lost with its worker: old enough now
         done = sign_pending(command, op.id)
-        assert done == PendingSigned(signed=pending, young=0, unsignable=0)
+        # lost after the first round's receipt was stored: one to check, and said so
+        assert done == PendingSigned(signed=pending, young=0, unsignable=0, after_signed=pending)
     finally:
         command.dispose()
+
+
+def test_signing_records_after_signed_ones_says_how_many_to_check(db_url, key_file):
+    """`capsa keys sign` (and every rotation) signed records rewritten in the database, their
+    receipts deleted, as readily as a chain's first records: a rewrite laundered by routine
+    commands, with nothing said. It still signs them (a receipt lost with its worker looks
+    the same), but says how many lie after records already signed."""
+    from datetime import timedelta
+
+    from service.adapters.uow import Database
+    from service.services.audit.receipts import PendingSigned, sign_pending
+
+    app = make_app(db_url, SIGNING_KEY_FILE=str(key_file))
+    op = make_tenant(app)
+    TAMPERED.add(op.id)
+    http = app.test_client()
+    _store(http, op, 3)
+    app.extensions["capsa"].db.receipts.drain()
+    with app.extensions["capsa"].db.engine.begin() as conn:
+        conn.execute(delete(ChainSignature).where(ChainSignature.client_id == op.id, ChainSignature.sequence >= 2))
+    app.extensions["capsa"].db.dispose()
+    later = utcnow_ms() + timedelta(seconds=10)  # past the 2 s left to the workers
+    command = Database(db_url, keyring=keyfile.load(key_file), clock=lambda: later)
+    try:
+        done = sign_pending(command, op.id)
+    finally:
+        command.dispose()
+    assert done == PendingSigned(signed=2, young=0, unsignable=0, after_signed=2)
+    assert "(2 of them after records already signed" in str(done)
 
 
 def test_an_export_without_a_key_waits_for_a_receipt_its_worker_still_holds(

@@ -191,9 +191,18 @@ class PendingSigned:
     signed: int  # receipts made and stored
     young: int  # stored within LOST_AFTER: their workers may hold their receipts still
     unsignable: int  # no private key of their time here (`Keyring.key_at`): left unsigned
+    # Of those signed, how many lie after a record of their client that had its receipt:
+    # a receipt lost with its worker, a record stored by a node without a key, or a record
+    # rewritten in the database since. Signing takes the database's bytes as they are
+    # (docs/audit.md), so the command says how many to check against a head kept before.
+    after_signed: int = 0
 
     def __str__(self) -> str:
         said = f"signed {self.signed} records that had no receipt"
+        if self.after_signed:
+            said += (f" ({self.after_signed} of them after records already signed: receipts lost, records stored "
+                     "without a key, or records rewritten in the database; check the chain against a signed head "
+                     "kept from before with verify-file --head)")
         if self.young:
             said += f"; {self.young} stored in the last {LOST_AFTER.seconds} s left to their workers"
         if self.unsignable:
@@ -212,14 +221,17 @@ def sign_pending(
     keyring = db.keyring
     if keyring is None or not len(keyring):
         return PendingSigned(0, 0, 0)
-    signed = young = unsignable = 0
+    signed = young = unsignable = after_signed = 0
     since = db.clock() - LOST_AFTER
     after = ("", 0)
+    first_signed: dict[str, int | None] = {}  # each client's first record with a receipt, before this run
     while True:
         with db.unit_of_work() as uow:
             batch = uow.signatures.unsigned(client_id, after, EXPORT_PAGE)
+            for client in {r[0] for r in batch} - first_signed.keys():
+                first_signed[client] = uow.signatures.first_signed(client)
         if not batch:
-            return PendingSigned(signed, young, unsignable)
+            return PendingSigned(signed, young, unsignable, after_signed)
         after = (batch[-1][0], batch[-1][1])
         old = [r for r in batch if not _stored_since(r[2], since)]
         young += len(batch) - len(old)
@@ -227,6 +239,9 @@ def sign_pending(
         made = db.sign_records(keyring, old) if old else 0
         signed += made
         unsignable += len(old) - made
+        if made:  # of those tried (at most as many as were signed)
+            following = sum(1 for r in old if (first := first_signed[r[0]]) is not None and r[1] > first)
+            after_signed += min(following, made)
         if progress is not None:
             progress(signed)
 
