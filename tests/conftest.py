@@ -141,6 +141,22 @@ def lock_waiters(engine: Any) -> int:
             " AND datname = current_database()")).scalar())
 
 
+def load_script(relative: str, name: str, *, register: bool = False) -> Any:
+    """A file of the repository that no package holds (`bench/...`, `tools/...`), loaded by
+    its path; `register`: also as `sys.modules[name]` (what its dataclasses need to pickle)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), relative))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def wait_for(predicate: Any, timeout: float = 10) -> None:
     """Return once `predicate()` is true (polled every 10 ms); fail the test after `timeout` s."""
     deadline = time.monotonic() + timeout

@@ -18,7 +18,6 @@ which tools/clients.py installs with `npm ci` once per package-lock.json (offlin
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import migrated_sqlite
+from conftest import load_script, migrated_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "service/examples/round-4p-capsa-susun-id.json"
@@ -43,15 +42,7 @@ TS_DIR = ROOT / "clients/typescript"
 PY_DIR = ROOT / "clients/python"
 
 
-def load_generator():
-    spec = importlib.util.spec_from_file_location("capsa_tools_clients", ROOT / "tools/clients.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-generator = load_generator()
+generator = load_script("tools/clients.py", "capsa_tools_clients")
 
 
 # --- Node.js -------------------------------------------------------------------------------

@@ -9,26 +9,20 @@ PostgreSQL only (the loader uses COPY).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 2_000
 
 
 def _chainload() -> Any:
-    spec = importlib.util.spec_from_file_location("chainload", ROOT / "bench" / "chainload.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["chainload"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/chainload.py", "chainload", register=True)
 
 
 @pytest.fixture(scope="module")

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import load_script
 
 
 def _profile_rounds() -> Any:
-    spec = importlib.util.spec_from_file_location("profile_rounds", ROOT / "bench" / "profile_rounds.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/profile_rounds.py", "profile_rounds")
 
 
 def _busy() -> int:
