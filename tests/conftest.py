@@ -17,6 +17,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,8 +148,7 @@ def load_script(relative: str, name: str, *, register: bool = False) -> Any:
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), relative))
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / relative)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     if register:
