@@ -93,11 +93,8 @@ class PreconditionFailed(ServiceError):
     title = "Precondition failed"
 
 
-class ChainBroken(ServiceError):
+class ChainBroken(Conflict):
     """What the service was asked to sign does not match its chain (a head row naming no
     record, or a record whose bytes do not hash to it): it signs nothing it cannot vouch
     for, and the chain must be verified."""
-
-    problem = "internal"
-    title = "Internal error"
 

@@ -184,7 +184,7 @@ def test_a_head_that_does_not_match_its_record_is_not_signed(app, http, tenant, 
     assert http.get("/v1/audit/head", headers=tenant.read_headers).status_code == 200
     for one in [statement] if isinstance(statement, str) else statement:
         sql(app, one, c=tenant.id, h="f" * 64)
-    body = problem(http.get("/v1/audit/head", headers=tenant.read_headers), 500, "internal")
+    body = problem(http.get("/v1/audit/head", headers=tenant.read_headers), 409, "conflict")
     assert "does not match the record stored there" in body["detail"] and "signature" not in body
 
 

@@ -2012,6 +2012,8 @@ export interface paths {
         };
         /**
          * The last record of this client's chain, signed now: keep it to compare later.
+         *     409 `conflict` when the stored head does not name the last record, whose bytes hash
+         *     to it: no such head is signed (verify the chain).
          * @description Two signed heads that cannot lie on one chain (the same sequence with different
          *     hashes, or a later head whose chain does not pass through the earlier one) prove
          *     the chain was forked or rewritten; `capsa audit verify-file --head` checks that.
@@ -2036,6 +2038,7 @@ export interface paths {
                 };
                 401: components["responses"]["UNAUTHORIZED"];
                 406: components["responses"]["NOT_ACCEPTABLE"];
+                409: components["responses"]["CONFLICT"];
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 429: components["responses"]["TOO_MANY_REQUESTS"];
                 503: components["responses"]["SERVICE_UNAVAILABLE"];
@@ -3381,7 +3384,7 @@ export interface components {
              *     - `/problems/unauthorized` (401): Missing, malformed, unknown or revoked API key (WWW-Authenticate: Bearer).
              *     - `/problems/forbidden` (403): A read key on a writing endpoint.
              *     - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
-             *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.
+             *     - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game, a chain head that matches no stored record (not signed).
              *     - `/problems/deal-in-play` (409): The deal is used by a game still in play: its seed and hands stay hidden until the game ends.
              *     - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.
              *     - `/problems/idempotency-in-flight` (409): The first request with this Idempotency-Key is still running; retry after Retry-After seconds.
@@ -5735,7 +5738,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.",
+                 *       "detail": "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game, a chain head that matches no stored record (not signed).",
                  *       "errors": []
                  *     }
                  */

@@ -98,9 +98,11 @@ class ChainRecord(MethodView):
 @blp.route("/audit/head")
 class ChainHead(MethodView):
     @blp.response(200, AuditHeadSchema)
-    @blp.problems(*AUTH)
+    @blp.problems(*AUTH, 409)
     def get(self) -> Response:
         """The last record of this client's chain, signed now: keep it to compare later.
+        409 `conflict` when the stored head does not name the last record, whose bytes hash
+        to it: no such head is signed (verify the chain).
 
         Two signed heads that cannot lie on one chain (the same sequence with different
         hashes, or a later head whose chain does not pass through the earlier one) prove

@@ -38,7 +38,8 @@ PROBLEM_TYPES = {
     ),
     "conflict": (
         409,
-        "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game.",
+        "Conflicting state: `reference` already used, a deal or a commitment used twice, a move on a finished game, "
+        "a chain head that matches no stored record (not signed).",
     ),
     "deal-in-play": (
         409,

@@ -31,7 +31,7 @@ class Problem:
             - `/problems/forbidden` (403): A read key on a writing endpoint.
             - `/problems/not-found` (404): No such resource for this client (another client's round too), or no such route.
             - `/problems/conflict` (409): Conflicting state: `reference` already used, a deal or a commitment used twice, a
-            move on a finished game.
+            move on a finished game, a chain head that matches no stored record (not signed).
             - `/problems/deal-in-play` (409): The deal is used by a game still in play: its seed and hands stay hidden until
             the game ends.
             - `/problems/idempotency-key-reused` (422): The Idempotency-Key was used with another body.

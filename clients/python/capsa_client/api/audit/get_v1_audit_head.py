@@ -35,6 +35,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_406
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
@@ -69,6 +74,8 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[AuditHead | Problem]:
     """The last record of this client's chain, signed now: keep it to compare later.
+    409 `conflict` when the stored head does not name the last record, whose bytes hash
+    to it: no such head is signed (verify the chain).
 
      Two signed heads that cannot lie on one chain (the same sequence with different
     hashes, or a later head whose chain does not pass through the earlier one) prove
@@ -96,6 +103,8 @@ def sync(
     client: AuthenticatedClient | Client,
 ) -> AuditHead | Problem | None:
     """The last record of this client's chain, signed now: keep it to compare later.
+    409 `conflict` when the stored head does not name the last record, whose bytes hash
+    to it: no such head is signed (verify the chain).
 
      Two signed heads that cannot lie on one chain (the same sequence with different
     hashes, or a later head whose chain does not pass through the earlier one) prove
@@ -119,6 +128,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[AuditHead | Problem]:
     """The last record of this client's chain, signed now: keep it to compare later.
+    409 `conflict` when the stored head does not name the last record, whose bytes hash
+    to it: no such head is signed (verify the chain).
 
      Two signed heads that cannot lie on one chain (the same sequence with different
     hashes, or a later head whose chain does not pass through the earlier one) prove
@@ -144,6 +155,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> AuditHead | Problem | None:
     """The last record of this client's chain, signed now: keep it to compare later.
+    409 `conflict` when the stored head does not name the last record, whose bytes hash
+    to it: no such head is signed (verify the chain).
 
      Two signed heads that cannot lie on one chain (the same sequence with different
     hashes, or a later head whose chain does not pass through the earlier one) prove
