@@ -24,6 +24,9 @@ REFUSED = [
     ("0", "0.0.0.0"),
     ("100.64.1", "100.64.0.1"),
     ("127.0.0.1.", "127.0.0.1"),
+    ("192.0.0.8", "192.0.0.8"),  # IETF protocol assignments: the dummy address, and the rest
+    ("192.0.0.9", "192.0.0.9"),
+    ("192.88.99.1", "192.88.99.1"),
     # non-ASCII digits and full stops (IDNA folds some; the rest are folded by us)
     ("\u0661\u0662\u0667.\u0660.\u0660.\u0661", "127.0.0.1"),  # Arabic-Indic
     ("\u06f1\u06f2\u06f7.\u06f0.\u06f0.\u06f1", "127.0.0.1"),  # Extended Arabic-Indic

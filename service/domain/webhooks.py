@@ -228,9 +228,14 @@ _REFUSED_V6 = (
     ipaddress.IPv6Network("64:ff9b:1::/48"),  # local-use translation (RFC 8215): the site decides the rest
     ipaddress.IPv6Network("fec0::/10"),  # site-local (deprecated by RFC 3879), is_global in Python 3.11
 )
-# 6to4 relay anycast (deprecated by RFC 7526): whichever relay is nearest answers, is_global in
-# Python 3.11.
-_REFUSED_V4 = (ipaddress.IPv4Network("192.88.99.0/24"),)
+_REFUSED_V4 = (
+    # 6to4 relay anycast (deprecated by RFC 7526): whichever relay is nearest answers, is_global
+    # in Python 3.11.
+    ipaddress.IPv4Network("192.88.99.0/24"),
+    # IETF protocol assignments (RFC 6890): the dummy address 192.0.0.8 and the NAT and DS-Lite
+    # addresses are no receiver's, and Python's releases disagree on which of them is_global.
+    ipaddress.IPv4Network("192.0.0.0/24"),
+)
 
 
 def ascii_host(host: str) -> str:
