@@ -5361,7 +5361,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`.
+             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, or `*` (every type) alone.
              * @example [
              *       "round.settled",
              *       "round.voided"
@@ -5432,7 +5432,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`.
+             * @description `round.settled` (every stored round, a finished Big Two game's too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, or `*` (every type) alone.
              * @example [
              *       "round.settled",
              *       "round.voided"

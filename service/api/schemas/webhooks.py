@@ -57,7 +57,8 @@ def _events(**kw: Any) -> fields.List[Any]:
         metadata=openapi_meta(
             ["round.settled", "round.voided"],
             "`round.settled` (every stored round, a finished Big Two game's too), "
-            "`round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`.",
+            "`round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, "
+            "or `*` (every type) alone.",
         ),
         **kw,
     )

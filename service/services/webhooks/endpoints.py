@@ -48,6 +48,9 @@ def _check(url: str | None, events_: list[str] | None) -> None:
             times = {2: "twice", 3: "three times"}.get(events_.count(repeated), f"{events_.count(repeated)} times")
             message = f"each type once: {quoted(repeated)} is named {times}"
             raise InvalidInput(f"events: {message}", errors=[FieldError("events", message)])
+        if hooks.ALL in events_ and len(events_) > 1:
+            message = f"{quoted(hooks.ALL)} subscribes to every type: name it alone, not with {quoted(events_)}"
+            raise InvalidInput(f"events: {message}", errors=[FieldError("events", message)])
 
 
 def document(row: WebhookRecord, now: Any = None) -> dict[str, Any]:

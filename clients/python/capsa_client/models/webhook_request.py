@@ -22,8 +22,8 @@ class WebhookRequest:
             (checked again on every resolved address at delivery) unless the service runs with WEBHOOK_ALLOW_PRIVATE.
             Example: https://wallet.example.com/capsa/events.
         events (list[WebhookRequestEventsItem]): `round.settled` (every stored round, a finished Big Two game's too),
-            `round.voided`, `banting.game.finished` (as well as its `round.settled`), or `*`. Example: ['round.settled',
-            'round.voided'].
+            `round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, or `*` (every type) alone.
+            Example: ['round.settled', 'round.voided'].
         description (None | str | Unset): Free text, at most 500 characters: no control character (newlines included)
             and no bidirectional formatting character. Example: wallet credits.
     """
