@@ -16,11 +16,13 @@ Skipped where chromium is missing, except under CI=true, where that is a failure
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -217,6 +219,9 @@ def browser() -> Iterator[DevTools]:
         # its own temporary files (a singleton socket's directory, left in /tmp after every
         # run) in the profile, which goes at the end
         env={**os.environ, "TMPDIR": profile},
+        # its own process group: its helpers (zygote, renderer, GPU) are stopped with it, so
+        # none writes into the profile after it is removed
+        start_new_session=True,
     )
     page = None
     try:
@@ -237,13 +242,24 @@ def browser() -> Iterator[DevTools]:
     finally:
         if page is not None:
             page.close()
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop_group(process)
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop chromium and every process of its group, and wait until none is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)  # a member left (a helper still exiting)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
 
 
 # -- the server and its rounds -------------------------------------------------------------------
