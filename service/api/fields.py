@@ -72,10 +72,11 @@ class Unbroken(validate.Validator):
         return value
 
 
-# Control characters, and the bidi controls that make text display in another order than
-# it is stored.
-_HIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
-LEGIBLE = "no control character (newlines included) and no bidirectional formatting character"
+# Control characters, the line and paragraph separators (a line break in any reader that
+# honours them, nothing in one that does not), and the bidi controls that make text display
+# in another order than it is stored.
+_HIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}]")
+LEGIBLE = "no control character (newlines and line separators included) and no bidirectional formatting character"
 
 
 class Legible(validate.Validator):

@@ -77,10 +77,11 @@ class SettingError(ValueError):
 # text display in another order than it is stored ("Trojan Source", CVE-2021-42574), as a
 # regular-expression class's members.
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# What JSON leaves raw but a reader does not see as itself: DEL, the C1 controls and the bidi
-# controls, which reorder the text around them where a message is shown (a dashboard, a
-# log). Quoted, they are escaped as JSON would.
-_UNSEEN = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
+# What JSON leaves raw but a reader does not see as itself: DEL, the C1 controls, the line
+# and paragraph separators (a line break in some readers) and the bidi controls, which
+# reorder the text around them where a message is shown (a dashboard, a log). Quoted, they
+# are escaped as JSON would.
+_UNSEEN = re.compile(f"[\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}]")
 
 
 def _escaped(found: re.Match[str]) -> str:

@@ -682,10 +682,11 @@ def test_a_void_reason_shows_as_it_is_stored_no_control_or_bidi_formatting_chara
     url = f"/v1/rounds/{doc['id']}/void"
     # An override that shows "dealer error" for other text, a line of its own, an isolate, a mark.
     for reason, at in (("dealer \u202eorre rellaed", 7), ("dealer error\nsettled twice", 12),
-                       ("\u2066x\u2069", 0), ("ok\u200f", 2), ("\x7f", 0)):
+                       ("\u2066x\u2069", 0), ("ok\u200f", 2), ("\x7f", 0),
+                       ("dealer error\u2028settled twice", 12)):
         refused = problem(http.post(url, json={"reason": reason}, headers=tenant.headers), 422, "validation")
         assert refused["errors"] == [{"field": "reason", "message": (
-            f"has U+{ord(reason[at]):04X} at position {at}: no control character (newlines included) and no "
+            f"has U+{ord(reason[at]):04X} at position {at}: no control character (newlines and line separators included) and no "
             f"bidirectional formatting character is allowed: got {json.dumps(reason)}")}], reason  # escaped
     assert http.get(f"/v1/rounds/{doc['id']}", headers=tenant.headers).get_json()["status"] == "settled"
     # Right-to-left text and emoji joined by ZWJ are text, not formatting; so is a reason whose

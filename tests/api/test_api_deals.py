@@ -216,6 +216,8 @@ def test_another_clients_deal_is_not_found(http, tenant, other_tenant):
         # line of its own, not only what shows nothing.
         ({"players": ["a", "b"], "client_seed": "table-\u202e7-elbat"}, "client_seed"),
         ({"players": ["a", "b"], "client_seed": "table-7\nhand-2"}, "client_seed"),
+        ({"players": ["a", "b"], "client_seed": "table-7\u2028hand-2"}, "client_seed"),  # line separator
+        ({"players": ["a", "b"], "client_seed": "table-7\u2029hand-2"}, "client_seed"),  # paragraph separator
         ({"players": ["a", "b"], "client_seed": "\u200b"}, "client_seed"),
         ({"players": ["a", "b"], "client_seed": "  "}, "client_seed"),
         # ... nor a character that shows nothing inside text that shows something: it reads

@@ -151,8 +151,8 @@ def test_a_webhook_description_with_a_control_or_bidi_formatting_character_is_a_
                      headers=tenant.headers)
     assert made.status_code == 201, made.get_json()
     expected = [{"field": "description", "message": (
-        "has U+202E at position 7: no control character (newlines included) and no bidirectional "
-        'formatting character is allowed: got "wallet \\u202estiderc"')}]  # quoted, the override escaped
+        "has U+202E at position 7: no control character (newlines and line separators included) and no "
+        'bidirectional formatting character is allowed: got "wallet \\u202estiderc"')}]  # quoted, the override escaped
     body = {"url": "https://wallet.example.com/hook", "events": ["*"], "description": "wallet \u202estiderc"}
     assert problem(http.post("/v1/webhooks", json=body, headers=tenant.headers), 422, "validation")["errors"] == expected
     patched = http.patch(f"/v1/webhooks/{made.get_json()['id']}", json={"description": body["description"]},

@@ -17,6 +17,7 @@ from service.domain.errors import quoted
     # the message around them ("Trojan Source") are written as their JSON escapes.
     ("a\x7fb\x85c", '"a\\u007fb\\u0085c"'),
     ("IDR\u202e", '"IDR\\u202e"'),
+    ("line\u2028paragraph\u2029", '"line\\u2028paragraph\\u2029"'),  # a line break in some readers
     (["\u2066x\u2069", "\u200e\u200f\u061c"], '["\\u2066x\\u2069", "\\u200e\\u200f\\u061c"]'),
 ])
 def test_a_value_is_quoted_as_json_with_what_would_not_show_escaped(value, shown):

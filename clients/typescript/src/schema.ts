@@ -4187,7 +4187,7 @@ export interface components {
              */
             players: string[];
             /**
-             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: no character that shows nothing (a zero-width space, a soft hyphen, a variation selector), no control character (newlines included) and no bidirectional formatting character.
+             * @description Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: no character that shows nothing (a zero-width space, a soft hyphen, a variation selector), no control character (newlines and line separators included) and no bidirectional formatting character.
              * @example table-7
              */
             client_seed: string;
@@ -4718,7 +4718,7 @@ export interface components {
         };
         VoidRequest: {
             /**
-             * @description Why the round is void: 1-500 characters, not only whitespace or characters that show nothing (U+200B, U+00AD, ...), no control character (newlines included) and no bidirectional formatting character.
+             * @description Why the round is void: 1-500 characters, not only whitespace or characters that show nothing (U+200B, U+00AD, ...), no control character (newlines and line separators included) and no bidirectional formatting character.
              * @example dealer error
              */
             reason: string;
@@ -5369,7 +5369,7 @@ export interface components {
              */
             events: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
             /**
-             * @description Free text, at most 500 characters: no control character (newlines included) and no bidirectional formatting character.
+             * @description Free text, at most 500 characters: no control character (newlines and line separators included) and no bidirectional formatting character.
              * @example wallet credits
              */
             description?: string | null;
@@ -5440,7 +5440,7 @@ export interface components {
              */
             events?: ("round.settled" | "round.voided" | "banting.game.finished" | "*")[];
             /**
-             * @description Free text, at most 500 characters: no control character (newlines included) and no bidirectional formatting character.
+             * @description Free text, at most 500 characters: no control character (newlines and line separators included) and no bidirectional formatting character.
              * @example wallet credits
              */
             description?: string | null;

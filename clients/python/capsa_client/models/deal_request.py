@@ -17,7 +17,7 @@ class DealRequest:
         players (list[str]): 2 to 4 unique player ids; player k gets cards 13k..13k+12. Example: ['a', 'b', 'c', 'd'].
         client_seed (str): Any UTF-8 string of 1-128 characters, mixed into the shuffle, that reads as it is: no
             character that shows nothing (a zero-width space, a soft hyphen, a variation selector), no control character
-            (newlines included) and no bidirectional formatting character. Example: table-7.
+            (newlines and line separators included) and no bidirectional formatting character. Example: table-7.
         commitment_id (str | Unset): A commitment from `POST /v1/deals/commitments`, unused: the deal shuffles with its
             server seed and nonce, drawn before you chose `client_seed`. Without it the server seed is drawn now. Example:
             dc_01JDQ8V6R3X5M2N7P9K4T1W0YZ.

@@ -13,8 +13,8 @@ class VoidRequest:
     """
     Attributes:
         reason (str): Why the round is void: 1-500 characters, not only whitespace or characters that show nothing
-            (U+200B, U+00AD, ...), no control character (newlines included) and no bidirectional formatting character.
-            Example: dealer error.
+            (U+200B, U+00AD, ...), no control character (newlines and line separators included) and no bidirectional
+            formatting character. Example: dealer error.
     """
 
     reason: str

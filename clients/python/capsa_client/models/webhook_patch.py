@@ -24,8 +24,8 @@ class WebhookPatch:
         events (list[WebhookPatchEventsItem] | Unset): `round.settled` (every stored round, a finished Big Two game's
             too), `round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, or `*` (every type)
             alone. Example: ['round.settled', 'round.voided'].
-        description (None | str | Unset): Free text, at most 500 characters: no control character (newlines included)
-            and no bidirectional formatting character. Example: wallet credits.
+        description (None | str | Unset): Free text, at most 500 characters: no control character (newlines and line
+            separators included) and no bidirectional formatting character. Example: wallet credits.
         enabled (bool | Unset): false stops deliveries; true resumes them, with what was missed: the events stored
             meanwhile, and the deliveries that had failed for good or wait for a late retry, sent again at once with a fresh
             schedule. Example: True.

@@ -24,8 +24,8 @@ class WebhookRequest:
         events (list[WebhookRequestEventsItem]): `round.settled` (every stored round, a finished Big Two game's too),
             `round.voided`, `banting.game.finished` (as well as its `round.settled`), each once, or `*` (every type) alone.
             Example: ['round.settled', 'round.voided'].
-        description (None | str | Unset): Free text, at most 500 characters: no control character (newlines included)
-            and no bidirectional formatting character. Example: wallet credits.
+        description (None | str | Unset): Free text, at most 500 characters: no control character (newlines and line
+            separators included) and no bidirectional formatting character. Example: wallet credits.
     """
 
     url: str
