@@ -110,9 +110,9 @@ def sync_detailed(
     game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
-    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals and
-    commitments before the one that drew the seed (0, 1, ...). Byte stream: blocks HMAC-SHA256(key =
-    server_seed, message = UTF-8 of
+    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of server seeds
+    drawn before this one (0, 1, ...): its commitments, and its deals made without one. Byte stream:
+    blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
     `"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
     unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
@@ -173,9 +173,9 @@ def sync(
     game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
-    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals and
-    commitments before the one that drew the seed (0, 1, ...). Byte stream: blocks HMAC-SHA256(key =
-    server_seed, message = UTF-8 of
+    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of server seeds
+    drawn before this one (0, 1, ...): its commitments, and its deals made without one. Byte stream:
+    blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
     `"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
     unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
@@ -231,9 +231,9 @@ async def asyncio_detailed(
     game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
-    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals and
-    commitments before the one that drew the seed (0, 1, ...). Byte stream: blocks HMAC-SHA256(key =
-    server_seed, message = UTF-8 of
+    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of server seeds
+    drawn before this one (0, 1, ...): its commitments, and its deals made without one. Byte stream:
+    blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
     `"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
     unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
@@ -292,9 +292,9 @@ async def asyncio(
     game that used it has ended, or it is revealed.
 
     Algorithm (anyone can recompute it): `server_seed` is 32 random bytes from the OS CSPRNG;
-    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of deals and
-    commitments before the one that drew the seed (0, 1, ...). Byte stream: blocks HMAC-SHA256(key =
-    server_seed, message = UTF-8 of
+    `commitment` = hex SHA-256(server_seed); `nonce` = the client's count of server seeds
+    drawn before this one (0, 1, ...): its commitments, and its deals made without one. Byte stream:
+    blocks HMAC-SHA256(key = server_seed, message = UTF-8 of
     `"<client_seed>:<nonce>:<i>"`) for i = 0, 1, 2..., concatenated, read as 4-byte big-endian
     unsigned integers u. Start deck: `2c 2d 2h 2s 3c ... As` (ranks 2..A, suits c d h s).
     Fisher-Yates: for i from 51 down to 1, n = i + 1, limit = floor(2^32 / n) x n; take the
