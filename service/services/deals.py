@@ -302,6 +302,17 @@ def used_conflict(deal_id: str) -> Conflict:
     )
 
 
+def conflict_now(db: Database, client_id: str, deal_id: str) -> Conflict | DealInPlay:
+    """The 409 for a deal a write found used (a round's, after its own check passed): 409
+    `deal-in-play` while the game that took it meanwhile is in play, as the check would
+    have said a moment later, else `conflict`."""
+    with db.unit_of_work() as uow:
+        row = uow.deals.get(client_id, deal_id)
+        if row is not None and uses(uow, client_id, [row])[0] is DealUse.IN_PLAY:
+            return in_play_conflict(deal_id, row.used_by)
+    return used_conflict(deal_id)
+
+
 def use(uow: UnitOfWork, client_id: str, deal_id: str, used_by: str) -> None:
     """Mark the deal used by a game (its seed is shown once the game has ended); 409 when
     it was used before, or revealed: a game on a published seed would be played with its

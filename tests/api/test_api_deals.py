@@ -536,6 +536,31 @@ def test_a_reveal_racing_a_games_start_either_reveals_or_says_in_play(app, http,
             assert fields_of(reveal.get_json()) == {"path.deal_id"}  # the route's {deal_id}, not a body field
 
 
+def test_a_round_whose_deal_a_game_took_after_its_check_is_409_deal_in_play(app, http, tenant, monkeypatch):
+    """The round checks its deal in a read of its own, then writes: a game that starts on
+    the deal between the two is still in play, so the round's refusal says so, as it does
+    when the round comes after the game (before: 409 `conflict`, "already used")."""
+    import threading
+
+    from service.services.rounds import store
+
+    made = make_deal(http, tenant, "a b c d", "round-after-game")
+    real_store = store._store
+    started: list[Any] = []
+
+    def a_game_starts_first(*args: Any, **kw: Any) -> Any:
+        thread = threading.Thread(target=lambda: started.append(_game("banting", made["id"])(app.test_client(), tenant.headers)))
+        thread.start()
+        thread.join(30)
+        return real_store(*args, **kw)
+
+    monkeypatch.setattr(store, "_store", a_game_starts_first)
+    refused = problem(http.post("/v1/rounds", json=susun_round(made), headers=tenant.headers), 409, "deal-in-play")
+    assert started[0].status_code == 201, started[0].get_json()
+    assert fields_of(refused) == {"deal"} and started[0].get_json()["id"] in refused["detail"]
+    assert not any(card in refused["detail"] for card in made["hands"]["a"])
+
+
 def test_two_games_and_a_reveal_on_one_deal_take_turns_without_a_deadlock(app, http, tenant):
     """Two games starting on one deal and its reveal, at once: one of them wins, the others
     are refused with a 409; before the games locked the deal first, PostgreSQL found a

@@ -103,7 +103,7 @@ def _store(
             appended = uow.chain.append(built.new, claim=claim, deal=deal_id, take_reference=True)
             uow.commit()
     except DealUsed as exc:
-        raise deals.used_conflict(str(deal_id)) from exc
+        raise deals.conflict_now(db, built.new.client_id, str(deal_id)) from exc
     except (ReferenceHeld, ReferenceUsed) as exc:
         if reference is None:
             raise
