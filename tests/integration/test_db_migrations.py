@@ -64,6 +64,32 @@ def test_migrations_go_down_to_nothing_and_up_again(empty_db):
     assert tables(empty_db) == TABLES
 
 
+def test_going_down_to_0004_gives_the_round_columns_back_their_compression(empty_db):
+    """0005 moves the round's JSON into its record; its downgrade adds the columns back,
+    compressed as 0002 made them (lz4 where the server has it), not with the default."""
+    if not empty_db.startswith("postgresql"):
+        pytest.skip("column compression is PostgreSQL's")
+
+    def compression() -> dict[str, str]:
+        engine = make_engine(empty_db)
+        try:
+            with engine.connect() as conn:
+                rows = conn.exec_driver_sql(
+                    "SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'rounds'::regclass"
+                    " AND attname IN ('document', 'request_json')"
+                )
+                return {name: str(method) for name, method in rows}
+        finally:
+            engine.dispose()
+
+    upgrade(empty_db, "0004")
+    made = compression()
+    assert set(made) == {"document", "request_json"}
+    upgrade(empty_db)
+    downgrade(empty_db, "0004")
+    assert compression() == made
+
+
 def test_the_migrations_ship_inside_the_package():
     assert MIGRATIONS.parent.name == "service"
     assert any(MIGRATIONS.glob("versions/*.py"))

@@ -51,6 +51,18 @@ GENESIS = "0" * 64
 
 # -- PostgreSQL: statement-level balance check, refusal ---------------------------------------
 
+# 0002's compression of the round's JSON columns, for the columns the downgrade adds back (a
+# server built without lz4 keeps pglz, as 0002 did).
+ROUND_COLUMNS_LZ4 = """
+DO $$
+BEGIN
+    ALTER TABLE rounds ALTER COLUMN document SET COMPRESSION lz4,
+                       ALTER COLUMN request_json SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+    NULL;
+END $$
+"""
+
 BALANCED_FUNCTION = """
 CREATE FUNCTION ledger_records_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -381,6 +393,8 @@ def downgrade() -> None:
         batch.add_column(sa.Column("document", sa.JSON(), nullable=True))
         batch.add_column(sa.Column("house_fee", sa.BigInteger(), nullable=True))
         batch.create_index("ix_rounds_client_table", ["client_id", "table_ref"])
+    if pg:
+        op.execute(ROUND_COLUMNS_LZ4)  # as 0002 made them (the columns came back without it)
 
     op.create_table(
         "round_voids",
