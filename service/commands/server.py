@@ -114,9 +114,12 @@ def db_upgrade(args: argparse.Namespace) -> int:
     except UpgradeLockUnavailable as exc:
         print(f"capsa: {exc}", file=sys.stderr)
         return ExitCode.UNREADABLE
-    print(f"database upgraded to {revision_at(url)}")
-    if keyring is not None and len(keyring):
-        # Records stored before receipts existed are signed once, here, when a key exists.
+    now_at = revision_at(url)
+    print(f"database upgraded to {now_at}")
+    if keyring is not None and len(keyring) and now_at == shipped[-1]:
+        # Records stored before receipts existed are signed once, here, when a key exists (a
+        # staged upgrade that stops at an older migration signs at its last step: the
+        # signing code needs this release's schema).
         from service.adapters.uow import Database
         from service.services.audit.receipts import sign_pending
 

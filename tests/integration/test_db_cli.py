@@ -152,3 +152,19 @@ def test_a_database_setting_a_command_cannot_run_with_is_one_line_and_exit_2(mon
     monkeypatch.setenv(name, value)
     assert main(["clients", "list"]) == 2
     assert capsys.readouterr().err == f"capsa: {said}\n"
+
+
+def test_a_staged_upgrade_with_a_keyring_stops_at_its_migration_and_signs_at_the_last(tmp_path, monkeypatch, capsys):
+    """`capsa db upgrade 0007` with SIGNING_KEY_FILE set: it migrated, then signing (which
+    needs this release's schema) failed and the command exited 3, as if the upgrade had."""
+    from service.adapters.migrate import revision_at, shipped_revisions
+
+    ring = tmp_path / "keys.json"
+    assert main(["keys", "create", "--file", str(ring), "--no-sign"]) == 0
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(ring))
+    url = f"sqlite:///{tmp_path / 'staged.db'}"
+    assert main(["db", "upgrade", "0007", "--database-url", url]) == 0
+    assert revision_at(url) == "0007"
+    capsys.readouterr()
+    assert main(["db", "upgrade", "--database-url", url]) == 0
+    assert capsys.readouterr().out == f"database upgraded to {shipped_revisions()[-1]}\n"
