@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -43,7 +44,8 @@ EPILOG = (
 )
 PIPE_CLOSED = 141  # what a shell reports for a command stopped by SIGPIPE (128 + 13)
 INTERRUPTED = 130  # and by SIGINT (128 + 2)
-_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # a write that failed for want of room
+# a write that failed for want of room, or to an output that is closed
+_UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
 
 
 def version_text() -> str:
@@ -122,7 +124,20 @@ def _quiet_stdout() -> None:
         pass
 
 
+class _ClosedOutput(io.RawIOBase):
+    """Standard output when capsa started without one (`capsa ... >&-`): a write fails as
+    one to a closed descriptor would, so it is said in one line (exit 3), not a traceback."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:  # text and bytes (`sys.stdout.buffer`) fail at once: nothing waits to fail at exit
+        sys.stdout = io.TextIOWrapper(_ClosedOutput(), write_through=True)
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(words).parse_args(words)
     try:
@@ -145,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if errors is not None and isinstance(exc, errors.SettingError):  # a setting it cannot run with
             print(f"capsa: {exc}", file=sys.stderr)
             return ExitCode.USAGE
-        if isinstance(exc, OSError) and exc.errno in _FULL:  # `capsa ... > /dev/full`: output it cannot write
+        if isinstance(exc, OSError) and exc.errno in _UNWRITABLE:  # `capsa ... > /dev/full`: output it cannot write
             _quiet_stdout()
             print(f"capsa: cannot write the output: {exc.strerror}", file=sys.stderr)
             return ExitCode.UNREADABLE

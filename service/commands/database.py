@@ -167,7 +167,8 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
             "set it to sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE"
         )
     sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None)
-    undefined_table = isinstance(exc, ProgrammingError) and sqlstate == "42P01"
+    # a table, or a column a later migration adds, that the schema lacks
+    undefined_table = isinstance(exc, ProgrammingError) and sqlstate in ("42P01", "42703")
     if sqlstate == "42501":  # insufficient_privilege
         return (f"cannot use the database {shown} ({_reason(exc)}): the role DATABASE_URL names lacks a "
                 "privilege this command needs; run it as the service's owner role")
@@ -179,7 +180,7 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
             or isinstance(exc, (DatabaseUnavailable, OperationalError, InterfaceError))):
         return None
     reason = _reason(exc)
-    if undefined_table or reason.startswith("no such table"):
+    if undefined_table or reason.startswith(("no such table", "no such column")) or " has no column named " in reason:
         from service.adapters.migrate import shipped_revisions
 
         at, shipped = _revision_at(url), shipped_revisions()
@@ -187,7 +188,7 @@ def database_problem(exc: BaseException, explicit_url: str | None = None) -> str
             return (f"the database {shown} is at migration {at}, older than this release needs: run "
                     "`capsa db upgrade` with the same DATABASE_URL first")
         if at is not None:
-            return (f"the database {shown} is at migration {at}, yet a table is missing ({reason}): its "
+            return (f"the database {shown} is at migration {at}, yet a table or column is missing ({reason}): its "
                     "schema was changed outside capsa; restore it from a backup")
         return f"the database {shown} has no capsa tables yet: run `capsa db upgrade` with the same DATABASE_URL first"
     folder = _missing_folder(url)

@@ -11,12 +11,12 @@ import argparse
 from service.adapters.default_url import DEFAULT_DATABASE_URL
 from service.services import idempotency
 
-from .database import open_database
+from .database import open_database, with_schema
 from .inputs import positive
 
 
 def purge(args: argparse.Namespace) -> int:
-    db = open_database(args.database_url)
+    db = with_schema(open_database(args.database_url))
     try:
         deleted = idempotency.purge_expired(db, batch=args.batch)
     finally:

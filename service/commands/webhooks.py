@@ -55,7 +55,9 @@ def dispatch(args: argparse.Namespace) -> int:
         settings = Settings(**{**settings.__dict__, "concurrency": args.concurrency})
     metrics = Metrics()
     bind = os.environ.get("WEBHOOK_METRICS_BIND", DEFAULT_METRICS_BIND)
-    if bind.strip().lower() != "off":
+    # One pass (--once, from cron) ends before any scrape: it takes no port, so it runs beside
+    # a long-running dispatcher that serves the default one.
+    if bind.strip().lower() != "off" and not args.once:
         from prometheus_client import start_http_server
 
         host, sep, port = bind.strip().rpartition(":")
@@ -120,9 +122,9 @@ def register(sub: Any) -> None:
         "dispatch",
         help="deliver webhook events until stopped (SIGTERM)",
         description="Queue, sign and POST every endpoint's events, retrying failures on "
-        "WEBHOOK_RETRY_SCHEDULE; metrics on WEBHOOK_METRICS_BIND (default 127.0.0.1:9101).",
+        "WEBHOOK_RETRY_SCHEDULE; metrics on WEBHOOK_METRICS_BIND (default 127.0.0.1:9101; none with --once).",
     )
     run.add_argument("--database-url", help="the database (default: $DATABASE_URL)")
     run.add_argument("--concurrency", type=positive, help="deliveries in flight at most (default: WEBHOOK_CONCURRENCY, 16)")
-    run.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
+    run.add_argument("--once", action="store_true", help="deliver what is due now, then exit (no metrics port)")
     run.set_defaults(func=dispatch)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import migrated_sqlite
+from conftest import create_pg_database, drop_pg_database, migrated_sqlite, pg_admin_url
 
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
@@ -326,5 +327,86 @@ def test_a_table_missing_from_a_database_at_the_newest_migration_is_not_called_a
 
     url = migrated_sqlite(tmp_path / "capsa.db")
     said = database_problem(OperationalError("SELECT", {}, Exception("no such table: api_keys")), url)
-    assert said == (f"the database {url} is at migration {shipped_revisions()[-1]}, yet a table is missing "
+    assert said == (f"the database {url} is at migration {shipped_revisions()[-1]}, yet a table or column is missing "
                     "(no such table: api_keys): its schema was changed outside capsa; restore it from a backup")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def at_0003(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of its own at migration 0003, on each engine."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'old.db'}"
+        upgrade(url, "0003")
+        yield url
+        return
+    admin = pg_admin_url()
+    if admin is None:
+        pytest.skip("TEST_DATABASE_URL is not set")
+    url, name = create_pg_database(admin)
+    try:
+        upgrade(url, "0003")
+        yield url
+    finally:
+        drop_pg_database(admin, name)
+
+
+@pytest.mark.parametrize("argv", [["clients", "create", "z"], ["clients", "list"], ["idempotency", "purge"]])
+def test_a_command_on_an_older_schema_says_upgrade_in_one_line_and_exits_3(at_0003, capsys, argv):
+    """Before, `clients create` on PostgreSQL at 0003 failed on a missing column with a
+    traceback and exit 1 (SQLite blamed the file's permissions): they check the schema first."""
+    assert main([*argv, "--database-url", at_0003]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "is at migration 0003" in err[0] and "capsa db upgrade" in err[0], err
+
+
+def test_a_missing_column_of_a_database_at_an_older_migration_is_said_so(tmp_path):
+    from sqlalchemy.exc import OperationalError
+
+    from service.commands.database import database_problem
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0011")
+    said = database_problem(
+        OperationalError("INSERT", {}, Exception("table chain_heads has no column named previous_hash")), url)
+    assert said == (f"the database {url} is at migration 0011, older than this release needs: run `capsa db "
+                    "upgrade` with the same DATABASE_URL first")
+
+
+def test_clients_take_the_database_url_before_or_after_the_action(tmp_path, capsys):
+    first, second = migrated_sqlite(tmp_path / "a.db"), migrated_sqlite(tmp_path / "b.db")
+    assert main(["clients", "create", "after", "--database-url", first]) == 0
+    assert main(["clients", "--database-url", second, "create", "before"]) == 0
+    capsys.readouterr()
+    assert main(["clients", "--database-url", second, "list", "--database-url", first]) == 0  # the action's wins
+    assert capsys.readouterr().out.split()[0] == "after"
+    assert main(["clients", "--database-url", second, "list"]) == 0
+    assert capsys.readouterr().out.split()[0] == "before"
+
+
+@pytest.mark.parametrize("argv", [["clients", "create", "x"], ["clients", "list"], ["openapi", "-o", "-"],
+                                  ["score", str(Path(__file__).resolve().parents[2] / "service/examples/round-4p-capsa-susun-id.json")]])
+def test_a_closed_standard_output_is_one_line_and_exit_3(tmp_path, capsys, argv):
+    """`capsa ... >&-`: Python starts without sys.stdout; before, an AttributeError traceback
+    and exit 1, and nothing said of what was or was not made."""
+    url = migrated_sqlite(tmp_path / "capsa.db")
+    assert main(["clients", "create", "demo", "--database-url", url]) == 0
+    done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", CAPSA, *argv], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "DATABASE_URL": url})
+    assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
+    assert "standard output is closed" in done.stderr
+    capsys.readouterr()
+    assert main(["clients", "list", "--database-url", url]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")] == ["demo"]
+
+
+def test_one_dispatch_pass_takes_no_metrics_port(tmp_path, monkeypatch):
+    """`webhooks dispatch --once` from cron beside the long-running dispatcher, which serves
+    the port: before, exit 2 (address in use)."""
+    import socket
+
+    _migrated(tmp_path, monkeypatch)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("WEBHOOK_METRICS_BIND", f"127.0.0.1:{taken.getsockname()[1]}")
+        assert main(["webhooks", "dispatch", "--once"]) == 0
