@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import create_pg_database, drop_pg_database, migrated_sqlite, pg_admin_url
+from conftest import migrated_sqlite
+from test_db_migrate_0005 import prepared_database
 
 from service.adapters import keyfile
 from service.adapters.migrate import upgrade
@@ -334,20 +335,7 @@ def test_a_table_missing_from_a_database_at_the_newest_migration_is_not_called_a
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def at_0003(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database of its own at migration 0003, on each engine."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-        upgrade(url, "0003")
-        yield url
-        return
-    admin = pg_admin_url()
-    if admin is None:
-        pytest.skip("TEST_DATABASE_URL is not set")
-    url, name = create_pg_database(admin)
-    try:
-        upgrade(url, "0003")
-        yield url
-    finally:
-        drop_pg_database(admin, name)
+    yield from prepared_database(request.param, tmp_path, lambda url: upgrade(url, "0003"))
 
 
 @pytest.mark.parametrize("argv", [["clients", "create", "z"], ["clients", "list"], ["idempotency", "purge"]])
