@@ -271,3 +271,25 @@ def test_the_request_log_names_a_round_page_without_its_token(http, tenant):
     assert [(e["path"], e["status"]) for e in entries] == [
         ("/view/rounds/-", 200), ("/view/rounds/-", 404), ("/view/rounds/-", 308)] + [("/view/rounds/-", 404)] * 4
     assert token not in repr(logs)
+
+
+@pytest.mark.parametrize("settlement", ["winner_collects", "everyone_pays_everyone"])
+def test_a_big_two_page_names_the_player_who_went_out_wherever_they_sit(http, tenant, settlement):
+    """b goes out in THREE_SCRIPT; seated third (c, a, b: the same turn order), the first
+    pair under everyone pays everyone is (a, c), two losers, and the page named a."""
+    from banting_scripts import THREE, THREE_SCRIPT
+    from test_api_banting import move_body
+
+    body = {"currency": "IDR", "stake": "1000", "players": [{"id": p, "hand": THREE[p].split()} for p in "cab"],
+            "rules": {"preset": "capsa-banting-id", "params": {"settlement": settlement}}}
+    game = http.post("/v1/banting/games", json=body, headers=tenant.headers).get_json()
+    for line in THREE_SCRIPT:
+        answer = http.post(f"/v1/banting/games/{game['id']}/moves", json=move_body(line), headers=tenant.headers)
+        assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["winner"] == "b"
+    page = http.get(view_url(http, tenant, answer.get_json()["round"])).get_data(as_text=True)
+    assert '<h2>Winner: <strong data-player="b">b</strong></h2>' in page
+    assert re.findall(r'class="player is-winner[^"]*" id="player-(\w+)"', page) == ["b"]
+    says = {"winner_collects": "every other player pays for the cards left",
+            "everyone_pays_everyone": "every player pays each player who lost less the difference"}
+    assert says[settlement] in page

@@ -25,7 +25,7 @@ from flask import Response, current_app, render_template, request
 from flask.views import MethodView
 
 from service.domain.audit import LedgerLine, reversal_lines, round_lines
-from service.domain.banting.rules import BANTING
+from service.domain.banting.rules import BANTING, SettlementRule
 from service.domain.banting.settlement import Outcome
 from service.domain.money import format_money, minor_digits
 from service.domain.susun.scoring import PairOutcome
@@ -220,12 +220,18 @@ def _ledger(doc: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _winner(doc: dict[str, Any]) -> dict[str, Any] | None:
-    """A Big Two round's winner: every pair is (winner, loser); `bombed` when a bomb ended it."""
-    if doc.get("game") != BANTING or not doc["pairs"]:
+    """A Big Two round's winner: who made the last play (out of cards, or a bomb that ended
+    the game), not the first pair's first player (under everyone pays everyone, pairs go by
+    seat, each from the side that lost less: two losers where the winner sits third);
+    `bombed` when a bomb ended it; `everyone` when every player pays every other."""
+    if doc.get("game") != BANTING or not doc.get("history"):
         return None
-    winner = doc["pairs"][0]["players"][0]
     bombed = [p["players"][1] for p in doc["pairs"] if p["outcome"] == Outcome.BOMB and p["points"]]
-    return {"id": winner, "bombed": bombed[0] if bombed else None}
+    return {
+        "id": doc["history"][-1]["player"],
+        "bombed": bombed[0] if bombed else None,
+        "everyone": doc["rules"]["params"].get("settlement") == SettlementRule.EVERYONE_PAYS_EVERYONE,
+    }
 
 
 def _moment(text: str | None) -> str:
