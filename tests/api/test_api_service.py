@@ -320,7 +320,9 @@ def test_metrics_count_rounds_per_preset_and_latency_per_endpoint(db_url, tenant
     me = make_tenant(app)
     for _ in range(2):
         http.post("/v1/score", json=two_player_round(), headers=me.headers)
-    http.post("/v1/rounds", json=two_player_round(), headers=me.headers)
+    keyed, body = {**me.headers, "Idempotency-Key": "metrics-1"}, two_player_round()
+    for _ in range(3):  # stored once, replayed twice: a replay stores no round and is not counted
+        assert http.post("/v1/rounds", json=body, headers=keyed).status_code == 201
     http.get("/v1/rounds/rnd_abc", headers=me.headers)
     # Served by gunicorn's master on METRICS_BIND (tests/integration/test_metrics_bind.py).
     text = app.extensions["capsa"].metrics.exposition().get_data(as_text=True)

@@ -36,7 +36,8 @@ PATH = "/v1/rounds"
 
 @dataclass(frozen=True)
 class Created:
-    """The answer of `POST /v1/rounds` and, for metrics, the preset it was scored with."""
+    """The answer of `POST /v1/rounds` and, for metrics, the preset of the round it stored
+    (None for a replay: it stored nothing)."""
 
     response: StoredResponse
     preset: str | None
@@ -80,7 +81,7 @@ def create(db: Database, client_id: str, body: dict[str, Any], idempotency_key: 
                 db, client_id, "POST", PATH, idempotency_key, claim.request_hash, _as_created(client_id)
             )
             if stored is not None:
-                return Created(stored, scored.preset)
+                return Created(stored, None)
             # Purged between the two looks, or expired by the replay's clock but not by the
             # claim's (a retry at the end of the key's 24 h): claimed again, as of now.
             claim = idempotency.claim("POST", PATH, idempotency_key, body, round_id, 201, utcnow_ms())
