@@ -316,7 +316,8 @@ def make_engine(
         options.setdefault("max_overflow", 10)
         options.setdefault("pool_timeout", 5)
         connect_args = {
-            "connect_timeout": 3,
+            # a connect_timeout in the URL is the operator's (connect_args would override it)
+            **({} if "connect_timeout" in make_url(url).query else {"connect_timeout": 3}),
             **postgres.connect_args(),
             **dict(options.pop("connect_args", None) or {}),
         }

@@ -67,6 +67,13 @@ def test_direct_connections_carry_the_timeouts_and_keepalives_and_name_every_hos
     assert "prepare_threshold" not in seen
 
 
+def test_a_connect_timeout_in_the_url_is_kept():
+    """The formation's URL says connect_timeout=2 (a silent node costs 2 s a connection in a
+    failover); the engine's default of 3 overrode it."""
+    engine = make_engine(f"{URL}&connect_timeout=2", postgres=PostgresSettings())
+    assert str(_connect_kwargs(engine)["connect_timeout"]) == "2"
+
+
 def test_through_pgbouncer_there_is_no_options_startup_parameter_and_nothing_is_prepared():
     engine = make_engine(URL, statement_timeout_ms=5000, postgres=PostgresSettings(pooler=Pooler.PGBOUNCER))
     seen = _connect_kwargs(engine)
