@@ -145,7 +145,7 @@ ha-restore: $(STAMP)
 	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
 	@test -n "$(TARGET)" -a -n "$(INTO)" || { echo 'TARGET and INTO are required: make $@ HA_DIR=DIR TARGET="time:..." INTO=DIR2' >&2; exit 2; }
 	@HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/backups.py restore --dir $(HA_DIR) \
-	  --target "$(TARGET)" --into "$(INTO)" $(if $(REPLACE),--replace)
+	  --target "$(TARGET)" --into "$(INTO)" $(if $(filter 1,$(REPLACE)),--replace)
 ha-drill: $(STAMP)
 	@test -n "$(HA_DIR)" || { echo "HA_DIR is required: make $@ HA_DIR=/some/dir" >&2; exit 2; }
 	HA_PORT_BASE=$(HA_PORT_BASE) $(BIN)/python tools/ha/drill.py --dir $(HA_DIR) $(HA_DRILL_ARGS)
