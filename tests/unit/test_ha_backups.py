@@ -3,6 +3,8 @@ the one archive_command both nodes run (no pgBackRest or formation needed here).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,3 +49,26 @@ def test_a_restored_server_never_archives_nor_waits_for_a_standby():
     ports = {17900 + offset for offset in bk.RESTORED_PORTS}
     used = {p for h in ha.hosts(17900).values() for p in h.ports.values()}
     assert not ports & used
+
+
+def test_a_backup_that_stopped_in_the_targets_second_is_not_restored_to_it(tmp_path, monkeypatch):
+    """Stop times are whole seconds: a backup recorded as stopping at 20 may be consistent
+    only at 20.9, after a target of 20.5 (PostgreSQL then refuses to start the restore)."""
+    made = [{"label": f"b{stop}", "timestamp": {"start": stop - 5, "stop": stop}, "lsn": {"stop": "0/1"}}
+            for stop in (10, 20)]
+    monkeypatch.setattr(bk, "info", lambda f: made)
+    f = ha.Formation(tmp_path, 17900)
+    for target, chosen in ((20.5, "b10"), (21.0, "b20"), (11.0, "b10")):
+        monkeypatch.setattr(bk, "target_epoch", lambda f, t, at=target: at)
+        assert bk.choose_backup(f, bk.Target("time", "x"))["label"] == chosen, target
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize(("replace", "replaces"), [("1", True), ("0", False), ("", False), ("no", False)])
+def test_ha_restore_replaces_into_only_with_replace_1(replace, replaces):
+    """The docs say INTO is refused unless REPLACE=1; any value (0 too) replaced it."""
+    root = Path(__file__).resolve().parents[2]
+    planned = subprocess.run(["make", "-n", "-s", "ha-restore", "HA_DIR=/nonexistent/ha", "TARGET=time:1",
+                              "INTO=/nonexistent/into", f"REPLACE={replace}"],
+                             cwd=root, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "backups.py restore" in planned and ("--replace" in planned) == replaces

@@ -337,7 +337,9 @@ def choose_backup(f: ha.Formation, target: Target) -> dict[str, Any]:
         raise BackupError("there is no backup yet: `make ha-backup HA_DIR=...` first")
     if target.kind == "time":
         epoch = target_epoch(f, target)
-        fits = [b for b in backups if b["timestamp"]["stop"] < epoch]
+        # pgBackRest keeps the stop time in whole seconds: a backup recorded as stopping at
+        # second S may have become consistent as late as S + 0.999, after a target in S.
+        fits = [b for b in backups if b["timestamp"]["stop"] + 1 <= epoch]
     else:
         fits = [b for b in backups if lsn_int(b["lsn"]["stop"]) <= lsn_int(target.value)]
     if not fits:
