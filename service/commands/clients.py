@@ -154,6 +154,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     database_help = f"the database to use (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL})"
     p.add_argument("--database-url", metavar="URL", help=database_help)
+
+    def after_action(action: argparse.ArgumentParser) -> None:
+        """--database-url after the action too, as every other command takes it (SUPPRESS:
+        absent there, it leaves the value given before the action)."""
+        action.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS, help=database_help)
+
     csub = p.add_subparsers(dest="clients_command", required=True, metavar="ACTION", title="actions")
     c = csub.add_parser(
         "create", help="create a client and print its first write key",
@@ -161,9 +167,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "it is not shown again.",
     )
     c.add_argument("name", help="the client's name: 1 to 64 letters, digits and . _ : -")
-    # after the action too, as every other command takes it (SUPPRESS: absent, it leaves
-    # the value given before the action)
-    c.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS, help=database_help)
+    after_action(c)
     c.set_defaults(func=create)
     c = csub.add_parser(
         "key", help="add a key to a client and print it",
@@ -171,18 +175,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     c.add_argument("name", help="the client's name")
     c.add_argument("--read-only", action="store_true", help="a read key: can read rounds and ledgers, never write")
-    c.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS, help=database_help)
+    after_action(c)
     c.set_defaults(func=key)
     c = csub.add_parser(
         "revoke", help="revoke a key: requests with it are refused",
         description="Revoke a key by its visible prefix (as `capsa clients list` shows it).",
     )
     c.add_argument("key_prefix", help="the 8 characters after capsa_ (or the whole key)")
-    c.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS, help=database_help)
+    after_action(c)
     c.set_defaults(func=revoke)
     c = csub.add_parser(
         "list", help="list clients and their keys (prefixes only)",
         description="List every client with its keys: prefix, scope, active or revoked.",
     )
-    c.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS, help=database_help)
+    after_action(c)
     c.set_defaults(func=list_)
