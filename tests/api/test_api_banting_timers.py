@@ -387,3 +387,29 @@ def test_a_list_page_plays_the_due_turns_of_a_bounded_number_of_games_and_resume
     for g in listed["items"]:
         assert g["status"] == "finished" and g["round"] and g["deadline"] is None
         assert g == http.get(f"/v1/banting/games/{g['id']}", headers=h).get_json()
+
+
+def test_a_list_page_stops_playing_due_turns_once_its_cpu_budget_is_spent_and_resumes_there(
+    http, tenant, clock, monkeypatch
+):
+    """Ten timed games of one suit each cost a page 0.8-1.4 s of CPU: once PAGE_WORK_CPU_S
+    has gone (here at once: each page catches up its first game only), the page ends before
+    the next game to catch up, and the cursor resumes there."""
+    from service.services import cursors
+
+    monkeypatch.setattr(cursors, "PAGE_WORK_CPU_S", 0.0)
+    made = []
+    for _ in range(3):
+        made.append(timed(http, tenant, 30))
+        clock.advance(milliseconds=1)
+    newest_first = [g["id"] for g in reversed(made)]
+    clock.advance(hours=1)
+    seen, cursor = [], None
+    while True:
+        page = http.get("/v1/banting/games?limit=10" + (f"&cursor={cursor}" if cursor else ""),
+                        headers=tenant.read_headers).get_json()
+        assert [g["status"] for g in page["items"]] == ["finished"]
+        seen += page["items"]
+        if (cursor := page["next_cursor"]) is None:
+            break
+    assert [g["id"] for g in seen] == newest_first

@@ -828,6 +828,32 @@ def test_a_list_page_settles_a_bounded_number_of_overdue_games_and_resumes_after
     assert [g["id"] for g in whole["items"]] == newest_first and whole["next_cursor"] is None
 
 
+def test_a_list_page_stops_settling_once_its_cpu_budget_is_spent_and_resumes_there(http, tenant, clock, monkeypatch):
+    """Ten overdue games under slow rules cost a page 1-2.5 s of CPU: once PAGE_WORK_CPU_S
+    has gone (here at once: each page settles its first game only), the page ends before
+    the next game to settle, and the cursor resumes there; paging on lists each game once."""
+    from service.services import cursors
+
+    monkeypatch.setattr(cursors, "PAGE_WORK_CPU_S", 0.0)
+    games = []
+    for _ in range(3):
+        games.append(start(http, tenant, players=["a", "b"], arrange_seconds=10))
+        clock.advance(milliseconds=1)
+    newest_first = [g["id"] for g in reversed(games)]
+    clock.advance(seconds=10)
+    seen, cursor = [], None
+    while True:
+        page = http.get("/v1/susun/games?limit=10" + (f"&cursor={cursor}" if cursor else ""),
+                        headers=tenant.read_headers).get_json()
+        assert len(page["items"]) == 1 and page["items"][0]["status"] == "settled"
+        seen += page["items"]
+        if (cursor := page["next_cursor"]) is None:
+            break
+        with http.application.extensions["capsa"].db.unit_of_work() as uow:  # the next not settled yet
+            assert uow.susun_games.get(tenant.id, newest_first[len(seen)]).status == "arranging"
+    assert [g["id"] for g in seen] == newest_first
+
+
 def test_a_stake_at_which_some_round_could_pass_the_amount_limit_is_refused_at_creation(http, tenant, clock):
     """The round is scored only at the deadline: a game whose rules and stake allow a round
     beyond 10^18 minor units is 422 on `stake` when it is created (it could never settle,

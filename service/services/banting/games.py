@@ -37,7 +37,13 @@ from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services import deals
 from service.services.banting import store, timers
 from service.services.clock import new_id, utcnow_ms
-from service.services.cursors import decode_cursor, encode_cursor, page_with_work
+from service.services.cursors import (
+    decode_cursor,
+    encode_cursor,
+    ended_before,
+    page_with_work,
+    worked_within_budget,
+)
 from service.services.errors import NotFound
 from service.services.idempotency import StoredResponse, run_once, run_once_after
 from service.services.jsondoc import dump
@@ -231,8 +237,9 @@ def list_(
 ) -> dict[str, Any]:
     """`GET /v1/banting/games`: a page of the client's games (each its state), newest first.
     Games on it whose turn ran out get their due auto moves first, as a GET of one does, at
-    most `CATCH_UP_PER_PAGE`: a page holding more ends before the next one (fewer items than
-    `limit`, its cursor resuming there). With `guard`, the auto moves (a hint each, up to
+    most `CATCH_UP_PER_PAGE`, and no further one once `PAGE_WORK_CPU_S` of CPU has gone on
+    them: a page holding more ends before the next one (fewer items than `limit`, its cursor
+    resuming there). With `guard`, the auto moves (a hint each, up to
     50 ms a game) are played only if the guard lets them; else the games are shown as
     stored, and the sweeper plays their turns."""
     after = None if cursor is None else cast(tuple[datetime, str], decode_cursor(cursor, str))
@@ -244,12 +251,17 @@ def list_(
         games, next_after = uow.games.page(client_id, wanted, table, limit, after, or_due_by=due_by)
     games, due, next_after = page_with_work(games, lambda g: timers.due(g, now), CATCH_UP_PER_PAGE, next_after)
 
+    worked = 0
+
     def catch_up() -> bool:
-        for game_id in due:
-            timers.catch_up(db, client_id, game_id)
+        nonlocal worked
+        worked = worked_within_budget(due, lambda game_id: timers.catch_up(db, client_id, game_id))
         return True
 
     if due and ran(catch_up, guard):
+        if worked < len(due):  # the CPU budget ran out: the page ends before the first game not caught up
+            games, next_after = ended_before(games, due[worked])
+            due = due[:worked]
         with db.unit_of_work() as uow:
             fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
         games = [fresh.get(g.id, g) for g in games]
