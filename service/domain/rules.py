@@ -210,7 +210,7 @@ def resolve_rules(ref: Any, game: str | None, field: str = "rules", *, stored: b
 
 def _contradiction(rules: RuleSet, name: str, other: str, why: str) -> str:
     value, against = _to_json(getattr(rules.params, name)), _to_json(getattr(rules.params, other))
-    return f"{value!r} contradicts {other} {against!r}: {why}"
+    return f"{quoted(value)} contradicts {other} {quoted(against)}: {why}"
 
 
 def _apply(base: RuleSet, overrides: Mapping[str, Any], field: str, stored: bool = False) -> RuleSet:

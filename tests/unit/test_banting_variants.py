@@ -500,4 +500,4 @@ def test_a_contradiction_of_straights_names_the_value_not_the_enum() -> None:
             "banting",
         )
     messages = [e.message for e in refused.value.errors]
-    assert messages[0] == "true contradicts straights 'standard': straights_with_two true means straights 'with_two'"
+    assert messages[0] == 'true contradicts straights "standard": straights_with_two true means straights \'with_two\''

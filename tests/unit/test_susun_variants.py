@@ -284,6 +284,13 @@ def test_contradictory_parameters_are_refused_naming_both_and_accepted_when_stor
     assert getattr(stored.params, key) == value
 
 
+def test_a_contradiction_quotes_both_values_as_json():
+    """As every refusal quotes a request's value: `false`, not Python's `False`."""
+    with pytest.raises(InvalidParameter) as exc:
+        resolve_rules({"preset": "capsa-susun-id", "params": {"six_pairs_counts_trips": False}}, "susun")
+    assert exc.value.errors[0].message.startswith('false contradicts naturals ["')
+
+
 @pytest.mark.parametrize("preset", ["chinese-poker-2-4", "chinese-poker-1-6", "capsa-susun-id"])
 def test_a_tembus_multiplier_raised_alone_raises_the_super_multiplier_with_it(preset):
     """The western presets' super sweep is x1, like their plain one: raising

@@ -15,7 +15,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from ..errors import FieldError, InvalidParameter, raise_collected
+from ..errors import FieldError, InvalidParameter, quoted, raise_collected
 from ..parameters import _COMMON, FeeBasis, _Bad, _bool, _int, _option
 
 BANTING = "banting"
@@ -226,10 +226,8 @@ def finish(params: BantingParams, given: set[str], field: str, stored: bool) -> 
 
 
 def _contradiction(field: str, a: str, va: Any, b: str, vb: Any, why: str) -> list[FieldError]:
-    def show(v: Any) -> str:
-        if isinstance(v, StrEnum):
-            v = v.value
-        return str(v).lower() if isinstance(v, bool) else repr(v)
+    def show(v: Any) -> str:  # as the request's JSON has it
+        return quoted(v.value if isinstance(v, StrEnum) else v)
 
     return [
         FieldError(f"{field}.{a}", f"{show(va)} contradicts {b} {show(vb)}: {why}"),
