@@ -71,15 +71,20 @@ def ended_before(rows: list[Row], row_id: str) -> tuple[list[Row], tuple[datetim
     return rows[:cut], (rows[cut - 1].created_at, rows[cut - 1].id)
 
 
-def worked_within_budget(ids: Sequence[str], work: Callable[[str], object]) -> int:
-    """`work` on each id in turn, the first whatever it costs, each next one only while this
-    thread has spent less than PAGE_WORK_CPU_S of CPU on them: how many were worked."""
+def worked_page(
+    rows: list[Row], due: list[str], next_after: tuple[datetime, str] | None, work: Callable[[str], object]
+) -> tuple[list[Row], list[str], tuple[datetime, str] | None]:
+    """`work` on each due row in turn, the first whatever it costs, each next one only while
+    this thread has spent less than PAGE_WORK_CPU_S of CPU on them; where the budget ran
+    out, the page ends before the first row not worked. The rows, those worked, and the
+    next position."""
     start = time.thread_time()
-    for n, id_ in enumerate(ids):
+    for n, row_id in enumerate(due):
         if n and time.thread_time() - start >= PAGE_WORK_CPU_S:
-            return n
-        work(id_)
-    return len(ids)
+            rows, next_after = ended_before(rows, row_id)
+            return rows, due[:n], next_after
+        work(row_id)
+    return rows, due, next_after
 
 
 def encode_cursor(created_at: datetime, *keys: int | str) -> str:

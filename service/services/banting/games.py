@@ -37,13 +37,7 @@ from service.domain.rules import RuleSet, banting_params, resolve_rules
 from service.services import deals
 from service.services.banting import store, timers
 from service.services.clock import new_id, utcnow_ms
-from service.services.cursors import (
-    decode_cursor,
-    encode_cursor,
-    ended_before,
-    page_with_work,
-    worked_within_budget,
-)
+from service.services.cursors import decode_cursor, encode_cursor, page_with_work, worked_page
 from service.services.errors import NotFound
 from service.services.idempotency import StoredResponse, run_once, run_once_after
 from service.services.jsondoc import dump
@@ -251,17 +245,12 @@ def list_(
         games, next_after = uow.games.page(client_id, wanted, table, limit, after, or_due_by=due_by)
     games, due, next_after = page_with_work(games, lambda g: timers.due(g, now), CATCH_UP_PER_PAGE, next_after)
 
-    worked = 0
-
     def catch_up() -> bool:
-        nonlocal worked
-        worked = worked_within_budget(due, lambda game_id: timers.catch_up(db, client_id, game_id))
+        nonlocal games, due, next_after
+        games, due, next_after = worked_page(games, due, next_after, lambda g: timers.catch_up(db, client_id, g))
         return True
 
     if due and ran(catch_up, guard):
-        if worked < len(due):  # the CPU budget ran out: the page ends before the first game not caught up
-            games, next_after = ended_before(games, due[worked])
-            due = due[:worked]
         with db.unit_of_work() as uow:
             fresh = {g: found for g in due if (found := uow.games.get(client_id, g)) is not None}
         games = [fresh.get(g.id, g) for g in games]

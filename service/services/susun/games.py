@@ -44,13 +44,7 @@ from service.domain.susun.scoring import amounts_bound
 from service.domain.susun.suggest.search import refuse_slow_rules, suggest
 from service.services import deals
 from service.services.clock import new_id, rfc3339, utcnow_ms
-from service.services.cursors import (
-    decode_cursor,
-    encode_cursor,
-    ended_before,
-    page_with_work,
-    worked_within_budget,
-)
+from service.services.cursors import decode_cursor, encode_cursor, page_with_work, worked_page
 from service.services.errors import Conflict, NotFound
 from service.services.idempotency import StoredResponse, run_once
 from service.services.jsondoc import dump
@@ -246,17 +240,12 @@ def list_(
         )
     rows, due, next_after = page_with_work(found, lambda r: is_due(r.status, r.deadline, now), SETTLE_PER_PAGE, next_after)
 
-    worked = 0
-
     def settle_all() -> bool:
-        nonlocal worked
-        worked = worked_within_budget(due, lambda game_id: _settle_for_read(db, client_id, game_id))
+        nonlocal rows, due, next_after
+        rows, due, next_after = worked_page(rows, due, next_after, lambda g: _settle_for_read(db, client_id, g))
         return True
 
     if due and ran(settle_all, guard):
-        if worked < len(due):  # the CPU budget ran out: the page ends before the first game not settled
-            rows, next_after = ended_before(rows, due[worked])
-            due = due[:worked]
         with db.unit_of_work() as uow:
             fresh = {g: r for g in due if (r := uow.susun_games.get(client_id, g)) is not None}
         rows = [fresh.get(r.id, r) for r in rows]
