@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import secrets
+from collections.abc import Iterator
 from typing import Any
 
 # The guide's 2-player capsa-susun-id example: a sweeps b with three of a kind in front,
@@ -73,3 +74,15 @@ def problem(response: Any, status: int, kind: str) -> dict[str, Any]:
 
 def fields_of(body: dict[str, Any]) -> set[str]:
     return {e["field"] for e in body["errors"]}
+
+
+def pages(http: Any, path: str, headers: Any) -> Iterator[dict[str, Any]]:
+    """Each page of a list, following its `next_cursor` to the end; the next page is asked
+    for only when the caller moves on, so it can look at the database in between."""
+    cursor = None
+    while True:
+        joined = f"{path}{'&' if '?' in path else '?'}cursor={cursor}" if cursor else path
+        page: dict[str, Any] = http.get(joined, headers=headers).get_json()
+        yield page
+        if (cursor := page["next_cursor"]) is None:
+            return

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from banting_scripts import FOUR
-from httpkit import fields_of, problem
+from httpkit import fields_of, pages, problem
 from test_api_audit import sql
 from test_api_banting import game_body, send, start, state
 
@@ -404,12 +404,8 @@ def test_a_list_page_stops_playing_due_turns_once_its_cpu_budget_is_spent_and_re
         clock.advance(milliseconds=1)
     newest_first = [g["id"] for g in reversed(made)]
     clock.advance(hours=1)
-    seen, cursor = [], None
-    while True:
-        page = http.get("/v1/banting/games?limit=10" + (f"&cursor={cursor}" if cursor else ""),
-                        headers=tenant.read_headers).get_json()
+    seen = []
+    for page in pages(http, "/v1/banting/games?limit=10", tenant.read_headers):
         assert [g["status"] for g in page["items"]] == ["finished"]
         seen += page["items"]
-        if (cursor := page["next_cursor"]) is None:
-            break
     assert [g["id"] for g in seen] == newest_first

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import idempotency_rows, lock_waiters, wait_for
-from httpkit import fields_of, problem
+from httpkit import fields_of, pages, problem
 
 from service.domain.cards import parse_cards
 from service.domain.errors import CapsaError
@@ -795,6 +795,17 @@ def test_a_game_whose_round_would_pass_the_amount_limit_is_still_read_after_its_
     assert listed.status_code == 200 and game["id"] in {g["id"] for g in listed.get_json()["items"]}
 
 
+def overdue_games(http: Any, tenant: Any, clock: Any, count: int) -> list[str]:
+    """`count` two-player games started a millisecond apart, all past their deadline now:
+    their ids, newest first (as the list orders them)."""
+    games = []
+    for _ in range(count):
+        games.append(start(http, tenant, players=["a", "b"], arrange_seconds=10))
+        clock.advance(milliseconds=1)
+    clock.advance(seconds=10)
+    return [g["id"] for g in reversed(games)]
+
+
 def test_a_list_page_settles_a_bounded_number_of_overdue_games_and_resumes_after_them(
     http, tenant, clock, monkeypatch
 ):
@@ -803,22 +814,17 @@ def test_a_list_page_settles_a_bounded_number_of_overdue_games_and_resumes_after
     with a client's backlog; every game listed is still shown settled, and paging on lists
     each game once."""
     monkeypatch.setattr(susun_games, "SETTLE_PER_PAGE", 2, raising=False)
-    games = []
-    for _ in range(5):
-        games.append(start(http, tenant, players=["a", "b"], arrange_seconds=10))
-        clock.advance(milliseconds=1)
-    newest_first = [g["id"] for g in reversed(games)]
-    clock.advance(seconds=10)
+    newest_first = overdue_games(http, tenant, clock, 5)
     h = tenant.read_headers  # a read key lists too: the bound holds for it
-    first = http.get("/v1/susun/games?limit=10", headers=h).get_json()
+    listed = pages(http, "/v1/susun/games?limit=10", h)
+    first = next(listed)
     assert [g["id"] for g in first["items"]] == newest_first[:2]
     assert all(g["status"] == "settled" and g["round"] for g in first["items"])
     assert first["next_cursor"] is not None
     with http.application.extensions["capsa"].db.unit_of_work() as uow:  # the rest not touched yet
         assert [uow.susun_games.get(tenant.id, g).status for g in newest_first[2:]] == ["arranging"] * 3
-    seen, page = list(first["items"]), first
-    while page["next_cursor"] is not None:
-        page = http.get(f"/v1/susun/games?limit=10&cursor={page['next_cursor']}", headers=h).get_json()
+    seen = list(first["items"])
+    for page in listed:
         assert len(page["items"]) <= 2
         seen += page["items"]
     assert [g["id"] for g in seen] == newest_first
@@ -835,22 +841,14 @@ def test_a_list_page_stops_settling_once_its_cpu_budget_is_spent_and_resumes_the
     from service.services import cursors
 
     monkeypatch.setattr(cursors, "PAGE_WORK_CPU_S", 0.0)
-    games = []
-    for _ in range(3):
-        games.append(start(http, tenant, players=["a", "b"], arrange_seconds=10))
-        clock.advance(milliseconds=1)
-    newest_first = [g["id"] for g in reversed(games)]
-    clock.advance(seconds=10)
-    seen, cursor = [], None
-    while True:
-        page = http.get("/v1/susun/games?limit=10" + (f"&cursor={cursor}" if cursor else ""),
-                        headers=tenant.read_headers).get_json()
+    newest_first = overdue_games(http, tenant, clock, 3)
+    seen = []
+    for page in pages(http, "/v1/susun/games?limit=10", tenant.read_headers):
         assert len(page["items"]) == 1 and page["items"][0]["status"] == "settled"
         seen += page["items"]
-        if (cursor := page["next_cursor"]) is None:
-            break
-        with http.application.extensions["capsa"].db.unit_of_work() as uow:  # the next not settled yet
-            assert uow.susun_games.get(tenant.id, newest_first[len(seen)]).status == "arranging"
+        if page["next_cursor"] is not None:
+            with http.application.extensions["capsa"].db.unit_of_work() as uow:  # the next not settled yet
+                assert uow.susun_games.get(tenant.id, newest_first[len(seen)]).status == "arranging"
     assert [g["id"] for g in seen] == newest_first
 
 
